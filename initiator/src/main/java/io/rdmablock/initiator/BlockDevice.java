@@ -1,0 +1,101 @@
+package io.rdmablock.initiator;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * A remote volume (one NVMe namespace behind one controller) as a block device.
+ *
+ * <p>Offsets and lengths are in bytes and must be multiples of {@link #lbaSize()}; I/O must lie within
+ * {@code [0, capacityBytes())}. Violations fail the returned future with {@link IllegalArgumentException} naming the
+ * field and bounds, before anything is sent. I/O larger than the controller's maximum transfer (MDTS) is split
+ * transparently. When every slot of every queue is busy, new I/O waits on the host side; it never fails for that.
+ *
+ * <p>Buffers: any native {@link MemorySegment} is accepted; segments from {@link #allocateBuffer} are registered
+ * memory and move without a copy (zero-copy path); other segments are staged through registered bounce buffers.
+ * Heap segments are rejected. The caller must not touch a buffer until its future completes.
+ *
+ * <p>Failures: a command that completes with an NVMe error status fails the future with {@link NvmeStatusException}
+ * carrying SCT/SC; a command that times out, or is outstanding when the controller-loss timeout expires, fails
+ * with {@link java.util.concurrent.TimeoutException} or {@link DeviceLostException}.
+ *
+ * <p>All methods are thread-safe. Futures complete on an internal thread: do not block in their callbacks.
+ */
+public interface BlockDevice extends AutoCloseable {
+
+    /** Capacity in bytes (namespace size x LBA size); refreshed when the namespace is resized. */
+    long capacityBytes();
+
+    /** Logical block size in bytes (512 or 4096). */
+    int lbaSize();
+
+    /** Maximum bytes per command on the wire (MDTS); larger I/O is split. */
+    int maxTransferBytes();
+
+    /** True when a deallocated (trimmed) range is guaranteed to read zeroes (NVMe DLFEAT read behaviour 001b). */
+    boolean zeroesAfterTrim();
+
+    /** Reads {@code dst.byteSize()} bytes at {@code offsetBytes} into {@code dst}. */
+    CompletableFuture<Void> read(long offsetBytes, MemorySegment dst);
+
+    /** Writes {@code src} at {@code offsetBytes}; with {@code fua} the data is durable when the future completes. */
+    CompletableFuture<Void> write(long offsetBytes, MemorySegment src, boolean fua);
+
+    /** Makes every write completed before this call durable (NVMe FLUSH). */
+    CompletableFuture<Void> flush();
+
+    /** Writes zeroes over the range (NVMe WRITE ZEROES); reads of it return zeroes afterwards. */
+    CompletableFuture<Void> writeZeroes(long offsetBytes, long lengthBytes);
+
+    /** Deallocates the range (NVMe DATASET MANAGEMENT, deallocate). */
+    CompletableFuture<Void> trim(long offsetBytes, long lengthBytes);
+
+    /**
+     * Allocates a registered, page-aligned buffer of {@code lengthBytes} for zero-copy I/O; release it with
+     * {@link #freeBuffer}. Fails with {@link IllegalArgumentException} if larger than the pool allows.
+     */
+    MemorySegment allocateBuffer(long lengthBytes);
+
+    /** Returns a buffer from {@link #allocateBuffer}. */
+    void freeBuffer(MemorySegment buffer);
+
+    /** Fails new I/O, fails outstanding I/O with {@link DeviceLostException}, disconnects. Idempotent. */
+    @Override
+    void close();
+
+    // ---- synchronous wrappers -------------------------------------------------------------------------------
+
+    default void readSync(long offsetBytes, MemorySegment dst) {
+        join(read(offsetBytes, dst));
+    }
+
+    default void writeSync(long offsetBytes, MemorySegment src, boolean fua) {
+        join(write(offsetBytes, src, fua));
+    }
+
+    default void flushSync() {
+        join(flush());
+    }
+
+    default void writeZeroesSync(long offsetBytes, long lengthBytes) {
+        join(writeZeroes(offsetBytes, lengthBytes));
+    }
+
+    default void trimSync(long offsetBytes, long lengthBytes) {
+        join(trim(offsetBytes, lengthBytes));
+    }
+
+    /** Waits for {@code f}, rethrowing its failure unwrapped (RuntimeException as is, others wrapped). */
+    static void join(CompletableFuture<?> f) {
+        try {
+            f.join();
+        } catch (CompletionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new BlockIoException(c.getMessage(), c);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.rdmablock.rdma.verbs;
+
+/**
+ * An opened device ({@code ibv_context}). Obtained from a {@link CmId} after address resolution or from a connect
+ * request, as with rdma_cm: the device is the one that routes to the peer. Closing is done by the provider.
+ */
+public interface DeviceContext {
+    /** Device name, e.g. {@code soft0}, {@code rxe0}, {@code siw0}. */
+    String name();
+
+    /** Transport of this device; callers use it only for diagnostics (provider hides iWARP differences). */
+    Transport transport();
+
+    /**
+     * Allocates a protection domain ({@code ibv_alloc_pd(3)}).
+     *
+     * @throws VerbsException on failure
+     */
+    ProtectionDomain allocPd();
+
+    /**
+     * Creates a completion queue with a completion channel for blocking waits ({@code ibv_create_cq(3)},
+     * {@code ibv_create_comp_channel(3)}).
+     *
+     * @param capacity minimum number of completions it holds (the provider may round up), 1 .. 65536
+     * @throws IllegalArgumentException if capacity is out of bounds
+     * @throws VerbsException on failure
+     */
+    CompletionQueue createCq(int capacity);
+
+    /** Device transport. */
+    enum Transport { INFINIBAND, ROCE, IWARP, SOFT }
+}
