@@ -163,7 +163,7 @@ final class IoUring implements AutoCloseable {
             }
             int lastOp = Byte.toUnsignedInt(pr.get(JAVA_BYTE, 0));
             for (int op : new int[] {OP_READ, OP_WRITE, OP_FSYNC, OP_FALLOCATE}) {
-                boolean supported = op <= lastOp && (pr.get(JAVA_INT, 16 + 8L * op + 2) & 0xffff & 1) != 0;
+                boolean supported = op <= lastOp && (pr.get(java.lang.foreign.ValueLayout.JAVA_SHORT, 16 + 8L * op + 2) & 1) != 0;
                 if (!supported) {
                     return "io_uring opcode " + op + " unsupported by this kernel (last_op=" + lastOp + ")";
                 }
