@@ -40,6 +40,7 @@ public final class VolumeStore implements AutoCloseable {
     private final IoEngine engine;
     private final int dioOffsetAlign;
     private final int dioMemAlign;
+    private final boolean directIo;
     private final boolean punchHole;
     private final boolean zeroRange;
     private final ConcurrentHashMap<String, Volume> volumes = new ConcurrentHashMap<>();
@@ -58,6 +59,7 @@ public final class VolumeStore implements AutoCloseable {
         FsProbe probe = FsProbe.run(volumesDir, options.directIoAlignBytes());
         this.dioOffsetAlign = probe.dioOffsetAlign();
         this.dioMemAlign = probe.dioMemAlign();
+        this.directIo = probe.directIo();
         this.punchHole = probe.punchHole();
         this.zeroRange = probe.zeroRange();
         this.meta = MetadataDb.open(dataDir.resolve("meta"));
@@ -330,7 +332,7 @@ public final class VolumeStore implements AutoCloseable {
 
     private Volume openVolume(MetadataDb.Row row) {
         Path file = fileOf(row.id());
-        int direct = Native.open(file, true);
+        int direct = Native.open(file, directIo);
         int buffered;
         try {
             buffered = Native.open(file, false);
