@@ -10,8 +10,8 @@ import io.rdmablock.node.store.Volume;
 import io.rdmablock.node.store.VolumeInfo;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
-import io.rdmablock.node.target.Subsystem;
-import io.rdmablock.node.target.Target;
+import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.node.nvmf.Target;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,6 +1,6 @@
 package io.rdmablock.node;
 
-import io.rdmablock.node.target.TargetOptions;
+import io.rdmablock.node.nvmf.TargetOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -10,7 +10,7 @@ import io.rdmablock.node.store.Volume;
 import io.rdmablock.node.store.VolumeInfo;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
-import io.rdmablock.node.target.Target;
+import io.rdmablock.node.nvmf.Target;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
 import org.slf4j.Logger;
