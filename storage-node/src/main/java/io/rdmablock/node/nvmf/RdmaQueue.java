@@ -18,6 +18,7 @@ import io.rdmablock.rdma.verbs.QpInitAttr;
 import io.rdmablock.rdma.verbs.QueuePair;
 import io.rdmablock.rdma.verbs.RecvWr;
 import io.rdmablock.rdma.verbs.SendWr;
+import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 import io.rdmablock.rdma.verbs.WrOpcode;
 import org.slf4j.Logger;
@@ -260,7 +261,9 @@ final class RdmaQueue {
         int kind = (int) (wc.wrId >>> 32);
         int index = (int) wc.wrId;
         if (!wc.ok()) {
-            fail("transport", "work completion error: status=" + wc.status + ", kind=" + kind + ", index=" + index);
+            // WR_FLUSH_ERR: the QP went to ERROR (peer disconnected or an earlier error): not a fault of its own
+            fail(wc.status == WcStatus.WR_FLUSH_ERR ? "disconnect" : "transport",
+                    "work completion error: status=" + wc.status + ", kind=" + kind + ", index=" + index);
             return;
         }
         switch (kind) {

@@ -22,7 +22,6 @@ import io.rdmablock.rdma.verbs.WorkCompletion;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +54,7 @@ final class RawHost implements AutoCloseable {
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
     private final ArrayDeque<Cqe> responses = new ArrayDeque<>();
     private WcStatus error;
+    private final MemorySegment guardPattern = Arena.ofAuto().allocate(GUARD_BYTES).fill(GUARD);
 
     /** A response capsule, or a transport error ({@link #error} non-null). */
     record Cqe(int dw0, int dw1, int sqhd, int sqid, int cid, int status, WcStatus error) {
@@ -142,14 +142,12 @@ final class RawHost implements AutoCloseable {
     /** True when neither guard region was written. */
     boolean guardsIntact() {
         MemorySegment whole = dataMr.segment();
-        for (long base : new long[]{0, GUARD_BYTES + dataBytes}) {
-            for (long i = 0; i < GUARD_BYTES; i++) {
-                if (whole.get(ValueLayout.JAVA_BYTE, base + i) != GUARD) {
-                    return false;
-                }
-            }
-        }
-        return true;
+        return whole.asSlice(0, GUARD_BYTES).mismatch(guardPattern) == -1
+                && whole.asSlice(GUARD_BYTES + dataBytes, GUARD_BYTES).mismatch(guardPattern) == -1;
+    }
+
+    long dataBytes() {
+        return dataBytes;
     }
 
     /** SENDs {@code lengthBytes} of capsule slot {@code slot}. */
