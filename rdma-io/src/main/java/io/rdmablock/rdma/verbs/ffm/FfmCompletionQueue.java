@@ -55,11 +55,14 @@ final class FfmCompletionQueue implements CompletionQueue {
     private final MemorySegment cqOut;
     private final MemorySegment ctxOut;
     private final MemorySegment buf8;
+    private final boolean external;
     private int unackedEvents;
     private boolean closed;
 
-    private FfmCompletionQueue(FfmDeviceContext device, MemorySegment cq, MemorySegment channel, int wakeFd) {
+    private FfmCompletionQueue(FfmDeviceContext device, MemorySegment cq, MemorySegment channel, int wakeFd,
+                               boolean external) {
         this.device = device;
+        this.external = external;
         this.cq = cq.reinterpret(IBV_CQ.byteSize());
         this.channel = channel.reinterpret(IBV_COMP_CHANNEL.byteSize());
         this.fnPollCq = device.fnPollCq;
@@ -97,7 +100,7 @@ final class FfmCompletionQueue implements CompletionQueue {
             if (wake < 0) {
                 throw new VerbsException("eventfd failed for a completion queue");
             }
-            FfmCompletionQueue q = new FfmCompletionQueue(device, cq, ch, wake);
+            FfmCompletionQueue q = new FfmCompletionQueue(device, cq, ch, wake, false);
             Native.setNonBlocking(q.channelFd, "ibv_comp_channel");
             return q;
         } catch (Throwable t) {
@@ -117,6 +120,21 @@ final class FfmCompletionQueue implements CompletionQueue {
             }
             throw new VerbsException("ibv_create_cq failed: " + t, 0, t);
         }
+    }
+
+    /**
+     * Wraps a CQ this provider did not create (the benchmark's and tests' stub); {@link #close} then frees only the
+     * Java side and never calls libibverbs on it.
+     */
+    static FfmCompletionQueue external(FfmDeviceContext device, MemorySegment cq) {
+        MemorySegment ch = cq.reinterpret(IBV_CQ.byteSize()).get(ADDRESS, off(IBV_CQ, "channel"));
+        int wake;
+        try {
+            wake = (int) Native.EVENTFD.invokeExact(0, Native.EFD_NONBLOCK | Native.EFD_CLOEXEC);
+        } catch (Throwable t) {
+            throw new VerbsException("eventfd failed: " + t, 0, t);
+        }
+        return new FfmCompletionQueue(device, cq, ch, wake, true);
     }
 
     @Override
@@ -254,6 +272,11 @@ final class FfmCompletionQueue implements CompletionQueue {
         }
         closed = true;
         device.forget(this);
+        if (external) {
+            Native.closeFd(wakeFd);
+            arena.close();
+            return;
+        }
         try {
             ackEvents();
             int rc = (int) Native.IBV_DESTROY_CQ.invokeExact(Native.errnoSegment(), cq);

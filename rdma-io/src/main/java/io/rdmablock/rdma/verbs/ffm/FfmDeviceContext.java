@@ -44,6 +44,18 @@ final class FfmDeviceContext implements DeviceContext {
     private final Set<AutoCloseable> cqs = ConcurrentHashMap.newKeySet();
 
     FfmDeviceContext(MemorySegment context) {
+        this(context, true);
+    }
+
+    /**
+     * A context whose limits are not queried (the benchmark's and tests' stub context, on which only the ops table
+     * may be used): 16384 WRs, 30 SGEs, 65536 CQEs, 16 RDMA READs.
+     */
+    static FfmDeviceContext unqueried(MemorySegment context) {
+        return new FfmDeviceContext(context, false);
+    }
+
+    private FfmDeviceContext(MemorySegment context, boolean query) {
         this.ctx = context.reinterpret(IBV_CONTEXT.byteSize());
         this.fnPollCq = ctx.get(ADDRESS, NativeStructs.CTX_POLL_CQ);
         this.fnReqNotifyCq = ctx.get(ADDRESS, NativeStructs.CTX_REQ_NOTIFY_CQ);
@@ -53,6 +65,14 @@ final class FfmDeviceContext implements DeviceContext {
         this.name = dev.getString(off(IBV_DEVICE, "name"));
         int transportType = dev.get(JAVA_INT, off(IBV_DEVICE, "transport_type"));
         this.transport = transportType == IBV_TRANSPORT_IWARP ? Transport.IWARP : ibLinkLayer(name);
+        if (!query) {
+            maxQpWr = 16384;
+            maxSge = 30;
+            maxCqe = 65536;
+            maxQpRdAtom = 16;
+            maxQpInitRdAtom = 16;
+            return;
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment attr = a.allocate(IBV_DEVICE_ATTR);
             int rc = (int) Native.IBV_QUERY_DEVICE.invokeExact(Native.errnoSegment(), ctx, attr);

@@ -47,6 +47,9 @@ import java.lang.foreign.MemorySegment;
  * whole chain. No allocation per post. A chain longer than the work queue is posted in slices (the device then
  * answers ENOMEM when its queue is full, as ibverbs does).
  *
+ * <p>{@code cmId} NULL marks a QP not created through rdma_cm (the benchmark's stub); close then frees only the
+ * native slots.
+ *
  * <p>Teardown: {@link #close()} moves the QP to ERROR (the device flushes every outstanding WR into the CQ as
  * WR_FLUSH_ERR for the owner to poll), then {@code rdma_destroy_qp}, then frees the native slots.
  */
@@ -277,6 +280,9 @@ final class FfmQueuePair implements QueuePair {
     }
 
     private String safeState() {
+        if (cmId.address() == 0) {
+            return "?";
+        }
         try {
             return state().name();
         } catch (RuntimeException e) {
@@ -328,6 +334,10 @@ final class FfmQueuePair implements QueuePair {
             return;
         }
         closed = true;
+        if (cmId.address() == 0) { // not created through rdma_cm (benchmark/test stub): nothing native to destroy
+            arena.close();
+            return;
+        }
         RuntimeException first = null;
         first = Closer.close(this::moveToError, first);
         try {
