@@ -34,6 +34,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     private int immCount;
     private int inFlight;
     boolean closed;
+    private boolean buffersRegistered;
 
     AbstractBlockQueue(VolumeStore store, int capacity) {
         this.store = store;
@@ -51,11 +52,15 @@ abstract class AbstractBlockQueue implements BlockQueue {
 
     // ---- backend hooks: queue one command for slot; it reaches the kernel/workers at submit() ----
 
-    abstract void queueRw(int slot, int kind, int fd, long address, long lengthBytes, long offsetBytes, int rwFlags);
+    /** READ or WRITE; {@code direct} selects the O_DIRECT descriptor, else the buffered one. */
+    abstract void queueRw(int slot, int kind, Volume v, boolean direct, long address, long lengthBytes,
+                          long offsetBytes, int rwFlags);
 
-    abstract void queueFlush(int slot, int fd);
+    /** fdatasync of the volume's file. */
+    abstract void queueFlush(int slot, Volume v);
 
-    abstract void queueFallocate(int slot, int fd, int mode, long offsetBytes, long lengthBytes);
+    /** fallocate on the volume's buffered descriptor. */
+    abstract void queueFallocate(int slot, Volume v, int mode, long offsetBytes, long lengthBytes);
 
     /** Copies up to {@code max} backend completions from index {@code at}; frees their slots via {@link #complete}. */
     abstract int reapBackend(long[] userData, int[] result, int at, int max);
@@ -78,7 +83,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
         }
         long addr = buf.address();
         int slot = takeSlot(userData, len);
-        queueRw(slot, KIND_READ, fdFor(volume, offsetBytes, len, addr), addr, len, offsetBytes, 0);
+        queueRw(slot, KIND_READ, volume, direct(volume, offsetBytes, len, addr), addr, len, offsetBytes, 0);
     }
 
     @Override
@@ -90,7 +95,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
         volume.noteWritten(offsetBytes, len);
         long addr = buf.address();
         int slot = takeSlot(userData, len);
-        queueRw(slot, KIND_WRITE, fdFor(volume, offsetBytes, len, addr), addr, len, offsetBytes,
+        queueRw(slot, KIND_WRITE, volume, direct(volume, offsetBytes, len, addr), addr, len, offsetBytes,
                 fua ? Native.RWF_DSYNC : 0);
     }
 
@@ -100,7 +105,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
         if (shortcut(volume, 1, userData)) {
             return;
         }
-        queueFlush(takeSlot(userData, -1), volume.directFd);
+        queueFlush(takeSlot(userData, -1), volume);
     }
 
     @Override
@@ -110,10 +115,10 @@ abstract class AbstractBlockQueue implements BlockQueue {
             return;
         }
         if (store.zeroRangeSupported()) {
-            queueFallocate(takeSlot(userData, -1), volume.bufferedFd,
+            queueFallocate(takeSlot(userData, -1), volume,
                     Native.FALLOC_FL_ZERO_RANGE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else if (store.zeroesAfterTrim()) {
-            queueFallocate(takeSlot(userData, -1), volume.bufferedFd,
+            queueFallocate(takeSlot(userData, -1), volume,
                     Native.FALLOC_FL_PUNCH_HOLE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else {
             // No fallocate on this filesystem: write zeroes synchronously on the caller's thread (rare; correct).
@@ -128,10 +133,27 @@ abstract class AbstractBlockQueue implements BlockQueue {
             return;
         }
         if (store.zeroesAfterTrim()) {
-            queueFallocate(takeSlot(userData, -1), volume.bufferedFd,
+            queueFallocate(takeSlot(userData, -1), volume,
                     Native.FALLOC_FL_PUNCH_HOLE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else {
             completeNow(userData, 0); // deallocate is advisory; zeroesAfterTrim() is false
+        }
+    }
+
+    @Override
+    public void registerBuffers(MemorySegment... regions) {
+        if (inFlight != 0) {
+            throw new IllegalStateException("registerBuffers with commands in flight: inFlight=" + inFlight);
+        }
+        if (buffersRegistered) {
+            throw new IllegalStateException("buffers already registered on this queue");
+        }
+        buffersRegistered = true;
+        for (MemorySegment r : regions) {
+            if (r == null || !r.isNative()) {
+                throw new IllegalArgumentException("invalid region: registerBuffers needs native segments, region="
+                        + r);
+            }
         }
     }
 
@@ -257,9 +279,8 @@ abstract class AbstractBlockQueue implements BlockQueue {
         inFlight++;
     }
 
-    private static int fdFor(Volume v, long offsetBytes, long lengthBytes, long address) {
-        return ((offsetBytes | lengthBytes) & v.dioOffsetMask) == 0 && (address & v.dioMemMask) == 0
-                ? v.directFd : v.bufferedFd;
+    private static boolean direct(Volume v, long offsetBytes, long lengthBytes, long address) {
+        return ((offsetBytes | lengthBytes) & v.dioOffsetMask) == 0 && (address & v.dioMemMask) == 0;
     }
 
     private void checkVolume(Volume v) {

@@ -62,6 +62,18 @@ public interface BlockQueue extends AutoCloseable {
     void submitTrim(Volume volume, long offsetBytes, long lengthBytes, long userData);
 
     /**
+     * Optional: declares the memory regions that I/O buffers will be slices of (e.g. the target's registered RDMA
+     * buffer pool), so the io_uring backend registers them once (IORING_REGISTER_BUFFERS) and reads/writes into them
+     * skip per-I/O page pinning. Call once, before the first submit; the regions must stay allocated until
+     * {@link #close()}. Buffers outside the regions still work. A no-op on the thread-pool backend, and where the
+     * kernel refuses (e.g. RLIMIT_MEMLOCK; logged once).
+     *
+     * @throws IllegalStateException when commands are in flight
+     * @throws IllegalArgumentException when a region is not a native segment
+     */
+    void registerBuffers(MemorySegment... regions);
+
+    /**
      * Hands queued commands to the kernel (or the worker threads) without waiting.
      *
      * @return the number of commands handed over

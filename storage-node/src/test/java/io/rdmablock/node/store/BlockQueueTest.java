@@ -63,6 +63,28 @@ class BlockQueueTest {
 
     @ParameterizedTest
     @EnumSource(IoBackend.class)
+    void shouldMoveDataThroughRegisteredAndUnregisteredBuffers(IoBackend backend) throws Exception {
+        Volume v = open(backend, 4096, 16 * MIB, 0);
+        MemorySegment pool = buffer(arena, MIB);
+        queue.registerBuffers(pool);
+        if (queue instanceof UringBlockQueue u) {
+            assertEquals(1, u.registeredBufferCount(), "kernel accepted the region");
+        }
+        MemorySegment out = pool.asSlice(128 * 1024, 64 * 1024);
+        fillRandom(out, 21);
+        queue.submitWrite(v, 5 * MIB, out, true, 1);
+        assertEquals(0, awaitResult(queue, 1));
+        MemorySegment in = pool.asSlice(512 * 1024, 64 * 1024);
+        read(queue, v, 5 * MIB, in);
+        assertEquals(-1, out.mismatch(in), "registered buffers");
+        MemorySegment outside = buffer(arena, 64 * 1024);
+        read(queue, v, 5 * MIB, outside);
+        assertEquals(-1, out.mismatch(outside), "unregistered buffer");
+        assertThrows(IllegalStateException.class, () -> queue.registerBuffers(pool), "only once");
+    }
+
+    @ParameterizedTest
+    @EnumSource(IoBackend.class)
     void shouldReadZeroesFromNeverWrittenSpace(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 16 * MIB, 0);
         MemorySegment in = buffer(arena, 128 * 1024);
