@@ -26,6 +26,10 @@ abstract class AbstractBlockQueue implements BlockQueue {
     final long[] slotUserData;
     /** Bytes a READ/WRITE slot must transfer; -1 for other commands. */
     final long[] slotExpectBytes;
+    /** Per slot: aligned bounce buffer for misaligned caller memory (allocated on first need, then reused). */
+    private final MemorySegment[] slotBounce;
+    /** Per slot: the caller's read buffer to copy the bounce buffer into at completion, or null. */
+    private final MemorySegment[] slotCopyBack;
     private final int[] freeSlots;
     private int freeTop;
     private final long[] immUserData;
@@ -41,6 +45,8 @@ abstract class AbstractBlockQueue implements BlockQueue {
         this.capacity = capacity;
         this.slotUserData = new long[capacity];
         this.slotExpectBytes = new long[capacity];
+        this.slotBounce = new MemorySegment[capacity];
+        this.slotCopyBack = new MemorySegment[capacity];
         this.freeSlots = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             freeSlots[i] = capacity - 1 - i;
@@ -81,9 +87,16 @@ abstract class AbstractBlockQueue implements BlockQueue {
         if (shortcut(volume, len, userData)) {
             return;
         }
-        long addr = buf.address();
         int slot = takeSlot(userData, len);
-        queueRw(slot, KIND_READ, volume, direct(volume, offsetBytes, len, addr), addr, len, offsetBytes, 0);
+        long addr = buf.address();
+        boolean offsetAligned = ((offsetBytes | len) & volume.dioOffsetMask) == 0;
+        if (offsetAligned && (addr & volume.dioMemMask) != 0) {
+            // misaligned memory, aligned range: O_DIRECT into a bounce buffer, copied out at completion
+            MemorySegment bounce = bounce(slot, len);
+            slotCopyBack[slot] = buf;
+            addr = bounce.address();
+        }
+        queueRw(slot, KIND_READ, volume, offsetAligned, addr, len, offsetBytes, 0);
     }
 
     @Override
@@ -93,10 +106,17 @@ abstract class AbstractBlockQueue implements BlockQueue {
             return;
         }
         volume.noteWritten(offsetBytes, len);
-        long addr = buf.address();
         int slot = takeSlot(userData, len);
-        queueRw(slot, KIND_WRITE, volume, direct(volume, offsetBytes, len, addr), addr, len, offsetBytes,
-                fua ? Native.RWF_DSYNC : 0);
+        long addr = buf.address();
+        boolean offsetAligned = ((offsetBytes | len) & volume.dioOffsetMask) == 0;
+        if (offsetAligned && (addr & volume.dioMemMask) != 0) {
+            // misaligned memory, aligned range: copy into a bounce buffer and write it with O_DIRECT (a page-cache
+            // write here could race with O_DIRECT writes to other blocks of the same page)
+            MemorySegment bounce = bounce(slot, len);
+            MemorySegment.copy(buf, 0, bounce, 0, len);
+            addr = bounce.address();
+        }
+        queueRw(slot, KIND_WRITE, volume, offsetAligned, addr, len, offsetBytes, fua ? Native.RWF_DSYNC : 0);
     }
 
     @Override
@@ -220,6 +240,11 @@ abstract class AbstractBlockQueue implements BlockQueue {
     /** Frees {@code slot} after its completion has been reported; returns the caller's userData. */
     final long complete(int slot) {
         long ud = slotUserData[slot];
+        MemorySegment copyBack = slotCopyBack[slot];
+        if (copyBack != null) {
+            MemorySegment.copy(slotBounce[slot], 0, copyBack, 0, copyBack.byteSize());
+            slotCopyBack[slot] = null;
+        }
         freeSlots[freeTop++] = slot;
         inFlight--;
         return ud;
@@ -279,8 +304,15 @@ abstract class AbstractBlockQueue implements BlockQueue {
         inFlight++;
     }
 
-    private static boolean direct(Volume v, long offsetBytes, long lengthBytes, long address) {
-        return ((offsetBytes | lengthBytes) & v.dioOffsetMask) == 0 && (address & v.dioMemMask) == 0;
+    /** Slot's bounce buffer of at least {@code lengthBytes} (page-aligned; grown to a power of two, kept). */
+    private MemorySegment bounce(int slot, long lengthBytes) {
+        MemorySegment b = slotBounce[slot];
+        if (b == null || b.byteSize() < lengthBytes) {
+            long size = Math.max(4096, Long.highestOneBit(lengthBytes - 1) << 1);
+            b = Arena.ofAuto().allocate(size, 4096);
+            slotBounce[slot] = b;
+        }
+        return b;
     }
 
     private void checkVolume(Volume v) {

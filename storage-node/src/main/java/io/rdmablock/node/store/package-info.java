@@ -20,12 +20,16 @@
  * ones are rolled back, half-deleted ones finished, orphan files removed).
  *
  * <h2>Alignment</h2>
- * Each data file is opened twice: with {@code O_DIRECT} (no page cache) and buffered. A READ/WRITE whose offset,
- * length and buffer address meet the file's direct-I/O alignment ({@code statx(2)} {@code STATX_DIOALIGN}, else
- * 4096) goes through the {@code O_DIRECT} descriptor; anything else (e.g. a 512-byte-LBA volume on a filesystem that
- * needs 4096) goes through the buffered descriptor: correct without a read-modify-write of ours, because the kernel
- * writes back dirty cached pages of a range before an {@code O_DIRECT} read of it and drops them after an
- * {@code O_DIRECT} write, and {@code fdatasync} on either descriptor covers the whole inode.
+ * Each data file is opened twice: with {@code O_DIRECT} (no page cache) and buffered. A READ/WRITE whose offset and
+ * length meet the file's direct-I/O alignment ({@code statx(2)} {@code STATX_DIOALIGN}, else 4096) goes through the
+ * {@code O_DIRECT} descriptor, straight from the caller's buffer when its address is aligned too, else through a
+ * per-slot aligned bounce buffer (one copy; e.g. in-capsule data). Offset or length below that alignment (a
+ * 512-byte-LBA volume on a filesystem that needs 4096) goes through the buffered descriptor: correct without a
+ * read-modify-write of ours, because the kernel writes back dirty cached pages of a range before an
+ * {@code O_DIRECT} read of it and drops them after an {@code O_DIRECT} write, and {@code fdatasync} on either
+ * descriptor covers the whole inode. This relies on the direct-I/O alignment being at least the page size whenever
+ * it exceeds the LBA size (true for 512/4096 devices): then an aligned {@code O_DIRECT} write covers whole pages and
+ * never shares a page with a non-overlapping buffered write.
  *
  * <h2>Deallocation</h2>
  * TRIM is {@code fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)}: trimmed ranges then read zero, and

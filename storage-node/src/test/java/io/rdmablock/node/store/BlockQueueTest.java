@@ -193,6 +193,27 @@ class BlockQueueTest {
 
     @ParameterizedTest
     @EnumSource(IoBackend.class)
+    void shouldStageMisalignedBuffersThroughBounceBuffersByteExact(IoBackend backend) throws Exception {
+        Volume v = open(backend, 4096, 4 * MIB, 0);
+        MemorySegment out = arena.allocate(8192 + 64, 4096).asSlice(64, 8192); // like in-capsule data
+        fillRandom(out, 31);
+        write(queue, v, 4096, out);
+        MemorySegment in = arena.allocate(8192 + 64, 4096).asSlice(64, 8192);
+        read(queue, v, 4096, in);
+        assertEquals(-1, out.mismatch(in), "misaligned read of misaligned write");
+        MemorySegment aligned = buffer(arena, 8192);
+        read(queue, v, 4096, aligned);
+        assertEquals(-1, out.mismatch(aligned), "aligned read");
+        MemorySegment big = arena.allocate(MIB + 64, 4096).asSlice(64, MIB); // grows the slot's bounce buffer
+        fillRandom(big, 32);
+        write(queue, v, MIB, big);
+        MemorySegment bigIn = buffer(arena, MIB);
+        read(queue, v, MIB, bigIn);
+        assertEquals(-1, big.mismatch(bigIn));
+    }
+
+    @ParameterizedTest
+    @EnumSource(IoBackend.class)
     void shouldRejectSubmitWhenQueueIsFull(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment buf = buffer(arena, 4096);
