@@ -174,8 +174,13 @@ final class Controller implements Runnable {
                 return "admin queue disconnected by the node";
             }
             if (!refreshes.isEmpty()) {
+                java.util.List<CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
+                CompletableFuture<Void> f;
+                while ((f = refreshes.poll()) != null) {
+                    waiting.add(f);
+                }
                 identifyNamespace(a);
-                completeRefreshes();
+                waiting.forEach(w -> w.complete(null));
             }
             if (System.nanoTime() - nextKeepAliveNs >= 0) {
                 QueueConnection.Completion r = a.execSync(sqe -> {

@@ -125,6 +125,11 @@ final class IoQueue implements Runnable {
         }
     }
 
+    /** True when the poller thread may access {@code segment} (not confined to another thread, still alive). */
+    boolean canAccess(MemorySegment segment) {
+        return segment.isAccessibleBy(thread) && segment.scope().isAlive();
+    }
+
     long staleCompletions() {
         return staleCompletions;
     }
@@ -309,7 +314,16 @@ final class IoQueue implements Runnable {
                 now = System.nanoTime();
             }
             int slot = cids.allocate();
-            SendWr wr = prepare(slot, r);
+            SendWr wr;
+            try {
+                wr = prepare(slot, r);
+            } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
+                // the caller's segment is not accessible from this thread (confined arena) or was closed
+                cids.release(slot);
+                r.fail(new IllegalArgumentException("invalid buffer: not accessible from the queue's poller thread "
+                        + "(use a shared or global arena, or allocateBuffer): " + e.getMessage(), e));
+                continue;
+            }
             slotReq[slot] = r;
             slotDeadlineNs[slot] = now + commandTimeoutNs;
             r.attempts++;

@@ -220,6 +220,11 @@ public final class NvmeBlockDevice implements BlockDevice {
                     "invalid buffer: a native MemorySegment is required (heap segments cannot be registered)"));
         }
         long len = buf.byteSize();
+        IoQueue[] qs = queues;
+        if (qs.length > 0 && !qs[0].canAccess(buf)) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("invalid buffer: the segment is "
+                    + "confined to another thread or closed; use Arena.ofShared()/global() or allocateBuffer"));
+        }
         String bad = checkAlignment(offsetBytes, len);
         if (bad != null) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(bad));
