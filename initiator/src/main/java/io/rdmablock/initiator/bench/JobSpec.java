@@ -70,7 +70,7 @@ final class JobSpec {
     boolean groupReporting;
     /** The options as given (after [global] merge and command-line overrides), for "job options" in the JSON. */
     final Map<String, String> options = new LinkedHashMap<>();
-    final List<String> warnings = new ArrayList<>();
+    final java.util.Set<String> warnings = new java.util.LinkedHashSet<>();
 
     /** Resolves {@code opts} (fio option name to value; flags have value "" ) into a job. */
     static JobSpec of(String name, Map<String, String> opts) {
