@@ -149,7 +149,8 @@ final class CmEventChannel implements AutoCloseable {
         byte[] pdata = new byte[0];
         MemorySegment p = ev.get(ADDRESS, EV_PDATA);
         int len = Byte.toUnsignedInt(ev.get(JAVA_BYTE, EV_PDATA_LEN));
-        boolean conn = nativeType <= 15 && nativeType >= 4 && nativeType != 10 && nativeType != 11;
+        // param.conn is defined for CONNECT_REQUEST .. ESTABLISHED only (4..9); elsewhere it may be garbage
+        boolean conn = nativeType >= 4 && nativeType <= 9;
         if (conn && p.address() != 0 && len > 0) {
             pdata = p.reinterpret(len).toArray(JAVA_BYTE);
         }

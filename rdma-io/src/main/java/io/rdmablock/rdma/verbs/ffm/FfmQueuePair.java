@@ -131,8 +131,7 @@ final class FfmQueuePair implements QueuePair {
     @Override
     public void postSend(SendWr wr) {
         if (wr.next == null && validSend(wr)) { // fast path: one WR, slot 0
-            fillSend(0, wr);
-            sendWrs.set(J_LONG, SWR_NEXT, 0L);
+            fillSend(0, wr, 0L);
             int rc;
             try {
                 rc = (int) Native.OPS_POST_SEND.invokeExact(fnPostSend, qp, sendWrs, badWr);
@@ -162,7 +161,8 @@ final class FfmQueuePair implements QueuePair {
                     invalid = w;
                     break;
                 }
-                fillSend(n++, w);
+                fillSend(n, w, sendWrs.address() + (n + 1) * SWR_SIZE);
+                n++;
             }
             if (n > 0) {
                 sendWrs.set(J_LONG, (n - 1) * SWR_SIZE + SWR_NEXT, 0L);
@@ -184,11 +184,12 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    private void fillSend(int slot, SendWr w) {
+    /** Writes {@code w} into native slot {@code slot}, linked to {@code next} (an address, 0 for the last). */
+    private void fillSend(int slot, SendWr w, long next) {
         long base = slot * SWR_SIZE;
         MemorySegment s = sendWrs;
         s.set(J_LONG, base + SWR_WR_ID, w.wrId);
-        s.set(J_LONG, base + SWR_NEXT, s.address() + base + SWR_SIZE);
+        s.set(J_LONG, base + SWR_NEXT, next);
         s.set(J_INT, base + SWR_NUM_SGE, w.numSge);
         s.set(J_INT, base + SWR_OPCODE, w.opcode.ordinal()); // WrOpcode ordinals == enum ibv_wr_opcode values
         s.set(J_INT, base + SWR_SEND_FLAGS, w.sendFlags);
