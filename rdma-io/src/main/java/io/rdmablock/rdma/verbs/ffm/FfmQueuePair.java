@@ -52,8 +52,7 @@ import java.lang.foreign.ValueLayout;
  * not acquire/release the shared arena (two atomic operations per segment argument); the arena still frees them in
  * {@link #close()}, which the owner calls only once it no longer posts (as with the QP itself).
  *
- * <p>{@code cmId} NULL marks a QP not created through rdma_cm (the benchmark's stub); close then frees only the
- * native slots.
+ * <p>{@link Owner} says who created the native QP and so how {@link #close()} destroys it.
  *
  * <p>Teardown: {@link #close()} moves the QP to ERROR (the device flushes every outstanding WR into the CQ as
  * WR_FLUSH_ERR for the owner to poll), then {@code rdma_destroy_qp}, then frees the native slots.
@@ -67,8 +66,19 @@ final class FfmQueuePair implements QueuePair {
     private static final int IBV_QP_STATE = 1;
     private static final int IBV_QPS_ERR = 6;
 
+    /** Who created the native QP, hence how it is destroyed. */
+    enum Owner {
+        /** {@code rdma_create_qp}: destroyed with {@code rdma_destroy_qp(cmId)}. */
+        RDMA_CM,
+        /** {@code ibv_create_qp} (passive side on IB/RoCE, transitions done by the provider): {@code ibv_destroy_qp}. */
+        DIRECT,
+        /** Not ours (the benchmark's and tests' stub): nothing native is destroyed. */
+        EXTERNAL
+    }
+
     private final FfmDeviceContext device;
     private final MemorySegment cmId;
+    private final Owner owner;
     final MemorySegment qp;
     private final int qpNum;
     private final QpInitAttr attr;
@@ -87,8 +97,10 @@ final class FfmQueuePair implements QueuePair {
     private final MemorySegment internalWr;
     private boolean closed;
 
-    FfmQueuePair(FfmDeviceContext device, MemorySegment cmId, MemorySegment qp, QpInitAttr attr, int reservedSendWrs) {
+    FfmQueuePair(FfmDeviceContext device, Owner owner, MemorySegment cmId, MemorySegment qp, QpInitAttr attr,
+                 int reservedSendWrs) {
         this.device = device;
+        this.owner = owner;
         this.cmId = cmId;
         this.qp = qp.reinterpret(IBV_QP.byteSize());
         this.qpNum = this.qp.get(JAVA_INT, off(IBV_QP, "qp_num"));
@@ -310,7 +322,7 @@ final class FfmQueuePair implements QueuePair {
     }
 
     private String safeState() {
-        if (cmId.address() == 0) {
+        if (owner == Owner.EXTERNAL) {
             return "?";
         }
         try {
@@ -357,30 +369,41 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    /** ERROR (flush), then {@code rdma_destroy_qp}, then the native slots; idempotent. */
+    /** ERROR (flush), then {@code rdma_destroy_qp} (or {@code ibv_destroy_qp}), then the native slots; idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        if (cmId.address() == 0) { // not created through rdma_cm (benchmark/test stub): nothing native to destroy
+        if (owner == Owner.EXTERNAL) {
             arena.close();
             return;
         }
         RuntimeException first = null;
         first = Closer.close(this::moveToError, first);
         try {
-            Native.RDMA_DESTROY_QP.invokeExact(cmId);
+            if (owner == Owner.RDMA_CM) {
+                Native.RDMA_DESTROY_QP.invokeExact(cmId);
+            } else {
+                int rc = (int) Native.IBV_DESTROY_QP.invokeExact(Native.errnoSegment(), qp);
+                if (rc != 0) {
+                    throw Native.fail("ibv_destroy_qp", rc > 0 ? rc : Native.errno(), "qpNum=" + qpNum);
+                }
+            }
         } catch (Throwable t) {
             first = Closer.close(() -> {
-                throw new VerbsException("rdma_destroy_qp failed: " + t, 0, t);
+                throw t instanceof VerbsException ve ? ve : new VerbsException("destroying the QP failed: " + t, 0, t);
             }, first);
         }
         arena.close();
         if (first != null) {
             throw first;
         }
+    }
+
+    Owner owner() {
+        return owner;
     }
 
     boolean isClosed() {
