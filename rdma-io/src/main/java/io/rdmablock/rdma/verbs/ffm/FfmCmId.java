@@ -33,7 +33,6 @@ final class FfmCmId implements CmId {
     private static final long ID_SRC = off(RDMA_CM_ID, "route", "addr", "src_storage");
     private static final long ID_DST = off(RDMA_CM_ID, "route", "addr", "dst_storage");
     private static final int IBV_QPT_RC = 2;
-    private static final int MAX_WR = 16384;
 
     private final FfmVerbsProvider provider;
     private final CmEventChannel channel;
@@ -174,16 +173,7 @@ final class FfmCmId implements CmId {
             throw new IllegalArgumentException("invalid pd: allocated on " + pd.device.name() + ", id routes via "
                     + dev.name());
         }
-        int maxWr = Math.min(MAX_WR, dev.maxQpWr);
-        check("maxSendWr", attr.maxSendWr, 1, maxWr);
-        check("maxRecvWr", attr.maxRecvWr, 1, maxWr);
-        check("maxSendSge", attr.maxSendSge, 1, Math.min(30, dev.maxSge));
-        check("maxRecvSge", attr.maxRecvSge, 1, Math.min(30, dev.maxSge));
-        check("maxInlineData", attr.maxInlineData, 0, 256);
-        check("initiatorDepth", attr.initiatorDepth, 1, 16);
-        check("responderResources", attr.responderResources, 1, 16);
-        check("retryCount", attr.retryCount, 0, 7);
-        check("rnrRetryCount", attr.rnrRetryCount, 0, 7);
+        QpAttrs.validate(attr, dev);
         int reserved = dev.iwarp() && !passive ? 1 : 0; // the iWARP hello WRITE
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ia = a.allocate(IBV_QP_INIT_ATTR);
@@ -213,7 +203,7 @@ final class FfmCmId implements CmId {
                 qpPtr = id.get(ADDRESS, ID_QP);
                 owner = FfmQueuePair.Owner.RDMA_CM;
             }
-            QpInitAttr actual = copy(attr);
+            QpInitAttr actual = QpAttrs.copy(attr);
             actual.maxSendWr = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_wr"));
             actual.maxRecvWr = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_wr"));
             actual.maxSendSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_sge"));
@@ -229,30 +219,6 @@ final class FfmCmId implements CmId {
         } catch (Throwable t) {
             throw new VerbsException("rdma_create_qp failed: " + t, 0, t);
         }
-    }
-
-    private static void check(String field, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException("invalid " + field + ": " + field + "=" + value + ", min=" + min
-                    + ", max=" + max);
-        }
-    }
-
-    private static QpInitAttr copy(QpInitAttr a) {
-        QpInitAttr c = new QpInitAttr();
-        c.pd = a.pd;
-        c.sendCq = a.sendCq;
-        c.recvCq = a.recvCq;
-        c.maxSendWr = a.maxSendWr;
-        c.maxRecvWr = a.maxRecvWr;
-        c.maxSendSge = a.maxSendSge;
-        c.maxRecvSge = a.maxRecvSge;
-        c.maxInlineData = a.maxInlineData;
-        c.initiatorDepth = a.initiatorDepth;
-        c.responderResources = a.responderResources;
-        c.retryCount = a.retryCount;
-        c.rnrRetryCount = a.rnrRetryCount;
-        return c;
     }
 
     @Override
