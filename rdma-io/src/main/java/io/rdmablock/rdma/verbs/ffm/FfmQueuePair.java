@@ -13,7 +13,6 @@ import static io.rdmablock.rdma.verbs.ffm.NativeStructs.RWR_WR_ID;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_ADDR;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_LENGTH;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_LKEY;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_IMM_DATA;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_NEXT;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_NUM_SGE;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_OPCODE;
@@ -202,10 +201,9 @@ final class FfmQueuePair implements QueuePair {
         MemorySegment s = sendWrs;
         s.set(J_LONG, base + SWR_WR_ID, w.wrId);
         s.set(J_LONG, base + SWR_NEXT, next);
-        s.set(J_INT, base + SWR_NUM_SGE, w.numSge);
-        s.set(J_INT, base + SWR_OPCODE, w.opcode.ordinal()); // WrOpcode ordinals == enum ibv_wr_opcode values
-        s.set(J_INT, base + SWR_SEND_FLAGS, w.sendFlags);
-        s.set(J_INT, base + SWR_IMM_DATA, Integer.reverseBytes(w.immData)); // __be32
+        // num_sge|opcode and send_flags|imm_data are adjacent u32 pairs (checked in Words): one 8-byte store each
+        s.set(J_LONG, base + SWR_NUM_SGE, Words.pair(w.numSge, w.opcode.ordinal())); // ordinals == ibv_wr_opcode
+        s.set(J_LONG, base + SWR_SEND_FLAGS, Words.pair(w.sendFlags, Integer.reverseBytes(w.immData))); // __be32
         s.set(J_LONG, base + SWR_REMOTE_ADDR, w.remoteAddr);
         s.set(J_INT, base + SWR_RKEY, w.rkey);
         MemorySegment sges = sendSges;
@@ -214,8 +212,7 @@ final class FfmQueuePair implements QueuePair {
             Sge g = w.sgList[i];
             long o = first + i * SGE_SIZE;
             sges.set(J_LONG, o + SGE_ADDR, g.addr);
-            sges.set(J_INT, o + SGE_LENGTH, g.length);
-            sges.set(J_INT, o + SGE_LKEY, g.lkey);
+            sges.set(J_LONG, o + SGE_LENGTH, Words.pair(g.length, g.lkey)); // length|lkey
         }
     }
 
@@ -271,8 +268,7 @@ final class FfmQueuePair implements QueuePair {
             Sge g = w.sgList[i];
             long o = first + i * SGE_SIZE;
             sges.set(J_LONG, o + SGE_ADDR, g.addr);
-            sges.set(J_INT, o + SGE_LENGTH, g.length);
-            sges.set(J_INT, o + SGE_LKEY, g.lkey);
+            sges.set(J_LONG, o + SGE_LENGTH, Words.pair(g.length, g.lkey)); // length|lkey
         }
     }
 
