@@ -1,0 +1,36 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.client.Problem;
+import io.rdmablock.mgmt.client.ProblemTypes;
+
+/** An error answer to give: the router turns it into {@code application/problem+json}. */
+public final class ApiException extends RuntimeException {
+    private final transient Problem problem;
+
+    ApiException(int status, String type, String title, String detail) {
+        super(detail, null, false, false);
+        this.problem = Problem.of(type, title, status, detail);
+    }
+
+    /** @return the problem to answer (without instance; the router adds the path) */
+    public Problem problem() {
+        return problem;
+    }
+
+    static ApiException validation(String detail) {
+        return new ApiException(400, ProblemTypes.VALIDATION, "Invalid request", detail);
+    }
+
+    static ApiException volumeNotFound(String name) {
+        return new ApiException(404, ProblemTypes.VOLUME_NOT_FOUND, "Volume not found", "no volume named " + name);
+    }
+
+    static ApiException nodeNotFound(String nodeId) {
+        return new ApiException(404, ProblemTypes.NODE_NOT_FOUND, "Node not found",
+                "no node with nodeId " + nodeId + " (register with POST /v1/nodes)");
+    }
+
+    static ApiException noCapacity(String detail) {
+        return new ApiException(503, ProblemTypes.NO_CAPACITY, "No capacity", detail);
+    }
+}

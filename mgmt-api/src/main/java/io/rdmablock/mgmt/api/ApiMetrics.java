@@ -1,0 +1,64 @@
+package io.rdmablock.mgmt.api;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Prometheus metrics of the management server, in its own registry (so several servers can share a JVM in tests):
+ * <ul>
+ *   <li>{@code rdmablock_mgmt_requests_total{operation,status}} — answered requests; operation is the OpenAPI
+ *       operationId, or {@code health}, {@code metrics}, {@code openapi}, {@code other};</li>
+ *   <li>{@code rdmablock_mgmt_request_duration_seconds{operation}} — time to answer;</li>
+ *   <li>{@code rdmablock_volumes{state}}, {@code rdmablock_nodes{state}} — read from the cluster at scrape time;</li>
+ *   <li>the standard JVM metrics ({@code jvm_*}, {@code process_*}).</li>
+ * </ul>
+ */
+final class ApiMetrics {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final Counter requests;
+    private final Histogram durations;
+
+    ApiMetrics(ClusterService cluster) {
+        requests = Counter.builder().name("rdmablock_mgmt_requests_total")
+                .help("Management API requests answered").labelNames("operation", "status").register(registry);
+        durations = Histogram.builder().name("rdmablock_mgmt_request_duration_seconds")
+                .help("Management API answer time").labelNames("operation")
+                .classicOnly().register(registry);
+        GaugeWithCallback.builder().name("rdmablock_volumes").help("Volumes by state").labelNames("state")
+                .callback(cb -> cluster.volumeCounts().forEach((s, n) -> cb.call(n, s.wireName())))
+                .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_nodes").help("Storage nodes by state").labelNames("state")
+                .callback(cb -> cluster.nodeCounts().forEach((s, n) -> cb.call(n, s.wireName())))
+                .register(registry);
+        JvmMetrics.builder().register(registry);
+    }
+
+    void observe(String operation, int status, long elapsedNs) {
+        requests.labelValues(operation, Integer.toString(status)).inc();
+        durations.labelValues(operation).observe(elapsedNs / 1e9);
+    }
+
+    String contentType() {
+        return writer.getContentType();
+    }
+
+    /** @return the text exposition of every metric (call off the event loop: callbacks read the store) */
+    byte[] scrape() {
+        var out = new ByteArrayOutputStream(16 * 1024);
+        try {
+            writer.write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+}

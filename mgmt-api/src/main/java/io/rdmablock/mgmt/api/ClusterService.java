@@ -1,0 +1,316 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.api.store.MetadataStore;
+import io.rdmablock.mgmt.api.store.NodeRecord;
+import io.rdmablock.mgmt.api.store.VolumeRecord;
+import io.rdmablock.mgmt.client.CreateVolumeRequest;
+import io.rdmablock.mgmt.client.DesiredVolume;
+import io.rdmablock.mgmt.client.HeartbeatRequest;
+import io.rdmablock.mgmt.client.HeartbeatResponse;
+import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.Node;
+import io.rdmablock.mgmt.client.NodeState;
+import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.mgmt.client.RegisterNodeRequest;
+import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeReport;
+import io.rdmablock.mgmt.client.VolumeState;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * Volume lifecycle, placement and node reconciliation over a {@link MetadataStore}. Every public method is
+ * synchronized: one writer, so read-modify-write sequences on the store are consistent. Time comes from the
+ * {@code nowMs} supplier so tests can step a clock.
+ *
+ * <p>Placement: a new volume goes to the node that is up (a registration or heartbeat within
+ * {@code nodeTimeoutMs}), not draining, and has the most free capacity, where free is
+ * {@code min(reported freeBytes, capacityBytes - sum of the sizes of the volumes placed on it)}; ties go to the
+ * smaller nodeId. No such node with room: 503 {@link ProblemTypes#NO_CAPACITY}.
+ *
+ * <p>Reconciliation on heartbeat: a reported volume placed on this node takes the reported connected hosts; a
+ * {@code creating} volume becomes {@code ready} when reported {@code ready} at the desired size; a
+ * {@code deleting} volume that the node no longer reports is forgotten. Reported volumes unknown here are
+ * ignored (the node keeps them as orphans).
+ */
+public final class ClusterService {
+    private final MetadataStore store;
+    private final LongSupplier nowMs;
+    private final long nodeTimeoutMs;
+    /** nodeId → last registration/heartbeat time, ms; runtime only. */
+    private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
+    /** nodeId → freeBytes from the last registration/heartbeat; runtime only. */
+    private final Map<String, Long> reportedFreeBytes = new ConcurrentHashMap<>();
+
+    /**
+     * @param store         metadata store (not closed by this service)
+     * @param nowMs         wall clock in ms since the epoch
+     * @param nodeTimeoutMs a node without a heartbeat for longer than this is down, &gt; 0
+     */
+    public ClusterService(MetadataStore store, LongSupplier nowMs, long nodeTimeoutMs) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.nowMs = Objects.requireNonNull(nowMs, "nowMs");
+        if (nodeTimeoutMs <= 0) {
+            throw Limits.invalid("nodeTimeoutMs", Long.toString(nodeTimeoutMs), "min=1");
+        }
+        this.nodeTimeoutMs = nodeTimeoutMs;
+    }
+
+    // ---- volumes ----
+
+    /** Creates and places a volume. Errors: 400 validation, 409 exists, 503 no capacity. */
+    public synchronized Volume createVolume(CreateVolumeRequest request) {
+        check(() -> Limits.check(request));
+        var existing = store.volume(request.name());
+        if (existing.isPresent()) {
+            throw new ApiException(409, ProblemTypes.VOLUME_EXISTS, "Volume exists",
+                    "a volume named " + request.name() + " exists (state " + existing.get().state().wireName()
+                            + ")");
+        }
+        NodeRecord node = place(request.sizeBytes());
+        var record = new VolumeRecord(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
+                request.lbaSize(), request.replicas(), request.allowedHosts(), node.nodeId(), VolumeState.CREATING,
+                List.of(), nowMs.getAsLong());
+        store.putVolume(record);
+        return toVolume(record);
+    }
+
+    /** @return every volume, ordered by name */
+    public synchronized List<Volume> listVolumes() {
+        return store.volumes().stream().map(this::toVolume).toList();
+    }
+
+    /** @return the volume; 404 when absent */
+    public synchronized Volume getVolume(String name) {
+        return toVolume(requireVolume(name));
+    }
+
+    /** Grows a volume. Errors: 400 bounds or shrink, 404, 409 deleting, 503 no room on its node. */
+    public synchronized Volume resizeVolume(String name, long sizeBytes) {
+        check(() -> Limits.checkSize("sizeBytes", sizeBytes));
+        VolumeRecord v = requireVolume(name);
+        if (v.state() == VolumeState.DELETING) {
+            throw deleting(v);
+        }
+        if (sizeBytes < v.sizeBytes()) {
+            throw new ApiException(400, ProblemTypes.SHRINK_NOT_ALLOWED, "Shrink not allowed",
+                    "invalid sizeBytes: sizeBytes=" + sizeBytes + ", volumes only grow, min=" + v.sizeBytes()
+                            + " (the current size)");
+        }
+        if (sizeBytes == v.sizeBytes()) {
+            return toVolume(v);
+        }
+        long growBytes = sizeBytes - v.sizeBytes();
+        long free = freeBytes(v.nodeId());
+        if (growBytes > free) {
+            throw ApiException.noCapacity("node " + v.nodeId() + " has " + free + " bytes free, growing "
+                    + name + " to " + sizeBytes + " needs " + growBytes);
+        }
+        VolumeRecord grown = v.withSize(sizeBytes, VolumeState.CREATING);
+        store.putVolume(grown);
+        return toVolume(grown);
+    }
+
+    /** Marks a volume deleting. Errors: 404; 409 when a host is connected and not forced. Idempotent. */
+    public synchronized Volume deleteVolume(String name, boolean force) {
+        VolumeRecord v = requireVolume(name);
+        if (v.state() == VolumeState.DELETING) {
+            return toVolume(v);
+        }
+        if (!force && !v.connectedHosts().isEmpty()) {
+            throw new ApiException(409, ProblemTypes.VOLUME_IN_USE, "Volume in use",
+                    "volume " + name + " has connected hosts " + v.connectedHosts()
+                            + "; disconnect them or delete with force=true");
+        }
+        VolumeRecord d = v.withState(VolumeState.DELETING);
+        store.putVolume(d);
+        return toVolume(d);
+    }
+
+    // ---- nodes ----
+
+    /** Result of a registration: the node and whether it is new. */
+    public record Registration(Node node, boolean created) {
+    }
+
+    /** Registers or re-registers a node (keeps its draining flag). Errors: 400. */
+    public synchronized Registration registerNode(RegisterNodeRequest request) {
+        check(() -> Limits.check(request));
+        long now = nowMs.getAsLong();
+        var old = store.node(request.nodeId());
+        String metricsUrl = request.metricsUrl() == null ? "" : request.metricsUrl();
+        var record = new NodeRecord(request.nodeId(), request.fabricAddress(), metricsUrl, request.capacityBytes(),
+                old.map(NodeRecord::draining).orElse(false), old.map(NodeRecord::registeredAtMs).orElse(now));
+        if (!record.equals(old.orElse(null))) {
+            store.putNode(record);
+        }
+        lastSeenMs.put(record.nodeId(), now);
+        reportedFreeBytes.put(record.nodeId(), request.freeBytes());
+        return new Registration(toNode(record), old.isEmpty());
+    }
+
+    /** Records a heartbeat and answers the node's desired state. Errors: 400, 404 unknown node. */
+    public synchronized HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request) {
+        NodeRecord node = store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
+        check(() -> Limits.checkFree(request.freeBytes(), node.capacityBytes()));
+        for (int i = 0; i < request.volumes().size(); i++) {
+            VolumeReport r = request.volumes().get(i);
+            if (r.id() == null || r.id().isEmpty() || r.state() == null) {
+                throw ApiException.validation("invalid volumes[" + i + "]: id and state are required");
+            }
+        }
+        lastSeenMs.put(nodeId, nowMs.getAsLong());
+        reportedFreeBytes.put(nodeId, request.freeBytes());
+
+        Map<String, VolumeReport> reported = new HashMap<>();
+        for (VolumeReport r : request.volumes()) {
+            reported.put(r.id(), r);
+        }
+        var desired = new ArrayList<DesiredVolume>();
+        for (VolumeRecord v : store.volumes()) {
+            if (!v.nodeId().equals(nodeId)) {
+                continue;
+            }
+            VolumeReport r = reported.get(v.id());
+            VolumeRecord next = reconcile(v, r);
+            if (next == null) {
+                store.removeVolume(v.name());
+                continue;
+            }
+            if (!next.equals(v)) {
+                store.putVolume(next);
+            }
+            desired.add(new DesiredVolume(next.id(), next.name(), next.sizeBytes(), next.lbaSize(),
+                    next.allowedHosts(), Volume.subnqnOf(next.name()), next.state()));
+        }
+        return new HeartbeatResponse(node.draining(), desired);
+    }
+
+    /** @return the record after the node's report, or null when a deleting volume is gone from the node */
+    private static VolumeRecord reconcile(VolumeRecord v, VolumeReport r) {
+        if (r == null) {
+            return v.state() == VolumeState.DELETING ? null : v.withConnectedHosts(List.of());
+        }
+        VolumeRecord next = v.withConnectedHosts(r.connectedHosts());
+        if (v.state() == VolumeState.CREATING && r.state() == VolumeState.READY && r.sizeBytes() == v.sizeBytes()) {
+            next = next.withState(VolumeState.READY);
+        }
+        return next;
+    }
+
+    /** Drains a node: no new volumes go there. Errors: 404. Idempotent. */
+    public synchronized Node drainNode(String nodeId) {
+        NodeRecord node = store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
+        if (!node.draining()) {
+            node = node.drained();
+            store.putNode(node);
+        }
+        return toNode(node);
+    }
+
+    /** @return every node, ordered by id */
+    public synchronized List<Node> listNodes() {
+        return store.nodes().stream().map(this::toNode).toList();
+    }
+
+    /** @return volume counts by state, for metrics */
+    public synchronized Map<VolumeState, Long> volumeCounts() {
+        var counts = new EnumMap<VolumeState, Long>(VolumeState.class);
+        for (VolumeState s : VolumeState.values()) {
+            counts.put(s, 0L);
+        }
+        store.volumes().forEach(v -> counts.merge(v.state(), 1L, Long::sum));
+        return counts;
+    }
+
+    /** @return node counts by state, for metrics */
+    public synchronized Map<NodeState, Long> nodeCounts() {
+        var counts = new EnumMap<NodeState, Long>(NodeState.class);
+        for (NodeState s : NodeState.values()) {
+            counts.put(s, 0L);
+        }
+        store.nodes().forEach(n -> counts.merge(stateOf(n), 1L, Long::sum));
+        return counts;
+    }
+
+    // ---- helpers ----
+
+    private NodeRecord place(long sizeBytes) {
+        List<NodeRecord> candidates = store.nodes().stream()
+                .filter(n -> stateOf(n) == NodeState.UP)
+                .sorted(Comparator.comparingLong((NodeRecord n) -> freeBytes(n.nodeId())).reversed()
+                        .thenComparing(NodeRecord::nodeId))
+                .toList();
+        if (candidates.isEmpty()) {
+            throw ApiException.noCapacity("no storage node is up and not draining (" + store.nodes().size()
+                    + " registered, node timeout " + nodeTimeoutMs + " ms)");
+        }
+        NodeRecord best = candidates.getFirst();
+        long free = freeBytes(best.nodeId());
+        if (free < sizeBytes) {
+            throw ApiException.noCapacity("no node has room for sizeBytes=" + sizeBytes + "; most free is node "
+                    + best.nodeId() + " with " + free + " bytes");
+        }
+        return best;
+    }
+
+    private long freeBytes(String nodeId) {
+        NodeRecord node = store.node(nodeId).orElse(null);
+        if (node == null) {
+            return 0;
+        }
+        long placed = store.volumes().stream().filter(v -> v.nodeId().equals(nodeId))
+                .mapToLong(VolumeRecord::sizeBytes).sum();
+        long reported = reportedFreeBytes.getOrDefault(nodeId, node.capacityBytes());
+        return Math.max(0, Math.min(reported, node.capacityBytes() - placed));
+    }
+
+    private NodeState stateOf(NodeRecord node) {
+        Long seen = lastSeenMs.get(node.nodeId());
+        if (seen == null || nowMs.getAsLong() - seen > nodeTimeoutMs) {
+            return NodeState.DOWN;
+        }
+        return node.draining() ? NodeState.DRAINING : NodeState.UP;
+    }
+
+    private VolumeRecord requireVolume(String name) {
+        check(() -> Limits.checkName("name", name));
+        return store.volume(name).orElseThrow(() -> ApiException.volumeNotFound(name));
+    }
+
+    private static ApiException deleting(VolumeRecord v) {
+        return new ApiException(409, ProblemTypes.VOLUME_DELETING, "Volume deleting",
+                "volume " + v.name() + " is being deleted");
+    }
+
+    private Volume toVolume(VolumeRecord v) {
+        String fabricAddress = store.node(v.nodeId()).map(NodeRecord::fabricAddress).orElse("");
+        return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
+                fabricAddress, Volume.subnqnOf(v.name()), 1, v.state(), v.connectedHosts(),
+                Instant.ofEpochMilli(v.createdAtMs()).toString());
+    }
+
+    private Node toNode(NodeRecord n) {
+        Long seen = lastSeenMs.get(n.nodeId());
+        return new Node(n.nodeId(), n.fabricAddress(), n.metricsUrl(), n.capacityBytes(), freeBytes(n.nodeId()),
+                stateOf(n), seen == null ? null : Instant.ofEpochMilli(seen).toString());
+    }
+
+    private static void check(Runnable validation) {
+        try {
+            validation.run();
+        } catch (IllegalArgumentException e) {
+            throw ApiException.validation(e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.rdmablock.mgmt.api;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+import java.util.Map;
+
+/**
+ * Reads the OpenAPI contract for the request validator. vertx-openapi 5.0 refuses a contract whose responses use
+ * a media type outside its fixed list, and {@code application/problem+json} is not in it; responses are not
+ * validated here anyway, so the copy handed to the validator says {@code application/json} where the published
+ * contract (served unchanged at {@code /openapi.yaml}) says {@code application/problem+json}.
+ */
+final class ContractLoader {
+    private static final String PROBLEM = "application/problem+json";
+
+    private ContractLoader() {
+    }
+
+    /** @return the contract as JSON, problem media types renamed */
+    static JsonObject forValidation(String yamlText) {
+        Map<String, Object> tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(yamlText);
+        JsonObject json = new JsonObject(tree);
+        rename(json);
+        return json;
+    }
+
+    private static void rename(Object node) {
+        if (node instanceof JsonObject object) {
+            if (object.containsKey(PROBLEM) && !object.containsKey("application/json")) {
+                object.put("application/json", object.remove(PROBLEM));
+            }
+            for (String key : object.fieldNames()) {
+                rename(object.getValue(key));
+            }
+        } else if (node instanceof JsonArray array) {
+            for (Object item : array) {
+                rename(item);
+            }
+        }
+    }
+}

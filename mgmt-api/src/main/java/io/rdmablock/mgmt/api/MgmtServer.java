@@ -1,0 +1,104 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.api.store.MetadataStore;
+import io.rdmablock.mgmt.api.store.RocksMetadataStore;
+import io.vertx.core.Vertx;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A running management server: its own Vert.x instance, the metadata store and the deployed
+ * {@link MgmtVerticle}. {@link #close()} undeploys, closes Vert.x, then the store (reverse order of creation).
+ */
+public final class MgmtServer implements AutoCloseable {
+    /** Default largest request body (64 KiB: a create with 64 allowed hosts is about 15 KiB). */
+    public static final long DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
+    /** Default node timeout: no heartbeat for this long → node down. */
+    public static final long DEFAULT_NODE_TIMEOUT_MS = 6_000;
+
+    private final Vertx vertx;
+    private final MetadataStore store;
+    private final MgmtVerticle verticle;
+    private final String host;
+    private boolean closed;
+
+    private MgmtServer(Vertx vertx, MetadataStore store, MgmtVerticle verticle, String host) {
+        this.vertx = vertx;
+        this.store = store;
+        this.verticle = verticle;
+        this.host = host;
+    }
+
+    /**
+     * Opens the RocksDB store under {@code dataDir/metadata} and starts the server.
+     *
+     * @throws IllegalStateException when the server does not start within 30 s or the port is taken
+     */
+    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs) {
+        MetadataStore store = new RocksMetadataStore(dataDir.resolve("metadata"));
+        try {
+            return start(store, host, port, token, nodeTimeoutMs);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** Starts a server over a given store (closed by {@link #close()}). */
+    public static MgmtServer start(MetadataStore store, String host, int port, String token, long nodeTimeoutMs) {
+        Objects.requireNonNull(store, "store");
+        var cluster = new ClusterService(store, System::currentTimeMillis, nodeTimeoutMs);
+        var verticle = new MgmtVerticle(cluster, token, host, port, DEFAULT_BODY_LIMIT_BYTES);
+        Vertx vertx = Vertx.vertx();
+        try {
+            vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            vertx.close();
+            throw new IllegalStateException("interrupted while starting the management server", e);
+        } catch (ExecutionException | TimeoutException e) {
+            vertx.close();
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new IllegalStateException("management server did not start on " + host + ":" + port + ": "
+                    + cause, cause);
+        }
+        return new MgmtServer(vertx, store, verticle, host);
+    }
+
+    /** @return the bound port */
+    public int port() {
+        return verticle.actualPort();
+    }
+
+    /** @return {@code http://host:port} (0.0.0.0 shown as 127.0.0.1) */
+    public String url() {
+        String shown = "0.0.0.0".equals(host) || "::".equals(host) ? "127.0.0.1" : host;
+        if (shown.contains(":")) {
+            shown = "[" + shown + "]";
+        }
+        return "http://" + shown + ":" + port();
+    }
+
+    /** Stops the server and closes the store; waits up to 10 s for Vert.x. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // keep going: the store must still be closed
+        } finally {
+            store.close();
+        }
+    }
+
+}

@@ -1,0 +1,264 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.client.CreateVolumeRequest;
+import io.rdmablock.mgmt.client.HeartbeatRequest;
+import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.mgmt.client.RegisterNodeRequest;
+import io.rdmablock.mgmt.client.Volume;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.HttpException;
+import io.vertx.ext.web.handler.PlatformHandler;
+import io.vertx.ext.web.openapi.router.OpenAPIRoute;
+import io.vertx.ext.web.openapi.router.RequestExtractor;
+import io.vertx.ext.web.openapi.router.RouterBuilder;
+import io.vertx.openapi.contract.OpenAPIContract;
+import io.vertx.openapi.validation.ValidatorException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+
+/**
+ * The management REST server. Routes come from the OpenAPI contract {@value #CONTRACT} (every request is validated
+ * against it before a handler runs; see {@link ContractLoader} for the one adaptation made for the validator);
+ * {@code /openapi.yaml} (the contract as written), {@code /health} and {@code /metrics} are added beside.
+ * Handler order per request: metrics timing, {@link BearerAuth}, body (limit {@code bodyLimitBytes}, larger → 413),
+ * validation, the operation handler. Cluster calls run on a worker ({@code executeBlocking}), never on the event
+ * loop, because the store fsyncs. Every error goes through one failure handler that answers problem+json.
+ */
+public final class MgmtVerticle extends VerticleBase {
+    /** Classpath location of the OpenAPI contract. */
+    public static final String CONTRACT = "io/rdmablock/mgmt/api/openapi.yaml";
+    private static final Logger LOG = LoggerFactory.getLogger(MgmtVerticle.class);
+    private static final String OPERATION = "rdmablock.operation";
+
+    private final ClusterService cluster;
+    private final String token;
+    private final String host;
+    private final int port;
+    private final long bodyLimitBytes;
+    private ApiMetrics metrics;
+    private String contractText;
+    private HttpServer server;
+
+    /**
+     * @param cluster        the cluster logic
+     * @param token          cluster bearer token (non-empty)
+     * @param host           listen address, e.g. {@code 127.0.0.1} or {@code 0.0.0.0}
+     * @param port           listen port, 0 = any free port (see {@link #actualPort()})
+     * @param bodyLimitBytes largest accepted request body
+     */
+    public MgmtVerticle(ClusterService cluster, String token, String host, int port, long bodyLimitBytes) {
+        this.cluster = Objects.requireNonNull(cluster, "cluster");
+        this.token = Objects.requireNonNull(token, "token");
+        this.host = Objects.requireNonNull(host, "host");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("invalid port: port=" + port + ", min=0, max=65535");
+        }
+        this.port = port;
+        this.bodyLimitBytes = bodyLimitBytes;
+    }
+
+    @Override
+    public Future<?> start() {
+        metrics = new ApiMetrics(cluster);
+        contractText = readContract();
+        return OpenAPIContract.from(vertx, ContractLoader.forValidation(contractText))
+                .compose(contract -> vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
+                        .requestHandler(router(contract))
+                        .listen())
+                .onSuccess(s -> {
+                    server = s;
+                    LOG.info("management API listening on http://{}:{}", host, s.actualPort());
+                });
+    }
+
+    /** @return the bound port (after start) */
+    public int actualPort() {
+        return server.actualPort();
+    }
+
+    private Router router(OpenAPIContract contract) {
+        RouterBuilder builder = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
+        builder.rootHandler((PlatformHandler) this::timed);
+        builder.rootHandler(new BearerAuth(token));
+        builder.rootHandler(BodyHandler.create(false).setBodyLimit(bodyLimitBytes));
+        for (OpenAPIRoute route : builder.getRoutes()) {
+            route.setDoSecurity(false); // BearerAuth above answers 401/403 before validation
+            String operationId = route.getOperation().getOperationId();
+            route.addHandler(ctx -> {
+                ctx.put(OPERATION, operationId);
+                ctx.next();
+            });
+        }
+        builder.getRoute("createVolume").addHandler(this::createVolume);
+        builder.getRoute("listVolumes").addHandler(ctx -> answer(ctx, 200, cluster::listVolumes));
+        builder.getRoute("getVolume").addHandler(ctx -> answer(ctx, 200, () -> cluster.getVolume(name(ctx))));
+        builder.getRoute("resizeVolume").addHandler(this::resizeVolume);
+        builder.getRoute("deleteVolume").addHandler(ctx -> answer(ctx, 202,
+                () -> cluster.deleteVolume(name(ctx), "true".equals(ctx.request().getParam("force")))));
+        builder.getRoute("registerNode").addHandler(this::registerNode);
+        builder.getRoute("listNodes").addHandler(ctx -> answer(ctx, 200, cluster::listNodes));
+        builder.getRoute("heartbeat").addHandler(ctx -> answer(ctx, 200, () -> cluster.heartbeat(
+                ctx.pathParam("nodeId"), Json.read(ctx.body().asString(), HeartbeatRequest.class))));
+        builder.getRoute("drainNode").addHandler(ctx -> answer(ctx, 200,
+                () -> cluster.drainNode(ctx.pathParam("nodeId"))));
+
+        Router router = builder.createRouter();
+        router.get("/openapi.yaml").handler(ctx -> {
+            ctx.put(OPERATION, "openapi");
+            ctx.response().putHeader("Content-Type", "application/yaml; charset=utf-8").end(contractText);
+        });
+        router.get("/health").handler(ctx -> {
+            ctx.put(OPERATION, "health");
+            vertx.executeBlocking(() -> cluster.nodeCounts()).onComplete(ar -> {
+                if (ar.succeeded()) {
+                    ctx.response().putHeader("Content-Type", "application/json")
+                            .end(new JsonObject().put("status", "up").encode());
+                } else {
+                    ctx.fail(ar.cause());
+                }
+            });
+        });
+        router.get("/metrics").handler(ctx -> {
+            ctx.put(OPERATION, "metrics");
+            vertx.executeBlocking(metrics::scrape).onComplete(ar -> {
+                if (ar.succeeded()) {
+                    ctx.response().putHeader("Content-Type", metrics.contentType()).end(Buffer.buffer(ar.result()));
+                } else {
+                    ctx.fail(ar.cause());
+                }
+            });
+        });
+        router.route().failureHandler(this::failure);
+        router.errorHandler(404, Problems::notFound);
+        router.errorHandler(405, Problems::methodNotAllowed);
+        return router;
+    }
+
+    private void timed(RoutingContext ctx) {
+        long startNs = System.nanoTime();
+        ctx.addEndHandler(v -> metrics.observe(ctx.get(OPERATION, "other"), ctx.response().getStatusCode(),
+                System.nanoTime() - startNs));
+        ctx.next();
+    }
+
+    private void createVolume(RoutingContext ctx) {
+        JsonObject body = ctx.body().asJsonObject();
+        var request = new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
+                body.getInteger("lbaSize", 4096), body.getInteger("replicas", 1),
+                strings(body.getJsonArray("allowedHosts")));
+        vertx.executeBlocking(() -> cluster.createVolume(request)).onComplete(ar -> {
+            if (ar.succeeded()) {
+                Volume v = ar.result();
+                ctx.response().putHeader("Location", "/v1/volumes/" + v.name());
+                json(ctx, 201, v);
+            } else {
+                ctx.fail(ar.cause());
+            }
+        });
+    }
+
+    private void resizeVolume(RoutingContext ctx) {
+        long sizeBytes = ctx.body().asJsonObject().getLong("sizeBytes");
+        answer(ctx, 200, () -> cluster.resizeVolume(name(ctx), sizeBytes));
+    }
+
+    private void registerNode(RoutingContext ctx) {
+        var request = Json.read(ctx.body().asString(), RegisterNodeRequest.class);
+        vertx.executeBlocking(() -> cluster.registerNode(request)).onComplete(ar -> {
+            if (ar.succeeded()) {
+                var r = ar.result();
+                ctx.response().putHeader("Location", "/v1/nodes/" + r.node().nodeId());
+                json(ctx, r.created() ? 201 : 200, r.node());
+            } else {
+                ctx.fail(ar.cause());
+            }
+        });
+    }
+
+    private <T> void answer(RoutingContext ctx, int status, Callable<T> work) {
+        vertx.executeBlocking(work).onComplete(ar -> {
+            if (ar.succeeded()) {
+                json(ctx, status, ar.result());
+            } else {
+                ctx.fail(ar.cause());
+            }
+        });
+    }
+
+    private static void json(RoutingContext ctx, int status, Object value) {
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(Json.write(value));
+    }
+
+    private static String name(RoutingContext ctx) {
+        return ctx.pathParam("name");
+    }
+
+    private static List<String> strings(JsonArray array) {
+        var out = new ArrayList<String>();
+        if (array != null) {
+            for (Object o : array) {
+                out.add(o == null ? null : o.toString());
+            }
+        }
+        return out;
+    }
+
+    private void failure(RoutingContext ctx) {
+        Throwable failure = ctx.failure();
+        int status = ctx.statusCode();
+        if (failure instanceof HttpException http) {
+            status = http.getStatusCode();
+            failure = http.getCause();
+        }
+        if (failure instanceof ApiException api) {
+            Problems.send(ctx, api.problem());
+        } else if (failure instanceof ValidatorException invalid) {
+            Problems.send(ctx, ValidationProblems.of(ctx, invalid));
+        } else if (failure instanceof IllegalArgumentException bad) {
+            Problems.send(ctx, 400, ProblemTypes.MALFORMED_BODY, "Malformed body", bad.getMessage());
+        } else if (status == 413) {
+            Problems.send(ctx, 413, ProblemTypes.BODY_TOO_LARGE, "Body too large",
+                    "request body larger than " + bodyLimitBytes + " bytes");
+        } else if (status == 404 && failure == null) {
+            Problems.notFound(ctx);
+        } else if (status == 405 && failure == null) {
+            Problems.methodNotAllowed(ctx);
+        } else if (status == 400 && failure == null) {
+            Problems.send(ctx, 400, ProblemTypes.MALFORMED_BODY, "Malformed body", "the request could not be read");
+        } else {
+            LOG.error("{} {} failed (status {})", ctx.request().method(), ctx.request().path(), status, failure);
+            Problems.send(ctx, 500, ProblemTypes.INTERNAL, "Internal error",
+                    failure == null ? "status " + status : failure.toString());
+        }
+    }
+
+    private static String readContract() {
+        try (InputStream in = MgmtVerticle.class.getClassLoader().getResourceAsStream(CONTRACT)) {
+            if (in == null) {
+                throw new IllegalStateException("missing classpath resource " + CONTRACT);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + CONTRACT, e);
+        }
+    }
+}

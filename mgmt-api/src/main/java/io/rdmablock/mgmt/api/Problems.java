@@ -1,0 +1,39 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.Problem;
+import io.rdmablock.mgmt.client.ProblemTypes;
+import io.vertx.ext.web.RoutingContext;
+
+/** Writes {@code application/problem+json} answers (RFC 9457) with the request path as instance. */
+final class Problems {
+    private Problems() {
+    }
+
+    static void send(RoutingContext ctx, Problem problem) {
+        if (ctx.response().ended() || ctx.response().headWritten()) {
+            return;
+        }
+        var withInstance = new Problem(problem.type(), problem.title(), problem.status(), problem.detail(),
+                ctx.request().path());
+        ctx.response()
+                .setStatusCode(problem.status())
+                .putHeader("Content-Type", Problem.MEDIA_TYPE)
+                .end(Json.write(withInstance));
+    }
+
+    static void send(RoutingContext ctx, int status, String type, String title, String detail) {
+        send(ctx, Problem.of(type, title, status, detail));
+    }
+
+    static void notFound(RoutingContext ctx) {
+        send(ctx, 404, ProblemTypes.NOT_FOUND, "Not found",
+                "no route " + ctx.request().method() + " " + ctx.request().path() + " (see /openapi.yaml)");
+    }
+
+    static void methodNotAllowed(RoutingContext ctx) {
+        send(ctx, 405, ProblemTypes.METHOD_NOT_ALLOWED, "Method not allowed",
+                "method " + ctx.request().method() + " is not allowed on " + ctx.request().path()
+                        + " (see /openapi.yaml)");
+    }
+}

@@ -1,0 +1,9 @@
+package io.rdmablock.mgmt.api.store;
+
+/** A metadata store operation failed (I/O, corruption); the message names the operation and key. */
+public class MetadataStoreException extends RuntimeException {
+    /** @param message operation and key; @param cause the store's failure */
+    public MetadataStoreException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,23 @@
+package io.rdmablock.mgmt.client;
+
+import java.util.List;
+
+/**
+ * Body of {@code POST /v1/volumes}. Bounds: {@link Limits}.
+ *
+ * @param name         {@link Limits#NAME_PATTERN}
+ * @param sizeBytes    &gt; 0, a multiple of {@link Limits#SIZE_ALIGNMENT_BYTES}, at most {@link Limits#MAX_SIZE_BYTES}
+ * @param lbaSize      512 or 4096
+ * @param replicas     1
+ * @param allowedHosts host NQNs (at most {@link Limits#MAX_ALLOWED_HOSTS}); empty = any host
+ */
+public record CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts) {
+    public CreateVolumeRequest {
+        allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+    }
+
+    /** @return a request with lbaSize 4096, 1 replica and any host allowed */
+    public static CreateVolumeRequest of(String name, long sizeBytes) {
+        return new CreateVolumeRequest(name, sizeBytes, 4096, 1, List.of());
+    }
+}

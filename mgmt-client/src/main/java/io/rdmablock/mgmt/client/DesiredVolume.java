@@ -1,0 +1,22 @@
+package io.rdmablock.mgmt.client;
+
+import java.util.List;
+
+/**
+ * One volume a node must hold, as the heartbeat answer says.
+ *
+ * @param id           volume id (the node's key for its store)
+ * @param name         volume name
+ * @param sizeBytes    desired size; the node grows to it (never shrinks)
+ * @param lbaSize      512 or 4096
+ * @param allowedHosts host NQNs allowed to connect; empty = any host
+ * @param subnqn       subsystem NQN to export it under (nsid 1)
+ * @param state        {@link VolumeState#DELETING}: remove it and stop reporting it; otherwise hold and serve it
+ */
+public record DesiredVolume(
+        String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
+        VolumeState state) {
+    public DesiredVolume {
+        allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+    }
+}

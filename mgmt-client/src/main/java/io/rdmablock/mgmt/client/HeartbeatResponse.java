@@ -1,0 +1,17 @@
+package io.rdmablock.mgmt.client;
+
+import java.util.List;
+
+/**
+ * Answer to a heartbeat: the desired state of that node.
+ *
+ * @param draining true when an operator drained the node (it keeps serving, gets no new volumes)
+ * @param volumes  every volume the node must hold (or delete, state {@code deleting}); a volume the node holds
+ *                 but that is not listed here is unknown to the cluster: the node keeps its data (data is
+ *                 deleted only on an explicit {@code deleting}), does not export it, and logs it as an orphan
+ */
+public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes) {
+    public HeartbeatResponse {
+        volumes = volumes == null ? List.of() : List.copyOf(volumes);
+    }
+}

@@ -1,0 +1,197 @@
+package io.rdmablock.mgmt.client;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.core.JsonProcessingException;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Blocking REST client of the management server, on the JDK {@link HttpClient}. Thread-safe; one instance per
+ * server. Every method throws {@link MgmtException} when the server answers an error (its problem+json) and
+ * {@link MgmtUnavailableException} when the server cannot be reached or does not answer within the request
+ * timeout. Paths: see the package documentation and {@code /openapi.yaml} on the server.
+ */
+public final class MgmtClient {
+    private static final TypeReference<List<Volume>> VOLUME_LIST = new TypeReference<>() { };
+    private static final TypeReference<List<Node>> NODE_LIST = new TypeReference<>() { };
+
+    private final URI baseUri;
+    private final String token;
+    private final Duration requestTimeout;
+    private final HttpClient http;
+
+    /**
+     * @param baseUri        management server root, e.g. {@code http://127.0.0.1:8080} (a trailing slash is ok)
+     * @param token          bearer token sent on every request; null or empty sends none (read-only routes)
+     * @param requestTimeout per-request timeout (also the connect timeout)
+     */
+    public MgmtClient(URI baseUri, String token, Duration requestTimeout) {
+        Objects.requireNonNull(baseUri, "baseUri");
+        String base = baseUri.toString();
+        this.baseUri = URI.create(base.endsWith("/") ? base.substring(0, base.length() - 1) : base);
+        this.token = token == null || token.isEmpty() ? null : token;
+        this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+        this.http = HttpClient.newBuilder().connectTimeout(requestTimeout).version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    /** A client with a 10 s request timeout. */
+    public MgmtClient(URI baseUri, String token) {
+        this(baseUri, token, Duration.ofSeconds(10));
+    }
+
+    /** @return the server root this client talks to */
+    public URI baseUri() {
+        return baseUri;
+    }
+
+    // ---- volumes ----
+
+    /** {@code POST /v1/volumes}: 201 + the new volume (state creating). Errors 400, 401/403, 409, 503. */
+    public Volume createVolume(CreateVolumeRequest request) {
+        return send("POST", "/v1/volumes", request, Volume.class);
+    }
+
+    /** {@code GET /v1/volumes}: every volume, ordered by name. */
+    public List<Volume> listVolumes() {
+        return send("GET", "/v1/volumes", null, VOLUME_LIST);
+    }
+
+    /** {@code GET /v1/volumes/{name}}. Errors 404. */
+    public Volume getVolume(String name) {
+        return send("GET", "/v1/volumes/" + segment(name), null, Volume.class);
+    }
+
+    /** {@code PATCH /v1/volumes/{name}} (grow only). Errors 400 (shrink, bounds), 401/403, 404, 409 (deleting). */
+    public Volume resizeVolume(String name, long sizeBytes) {
+        return send("PATCH", "/v1/volumes/" + segment(name), new ResizeVolumeRequest(sizeBytes), Volume.class);
+    }
+
+    /**
+     * {@code DELETE /v1/volumes/{name}[?force=true]}: 202 + the volume in state deleting (the node removes it).
+     * Errors 401/403, 404, 409 when a host is connected and not forced.
+     */
+    public Volume deleteVolume(String name, boolean force) {
+        return send("DELETE", "/v1/volumes/" + segment(name) + (force ? "?force=true" : ""), null, Volume.class);
+    }
+
+    // ---- nodes ----
+
+    /** {@code POST /v1/nodes}: register or re-register a node. Errors 400, 401/403. */
+    public Node registerNode(RegisterNodeRequest request) {
+        return send("POST", "/v1/nodes", request, Node.class);
+    }
+
+    /** {@code POST /v1/nodes/{nodeId}/heartbeat}: report, get the desired state. Errors 400, 401/403, 404. */
+    public HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request) {
+        return send("POST", "/v1/nodes/" + segment(nodeId) + "/heartbeat", request, HeartbeatResponse.class);
+    }
+
+    /** {@code POST /v1/nodes/{nodeId}/drain}: no new volumes go to the node. Errors 401/403, 404. */
+    public Node drainNode(String nodeId) {
+        return send("POST", "/v1/nodes/" + segment(nodeId) + "/drain", null, Node.class);
+    }
+
+    /** {@code GET /v1/nodes}: every node, ordered by id. */
+    public List<Node> listNodes() {
+        return send("GET", "/v1/nodes", null, NODE_LIST);
+    }
+
+    /** {@code GET /health}: true when the server answers 200. Never throws for a down server: false. */
+    public boolean health() {
+        try {
+            HttpResponse<String> response = http.send(request("GET", "/health", null),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    // ---- transport ----
+
+    private <T> T send(String method, String path, Object body, Class<T> type) {
+        String text = exchange(method, path, body);
+        return Json.read(text, type);
+    }
+
+    private <T> T send(String method, String path, Object body, TypeReference<T> type) {
+        String text = exchange(method, path, body);
+        try {
+            return Json.MAPPER.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("invalid JSON answer to " + method + " " + path + ": "
+                    + e.getOriginalMessage(), e);
+        }
+    }
+
+    private String exchange(String method, String path, Object body) {
+        HttpRequest request = request(method, path, body);
+        HttpResponse<String> response;
+        try {
+            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new MgmtUnavailableException(method + " " + request.uri() + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MgmtUnavailableException(method + " " + request.uri() + " interrupted", e);
+        }
+        int status = response.statusCode();
+        if (status >= 200 && status < 300) {
+            return response.body();
+        }
+        throw new MgmtException(problemOf(response, method + " " + path));
+    }
+
+    private HttpRequest request(String method, String path, Object body) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUri + path))
+                .timeout(requestTimeout)
+                .header("Accept", "application/json, " + Problem.MEDIA_TYPE);
+        if (token != null) {
+            builder.header("Authorization", "Bearer " + token);
+        }
+        if (body != null) {
+            builder.header("Content-Type", "application/json");
+            builder.method(method, HttpRequest.BodyPublishers.ofString(Json.write(body), StandardCharsets.UTF_8));
+        } else {
+            builder.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        return builder.build();
+    }
+
+    /** Decodes a problem answer; a non-problem error body becomes a problem of type {@link ProblemTypes#INTERNAL}. */
+    static Problem problemOf(HttpResponse<String> response, String what) {
+        String contentType = response.headers().firstValue("Content-Type").orElse("");
+        if (contentType.startsWith(Problem.MEDIA_TYPE) || contentType.startsWith("application/json")) {
+            try {
+                Problem p = Json.MAPPER.readValue(response.body(), Problem.class);
+                if (p.type() != null) {
+                    return new Problem(p.type(), p.title(), p.status() == 0 ? response.statusCode() : p.status(),
+                            p.detail(), p.instance());
+                }
+            } catch (JsonProcessingException ignored) {
+                // fall through: not a problem document
+            }
+        }
+        String body = response.body() == null ? "" : response.body();
+        return new Problem(ProblemTypes.INTERNAL, "Unexpected answer", response.statusCode(),
+                what + " answered " + response.statusCode() + " without problem+json: "
+                        + body.substring(0, Math.min(body.length(), 200)), null);
+    }
+
+    private static String segment(String value) {
+        return URLEncoder.encode(Objects.requireNonNull(value, "path segment"), StandardCharsets.UTF_8)
+                .replace("+", "%20");
+    }
+}

@@ -1,0 +1,173 @@
+package io.rdmablock.mgmt.client;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The storage node's side of the pull model: registers the node, then every {@code intervalMs} sends a heartbeat
+ * with what {@link Handler#report()} says and hands the answer (the desired state) to {@link Handler#apply}.
+ * The storage node only implements {@link Handler}.
+ *
+ * <p>Failure handling: an unreachable server or an error answer is logged and retried at the next tick (the
+ * node keeps serving what it has); a heartbeat answered 404 {@link ProblemTypes#NODE_NOT_FOUND} (the server lost
+ * or never had the registration) registers again at once. An exception from the handler is logged and does not
+ * stop the loop. Ticks never overlap (one daemon thread, fixed delay).
+ *
+ * <p>{@link #tick()} runs one step synchronously, for tests and for a node that wants its first heartbeat done
+ * before it starts serving.
+ */
+public final class NodeAgent implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
+
+    /** What the storage node implements. Both methods are called on the agent's thread, never concurrently. */
+    public interface Handler {
+        /** @return what the node holds now (free capacity and every volume) */
+        HeartbeatRequest report();
+
+        /**
+         * Makes the node match the desired state: create volumes it lacks, grow those smaller than desired, delete
+         * those in state {@code deleting}, update allowed hosts. May return before the work finishes; the next
+         * {@link #report()} tells the server how far it got.
+         */
+        void apply(HeartbeatResponse desired);
+    }
+
+    private final MgmtClient client;
+    private final Supplier<RegisterNodeRequest> registration;
+    private final Handler handler;
+    private final long intervalMs;
+    private final String nodeId;
+    private final Object tickLock = new Object();
+    private volatile boolean registered;
+    private volatile long heartbeats;
+    private volatile RuntimeException lastFailure;
+    private ScheduledExecutorService scheduler;
+
+    /**
+     * @param client       management client (with the cluster token)
+     * @param registration produces the registration body (called at each (re-)registration, so capacity is fresh);
+     *                     its nodeId must stay the same
+     * @param handler      the node's report/apply implementation
+     * @param intervalMs   delay between the end of one tick and the start of the next, 10..600000 ms
+     * @throws IllegalArgumentException when intervalMs is out of bounds or the registration is invalid
+     */
+    public NodeAgent(MgmtClient client, Supplier<RegisterNodeRequest> registration, Handler handler, long intervalMs) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.registration = Objects.requireNonNull(registration, "registration");
+        this.handler = Objects.requireNonNull(handler, "handler");
+        if (intervalMs < 10 || intervalMs > 600_000) {
+            throw Limits.invalid("intervalMs", Long.toString(intervalMs), "min=10, max=600000");
+        }
+        this.intervalMs = intervalMs;
+        RegisterNodeRequest first = registration.get();
+        Limits.check(first);
+        this.nodeId = first.nodeId();
+    }
+
+    /** Starts the background loop (first tick at once). Idempotent. */
+    public synchronized NodeAgent start() {
+        if (scheduler == null) {
+            scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "node-agent-" + nodeId);
+                t.setDaemon(true);
+                return t;
+            });
+            scheduler.scheduleWithFixedDelay(this::tickQuietly, 0, intervalMs, TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    /**
+     * One step: register if needed, then heartbeat and apply the answer.
+     *
+     * @return true when a heartbeat was answered and applied
+     */
+    public boolean tick() {
+        synchronized (tickLock) {
+            try {
+                if (!registered) {
+                    register();
+                }
+                HeartbeatResponse desired;
+                try {
+                    desired = client.heartbeat(nodeId, handler.report());
+                } catch (MgmtException e) {
+                    if (e.status() != 404 || !ProblemTypes.NODE_NOT_FOUND.equals(e.type())) {
+                        throw e;
+                    }
+                    LOG.warn("node {} unknown to the management server; registering again", nodeId);
+                    registered = false;
+                    register();
+                    desired = client.heartbeat(nodeId, handler.report());
+                }
+                handler.apply(desired);
+                heartbeats++;
+                lastFailure = null;
+                return true;
+            } catch (MgmtException | MgmtUnavailableException e) {
+                if (lastFailure == null || !Objects.equals(lastFailure.getMessage(), e.getMessage())) {
+                    LOG.warn("node {} heartbeat failed (retrying every {} ms): {}", nodeId, intervalMs,
+                            e.getMessage());
+                }
+                lastFailure = e;
+                return false;
+            }
+        }
+    }
+
+    private void register() {
+        RegisterNodeRequest request = registration.get();
+        if (!nodeId.equals(request.nodeId())) {
+            throw new IllegalStateException("nodeId changed: was " + nodeId + ", now " + request.nodeId());
+        }
+        client.registerNode(request);
+        registered = true;
+        LOG.info("node {} registered with {} (fabric {})", nodeId, client.baseUri(), request.fabricAddress());
+    }
+
+    private void tickQuietly() {
+        try {
+            tick();
+        } catch (RuntimeException e) {
+            lastFailure = e;
+            LOG.error("node {} heartbeat handler failed", nodeId, e);
+        }
+    }
+
+    /** @return true once a registration succeeded (false again after a 404 until re-registered) */
+    public boolean registered() {
+        return registered;
+    }
+
+    /** @return heartbeats answered and applied so far */
+    public long heartbeats() {
+        return heartbeats;
+    }
+
+    /** @return the failure of the last tick, or null when it succeeded */
+    public RuntimeException lastFailure() {
+        return lastFailure;
+    }
+
+    /** Stops the loop and waits up to 5 s for a running tick. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            try {
+                if (!scheduler.awaitTermination(5, TimeUnit.SECONDS)) {
+                    LOG.warn("node {} agent tick did not stop within 5 s", nodeId);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            scheduler = null;
+        }
+    }
+}

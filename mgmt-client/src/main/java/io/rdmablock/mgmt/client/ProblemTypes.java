@@ -1,0 +1,45 @@
+package io.rdmablock.mgmt.client;
+
+/**
+ * The stable {@code type} URIs of every error the management server answers. Clients switch on these, never on
+ * titles or details. The URIs are identifiers (RFC 9457 section 3.1.1), not links that must resolve.
+ */
+public final class ProblemTypes {
+    private static final String BASE = "https://rdmablock.io/problems/";
+
+    /** 400: a field is missing, has the wrong type or is outside its bounds; detail names field and bounds. */
+    public static final String VALIDATION = BASE + "validation";
+    /** 400: the body is not JSON or not an object. */
+    public static final String MALFORMED_BODY = BASE + "malformed-body";
+    /** 400: PATCH with a size smaller than the current one (grow only). */
+    public static final String SHRINK_NOT_ALLOWED = BASE + "shrink-not-allowed";
+    /** 401: a mutating route without {@code Authorization: Bearer <token>}. */
+    public static final String UNAUTHORIZED = BASE + "unauthorized";
+    /** 403: a bearer token that is not the cluster token. */
+    public static final String FORBIDDEN = BASE + "forbidden";
+    /** 404: no volume with that name. */
+    public static final String VOLUME_NOT_FOUND = BASE + "volume-not-found";
+    /** 404: no node with that id (a node that gets this on heartbeat registers again). */
+    public static final String NODE_NOT_FOUND = BASE + "node-not-found";
+    /** 404: no such route. */
+    public static final String NOT_FOUND = BASE + "not-found";
+    /** 405: route exists, method does not. */
+    public static final String METHOD_NOT_ALLOWED = BASE + "method-not-allowed";
+    /** 409: a volume with that name exists. */
+    public static final String VOLUME_EXISTS = BASE + "volume-exists";
+    /** 409: delete of a volume a host is connected to, without {@code force=true}. */
+    public static final String VOLUME_IN_USE = BASE + "volume-in-use";
+    /** 409: resize or delete of a volume that is being deleted. */
+    public static final String VOLUME_DELETING = BASE + "volume-deleting";
+    /** 413: request body larger than the server accepts. */
+    public static final String BODY_TOO_LARGE = BASE + "body-too-large";
+    /** 415: a body that is not {@code application/json}. */
+    public static final String UNSUPPORTED_MEDIA_TYPE = BASE + "unsupported-media-type";
+    /** 503: no node is up, not draining, and has room for the volume. */
+    public static final String NO_CAPACITY = BASE + "no-capacity";
+    /** 500: a bug or a metadata store failure; detail says which. */
+    public static final String INTERNAL = BASE + "internal";
+
+    private ProblemTypes() {
+    }
+}

@@ -1,0 +1,54 @@
+package io.rdmablock.mgmt.client;
+
+import java.util.List;
+
+/**
+ * A volume as the management server answers it ({@code GET /v1/volumes/{name}}).
+ *
+ * @param id             server-assigned UUID, stable for the life of the volume
+ * @param name           unique name, {@link Limits#NAME_PATTERN}
+ * @param sizeBytes      capacity in bytes; a multiple of {@link Limits#SIZE_ALIGNMENT_BYTES}
+ * @param lbaSize        logical block size in bytes, 512 or 4096
+ * @param replicas       replication factor (1 for now)
+ * @param allowedHosts   host NQNs allowed to connect; empty = any host
+ * @param nodeId         node holding the (primary) replica
+ * @param fabricAddress  that node's fabric listener, {@code "host:port"}
+ * @param subnqn         NVMe subsystem NQN of the volume, {@code nqn.2026-11.io.rdmablock:volume:<name>}
+ * @param nsid           namespace id inside that subsystem (always 1)
+ * @param state          lifecycle state
+ * @param connectedHosts host NQNs connected now, as last reported by the node
+ * @param createdAt      creation time, ISO-8601 UTC ({@code 2026-11-29T22:00:00Z})
+ */
+public record Volume(
+        String id,
+        String name,
+        long sizeBytes,
+        int lbaSize,
+        int replicas,
+        List<String> allowedHosts,
+        String nodeId,
+        String fabricAddress,
+        String subnqn,
+        int nsid,
+        VolumeState state,
+        List<String> connectedHosts,
+        String createdAt) {
+
+    /** Prefix of every volume subsystem NQN; the volume name follows. */
+    public static final String SUBNQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
+
+    public Volume {
+        allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+        connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
+    }
+
+    /** @return the subsystem NQN for a volume name */
+    public static String subnqnOf(String name) {
+        return SUBNQN_PREFIX + name;
+    }
+
+    /** @return the number of logical blocks, {@code sizeBytes / lbaSize} */
+    public long blockCount() {
+        return sizeBytes / lbaSize;
+    }
+}

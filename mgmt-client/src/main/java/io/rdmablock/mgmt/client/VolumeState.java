@@ -1,0 +1,18 @@
+package io.rdmablock.mgmt.client;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** Lifecycle of a volume; on the wire in lower case ({@code "creating"}). */
+public enum VolumeState {
+    /** Placed on a node; the node has not yet reported it at the desired size (also after a resize). */
+    @JsonProperty("creating") CREATING,
+    /** The node reported it with the desired size; hosts may connect. */
+    @JsonProperty("ready") READY,
+    /** Delete requested; the node removes it and the server forgets it when the node no longer reports it. */
+    @JsonProperty("deleting") DELETING;
+
+    /** @return the wire name, e.g. {@code "ready"} */
+    public String wireName() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

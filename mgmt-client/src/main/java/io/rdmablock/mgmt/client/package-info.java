@@ -1,0 +1,20 @@
+/**
+ * The management-plane model and its REST client, shared by the management server (mgmt-api), the storage
+ * nodes and the CLI. Plain JDK {@link java.net.http.HttpClient} + Jackson; no Vert.x here.
+ *
+ * <p>Contract (pull model: the management server never calls a node):
+ * <ul>
+ *   <li>{@code POST /v1/nodes} registers a node ({@link RegisterNodeRequest} → {@link Node});</li>
+ *   <li>{@code POST /v1/nodes/{nodeId}/heartbeat} ({@link HeartbeatRequest} → {@link HeartbeatResponse}) reports
+ *       what the node holds and returns the desired state for that node; the node creates/grows/deletes its
+ *       volumes to match and reports back. The server marks a volume {@code ready} once the node reports it
+ *       {@code ready} with the desired size, and forgets a {@code deleting} volume once the node stops
+ *       reporting it;</li>
+ *   <li>{@code POST /v1/nodes/{nodeId}/drain}, {@code GET /v1/nodes};</li>
+ *   <li>{@code POST/GET /v1/volumes}, {@code GET/PATCH/DELETE /v1/volumes/{name}}.</li>
+ * </ul>
+ * Every error answer is {@code application/problem+json} ({@link Problem}, RFC 9457) with a stable
+ * {@link ProblemTypes type}; the client throws it as a {@link MgmtException}. The storage node plugs into
+ * {@link NodeAgent}, which registers, heartbeats and hands the desired state to a {@link NodeAgent.Handler}.
+ */
+package io.rdmablock.mgmt.client;

@@ -1,0 +1,117 @@
+package io.rdmablock.mgmt.client;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class NodeAgentTest {
+    private static final RegisterNodeRequest REG =
+            new RegisterNodeRequest("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30);
+    private static final String NODE_JSON = """
+            {"nodeId":"n1","fabricAddress":"127.0.0.1:4420","metricsUrl":"","capacityBytes":1073741824,
+             "freeBytes":1073741824,"state":"up","lastHeartbeat":"2026-11-29T22:00:00Z"}""";
+    private static final String DESIRED_JSON = """
+            {"draining":false,"volumes":[{"id":"v1","name":"vol-1","sizeBytes":1048576,"lbaSize":512,
+             "allowedHosts":[],"subnqn":"nqn.2026-11.io.rdmablock:volume:vol-1","state":"creating"}]}""";
+    private static final String NODE_NOT_FOUND = """
+            {"type":"https://rdmablock.io/problems/node-not-found","title":"Node not found","status":404,
+             "detail":"no node n1"}""";
+
+    private static final class Recorder implements NodeAgent.Handler {
+        final List<HeartbeatResponse> applied = new CopyOnWriteArrayList<>();
+
+        @Override
+        public HeartbeatRequest report() {
+            return new HeartbeatRequest(1L << 30, List.of());
+        }
+
+        @Override
+        public void apply(HeartbeatResponse desired) {
+            applied.add(desired);
+        }
+    }
+
+    @Test
+    void shouldRegisterThenHeartbeatAndApplyDesiredState() throws Exception {
+        try (var server = new FakeServer(s -> s.path().endsWith("/heartbeat")
+                ? new FakeServer.Answer(200, "application/json", DESIRED_JSON)
+                : new FakeServer.Answer(201, "application/json", NODE_JSON))) {
+            var handler = new Recorder();
+            try (var agent = new NodeAgent(new MgmtClient(server.uri(), "t"), () -> REG, handler, 1000)) {
+                assertTrue(agent.tick());
+                assertTrue(agent.registered());
+                assertEquals(List.of("/v1/nodes", "/v1/nodes/n1/heartbeat"),
+                        server.seen.stream().map(FakeServer.Seen::path).toList());
+                assertEquals("vol-1", handler.applied.getFirst().volumes().getFirst().name());
+                assertEquals(VolumeState.CREATING, handler.applied.getFirst().volumes().getFirst().state());
+            }
+        }
+    }
+
+    @Test
+    void shouldRegisterAgainWhenHeartbeatAnswersNodeNotFound() throws Exception {
+        var forgotten = new AtomicBoolean(true);
+        try (var server = new FakeServer(s -> {
+            if (s.path().endsWith("/heartbeat") && forgotten.getAndSet(false)) {
+                return new FakeServer.Answer(404, Problem.MEDIA_TYPE, NODE_NOT_FOUND);
+            }
+            return s.path().endsWith("/heartbeat")
+                    ? new FakeServer.Answer(200, "application/json", DESIRED_JSON)
+                    : new FakeServer.Answer(201, "application/json", NODE_JSON);
+        })) {
+            var handler = new Recorder();
+            try (var agent = new NodeAgent(new MgmtClient(server.uri(), "t"), () -> REG, handler, 1000)) {
+                assertTrue(agent.tick());
+                assertEquals(List.of("/v1/nodes", "/v1/nodes/n1/heartbeat", "/v1/nodes", "/v1/nodes/n1/heartbeat"),
+                        server.seen.stream().map(FakeServer.Seen::path).toList());
+                assertEquals(1, handler.applied.size());
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepFailureAndNotApplyWhenServerAnswersError() throws Exception {
+        try (var server = new FakeServer(s -> new FakeServer.Answer(403, Problem.MEDIA_TYPE,
+                "{\"type\":\"https://rdmablock.io/problems/forbidden\",\"title\":\"Forbidden\",\"status\":403}"))) {
+            var handler = new Recorder();
+            try (var agent = new NodeAgent(new MgmtClient(server.uri(), "bad"), () -> REG, handler, 1000)) {
+                assertFalse(agent.tick());
+                assertFalse(agent.registered());
+                assertNotNull(agent.lastFailure());
+                assertTrue(handler.applied.isEmpty());
+            }
+        }
+    }
+
+    @Test
+    void shouldHeartbeatRepeatedlyWhenStarted() throws Exception {
+        try (var server = new FakeServer(s -> s.path().endsWith("/heartbeat")
+                ? new FakeServer.Answer(200, "application/json", DESIRED_JSON)
+                : new FakeServer.Answer(201, "application/json", NODE_JSON))) {
+            var handler = new Recorder();
+            try (var agent = new NodeAgent(new MgmtClient(server.uri(), "t"), () -> REG, handler, 10).start()) {
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (agent.heartbeats() < 3 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                assertTrue(agent.heartbeats() >= 3, "heartbeats=" + agent.heartbeats());
+            }
+        }
+    }
+
+    @Test
+    void shouldRejectIntervalOutOfBounds() {
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> new NodeAgent(new MgmtClient(java.net.URI.create("http://127.0.0.1:1"), "t"), () -> REG,
+                        new Recorder(), 5));
+        assertEquals("invalid intervalMs: intervalMs=5, min=10, max=600000", e.getMessage());
+    }
+}
