@@ -1,0 +1,58 @@
+package io.rdmablock.rdma.fabric;
+
+/**
+ * Command opcodes used by rdmablock (NVMe Base 2.0 Figure 138 admin opcodes; NVM Command Set 1.0 Figure 17 I/O
+ * opcodes; NVMe-oF 1.1 Figure 8 fabrics command types).
+ */
+public final class Opcodes {
+    // Admin (qid 0)
+    public static final int ADMIN_GET_LOG_PAGE = 0x02;
+    public static final int ADMIN_IDENTIFY = 0x06;
+    public static final int ADMIN_SET_FEATURES = 0x09;
+    public static final int ADMIN_GET_FEATURES = 0x0A;
+    public static final int ADMIN_ASYNC_EVENT_REQUEST = 0x0C;
+    public static final int ADMIN_KEEP_ALIVE = 0x18;
+
+    // NVM I/O (qid >= 1)
+    public static final int IO_FLUSH = 0x00;
+    public static final int IO_WRITE = 0x01;
+    public static final int IO_READ = 0x02;
+    public static final int IO_WRITE_ZEROES = 0x08;
+    public static final int IO_DATASET_MANAGEMENT = 0x09;
+
+    /** Fabrics command opcode (any queue); the command type is FCTYPE at SQE byte 4. */
+    public static final int FABRICS = 0x7F;
+    public static final int FCTYPE_PROPERTY_SET = 0x00;
+    public static final int FCTYPE_CONNECT = 0x01;
+    public static final int FCTYPE_PROPERTY_GET = 0x04;
+
+    /** Identify CNS values (cdw10 7:0). */
+    public static final int CNS_NAMESPACE = 0x00;
+    public static final int CNS_CONTROLLER = 0x01;
+    public static final int CNS_ACTIVE_NAMESPACE_LIST = 0x02;
+
+    /** Identify data length: 4096 bytes for every CNS. */
+    public static final int IDENTIFY_DATA_LENGTH = 4096;
+
+    /** Property offsets (NVMe Base 2.0 section 3.1.3, Figure 35) and their sizes. */
+    public static final int PROP_CAP = 0x00; // 8 bytes
+    public static final int PROP_VS = 0x08; // 4 bytes
+    public static final int PROP_CC = 0x14; // 4 bytes
+    public static final int PROP_CSTS = 0x1C; // 4 bytes
+
+    private Opcodes() {
+    }
+
+    /** Human-readable name for logs and metrics labels. */
+    public static String ioName(int opcode) {
+        return switch (opcode) {
+            case IO_FLUSH -> "flush";
+            case IO_WRITE -> "write";
+            case IO_READ -> "read";
+            case IO_WRITE_ZEROES -> "write_zeroes";
+            case IO_DATASET_MANAGEMENT -> "dsm";
+            case FABRICS -> "fabrics";
+            default -> "op_0x" + Integer.toHexString(opcode);
+        };
+    }
+}

@@ -1,0 +1,465 @@
+package io.rdmablock.rdma.verbs.ffm;
+
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_QP_INIT_ATTR;
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.RDMA_CM_ID;
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.RDMA_CONN_PARAM;
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.off;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.rdmablock.rdma.verbs.CmEventType;
+import io.rdmablock.rdma.verbs.CmException;
+import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.DeviceContext;
+import io.rdmablock.rdma.verbs.QpInitAttr;
+import io.rdmablock.rdma.verbs.QueuePair;
+import io.rdmablock.rdma.verbs.VerbsException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An {@code rdma_cm_id} with its own event channel ({@link CmEventChannel}; a passive id is moved onto its own
+ * channel with {@code rdma_migrate_id(3)}). Every wait is bounded by the caller's timeout.
+ *
+ * <p>Teardown ({@link #close}): disconnect if connected, destroy the QP (ERROR first, so outstanding WRs flush),
+ * the iWARP hello buffer, then {@code rdma_destroy_id} and the channel.
+ */
+final class FfmCmId implements CmId {
+    private static final long ID_VERBS = off(RDMA_CM_ID, "verbs");
+    private static final long ID_QP = off(RDMA_CM_ID, "qp");
+    private static final long ID_SRC = off(RDMA_CM_ID, "route", "addr", "src_storage");
+    private static final long ID_DST = off(RDMA_CM_ID, "route", "addr", "dst_storage");
+    private static final int IBV_QPT_RC = 2;
+    private static final int MAX_WR = 16384;
+
+    private final FfmVerbsProvider provider;
+    private final CmEventChannel channel;
+    final MemorySegment id;
+    private final boolean passive;
+    private final ReentrantLock waitLock = new ReentrantLock();
+    private final int requestResponderResources;
+    private final int requestInitiatorDepth;
+    private byte[] privateData;
+    private FfmQueuePair qp;
+    private IwarpHello hello;
+    private volatile boolean connected;
+    private boolean disconnected;
+    private volatile boolean closed;
+
+    private FfmCmId(FfmVerbsProvider provider, CmEventChannel channel, MemorySegment id, boolean passive,
+                    byte[] privateData, int requestResponderResources, int requestInitiatorDepth) {
+        this.provider = provider;
+        this.channel = channel;
+        this.id = id.reinterpret(RDMA_CM_ID.byteSize());
+        this.passive = passive;
+        this.privateData = privateData;
+        this.requestResponderResources = requestResponderResources;
+        this.requestInitiatorDepth = requestInitiatorDepth;
+    }
+
+    /** {@code rdma_create_event_channel} + {@code rdma_create_id(RDMA_PS_TCP)}. */
+    static FfmCmId createActive(FfmVerbsProvider provider) {
+        CmEventChannel ch = CmEventChannel.create();
+        try {
+            return new FfmCmId(provider, ch, createIdOn(ch), false, new byte[0], 0, 0);
+        } catch (RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /** The passive id of a CONNECT_REQUEST, already migrated onto {@code ch}. */
+    static FfmCmId passive(FfmVerbsProvider provider, CmEventChannel ch, MemorySegment id, CmEventChannel.Event req) {
+        return new FfmCmId(provider, ch, id, true, req.privateData(), req.responderResources(), req.initiatorDepth());
+    }
+
+    static MemorySegment createIdOn(CmEventChannel ch) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            int rc = (int) Native.RDMA_CREATE_ID.invokeExact(Native.errnoSegment(), ch.channel, out,
+                    MemorySegment.NULL, Native.RDMA_PS_TCP);
+            if (rc != 0) {
+                throw Native.fail("rdma_create_id", Native.errno(), "ps=RDMA_PS_TCP");
+            }
+            return out.get(ADDRESS, 0);
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("rdma_create_id failed: " + t, 0, t);
+        }
+    }
+
+    @Override
+    public void resolve(InetSocketAddress remote, long timeoutNs) {
+        long deadline = System.nanoTime() + timeoutNs;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment dst = SockAddr.of(remote, a);
+            int rc = (int) Native.RDMA_RESOLVE_ADDR.invokeExact(Native.errnoSegment(), id, MemorySegment.NULL, dst,
+                    timeoutMs(timeoutNs));
+            if (rc != 0) {
+                throw Native.fail("rdma_resolve_addr", Native.errno(), "remote=" + remote);
+            }
+            expect(CmEventType.ADDR_RESOLVED, deadline, "rdma_resolve_addr remote=" + remote);
+            rc = (int) Native.RDMA_RESOLVE_ROUTE.invokeExact(Native.errnoSegment(), id,
+                    timeoutMs(deadline - System.nanoTime()));
+            if (rc != 0) {
+                throw Native.fail("rdma_resolve_route", Native.errno(), "remote=" + remote);
+            }
+            expect(CmEventType.ROUTE_RESOLVED, deadline, "rdma_resolve_route remote=" + remote);
+        } catch (VerbsException | IllegalArgumentException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("rdma_resolve_addr failed: " + t, 0, t);
+        }
+    }
+
+    private static int timeoutMs(long ns) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (ns + 999_999) / 1_000_000));
+    }
+
+    /** Waits for {@code want}; any other connection event (or a timeout) ends the wait with a CmException. */
+    private CmEventChannel.Event expect(CmEventType want, long deadline, String what) {
+        waitLock.lock();
+        try {
+            while (true) {
+                long remaining = deadline - System.nanoTime();
+                CmEventChannel.Event e = remaining > 0 && !closed ? channel.next(remaining) : null;
+                if (e == null) {
+                    throw new CmException(what + ": " + (closed ? "id closed" : "timed out") + " waiting for " + want,
+                            null, null);
+                }
+                if (e.type() == want) {
+                    return e;
+                }
+                if (e.type() == null || e.type() == CmEventType.TIMEWAIT_EXIT) {
+                    continue;
+                }
+                if (e.type() == CmEventType.DISCONNECTED) {
+                    disconnected = true;
+                }
+                byte[] pd = e.type() == CmEventType.REJECTED ? e.privateData() : null;
+                throw new CmException(what + ": got " + e.type() + " (status=" + e.status() + ") instead of " + want,
+                        e.type(), pd);
+            }
+        } finally {
+            waitLock.unlock();
+        }
+    }
+
+    @Override
+    public DeviceContext device() {
+        return provider.device(id.get(ADDRESS, ID_VERBS));
+    }
+
+    @Override
+    public synchronized QueuePair createQp(QpInitAttr attr) {
+        if (qp != null) {
+            throw new IllegalStateException("this rdma_cm_id already has a queue pair (qpNum=" + qp.qpNum() + ")");
+        }
+        FfmDeviceContext dev = (FfmDeviceContext) device();
+        if (!(attr.pd instanceof FfmProtectionDomain pd) || !(attr.sendCq instanceof FfmCompletionQueue scq)
+                || !(attr.recvCq instanceof FfmCompletionQueue rcq)) {
+            throw new IllegalArgumentException("invalid QpInitAttr: pd, sendCq and recvCq must be ffm objects, got pd="
+                    + attr.pd + ", sendCq=" + attr.sendCq + ", recvCq=" + attr.recvCq);
+        }
+        if (pd.device != dev) {
+            throw new IllegalArgumentException("invalid pd: allocated on " + pd.device.name() + ", id routes via "
+                    + dev.name());
+        }
+        int maxWr = Math.min(MAX_WR, dev.maxQpWr);
+        check("maxSendWr", attr.maxSendWr, 1, maxWr);
+        check("maxRecvWr", attr.maxRecvWr, 1, maxWr);
+        check("maxSendSge", attr.maxSendSge, 1, Math.min(30, dev.maxSge));
+        check("maxRecvSge", attr.maxRecvSge, 1, Math.min(30, dev.maxSge));
+        check("maxInlineData", attr.maxInlineData, 0, 256);
+        check("initiatorDepth", attr.initiatorDepth, 1, 16);
+        check("responderResources", attr.responderResources, 1, 16);
+        check("retryCount", attr.retryCount, 0, 7);
+        check("rnrRetryCount", attr.rnrRetryCount, 0, 7);
+        int reserved = dev.iwarp() && !passive ? 1 : 0; // the iWARP hello WRITE
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ia = a.allocate(IBV_QP_INIT_ATTR);
+            ia.set(ADDRESS, off(IBV_QP_INIT_ATTR, "send_cq"), scq.cq);
+            ia.set(ADDRESS, off(IBV_QP_INIT_ATTR, "recv_cq"), rcq.cq);
+            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_wr"), attr.maxSendWr + reserved);
+            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_wr"), attr.maxRecvWr);
+            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_sge"), attr.maxSendSge);
+            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_sge"), attr.maxRecvSge);
+            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_inline_data"), attr.maxInlineData);
+            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "qp_type"), IBV_QPT_RC);
+            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "sq_sig_all"), 0);
+            int rc = (int) Native.RDMA_CREATE_QP.invokeExact(Native.errnoSegment(), id, pd.pd, ia);
+            if (rc != 0) {
+                throw Native.fail("rdma_create_qp", Native.errno(), "maxSendWr=" + attr.maxSendWr + ", maxRecvWr="
+                        + attr.maxRecvWr + ", maxSendSge=" + attr.maxSendSge + ", maxRecvSge=" + attr.maxRecvSge
+                        + ", maxInlineData=" + attr.maxInlineData + ", device=" + dev.name());
+            }
+            QpInitAttr actual = copy(attr);
+            actual.maxSendWr = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_wr"));
+            actual.maxRecvWr = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_wr"));
+            actual.maxSendSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_sge"));
+            actual.maxRecvSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_sge"));
+            actual.maxInlineData = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_inline_data"));
+            qp = new FfmQueuePair(dev, id, id.get(ADDRESS, ID_QP), actual, reserved);
+            if (reserved > 0) {
+                actual.maxSendWr -= reserved;
+            }
+            return qp;
+        } catch (VerbsException | IllegalArgumentException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("rdma_create_qp failed: " + t, 0, t);
+        }
+    }
+
+    private static void check(String field, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException("invalid " + field + ": " + field + "=" + value + ", min=" + min
+                    + ", max=" + max);
+        }
+    }
+
+    private static QpInitAttr copy(QpInitAttr a) {
+        QpInitAttr c = new QpInitAttr();
+        c.pd = a.pd;
+        c.sendCq = a.sendCq;
+        c.recvCq = a.recvCq;
+        c.maxSendWr = a.maxSendWr;
+        c.maxRecvWr = a.maxRecvWr;
+        c.maxSendSge = a.maxSendSge;
+        c.maxRecvSge = a.maxRecvSge;
+        c.maxInlineData = a.maxInlineData;
+        c.initiatorDepth = a.initiatorDepth;
+        c.responderResources = a.responderResources;
+        c.retryCount = a.retryCount;
+        c.rnrRetryCount = a.rnrRetryCount;
+        return c;
+    }
+
+    @Override
+    public QueuePair qp() {
+        return qp;
+    }
+
+    private MemorySegment connParam(Arena a, byte[] data, int responderResources, int initiatorDepth) {
+        MemorySegment p = a.allocate(RDMA_CONN_PARAM);
+        if (data.length > 0) {
+            MemorySegment d = a.allocate(data.length);
+            MemorySegment.copy(data, 0, d, JAVA_BYTE, 0, data.length);
+            p.set(ADDRESS, off(RDMA_CONN_PARAM, "private_data"), d);
+        }
+        p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "private_data_len"), (byte) data.length);
+        p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "responder_resources"), (byte) responderResources);
+        p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "initiator_depth"), (byte) initiatorDepth);
+        p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "retry_count"), (byte) qp.attr().retryCount);
+        p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "rnr_retry_count"), (byte) qp.attr().rnrRetryCount);
+        return p;
+    }
+
+    private static byte[] checkPrivateData(byte[] data) {
+        byte[] d = data == null ? new byte[0] : data;
+        if (d.length > MAX_PRIVATE_DATA) {
+            throw new IllegalArgumentException("invalid privateData: length=" + d.length + ", max=" + MAX_PRIVATE_DATA);
+        }
+        return d;
+    }
+
+    private void requireQp(String call) {
+        if (qp == null) {
+            throw new IllegalStateException(call + " before createQp");
+        }
+    }
+
+    @Override
+    public void connect(byte[] data, long timeoutNs) {
+        byte[] d = checkPrivateData(data);
+        requireQp("connect");
+        long deadline = System.nanoTime() + timeoutNs;
+        FfmDeviceContext dev = qp.device();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = connParam(a, d, Math.min(qp.attr().responderResources, dev.maxQpRdAtom),
+                    Math.min(qp.attr().initiatorDepth, dev.maxQpInitRdAtom));
+            int rc = (int) Native.RDMA_CONNECT.invokeExact(Native.errnoSegment(), id, p);
+            if (rc != 0) {
+                throw Native.fail("rdma_connect", Native.errno(), "remote=" + remoteAddress() + ", privateDataBytes="
+                        + d.length);
+            }
+        } catch (VerbsException | IllegalArgumentException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("rdma_connect failed: " + t, 0, t);
+        }
+        CmEventChannel.Event e = expect(CmEventType.ESTABLISHED, deadline, "rdma_connect remote=" + remoteAddress());
+        connected = true;
+        privateData = e.privateData();
+        if (dev.iwarp()) {
+            IwarpHello.Trailer t = IwarpHello.strip(privateData);
+            if (t != null) {
+                privateData = t.appData();
+                hello = new IwarpHello((FfmProtectionDomain) qp.attr().pd);
+                hello.sayHello(qp, t);
+            }
+        }
+    }
+
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    @Override
+    public void accept(byte[] data, long timeoutNs) {
+        byte[] d = checkPrivateData(data);
+        requireQp("accept");
+        long deadline = System.nanoTime() + timeoutNs;
+        FfmDeviceContext dev = qp.device();
+        if (dev.iwarp()) {
+            hello = new IwarpHello((FfmProtectionDomain) qp.attr().pd);
+            d = hello.withTrailer(d);
+        }
+        // responder_resources <= the peer's initiator_depth and initiator_depth <= its responder_resources
+        // (rdma_accept(3)); 0 from the peer means "not given".
+        int rr = Math.min(qp.attr().responderResources, dev.maxQpRdAtom);
+        int id0 = Math.min(qp.attr().initiatorDepth, dev.maxQpInitRdAtom);
+        if (requestInitiatorDepth > 0) {
+            rr = Math.min(rr, requestInitiatorDepth);
+        }
+        if (requestResponderResources > 0) {
+            id0 = Math.min(id0, requestResponderResources);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) Native.RDMA_ACCEPT.invokeExact(Native.errnoSegment(), id, connParam(a, d, rr, id0));
+            if (rc != 0) {
+                throw Native.fail("rdma_accept", Native.errno(), "remote=" + remoteAddress() + ", responderResources="
+                        + rr + ", initiatorDepth=" + id0);
+            }
+        } catch (VerbsException | IllegalArgumentException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("rdma_accept failed: " + t, 0, t);
+        }
+        expect(CmEventType.ESTABLISHED, deadline, "rdma_accept remote=" + remoteAddress());
+        connected = true;
+        if (hello != null && !hello.awaitHello(Math.max(0, deadline - System.nanoTime()))) {
+            throw new CmException("rdma_accept remote=" + remoteAddress() + ": iWARP peer did not send its first "
+                    + "message (provider hello) before the timeout", null, null);
+        }
+    }
+
+    @Override
+    public void reject(byte[] data) {
+        byte[] d = checkPrivateData(data);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(Math.max(1, d.length));
+            MemorySegment.copy(d, 0, p, JAVA_BYTE, 0, d.length);
+            int rc = (int) Native.RDMA_REJECT.invokeExact(Native.errnoSegment(), id,
+                    d.length == 0 ? MemorySegment.NULL : p, (byte) d.length);
+            if (rc != 0) {
+                throw Native.fail("rdma_reject", Native.errno(), "remote=" + remoteAddress());
+            }
+        } catch (VerbsException | IllegalArgumentException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("rdma_reject failed: " + t, 0, t);
+        } finally {
+            close();
+        }
+    }
+
+    @Override
+    public CmEventType pollEvent(long timeoutNs) {
+        long deadline = System.nanoTime() + timeoutNs;
+        waitLock.lock();
+        try {
+            while (!closed) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return null;
+                }
+                CmEventChannel.Event e = channel.next(remaining);
+                if (e == null) {
+                    return null;
+                }
+                if (e.type() == null) {
+                    continue;
+                }
+                if (e.type() == CmEventType.DISCONNECTED) {
+                    synchronized (this) {
+                        disconnected = true;
+                    }
+                }
+                return e.type();
+            }
+            return null;
+        } finally {
+            waitLock.unlock();
+        }
+    }
+
+    @Override
+    public synchronized void disconnect() {
+        if (!connected || disconnected) {
+            return;
+        }
+        disconnected = true;
+        try {
+            int rc = (int) Native.RDMA_DISCONNECT.invokeExact(Native.errnoSegment(), id);
+            int errno = rc != 0 ? Native.errno() : 0;
+            if (rc != 0 && errno != Errno.EINVAL && errno != 107 /* ENOTCONN */) {
+                throw Native.fail("rdma_disconnect", errno, "remote=" + remoteAddress());
+            }
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("rdma_disconnect failed: " + t, 0, t);
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return SockAddr.read(id.asSlice(ID_SRC, 128));
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return SockAddr.read(id.asSlice(ID_DST, 128));
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        channel.wakeup();
+        RuntimeException first = null;
+        first = Closer.close(this::disconnect, first);
+        first = Closer.close(qp, first);
+        first = Closer.close(hello, first);
+        waitLock.lock(); // no thread is inside channel.next() past this point
+        try {
+            int rc = (int) Native.RDMA_DESTROY_ID.invokeExact(Native.errnoSegment(), id);
+            if (rc != 0) {
+                first = Closer.close(() -> {
+                    throw Native.fail("rdma_destroy_id", Native.errno(), "");
+                }, first);
+            }
+        } catch (Throwable t) {
+            first = Closer.close(() -> {
+                throw new VerbsException("rdma_destroy_id failed: " + t, 0, t);
+            }, first);
+        } finally {
+            first = Closer.close(channel, first);
+            waitLock.unlock();
+        }
+        provider.untrack(this);
+        if (first != null) {
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package io.rdmablock.rdma.verbs.ffm;
+
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_CONTEXT;
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_DEVICE;
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_DEVICE_ATTR;
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.off;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.rdmablock.rdma.verbs.CompletionQueue;
+import io.rdmablock.rdma.verbs.DeviceContext;
+import io.rdmablock.rdma.verbs.ProtectionDomain;
+import io.rdmablock.rdma.verbs.VerbsException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An {@code ibv_context} opened by librdmacm, with the limits from {@code ibv_query_device(3)} and the data-path
+ * function pointers of its {@code ops} table ({@code poll_cq}, {@code req_notify_cq}, {@code post_send},
+ * {@code post_recv}), read once.
+ */
+final class FfmDeviceContext implements DeviceContext {
+    private static final int IBV_TRANSPORT_IWARP = 1;
+
+    final MemorySegment ctx;
+    final MemorySegment fnPollCq;
+    final MemorySegment fnReqNotifyCq;
+    final MemorySegment fnPostSend;
+    final MemorySegment fnPostRecv;
+    private final String name;
+    private final Transport transport;
+    final int maxQpWr;
+    final int maxSge;
+    final int maxCqe;
+    final int maxQpRdAtom;
+    final int maxQpInitRdAtom;
+    private final Set<AutoCloseable> pds = ConcurrentHashMap.newKeySet();
+    private final Set<AutoCloseable> cqs = ConcurrentHashMap.newKeySet();
+
+    FfmDeviceContext(MemorySegment context) {
+        this(context, true);
+    }
+
+    /**
+     * A context whose limits are not queried (the benchmark's and tests' stub context, on which only the ops table
+     * may be used): 16384 WRs, 30 SGEs, 65536 CQEs, 16 RDMA READs.
+     */
+    static FfmDeviceContext unqueried(MemorySegment context) {
+        return new FfmDeviceContext(context, false);
+    }
+
+    private FfmDeviceContext(MemorySegment context, boolean query) {
+        this.ctx = context.reinterpret(IBV_CONTEXT.byteSize());
+        this.fnPollCq = ctx.get(ADDRESS, NativeStructs.CTX_POLL_CQ);
+        this.fnReqNotifyCq = ctx.get(ADDRESS, NativeStructs.CTX_REQ_NOTIFY_CQ);
+        this.fnPostSend = ctx.get(ADDRESS, NativeStructs.CTX_POST_SEND);
+        this.fnPostRecv = ctx.get(ADDRESS, NativeStructs.CTX_POST_RECV);
+        MemorySegment dev = ctx.get(ADDRESS, NativeStructs.CTX_DEVICE).reinterpret(IBV_DEVICE.byteSize());
+        this.name = dev.getString(off(IBV_DEVICE, "name"));
+        int transportType = dev.get(JAVA_INT, off(IBV_DEVICE, "transport_type"));
+        this.transport = transportType == IBV_TRANSPORT_IWARP ? Transport.IWARP : ibLinkLayer(name);
+        if (!query) {
+            maxQpWr = 16384;
+            maxSge = 30;
+            maxCqe = 65536;
+            maxQpRdAtom = 16;
+            maxQpInitRdAtom = 16;
+            return;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(IBV_DEVICE_ATTR);
+            int rc = (int) Native.IBV_QUERY_DEVICE.invokeExact(Native.errnoSegment(), ctx, attr);
+            if (rc != 0) {
+                throw Native.fail("ibv_query_device", rc > 0 ? rc : Native.errno(), "device=" + name);
+            }
+            maxQpWr = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_qp_wr"));
+            maxSge = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_sge"));
+            maxCqe = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_cqe"));
+            maxQpRdAtom = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_qp_rd_atom"));
+            maxQpInitRdAtom = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_qp_init_rd_atom"));
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("ibv_query_device failed: " + t, 0, t);
+        }
+    }
+
+    /** InfiniBand transport: RoCE when port 1's link layer is Ethernet (sysfs), else InfiniBand. */
+    private static Transport ibLinkLayer(String name) {
+        try {
+            String ll = Files.readString(Path.of("/sys/class/infiniband", name, "ports/1/link_layer")).trim();
+            return ll.equalsIgnoreCase("Ethernet") ? Transport.ROCE : Transport.INFINIBAND;
+        } catch (IOException | RuntimeException e) {
+            return Transport.INFINIBAND;
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Transport transport() {
+        return transport;
+    }
+
+    boolean iwarp() {
+        return transport == Transport.IWARP;
+    }
+
+    @Override
+    public ProtectionDomain allocPd() {
+        MemorySegment pd;
+        try {
+            pd = (MemorySegment) Native.IBV_ALLOC_PD.invokeExact(Native.errnoSegment(), ctx);
+        } catch (Throwable t) {
+            throw new VerbsException("ibv_alloc_pd failed: " + t, 0, t);
+        }
+        if (pd.address() == 0) {
+            throw Native.fail("ibv_alloc_pd", Native.errno(), "device=" + name);
+        }
+        FfmProtectionDomain p = new FfmProtectionDomain(this, pd);
+        pds.add(p);
+        return p;
+    }
+
+    @Override
+    public CompletionQueue createCq(int capacity) {
+        int max = Math.min(65536, maxCqe);
+        if (capacity < 1 || capacity > max) {
+            throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=" + max);
+        }
+        FfmCompletionQueue cq = FfmCompletionQueue.create(this, capacity);
+        cqs.add(cq);
+        return cq;
+    }
+
+    void forget(AutoCloseable c) {
+        pds.remove(c);
+        cqs.remove(c);
+    }
+
+    /** Provider teardown: PDs (with their MRs), then CQs. */
+    void closeAll() {
+        RuntimeException first = null;
+        for (AutoCloseable c : List.copyOf(pds)) {
+            first = Closer.close(c, first);
+        }
+        for (AutoCloseable c : List.copyOf(cqs)) {
+            first = Closer.close(c, first);
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FfmDeviceContext{" + name + ", " + transport + "}";
+    }
+}

@@ -1,0 +1,438 @@
+package io.rdmablock.rdma.verbs.soft;
+
+import io.rdmablock.rdma.verbs.Access;
+import io.rdmablock.rdma.verbs.QpState;
+import io.rdmablock.rdma.verbs.SendWr;
+import io.rdmablock.rdma.verbs.WcOpcode;
+import io.rdmablock.rdma.verbs.WcStatus;
+import io.rdmablock.rdma.verbs.WrOpcode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine of one soft queue pair: a thread that owns the queue pair's socket and every piece of state behind the
+ * rings. It plays both RC roles on the connection:
+ * <ul>
+ *   <li>requester: transmits posted send WRs in order, several frames per gathering write straight from registered
+ *   memory ({@link Transmitter}); completes them in posting order on ACK / READ response; honours NAKs; on RNR NAK
+ *   waits {@link #RNR_DELAY_NS} and retransmits from the NAKed request (go-back-N), up to {@code rnrRetryCount}
+ *   times (7 = forever);</li>
+ *   <li>responder: executes the peer's requests in order ({@link Receiver}): places WRITE payloads and SEND payloads
+ *   straight from the socket into registered memory (scattering reads) once rkey, bounds and access are checked,
+ *   queues READ responses, answers RNR NAK when no receive is posted, NAK (and ERROR) on a violation.</li>
+ * </ul>
+ * ERROR: the receive queue is flushed at once; the frame batch being written is finished (bounded by
+ * {@link #FINISH_BATCH_NS}), queued responses up to a NAK are sent, the send queue is flushed, the socket is shut
+ * down and the peer sees end of stream (its queue pair goes to ERROR and both ids get DISCONNECTED), as SoftiWARP
+ * does with TERMINATE and connection teardown.
+ */
+final class QpEngine implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(QpEngine.class);
+    static final long RNR_DELAY_NS = 1_000_000L;
+    static final long FINISH_BATCH_NS = 1_000_000_000L;
+    static final long LINGER_NS = 1_000_000_000L;
+    private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
+
+    final SoftQp qp;
+    private final Thread thread;
+    private final Selector selector;
+    final Transmitter tx;
+    final Receiver rx;
+    private volatile boolean sleeping;
+    private volatile SocketChannel pendingChannel;
+    private volatile int pendingReadDepth = 1;
+    private volatile boolean stopRequested;
+
+    SocketChannel ch;
+    private SelectionKey key;
+    private boolean writeInterest;
+    private boolean established;
+    boolean socketClosed;
+    private boolean outputShut;
+    private boolean peerEof;
+    private boolean disconnectFired;
+    boolean inError;
+    private long errorAtNs;
+    /** A NAK is queued: send queued responses up to it before shutting down. */
+    boolean keepResponsesUntilNak;
+
+    // requester state
+    long sqNext;
+    long sqCompleted;
+    long sqAcked = -1;
+    final boolean[] readDone;
+    int readsOutstanding;
+    int readDepth = 1;
+    boolean txStalled;
+    private long rnrSeq = -1;
+    private int rnrLeft;
+    boolean paused;
+    long txPausedUntilNs;
+
+    // responder state
+    long rqHead;
+
+    QpEngine(SoftQp qp) {
+        this.qp = qp;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new io.rdmablock.rdma.verbs.VerbsException("ibv_create_qp failed: cannot open selector: " + e, 24, e);
+        }
+        readDone = new boolean[qp.sqMask + 1];
+        tx = new Transmitter(this);
+        rx = new Receiver(this);
+        thread = new Thread(this, "soft-qp-" + qp.qpNum());
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void establish(SocketChannel channel, int readDepth) {
+        pendingReadDepth = Math.max(1, readDepth);
+        pendingChannel = channel;
+        selector.wakeup();
+    }
+
+    void wake() {
+        if (sleeping) {
+            selector.wakeup();
+        }
+    }
+
+    /** Stops the engine after it flushed and closed the socket; true when the thread ended within the timeout. */
+    boolean shutdown(long timeoutNs) {
+        stopRequested = true;
+        selector.wakeup();
+        if (Thread.currentThread() == thread) {
+            return false;
+        }
+        try {
+            thread.join(Math.max(1, timeoutNs / 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !thread.isAlive();
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (true) {
+                boolean progress = false;
+                SocketChannel pc = pendingChannel;
+                if (pc != null) {
+                    pendingChannel = null;
+                    attach(pc);
+                    progress = true;
+                }
+                if (!inError && (qp.state() == QpState.ERROR || stopRequested)) {
+                    enterError();
+                }
+                if (ch != null && !socketClosed) {
+                    progress |= rx.read();
+                    if (!socketClosed) {
+                        progress |= tx.write();
+                    }
+                }
+                if (inError) {
+                    progress |= errorWork();
+                    if (stopRequested && (ch == null || socketClosed) && sqCompleted == qp.sqTail
+                            && rqHead == qp.rqTail) {
+                        break;
+                    }
+                }
+                if (!progress) {
+                    sleep();
+                }
+            }
+        } catch (Throwable t) {
+            LOG.error("soft qp {} engine failed; moving to ERROR", qp.qpNum(), t);
+            qp.setState(QpState.ERROR);
+            closeSocket();
+            try {
+                flushSq();
+                flushRq();
+            } catch (Throwable ignored) {
+                // best effort
+            }
+        } finally {
+            closeSocket();
+            try {
+                selector.close();
+            } catch (IOException ignored) {
+                // nothing to do
+            }
+        }
+    }
+
+    private void attach(SocketChannel c) throws IOException {
+        ch = c;
+        readDepth = pendingReadDepth;
+        established = true;
+        key = c.register(selector, SelectionKey.OP_READ);
+    }
+
+    void setWriteInterest(boolean on) {
+        if (on != writeInterest && key != null && key.isValid()) {
+            writeInterest = on;
+            key.interestOps(on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+        }
+    }
+
+    private void sleep() throws IOException {
+        sleeping = true;
+        try {
+            if (hasWork()) {
+                return;
+            }
+            long timeoutMs = 100;
+            if (paused) {
+                timeoutMs = Math.max(1, (txPausedUntilNs - System.nanoTime() + 999_999) / 1_000_000);
+            }
+            if (inError && ch != null && !socketClosed) {
+                timeoutMs = 10;
+            }
+            selector.select(IGNORE_KEY, timeoutMs);
+        } finally {
+            sleeping = false;
+        }
+    }
+
+    private boolean hasWork() {
+        if (pendingChannel != null || (!inError && (qp.state() == QpState.ERROR || stopRequested))) {
+            return true;
+        }
+        if (inError) {
+            return (qp.sqTail != sqCompleted && (!tx.batchActive || socketClosed)) || qp.rqTail != rqHead;
+        }
+        if (ch == null || tx.batchActive) {
+            return false;
+        }
+        if (tx.hasResponses()) {
+            return true;
+        }
+        if (paused) {
+            return System.nanoTime() >= txPausedUntilNs;
+        }
+        return qp.sqTail != sqNext && !txStalled;
+    }
+
+    // ---------------------------------------------------------------- requester completions
+
+    /** Completes send WRs in posting order: a READ when its data is placed, others when acknowledged. */
+    void advanceCompletions() {
+        while (sqCompleted < sqNext) {
+            int i = (int) sqCompleted & qp.sqMask;
+            if (qp.sqOpcode[i] == WrOpcode.RDMA_READ.ordinal()) {
+                if (!readDone[i]) {
+                    break;
+                }
+            } else if (sqCompleted > sqAcked) {
+                break;
+            }
+            sqCompleted++;
+            if ((qp.sqFlags[i] & SendWr.SIGNALED) != 0) {
+                completeSend(i, WcStatus.SUCCESS);
+            }
+        }
+        if (!inError && sqCompleted == sqNext && sqNext < qp.sqTail) {
+            int i = (int) sqNext & qp.sqMask;
+            if (qp.sqPostStatus[i] != 0) {
+                sqNext++;
+                failSend(WcStatus.of(qp.sqPostStatus[i]));
+            }
+        }
+    }
+
+    /** Completes the send WR at {@code sqCompleted} with an error and moves to ERROR. */
+    void failSend(WcStatus status) {
+        if (sqCompleted < sqNext) {
+            int i = (int) sqCompleted & qp.sqMask;
+            sqCompleted++;
+            completeSend(i, status);
+        }
+        enterError();
+    }
+
+    /**
+     * Generates the completion of send slot {@code i} (already counted in {@code sqCompleted}). The slot is released
+     * to the poster before the completion becomes visible, so a poster that saw the completion can reuse the slot.
+     */
+    private void completeSend(int i, WcStatus status) {
+        long wrId = qp.sqWrId[i];
+        int total = qp.sqTotal[i];
+        WcOpcode op = switch (SoftQp.WR_OPCODES[qp.sqOpcode[i]]) {
+            case SEND, SEND_WITH_IMM -> WcOpcode.SEND;
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;
+            case RDMA_READ -> WcOpcode.RDMA_READ;
+        };
+        qp.sqRetired = sqCompleted;
+        qp.sendCq.push(wrId, status, op, total, false, 0, qp.qpNum());
+    }
+
+    void completeRecv(WcStatus status, WcOpcode op, int len, boolean withImm, int imm) {
+        int slot = (int) rqHead & qp.rqMask;
+        long wrId = qp.rqWrId[slot];
+        rqHead++;
+        qp.rqHead = rqHead;
+        qp.recvCq.push(wrId, status, op, len, withImm, imm, qp.qpNum());
+    }
+
+    /** RNR NAK for request {@code s}: retransmit from it after a delay, or fail it when retries are exhausted. */
+    void onRnrNak(long s) {
+        int limit = qp.attr().rnrRetryCount;
+        if (rnrSeq != s) {
+            rnrSeq = s;
+            rnrLeft = limit;
+        }
+        if (limit != 7 && rnrLeft == 0) {
+            failSend(WcStatus.RNR_RETRY_EXC_ERR);
+            return;
+        }
+        if (limit != 7) {
+            rnrLeft--;
+        }
+        for (long k = s; k < sqNext; k++) {
+            int i = (int) k & qp.sqMask;
+            if (qp.sqOpcode[i] == WrOpcode.RDMA_READ.ordinal() && !readDone[i]) {
+                readsOutstanding--;
+            }
+        }
+        sqNext = s;
+        txStalled = false;
+        paused = true;
+        txPausedUntilNs = System.nanoTime() + RNR_DELAY_NS;
+    }
+
+    // ---------------------------------------------------------------- responder checks
+
+    /** The region behind a remote key with the access asked for, in this QP's PD and covering the range; or null. */
+    SoftMr remote(int rkey, long addr, long len, int access) {
+        SoftMr mr = qp.device.byRkey(rkey);
+        if (mr == null || mr.isClosed() || mr.pd() != qp.pd || (mr.access() & access) != access
+                || !mr.covers(addr, len)) {
+            return null;
+        }
+        return mr;
+    }
+
+    static int remoteAccess(boolean write) {
+        return write ? Access.REMOTE_WRITE : Access.REMOTE_READ;
+    }
+
+    // ---------------------------------------------------------------- errors and teardown
+
+    void enterError() {
+        if (inError) {
+            return;
+        }
+        inError = true;
+        qp.setState(QpState.ERROR);
+        errorAtNs = System.nanoTime();
+        paused = false;
+        tx.onError(keepResponsesUntilNak);
+        flushRq();
+    }
+
+    /** Protocol violation by the peer: tear the connection down at once. */
+    void protocolError(String what) {
+        LOG.warn("soft qp {}: protocol error: {}; moving to ERROR", qp.qpNum(), what);
+        closeSocket();
+        enterError();
+    }
+
+    void onIoError(IOException e) {
+        if (!inError) {
+            LOG.debug("soft qp {}: connection lost: {}", qp.qpNum(), e.toString());
+        }
+        closeSocket();
+        enterError();
+    }
+
+    void onEof() {
+        peerEof = true;
+        enterError();
+        if (outputShut) {
+            closeSocket();
+        }
+    }
+
+    private boolean errorWork() {
+        boolean p = false;
+        if (ch != null && !socketClosed) {
+            long now = System.nanoTime();
+            if (!outputShut && !tx.batchActive && !tx.hasResponses()) {
+                try {
+                    ch.shutdownOutput();
+                } catch (IOException e) {
+                    closeSocket();
+                }
+                outputShut = true;
+                p = true;
+                if (peerEof) {
+                    closeSocket();
+                }
+            } else if (tx.batchActive && now - errorAtNs > FINISH_BATCH_NS) {
+                closeSocket();
+            }
+            if (!socketClosed && now - errorAtNs > LINGER_NS) {
+                closeSocket();
+            }
+        }
+        if (!tx.batchActive || socketClosed) {
+            p |= flushSq();
+        }
+        p |= flushRq();
+        return p;
+    }
+
+    boolean flushSq() {
+        long tail = qp.sqTail;
+        if (sqCompleted >= tail) {
+            return false;
+        }
+        while (sqCompleted < tail) {
+            int i = (int) sqCompleted & qp.sqMask;
+            sqCompleted++;
+            completeSend(i, WcStatus.WR_FLUSH_ERR);
+        }
+        sqNext = sqCompleted;
+        return true;
+    }
+
+    boolean flushRq() {
+        long tail = qp.rqTail;
+        if (rqHead >= tail) {
+            return false;
+        }
+        while (rqHead < tail) {
+            completeRecv(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0);
+        }
+        return true;
+    }
+
+    void closeSocket() {
+        if (ch != null && !socketClosed) {
+            socketClosed = true;
+            tx.batchActive = false;
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+        if (established && !disconnectFired) {
+            disconnectFired = true;
+            qp.fireDisconnected();
+        }
+    }
+}

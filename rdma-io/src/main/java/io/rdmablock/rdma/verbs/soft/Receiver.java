@@ -1,0 +1,368 @@
+package io.rdmablock.rdma.verbs.soft;
+
+import io.rdmablock.rdma.verbs.WcOpcode;
+import io.rdmablock.rdma.verbs.WcStatus;
+import io.rdmablock.rdma.verbs.WrOpcode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The receive side of a {@link QpEngine}: a frame parser that reads each header into a 32-byte buffer and each payload
+ * with a scattering read straight into its destination (posted receive buffers, the RDMA WRITE target, the RDMA READ
+ * sink), the next header riding along in the same read. A payload is placed only after the request was checked; a
+ * rejected payload is read into a discard buffer. Engine thread only.
+ */
+final class Receiver {
+    private static final int HEADER = 0;
+    private static final int PAYLOAD = 1;
+    private static final int DISCARD = 2;
+    private static final int K_RECV = 0;
+    private static final int K_WRITE = 1;
+    private static final int K_READ_SINK = 2;
+    private static final int FRAME_BUDGET = 256;
+
+    private final QpEngine e;
+    private final SoftQp qp;
+    private final ByteBuffer hdr = ByteBuffer.allocateDirect(FrameDescriptor.HEADER_LENGTH);
+    private final ByteBuffer discard = ByteBuffer.allocateDirect(64 * 1024);
+    private final ByteBuffer[] vec;
+    private final ViewCache views;
+    private int vecCount;
+    private long left;
+    private int phase = HEADER;
+
+    // frame being placed
+    private int kind;
+    private byte type;
+    private long seq;
+    private int len;
+    private int imm;
+    private int slot;
+
+    // responder state
+    private long expectedSeq;
+    private long rnrWaitSeq = -1;
+
+    Receiver(QpEngine e) {
+        this.e = e;
+        this.qp = e.qp;
+        int n = Math.max(qp.maxRecvSge, qp.maxSendSge) + 1;
+        vec = new ByteBuffer[n];
+        views = new ViewCache(n);
+    }
+
+    /** Reads and handles frames until the socket has nothing more (or a budget is spent); true on progress. */
+    boolean read() {
+        try {
+            return e.inError ? drain() : readFrames();
+        } catch (IOException ex) {
+            e.onIoError(ex);
+            return true;
+        }
+    }
+
+    private boolean drain() throws IOException {
+        boolean progress = false;
+        while (true) {
+            discard.clear();
+            int n = e.ch.read(discard);
+            if (n < 0) {
+                e.onEof();
+                return true;
+            }
+            if (n == 0) {
+                return progress;
+            }
+            progress = true;
+        }
+    }
+
+    private boolean readFrames() throws IOException {
+        boolean progress = false;
+        for (int frames = 0; frames < FRAME_BUDGET && !e.inError; ) {
+            long n;
+            switch (phase) {
+                case HEADER -> {
+                    if (hdr.hasRemaining()) {
+                        n = e.ch.read(hdr);
+                        if (n < 0) {
+                            e.onEof();
+                            return true;
+                        }
+                        if (hdr.hasRemaining()) {
+                            return progress || n > 0;
+                        }
+                    }
+                    progress = true;
+                    frames++;
+                    onHeader();
+                }
+                case PAYLOAD -> {
+                    n = e.ch.read(vec, 0, vecCount);
+                    if (n < 0) {
+                        e.onEof();
+                        return true;
+                    }
+                    if (n == 0) {
+                        return progress;
+                    }
+                    progress = true;
+                    left -= n;
+                    if (left <= 0) {
+                        phase = HEADER;
+                        onPayloadDone();
+                    }
+                }
+                default -> {
+                    discard.clear();
+                    if (left < discard.capacity()) {
+                        discard.limit((int) left);
+                    }
+                    n = e.ch.read(discard);
+                    if (n < 0) {
+                        e.onEof();
+                        return true;
+                    }
+                    if (n == 0) {
+                        return progress;
+                    }
+                    progress = true;
+                    left -= n;
+                    if (left == 0) {
+                        phase = HEADER;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    private void onHeader() {
+        byte t = hdr.get(FrameDescriptor.TYPE_OFFSET);
+        byte synd = hdr.get(FrameDescriptor.SYNDROME_OFFSET);
+        int plen = hdr.getInt(FrameDescriptor.PAYLOAD_LENGTH_OFFSET);
+        int wireSeq = hdr.getInt(FrameDescriptor.SEQ_OFFSET);
+        int rkey = hdr.getInt(FrameDescriptor.RKEY_OFFSET);
+        long raddr = hdr.getLong(FrameDescriptor.REMOTE_ADDR_OFFSET);
+        int immData = hdr.getInt(FrameDescriptor.IMM_OFFSET);
+        int rlen = hdr.getInt(FrameDescriptor.READ_LENGTH_OFFSET);
+        hdr.clear();
+        if (plen < 0) {
+            e.protocolError("payloadLength=" + plen);
+            return;
+        }
+        if (FrameDescriptor.isRequest(t)) {
+            onRequest(t, plen, wireSeq, rkey, raddr, immData, rlen);
+        } else {
+            onResponse(t, synd, plen, wireSeq);
+        }
+    }
+
+    // ------------------------------------------------------------------ responder
+
+    private void onRequest(byte t, int plen, int wireSeq, int rkey, long raddr, int immData, int rlen) {
+        if (rnrWaitSeq >= 0) {
+            if (wireSeq != (int) rnrWaitSeq) {
+                discard(plen);
+                return;
+            }
+            rnrWaitSeq = -1;
+        }
+        if (wireSeq != (int) expectedSeq) {
+            e.protocolError("request seq=" + wireSeq + ", expected=" + (int) expectedSeq);
+            return;
+        }
+        type = t;
+        seq = expectedSeq;
+        len = plen;
+        imm = immData;
+        switch (t) {
+            case FrameDescriptor.SEND, FrameDescriptor.SEND_IMM -> {
+                if (e.rqHead == qp.rqTail) {
+                    rnrNak(plen);
+                    return;
+                }
+                int s = (int) e.rqHead & qp.rqMask;
+                if (qp.rqPostStatus[s] != 0) {
+                    e.completeRecv(WcStatus.of(qp.rqPostStatus[s]), WcOpcode.RECV, 0, false, 0);
+                    nak(FrameDescriptor.SYND_REM_OP, plen);
+                    return;
+                }
+                if (plen > qp.rqTotal[s]) {
+                    e.completeRecv(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, false, 0);
+                    nak(FrameDescriptor.SYND_REM_INV_REQ, plen);
+                    return;
+                }
+                int n = 0;
+                long rest = plen;
+                int base = s * qp.maxRecvSge;
+                for (int j = 0; j < qp.rqNumSge[s] && rest > 0; j++) {
+                    int l = (int) Math.min(qp.rqSgeLen[base + j], rest);
+                    if (l > 0) {
+                        vec[n] = views.view(n, qp.rqSgeMr[base + j], qp.rqSgeAddr[base + j], l);
+                        n++;
+                        rest -= l;
+                    }
+                }
+                kind = K_RECV;
+                startPayload(n, plen);
+            }
+            case FrameDescriptor.WRITE, FrameDescriptor.WRITE_IMM -> {
+                if (t == FrameDescriptor.WRITE_IMM && e.rqHead == qp.rqTail) {
+                    rnrNak(plen);
+                    return;
+                }
+                kind = K_WRITE;
+                if (plen == 0) {
+                    onPayloadDone();
+                    return;
+                }
+                SoftMr mr = e.remote(rkey, raddr, plen, QpEngine.remoteAccess(true));
+                if (mr == null) {
+                    nak(FrameDescriptor.SYND_REM_ACCESS, plen);
+                    return;
+                }
+                vec[0] = views.view(0, mr, raddr, plen);
+                startPayload(1, plen);
+            }
+            default -> { // READ_REQ
+                if (plen != 0 || rlen < 0) {
+                    nak(FrameDescriptor.SYND_REM_INV_REQ, plen);
+                    return;
+                }
+                SoftMr mr = null;
+                if (rlen > 0) {
+                    mr = e.remote(rkey, raddr, rlen, QpEngine.remoteAccess(false));
+                    if (mr == null) {
+                        nak(FrameDescriptor.SYND_REM_ACCESS, 0);
+                        return;
+                    }
+                }
+                if (!e.tx.enqueue(FrameDescriptor.READ_RESP, (byte) 0, wireSeq, mr, raddr, rlen)) {
+                    e.protocolError("READ requests beyond responderResources=" + qp.attr().responderResources);
+                    return;
+                }
+                expectedSeq++;
+            }
+        }
+    }
+
+    private void rnrNak(int plen) {
+        e.tx.enqueue(FrameDescriptor.RNR_NAK, (byte) 0, (int) expectedSeq, null, 0, 0);
+        rnrWaitSeq = expectedSeq;
+        discard(plen);
+    }
+
+    private void nak(byte synd, int plen) {
+        e.tx.enqueue(FrameDescriptor.NAK, synd, (int) expectedSeq, null, 0, 0);
+        e.keepResponsesUntilNak = true;
+        e.enterError();
+        discard(plen);
+    }
+
+    private void discard(int plen) {
+        if (plen > 0) {
+            left = plen;
+            phase = DISCARD;
+        }
+    }
+
+    private void startPayload(int n, int plen) {
+        if (plen == 0) {
+            onPayloadDone();
+            return;
+        }
+        vec[n] = hdr;
+        vecCount = n + 1;
+        left = plen;
+        phase = PAYLOAD;
+    }
+
+    private void onPayloadDone() {
+        switch (kind) {
+            case K_RECV -> {
+                boolean withImm = type == FrameDescriptor.SEND_IMM;
+                e.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV, len, withImm, withImm ? imm : 0);
+                expectedSeq++;
+                e.tx.pendingAckSeq = seq;
+            }
+            case K_WRITE -> {
+                if (type == FrameDescriptor.WRITE_IMM) {
+                    e.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, len, true, imm);
+                }
+                expectedSeq++;
+                e.tx.pendingAckSeq = seq;
+            }
+            default -> { // K_READ_SINK
+                e.readDone[slot] = true;
+                e.readsOutstanding--;
+                e.txStalled = false;
+                e.sqAcked = Math.max(e.sqAcked, seq);
+                e.advanceCompletions();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ requester
+
+    private void onResponse(byte t, byte synd, int plen, int wireSeq) {
+        long s = e.sqCompleted + (wireSeq - (int) e.sqCompleted);
+        switch (t) {
+            case FrameDescriptor.ACK -> {
+                if (plen != 0) {
+                    e.protocolError("ACK with payloadLength=" + plen);
+                    return;
+                }
+                if (s > e.sqAcked && s < e.sqNext) {
+                    e.sqAcked = s;
+                    e.advanceCompletions();
+                }
+            }
+            case FrameDescriptor.READ_RESP -> {
+                int i = (int) s & qp.sqMask;
+                if (s < e.sqCompleted || s >= e.sqNext || qp.sqOpcode[i] != WrOpcode.RDMA_READ.ordinal()
+                        || e.readDone[i] || plen != qp.sqTotal[i]) {
+                    e.protocolError("unexpected READ response seq=" + wireSeq + ", payloadLength=" + plen);
+                    return;
+                }
+                int n = 0;
+                long rest = plen;
+                int base = i * qp.maxSendSge;
+                for (int j = 0; j < qp.sqNumSge[i] && rest > 0; j++) {
+                    int l = (int) Math.min(qp.sqSgeLen[base + j], rest);
+                    if (l > 0) {
+                        vec[n] = views.view(n, qp.sqSgeMr[base + j], qp.sqSgeAddr[base + j], l);
+                        n++;
+                        rest -= l;
+                    }
+                }
+                kind = K_READ_SINK;
+                slot = i;
+                seq = s;
+                startPayload(n, plen);
+            }
+            case FrameDescriptor.NAK -> {
+                e.sqAcked = Math.max(e.sqAcked, s - 1);
+                e.advanceCompletions();
+                WcStatus st = switch (synd) {
+                    case FrameDescriptor.SYND_REM_ACCESS -> WcStatus.REM_ACCESS_ERR;
+                    case FrameDescriptor.SYND_REM_INV_REQ -> WcStatus.REM_INV_REQ_ERR;
+                    default -> WcStatus.REM_OP_ERR;
+                };
+                if (e.sqCompleted == s) {
+                    e.failSend(st);
+                } else {
+                    e.enterError();
+                }
+            }
+            case FrameDescriptor.RNR_NAK -> {
+                e.sqAcked = Math.max(e.sqAcked, s - 1);
+                e.advanceCompletions();
+                if (!e.inError && s >= e.sqCompleted && s < e.sqNext) {
+                    e.onRnrNak(s);
+                }
+            }
+            default -> e.protocolError("unknown frame type=" + t);
+        }
+    }
+}

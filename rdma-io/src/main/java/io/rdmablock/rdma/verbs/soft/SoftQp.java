@@ -1,0 +1,403 @@
+package io.rdmablock.rdma.verbs.soft;
+
+import io.rdmablock.rdma.verbs.Access;
+import io.rdmablock.rdma.verbs.QpInitAttr;
+import io.rdmablock.rdma.verbs.QpState;
+import io.rdmablock.rdma.verbs.QueuePair;
+import io.rdmablock.rdma.verbs.RecvWr;
+import io.rdmablock.rdma.verbs.SendWr;
+import io.rdmablock.rdma.verbs.Sge;
+import io.rdmablock.rdma.verbs.WcStatus;
+import io.rdmablock.rdma.verbs.WrOpcode;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A soft RC queue pair: the send and receive queues are preallocated rings written by the posting thread (one at a
+ * time) and consumed by the queue pair's {@link QpEngine}. Work requests are copied into slot arrays and their SGEs
+ * resolved to regions at post time (a bad lkey, bounds or access becomes an error completion, LOC_PROT_ERR, in
+ * order, as on hardware). Posting allocates nothing and takes no lock.
+ *
+ * <p>Send-queue slots are released when a signaled completion (or an error/flush completion) is generated, so a
+ * stream of unsignaled WRs without a signaled one fills the queue (ENOMEM), as on hardware.
+ */
+final class SoftQp implements QueuePair {
+    static final int ENOMEM = 12;
+    static final int EINVAL = 22;
+    static final WrOpcode[] WR_OPCODES = WrOpcode.values();
+
+    final SoftDevice device;
+    final SoftPd pd;
+    final SoftCq sendCq;
+    final SoftCq recvCq;
+    private final QpInitAttr attr;
+    private final int qpNum;
+    final QpEngine engine;
+    private final Arena arena = Arena.ofShared();
+    private volatile QpState state = QpState.INIT;
+    private volatile boolean closed;
+    private volatile Runnable onDisconnected;
+
+    // ---- send queue (written by the poster, read by the engine) ----
+    final int sqMask;
+    final int maxSendSge;
+    final long[] sqWrId;
+    final byte[] sqOpcode;
+    final int[] sqFlags;
+    final int[] sqNumSge;
+    final long[] sqRemoteAddr;
+    final int[] sqRkey;
+    final int[] sqImm;
+    final int[] sqTotal;
+    /** 0 or the {@link WcStatus} ordinal of a local error found at post time. */
+    final byte[] sqPostStatus;
+    final boolean[] sqInline;
+    final long[] sqSgeAddr;
+    final int[] sqSgeLen;
+    final SoftMr[] sqSgeMr;
+    final ByteBuffer[] sqHeader;
+    final ByteBuffer[] sqInlineView;
+    private final MemorySegment inlineArea;
+    private final int maxInline;
+    private long sqTailLocal;
+    volatile long sqTail;
+    volatile long sqRetired;
+
+    // ---- receive queue ----
+    final int rqMask;
+    final int maxRecvSge;
+    final long[] rqWrId;
+    final int[] rqNumSge;
+    final int[] rqTotal;
+    final byte[] rqPostStatus;
+    final long[] rqSgeAddr;
+    final int[] rqSgeLen;
+    final SoftMr[] rqSgeMr;
+    private long rqTailLocal;
+    volatile long rqTail;
+    volatile long rqHead;
+
+    SoftQp(SoftDevice device, QpInitAttr a) {
+        check("maxSendWr", a.maxSendWr, 1, 16384);
+        check("maxRecvWr", a.maxRecvWr, 1, 16384);
+        check("maxSendSge", a.maxSendSge, 1, 30);
+        check("maxRecvSge", a.maxRecvSge, 1, 30);
+        check("maxInlineData", a.maxInlineData, 0, 256);
+        check("initiatorDepth", a.initiatorDepth, 1, 16);
+        check("responderResources", a.responderResources, 1, 16);
+        check("retryCount", a.retryCount, 0, 7);
+        check("rnrRetryCount", a.rnrRetryCount, 0, 7);
+        if (!(a.pd instanceof SoftPd p) || p.device() != device) {
+            throw new IllegalArgumentException("invalid pd: not a protection domain of " + SoftDevice.NAME);
+        }
+        if (!(a.sendCq instanceof SoftCq sc) || !(a.recvCq instanceof SoftCq rc)) {
+            throw new IllegalArgumentException("invalid sendCq/recvCq: not completion queues of " + SoftDevice.NAME);
+        }
+        this.device = device;
+        this.pd = p;
+        this.sendCq = sc;
+        this.recvCq = rc;
+        QpInitAttr copy = new QpInitAttr();
+        copy.pd = a.pd;
+        copy.sendCq = a.sendCq;
+        copy.recvCq = a.recvCq;
+        copy.maxSendWr = a.maxSendWr;
+        copy.maxRecvWr = a.maxRecvWr;
+        copy.maxSendSge = a.maxSendSge;
+        copy.maxRecvSge = a.maxRecvSge;
+        copy.maxInlineData = a.maxInlineData;
+        copy.initiatorDepth = a.initiatorDepth;
+        copy.responderResources = a.responderResources;
+        copy.retryCount = a.retryCount;
+        copy.rnrRetryCount = a.rnrRetryCount;
+        this.attr = copy;
+        this.qpNum = device.nextQpNum();
+
+        int sqSize = pow2(a.maxSendWr);
+        sqMask = sqSize - 1;
+        maxSendSge = a.maxSendSge;
+        sqWrId = new long[sqSize];
+        sqOpcode = new byte[sqSize];
+        sqFlags = new int[sqSize];
+        sqNumSge = new int[sqSize];
+        sqRemoteAddr = new long[sqSize];
+        sqRkey = new int[sqSize];
+        sqImm = new int[sqSize];
+        sqTotal = new int[sqSize];
+        sqPostStatus = new byte[sqSize];
+        sqInline = new boolean[sqSize];
+        sqSgeAddr = new long[sqSize * maxSendSge];
+        sqSgeLen = new int[sqSize * maxSendSge];
+        sqSgeMr = new SoftMr[sqSize * maxSendSge];
+        sqHeader = new ByteBuffer[sqSize];
+        sqInlineView = new ByteBuffer[sqSize];
+        maxInline = a.maxInlineData;
+        MemorySegment headers = arena.allocate((long) sqSize * FrameDescriptor.HEADER_LENGTH, 64);
+        inlineArea = arena.allocate(Math.max(1L, (long) sqSize * maxInline), 64);
+        for (int i = 0; i < sqSize; i++) {
+            sqHeader[i] = headers.asSlice((long) i * FrameDescriptor.HEADER_LENGTH, FrameDescriptor.HEADER_LENGTH)
+                    .asByteBuffer();
+            sqInlineView[i] = maxInline == 0 ? ByteBuffer.allocateDirect(0)
+                    : inlineArea.asSlice((long) i * maxInline, maxInline).asByteBuffer();
+        }
+
+        int rqSize = pow2(a.maxRecvWr);
+        rqMask = rqSize - 1;
+        maxRecvSge = a.maxRecvSge;
+        rqWrId = new long[rqSize];
+        rqNumSge = new int[rqSize];
+        rqTotal = new int[rqSize];
+        rqPostStatus = new byte[rqSize];
+        rqSgeAddr = new long[rqSize * maxRecvSge];
+        rqSgeLen = new int[rqSize * maxRecvSge];
+        rqSgeMr = new SoftMr[rqSize * maxRecvSge];
+
+        engine = new QpEngine(this);
+        sendCq.attach(this);
+        recvCq.attach(this);
+        engine.start();
+    }
+
+    private static void check(String name, int v, int min, int max) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("invalid " + name + ": " + name + "=" + v + ", min=" + min
+                    + ", max=" + max);
+        }
+    }
+
+    private static int pow2(int n) {
+        return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpState state() {
+        return state;
+    }
+
+    void setState(QpState s) {
+        state = s;
+    }
+
+    @Override
+    public QpInitAttr attr() {
+        return attr;
+    }
+
+    void onDisconnected(Runnable r) {
+        onDisconnected = r;
+    }
+
+    void fireDisconnected() {
+        Runnable r = onDisconnected;
+        if (r != null) {
+            r.run();
+        }
+    }
+
+    /** Hands the connected socket to the engine and moves to RTS (rdma_cm: INIT -> RTR -> RTS on ESTABLISHED). */
+    void establish(SocketChannel channel, int peerResponderResources) {
+        engine.establish(channel, Math.min(attr.initiatorDepth, peerResponderResources));
+        if (state != QpState.ERROR) {
+            state = QpState.RTS;
+        }
+    }
+
+    @Override
+    public void postSend(SendWr wr) {
+        int posted = 0;
+        try {
+            for (SendWr w = wr; w != null; w = w.next) {
+                postOneSend(w);
+                posted++;
+            }
+        } finally {
+            if (posted > 0) {
+                engine.wake();
+            }
+        }
+    }
+
+    private void postOneSend(SendWr w) {
+        QpState st = state;
+        if (closed || (st != QpState.RTS && st != QpState.ERROR)) {
+            throw new PostException("ibv_post_send failed: errno=22 (EINVAL), qp state=" + (closed ? "destroyed" : st)
+                    + ", qpNum=" + qpNum, EINVAL, w.wrId);
+        }
+        if (w.opcode == null || w.numSge < 0 || w.numSge > maxSendSge || w.numSge > w.sgList.length) {
+            throw new PostException("ibv_post_send failed: errno=22 (EINVAL), numSge=" + w.numSge + ", max="
+                    + maxSendSge + ", opcode=" + w.opcode, EINVAL, w.wrId);
+        }
+        long t = sqTailLocal;
+        if (t - sqRetired > sqMask || t - sqRetired >= attr.maxSendWr) {
+            throw new PostException("ibv_post_send failed: errno=12 (ENOMEM), send queue full, maxSendWr="
+                    + attr.maxSendWr, ENOMEM, w.wrId);
+        }
+        boolean inline = (w.sendFlags & SendWr.INLINE) != 0;
+        boolean read = w.opcode == WrOpcode.RDMA_READ;
+        long total = 0;
+        for (int j = 0; j < w.numSge; j++) {
+            total += Integer.toUnsignedLong(w.sgList[j].length);
+        }
+        if (inline && (read || total > maxInline)) {
+            throw new PostException("ibv_post_send failed: errno=22 (EINVAL), inline lengthBytes=" + total
+                    + ", maxInlineData=" + maxInline + ", opcode=" + w.opcode, EINVAL, w.wrId);
+        }
+        int i = (int) t & sqMask;
+        sqWrId[i] = w.wrId;
+        sqOpcode[i] = (byte) w.opcode.ordinal();
+        sqFlags[i] = w.sendFlags;
+        sqNumSge[i] = w.numSge;
+        sqRemoteAddr[i] = w.remoteAddr;
+        sqRkey[i] = w.rkey;
+        sqImm[i] = w.immData;
+        sqInline[i] = inline;
+        byte status = 0;
+        if (total > Integer.MAX_VALUE) {
+            status = (byte) WcStatus.LOC_LEN_ERR.ordinal();
+            total = 0;
+        }
+        sqTotal[i] = (int) total;
+        int base = i * maxSendSge;
+        if (inline) {
+            long off = (long) i * maxInline;
+            for (int j = 0; j < w.numSge && status == 0; j++) {
+                Sge s = w.sgList[j];
+                if (s.length != 0) {
+                    MemorySegment src = sourceOf(s);
+                    MemorySegment.copy(src, 0, inlineArea, off, s.length);
+                    off += s.length;
+                }
+            }
+        } else {
+            int need = read ? Access.LOCAL_WRITE : 0;
+            for (int j = 0; j < w.numSge; j++) {
+                Sge s = w.sgList[j];
+                SoftMr mr = s.length == 0 ? null : resolve(s, need);
+                if (s.length != 0 && mr == null && status == 0) {
+                    status = (byte) WcStatus.LOC_PROT_ERR.ordinal();
+                }
+                sqSgeAddr[base + j] = s.addr;
+                sqSgeLen[base + j] = s.length;
+                sqSgeMr[base + j] = mr;
+            }
+        }
+        sqPostStatus[i] = status;
+        sqTailLocal = t + 1;
+        sqTail = t + 1;
+    }
+
+    /** Source memory of an inline SGE: its region when the lkey covers it (usual), else the raw address. */
+    private MemorySegment sourceOf(Sge s) {
+        SoftMr mr = device.byLkey(s.lkey);
+        if (mr != null && mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
+            return mr.segment().asSlice(s.addr - mr.address(), s.length);
+        }
+        return MemorySegment.ofAddress(s.addr).reinterpret(s.length);
+    }
+
+    /** The region covering a local SGE with the needed access, in this QP's PD, or null. */
+    SoftMr resolve(Sge s, int needAccess) {
+        SoftMr mr = device.byLkey(s.lkey);
+        if (mr == null || mr.pd() != pd || (mr.access() & needAccess) != needAccess
+                || !mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
+            return null;
+        }
+        return mr;
+    }
+
+    @Override
+    public void postRecv(RecvWr wr) {
+        boolean any = false;
+        try {
+            for (RecvWr w = wr; w != null; w = w.next) {
+                postOneRecv(w);
+                any = true;
+            }
+        } finally {
+            if (any && state == QpState.ERROR) {
+                engine.wake();
+            }
+        }
+    }
+
+    private void postOneRecv(RecvWr w) {
+        QpState st = state;
+        if (closed || st == QpState.RESET) {
+            throw new PostException("ibv_post_recv failed: errno=22 (EINVAL), qp state=" + (closed ? "destroyed" : st)
+                    + ", qpNum=" + qpNum, EINVAL, w.wrId);
+        }
+        if (w.numSge < 0 || w.numSge > maxRecvSge || w.numSge > w.sgList.length) {
+            throw new PostException("ibv_post_recv failed: errno=22 (EINVAL), numSge=" + w.numSge + ", max="
+                    + maxRecvSge, EINVAL, w.wrId);
+        }
+        long t = rqTailLocal;
+        if (t - rqHead >= attr.maxRecvWr) {
+            throw new PostException("ibv_post_recv failed: errno=12 (ENOMEM), receive queue full, maxRecvWr="
+                    + attr.maxRecvWr, ENOMEM, w.wrId);
+        }
+        int i = (int) t & rqMask;
+        int base = i * maxRecvSge;
+        rqWrId[i] = w.wrId;
+        rqNumSge[i] = w.numSge;
+        byte status = 0;
+        long total = 0;
+        for (int j = 0; j < w.numSge; j++) {
+            Sge s = w.sgList[j];
+            SoftMr mr = s.length == 0 ? null : resolve(s, Access.LOCAL_WRITE);
+            if (s.length != 0 && mr == null) {
+                status = (byte) WcStatus.LOC_PROT_ERR.ordinal();
+            }
+            rqSgeAddr[base + j] = s.addr;
+            rqSgeLen[base + j] = s.length;
+            rqSgeMr[base + j] = mr;
+            total += Integer.toUnsignedLong(s.length);
+        }
+        rqTotal[i] = (int) Math.min(total, Integer.MAX_VALUE);
+        rqPostStatus[i] = status;
+        rqTailLocal = t + 1;
+        rqTail = t + 1;
+    }
+
+    /** Moves to ERROR from any thread; the engine flushes. */
+    void requestError() {
+        state = QpState.ERROR;
+        engine.wake();
+    }
+
+    @Override
+    public void moveToError() {
+        requestError();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        state = QpState.ERROR;
+        boolean stopped = engine.shutdown(5_000_000_000L);
+        sendCq.detach(this);
+        recvCq.detach(this);
+        device.provider().untrack(this);
+        if (stopped) {
+            arena.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SoftQp{qpNum=" + qpNum + ", state=" + state + "}";
+    }
+}

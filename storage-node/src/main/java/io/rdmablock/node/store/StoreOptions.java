@@ -1,0 +1,65 @@
+package io.rdmablock.node.store;
+
+/**
+ * Options of a {@link VolumeStore}, validated once.
+ *
+ * @param backend              {@code null} = auto: io_uring when {@code io_uring_setup(2)} works and supports the needed
+ *                             opcodes, else the thread pool (one log line says which and why); an explicit value is
+ *                             used as is and fails {@link VolumeStore#open} if unavailable
+ * @param poolThreads          worker threads of the thread-pool backend (shared by its queues), 1-1024
+ * @param directIoAlignBytes   0 = query the file's direct-I/O alignment ({@code statx(2)} {@code STATX_DIOALIGN},
+ *                             else 4096); a power of two 512-65536 overrides it (tests use 4096 to exercise the
+ *                             misaligned path of 512-byte LBAs)
+ */
+public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlignBytes) {
+
+    /** System property selecting the backend: auto | io_uring | threadpool. */
+    public static final String BACKEND_PROPERTY = "rdmablock.store.backend";
+    /** System property for {@link #poolThreads()}. */
+    public static final String POOL_THREADS_PROPERTY = "rdmablock.store.poolThreads";
+    /** System property for {@link #directIoAlignBytes()}. */
+    public static final String DIO_ALIGN_PROPERTY = "rdmablock.store.directIoAlignBytes";
+
+    public StoreOptions {
+        if (poolThreads < 1 || poolThreads > 1024) {
+            throw new IllegalArgumentException("invalid poolThreads: poolThreads=" + poolThreads + ", min=1, max=1024");
+        }
+        if (directIoAlignBytes != 0 && (Integer.bitCount(directIoAlignBytes) != 1 || directIoAlignBytes < 512
+                || directIoAlignBytes > 65536)) {
+            throw new IllegalArgumentException("invalid directIoAlignBytes: directIoAlignBytes=" + directIoAlignBytes
+                    + ", allowed=0 or a power of two 512-65536");
+        }
+    }
+
+    /** Defaults: auto backend, 32 pool threads, queried alignment. */
+    public static StoreOptions defaults() {
+        return new StoreOptions(null, 32, 0);
+    }
+
+    /** Options from the system properties above, defaults where unset. */
+    public static StoreOptions fromSystemProperties() {
+        return new StoreOptions(parseBackend(System.getProperty(BACKEND_PROPERTY, "auto")),
+                Integer.getInteger(POOL_THREADS_PROPERTY, 32), Integer.getInteger(DIO_ALIGN_PROPERTY, 0));
+    }
+
+    /** The same options with another backend ({@code null} = auto). */
+    public StoreOptions withBackend(IoBackend b) {
+        return new StoreOptions(b, poolThreads, directIoAlignBytes);
+    }
+
+    /** The same options with another direct-I/O alignment override (0 = query). */
+    public StoreOptions withDirectIoAlignBytes(int align) {
+        return new StoreOptions(backend, poolThreads, align);
+    }
+
+    /** Parses {@code auto | io_uring | threadpool} ({@code auto} gives {@code null}). */
+    public static IoBackend parseBackend(String s) {
+        return switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "auto", "" -> null;
+            case "io_uring", "iouring", "io-uring" -> IoBackend.IO_URING;
+            case "threadpool", "thread_pool", "pool" -> IoBackend.THREAD_POOL;
+            default -> throw new IllegalArgumentException("invalid " + BACKEND_PROPERTY + ": value=" + s
+                    + ", allowed=auto|io_uring|threadpool");
+        };
+    }
+}

@@ -1,0 +1,179 @@
+package io.rdmablock.node.store;
+
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * A handle on one volume of a {@link VolumeStore}, passed to {@link BlockQueue} submits. Thread-safe; the handle
+ * stays valid until the volume is deleted (then I/O on it completes with {@code -ENXIO}).
+ *
+ * <p>Data layout: byte {@code offset} of the volume is byte {@code offset} of the sparse file
+ * {@code <dataDir>/volumes/<id>.vol}; the file is exactly {@link #sizeBytes()} long.
+ */
+public final class Volume {
+
+    /** Allocation-map granularity: 1 MiB chunks. */
+    public static final int CHUNK_SHIFT = 20;
+
+    private final String id;
+    private final int lbaSizeBytes;
+    private final VolumeStore store;
+    /** O_DIRECT descriptor: aligned I/O. */
+    final int directFd;
+    /** Buffered descriptor of the same file: I/O not aligned to the direct-I/O alignment. */
+    final int bufferedFd;
+    /** Process-unique number of this open volume (never reused); io_uring file-table slots 2n and 2n+1. */
+    final int fileSlot;
+    /** Offset/length alignment required by O_DIRECT, minus one. */
+    final long dioOffsetMask;
+    /** Buffer-address alignment required by O_DIRECT, minus one. */
+    final long dioMemMask;
+    private volatile long sizeBytes;
+    private volatile String name;
+    private volatile Set<String> allowedHosts;
+    private volatile boolean deleted;
+    private volatile AtomicLongArray chunkBits;
+
+    Volume(VolumeStore store, String id, String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts,
+           int directFd, int bufferedFd, int dioOffsetAlign, int dioMemAlign, int fileSlot) {
+        this.fileSlot = fileSlot;
+        this.store = store;
+        this.id = id;
+        this.name = name;
+        this.sizeBytes = sizeBytes;
+        this.lbaSizeBytes = lbaSizeBytes;
+        this.allowedHosts = allowedHosts;
+        this.directFd = directFd;
+        this.bufferedFd = bufferedFd;
+        this.dioOffsetMask = dioOffsetAlign - 1L;
+        this.dioMemMask = dioMemAlign - 1L;
+        this.chunkBits = new AtomicLongArray(wordsFor(sizeBytes));
+    }
+
+    /** Volume id. */
+    public String id() {
+        return id;
+    }
+
+    /** Human-readable name. */
+    public String name() {
+        return name;
+    }
+
+    /** Current capacity in bytes; grows on {@link VolumeStore#resize}. */
+    public long sizeBytes() {
+        return sizeBytes;
+    }
+
+    /** Logical block size in bytes: 512 or 4096. */
+    public int lbaSizeBytes() {
+        return lbaSizeBytes;
+    }
+
+    /** Capacity in logical blocks (NVMe NSZE/NCAP). */
+    public long blockCount() {
+        return sizeBytes / lbaSizeBytes;
+    }
+
+    /** The hostnqn allow-list. */
+    public Set<String> allowedHosts() {
+        return allowedHosts;
+    }
+
+    /** True when {@code hostnqn} may connect: listed, or the list holds {@link VolumeSpec#ANY_HOST}. */
+    public boolean isHostAllowed(String hostnqn) {
+        Set<String> hosts = allowedHosts;
+        return hosts.contains(VolumeSpec.ANY_HOST) || (hostnqn != null && hosts.contains(hostnqn));
+    }
+
+    /** True once the volume has been deleted. */
+    public boolean isDeleted() {
+        return deleted;
+    }
+
+    /** Bytes of 1 MiB chunks written at least once (thin-provisioning accounting), at most {@link #sizeBytes()}. */
+    public long allocatedBytes() {
+        AtomicLongArray bits = chunkBits;
+        long chunks = 0;
+        for (int i = 0; i < bits.length(); i++) {
+            chunks += Long.bitCount(bits.get(i));
+        }
+        return Math.min(sizeBytes, chunks << CHUNK_SHIFT);
+    }
+
+    /** A snapshot of this volume's table row. */
+    public VolumeInfo info() {
+        return new VolumeInfo(id, name, sizeBytes, lbaSizeBytes, deleted ? VolumeState.DELETING : VolumeState.ONLINE,
+                allowedHosts, allocatedBytes());
+    }
+
+    @Override
+    public String toString() {
+        return "Volume[id=" + id + ", sizeBytes=" + sizeBytes + ", lbaSizeBytes=" + lbaSizeBytes + "]";
+    }
+
+    // ---- package-private: store and queues ----
+
+    VolumeStore store() {
+        return store;
+    }
+
+    void setSizeBytes(long newSize) {
+        AtomicLongArray old = chunkBits;
+        int words = wordsFor(newSize);
+        if (words > old.length()) {
+            AtomicLongArray grown = new AtomicLongArray(words);
+            for (int i = 0; i < old.length(); i++) {
+                grown.set(i, old.get(i));
+            }
+            chunkBits = grown;
+        }
+        sizeBytes = newSize;
+    }
+
+    void setAllowedHosts(Set<String> hosts) {
+        allowedHosts = hosts;
+    }
+
+    void markDeleted() {
+        deleted = true;
+    }
+
+    /** Marks a chunk allocated in memory only (used when loading the map). */
+    void loadChunk(long chunk) {
+        AtomicLongArray bits = chunkBits;
+        int w = (int) (chunk >>> 6);
+        if (w < bits.length()) {
+            bits.getAndUpdate(w, v -> v | (1L << (chunk & 63)));
+        }
+    }
+
+    /**
+     * Records that {@code [offsetBytes, offsetBytes + lengthBytes)} has been written: the first write into a chunk
+     * persists its bit (once per chunk; a volatile read per chunk otherwise).
+     */
+    void noteWritten(long offsetBytes, long lengthBytes) {
+        if (lengthBytes <= 0) {
+            return;
+        }
+        long first = offsetBytes >>> CHUNK_SHIFT;
+        long last = (offsetBytes + lengthBytes - 1) >>> CHUNK_SHIFT;
+        AtomicLongArray bits = chunkBits;
+        for (long c = first; c <= last; c++) {
+            int w = (int) (c >>> 6);
+            long mask = 1L << (c & 63);
+            if (w >= bits.length()) {
+                return;
+            }
+            long v = bits.get(w);
+            if ((v & mask) == 0 && (bits.getAndUpdate(w, x -> x | mask) & mask) == 0) {
+                store.persistChunk(this, c);
+            }
+        }
+    }
+
+    private static int wordsFor(long sizeBytes) {
+        long chunks = (sizeBytes + (1L << CHUNK_SHIFT) - 1) >>> CHUNK_SHIFT;
+        return (int) ((chunks + 63) >>> 6);
+    }
+}

@@ -1,0 +1,11 @@
+package io.rdmablock.node.store;
+
+/** Lifecycle state of a volume as recorded in the volume table. */
+public enum VolumeState {
+    /** Record written, data file not yet complete; rolled back when the store reopens. */
+    CREATING,
+    /** Usable for I/O. */
+    ONLINE,
+    /** Being deleted; the deletion is completed when the store reopens. */
+    DELETING
+}

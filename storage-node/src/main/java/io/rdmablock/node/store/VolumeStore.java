@@ -1,0 +1,370 @@
+package io.rdmablock.node.store;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The volume store of one storage node, opened on a data directory. Thread-safe: management calls
+ * ({@link #create}, {@link #delete}, {@link #resize}, {@link #setAllowedHosts}) are serialized; {@link #get} and
+ * {@link #list} never block on them; I/O goes through {@link BlockQueue}s from {@link #newQueue}.
+ *
+ * <p>On disk: {@code <dataDir>/meta} (RocksDB: volume table and allocation map) and
+ * {@code <dataDir>/volumes/<id>.vol} (one sparse data file per volume, exactly {@code sizeBytes} long). Every
+ * volume-table change is a synchronous RocksDB write (WAL fsync) ordered with the file operations so that reopening
+ * after {@code kill -9} or power loss at any point yields a consistent table: half-created volumes are rolled back,
+ * half-deleted ones finished, and orphan data files removed. Allocation-map bits (one per 1 MiB chunk, set on the
+ * first write into the chunk) are written without fsync: they are accounting only, never needed to read data.
+ *
+ * <p>Errors: bad arguments throw {@link IllegalArgumentException} naming the field and bounds; an unknown id throws
+ * {@link NoSuchElementException}; operating-system and RocksDB failures throw {@link StoreException}.
+ */
+public final class VolumeStore implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VolumeStore.class);
+
+    private final Path dataDir;
+    private final Path volumesDir;
+    private final StoreOptions options;
+    private final MetadataDb meta;
+    private final IoEngine engine;
+    private final int dioOffsetAlign;
+    private final int dioMemAlign;
+    private final boolean directIo;
+    private final boolean punchHole;
+    private final boolean zeroRange;
+    private final ConcurrentHashMap<String, Volume> volumes = new ConcurrentHashMap<>();
+    private final List<Volume> deletedVolumes = new ArrayList<>();
+    private boolean closed;
+    private static final java.util.concurrent.atomic.AtomicInteger FILE_SLOTS = new java.util.concurrent.atomic.AtomicInteger();
+
+    private VolumeStore(Path dataDir, StoreOptions options) {
+        this.dataDir = dataDir;
+        this.volumesDir = dataDir.resolve("volumes");
+        this.options = options;
+        try {
+            Files.createDirectories(volumesDir);
+        } catch (IOException e) {
+            throw new StoreException("create data directory failed: path=" + volumesDir + ": " + e, e);
+        }
+        FsProbe probe = FsProbe.run(volumesDir, options.directIoAlignBytes());
+        this.dioOffsetAlign = probe.dioOffsetAlign();
+        this.dioMemAlign = probe.dioMemAlign();
+        this.directIo = probe.directIo();
+        this.punchHole = probe.punchHole();
+        this.zeroRange = probe.zeroRange();
+        this.meta = MetadataDb.open(dataDir.resolve("meta"));
+        try {
+            this.engine = IoEngine.select(options);
+            recover();
+        } catch (RuntimeException e) {
+            meta.close();
+            throw e;
+        }
+        LOG.info("volume store open: dataDir={}, volumes={}, dioOffsetAlignBytes={}, dioMemAlignBytes={}, "
+                        + "punchHole={}, zeroRange={}", dataDir, volumes.size(), dioOffsetAlign, dioMemAlign, punchHole,
+                zeroRange);
+    }
+
+    /** Opens (creating if needed) the store in {@code dataDir} with {@link StoreOptions#fromSystemProperties()}. */
+    public static VolumeStore open(Path dataDir) {
+        return open(dataDir, StoreOptions.fromSystemProperties());
+    }
+
+    /**
+     * Opens (creating if needed) the store in {@code dataDir}, recovering every volume. Fails with
+     * {@link StoreException} when the directory cannot be used or another process holds it (RocksDB lock).
+     */
+    public static VolumeStore open(Path dataDir, StoreOptions options) {
+        return new VolumeStore(dataDir.toAbsolutePath(), options);
+    }
+
+    /**
+     * Creates a volume: an all-zero sparse file of {@code spec.sizeBytes()}.
+     *
+     * @throws IllegalArgumentException when a volume with that id exists
+     */
+    public synchronized Volume create(VolumeSpec spec) {
+        ensureOpen();
+        if (volumes.containsKey(spec.id())) {
+            throw new IllegalArgumentException("volume exists: id=" + spec.id());
+        }
+        MetadataDb.Row row = new MetadataDb.Row(spec.id(), spec.name(), spec.sizeBytes(), spec.lbaSizeBytes(),
+                VolumeState.CREATING, spec.allowedHosts());
+        meta.putVolume(row);
+        Path file = fileOf(spec.id());
+        Volume v;
+        try {
+            Native.createSparseFile(file, spec.sizeBytes());
+            Native.fsyncDirectory(volumesDir);
+            v = openVolume(row);
+        } catch (RuntimeException e) {
+            deleteQuietly(file);
+            meta.deleteVolume(spec.id());
+            throw e;
+        }
+        meta.putVolume(row.withState(VolumeState.ONLINE));
+        volumes.put(spec.id(), v);
+        LOG.info("volume created: id={}, sizeBytes={}, lbaSizeBytes={}", spec.id(), spec.sizeBytes(),
+                spec.lbaSizeBytes());
+        return v;
+    }
+
+    /**
+     * Deletes a volume and its data. I/O already handed to the kernel finishes harmlessly; later I/O on the handle
+     * completes with {@code -ENXIO}. The descriptors of deleted volumes are closed when the store closes (an I/O
+     * racing the delete must never hit a reused descriptor); the space is freed at once (truncate).
+     */
+    public synchronized void delete(String id) {
+        ensureOpen();
+        Volume v = get(id);
+        MetadataDb.Row row = meta.getVolume(id);
+        meta.putVolume(row.withState(VolumeState.DELETING));
+        v.markDeleted();
+        volumes.remove(id);
+        deletedVolumes.add(v);
+        Native.ftruncate(v.bufferedFd, 0, fileOf(id));
+        deleteQuietly(fileOf(id));
+        meta.deleteVolumeAndChunks(id);
+        LOG.info("volume deleted: id={}", id);
+    }
+
+    /**
+     * Grows a volume to {@code newSizeBytes}; the new space reads zero. Growing to the current size is a no-op.
+     *
+     * @throws IllegalArgumentException when {@code newSizeBytes} is smaller than the current size (shrinking is
+     *                                  not supported), not a multiple of the LBA size, or above the maximum
+     */
+    public synchronized Volume resize(String id, long newSizeBytes) {
+        ensureOpen();
+        Volume v = get(id);
+        VolumeSpec.validateSize("newSizeBytes", newSizeBytes, v.lbaSizeBytes());
+        if (newSizeBytes < v.sizeBytes()) {
+            throw new IllegalArgumentException("invalid newSizeBytes: newSizeBytes=" + newSizeBytes
+                    + ", min=" + v.sizeBytes() + " (current size; shrinking is not supported)");
+        }
+        if (newSizeBytes == v.sizeBytes()) {
+            return v;
+        }
+        // Table first (synced), then the file: recovery grows a file shorter than its row.
+        meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
+        Native.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
+        Native.fsync(v.bufferedFd, fileOf(id));
+        v.setSizeBytes(newSizeBytes);
+        LOG.info("volume resized: id={}, sizeBytes={}", id, newSizeBytes);
+        return v;
+    }
+
+    /** Replaces the hostnqn allow-list of a volume (validated as in {@link VolumeSpec}). */
+    public synchronized Volume setAllowedHosts(String id, Set<String> allowedHosts) {
+        ensureOpen();
+        Volume v = get(id);
+        Set<String> hosts = VolumeSpec.validateHosts(allowedHosts);
+        meta.putVolume(meta.getVolume(id).withHosts(hosts));
+        v.setAllowedHosts(hosts);
+        return v;
+    }
+
+    /** Snapshots of every online volume, ordered by id. */
+    public List<VolumeInfo> list() {
+        return volumes.values().stream().map(Volume::info).sorted(Comparator.comparing(VolumeInfo::id)).toList();
+    }
+
+    /**
+     * The volume with this id.
+     *
+     * @throws NoSuchElementException when there is none
+     */
+    public Volume get(String id) {
+        Volume v = volumes.get(id);
+        if (v == null) {
+            throw new NoSuchElementException("no volume: id=" + id);
+        }
+        return v;
+    }
+
+    /** The volume with this id, if any. */
+    public Optional<Volume> find(String id) {
+        return Optional.ofNullable(volumes.get(id));
+    }
+
+    /**
+     * A new I/O queue for one poller thread, allowing {@code capacity} commands in flight (1-4096; size it to the
+     * NVMe queue depth it serves).
+     */
+    public BlockQueue newQueue(int capacity) {
+        ensureOpen();
+        if (capacity < 1 || capacity > 4096) {
+            throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=4096");
+        }
+        return engine.newQueue(this, capacity);
+    }
+
+    /** The backend every queue of this store uses. */
+    public IoBackend backend() {
+        return engine.kind();
+    }
+
+    /**
+     * True when a trimmed range reads zero afterwards (the filesystem supports
+     * {@code FALLOC_FL_PUNCH_HOLE}); the target advertises deterministic zeroes after deallocate (NVMe DLFEAT
+     * read behaviour 001b) exactly when this is true. When false, TRIM is accepted and does nothing.
+     */
+    public boolean zeroesAfterTrim() {
+        return punchHole;
+    }
+
+    /** Offset/length alignment in bytes for O_DIRECT on the data files (statx STATX_DIOALIGN, else 4096). */
+    public int directIoAlignBytes() {
+        return dioOffsetAlign;
+    }
+
+    /** Total size in bytes of the filesystem holding the data directory. */
+    public long capacityBytes() {
+        try {
+            return Files.getFileStore(volumesDir).getTotalSpace();
+        } catch (IOException e) {
+            throw new StoreException("statvfs failed: path=" + volumesDir + ": " + e, e);
+        }
+    }
+
+    /** Bytes available to this process on the filesystem holding the data directory. */
+    public long freeBytes() {
+        try {
+            return Files.getFileStore(volumesDir).getUsableSpace();
+        } catch (IOException e) {
+            throw new StoreException("statvfs failed: path=" + volumesDir + ": " + e, e);
+        }
+    }
+
+    /** The data directory. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** The options this store was opened with. */
+    public StoreOptions options() {
+        return options;
+    }
+
+    /**
+     * Closes every descriptor and the metadata database. Queues must be closed first (their in-flight I/O still
+     * refers to the descriptors). Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Volume v : volumes.values()) {
+            closeFds(v);
+        }
+        for (Volume v : deletedVolumes) {
+            closeFds(v);
+        }
+        volumes.clear();
+        deletedVolumes.clear();
+        engine.close();
+        meta.close();
+    }
+
+    // ---- package-private ----
+
+    boolean zeroRangeSupported() {
+        return zeroRange;
+    }
+
+    void persistChunk(Volume v, long chunk) {
+        if (!closed) {
+            meta.putChunk(v.id(), chunk);
+        }
+    }
+
+    // ---- internals ----
+
+    private void recover() {
+        for (MetadataDb.Row row : meta.loadVolumes()) {
+            Path file = fileOf(row.id());
+            if (row.state() != VolumeState.ONLINE) {
+                LOG.info("recovery: removing volume id={} left in state {}", row.id(), row.state());
+                deleteQuietly(file);
+                meta.deleteVolumeAndChunks(row.id());
+                continue;
+            }
+            if (!Files.exists(file)) {
+                throw new StoreException("recovery failed: data file missing for volume id=" + row.id()
+                        + ", path=" + file, 2);
+            }
+            Volume v = openVolume(row);
+            long fileSize = Native.fileSize(v.bufferedFd, file);
+            if (fileSize < row.sizeBytes()) {
+                LOG.info("recovery: growing data file of id={} from {} to {} bytes", row.id(), fileSize,
+                        row.sizeBytes());
+                Native.ftruncate(v.bufferedFd, row.sizeBytes(), file);
+                Native.fsync(v.bufferedFd, file);
+            }
+            meta.loadChunks(row.id(), v::loadChunk);
+            volumes.put(row.id(), v);
+        }
+        try (var files = Files.list(volumesDir)) {
+            for (Path f : files.toList()) {
+                String n = f.getFileName().toString();
+                String id = n.endsWith(".vol") ? n.substring(0, n.length() - 4) : null;
+                if (id == null || !volumes.containsKey(id)) {
+                    LOG.info("recovery: removing orphan file {}", f);
+                    deleteQuietly(f);
+                }
+            }
+        } catch (IOException e) {
+            throw new StoreException("list data directory failed: path=" + volumesDir + ": " + e, e);
+        }
+    }
+
+    private Volume openVolume(MetadataDb.Row row) {
+        Path file = fileOf(row.id());
+        int direct = Native.open(file, directIo);
+        int buffered;
+        try {
+            buffered = Native.open(file, false);
+        } catch (RuntimeException e) {
+            Native.close(direct);
+            throw e;
+        }
+        return new Volume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
+                direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement());
+    }
+
+    private static void closeFds(Volume v) {
+        Native.close(v.directFd);
+        Native.close(v.bufferedFd);
+    }
+
+    private Path fileOf(String id) {
+        return volumesDir.resolve(id + ".vol");
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            LOG.warn("delete failed: path={}: {}", p, e.toString());
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("volume store closed: dataDir=" + dataDir);
+        }
+    }
+}
