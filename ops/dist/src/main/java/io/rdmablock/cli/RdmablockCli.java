@@ -66,11 +66,13 @@ public final class RdmablockCli implements Callable<Integer> {
                 var node = new CommandLine(command != null ? command : new NodeCommandPlaceholder());
                 node.addSubcommand("list", new NodeAdminCommands.ListNodes());
                 node.addSubcommand("drain", new NodeAdminCommands.Drain());
+                RequiredUnlessSubcommand.apply(node);
                 root.addSubcommand("node", node);
             } else if (command != null) {
                 root.addSubcommand(name, command);
             }
         }
+        root.setExecutionStrategy(RequiredUnlessSubcommand.strategy(new CommandLine.RunLast()));
         root.setParameterExceptionHandler(RdmablockCli::usageError);
         root.setExecutionExceptionHandler(RdmablockCli::failure);
         return root;
