@@ -354,7 +354,7 @@ final class IoQueue implements Runnable {
         SqeDescriptor.opcode(cap, r.opcode);
         SqeDescriptor.flags(cap, SqeDescriptor.PSDT_SGL);
         SqeDescriptor.cid(cap, cids.cid(slot));
-        SqeDescriptor.nsid(cap, 1);
+        SqeDescriptor.nsid(cap, r.nsid);
         int sqeBytes = SqeDescriptor.LENGTH;
         wr.numSge = 1;
         slotBounced[slot] = false;
@@ -367,7 +367,9 @@ final class IoQueue implements Runnable {
                 long addr = data.address();
                 MemoryRegion mr = dev.buffers().find(addr, len);
                 boolean write = r.opcode == Opcodes.IO_WRITE;
-                if (write && len <= inCapsuleBytes) {
+                if (r.sglBytes >= 0) {
+                    SglDescriptor.keyed(sgl, addr, r.sglBytes, mr == null ? 0 : mr.rkey()); // raw test hook
+                } else if (write && len <= inCapsuleBytes) {
                     SglDescriptor.inCapsule(sgl, 0, len);
                     if (mr != null) {
                         wr.sgList[1].set(addr, len, mr.lkey());
