@@ -53,6 +53,8 @@ final class IoQueue implements Runnable {
     private final boolean[] slotBounced;
     private final SendWr[] sendWrs;
     private final MemorySegment[] capsules;
+    private final MemorySegment[] sqes;
+    private final MemorySegment[] cqes;
     private final MemorySegment[] capsuleData;
     private final MemorySegment[] sgls;
     private final MemorySegment[] bounce;
@@ -93,12 +95,18 @@ final class IoQueue implements Runnable {
         slotBounced = new boolean[slots];
         sendWrs = new SendWr[slots];
         capsules = new MemorySegment[slots];
+        sqes = new MemorySegment[slots];
+        cqes = new MemorySegment[entries];
+        for (int i = 0; i < entries; i++) {
+            cqes[i] = mem.cqe(i);
+        }
         capsuleData = new MemorySegment[slots];
         sgls = new MemorySegment[slots];
         bounce = new MemorySegment[slots];
         bounceMr = new MemoryRegion[slots];
         for (int i = 0; i < slots; i++) {
             capsules[i] = mem.capsule(i);
+            sqes[i] = capsules[i].asSlice(0, SqeDescriptor.LENGTH);
             capsuleData[i] = capsules[i].asSlice(SqeDescriptor.LENGTH);
             sgls[i] = SqeDescriptor.sgl1(capsules[i]);
             SendWr wr = new SendWr(2);
@@ -350,7 +358,7 @@ final class IoQueue implements Runnable {
         MemorySegment cap = capsules[slot];
         MemorySegment sgl = sgls[slot];
         SendWr wr = sendWrs[slot];
-        SqeDescriptor.clear(cap);
+        sqes[slot].fill((byte) 0);
         SqeDescriptor.opcode(cap, r.opcode);
         SqeDescriptor.flags(cap, SqeDescriptor.PSDT_SGL);
         SqeDescriptor.cid(cap, cids.cid(slot));
@@ -446,7 +454,7 @@ final class IoQueue implements Runnable {
                 continue; // send completion: nothing to do, the response completes the command
             }
             int index = (int) (wc.wrId & 0xFFFFFFFFL);
-            complete(mem.cqe(index));
+            complete(cqes[index]);
             RecvWr rw = c.recvWr(index);
             rw.next = null;
             if (head == null) {

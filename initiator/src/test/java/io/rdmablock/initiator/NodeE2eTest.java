@@ -263,4 +263,32 @@ class NodeE2eTest {
         }
         assertTrue(total > 0);
     }
+
+    @ParameterizedTest
+    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    void shouldKeepTheAssociationAliveWhileIdle(String provider) throws Exception {
+        // KATO 1 s: the node destroys a silent controller after KATO + grace; Keep Alive every 500 ms prevents it
+        NvmeBlockDevice d = setUp(provider, "kato", 16L << 20, 4096, DeviceOptions.defaults().keepAliveTimeoutMs(1000));
+        Thread.sleep(3500); // idle period longer than KATO + the node's grace: the scenario, not a synchronisation
+        MemorySegment b = d.allocateBuffer(4096);
+        d.readSync(0, b);
+        assertEquals(0, d.controller().reconnects(), "no association reset");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    void shouldRefuseAHostNotOnTheAllowList(String provider) {
+        node = E2e.startNode(dir, provider, 0);
+        String allowed = "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555";
+        node.createVolume("acl", 16L << 20, 4096, Set.of(allowed));
+        NvmeStatusException e = assertThrows(NvmeStatusException.class, () -> NvmeBlockDevice.open(
+                node.fabricAddress(), E2e.subnqn("acl"), "nqn.2014-08.org.nvmexpress:uuid:other",
+                DeviceOptions.defaults().providerMode(provider)));
+        assertEquals(NvmeStatus.SCT_COMMAND_SPECIFIC, e.sct());
+        assertEquals(NvmeStatus.SC_CONNECT_INVALID_HOST, e.sc());
+        NvmeBlockDevice d = NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("acl"), allowed,
+                DeviceOptions.defaults().providerMode(provider));
+        toClose.add(d);
+        d.readSync(0, d.allocateBuffer(4096));
+    }
 }
