@@ -122,4 +122,45 @@ class ImportExportCommandTest {
         assertEquals(1, rc);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--address and --subnqn go together"));
     }
+
+    @Test
+    void shouldFindTheVolumeThroughTheManagementServer() throws Exception {
+        startNode();
+        node.createVolume("byname", 8L << 20, 4096, Set.of());
+        InetSocketAddress fa = node.fabricAddress();
+        io.rdmablock.mgmt.client.Volume v = new io.rdmablock.mgmt.client.Volume("id-1", "byname", 8L << 20, 4096, 1,
+                List.of(), "n1", fa.getHostString() + ":" + fa.getPort(), Subsystem.nqnFor("byname"), 1,
+                io.rdmablock.mgmt.client.VolumeState.READY, List.of(), "2026-11-29T22:00:00Z");
+        com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
+                new InetSocketAddress("127.0.0.1", 0), 0);
+        java.util.concurrent.atomic.AtomicReference<String> auth = new java.util.concurrent.atomic.AtomicReference<>();
+        http.createContext("/v1/volumes/byname", ex -> {
+            auth.set(ex.getRequestHeaders().getFirst("Authorization"));
+            byte[] body = io.rdmablock.mgmt.client.Json.write(v).getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        http.start();
+        try {
+            byte[] image = new byte[3 << 20];
+            new Random(3).nextBytes(image);
+            Path in = dir.resolve("named.img");
+            Files.write(in, image);
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            String url = "http://127.0.0.1:" + http.getAddress().getPort();
+            int rc = run(new ImportCommand(), err, "--volume", "byname", "--mgmt-url", url, "--token", "t0k",
+                    "--provider", provider(), "--file", in.toString(), "--no-progress");
+            assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+            assertEquals("Bearer t0k", auth.get());
+            Path out = dir.resolve("named-out.img");
+            rc = run(new ExportCommand(), err, "--volume", "byname", "--mgmt-url", url, "--provider", provider(),
+                    "--file", out.toString(), "--length", String.valueOf(image.length), "--no-progress");
+            assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+            assertArrayEquals(image, Files.readAllBytes(out));
+        } finally {
+            http.stop(0);
+        }
+    }
 }
