@@ -169,10 +169,12 @@ final class IoQueue implements Runnable {
     void close() {
         closed = true;
         wake();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         for (MemoryRegion mr : bounceMr) {
             if (mr != null) {

@@ -37,6 +37,11 @@ class LoopbackPerfTest {
                         d.writeSync(off, fill, false);
                     }
                     for (boolean write : new boolean[]{false, true}) {
+                        double mibps = runSequential(d, write, 8, 1 << 20, 256L << 20, seconds);
+                        System.out.printf("perf: provider=%s ioQueues=%d seq%s 1MiB QD8: %.0f MiB/s%n", provider,
+                                queues, write ? "write" : "read", mibps);
+                    }
+                    for (boolean write : new boolean[]{false, true}) {
                         double iops = run(d, write, 32, 256L << 20, seconds);
                         System.out.printf("perf: provider=%s ioQueues=%d %s 4KiB QD32: %.0f IOPS%n", provider, queues,
                                 write ? "randwrite" : "randread", iops);
@@ -88,5 +93,38 @@ class LoopbackPerfTest {
             d.freeBuffer(b);
         }
         return ops / secs;
+    }
+
+    static double runSequential(BlockDevice d, boolean write, int qd, int size, long span, long seconds) {
+        MemorySegment[] bufs = new MemorySegment[qd];
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void>[] fs = new CompletableFuture[qd];
+        for (int i = 0; i < qd; i++) {
+            bufs[i] = d.allocateBuffer(size);
+        }
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        long bytes = 0;
+        long off = 0;
+        int s = 0;
+        while (System.nanoTime() < end) {
+            if (fs[s] != null) {
+                fs[s].join();
+                bytes += size;
+            }
+            fs[s] = write ? d.write(off, bufs[s], false) : d.read(off, bufs[s]);
+            off = (off + size) % span;
+            s = (s + 1) % qd;
+        }
+        double secs = (System.nanoTime() - start) / 1e9;
+        for (CompletableFuture<Void> f : fs) {
+            if (f != null) {
+                f.join();
+            }
+        }
+        for (MemorySegment b : bufs) {
+            d.freeBuffer(b);
+        }
+        return bytes / secs / (1 << 20);
     }
 }
