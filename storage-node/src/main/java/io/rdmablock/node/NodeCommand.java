@@ -39,7 +39,7 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--token-file", description = "File holding the management bearer token.")
     Path tokenFile;
 
-    @Option(names = "--node-id", description = "Node id (default: host name).")
+    @Option(names = "--node-id", description = "Node id (default: the id stored in <data-dir>/node-id, created once as <host name>-<8 hex digits>).")
     String nodeId;
 
     @Option(names = "--advertise-host", description = "Host put in the fabric address registered with the management server.")
@@ -69,7 +69,7 @@ public final class NodeCommand implements Callable<Integer> {
         if (mgmtUrl != null && token == null) {
             throw new IllegalArgumentException("--mgmt-url needs --token-file");
         }
-        String id = nodeId != null ? nodeId : java.net.InetAddress.getLocalHost().getHostName();
+        String id = nodeId != null ? nodeId : NodeIdentity.loadOrCreate(dataDir);
         TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers);
         NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, token, id,
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),

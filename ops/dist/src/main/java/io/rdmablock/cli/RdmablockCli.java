@@ -48,6 +48,7 @@ public final class RdmablockCli implements Callable<Integer> {
         m.put("export", "io.rdmablock.initiator.cli.ExportCommand");   // initiator: volume → raw image file
         m.put("bench", "io.rdmablock.initiator.bench.BenchCommand");   // initiator: fio-style benchmark
         m.put("nbd", "io.rdmablock.initiator.nbd.NbdCommand");         // initiator: NBD export of a volume
+        m.put("replay", "io.rdmablock.initiator.replay.ReplayCommand"); // initiator: verified block-trace replay
         return Map.copyOf(m);
     }
 
@@ -60,7 +61,7 @@ public final class RdmablockCli implements Callable<Integer> {
     /** @return the configured command line (all subcommands, error handlers); set out/err after this if needed */
     public static CommandLine commandLine() {
         var root = new CommandLine(new RdmablockCli());
-        for (String name : new String[] {"node", "import", "export", "bench", "nbd"}) {
+        for (String name : new String[] {"node", "import", "export", "bench", "nbd", "replay"}) {
             Object command = instantiate(MODULE_COMMANDS.get(name));
             if ("node".equals(name)) {
                 var node = new CommandLine(command != null ? command : new NodeCommandPlaceholder());
