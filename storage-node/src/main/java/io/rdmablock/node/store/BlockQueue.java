@@ -19,9 +19,12 @@ import java.lang.foreign.MemorySegment;
  * <p><b>Arguments</b> (checked at submit; a violation throws {@link IllegalArgumentException} naming the field and its
  * bounds, nothing is queued): {@code offsetBytes} and lengths are multiples of the volume's LBA size, the range lies
  * within {@code [0, volume.sizeBytes())}, the length is at most {@link #MAX_TRANSFER_BYTES}; buffers are native
- * segments ({@code buf.byteSize()} is the transfer length). Buffers should be page-aligned (4096) so the I/O can go
- * through {@code O_DIRECT} without a copy: what is not aligned to the file's direct-I/O alignment goes through a
- * second, buffered file descriptor of the same file (correct, but through the page cache). A zero-length command
+ * segments ({@code buf.byteSize()} is the transfer length). I/O goes through {@code O_DIRECT} when offset and
+ * length meet the file's direct-I/O alignment ({@link VolumeStore#directIoAlignBytes()}); a buffer whose address
+ * does not (e.g. in-capsule data at capsule + 64) is staged through a per-slot aligned bounce buffer (one copy);
+ * offset or length below that alignment (a 512-byte-LBA volume on a filesystem that needs 4096) goes through a
+ * second, buffered descriptor of the same file: correct, through the page cache. Page-aligned buffers take the
+ * zero-copy path. A zero-length command
  * completes successfully without touching the volume. A command on a deleted volume completes with
  * {@code -ENXIO}.
  *
@@ -60,6 +63,18 @@ public interface BlockQueue extends AutoCloseable {
 
     /** Deallocates {@code lengthBytes} at {@code offsetBytes} (NVMe DATASET MANAGEMENT, deallocate). */
     void submitTrim(Volume volume, long offsetBytes, long lengthBytes, long userData);
+
+    /**
+     * Optional: declares the memory regions that I/O buffers will be slices of (e.g. the target's registered RDMA
+     * buffer pool), so the io_uring backend registers them once (IORING_REGISTER_BUFFERS) and reads/writes into them
+     * skip per-I/O page pinning. Call once, before the first submit; the regions must stay allocated until
+     * {@link #close()}. Buffers outside the regions still work. A no-op on the thread-pool backend, and where the
+     * kernel refuses (e.g. RLIMIT_MEMLOCK; logged once).
+     *
+     * @throws IllegalStateException when commands are in flight
+     * @throws IllegalArgumentException when a region is not a native segment
+     */
+    void registerBuffers(MemorySegment... regions);
 
     /**
      * Hands queued commands to the kernel (or the worker threads) without waiting.

@@ -36,6 +36,9 @@ final class IoUring implements AutoCloseable {
     static final int SYS_IO_URING_REGISTER = 427;
 
     static final int OP_FSYNC = 3;
+    static final int OP_READ_FIXED = 4;
+    static final int OP_WRITE_FIXED = 5;
+    static final int SQE_FIXED_FILE = 1;
     static final int OP_FALLOCATE = 17;
     static final int OP_READ = 22;
     static final int OP_WRITE = 23;
@@ -45,7 +48,11 @@ final class IoUring implements AutoCloseable {
     private static final int ENTER_EXT_ARG = 1 << 3;
     private static final int FEAT_SINGLE_MMAP = 1;
     private static final int FEAT_EXT_ARG = 1 << 8;
+    private static final int REGISTER_BUFFERS = 0;
+    private static final int REGISTER_FILES_UPDATE = 6;
     private static final int REGISTER_PROBE = 8;
+    private static final int REGISTER_FILES2 = 13;
+    private static final int RSRC_REGISTER_SPARSE = 1;
     private static final long OFF_SQ_RING = 0L;
     private static final long OFF_CQ_RING = 0x8000000L;
     private static final long OFF_SQES = 0x10000000L;
@@ -176,18 +183,66 @@ final class IoUring implements AutoCloseable {
         return sqEntries;
     }
 
-    /** Writes one SQE at the local tail (not yet visible to the kernel). */
-    void prep(int opcode, int fd, long off, long addr, int len, int opFlags, long userData) {
+    /**
+     * Writes one SQE at the local tail (not yet visible to the kernel). {@code fd} is a file-table index when
+     * {@code sqeFlags} holds {@link #SQE_FIXED_FILE}; {@code bufIndex} is the registered buffer of *_FIXED opcodes.
+     */
+    void prep(int opcode, int sqeFlags, int fd, long off, long addr, int len, int opFlags, long userData,
+              int bufIndex) {
         long o = (long) (sqTail & sqMask) * 64;
-        sqes.set(JAVA_LONG, o, (opcode & 0xff) | ((long) fd << 32));
+        sqes.set(JAVA_LONG, o, (opcode & 0xff) | ((sqeFlags & 0xff) << 8) | ((long) fd << 32));
         sqes.set(JAVA_LONG, o + 8, off);
         sqes.set(JAVA_LONG, o + 16, addr);
         sqes.set(JAVA_LONG, o + 24, (len & 0xffffffffL) | ((long) opFlags << 32));
         sqes.set(JAVA_LONG, o + 32, userData);
-        sqes.set(JAVA_LONG, o + 40, 0L);
+        sqes.set(JAVA_LONG, o + 40, bufIndex & 0xffffL);
         sqes.set(JAVA_LONG, o + 48, 0L);
         sqes.set(JAVA_LONG, o + 56, 0L);
         sqTail++;
+    }
+
+    /**
+     * Registers buffers (IORING_REGISTER_BUFFERS, one iovec per region) so *_FIXED opcodes skip page pinning.
+     *
+     * @return 0 or -errno
+     */
+    int registerBuffers(long[] addresses, long[] lengths) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment iov = a.allocate(16L * addresses.length, 8);
+            for (int i = 0; i < addresses.length; i++) {
+                iov.set(JAVA_LONG, 16L * i, addresses[i]);
+                iov.set(JAVA_LONG, 16L * i + 8, lengths[i]);
+            }
+            return register(REGISTER_BUFFERS, iov.address(), addresses.length);
+        }
+    }
+
+    /** Registers an empty (sparse) file table of {@code n} slots (IORING_REGISTER_FILES2, Linux 5.13+); 0 or -errno. */
+    int registerSparseFiles(int n) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment reg = a.allocate(32, 8); // struct io_uring_rsrc_register: nr, flags, resv2, data, tags
+            reg.set(JAVA_INT, 0, n);
+            reg.set(JAVA_INT, 4, RSRC_REGISTER_SPARSE);
+            return register(REGISTER_FILES2, reg.address(), 32);
+        }
+    }
+
+    /** Puts {@code fd} into file-table slot {@code slot} (IORING_REGISTER_FILES_UPDATE); 0 or -errno. */
+    int updateFile(int slot, int fd) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment up = a.allocate(24, 8); // struct io_uring_files_update: offset, resv, fds pointer
+            MemorySegment fds = a.allocate(JAVA_INT);
+            fds.set(JAVA_INT, 0, fd);
+            up.set(JAVA_INT, 0, slot);
+            up.set(JAVA_LONG, 8, fds.address());
+            long r = register(REGISTER_FILES_UPDATE, up.address(), 1);
+            return r == 1 ? 0 : (int) r;
+        }
+    }
+
+    private int register(int opcode, long arg, int nrArgs) {
+        long r = Native.syscall(err, SYS_IO_URING_REGISTER, ringFd, opcode, arg, nrArgs, 0, 0);
+        return r < 0 ? -Native.errno(err) : (int) r;
     }
 
     /** SQEs written but not yet consumed by the kernel. */

@@ -46,6 +46,7 @@ public final class VolumeStore implements AutoCloseable {
     private final ConcurrentHashMap<String, Volume> volumes = new ConcurrentHashMap<>();
     private final List<Volume> deletedVolumes = new ArrayList<>();
     private boolean closed;
+    private static final java.util.concurrent.atomic.AtomicInteger FILE_SLOTS = new java.util.concurrent.atomic.AtomicInteger();
 
     private VolumeStore(Path dataDir, StoreOptions options) {
         this.dataDir = dataDir;
@@ -341,7 +342,7 @@ public final class VolumeStore implements AutoCloseable {
             throw e;
         }
         return new Volume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
-                direct, buffered, dioOffsetAlign, dioMemAlign);
+                direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement());
     }
 
     private static void closeFds(Volume v) {

@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Assumptions;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,8 +45,18 @@ final class StoreTestSupport {
         }
     }
 
+    private static final String IO_URING_PROBE = IoUring.probe();
+
+    /** Options for {@code backend}; skips the test (with the reason) when io_uring is asked for but unavailable. */
     static StoreOptions options(IoBackend backend) {
+        assumeIoUringIfNeeded(backend);
         return StoreOptions.defaults().withBackend(backend);
+    }
+
+    static void assumeIoUringIfNeeded(IoBackend backend) {
+        if (backend == IoBackend.IO_URING) {
+            Assumptions.assumeTrue(IO_URING_PROBE == null, "io_uring unavailable here: " + IO_URING_PROBE);
+        }
     }
 
     static VolumeSpec spec(String id, long sizeBytes, int lba) {

@@ -25,6 +25,7 @@ import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * An {@code ibv_cq} with its own {@code ibv_comp_channel}. {@link #poll} calls {@code ops.poll_cq} into a
@@ -37,6 +38,8 @@ import java.lang.foreign.MemorySegment;
  */
 final class FfmCompletionQueue implements CompletionQueue {
     static final int WC_BATCH = 32;
+    private static final ValueLayout.OfLong J_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt J_INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final int IBV_WC_WITH_IMM = 1 << 1;
     private static final int ACK_BATCH = 64;
     private static final WcOpcode[] SEND_OPCODES = {WcOpcode.SEND, WcOpcode.RDMA_WRITE, WcOpcode.RDMA_READ};
@@ -70,7 +73,7 @@ final class FfmCompletionQueue implements CompletionQueue {
         this.capacity = this.cq.get(JAVA_INT, off(IBV_CQ, "cqe"));
         this.channelFd = this.channel.get(JAVA_INT, off(IBV_COMP_CHANNEL, "fd"));
         this.wakeFd = wakeFd;
-        this.wcs = arena.allocate(IBV_WC, WC_BATCH);
+        this.wcs = Native.unscoped(arena.allocate(IBV_WC, WC_BATCH)); // no arena acquire per poll_cq
         this.pollFds = arena.allocate(POLLFD, 2);
         this.cqOut = arena.allocate(ADDRESS);
         this.ctxOut = arena.allocate(ADDRESS);
@@ -160,7 +163,7 @@ final class FfmCompletionQueue implements CompletionQueue {
             }
             for (int i = 0; i < n; i++) {
                 long base = (long) i * IBV_WC.byteSize();
-                long wrId = wcs.get(JAVA_LONG, base + WC_WR_ID);
+                long wrId = wcs.get(J_LONG, base + WC_WR_ID);
                 if (wrId == IwarpHello.WR_ID) {
                     continue;
                 }
@@ -175,15 +178,23 @@ final class FfmCompletionQueue implements CompletionQueue {
 
     private void copy(long base, long wrId, WorkCompletion wc) {
         wc.wrId = wrId;
-        wc.status = WcStatus.of(wcs.get(JAVA_INT, base + WC_STATUS));
-        int op = wcs.get(JAVA_INT, base + WC_OPCODE);
-        wc.opcode = op == 128 ? WcOpcode.RECV : op == 129 ? WcOpcode.RECV_RDMA_WITH_IMM
+        // Reference stores only when the value changes: a store into an old-generation WorkCompletion costs a G1
+        // post-write barrier (with a StoreLoad fence); in steady state status and opcode rarely change.
+        WcStatus status = WcStatus.of(wcs.get(J_INT, base + WC_STATUS));
+        if (wc.status != status) {
+            wc.status = status;
+        }
+        int op = wcs.get(J_INT, base + WC_OPCODE);
+        WcOpcode opcode = op == 128 ? WcOpcode.RECV : op == 129 ? WcOpcode.RECV_RDMA_WITH_IMM
                 : op >= 0 && op < SEND_OPCODES.length ? SEND_OPCODES[op] : WcOpcode.SEND;
-        wc.byteLen = wcs.get(JAVA_INT, base + WC_BYTE_LEN);
-        wc.withImm = (wcs.get(JAVA_INT, base + WC_WC_FLAGS) & IBV_WC_WITH_IMM) != 0;
-        wc.imm = wc.withImm ? Integer.reverseBytes(wcs.get(JAVA_INT, base + WC_IMM_DATA)) : 0;
-        wc.qpNum = wcs.get(JAVA_INT, base + WC_QP_NUM);
-        wc.vendorErr = wcs.get(JAVA_INT, base + WC_VENDOR_ERR);
+        if (wc.opcode != opcode) {
+            wc.opcode = opcode;
+        }
+        wc.byteLen = wcs.get(J_INT, base + WC_BYTE_LEN);
+        wc.withImm = (wcs.get(J_INT, base + WC_WC_FLAGS) & IBV_WC_WITH_IMM) != 0;
+        wc.imm = wc.withImm ? Integer.reverseBytes(wcs.get(J_INT, base + WC_IMM_DATA)) : 0;
+        wc.qpNum = wcs.get(J_INT, base + WC_QP_NUM);
+        wc.vendorErr = wcs.get(J_INT, base + WC_VENDOR_ERR);
     }
 
     @Override

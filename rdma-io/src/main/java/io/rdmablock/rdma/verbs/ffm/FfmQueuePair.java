@@ -37,6 +37,7 @@ import io.rdmablock.rdma.verbs.VerbsException;
 import io.rdmablock.rdma.verbs.WrOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * An RC {@code ibv_qp} created by {@code rdma_create_qp(3)}.
@@ -46,6 +47,10 @@ import java.lang.foreign.MemorySegment;
  * {@code ibv_sge} array (16 bytes per SGE); then {@code ops.post_send}/{@code ops.post_recv} is called once for the
  * whole chain. No allocation per post. A chain longer than the work queue is posted in slices (the device then
  * answers ENOMEM when its queue is full, as ibverbs does).
+ *
+ * <p>The native slots are accessed through global-scope aliases ({@link Native#unscoped}) so that a downcall does
+ * not acquire/release the shared arena (two atomic operations per segment argument); the arena still frees them in
+ * {@link #close()}, which the owner calls only once it no longer posts (as with the QP itself).
  *
  * <p>{@code cmId} NULL marks a QP not created through rdma_cm (the benchmark's stub); close then frees only the
  * native slots.
@@ -57,6 +62,8 @@ final class FfmQueuePair implements QueuePair {
     private static final long SWR_SIZE = IBV_SEND_WR.byteSize();
     private static final long RWR_SIZE = IBV_RECV_WR.byteSize();
     private static final long SGE_SIZE = IBV_SGE.byteSize();
+    private static final ValueLayout.OfLong J_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt J_INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final int IBV_QP_STATE = 1;
     private static final int IBV_QPS_ERR = 6;
 
@@ -92,18 +99,18 @@ final class FfmQueuePair implements QueuePair {
         this.recvSlots = attr.maxRecvWr;
         this.maxSendSge = attr.maxSendSge;
         this.maxRecvSge = attr.maxRecvSge;
-        this.sendWrs = arena.allocate(SWR_SIZE * sendSlots, 8);
-        this.recvWrs = arena.allocate(RWR_SIZE * recvSlots, 8);
-        this.sendSges = arena.allocate(SGE_SIZE * sendSlots * maxSendSge, 8);
-        this.recvSges = arena.allocate(SGE_SIZE * recvSlots * maxRecvSge, 8);
+        this.sendWrs = Native.unscoped(arena.allocate(SWR_SIZE * sendSlots, 8));
+        this.recvWrs = Native.unscoped(arena.allocate(RWR_SIZE * recvSlots, 8));
+        this.sendSges = Native.unscoped(arena.allocate(SGE_SIZE * sendSlots * maxSendSge, 8));
+        this.recvSges = Native.unscoped(arena.allocate(SGE_SIZE * recvSlots * maxRecvSge, 8));
         for (int i = 0; i < sendSlots; i++) {
             sendWrs.set(ADDRESS, i * SWR_SIZE + SWR_SG_LIST, sendSges.asSlice(SGE_SIZE * i * maxSendSge));
         }
         for (int i = 0; i < recvSlots; i++) {
             recvWrs.set(ADDRESS, i * RWR_SIZE + RWR_SG_LIST, recvSges.asSlice(SGE_SIZE * i * maxRecvSge));
         }
-        this.badWr = arena.allocate(ADDRESS);
-        this.internalWr = arena.allocate(SWR_SIZE + SGE_SIZE, 8);
+        this.badWr = Native.unscoped(arena.allocate(ADDRESS));
+        this.internalWr = Native.unscoped(arena.allocate(SWR_SIZE + SGE_SIZE, 8));
         internalWr.set(ADDRESS, SWR_SG_LIST, internalWr.asSlice(SWR_SIZE));
     }
 
@@ -123,20 +130,42 @@ final class FfmQueuePair implements QueuePair {
 
     @Override
     public void postSend(SendWr wr) {
+        if (wr.next == null && validSend(wr)) { // fast path: one WR, slot 0
+            fillSend(0, wr);
+            sendWrs.set(J_LONG, SWR_NEXT, 0L);
+            int rc;
+            try {
+                rc = (int) Native.OPS_POST_SEND.invokeExact(fnPostSend, qp, sendWrs, badWr);
+            } catch (Throwable t) {
+                throw new VerbsException("ibv_post_send failed: " + t, 0, t);
+            }
+            if (rc != 0) {
+                throw sendFailure(rc, wr, 0);
+            }
+            return;
+        }
+        postSendChain(wr);
+    }
+
+    private boolean validSend(SendWr w) {
+        return w.numSge >= 0 && w.numSge <= maxSendSge && w.numSge <= w.sgList.length && w.opcode != null;
+    }
+
+    private void postSendChain(SendWr wr) {
         SendWr w = wr;
         while (w != null) {
             SendWr head = w;
             int n = 0;
             SendWr invalid = null;
             for (; w != null && n < sendSlots; w = w.next) {
-                if (w.numSge < 0 || w.numSge > maxSendSge || w.numSge > w.sgList.length || w.opcode == null) {
+                if (!validSend(w)) {
                     invalid = w;
                     break;
                 }
                 fillSend(n++, w);
             }
             if (n > 0) {
-                sendWrs.set(ADDRESS, (n - 1) * SWR_SIZE + SWR_NEXT, MemorySegment.NULL);
+                sendWrs.set(J_LONG, (n - 1) * SWR_SIZE + SWR_NEXT, 0L);
                 int rc;
                 try {
                     rc = (int) Native.OPS_POST_SEND.invokeExact(fnPostSend, qp, sendWrs, badWr);
@@ -158,22 +187,22 @@ final class FfmQueuePair implements QueuePair {
     private void fillSend(int slot, SendWr w) {
         long base = slot * SWR_SIZE;
         MemorySegment s = sendWrs;
-        s.set(JAVA_LONG, base + SWR_WR_ID, w.wrId);
-        s.set(JAVA_LONG, base + SWR_NEXT, s.address() + base + SWR_SIZE);
-        s.set(JAVA_INT, base + SWR_NUM_SGE, w.numSge);
-        s.set(JAVA_INT, base + SWR_OPCODE, w.opcode.ordinal()); // WrOpcode ordinals == enum ibv_wr_opcode values
-        s.set(JAVA_INT, base + SWR_SEND_FLAGS, w.sendFlags);
-        s.set(JAVA_INT, base + SWR_IMM_DATA, Integer.reverseBytes(w.immData)); // __be32
-        s.set(JAVA_LONG, base + SWR_REMOTE_ADDR, w.remoteAddr);
-        s.set(JAVA_INT, base + SWR_RKEY, w.rkey);
+        s.set(J_LONG, base + SWR_WR_ID, w.wrId);
+        s.set(J_LONG, base + SWR_NEXT, s.address() + base + SWR_SIZE);
+        s.set(J_INT, base + SWR_NUM_SGE, w.numSge);
+        s.set(J_INT, base + SWR_OPCODE, w.opcode.ordinal()); // WrOpcode ordinals == enum ibv_wr_opcode values
+        s.set(J_INT, base + SWR_SEND_FLAGS, w.sendFlags);
+        s.set(J_INT, base + SWR_IMM_DATA, Integer.reverseBytes(w.immData)); // __be32
+        s.set(J_LONG, base + SWR_REMOTE_ADDR, w.remoteAddr);
+        s.set(J_INT, base + SWR_RKEY, w.rkey);
         MemorySegment sges = sendSges;
         long first = SGE_SIZE * (long) slot * maxSendSge;
         for (int i = 0; i < w.numSge; i++) {
             Sge g = w.sgList[i];
             long o = first + i * SGE_SIZE;
-            sges.set(JAVA_LONG, o + SGE_ADDR, g.addr);
-            sges.set(JAVA_INT, o + SGE_LENGTH, g.length);
-            sges.set(JAVA_INT, o + SGE_LKEY, g.lkey);
+            sges.set(J_LONG, o + SGE_ADDR, g.addr);
+            sges.set(J_INT, o + SGE_LENGTH, g.length);
+            sges.set(J_INT, o + SGE_LKEY, g.lkey);
         }
     }
 
@@ -220,17 +249,17 @@ final class FfmQueuePair implements QueuePair {
     private void fillRecv(int slot, RecvWr w) {
         long base = slot * RWR_SIZE;
         MemorySegment s = recvWrs;
-        s.set(JAVA_LONG, base + RWR_WR_ID, w.wrId);
-        s.set(JAVA_LONG, base + RWR_NEXT, s.address() + base + RWR_SIZE);
-        s.set(JAVA_INT, base + RWR_NUM_SGE, w.numSge);
+        s.set(J_LONG, base + RWR_WR_ID, w.wrId);
+        s.set(J_LONG, base + RWR_NEXT, s.address() + base + RWR_SIZE);
+        s.set(J_INT, base + RWR_NUM_SGE, w.numSge);
         MemorySegment sges = recvSges;
         long first = SGE_SIZE * (long) slot * maxRecvSge;
         for (int i = 0; i < w.numSge; i++) {
             Sge g = w.sgList[i];
             long o = first + i * SGE_SIZE;
-            sges.set(JAVA_LONG, o + SGE_ADDR, g.addr);
-            sges.set(JAVA_INT, o + SGE_LENGTH, g.length);
-            sges.set(JAVA_INT, o + SGE_LKEY, g.lkey);
+            sges.set(J_LONG, o + SGE_ADDR, g.addr);
+            sges.set(J_INT, o + SGE_LENGTH, g.length);
+            sges.set(J_INT, o + SGE_LKEY, g.lkey);
         }
     }
 

@@ -135,6 +135,14 @@ final class Native {
         return p.reinterpret(size);
     }
 
+    /**
+     * A global-scope alias of {@code s} (same address and size). Passing it to a downcall costs no arena
+     * acquire/release; the owner must keep the real arena open while the alias is used.
+     */
+    static MemorySegment unscoped(MemorySegment s) {
+        return MemorySegment.ofAddress(s.address()).reinterpret(s.byteSize());
+    }
+
     /** Sets O_NONBLOCK on {@code fd}. */
     static void setNonBlocking(int fd, String what) {
         try {
