@@ -73,9 +73,18 @@ final class NbdConnection {
         this.capacityBytes = device.capacityBytes();
         this.lbaSize = device.lbaSize();
         this.slots = new NbdSlot[depth];
-        for (int i = 0; i < depth; i++) {
-            slots[i] = new NbdSlot(device.allocateBuffer(slotBytes));
-            free.push(slots[i]);
+        try {
+            for (int i = 0; i < depth; i++) {
+                slots[i] = new NbdSlot(device.allocateBuffer(slotBytes));
+                free.push(slots[i]);
+            }
+        } catch (RuntimeException e) {
+            for (NbdSlot s : slots) {
+                if (s != null) {
+                    device.freeBuffer(s.buffer);
+                }
+            }
+            throw e;
         }
         in.flip(); // empty, ready for reading
     }
