@@ -53,6 +53,8 @@ final class IoQueue implements Runnable {
     private final boolean[] slotBounced;
     private final SendWr[] sendWrs;
     private final MemorySegment[] capsules;
+    private final MemorySegment[] sqes;
+    private final MemorySegment[] cqes;
     private final MemorySegment[] capsuleData;
     private final MemorySegment[] sgls;
     private final MemorySegment[] bounce;
@@ -93,12 +95,18 @@ final class IoQueue implements Runnable {
         slotBounced = new boolean[slots];
         sendWrs = new SendWr[slots];
         capsules = new MemorySegment[slots];
+        sqes = new MemorySegment[slots];
+        cqes = new MemorySegment[entries];
+        for (int i = 0; i < entries; i++) {
+            cqes[i] = mem.cqe(i);
+        }
         capsuleData = new MemorySegment[slots];
         sgls = new MemorySegment[slots];
         bounce = new MemorySegment[slots];
         bounceMr = new MemoryRegion[slots];
         for (int i = 0; i < slots; i++) {
             capsules[i] = mem.capsule(i);
+            sqes[i] = capsules[i].asSlice(0, SqeDescriptor.LENGTH);
             capsuleData[i] = capsules[i].asSlice(SqeDescriptor.LENGTH);
             sgls[i] = SqeDescriptor.sgl1(capsules[i]);
             SendWr wr = new SendWr(2);
@@ -161,10 +169,12 @@ final class IoQueue implements Runnable {
     void close() {
         closed = true;
         wake();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         for (MemoryRegion mr : bounceMr) {
             if (mr != null) {
@@ -350,11 +360,11 @@ final class IoQueue implements Runnable {
         MemorySegment cap = capsules[slot];
         MemorySegment sgl = sgls[slot];
         SendWr wr = sendWrs[slot];
-        SqeDescriptor.clear(cap);
+        sqes[slot].fill((byte) 0);
         SqeDescriptor.opcode(cap, r.opcode);
         SqeDescriptor.flags(cap, SqeDescriptor.PSDT_SGL);
         SqeDescriptor.cid(cap, cids.cid(slot));
-        SqeDescriptor.nsid(cap, 1);
+        SqeDescriptor.nsid(cap, r.nsid);
         int sqeBytes = SqeDescriptor.LENGTH;
         wr.numSge = 1;
         slotBounced[slot] = false;
@@ -367,7 +377,9 @@ final class IoQueue implements Runnable {
                 long addr = data.address();
                 MemoryRegion mr = dev.buffers().find(addr, len);
                 boolean write = r.opcode == Opcodes.IO_WRITE;
-                if (write && len <= inCapsuleBytes) {
+                if (r.sglBytes >= 0) {
+                    SglDescriptor.keyed(sgl, addr, r.sglBytes, mr == null ? 0 : mr.rkey()); // raw test hook
+                } else if (write && len <= inCapsuleBytes) {
                     SglDescriptor.inCapsule(sgl, 0, len);
                     if (mr != null) {
                         wr.sgList[1].set(addr, len, mr.lkey());
@@ -444,7 +456,7 @@ final class IoQueue implements Runnable {
                 continue; // send completion: nothing to do, the response completes the command
             }
             int index = (int) (wc.wrId & 0xFFFFFFFFL);
-            complete(mem.cqe(index));
+            complete(cqes[index]);
             RecvWr rw = c.recvWr(index);
             rw.next = null;
             if (head == null) {

@@ -43,7 +43,8 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--token", paramLabel = "TOKEN", description = "Management bearer token (prefer --token-file).")
     String token;
 
-    @Option(names = "--node-id", paramLabel = "ID", description = "Node id (default: the data dir name).")
+    @Option(names = "--node-id", paramLabel = "ID", description = "Node id (default: the id stored in <data-dir>/node-id, "
+            + "created once as <host name>-<8 hex digits>).")
     String nodeId;
 
     @Option(names = "--capacity", paramLabel = "SIZE", description = "Capacity offered for volumes, e.g. 100G "
@@ -80,8 +81,7 @@ public final class NodeCommand implements Callable<Integer> {
         if (mgmtUrl != null && (bearer == null || bearer.isEmpty())) {
             throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");
         }
-        Path abs = dataDir.toAbsolutePath().normalize();
-        String id = nodeId != null ? nodeId : abs.getFileName() == null ? "node" : abs.getFileName().toString();
+        String id = nodeId != null ? nodeId : NodeIdentity.loadOrCreate(dataDir);
         TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers);
         NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, bearer, id,
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),

@@ -36,6 +36,17 @@ public final class DeviceOptions {
     @Option(names = "--subnqn", paramLabel = "NQN", description = "Subsystem NQN on the node (with --address).")
     String subnqn;
 
+    @Option(names = "--hostnqn", paramLabel = "NQN", description = "Host NQN (default: a random UUID-based NQN).")
+    String hostnqn;
+
+    @Option(names = "--provider", paramLabel = "auto|soft|ffm",
+            description = "Verbs provider (default: $RDMABLOCK_RDMA_PROVIDER or auto).")
+    String provider;
+
+    @Option(names = "--io-queues", paramLabel = "N", defaultValue = "2",
+            description = "I/O queue pairs of the device (nbd; bench opens one per job) (default: ${DEFAULT-VALUE}).")
+    int ioQueues;
+
     @Option(names = "--file", paramLabel = "PATH", description = "Local file as the block device (baseline/testing).")
     Path file;
 
@@ -75,7 +86,7 @@ public final class DeviceOptions {
      *
      * @param ioQueues I/O queue pairs wanted (one per benchmark job); a --file device ignores it
      * @throws IllegalArgumentException when no source or more than one is given, or a source is incomplete
-     * @throws UnsupportedOperationException when the NVMe-oF initiator is not available in this build
+     * @throws io.rdmablock.initiator.BlockIoException when the node cannot be reached (see NvmeBlockDevice#open)
      */
     public BlockDevice open(int ioQueues) {
         int sources = (volume != null ? 1 : 0) + (address != null ? 1 : 0) + (file != null ? 1 : 0);
@@ -116,5 +127,18 @@ public final class DeviceOptions {
 
     public Path file() {
         return file;
+    }
+
+    public String hostnqn() {
+        return hostnqn;
+    }
+
+    public String provider() {
+        return provider;
+    }
+
+    /** The --io-queues value. */
+    public int ioQueues() {
+        return ioQueues;
     }
 }

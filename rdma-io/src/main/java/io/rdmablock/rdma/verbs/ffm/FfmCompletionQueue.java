@@ -4,10 +4,7 @@ import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_COMP_CHANNEL;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_CQ;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_WC;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.POLLFD;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_BYTE_LEN;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_IMM_DATA;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_OPCODE;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_QP_NUM;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_STATUS;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_VENDOR_ERR;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_WC_FLAGS;
@@ -177,24 +174,29 @@ final class FfmCompletionQueue implements CompletionQueue {
     }
 
     private void copy(long base, long wrId, WorkCompletion wc) {
+        // status|opcode, vendor_err|byte_len, imm_data|qp_num are adjacent u32 pairs (checked in Words)
+        long statusOpcode = wcs.get(J_LONG, base + WC_STATUS);
+        long vendorLen = wcs.get(J_LONG, base + WC_VENDOR_ERR);
+        long immQpn = wcs.get(J_LONG, base + WC_IMM_DATA);
+        int flags = wcs.get(J_INT, base + WC_WC_FLAGS);
         wc.wrId = wrId;
         // Reference stores only when the value changes: a store into an old-generation WorkCompletion costs a G1
         // post-write barrier (with a StoreLoad fence); in steady state status and opcode rarely change.
-        WcStatus status = WcStatus.of(wcs.get(J_INT, base + WC_STATUS));
+        WcStatus status = WcStatus.of(Words.low(statusOpcode));
         if (wc.status != status) {
             wc.status = status;
         }
-        int op = wcs.get(J_INT, base + WC_OPCODE);
+        int op = Words.high(statusOpcode);
         WcOpcode opcode = op == 128 ? WcOpcode.RECV : op == 129 ? WcOpcode.RECV_RDMA_WITH_IMM
                 : op >= 0 && op < SEND_OPCODES.length ? SEND_OPCODES[op] : WcOpcode.SEND;
         if (wc.opcode != opcode) {
             wc.opcode = opcode;
         }
-        wc.byteLen = wcs.get(J_INT, base + WC_BYTE_LEN);
-        wc.withImm = (wcs.get(J_INT, base + WC_WC_FLAGS) & IBV_WC_WITH_IMM) != 0;
-        wc.imm = wc.withImm ? Integer.reverseBytes(wcs.get(J_INT, base + WC_IMM_DATA)) : 0;
-        wc.qpNum = wcs.get(J_INT, base + WC_QP_NUM);
-        wc.vendorErr = wcs.get(J_INT, base + WC_VENDOR_ERR);
+        wc.vendorErr = Words.low(vendorLen);
+        wc.byteLen = Words.high(vendorLen);
+        wc.withImm = (flags & IBV_WC_WITH_IMM) != 0;
+        wc.imm = wc.withImm ? Integer.reverseBytes(Words.low(immQpn)) : 0;
+        wc.qpNum = Words.high(immQpn);
     }
 
     @Override

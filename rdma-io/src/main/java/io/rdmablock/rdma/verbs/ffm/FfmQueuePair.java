@@ -13,7 +13,6 @@ import static io.rdmablock.rdma.verbs.ffm.NativeStructs.RWR_WR_ID;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_ADDR;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_LENGTH;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_LKEY;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_IMM_DATA;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_NEXT;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_NUM_SGE;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_OPCODE;
@@ -52,8 +51,7 @@ import java.lang.foreign.ValueLayout;
  * not acquire/release the shared arena (two atomic operations per segment argument); the arena still frees them in
  * {@link #close()}, which the owner calls only once it no longer posts (as with the QP itself).
  *
- * <p>{@code cmId} NULL marks a QP not created through rdma_cm (the benchmark's stub); close then frees only the
- * native slots.
+ * <p>{@link Owner} says who created the native QP and so how {@link #close()} destroys it.
  *
  * <p>Teardown: {@link #close()} moves the QP to ERROR (the device flushes every outstanding WR into the CQ as
  * WR_FLUSH_ERR for the owner to poll), then {@code rdma_destroy_qp}, then frees the native slots.
@@ -67,8 +65,19 @@ final class FfmQueuePair implements QueuePair {
     private static final int IBV_QP_STATE = 1;
     private static final int IBV_QPS_ERR = 6;
 
+    /** Who created the native QP, hence how it is destroyed. */
+    enum Owner {
+        /** {@code rdma_create_qp}: destroyed with {@code rdma_destroy_qp(cmId)}. */
+        RDMA_CM,
+        /** {@code ibv_create_qp} (passive side on IB/RoCE, transitions done by the provider): {@code ibv_destroy_qp}. */
+        DIRECT,
+        /** Not ours (the benchmark's and tests' stub): nothing native is destroyed. */
+        EXTERNAL
+    }
+
     private final FfmDeviceContext device;
     private final MemorySegment cmId;
+    private final Owner owner;
     final MemorySegment qp;
     private final int qpNum;
     private final QpInitAttr attr;
@@ -87,8 +96,10 @@ final class FfmQueuePair implements QueuePair {
     private final MemorySegment internalWr;
     private boolean closed;
 
-    FfmQueuePair(FfmDeviceContext device, MemorySegment cmId, MemorySegment qp, QpInitAttr attr, int reservedSendWrs) {
+    FfmQueuePair(FfmDeviceContext device, Owner owner, MemorySegment cmId, MemorySegment qp, QpInitAttr attr,
+                 int reservedSendWrs) {
         this.device = device;
+        this.owner = owner;
         this.cmId = cmId;
         this.qp = qp.reinterpret(IBV_QP.byteSize());
         this.qpNum = this.qp.get(JAVA_INT, off(IBV_QP, "qp_num"));
@@ -131,8 +142,7 @@ final class FfmQueuePair implements QueuePair {
     @Override
     public void postSend(SendWr wr) {
         if (wr.next == null && validSend(wr)) { // fast path: one WR, slot 0
-            fillSend(0, wr);
-            sendWrs.set(J_LONG, SWR_NEXT, 0L);
+            fillSend(0, wr, 0L);
             int rc;
             try {
                 rc = (int) Native.OPS_POST_SEND.invokeExact(fnPostSend, qp, sendWrs, badWr);
@@ -162,7 +172,8 @@ final class FfmQueuePair implements QueuePair {
                     invalid = w;
                     break;
                 }
-                fillSend(n++, w);
+                fillSend(n, w, sendWrs.address() + (n + 1) * SWR_SIZE);
+                n++;
             }
             if (n > 0) {
                 sendWrs.set(J_LONG, (n - 1) * SWR_SIZE + SWR_NEXT, 0L);
@@ -184,15 +195,15 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    private void fillSend(int slot, SendWr w) {
+    /** Writes {@code w} into native slot {@code slot}, linked to {@code next} (an address, 0 for the last). */
+    private void fillSend(int slot, SendWr w, long next) {
         long base = slot * SWR_SIZE;
         MemorySegment s = sendWrs;
         s.set(J_LONG, base + SWR_WR_ID, w.wrId);
-        s.set(J_LONG, base + SWR_NEXT, s.address() + base + SWR_SIZE);
-        s.set(J_INT, base + SWR_NUM_SGE, w.numSge);
-        s.set(J_INT, base + SWR_OPCODE, w.opcode.ordinal()); // WrOpcode ordinals == enum ibv_wr_opcode values
-        s.set(J_INT, base + SWR_SEND_FLAGS, w.sendFlags);
-        s.set(J_INT, base + SWR_IMM_DATA, Integer.reverseBytes(w.immData)); // __be32
+        s.set(J_LONG, base + SWR_NEXT, next);
+        // num_sge|opcode and send_flags|imm_data are adjacent u32 pairs (checked in Words): one 8-byte store each
+        s.set(J_LONG, base + SWR_NUM_SGE, Words.pair(w.numSge, w.opcode.ordinal())); // ordinals == ibv_wr_opcode
+        s.set(J_LONG, base + SWR_SEND_FLAGS, Words.pair(w.sendFlags, Integer.reverseBytes(w.immData))); // __be32
         s.set(J_LONG, base + SWR_REMOTE_ADDR, w.remoteAddr);
         s.set(J_INT, base + SWR_RKEY, w.rkey);
         MemorySegment sges = sendSges;
@@ -201,8 +212,7 @@ final class FfmQueuePair implements QueuePair {
             Sge g = w.sgList[i];
             long o = first + i * SGE_SIZE;
             sges.set(J_LONG, o + SGE_ADDR, g.addr);
-            sges.set(J_INT, o + SGE_LENGTH, g.length);
-            sges.set(J_INT, o + SGE_LKEY, g.lkey);
+            sges.set(J_LONG, o + SGE_LENGTH, Words.pair(g.length, g.lkey)); // length|lkey
         }
     }
 
@@ -258,8 +268,7 @@ final class FfmQueuePair implements QueuePair {
             Sge g = w.sgList[i];
             long o = first + i * SGE_SIZE;
             sges.set(J_LONG, o + SGE_ADDR, g.addr);
-            sges.set(J_INT, o + SGE_LENGTH, g.length);
-            sges.set(J_INT, o + SGE_LKEY, g.lkey);
+            sges.set(J_LONG, o + SGE_LENGTH, Words.pair(g.length, g.lkey)); // length|lkey
         }
     }
 
@@ -309,7 +318,7 @@ final class FfmQueuePair implements QueuePair {
     }
 
     private String safeState() {
-        if (cmId.address() == 0) {
+        if (owner == Owner.EXTERNAL) {
             return "?";
         }
         try {
@@ -356,30 +365,41 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    /** ERROR (flush), then {@code rdma_destroy_qp}, then the native slots; idempotent. */
+    /** ERROR (flush), then {@code rdma_destroy_qp} (or {@code ibv_destroy_qp}), then the native slots; idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        if (cmId.address() == 0) { // not created through rdma_cm (benchmark/test stub): nothing native to destroy
+        if (owner == Owner.EXTERNAL) {
             arena.close();
             return;
         }
         RuntimeException first = null;
         first = Closer.close(this::moveToError, first);
         try {
-            Native.RDMA_DESTROY_QP.invokeExact(cmId);
+            if (owner == Owner.RDMA_CM) {
+                Native.RDMA_DESTROY_QP.invokeExact(cmId);
+            } else {
+                int rc = (int) Native.IBV_DESTROY_QP.invokeExact(Native.errnoSegment(), qp);
+                if (rc != 0) {
+                    throw Native.fail("ibv_destroy_qp", rc > 0 ? rc : Native.errno(), "qpNum=" + qpNum);
+                }
+            }
         } catch (Throwable t) {
             first = Closer.close(() -> {
-                throw new VerbsException("rdma_destroy_qp failed: " + t, 0, t);
+                throw t instanceof VerbsException ve ? ve : new VerbsException("destroying the QP failed: " + t, 0, t);
             }, first);
         }
         arena.close();
         if (first != null) {
             throw first;
         }
+    }
+
+    Owner owner() {
+        return owner;
     }
 
     boolean isClosed() {
