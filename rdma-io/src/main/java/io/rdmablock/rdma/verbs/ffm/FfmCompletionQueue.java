@@ -56,6 +56,7 @@ final class FfmCompletionQueue implements CompletionQueue {
     private final MemorySegment ctxOut;
     private final MemorySegment buf8;
     private final boolean external;
+    private final boolean iwarp;
     private int unackedEvents;
     private boolean closed;
     private volatile boolean overrun;
@@ -64,6 +65,7 @@ final class FfmCompletionQueue implements CompletionQueue {
                                boolean external) {
         this.device = device;
         this.external = external;
+        this.iwarp = device.iwarp();
         this.cq = cq.reinterpret(IBV_CQ.byteSize());
         this.channel = channel.reinterpret(IBV_COMP_CHANNEL.byteSize());
         this.fnPollCq = device.fnPollCq;
@@ -198,6 +200,9 @@ final class FfmCompletionQueue implements CompletionQueue {
         WcStatus status = WcStatus.of(Words.low(statusOpcode));
         if (wc.status != status) {
             wc.status = status;
+        }
+        if (iwarp && status != WcStatus.SUCCESS) {
+            device.errorCompletion(Words.high(immQpn));
         }
         int op = Words.high(statusOpcode);
         WcOpcode opcode = op == 128 ? WcOpcode.RECV : op == 129 ? WcOpcode.RECV_RDMA_WITH_IMM

@@ -52,6 +52,7 @@ final class FfmDeviceContext implements DeviceContext {
     private final Set<AutoCloseable> pds = ConcurrentHashMap.newKeySet();
     private final Set<AutoCloseable> cqs = ConcurrentHashMap.newKeySet();
     private final Map<Long, FfmCompletionQueue> cqByAddress = new ConcurrentHashMap<>();
+    private final Map<Integer, FfmQueuePair> qpByNum = new ConcurrentHashMap<>();
     private final MemorySegment asyncEvent = Arena.ofAuto().allocate(IBV_ASYNC_EVENT);
 
     FfmDeviceContext(MemorySegment context) {
@@ -162,6 +163,22 @@ final class FfmDeviceContext implements DeviceContext {
         cqs.remove(c);
         if (c instanceof FfmCompletionQueue q) {
             cqByAddress.remove(q.cq.address(), q);
+        }
+    }
+
+    void registerQp(FfmQueuePair qp) {
+        qpByNum.put(qp.qpNum(), qp);
+    }
+
+    void forgetQp(FfmQueuePair qp) {
+        qpByNum.remove(qp.qpNum(), qp);
+    }
+
+    /** An error completion for {@code qpNum} (iWARP state tracking; called only for failed completions). */
+    void errorCompletion(int qpNum) {
+        FfmQueuePair qp = qpByNum.get(qpNum);
+        if (qp != null) {
+            qp.errorCompletion();
         }
     }
 
