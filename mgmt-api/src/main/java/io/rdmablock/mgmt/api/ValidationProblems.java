@@ -4,6 +4,7 @@ import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.Problem;
 import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
@@ -15,13 +16,16 @@ import io.vertx.openapi.validation.SchemaValidationException;
 import io.vertx.openapi.validation.ValidatorException;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Turns an OpenAPI validation failure into a problem whose detail names the field and its bounds.
- * Order: wrong media type → 415; a body that is not a JSON object → 400 malformed-body; a body the shared
- * {@link Limits} reject → 400 validation with the Limits message (the same text the CLI prints); otherwise the
- * schema error with the field taken from its JSON pointer.
+ * Order: wrong media type → 415; a body that is not a JSON object → 400 malformed-body; a missing, unknown or
+ * wrongly typed top-level field, or a bound the shared {@link Limits} reject → 400 validation naming the field
+ * (the Limits text is the same the CLI prints); otherwise the schema error with the field taken from its JSON
+ * pointer. The schema stays the judge of validity: this class only words the answer.
  */
 final class ValidationProblems {
     private ValidationProblems() {
@@ -55,28 +59,89 @@ final class ValidationProblems {
         return Problem.of(ProblemTypes.VALIDATION, "Invalid request", 400, schemaMessage(e));
     }
 
-    /** @return the Limits message for a well-typed body that breaks a bound, else null */
+    /** Top-level fields of a request body: name → JSON type ("string", "integer", "array"); required ones first. */
+    private record Shape(List<String> required, Map<String, String> types) {
+    }
+
+    private static final Shape CREATE = new Shape(List.of("name", "sizeBytes"), ordered(
+            "name", "string", "sizeBytes", "integer", "lbaSize", "integer", "replicas", "integer",
+            "allowedHosts", "array"));
+    private static final Shape RESIZE = new Shape(List.of("sizeBytes"), ordered("sizeBytes", "integer"));
+    private static final Shape REGISTER = new Shape(List.of("nodeId", "fabricAddress", "capacityBytes", "freeBytes"),
+            ordered("nodeId", "string", "fabricAddress", "string", "metricsUrl", "string", "capacityBytes", "integer",
+                    "freeBytes", "integer"));
+    private static final Shape HEARTBEAT = new Shape(List.of("freeBytes", "volumes"),
+            ordered("freeBytes", "integer", "volumes", "array"));
+
+    /**
+     * @return a message naming the field for a body the schema rejected: a missing or unknown field, a wrong
+     *         JSON type, or a bound from {@link Limits}; null when none applies (the schema message is used)
+     */
     private static String limitsMessage(RoutingContext ctx, JsonObject body) {
         String path = ctx.request().path();
         HttpMethod method = ctx.request().method();
+        Shape shape;
+        if (method == HttpMethod.POST && "/v1/volumes".equals(path)) {
+            shape = CREATE;
+        } else if (method == HttpMethod.PATCH && path.startsWith("/v1/volumes/")) {
+            shape = RESIZE;
+        } else if (method == HttpMethod.POST && "/v1/nodes".equals(path)) {
+            shape = REGISTER;
+        } else if (method == HttpMethod.POST && path.endsWith("/heartbeat")) {
+            shape = HEARTBEAT;
+        } else {
+            return null;
+        }
+        for (String field : shape.required()) {
+            if (!body.containsKey(field) || body.getValue(field) == null) {
+                return "invalid " + field + ": missing, required fields=" + shape.required();
+            }
+        }
+        for (String field : body.fieldNames()) {
+            String type = shape.types().get(field);
+            if (type == null) {
+                return "invalid " + field + ": unknown field, allowed fields=" + shape.types().keySet();
+            }
+            Object value = body.getValue(field);
+            boolean ok = switch (type) {
+                case "string" -> value instanceof String;
+                case "integer" -> value instanceof Integer || value instanceof Long;
+                case "array" -> value instanceof JsonArray;
+                default -> true;
+            };
+            if (!ok) {
+                return "invalid " + field + ": " + field + "=" + io.vertx.core.json.Json.encode(value)
+                        + ", must be " + (type.equals("integer") ? "an integer" : "a" + (type.equals("array")
+                        ? "n array" : " string"));
+            }
+        }
         try {
-            if (method == HttpMethod.POST && "/v1/volumes".equals(path)) {
-                Limits.check(new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes", 0L),
+            if (shape == CREATE) {
+                Limits.check(new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
                         body.getInteger("lbaSize", 4096), body.getInteger("replicas", 1),
                         strings(body.getJsonArray("allowedHosts"))));
-            } else if (method == HttpMethod.PATCH && path.startsWith("/v1/volumes/")) {
-                Limits.checkSize("sizeBytes", body.getLong("sizeBytes", 0L));
-            } else if (method == HttpMethod.POST && "/v1/nodes".equals(path)) {
-                Limits.check(new io.rdmablock.mgmt.client.RegisterNodeRequest(body.getString("nodeId"),
-                        body.getString("fabricAddress"), body.getString("metricsUrl"),
-                        body.getLong("capacityBytes", 0L), body.getLong("freeBytes", 0L)));
+            } else if (shape == RESIZE) {
+                Limits.checkSize("sizeBytes", body.getLong("sizeBytes"));
+            } else if (shape == REGISTER) {
+                Limits.check(new RegisterNodeRequest(body.getString("nodeId"), body.getString("fabricAddress"),
+                        body.getString("metricsUrl"), body.getLong("capacityBytes"), body.getLong("freeBytes")));
+            } else if (body.getLong("freeBytes") < 0) {
+                return "invalid freeBytes: freeBytes=" + body.getLong("freeBytes") + ", min=0";
             }
         } catch (IllegalArgumentException bound) {
             return bound.getMessage();
         } catch (ClassCastException wrongType) {
-            return null; // the schema message names the type
+            return null; // nested type error: the schema message names it
         }
         return null;
+    }
+
+    private static Map<String, String> ordered(String... pairs) {
+        var map = new LinkedHashMap<String, String>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            map.put(pairs[i], pairs[i + 1]);
+        }
+        return map;
     }
 
     private static String schemaMessage(ValidatorException e) {

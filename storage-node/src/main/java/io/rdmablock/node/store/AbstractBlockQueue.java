@@ -26,6 +26,10 @@ abstract class AbstractBlockQueue implements BlockQueue {
     final long[] slotUserData;
     /** Bytes a READ/WRITE slot must transfer; -1 for other commands. */
     final long[] slotExpectBytes;
+    /** Per slot: aligned bounce buffer for misaligned caller memory (allocated on first need, then reused). */
+    private final MemorySegment[] slotBounce;
+    /** Per slot: the caller's read buffer to copy the bounce buffer into at completion, or null. */
+    private final MemorySegment[] slotCopyBack;
     private final int[] freeSlots;
     private int freeTop;
     private final long[] immUserData;
@@ -34,12 +38,15 @@ abstract class AbstractBlockQueue implements BlockQueue {
     private int immCount;
     private int inFlight;
     boolean closed;
+    private boolean buffersRegistered;
 
     AbstractBlockQueue(VolumeStore store, int capacity) {
         this.store = store;
         this.capacity = capacity;
         this.slotUserData = new long[capacity];
         this.slotExpectBytes = new long[capacity];
+        this.slotBounce = new MemorySegment[capacity];
+        this.slotCopyBack = new MemorySegment[capacity];
         this.freeSlots = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             freeSlots[i] = capacity - 1 - i;
@@ -51,11 +58,15 @@ abstract class AbstractBlockQueue implements BlockQueue {
 
     // ---- backend hooks: queue one command for slot; it reaches the kernel/workers at submit() ----
 
-    abstract void queueRw(int slot, int kind, int fd, long address, long lengthBytes, long offsetBytes, int rwFlags);
+    /** READ or WRITE; {@code direct} selects the O_DIRECT descriptor, else the buffered one. */
+    abstract void queueRw(int slot, int kind, Volume v, boolean direct, long address, long lengthBytes,
+                          long offsetBytes, int rwFlags);
 
-    abstract void queueFlush(int slot, int fd);
+    /** fdatasync of the volume's file. */
+    abstract void queueFlush(int slot, Volume v);
 
-    abstract void queueFallocate(int slot, int fd, int mode, long offsetBytes, long lengthBytes);
+    /** fallocate on the volume's buffered descriptor. */
+    abstract void queueFallocate(int slot, Volume v, int mode, long offsetBytes, long lengthBytes);
 
     /** Copies up to {@code max} backend completions from index {@code at}; frees their slots via {@link #complete}. */
     abstract int reapBackend(long[] userData, int[] result, int at, int max);
@@ -76,9 +87,16 @@ abstract class AbstractBlockQueue implements BlockQueue {
         if (shortcut(volume, len, userData)) {
             return;
         }
-        long addr = buf.address();
         int slot = takeSlot(userData, len);
-        queueRw(slot, KIND_READ, fdFor(volume, offsetBytes, len, addr), addr, len, offsetBytes, 0);
+        long addr = buf.address();
+        boolean offsetAligned = ((offsetBytes | len) & volume.dioOffsetMask) == 0;
+        if (offsetAligned && (addr & volume.dioMemMask) != 0) {
+            // misaligned memory, aligned range: O_DIRECT into a bounce buffer, copied out at completion
+            MemorySegment bounce = bounce(slot, len);
+            slotCopyBack[slot] = buf;
+            addr = bounce.address();
+        }
+        queueRw(slot, KIND_READ, volume, offsetAligned, addr, len, offsetBytes, 0);
     }
 
     @Override
@@ -88,10 +106,17 @@ abstract class AbstractBlockQueue implements BlockQueue {
             return;
         }
         volume.noteWritten(offsetBytes, len);
-        long addr = buf.address();
         int slot = takeSlot(userData, len);
-        queueRw(slot, KIND_WRITE, fdFor(volume, offsetBytes, len, addr), addr, len, offsetBytes,
-                fua ? Native.RWF_DSYNC : 0);
+        long addr = buf.address();
+        boolean offsetAligned = ((offsetBytes | len) & volume.dioOffsetMask) == 0;
+        if (offsetAligned && (addr & volume.dioMemMask) != 0) {
+            // misaligned memory, aligned range: copy into a bounce buffer and write it with O_DIRECT (a page-cache
+            // write here could race with O_DIRECT writes to other blocks of the same page)
+            MemorySegment bounce = bounce(slot, len);
+            MemorySegment.copy(buf, 0, bounce, 0, len);
+            addr = bounce.address();
+        }
+        queueRw(slot, KIND_WRITE, volume, offsetAligned, addr, len, offsetBytes, fua ? Native.RWF_DSYNC : 0);
     }
 
     @Override
@@ -100,7 +125,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
         if (shortcut(volume, 1, userData)) {
             return;
         }
-        queueFlush(takeSlot(userData, -1), volume.directFd);
+        queueFlush(takeSlot(userData, -1), volume);
     }
 
     @Override
@@ -110,10 +135,10 @@ abstract class AbstractBlockQueue implements BlockQueue {
             return;
         }
         if (store.zeroRangeSupported()) {
-            queueFallocate(takeSlot(userData, -1), volume.bufferedFd,
+            queueFallocate(takeSlot(userData, -1), volume,
                     Native.FALLOC_FL_ZERO_RANGE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else if (store.zeroesAfterTrim()) {
-            queueFallocate(takeSlot(userData, -1), volume.bufferedFd,
+            queueFallocate(takeSlot(userData, -1), volume,
                     Native.FALLOC_FL_PUNCH_HOLE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else {
             // No fallocate on this filesystem: write zeroes synchronously on the caller's thread (rare; correct).
@@ -128,10 +153,27 @@ abstract class AbstractBlockQueue implements BlockQueue {
             return;
         }
         if (store.zeroesAfterTrim()) {
-            queueFallocate(takeSlot(userData, -1), volume.bufferedFd,
+            queueFallocate(takeSlot(userData, -1), volume,
                     Native.FALLOC_FL_PUNCH_HOLE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else {
             completeNow(userData, 0); // deallocate is advisory; zeroesAfterTrim() is false
+        }
+    }
+
+    @Override
+    public void registerBuffers(MemorySegment... regions) {
+        if (inFlight != 0) {
+            throw new IllegalStateException("registerBuffers with commands in flight: inFlight=" + inFlight);
+        }
+        if (buffersRegistered) {
+            throw new IllegalStateException("buffers already registered on this queue");
+        }
+        buffersRegistered = true;
+        for (MemorySegment r : regions) {
+            if (r == null || !r.isNative()) {
+                throw new IllegalArgumentException("invalid region: registerBuffers needs native segments, region="
+                        + r);
+            }
         }
     }
 
@@ -198,6 +240,11 @@ abstract class AbstractBlockQueue implements BlockQueue {
     /** Frees {@code slot} after its completion has been reported; returns the caller's userData. */
     final long complete(int slot) {
         long ud = slotUserData[slot];
+        MemorySegment copyBack = slotCopyBack[slot];
+        if (copyBack != null) {
+            MemorySegment.copy(slotBounce[slot], 0, copyBack, 0, copyBack.byteSize());
+            slotCopyBack[slot] = null;
+        }
         freeSlots[freeTop++] = slot;
         inFlight--;
         return ud;
@@ -257,9 +304,15 @@ abstract class AbstractBlockQueue implements BlockQueue {
         inFlight++;
     }
 
-    private static int fdFor(Volume v, long offsetBytes, long lengthBytes, long address) {
-        return ((offsetBytes | lengthBytes) & v.dioOffsetMask) == 0 && (address & v.dioMemMask) == 0
-                ? v.directFd : v.bufferedFd;
+    /** Slot's bounce buffer of at least {@code lengthBytes} (page-aligned; grown to a power of two, kept). */
+    private MemorySegment bounce(int slot, long lengthBytes) {
+        MemorySegment b = slotBounce[slot];
+        if (b == null || b.byteSize() < lengthBytes) {
+            long size = Math.max(4096, Long.highestOneBit(lengthBytes - 1) << 1);
+            b = Arena.ofAuto().allocate(size, 4096);
+            slotBounce[slot] = b;
+        }
+        return b;
     }
 
     private void checkVolume(Volume v) {

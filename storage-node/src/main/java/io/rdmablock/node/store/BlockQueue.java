@@ -19,9 +19,12 @@ import java.lang.foreign.MemorySegment;
  * <p><b>Arguments</b> (checked at submit; a violation throws {@link IllegalArgumentException} naming the field and its
  * bounds, nothing is queued): {@code offsetBytes} and lengths are multiples of the volume's LBA size, the range lies
  * within {@code [0, volume.sizeBytes())}, the length is at most {@link #MAX_TRANSFER_BYTES}; buffers are native
- * segments ({@code buf.byteSize()} is the transfer length). Buffers should be page-aligned (4096) so the I/O can go
- * through {@code O_DIRECT} without a copy: what is not aligned to the file's direct-I/O alignment goes through a
- * second, buffered file descriptor of the same file (correct, but through the page cache). A zero-length command
+ * segments ({@code buf.byteSize()} is the transfer length). I/O goes through {@code O_DIRECT} when offset and
+ * length meet the file's direct-I/O alignment ({@link VolumeStore#directIoAlignBytes()}); a buffer whose address
+ * does not (e.g. in-capsule data at capsule + 64) is staged through a per-slot aligned bounce buffer (one copy);
+ * offset or length below that alignment (a 512-byte-LBA volume on a filesystem that needs 4096) goes through a
+ * second, buffered descriptor of the same file: correct, through the page cache. Page-aligned buffers take the
+ * zero-copy path. A zero-length command
  * completes successfully without touching the volume. A command on a deleted volume completes with
  * {@code -ENXIO}.
  *
@@ -34,6 +37,19 @@ import java.lang.foreign.MemorySegment;
  * ({@code fallocate(FALLOC_FL_ZERO_RANGE)} or {@code PUNCH_HOLE}). TRIM deallocates
  * ({@code fallocate(FALLOC_FL_PUNCH_HOLE|FALLOC_FL_KEEP_SIZE)}); it reads zero afterwards exactly when
  * {@link VolumeStore#zeroesAfterTrim()} says so.
+ *
+ * <p><b>Use from a target poller</b> (one queue per NVMe I/O queue, capacity = its queue depth, sqsize + 1):
+ * <pre>{@code
+ * BlockQueue q = store.newQueue(sqsize + 1);
+ * q.registerBuffers(registeredPool);                 // once: the RDMA buffer pool the data moves through
+ * ...
+ * q.submitRead(volume, slba * lbaSize, buf, cid);    // per command capsule; no system call yet
+ * int n = q.reap(userData, result, max);             // per poll round: submits the batch, collects completions
+ * for (int i = 0; i < n; i++) respond((int) userData[i], result[i]);
+ * }</pre>
+ * A possible status mapping: {@code 0} success; {@code -ENOSPC} Capacity Exceeded (generic, 0x81); {@code -EIO}
+ * on READ Unrecovered Read Error (media, 0x81), on WRITE/FLUSH Write Fault (media, 0x80); {@code -ENXIO} Namespace
+ * Not Ready (generic, 0x82); anything else Internal Error (generic, 0x06).
  *
  * <p><b>Lifetime:</b> {@link #close()} waits (bounded) for commands in flight, then releases the ring or workers;
  * it is idempotent.
@@ -60,6 +76,18 @@ public interface BlockQueue extends AutoCloseable {
 
     /** Deallocates {@code lengthBytes} at {@code offsetBytes} (NVMe DATASET MANAGEMENT, deallocate). */
     void submitTrim(Volume volume, long offsetBytes, long lengthBytes, long userData);
+
+    /**
+     * Optional: declares the memory regions that I/O buffers will be slices of (e.g. the target's registered RDMA
+     * buffer pool), so the io_uring backend registers them once (IORING_REGISTER_BUFFERS) and reads/writes into them
+     * skip per-I/O page pinning. Call once, before the first submit; the regions must stay allocated until
+     * {@link #close()}. Buffers outside the regions still work. A no-op on the thread-pool backend, and where the
+     * kernel refuses (e.g. RLIMIT_MEMLOCK; logged once).
+     *
+     * @throws IllegalStateException when commands are in flight
+     * @throws IllegalArgumentException when a region is not a native segment
+     */
+    void registerBuffers(MemorySegment... regions);
 
     /**
      * Hands queued commands to the kernel (or the worker threads) without waiting.

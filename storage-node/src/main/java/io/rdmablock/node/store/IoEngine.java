@@ -23,12 +23,16 @@ final class IoEngine implements AutoCloseable {
 
     /** Chooses the backend per {@link StoreOptions#backend()} and logs one line saying which and why. */
     static IoEngine select(StoreOptions options) {
+        return select(options, options.backend() == IoBackend.THREAD_POOL ? null : IoUring.probe());
+    }
+
+    /** As {@link #select(StoreOptions)} with the io_uring probe's answer given ({@code null} = usable). */
+    static IoEngine select(StoreOptions options, String why) {
         IoBackend requested = options.backend();
         if (requested == IoBackend.THREAD_POOL) {
             LOG.info("store I/O backend: threadpool (requested), threads={}", options.poolThreads());
             return new IoEngine(IoBackend.THREAD_POOL, options.poolThreads());
         }
-        String why = IoUring.probe();
         if (why == null) {
             LOG.info("store I/O backend: io_uring ({})", requested == null ? "auto: io_uring_setup and opcode probe ok"
                     : "requested");

@@ -23,7 +23,8 @@ final class PoolBlockQueue extends AbstractBlockQueue {
     private final AtomicReference<Op> done = new AtomicReference<>();
     private Op drained;
     private volatile Thread waiter;
-    private final Arena arena = Arena.ofShared();
+    /** Automatic: a worker may still touch its op's segments if close() gave up waiting. */
+    private final Arena arena = Arena.ofAuto();
 
     PoolBlockQueue(VolumeStore store, int capacity, Executor pool) {
         super(store, capacity);
@@ -41,20 +42,21 @@ final class PoolBlockQueue extends AbstractBlockQueue {
     }
 
     @Override
-    void queueRw(int slot, int kind, int fd, long address, long lengthBytes, long offsetBytes, int rwFlags) {
-        ops[slot].set(kind, fd, address, lengthBytes, offsetBytes, rwFlags);
+    void queueRw(int slot, int kind, Volume v, boolean direct, long address, long lengthBytes, long offsetBytes,
+                 int rwFlags) {
+        ops[slot].set(kind, direct ? v.directFd : v.bufferedFd, address, lengthBytes, offsetBytes, rwFlags);
         pending[pendingCount++] = slot;
     }
 
     @Override
-    void queueFlush(int slot, int fd) {
-        ops[slot].set(KIND_FLUSH, fd, 0, 0, 0, 0);
+    void queueFlush(int slot, Volume v) {
+        ops[slot].set(KIND_FLUSH, v.directFd, 0, 0, 0, 0);
         pending[pendingCount++] = slot;
     }
 
     @Override
-    void queueFallocate(int slot, int fd, int mode, long offsetBytes, long lengthBytes) {
-        ops[slot].set(KIND_FALLOCATE, fd, 0, lengthBytes, offsetBytes, mode);
+    void queueFallocate(int slot, Volume v, int mode, long offsetBytes, long lengthBytes) {
+        ops[slot].set(KIND_FALLOCATE, v.bufferedFd, 0, lengthBytes, offsetBytes, mode);
         pending[pendingCount++] = slot;
     }
 
@@ -112,7 +114,7 @@ final class PoolBlockQueue extends AbstractBlockQueue {
 
     @Override
     void closeBackend() {
-        arena.close();
+        // segments are freed by the GC once no worker refers to an op
     }
 
     private static Op reverse(Op head) {

@@ -43,9 +43,14 @@ public final class StoreBench {
                 v = store.create(new VolumeSpec("bench", "bench", size, 4096, Set.of()));
                 fill(store, v, arena);
             }
+            boolean register = Boolean.parseBoolean(System.getProperty("bench.registerBuffers", "true"));
             try (BlockQueue q = store.newQueue(qd)) {
-                run(q, v, arena, qd, bs, Math.min(2.0, seconds / 4), false); // warm-up
-                run(q, v, arena, qd, bs, seconds, true);
+                MemorySegment bufs = arena.allocate((long) qd * bs, 4096);
+                if (register) {
+                    q.registerBuffers(bufs);
+                }
+                run(q, v, bufs, qd, bs, Math.min(2.0, seconds / 4), false, register); // warm-up
+                run(q, v, bufs, qd, bs, seconds, true, register);
             }
         }
     }
@@ -79,9 +84,8 @@ public final class StoreBench {
         }
     }
 
-    private static void run(BlockQueue q, Volume v, Arena arena, int qd, int bs, double seconds, boolean print)
-            throws Throwable {
-        MemorySegment bufs = arena.allocate((long) qd * bs, 4096);
+    private static void run(BlockQueue q, Volume v, MemorySegment bufs, int qd, int bs, double seconds, boolean print,
+                            boolean registered) throws Throwable {
         long blocks = v.sizeBytes() / bs;
         long[] ud = new long[qd];
         int[] res = new int[qd];
@@ -122,9 +126,10 @@ public final class StoreBench {
             double secs = (t1 - t0) / 1e9;
             double userUs = (ru1[0] - ru0[0]);
             double sysUs = (ru1[1] - ru0[1]);
-            System.out.printf("store %-10s bs=%d qd=%d: %.0f IOPS, cpu/io=%.2f us (user %.2f, sys %.2f), "
-                            + "ios=%d, secs=%.1f%n", q.backend() == IoBackend.IO_URING ? "io_uring" : "threadpool",
-                    bs, qd, ios / secs, (userUs + sysUs) / ios, userUs / ios, sysUs / ios, ios, secs);
+            String name = q.backend() == IoBackend.IO_URING ? (registered ? "io_uring+reg" : "io_uring")
+                    : "threadpool";
+            System.out.printf("store %-12s bs=%d qd=%d: %.0f IOPS, cpu/io=%.2f us (user %.2f, sys %.2f), "
+                            + "ios=%d, secs=%.1f%n", name, bs, qd, ios / secs, (userUs + sysUs) / ios, userUs / ios, sysUs / ios, ios, secs);
         }
     }
 

@@ -22,6 +22,8 @@ public final class Volume {
     final int directFd;
     /** Buffered descriptor of the same file: I/O not aligned to the direct-I/O alignment. */
     final int bufferedFd;
+    /** Process-unique number of this open volume (never reused); io_uring file-table slots 2n and 2n+1. */
+    final int fileSlot;
     /** Offset/length alignment required by O_DIRECT, minus one. */
     final long dioOffsetMask;
     /** Buffer-address alignment required by O_DIRECT, minus one. */
@@ -33,7 +35,8 @@ public final class Volume {
     private volatile AtomicLongArray chunkBits;
 
     Volume(VolumeStore store, String id, String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts,
-           int directFd, int bufferedFd, int dioOffsetAlign, int dioMemAlign) {
+           int directFd, int bufferedFd, int dioOffsetAlign, int dioMemAlign, int fileSlot) {
+        this.fileSlot = fileSlot;
         this.store = store;
         this.id = id;
         this.name = name;

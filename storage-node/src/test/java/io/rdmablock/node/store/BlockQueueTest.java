@@ -63,6 +63,28 @@ class BlockQueueTest {
 
     @ParameterizedTest
     @EnumSource(IoBackend.class)
+    void shouldMoveDataThroughRegisteredAndUnregisteredBuffers(IoBackend backend) throws Exception {
+        Volume v = open(backend, 4096, 16 * MIB, 0);
+        MemorySegment pool = buffer(arena, MIB);
+        queue.registerBuffers(pool);
+        if (queue instanceof UringBlockQueue u) {
+            assertEquals(1, u.registeredBufferCount(), "kernel accepted the region");
+        }
+        MemorySegment out = pool.asSlice(128 * 1024, 64 * 1024);
+        fillRandom(out, 21);
+        queue.submitWrite(v, 5 * MIB, out, true, 1);
+        assertEquals(0, awaitResult(queue, 1));
+        MemorySegment in = pool.asSlice(512 * 1024, 64 * 1024);
+        read(queue, v, 5 * MIB, in);
+        assertEquals(-1, out.mismatch(in), "registered buffers");
+        MemorySegment outside = buffer(arena, 64 * 1024);
+        read(queue, v, 5 * MIB, outside);
+        assertEquals(-1, out.mismatch(outside), "unregistered buffer");
+        assertThrows(IllegalStateException.class, () -> queue.registerBuffers(pool), "only once");
+    }
+
+    @ParameterizedTest
+    @EnumSource(IoBackend.class)
     void shouldReadZeroesFromNeverWrittenSpace(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 16 * MIB, 0);
         MemorySegment in = buffer(arena, 128 * 1024);
@@ -167,6 +189,49 @@ class BlockQueueTest {
         read(queue, v, 1024, odd);
         assertEquals(-1, expected.asSlice(1024, 4096).mismatch(odd), "misaligned read");
         flush(queue, v);
+    }
+
+    @ParameterizedTest
+    @EnumSource(IoBackend.class)
+    void shouldStageMisalignedBuffersThroughBounceBuffersByteExact(IoBackend backend) throws Exception {
+        Volume v = open(backend, 4096, 4 * MIB, 0);
+        MemorySegment out = arena.allocate(8192 + 64, 4096).asSlice(64, 8192); // like in-capsule data
+        fillRandom(out, 31);
+        write(queue, v, 4096, out);
+        MemorySegment in = arena.allocate(8192 + 64, 4096).asSlice(64, 8192);
+        read(queue, v, 4096, in);
+        assertEquals(-1, out.mismatch(in), "misaligned read of misaligned write");
+        MemorySegment aligned = buffer(arena, 8192);
+        read(queue, v, 4096, aligned);
+        assertEquals(-1, out.mismatch(aligned), "aligned read");
+        MemorySegment big = arena.allocate(MIB + 64, 4096).asSlice(64, MIB); // grows the slot's bounce buffer
+        fillRandom(big, 32);
+        write(queue, v, MIB, big);
+        MemorySegment bigIn = buffer(arena, MIB);
+        read(queue, v, MIB, bigIn);
+        assertEquals(-1, big.mismatch(bigIn));
+    }
+
+    @ParameterizedTest
+    @EnumSource(IoBackend.class)
+    void shouldZeroAndTrimSingle512ByteBlocksInsideAFilesystemBlock(IoBackend backend) throws Exception {
+        Volume v = open(backend, 512, 2 * MIB, 0);
+        MemorySegment out = buffer(arena, 8192);
+        fillRandom(out, 41);
+        write(queue, v, 0, out);
+        queue.submitWriteZeroes(v, 1024, 512, 1);
+        assertEquals(0, awaitResult(queue, 1));
+        queue.submitTrim(v, 2048, 512, 2);
+        assertEquals(0, awaitResult(queue, 2));
+        MemorySegment in = buffer(arena, 8192);
+        read(queue, v, 0, in);
+        assertTrue(isAllZero(in.asSlice(1024, 512)), "write zeroes");
+        if (store.zeroesAfterTrim()) {
+            assertTrue(isAllZero(in.asSlice(2048, 512)), "trim as advertised");
+        }
+        assertEquals(-1, out.asSlice(0, 1024).mismatch(in.asSlice(0, 1024)));
+        assertEquals(-1, out.asSlice(1536, 512).mismatch(in.asSlice(1536, 512)));
+        assertEquals(-1, out.asSlice(2560).mismatch(in.asSlice(2560)));
     }
 
     @ParameterizedTest

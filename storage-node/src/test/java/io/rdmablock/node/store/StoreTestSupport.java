@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Assumptions;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,8 +25,14 @@ final class StoreTestSupport {
     private StoreTestSupport() {
     }
 
-    /** A fresh, empty directory under target/store-tests. */
+    /**
+     * A fresh, empty directory under target/store-tests, named {@code <name>-<pid>-<n>}; directories left by earlier
+     * (ended) test JVMs are removed on first use.
+     */
     static Path freshDir(String name) throws IOException {
+        if (SEQ.get() == 0) {
+            removeLeftovers(Path.of("target", "store-tests"));
+        }
         Path dir = Path.of("target", "store-tests", name + "-" + ProcessHandle.current().pid() + "-"
                 + SEQ.incrementAndGet()).toAbsolutePath();
         deleteTree(dir);
@@ -32,7 +40,33 @@ final class StoreTestSupport {
         return dir;
     }
 
+    private static void removeLeftovers(Path root) throws IOException {
+        if (!Files.isDirectory(root)) {
+            return;
+        }
+        try (var s = Files.list(root)) {
+            for (Path p : s.toList()) {
+                String[] parts = p.getFileName().toString().split("-");
+                if (parts.length < 3) {
+                    continue;
+                }
+                try {
+                    long pid = Long.parseLong(parts[parts.length - 2]);
+                    if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()) {
+                        deleteTree(p);
+                    }
+                } catch (NumberFormatException e) {
+                    // not ours
+                }
+            }
+        }
+    }
+
     static void deleteTree(Path dir) throws IOException {
+        if (Files.isRegularFile(dir)) {
+            Files.deleteIfExists(dir);
+            return;
+        }
         if (!Files.exists(dir)) {
             return;
         }
@@ -43,8 +77,18 @@ final class StoreTestSupport {
         }
     }
 
+    private static final String IO_URING_PROBE = IoUring.probe();
+
+    /** Options for {@code backend}; skips the test (with the reason) when io_uring is asked for but unavailable. */
     static StoreOptions options(IoBackend backend) {
+        assumeIoUringIfNeeded(backend);
         return StoreOptions.defaults().withBackend(backend);
+    }
+
+    static void assumeIoUringIfNeeded(IoBackend backend) {
+        if (backend == IoBackend.IO_URING) {
+            Assumptions.assumeTrue(IO_URING_PROBE == null, "io_uring unavailable here: " + IO_URING_PROBE);
+        }
     }
 
     static VolumeSpec spec(String id, long sizeBytes, int lba) {

@@ -242,7 +242,6 @@ final class QpEngine implements Runnable {
             sqCompleted++;
             if ((qp.sqFlags[i] & SendWr.SIGNALED) != 0) {
                 completeSend(i, WcStatus.SUCCESS);
-                qp.sqRetired = sqCompleted;
             }
         }
         if (!inError && sqCompleted == sqNext && sqNext < qp.sqTail) {
@@ -260,25 +259,38 @@ final class QpEngine implements Runnable {
             int i = (int) sqCompleted & qp.sqMask;
             sqCompleted++;
             completeSend(i, status);
-            qp.sqRetired = sqCompleted;
         }
         enterError();
     }
 
+    /**
+     * Generates the completion of send slot {@code i} (already counted in {@code sqCompleted}). The slot is released
+     * to the poster before the completion becomes visible, so a poster that saw the completion can reuse the slot.
+     */
     private void completeSend(int i, WcStatus status) {
+        long wrId = qp.sqWrId[i];
+        int total = qp.sqTotal[i];
         WcOpcode op = switch (SoftQp.WR_OPCODES[qp.sqOpcode[i]]) {
             case SEND, SEND_WITH_IMM -> WcOpcode.SEND;
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;
             case RDMA_READ -> WcOpcode.RDMA_READ;
         };
-        qp.sendCq.push(qp.sqWrId[i], status, op, qp.sqTotal[i], false, 0, qp.qpNum());
+        qp.sqRetired = sqCompleted;
+        if (status != WcStatus.SUCCESS) {
+            qp.setState(QpState.ERROR); // visible no later than the error completion
+        }
+        qp.sendCq.push(wrId, status, op, total, false, 0, qp.qpNum());
     }
 
     void completeRecv(WcStatus status, WcOpcode op, int len, boolean withImm, int imm) {
         int slot = (int) rqHead & qp.rqMask;
+        long wrId = qp.rqWrId[slot];
         rqHead++;
         qp.rqHead = rqHead;
-        qp.recvCq.push(qp.rqWrId[slot], status, op, len, withImm, imm, qp.qpNum());
+        if (status != WcStatus.SUCCESS) {
+            qp.setState(QpState.ERROR);
+        }
+        qp.recvCq.push(wrId, status, op, len, withImm, imm, qp.qpNum());
     }
 
     /** RNR NAK for request {@code s}: retransmit from it after a delay, or fail it when retries are exhausted. */
@@ -400,7 +412,6 @@ final class QpEngine implements Runnable {
             completeSend(i, WcStatus.WR_FLUSH_ERR);
         }
         sqNext = sqCompleted;
-        qp.sqRetired = sqCompleted;
         return true;
     }
 

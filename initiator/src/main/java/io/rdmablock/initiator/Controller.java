@@ -1,0 +1,417 @@
+package io.rdmablock.initiator;
+
+import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
+import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SglDescriptor;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.WorkCompletion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The host side of one controller association and its lifetime: owns the admin queue (qid 0) on its own thread,
+ * sends Keep Alive every KATO/2, serves Identify refreshes, and recovers from a lost association: every I/O queue
+ * is detached (its outstanding commands wait for resubmission), the old queues are torn down, and a new association
+ * (admin Connect, enable, Identify, I/O queue Connects) is tried every {@code reconnectDelayMs} until one succeeds
+ * or {@code ctrlLossTimeoutMs} has passed since the loss; then every queue fails its I/O with
+ * {@link DeviceLostException}. A loss is reported by the admin queue (failed completion, CM DISCONNECTED, Keep Alive
+ * failure) or by any I/O poller ({@link #reportLoss}).
+ */
+final class Controller implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
+    /** CC: EN (bit 0), IOSQES = 6 (bits 19:16), IOCQES = 4 (bits 23:20). */
+    private static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
+
+    enum State { LIVE, RECONNECTING, LOST, CLOSED }
+
+    private final NvmeBlockDevice dev;
+    private final DeviceOptions opts;
+    private final long timeoutNs;
+    private final ConcurrentLinkedQueue<CompletableFuture<Void>> refreshes = new ConcurrentLinkedQueue<>();
+    private final WorkCompletion[] wcs = WorkCompletion.array(16);
+    private final Thread thread;
+    private volatile State state = State.LIVE;
+    private volatile String lossReason;
+    private QueueConnection admin;
+    private QueueConnection[] ioConns;
+    private long lossStartNs;
+    private long nextKeepAliveNs;
+    private volatile int reconnects;
+
+    Controller(NvmeBlockDevice dev, DeviceOptions opts) {
+        this.dev = dev;
+        this.opts = opts;
+        this.timeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.connectTimeoutMs());
+        this.thread = Thread.ofPlatform().daemon().name("rdmablock-ctrl").unstarted(this);
+    }
+
+    State state() {
+        return state;
+    }
+
+    int reconnects() {
+        return reconnects;
+    }
+
+    /** Connects the first association on the caller's thread; throws what failed. */
+    void connectInitial() {
+        connectAll();
+        thread.start();
+    }
+
+    /** Asks for a reset of the association; safe from any thread. */
+    void reportLoss(String reason) {
+        if (lossReason == null) {
+            lossReason = reason;
+        }
+        wake();
+    }
+
+    /** Re-reads Identify Namespace (resize); completes at once when there is no live association. */
+    CompletableFuture<Void> refreshNamespace() {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        State s = state;
+        if (s == State.LOST || s == State.CLOSED) {
+            f.complete(null);
+            return f;
+        }
+        refreshes.add(f);
+        wake();
+        return f;
+    }
+
+    /** Stops the controller thread (bounded wait); the queues are closed next, then {@link #release()}. */
+    void stop() {
+        state = State.CLOSED;
+        wake();
+        if (thread.isAlive() && Thread.currentThread() != thread) {
+            try {
+                thread.join(timeoutNs / 1_000_000 * 4 + 1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        completeRefreshes();
+    }
+
+    /** Disconnects and destroys every queue connection; call after the pollers stopped. */
+    void release() {
+        closeConnections();
+        completeRefreshes();
+    }
+
+    private void wake() {
+        LockSupport.unpark(thread);
+        QueueConnection a = admin;
+        if (a != null) {
+            try {
+                a.cq.wakeup();
+            } catch (RuntimeException ignored) {
+                // the CQ may be closing
+            }
+        }
+    }
+
+    // ---- controller thread ---------------------------------------------------------------------------------------
+
+    @Override
+    public void run() {
+        nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
+        while (true) {
+            State s = state;
+            if (s == State.CLOSED || s == State.LOST) {
+                return;
+            }
+            try {
+                if (s == State.LIVE) {
+                    String reason = lossReason;
+                    if (reason == null) {
+                        reason = serviceAdmin();
+                    }
+                    if (reason != null && state == State.LIVE) {
+                        startRecovery(reason);
+                    }
+                } else {
+                    attemptReconnect();
+                }
+            } catch (RuntimeException e) {
+                LOG.error("controller thread: unexpected failure", e);
+                reportLoss("controller: " + e);
+            }
+        }
+    }
+
+    private long keepAliveIntervalNs() {
+        return opts.keepAliveTimeoutMs() == 0 ? Long.MAX_VALUE / 4
+                : TimeUnit.MILLISECONDS.toNanos(opts.keepAliveTimeoutMs()) / 2;
+    }
+
+    /** One round of admin-queue service; returns a loss reason or null. */
+    private String serviceAdmin() {
+        QueueConnection a = admin;
+        long wait = Math.min(nextKeepAliveNs - System.nanoTime(), 100_000_000L);
+        try {
+            int n = wait > 0 ? a.cq.await(wcs, wcs.length, wait) : a.cq.poll(wcs, wcs.length);
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = wcs[i];
+                if (!wc.ok()) {
+                    return "admin queue failed: " + wc.status;
+                }
+                if ((wc.wrId & QueueConnection.TAG_MASK) == QueueConnection.RECV_TAG) {
+                    a.qp.postRecv(a.recvWr((int) (wc.wrId & 0xFFFFFFFFL))); // late response: dropped
+                }
+            }
+            if (a.disconnectedEvent()) {
+                return "admin queue disconnected by the node";
+            }
+            if (!refreshes.isEmpty()) {
+                java.util.List<CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
+                CompletableFuture<Void> f;
+                while ((f = refreshes.poll()) != null) {
+                    waiting.add(f);
+                }
+                identifyNamespace(a);
+                waiting.forEach(w -> w.complete(null));
+            }
+            if (System.nanoTime() - nextKeepAliveNs >= 0) {
+                QueueConnection.Completion r = a.execSync(sqe -> {
+                    SqeDescriptor.clear(sqe);
+                    SqeDescriptor.opcode(sqe, Opcodes.ADMIN_KEEP_ALIVE);
+                    SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+                    SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
+                }, keepAliveWaitNs());
+                if (r.status() != NvmeStatus.SUCCESS) {
+                    return "keep alive failed: " + NvmeStatus.describe(r.status());
+                }
+                nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
+            }
+            return null;
+        } catch (RuntimeException e) {
+            if (state == State.CLOSED) {
+                return null;
+            }
+            return "admin queue: " + e.getMessage();
+        }
+    }
+
+    private long keepAliveWaitNs() {
+        return Math.max(timeoutNs, keepAliveIntervalNs());
+    }
+
+    private void startRecovery(String reason) {
+        lossStartNs = System.nanoTime();
+        state = State.RECONNECTING;
+        LOG.warn("association with {} ({}) lost: {}; reconnecting every {} ms, controller-loss timeout {} ms",
+                dev.address(), dev.subnqn(), reason, opts.reconnectDelayMs(), opts.ctrlLossTimeoutMs());
+        detachAll();
+        closeConnections();
+        lossReason = null;
+        lastError = reason;
+    }
+
+    private String lastError;
+
+    private void detachAll() {
+        for (IoQueue q : dev.queues()) {
+            q.requestDetach();
+        }
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        for (IoQueue q : dev.queues()) {
+            while (!q.isDetached() && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(1_000_000);
+            }
+            if (!q.isDetached()) {
+                LOG.error("qid {} did not detach within 10 s", q.qid);
+            }
+        }
+    }
+
+    private void attemptReconnect() {
+        long lossTimeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.ctrlLossTimeoutMs());
+        long deadline = lossStartNs + lossTimeoutNs;
+        long wakeAt = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(opts.reconnectDelayMs()), deadline);
+        while (state == State.RECONNECTING && System.nanoTime() - wakeAt < 0) {
+            LockSupport.parkNanos(wakeAt - System.nanoTime());
+        }
+        if (state != State.RECONNECTING) {
+            return;
+        }
+        if (System.nanoTime() - deadline >= 0) {
+            declareLost();
+            return;
+        }
+        try {
+            connectAll();
+            reconnects++;
+            LOG.info("association with {} ({}) restored after {} ms", dev.address(), dev.subnqn(),
+                    (System.nanoTime() - lossStartNs) / 1_000_000);
+        } catch (RuntimeException e) {
+            lastError = e.getMessage();
+            LOG.warn("reconnect to {} failed: {}", dev.address(), e.getMessage());
+            closeConnections();
+        }
+    }
+
+    private void declareLost() {
+        state = State.LOST;
+        DeviceLostException ex = new DeviceLostException("controller lost: no association with " + dev.address()
+                + " (" + dev.subnqn() + ") for ctrlLossTimeoutMs=" + opts.ctrlLossTimeoutMs() + "; last error: "
+                + lastError);
+        LOG.error(ex.getMessage());
+        for (IoQueue q : dev.queues()) {
+            q.setLost(ex);
+        }
+        completeRefreshes();
+    }
+
+    private void completeRefreshes() {
+        CompletableFuture<Void> f;
+        while ((f = refreshes.poll()) != null) {
+            f.complete(null);
+        }
+    }
+
+    // ---- association setup ---------------------------------------------------------------------------------------
+
+    /** Connects admin queue, enables the controller, identifies, connects and attaches every I/O queue. */
+    private void connectAll() {
+        QueueConnection.ConnectParams adminParams = new QueueConnection.ConnectParams(dev.subnqn(), dev.hostnqn(),
+                dev.hostId(), (int) opts.keepAliveTimeoutMs());
+        CmId id = dev.provider().createId();
+        QueueConnection a;
+        try {
+            id.resolve(dev.address(), timeoutNs);
+            dev.ensureDeviceResources(id.device(), opts.adminQueueEntries());
+            a = QueueConnection.establish(id, dev.pd(), dev.adminMemory(), 0, opts.adminQueueEntries(),
+                    ConnectDataDescriptor.CNTLID_DYNAMIC, adminParams, timeoutNs);
+        } catch (RuntimeException e) {
+            id.close();
+            throw e;
+        }
+        admin = a;
+        enable(a);
+        IdentifyControllerDescriptor.Info ctrl = identifyController(a);
+        identifyNamespace(a);
+        dev.ensureQueues(ctrl);
+        IoQueue[] queues = dev.queues();
+        QueueConnection[] conns = new QueueConnection[queues.length];
+        ioConns = conns;
+        QueueConnection.ConnectParams ioParams = new QueueConnection.ConnectParams(dev.subnqn(), dev.hostnqn(),
+                dev.hostId(), 0);
+        for (int i = 0; i < queues.length; i++) {
+            CmId qid = dev.provider().createId();
+            try {
+                qid.resolve(dev.address(), timeoutNs);
+                conns[i] = QueueConnection.establish(qid, dev.pd(), queues[i].mem, queues[i].qid, opts.queueEntries(),
+                        a.cntlid, ioParams, timeoutNs);
+            } catch (RuntimeException e) {
+                qid.close();
+                throw e;
+            }
+        }
+        lossReason = null;
+        for (int i = 0; i < queues.length; i++) {
+            queues[i].attach(conns[i], Math.max(0, ctrl.inCapsuleDataBytes()));
+        }
+        nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
+        state = State.LIVE;
+    }
+
+    private void enable(QueueConnection a) {
+        QueueConnection.Completion set = a.execSync(sqe -> {
+            SqeDescriptor.clear(sqe);
+            SqeDescriptor.opcode(sqe, Opcodes.FABRICS);
+            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+            SqeDescriptor.fctype(sqe, Opcodes.FCTYPE_PROPERTY_SET);
+            SqeDescriptor.cdw(sqe, 10, 0); // ATTRIB: 4-byte property
+            SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CC);
+            SqeDescriptor.cdw(sqe, 12, CC_ENABLE);
+            SqeDescriptor.cdw(sqe, 13, 0);
+        }, timeoutNs);
+        if (set.status() != NvmeStatus.SUCCESS) {
+            LOG.warn("Property Set CC.EN=1 answered {}; continuing", NvmeStatus.describe(set.status()));
+            return;
+        }
+        long deadline = System.nanoTime() + timeoutNs;
+        while (true) {
+            QueueConnection.Completion get = a.execSync(sqe -> {
+                SqeDescriptor.clear(sqe);
+                SqeDescriptor.opcode(sqe, Opcodes.FABRICS);
+                SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+                SqeDescriptor.fctype(sqe, Opcodes.FCTYPE_PROPERTY_GET);
+                SqeDescriptor.cdw(sqe, 10, 0);
+                SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CSTS);
+            }, timeoutNs);
+            if (get.status() != NvmeStatus.SUCCESS || (get.dw0() & 1) != 0) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new BlockIoException("controller did not become ready (CSTS.RDY=0) within "
+                        + opts.connectTimeoutMs() + " ms");
+            }
+            LockSupport.parkNanos(10_000_000);
+        }
+    }
+
+    private IdentifyControllerDescriptor.Info identifyController(QueueConnection a) {
+        identify(a, 0, Opcodes.CNS_CONTROLLER);
+        IdentifyControllerDescriptor.Info info = IdentifyControllerDescriptor.decode(a.mem.identify());
+        dev.controllerIdentified(info);
+        return info;
+    }
+
+    private void identifyNamespace(QueueConnection a) {
+        identify(a, 1, Opcodes.CNS_NAMESPACE);
+        dev.namespaceIdentified(IdentifyNamespaceDescriptor.decode(a.mem.identify()));
+    }
+
+    private void identify(QueueConnection a, int nsid, int cns) {
+        QueueConnection.Completion r = a.execSync(sqe -> {
+            SqeDescriptor.clear(sqe);
+            SqeDescriptor.opcode(sqe, Opcodes.ADMIN_IDENTIFY);
+            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+            SqeDescriptor.nsid(sqe, nsid);
+            SqeDescriptor.cdw(sqe, 10, cns);
+            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.mem.mr.address() + a.mem.identifyOffset(),
+                    QueueMemory.IDENTIFY_BYTES, a.mem.mr.rkey());
+        }, timeoutNs);
+        if (r.status() != NvmeStatus.SUCCESS) {
+            throw new NvmeStatusException("Identify failed: cns=" + cns + ", nsid=" + nsid,
+                    NvmeStatus.sct(r.status()), NvmeStatus.sc(r.status()), NvmeStatus.dnr(r.status()));
+        }
+    }
+
+    private void closeConnections() {
+        QueueConnection a = admin;
+        admin = null;
+        if (a != null) {
+            closeQuietly(a);
+        }
+        QueueConnection[] conns = ioConns;
+        ioConns = null;
+        if (conns != null) {
+            for (QueueConnection c : conns) {
+                if (c != null) {
+                    closeQuietly(c);
+                }
+            }
+        }
+    }
+
+    private static void closeQuietly(QueueConnection c) {
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            LOG.debug("closing qid {}: {}", c.qid, e.toString());
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.rdmablock.initiator;
+
+import io.rdmablock.rdma.verbs.VerbsProvider;
+
+/**
+ * Options of {@link NvmeBlockDevice#open}: queue counts and sizes, timeouts and the verbs provider. Immutable; change
+ * a value with its wither ({@code DeviceOptions.defaults().ioQueues(4).keepAliveTimeoutMs(6000)}). Every value is
+ * validated by its wither with an {@link IllegalArgumentException} naming the field and its bounds.
+ *
+ * @param ioQueues           I/O queues (qid 1..N), each one RC queue pair and one poller thread; 1 .. 64, default 2
+ * @param queueEntries       entries per I/O queue (hrqsize; sqsize on the wire is this minus one); at most
+ *                           {@code queueEntries - 1} commands are outstanding per queue; 2 .. 1024, default 128
+ * @param adminQueueEntries  entries of the admin queue (qid 0); 2 .. 32, default 32
+ * @param keepAliveTimeoutMs KATO sent in the admin Connect; a Keep Alive goes out every KATO/2; 0 disables;
+ *                           default 10 000
+ * @param commandTimeoutMs   a command outstanding this long fails with {@link java.util.concurrent.TimeoutException}
+ *                           and the association is reset (the other commands are resubmitted); 0 disables;
+ *                           default 30 000
+ * @param reconnectDelayMs   wait before each reconnect attempt after the association was lost; default 2 000
+ * @param ctrlLossTimeoutMs  after this long without a live association, outstanding and new I/O fail with
+ *                           {@link DeviceLostException}; default 60 000
+ * @param connectTimeoutMs   bound of every connection-setup step (address resolution, CM connect, Connect command,
+ *                           admin commands); default 5 000
+ * @param providerMode       {@code auto | soft | ffm}; null = {@link io.rdmablock.rdma.verbs.Providers#configuredMode()}
+ * @param provider           a provider to use (not closed by the device); overrides {@code providerMode} when set
+ * @param maxBufferBytes     largest buffer {@link BlockDevice#allocateBuffer} hands out; default 256 MiB
+ */
+public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntries, long keepAliveTimeoutMs,
+                            long commandTimeoutMs, long reconnectDelayMs, long ctrlLossTimeoutMs,
+                            long connectTimeoutMs, String providerMode, VerbsProvider provider, long maxBufferBytes) {
+
+    public DeviceOptions {
+        check("ioQueues", ioQueues, 1, 64);
+        check("queueEntries", queueEntries, 2, 1024);
+        check("adminQueueEntries", adminQueueEntries, 2, 32);
+        check("keepAliveTimeoutMs", keepAliveTimeoutMs, 0, 3_600_000);
+        check("commandTimeoutMs", commandTimeoutMs, 0, 3_600_000);
+        check("reconnectDelayMs", reconnectDelayMs, 0, 3_600_000);
+        check("ctrlLossTimeoutMs", ctrlLossTimeoutMs, 0, 86_400_000);
+        check("connectTimeoutMs", connectTimeoutMs, 1, 3_600_000);
+        check("maxBufferBytes", maxBufferBytes, 4096, 1L << 40);
+    }
+
+    /** The defaults listed on the record components. */
+    public static DeviceOptions defaults() {
+        return new DeviceOptions(2, 128, 32, 10_000, 30_000, 2_000, 60_000, 5_000, null, null, 256L << 20);
+    }
+
+    public DeviceOptions ioQueues(int v) {
+        return new DeviceOptions(v, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions queueEntries(int v) {
+        return new DeviceOptions(ioQueues, v, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions adminQueueEntries(int v) {
+        return new DeviceOptions(ioQueues, queueEntries, v, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions keepAliveTimeoutMs(long v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, v, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions commandTimeoutMs(long v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, v,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions reconnectDelayMs(long v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                v, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions ctrlLossTimeoutMs(long v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, v, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions connectTimeoutMs(long v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, v, providerMode, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions providerMode(String v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, v, provider, maxBufferBytes);
+    }
+
+    public DeviceOptions provider(VerbsProvider v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, v, maxBufferBytes);
+    }
+
+    public DeviceOptions maxBufferBytes(long v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, v);
+    }
+
+    private static void check(String field, long v, long min, long max) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("invalid " + field + ": " + field + "=" + v + ", min=" + min
+                    + ", max=" + max);
+        }
+    }
+}

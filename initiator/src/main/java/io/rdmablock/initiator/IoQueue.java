@@ -1,0 +1,540 @@
+package io.rdmablock.initiator;
+
+import io.rdmablock.rdma.fabric.CqeDescriptor;
+import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SglDescriptor;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.rdma.verbs.Access;
+import io.rdmablock.rdma.verbs.MemoryRegion;
+import io.rdmablock.rdma.verbs.ProtectionDomain;
+import io.rdmablock.rdma.verbs.RecvWr;
+import io.rdmablock.rdma.verbs.SendWr;
+import io.rdmablock.rdma.verbs.WorkCompletion;
+import io.rdmablock.rdma.verbs.WrOpcode;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One I/O queue (qid >= 1) and the poller thread that owns it, run to completion: it takes requests that
+ * application threads pushed on the lock-free {@link SubmissionStack}, puts them in free command slots (at most
+ * {@code entries - 1} outstanding, the SQHD rule; the rest wait in a local FIFO, never fail), posts their capsules
+ * as one chained post, polls the completion queue, matches responses by cid ({@link CidAllocator}, stale cids are
+ * dropped) and completes the futures. Everything per slot is preallocated: capsule (SQE + in-capsule data) in the
+ * queue's registered {@link QueueMemory}, its send work request, and — on first need — a registered bounce buffer.
+ *
+ * <p>Data placement per command: a buffer from {@link BlockDevice#allocateBuffer} goes on the wire as a keyed SGL
+ * to the caller's memory (zero copy); a write that fits the advertised in-capsule size is sent in-capsule (a second
+ * SGE points at a registered buffer; other memory is copied into the capsule); any other native memory is staged
+ * through the slot's bounce buffer.
+ *
+ * <p>Connection changes are driven by the {@link Controller}: {@link #requestDetach()} (the poller puts every
+ * outstanding command back at the head of its FIFO for resubmission and lets go of the connection),
+ * {@link #attach}, {@link #setLost} (fail everything) and {@link #close()}.
+ */
+final class IoQueue implements Runnable {
+    private static final long SPIN_NS = Long.getLong("rdmablock.initiator.spinNs", 20_000);
+    private static final long AWAIT_NS = 10_000_000;
+    private static final long SCAN_INTERVAL_NS = 50_000_000;
+
+    final int qid;
+    private final NvmeBlockDevice dev;
+    final QueueMemory mem;
+    private final ProtectionDomain pd;
+    private final int slots;
+    private final CidAllocator cids;
+    private final IoRequest[] slotReq;
+    private final long[] slotDeadlineNs;
+    private final boolean[] slotBounced;
+    private final SendWr[] sendWrs;
+    private final MemorySegment[] capsules;
+    private final MemorySegment[] sqes;
+    private final MemorySegment[] cqes;
+    private final MemorySegment[] capsuleData;
+    private final MemorySegment[] sgls;
+    private final MemorySegment[] bounce;
+    private final MemoryRegion[] bounceMr;
+    private final Arena bounceArena = Arena.ofShared();
+    private final int bounceBytes;
+    private final SubmissionStack submissions = new SubmissionStack();
+    private final ArrayDeque<IoRequest> pending = new ArrayDeque<>();
+    private final WorkCompletion[] wcs = WorkCompletion.array(64);
+    private final long commandTimeoutNs;
+    private final Thread thread;
+
+    private volatile QueueConnection conn;
+    private volatile int inCapsuleBytes;
+    private volatile boolean detachRequested;
+    private volatile boolean detached = true;
+    private volatile Throwable lostCause;
+    private volatile boolean closed;
+    private volatile boolean exited;
+    private volatile boolean sleeping;
+    private volatile long staleCompletions;
+    private int sendsSinceSignal;
+    private long lastScanNs;
+
+    IoQueue(NvmeBlockDevice dev, ProtectionDomain pd, int qid, int entries, int inCapsuleBytes, int bounceBytes,
+            long commandTimeoutNs) {
+        this.dev = dev;
+        this.pd = pd;
+        this.qid = qid;
+        this.slots = entries - 1;
+        this.cids = new CidAllocator(slots);
+        this.mem = new QueueMemory(pd, slots, inCapsuleBytes, entries);
+        this.inCapsuleBytes = inCapsuleBytes;
+        this.bounceBytes = bounceBytes;
+        this.commandTimeoutNs = commandTimeoutNs;
+        slotReq = new IoRequest[slots];
+        slotDeadlineNs = new long[slots];
+        slotBounced = new boolean[slots];
+        sendWrs = new SendWr[slots];
+        capsules = new MemorySegment[slots];
+        sqes = new MemorySegment[slots];
+        cqes = new MemorySegment[entries];
+        for (int i = 0; i < entries; i++) {
+            cqes[i] = mem.cqe(i);
+        }
+        capsuleData = new MemorySegment[slots];
+        sgls = new MemorySegment[slots];
+        bounce = new MemorySegment[slots];
+        bounceMr = new MemoryRegion[slots];
+        for (int i = 0; i < slots; i++) {
+            capsules[i] = mem.capsule(i);
+            sqes[i] = capsules[i].asSlice(0, SqeDescriptor.LENGTH);
+            capsuleData[i] = capsules[i].asSlice(SqeDescriptor.LENGTH);
+            sgls[i] = SqeDescriptor.sgl1(capsules[i]);
+            SendWr wr = new SendWr(2);
+            wr.opcode = WrOpcode.SEND;
+            wr.wrId = QueueConnection.SEND_TAG | i;
+            sendWrs[i] = wr;
+        }
+        thread = Thread.ofPlatform().daemon().name("rdmablock-ioq-" + qid).unstarted(this);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    // ---- application side --------------------------------------------------------------------------------------
+
+    /** Hands {@code r} to the poller; never blocks. */
+    void submit(IoRequest r) {
+        submissions.push(r);
+        if (exited) {
+            failSubmissions(new DeviceLostException("device closed"));
+        } else if (sleeping) {
+            wake();
+        }
+    }
+
+    /** True when the poller thread may access {@code segment} (not confined to another thread, still alive). */
+    boolean canAccess(MemorySegment segment) {
+        return segment.isAccessibleBy(thread) && segment.scope().isAlive();
+    }
+
+    long staleCompletions() {
+        return staleCompletions;
+    }
+
+    // ---- controller side ---------------------------------------------------------------------------------------
+
+    void attach(QueueConnection c, int inCapsuleBytes) {
+        this.inCapsuleBytes = Math.min(inCapsuleBytes, mem.inCapsuleBytes);
+        detached = false;
+        conn = c;
+        wake();
+    }
+
+    void requestDetach() {
+        detachRequested = true;
+        wake();
+    }
+
+    boolean isDetached() {
+        return detached;
+    }
+
+    void setLost(Throwable cause) {
+        lostCause = cause;
+        wake();
+    }
+
+    /** Stops the poller; outstanding and waiting I/O fail with {@link DeviceLostException}. Bounded wait. */
+    void close() {
+        closed = true;
+        wake();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (MemoryRegion mr : bounceMr) {
+            if (mr != null) {
+                mr.close();
+            }
+        }
+        bounceArena.close();
+        mem.close();
+    }
+
+    private void wake() {
+        LockSupport.unpark(thread);
+        QueueConnection c = conn;
+        if (c != null) {
+            c.cq.wakeup();
+        }
+    }
+
+    // ---- poller ------------------------------------------------------------------------------------------------
+
+    @Override
+    public void run() {
+        long idleSinceNs = 0;
+        try {
+            while (!closed) {
+                takeSubmissions();
+                Throwable lost = lostCause;
+                if (lost != null) {
+                    failPending(lost);
+                    LockSupport.parkNanos(SCAN_INTERVAL_NS);
+                    continue;
+                }
+                QueueConnection c = conn;
+                if (c == null || detachRequested) {
+                    detach();
+                    if (submissions.isEmpty() && conn == null && !closed) {
+                        LockSupport.parkNanos(SCAN_INTERVAL_NS);
+                    }
+                    continue;
+                }
+                try {
+                    boolean progress = submitPending(c);
+                    int n = c.cq.poll(wcs, wcs.length);
+                    if (n > 0) {
+                        progress = true;
+                        process(c, n);
+                    }
+                    long now = System.nanoTime();
+                    if (now - lastScanNs >= SCAN_INTERVAL_NS) {
+                        lastScanNs = now;
+                        scan(c, now);
+                    }
+                    if (progress) {
+                        idleSinceNs = 0;
+                    } else if (idleSinceNs == 0) {
+                        idleSinceNs = now;
+                    } else if (now - idleSinceNs > SPIN_NS) {
+                        sleeping = true;
+                        if (submissions.isEmpty() && !detachRequested && !closed && lostCause == null) {
+                            n = c.cq.await(wcs, wcs.length, AWAIT_NS);
+                            sleeping = false;
+                            if (n > 0) {
+                                process(c, n);
+                                idleSinceNs = 0;
+                            }
+                        }
+                        sleeping = false;
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                } catch (RuntimeException e) {
+                    sleeping = false;
+                    lose(e instanceof QueueFailure ? e.getMessage() : "qid " + qid + ": " + e);
+                }
+            }
+        } finally {
+            detach();
+            exited = true;
+            DeviceLostException ex = new DeviceLostException("device closed");
+            failPending(ex);
+            failSubmissions(ex);
+        }
+    }
+
+    private void lose(String reason) {
+        detach();
+        dev.controller().reportLoss(reason);
+    }
+
+    private void takeSubmissions() {
+        IoRequest r = submissions.drain();
+        while (r != null) {
+            IoRequest n = r.next;
+            r.next = null;
+            pending.addLast(r);
+            r = n;
+        }
+    }
+
+    private void failSubmissions(Throwable t) {
+        IoRequest r = submissions.drain();
+        while (r != null) {
+            IoRequest n = r.next;
+            r.next = null;
+            r.fail(t);
+            r = n;
+        }
+    }
+
+    private void failPending(Throwable t) {
+        IoRequest r;
+        while ((r = pending.pollFirst()) != null) {
+            r.fail(t);
+        }
+    }
+
+    /** Gives up the connection: outstanding commands go back to the head of the FIFO; their cids are retired. */
+    private void detach() {
+        for (int s = slots - 1; s >= 0; s--) {
+            if (cids.busy(s)) {
+                IoRequest r = slotReq[s];
+                slotReq[s] = null;
+                cids.release(s);
+                if (r != null) {
+                    pending.addFirst(r);
+                }
+            }
+        }
+        detachRequested = false;
+        conn = null;
+        detached = true;
+    }
+
+    private boolean submitPending(QueueConnection c) {
+        SendWr head = null;
+        SendWr tail = null;
+        long now = 0;
+        while (cids.hasFree()) {
+            IoRequest r = pending.pollFirst();
+            if (r == null) {
+                break;
+            }
+            if (r.parent == null && r.isDone()) {
+                continue; // cancelled by the caller
+            }
+            if (now == 0) {
+                now = System.nanoTime();
+            }
+            int slot = cids.allocate();
+            SendWr wr;
+            try {
+                wr = prepare(slot, r);
+            } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
+                // the caller's segment is not accessible from this thread (confined arena) or was closed
+                cids.release(slot);
+                r.fail(new IllegalArgumentException("invalid buffer: not accessible from the queue's poller thread "
+                        + "(use a shared or global arena, or allocateBuffer): " + e.getMessage(), e));
+                continue;
+            }
+            slotReq[slot] = r;
+            slotDeadlineNs[slot] = now + commandTimeoutNs;
+            r.attempts++;
+            wr.next = null;
+            if (head == null) {
+                head = wr;
+            } else {
+                tail.next = wr;
+            }
+            tail = wr;
+        }
+        if (head == null) {
+            return false;
+        }
+        try {
+            c.qp.postSend(head);
+        } catch (RuntimeException e) {
+            throw new QueueFailure("qid " + qid + ": post send failed: " + e.getMessage());
+        }
+        return true;
+    }
+
+    private SendWr prepare(int slot, IoRequest r) {
+        MemorySegment cap = capsules[slot];
+        MemorySegment sgl = sgls[slot];
+        SendWr wr = sendWrs[slot];
+        sqes[slot].fill((byte) 0);
+        SqeDescriptor.opcode(cap, r.opcode);
+        SqeDescriptor.flags(cap, SqeDescriptor.PSDT_SGL);
+        SqeDescriptor.cid(cap, cids.cid(slot));
+        SqeDescriptor.nsid(cap, r.nsid);
+        int sqeBytes = SqeDescriptor.LENGTH;
+        wr.numSge = 1;
+        slotBounced[slot] = false;
+        switch (r.opcode) {
+            case Opcodes.IO_READ, Opcodes.IO_WRITE -> {
+                SqeDescriptor.slba(cap, r.slba);
+                SqeDescriptor.blockCount(cap, r.blockCount, r.cdw12Flags);
+                MemorySegment data = r.data;
+                int len = (int) data.byteSize();
+                long addr = data.address();
+                MemoryRegion mr = dev.buffers().find(addr, len);
+                boolean write = r.opcode == Opcodes.IO_WRITE;
+                if (r.sglBytes >= 0) {
+                    SglDescriptor.keyed(sgl, addr, r.sglBytes, mr == null ? 0 : mr.rkey()); // raw test hook
+                } else if (write && len <= inCapsuleBytes) {
+                    SglDescriptor.inCapsule(sgl, 0, len);
+                    if (mr != null) {
+                        wr.sgList[1].set(addr, len, mr.lkey());
+                        wr.numSge = 2;
+                    } else {
+                        MemorySegment.copy(data, 0, capsuleData[slot], 0, len);
+                        sqeBytes += len;
+                    }
+                } else if (mr != null) {
+                    SglDescriptor.keyed(sgl, addr, len, mr.rkey());
+                } else {
+                    MemorySegment b = bounce(slot);
+                    if (write) {
+                        MemorySegment.copy(data, 0, b, 0, len);
+                    }
+                    slotBounced[slot] = true;
+                    SglDescriptor.keyed(sgl, b.address(), len, bounceMr[slot].rkey());
+                }
+            }
+            case Opcodes.IO_WRITE_ZEROES -> {
+                SqeDescriptor.slba(cap, r.slba);
+                SqeDescriptor.blockCount(cap, r.blockCount, 0);
+                SglDescriptor.keyed(sgl, 0, 0, 0);
+            }
+            case Opcodes.IO_DATASET_MANAGEMENT -> {
+                SqeDescriptor.cdw(cap, 10, 0); // NR = 0: one range
+                SqeDescriptor.cdw(cap, 11, SqeDescriptor.DSM_CDW11_AD);
+                if (inCapsuleBytes >= DsmRangeDescriptor.LENGTH) {
+                    DsmRangeDescriptor.set(capsuleData[slot], 0, r.slba, r.blockCount);
+                    SglDescriptor.inCapsule(sgl, 0, DsmRangeDescriptor.LENGTH);
+                    sqeBytes += DsmRangeDescriptor.LENGTH;
+                } else {
+                    MemorySegment b = bounce(slot);
+                    DsmRangeDescriptor.set(b, 0, r.slba, r.blockCount);
+                    SglDescriptor.keyed(sgl, b.address(), DsmRangeDescriptor.LENGTH, bounceMr[slot].rkey());
+                }
+            }
+            default -> SglDescriptor.keyed(sgl, 0, 0, 0); // FLUSH: no data
+        }
+        wr.sgList[0].set(mem.mr, mem.capsuleOffset(slot), sqeBytes);
+        if (++sendsSinceSignal >= QueueConnection.SIGNAL_INTERVAL) {
+            sendsSinceSignal = 0;
+            wr.sendFlags = SendWr.SIGNALED;
+        } else {
+            wr.sendFlags = 0;
+        }
+        return wr;
+    }
+
+    private MemorySegment bounce(int slot) {
+        MemorySegment b = bounce[slot];
+        if (b == null) {
+            b = bounceArena.allocate(bounceBytes, RegisteredBuffers.PAGE_BYTES);
+            bounceMr[slot] = pd.registerMemory(b, Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE);
+            bounce[slot] = b;
+        }
+        return b;
+    }
+
+    private void process(QueueConnection c, int n) {
+        RecvWr head = null;
+        RecvWr tail = null;
+        QueueFailure failure = null;
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = wcs[i];
+            if (!wc.ok()) {
+                if (failure == null) {
+                    failure = new QueueFailure("qid " + qid + ": work completion failed: " + wc.status + " (wrId=0x"
+                            + Long.toHexString(wc.wrId) + ")");
+                }
+                continue;
+            }
+            if ((wc.wrId & QueueConnection.TAG_MASK) != QueueConnection.RECV_TAG) {
+                continue; // send completion: nothing to do, the response completes the command
+            }
+            int index = (int) (wc.wrId & 0xFFFFFFFFL);
+            complete(cqes[index]);
+            RecvWr rw = c.recvWr(index);
+            rw.next = null;
+            if (head == null) {
+                head = rw;
+            } else {
+                tail.next = rw;
+            }
+            tail = rw;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        if (head != null) {
+            try {
+                c.qp.postRecv(head);
+            } catch (RuntimeException e) {
+                throw new QueueFailure("qid " + qid + ": post recv failed: " + e.getMessage());
+            }
+        }
+    }
+
+    private void complete(MemorySegment cqe) {
+        int slot = cids.lookup(CqeDescriptor.cid(cqe));
+        if (slot < 0) {
+            staleCompletions++;
+            return;
+        }
+        int status = CqeDescriptor.status(cqe);
+        IoRequest r = slotReq[slot];
+        slotReq[slot] = null;
+        cids.release(slot);
+        if (status == NvmeStatus.SUCCESS) {
+            if (slotBounced[slot] && r.opcode == Opcodes.IO_READ) {
+                MemorySegment.copy(bounce[slot], 0, r.data, 0, r.data.byteSize());
+            }
+            r.succeed();
+            return;
+        }
+        if (NvmeStatus.sct(status) == NvmeStatus.SCT_GENERIC && NvmeStatus.sc(status) == NvmeStatus.SC_LBA_OUT_OF_RANGE) {
+            dev.controller().refreshNamespace();
+        }
+        r.fail(new NvmeStatusException(Opcodes.ioName(r.opcode) + " failed: qid=" + qid + ", slba=" + r.slba
+                + ", blockCount=" + r.blockCount + ": " + NvmeStatus.name(status),
+                NvmeStatus.sct(status), NvmeStatus.sc(status), NvmeStatus.dnr(status)));
+    }
+
+    /** Command timeouts and CM events, every {@link #SCAN_INTERVAL_NS}. */
+    private void scan(QueueConnection c, long now) {
+        if (c.disconnectedEvent()) {
+            throw new QueueFailure("qid " + qid + ": disconnected by the node");
+        }
+        if (commandTimeoutNs <= 0 || cids.inUse() == 0) {
+            return;
+        }
+        boolean timedOut = false;
+        for (int s = 0; s < slots; s++) {
+            if (cids.busy(s) && now - slotDeadlineNs[s] > 0) {
+                IoRequest r = slotReq[s];
+                slotReq[s] = null;
+                cids.release(s);
+                timedOut = true;
+                if (r != null) {
+                    TimeoutException te = new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid
+                            + ", slba=" + r.slba + ", blockCount=" + r.blockCount + ", commandTimeoutMs="
+                            + commandTimeoutNs / 1_000_000);
+                    r.fail(te);
+                }
+            }
+        }
+        if (timedOut) {
+            throw new QueueFailure("qid " + qid + ": command timeout, resetting the association");
+        }
+    }
+
+    /** The queue's connection failed; the message says how. */
+    static final class QueueFailure extends RuntimeException {
+        QueueFailure(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.rdmablock.initiator;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One NVM command as the application asked for it: opcode, LBA range and data buffer. It is its own future (one
+ * allocation per I/O) and its own node in the {@link SubmissionStack}. A request belonging to a split I/O (above
+ * MDTS, or above a command's block-count limit) reports to its {@link Split} parent instead of completing itself.
+ */
+final class IoRequest extends CompletableFuture<Void> {
+    /** NVM opcode ({@link io.rdmablock.rdma.fabric.Opcodes}). */
+    final int opcode;
+    final long slba;
+    /** Logical blocks, 1-based; for DSM the range length. */
+    final int blockCount;
+    /** READ/WRITE data (exactly blockCount x lbaSize bytes), else null. */
+    final MemorySegment data;
+    /** Extra cdw12 bits (FUA). */
+    final int cdw12Flags;
+    final Split parent;
+    /** Link in the submission stack / the poller's pending list. */
+    IoRequest next;
+    /** Namespace id on the wire (tests put invalid ones here). */
+    int nsid = 1;
+    /** Raw-command hook for tests: keyed SGL length to send instead of the buffer length; -1 = the buffer's. */
+    int sglBytes = -1;
+    /** Times this request was put on the wire (resubmission after a reconnect raises it). */
+    int attempts;
+
+    IoRequest(int opcode, long slba, int blockCount, MemorySegment data, int cdw12Flags, Split parent) {
+        this.opcode = opcode;
+        this.slba = slba;
+        this.blockCount = blockCount;
+        this.data = data;
+        this.cdw12Flags = cdw12Flags;
+        this.parent = parent;
+    }
+
+    void succeed() {
+        if (parent == null) {
+            complete(null);
+        } else {
+            parent.childDone(null);
+        }
+    }
+
+    void fail(Throwable t) {
+        if (parent == null) {
+            completeExceptionally(t);
+        } else {
+            parent.childDone(t);
+        }
+    }
+
+    /** The application's future of an I/O split into several commands: completes when all did, fails on the first failure. */
+    static final class Split extends CompletableFuture<Void> {
+        private final AtomicInteger remaining;
+
+        Split(int parts) {
+            remaining = new AtomicInteger(parts);
+        }
+
+        void childDone(Throwable t) {
+            if (t != null) {
+                completeExceptionally(t);
+            }
+            if (remaining.decrementAndGet() == 0) {
+                complete(null);
+            }
+        }
+    }
+}

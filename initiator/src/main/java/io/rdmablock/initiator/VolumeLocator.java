@@ -1,0 +1,55 @@
+package io.rdmablock.initiator;
+
+import io.rdmablock.mgmt.client.MgmtClient;
+import io.rdmablock.mgmt.client.Volume;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Opens a volume by name: asks the management server ({@code GET /v1/volumes/{name}}) for the node's fabric
+ * address and the volume's subnqn, then {@link NvmeBlockDevice#open}.
+ */
+public final class VolumeLocator {
+    private VolumeLocator() {
+    }
+
+    /**
+     * @throws io.rdmablock.mgmt.client.MgmtException when the volume does not exist or the server refuses
+     * @throws IllegalStateException                   when the volume has no fabric address yet (not placed)
+     * @throws BlockIoException                        as {@link NvmeBlockDevice#open}
+     */
+    public static NvmeBlockDevice open(MgmtClient mgmt, String volumeName, String hostnqn, DeviceOptions opts) {
+        Volume v = mgmt.getVolume(volumeName);
+        if (v.fabricAddress() == null || v.fabricAddress().isBlank() || v.subnqn() == null) {
+            throw new IllegalStateException("volume '" + volumeName + "' has no fabric address yet (state "
+                    + v.state() + ")");
+        }
+        return NvmeBlockDevice.open(parseAddress(v.fabricAddress()), v.subnqn(), hostnqn, opts);
+    }
+
+    /**
+     * Parses {@code host:port} or {@code [v6addr]:port}.
+     *
+     * @throws IllegalArgumentException naming the value when it has no port or the port is out of 1 .. 65535
+     */
+    public static InetSocketAddress parseAddress(String hostPort) {
+        int colon = hostPort == null ? -1 : hostPort.lastIndexOf(':');
+        if (colon <= 0 || colon == hostPort.length() - 1) {
+            throw new IllegalArgumentException("invalid address: '" + hostPort + "', expected host:port");
+        }
+        String host = hostPort.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid address: '" + hostPort + "', port is not a number");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("invalid port: port=" + port + ", min=1, max=65535");
+        }
+        return new InetSocketAddress(host, port);
+    }
+}

@@ -1,0 +1,67 @@
+package io.rdmablock.initiator.cli;
+
+import io.rdmablock.initiator.BlockDevice;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code rdmablock export --volume NAME --file IMG [--length BYTES]}: copies a volume (or its first
+ * {@code --length} bytes) into a raw image file, pipelined like {@link ImportCommand}. Exit code 0 on success, 1 on
+ * failure, 2 on bad usage.
+ */
+@Command(name = "export", mixinStandardHelpOptions = true,
+        description = "Copy a volume into a raw image file through the initiator library.")
+public final class ExportCommand implements Callable<Integer> {
+    @Mixin
+    ConnectOptions connect = new ConnectOptions();
+
+    @Option(names = "--file", required = true, paramLabel = "IMG", description = "Image file to write (replaced).")
+    Path file;
+
+    @Option(names = "--length", paramLabel = "BYTES", description = "Bytes to export (default: the whole volume).")
+    Long lengthBytes;
+
+    @Option(names = "--chunk", paramLabel = "BYTES", defaultValue = "1048576",
+            description = "Bytes per I/O (default: ${DEFAULT-VALUE}).")
+    int chunkBytes;
+
+    @Option(names = "--depth", paramLabel = "N", defaultValue = "8", description = "I/Os in flight (default: ${DEFAULT-VALUE}).")
+    int depth;
+
+    @Option(names = "--no-progress", description = "Do not draw the progress bar.")
+    boolean noProgress;
+
+    PrintStream err = System.err;
+
+    @Override
+    public Integer call() {
+        if (chunkBytes < 4096 || chunkBytes % 4096 != 0 || depth < 1 || depth > 256) {
+            err.println("export: invalid --chunk/--depth: chunk=" + chunkBytes + " (multiple of 4096), depth=" + depth
+                    + " (1..256)");
+            return 2;
+        }
+        try (BlockDevice dev = connect.open();
+             FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            long len = lengthBytes == null ? dev.capacityBytes() : lengthBytes;
+            Progress p = new Progress(err, len, !noProgress);
+            long t0 = System.nanoTime();
+            ImageCopy.exportImage(dev, out, len, chunkBytes, depth, p);
+            double rate = p.finish(len);
+            err.println(String.format(Locale.ROOT, "export: %s from %s in %.2f s (%s/s)", Progress.bytes(len),
+                    connect.describe(), (System.nanoTime() - t0) / 1e9, Progress.bytes((long) rate)));
+            return 0;
+        } catch (Exception e) {
+            err.println();
+            err.println("export failed: " + ImportCommand.message(e));
+            return 1;
+        }
+    }
+}

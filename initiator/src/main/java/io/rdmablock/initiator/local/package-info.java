@@ -1,0 +1,9 @@
+/**
+ * Local {@link io.rdmablock.initiator.BlockDevice} implementations and the command-line glue that opens a device.
+ *
+ * <p>{@link io.rdmablock.initiator.local.FileBlockDevice} serves a block device from a local file (optionally with
+ * {@code O_DIRECT}); it is the baseline the benchmark compares against and the backing the NBD front-end and the
+ * benchmark are tested on when no storage node runs. {@link io.rdmablock.initiator.local.DeviceOptions} is the
+ * picocli mixin ({@code --file}, {@code --volume}, {@code --address}) shared by the front-ends.
+ */
+package io.rdmablock.initiator.local;

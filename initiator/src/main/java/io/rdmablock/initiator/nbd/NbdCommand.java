@@ -1,0 +1,67 @@
+package io.rdmablock.initiator.nbd;
+
+import io.rdmablock.initiator.BlockDevice;
+import io.rdmablock.initiator.local.DeviceOptions;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code rdmablock nbd}: serves a volume over NBD until interrupted. Prints the NBD URI on stdout once listening.
+ *
+ * <pre>
+ * rdmablock nbd --volume vol1 --listen 127.0.0.1:10809
+ * fio --ioengine=nbd --uri=nbd://127.0.0.1:10809/vol1 --rw=randread --bs=4k --iodepth=32 --name=j --runtime=10
+ * </pre>
+ */
+@Command(name = "nbd", mixinStandardHelpOptions = true,
+        description = "Serve a volume over the NBD protocol (fio's nbd engine, nbdcopy, qemu-img, nbd-client).")
+public final class NbdCommand implements Callable<Integer> {
+
+    @Mixin
+    DeviceOptions deviceOptions = new DeviceOptions();
+
+    @Option(names = "--listen", paramLabel = "ADDR", defaultValue = "127.0.0.1:10809",
+            description = "host:port, port (binds 127.0.0.1) or unix:/path (default: ${DEFAULT-VALUE}).")
+    String listen;
+
+    @Option(names = "--export-name", paramLabel = "NAME",
+            description = "Export name (default: the volume name or file name); the empty name also selects it.")
+    String exportName;
+
+    @Option(names = "--read-only", description = "Export read-only (writes fail with EPERM).")
+    boolean readOnly;
+
+    @Option(names = "--depth", paramLabel = "N", defaultValue = "" + NbdServer.DEFAULT_DEPTH,
+            description = "Requests in flight per connection (default: ${DEFAULT-VALUE}).")
+    int depth;
+
+    @Option(names = "--max-payload", paramLabel = "BYTES", defaultValue = "" + NbdExport.DEFAULT_MAX_PAYLOAD_BYTES,
+            description = "Maximum READ/WRITE length advertised (default: ${DEFAULT-VALUE}).")
+    int maxPayloadBytes;
+
+    @Override
+    public Integer call() throws Exception {
+        BlockDevice device = deviceOptions.open(deviceOptions.ioQueues());
+        String name = exportName != null ? exportName : deviceOptions.displayName();
+        NbdExport export = new NbdExport(name, "rdmablock volume " + name, device, readOnly, maxPayloadBytes);
+        NbdServer server = new NbdServer(export, listen, depth, NbdServer.DEFAULT_SLOT_BYTES);
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            device.close();
+            done.countDown();
+        }, "nbd-shutdown"));
+        System.out.println(server.uri());
+        System.out.flush();
+        done.await();
+        return 0;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new NbdCommand()).execute(args));
+    }
+}

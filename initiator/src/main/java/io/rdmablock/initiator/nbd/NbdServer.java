@@ -1,0 +1,219 @@
+package io.rdmablock.initiator.nbd;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Listens on a TCP address or a UNIX domain socket and serves one {@link NbdExport} to any number of connections
+ * (each connection: handshake, then {@link NbdConnection}). Every connection shares the export's device; see
+ * {@link NbdExport#transmissionFlags()} for why that makes CAN_MULTI_CONN true.
+ *
+ * <p>Listen syntax: {@code unix:/path/to.sock}, {@code host:port}, {@code [v6addr]:port} or {@code port} (which binds
+ * 127.0.0.1: loopback by default). Port 0 picks a free port; {@link #localAddress()} tells which.
+ */
+public final class NbdServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NbdServer.class);
+
+    /** Requests in flight per connection (preallocated slots). */
+    public static final int DEFAULT_DEPTH = 64;
+    /** Payload buffer per slot; longer requests get a buffer of their own. */
+    public static final int DEFAULT_SLOT_BYTES = 128 * 1024;
+
+    private final NbdExport export;
+    private final ServerSocketChannel server;
+    private final SocketAddress localAddress;
+    private final Path unixPath;
+    private final int depth;
+    private final int slotBytes;
+    private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger connectionCount = new AtomicInteger();
+    private final Thread acceptor;
+    private volatile boolean closed;
+
+    /**
+     * Binds and starts accepting.
+     *
+     * @throws IllegalArgumentException on a malformed listen address or bad depth/slotBytes
+     * @throws IOException              if the address cannot be bound
+     */
+    public NbdServer(NbdExport export, String listen, int depth, int slotBytes) throws IOException {
+        if (depth < 1 || depth > 1024) {
+            throw new IllegalArgumentException("invalid depth: depth=" + depth + ", min=1, max=1024");
+        }
+        int lba = export.device().lbaSize();
+        if (slotBytes < lba || slotBytes % lba != 0) {
+            throw new IllegalArgumentException("invalid slotBytes: slotBytes=" + slotBytes + ", multiple of " + lba);
+        }
+        this.export = export;
+        this.depth = depth;
+        this.slotBytes = slotBytes;
+        SocketAddress addr = parseListen(listen);
+        if (addr instanceof UnixDomainSocketAddress u) {
+            this.unixPath = u.getPath();
+            Files.deleteIfExists(unixPath);
+            this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        } else {
+            this.unixPath = null;
+            this.server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        }
+        server.bind(addr, 128);
+        this.localAddress = server.getLocalAddress();
+        this.acceptor = Thread.ofPlatform().name("nbd-accept").daemon().start(this::acceptLoop);
+        LOG.info("nbd: serving export '{}' ({} bytes, lba {}) on {}", export.name(), export.device().capacityBytes(),
+                lba, describe(localAddress));
+    }
+
+    /** Parses the listen syntax documented on the class. */
+    public static SocketAddress parseListen(String listen) {
+        if (listen.startsWith("unix:")) {
+            String p = listen.substring(5);
+            if (p.isEmpty()) {
+                throw new IllegalArgumentException("invalid listen address: '" + listen + "': unix: needs a path");
+            }
+            return UnixDomainSocketAddress.of(p);
+        }
+        try {
+            if (listen.matches("\\d+")) {
+                return new InetSocketAddress("127.0.0.1", Integer.parseInt(listen));
+            }
+            int colon = listen.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("invalid listen address: '" + listen + "': want host:port or unix:path");
+            }
+            String host = listen.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port = Integer.parseInt(listen.substring(colon + 1));
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("invalid listen port: port=" + port + ", min=0, max=65535");
+            }
+            return new InetSocketAddress(host, port);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid listen address: '" + listen + "': " + e.getMessage(), e);
+        }
+    }
+
+    public SocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /** TCP port bound, or -1 for a UNIX socket. */
+    public int port() {
+        return localAddress instanceof InetSocketAddress i ? i.getPort() : -1;
+    }
+
+    /** An NBD URI for clients (libnbd, nbdcopy, nbdinfo, fio's nbd engine). */
+    public String uri() {
+        String name = export.name();
+        if (localAddress instanceof InetSocketAddress i) {
+            String host = i.getAddress().isAnyLocalAddress() ? "127.0.0.1" : i.getAddress().getHostAddress();
+            if (host.contains(":")) {
+                host = "[" + host + "]";
+            }
+            return "nbd://" + host + ":" + i.getPort() + "/" + name;
+        }
+        return "nbd+unix:///" + name + "?socket=" + unixPath;
+    }
+
+    /** Connections accepted so far. */
+    public int connectionCount() {
+        return connectionCount.get();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            SocketChannel c;
+            try {
+                c = server.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.warn("nbd: accept failed: {}", e.toString());
+                }
+                continue;
+            }
+            int id = connectionCount.incrementAndGet();
+            connections.add(c);
+            Thread.ofPlatform().name("nbd-rx-" + id).daemon().start(() -> serve(c, id));
+        }
+    }
+
+    private void serve(SocketChannel c, int id) {
+        String peer = "#" + id;
+        try {
+            if (c.getLocalAddress() instanceof InetSocketAddress) {
+                c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                peer = "#" + id + "(" + c.getRemoteAddress() + ")";
+            }
+            LOG.debug("nbd {}: connected", peer);
+            if (new NbdHandshake(c, export, peer).run() == NbdHandshake.Outcome.TRANSMISSION) {
+                new NbdConnection(c, export, peer, depth, slotBytes).run();
+            }
+        } catch (IOException e) {
+            LOG.debug("nbd {}: {}", peer, e.toString());
+        } catch (RuntimeException e) {
+            LOG.warn("nbd {}: failed", peer, e);
+        } finally {
+            connections.remove(c);
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // already closing
+            }
+        }
+    }
+
+    private static String describe(SocketAddress a) {
+        return a instanceof UnixDomainSocketAddress u ? "unix:" + u.getPath() : String.valueOf(a);
+    }
+
+    /** Stops accepting and closes every connection (requests in flight finish first). Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        for (SocketChannel c : connections) {
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+        try {
+            acceptor.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (unixPath != null) {
+            try {
+                Files.deleteIfExists(unixPath);
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+    }
+}

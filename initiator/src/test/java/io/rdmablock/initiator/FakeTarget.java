@@ -1,0 +1,380 @@
+package io.rdmablock.initiator;
+
+import io.rdmablock.rdma.fabric.CmPrivateData;
+import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
+import io.rdmablock.rdma.fabric.CqeDescriptor;
+import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
+import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SglDescriptor;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.rdma.verbs.Access;
+import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.CmListener;
+import io.rdmablock.rdma.verbs.CompletionQueue;
+import io.rdmablock.rdma.verbs.MemoryRegion;
+import io.rdmablock.rdma.verbs.ProtectionDomain;
+import io.rdmablock.rdma.verbs.QpInitAttr;
+import io.rdmablock.rdma.verbs.QueuePair;
+import io.rdmablock.rdma.verbs.RecvWr;
+import io.rdmablock.rdma.verbs.SendWr;
+import io.rdmablock.rdma.verbs.VerbsProvider;
+import io.rdmablock.rdma.verbs.WorkCompletion;
+import io.rdmablock.rdma.verbs.WrOpcode;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A minimal in-memory NVMe-oF/RDMA target for initiator unit tests, with fault hooks the real node does not have:
+ * drop responses (a stalled command), send every response twice (duplicate completions, C9), cut and restore the
+ * link (C6). One thread per queue, commands handled one at a time. Not the storage node: the end-to-end tests run
+ * against that.
+ */
+final class FakeTarget implements AutoCloseable {
+    static final int IN_CAPSULE = 8192;
+    final VerbsProvider provider;
+    final String subnqn;
+    final int lbaSize;
+    final int mdtsBytes;
+    final boolean zeroesAfterTrim;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment store;
+    private volatile long capacityBytes;
+    private final CopyOnWriteArrayList<FakeQueue> queues = new CopyOnWriteArrayList<>();
+    private final AtomicInteger cntlids = new AtomicInteger(1);
+    private volatile CmListener listener;
+    private volatile Thread acceptor;
+    private ProtectionDomain pd;
+    private int port;
+    /** Responses still to drop (the command is consumed, never answered). */
+    final AtomicInteger dropResponses = new AtomicInteger();
+    volatile boolean duplicateResponses;
+    final AtomicInteger commands = new AtomicInteger();
+
+    FakeTarget(VerbsProvider provider, String subnqn, long capacityBytes, long maxCapacityBytes, int lbaSize,
+               int mdtsBytes, boolean zeroesAfterTrim) {
+        this.provider = provider;
+        this.subnqn = subnqn;
+        this.capacityBytes = capacityBytes;
+        this.lbaSize = lbaSize;
+        this.mdtsBytes = mdtsBytes;
+        this.zeroesAfterTrim = zeroesAfterTrim;
+        this.store = arena.allocate(maxCapacityBytes, 4096);
+    }
+
+    InetSocketAddress start() {
+        listener = provider.listen(new InetSocketAddress("127.0.0.1", port), 16);
+        port = listener.localAddress().getPort();
+        CmListener l = listener;
+        Thread t = Thread.ofPlatform().daemon().name("fake-target-accept").start(() -> acceptLoop(l));
+        acceptor = t;
+        return listener.localAddress();
+    }
+
+    void resize(long newCapacityBytes) {
+        capacityBytes = newCapacityBytes;
+    }
+
+    MemorySegment store() {
+        return store;
+    }
+
+    /** Closes the listener and every queue: the host sees its connections fail and cannot reconnect. */
+    void cutLink() {
+        CmListener l = listener;
+        listener = null;
+        if (l != null) {
+            l.close();
+        }
+        try {
+            if (acceptor != null) {
+                acceptor.join(2000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (FakeQueue q : queues) {
+            q.stop();
+        }
+        queues.clear();
+    }
+
+    /** Listens again on the same port. */
+    void restore() {
+        start();
+    }
+
+    @Override
+    public void close() {
+        cutLink();
+        if (pd != null) {
+            pd.close();
+        }
+        arena.close();
+    }
+
+    private void acceptLoop(CmListener l) {
+        while (listener == l) {
+            CmId id = l.getRequest(100_000_000L);
+            if (id == null) {
+                continue;
+            }
+            try {
+                CmPrivateData.Request req = CmPrivateData.Request.decode(id.privateData());
+                synchronized (this) {
+                    if (pd == null) {
+                        pd = id.device().allocPd();
+                    }
+                }
+                FakeQueue q = new FakeQueue(id, req.qid(), req.hrqsize());
+                queues.add(q);
+                id.accept(new CmPrivateData.Accept(0, req.hrqsize()).encode(), 5_000_000_000L);
+                q.thread.start();
+            } catch (RuntimeException e) {
+                id.close();
+            }
+        }
+    }
+
+    private final class FakeQueue implements Runnable {
+        final CmId id;
+        final int qid;
+        final int entries;
+        final CompletionQueue cq;
+        final QueuePair qp;
+        final int capsuleBytes = SqeDescriptor.LENGTH + IN_CAPSULE;
+        final MemorySegment recvBuf;
+        final MemoryRegion recvMr;
+        final MemorySegment staging;
+        final MemoryRegion stagingMr;
+        final MemorySegment rsp;
+        final MemoryRegion rspMr;
+        final Thread thread;
+        final WorkCompletion[] wcs = WorkCompletion.array(32);
+        final ArrayDeque<long[]> stash = new ArrayDeque<>();
+        volatile boolean stopped;
+        long seq;
+
+        FakeQueue(CmId id, int qid, int entries) {
+            this.id = id;
+            this.qid = qid;
+            this.entries = entries;
+            cq = id.device().createCq(entries * 4 + 16);
+            QpInitAttr a = new QpInitAttr().pd(pd).cq(cq);
+            a.maxSendWr = entries * 3 + 8;
+            a.maxRecvWr = entries;
+            qp = id.createQp(a);
+            recvBuf = arena.allocate((long) capsuleBytes * entries, 4096);
+            recvMr = pd.registerMemory(recvBuf, Access.LOCAL_WRITE);
+            staging = arena.allocate(Math.max(mdtsBytes, 1 << 20) + 8192L, 4096);
+            stagingMr = pd.registerMemory(staging, Access.LOCAL_WRITE);
+            rsp = arena.allocate(16L * entries * 2, 4096);
+            rspMr = pd.registerMemory(rsp, Access.LOCAL_WRITE);
+            for (int i = 0; i < entries; i++) {
+                postRecv(i);
+            }
+            thread = Thread.ofPlatform().daemon().name("fake-target-q" + qid).unstarted(this);
+        }
+
+        void stop() {
+            stopped = true;
+            id.close();
+            try {
+                thread.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            cq.close();
+        }
+
+        private void postRecv(int i) {
+            RecvWr r = new RecvWr();
+            r.wrId = i;
+            r.sgList[0].set(recvMr, (long) i * capsuleBytes, capsuleBytes);
+            r.numSge = 1;
+            qp.postRecv(r);
+        }
+
+        @Override
+        public void run() {
+            try {
+                while (!stopped) {
+                    long[] c = stash.pollFirst();
+                    if (c != null) {
+                        handle((int) c[0], (int) c[1]);
+                        continue;
+                    }
+                    int n = cq.await(wcs, wcs.length, 100_000_000L);
+                    for (int i = 0; i < n; i++) {
+                        if (!wcs[i].ok()) {
+                            return;
+                        }
+                        if (wcs[i].opcode == io.rdmablock.rdma.verbs.WcOpcode.RECV) {
+                            stash.addLast(new long[]{wcs[i].wrId, wcs[i].byteLen});
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                if (!stopped) {
+                    System.err.println("fake target qid " + qid + ": " + e);
+                }
+            }
+        }
+
+        /** Waits for the completion of the one-sided op with wrId, stashing RECVs that arrive meanwhile. */
+        private boolean awaitOp(long wrId) {
+            while (!stopped) {
+                int n = cq.await(wcs, wcs.length, 100_000_000L);
+                boolean done = false;
+                for (int i = 0; i < n; i++) {
+                    if (!wcs[i].ok()) {
+                        stopped = true;
+                        return false;
+                    }
+                    if (wcs[i].opcode == io.rdmablock.rdma.verbs.WcOpcode.RECV) {
+                        stash.addLast(new long[]{wcs[i].wrId, wcs[i].byteLen});
+                    } else if (wcs[i].wrId == wrId) {
+                        done = true;
+                    }
+                }
+                if (done) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private boolean rdmaRead(MemorySegment sgl, long localOffset, int len) {
+            SendWr w = new SendWr();
+            w.wrId = (1L << 50) + (++seq);
+            w.opcode = WrOpcode.RDMA_READ;
+            w.sendFlags = SendWr.SIGNALED;
+            w.sgList[0].set(stagingMr, localOffset, len);
+            w.numSge = 1;
+            w.remoteAddr = SglDescriptor.address(sgl);
+            w.rkey = SglDescriptor.key(sgl);
+            qp.postSend(w);
+            return awaitOp(w.wrId);
+        }
+
+        private void handle(int index, int byteLen) {
+            commands.incrementAndGet();
+            MemorySegment cap = recvBuf.asSlice((long) index * capsuleBytes, capsuleBytes);
+            int opcode = SqeDescriptor.opcode(cap);
+            int cid = SqeDescriptor.cid(cap);
+            MemorySegment sgl = SqeDescriptor.sgl1(cap);
+            int status = 0;
+            int dw0 = 0;
+            SendWr write = null;
+            if (opcode == Opcodes.FABRICS) {
+                int fct = SqeDescriptor.fctype(cap);
+                if (fct == Opcodes.FCTYPE_CONNECT) {
+                    if (!rdmaRead(sgl, 0, ConnectDataDescriptor.DATA_LENGTH)) {
+                        return;
+                    }
+                    if (!ConnectDataDescriptor.subnqn(staging).equals(subnqn)) {
+                        status = NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS);
+                    } else {
+                        dw0 = qid == 0 ? cntlids.getAndIncrement() : ConnectDataDescriptor.cntlid(staging);
+                    }
+                } else if (fct == Opcodes.FCTYPE_PROPERTY_GET) {
+                    dw0 = 1; // CSTS.RDY
+                }
+            } else if (qid == 0) {
+                if (opcode == Opcodes.ADMIN_IDENTIFY) {
+                    MemorySegment d = staging.asSlice(0, 4096);
+                    if (SqeDescriptor.cdw(cap, 10) == Opcodes.CNS_CONTROLLER) {
+                        IdentifyControllerDescriptor.encode(d, new IdentifyControllerDescriptor.Info("fake", "fake",
+                                "1", 1, mdtsBytes, 128, 1, true, subnqn, IN_CAPSULE));
+                    } else {
+                        IdentifyNamespaceDescriptor.encode(d, new IdentifyNamespaceDescriptor.Info(
+                                capacityBytes / lbaSize, 0, lbaSize, zeroesAfterTrim));
+                    }
+                    write = rdmaWrite(sgl, 0, 4096);
+                }
+            } else {
+                long cap0 = capacityBytes / lbaSize;
+                long slba = SqeDescriptor.slba(cap);
+                int nlb = SqeDescriptor.blockCount(cap);
+                long off = slba * lbaSize;
+                int len = nlb * lbaSize;
+                boolean rw = opcode == Opcodes.IO_READ || opcode == Opcodes.IO_WRITE || opcode == Opcodes.IO_WRITE_ZEROES;
+                if (rw && (slba < 0 || slba + nlb > cap0)) {
+                    status = NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE);
+                } else if ((opcode == Opcodes.IO_READ || opcode == Opcodes.IO_WRITE) && mdtsBytes > 0 && len > mdtsBytes) {
+                    status = NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD);
+                } else if (opcode == Opcodes.IO_READ) {
+                    MemorySegment.copy(store, off, staging, 0, len);
+                    write = rdmaWrite(sgl, 0, len);
+                } else if (opcode == Opcodes.IO_WRITE) {
+                    if (SglDescriptor.id(sgl) == SglDescriptor.ID_DATA_BLOCK_OFFSET) {
+                        MemorySegment.copy(cap, SqeDescriptor.LENGTH, store, off, len);
+                    } else {
+                        if (!rdmaRead(sgl, 0, len)) {
+                            return;
+                        }
+                        MemorySegment.copy(staging, 0, store, off, len);
+                    }
+                } else if (opcode == Opcodes.IO_WRITE_ZEROES) {
+                    store.asSlice(off, len).fill((byte) 0);
+                } else if (opcode == Opcodes.IO_DATASET_MANAGEMENT) {
+                    MemorySegment r = cap.asSlice(SqeDescriptor.LENGTH);
+                    long s = DsmRangeDescriptor.slba(r, 0);
+                    long n = Integer.toUnsignedLong(DsmRangeDescriptor.blockCount(r, 0));
+                    if (zeroesAfterTrim) {
+                        store.asSlice(s * lbaSize, n * lbaSize).fill((byte) 0);
+                    }
+                } else if (opcode != Opcodes.IO_FLUSH) {
+                    status = NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE);
+                }
+            }
+            postRecv(index);
+            if (dropResponses.get() > 0 && qid > 0 && dropResponses.getAndDecrement() > 0) {
+                return;
+            }
+            MemorySegment r = rsp.asSlice(16L * index, 16);
+            CqeDescriptor.set(r, dw0, 0, qid, cid, status);
+            SendWr send = new SendWr();
+            send.wrId = (2L << 50) + (++seq);
+            send.opcode = WrOpcode.SEND;
+            send.sendFlags = SendWr.SIGNALED;
+            send.sgList[0].set(rspMr, 16L * index, 16);
+            send.numSge = 1;
+            if (duplicateResponses && qid > 0) {
+                SendWr dup = new SendWr();
+                dup.wrId = 3L << 50;
+                dup.opcode = WrOpcode.SEND;
+                dup.sendFlags = SendWr.SIGNALED;
+                dup.sgList[0].set(rspMr, 16L * index, 16);
+                dup.numSge = 1;
+                send.next = dup;
+            }
+            if (write != null) {
+                write.next = send;
+                qp.postSend(write);
+                awaitOp(send.wrId); // staging is reused by the next command: wait until the data left
+            } else {
+                qp.postSend(send);
+            }
+        }
+
+        private SendWr rdmaWrite(MemorySegment sgl, long localOffset, int len) {
+            SendWr w = new SendWr();
+            w.wrId = 4L << 50;
+            w.opcode = WrOpcode.RDMA_WRITE;
+            w.sendFlags = 0;
+            w.sgList[0].set(stagingMr, localOffset, len);
+            w.numSge = 1;
+            w.remoteAddr = SglDescriptor.address(sgl);
+            w.rkey = SglDescriptor.key(sgl);
+            return w;
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package io.rdmablock.initiator;
+
+import io.rdmablock.rdma.verbs.Providers;
+import io.rdmablock.rdma.verbs.VerbsProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The initiator against {@link FakeTarget} (fault hooks the storage node does not offer), on the soft provider. */
+@Timeout(60)
+class FakeTargetDeviceTest {
+    static final String SUBNQN = "nqn.2026-11.io.rdmablock:volume:fake";
+    VerbsProvider provider;
+    FakeTarget target;
+    InetSocketAddress address;
+    final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() {
+        provider = Providers.select("soft");
+        target = new FakeTarget(provider, SUBNQN, 64L << 20, 128L << 20, 512, 128 << 10, true);
+        address = target.start();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (AutoCloseable c : toClose.reversed()) {
+            c.close();
+        }
+        target.close();
+        provider.close();
+    }
+
+    NvmeBlockDevice open(DeviceOptions o) {
+        NvmeBlockDevice d = NvmeBlockDevice.open(address, SUBNQN, null, o.provider(provider));
+        toClose.add(d);
+        return d;
+    }
+
+    static MemorySegment pattern(MemorySegment s, long seed) {
+        Random r = new Random(seed);
+        for (long i = 0; i < s.byteSize(); i += 8) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
+        }
+        return s;
+    }
+
+    @Test
+    void shouldIdentifyAndMoveDataThroughEveryBufferKind() {
+        NvmeBlockDevice d = open(DeviceOptions.defaults());
+        assertEquals(64L << 20, d.capacityBytes());
+        assertEquals(512, d.lbaSize());
+        assertEquals(128 << 10, d.maxTransferBytes());
+        assertTrue(d.zeroesAfterTrim());
+        try (Arena a = Arena.ofShared()) {
+            for (int len : new int[]{512, 4096, 8192, 65536}) {
+                MemorySegment reg = pattern(d.allocateBuffer(len), len);
+                d.writeSync(0, reg, false);
+                MemorySegment back = d.allocateBuffer(len);
+                d.readSync(0, back);
+                assertEquals(-1, reg.mismatch(back), "registered, len=" + len);
+                MemorySegment plain = pattern(a.allocate(len, 8), len + 1);
+                d.writeSync(1 << 20, plain, true);
+                MemorySegment plainBack = a.allocate(len, 8);
+                d.readSync(1 << 20, plainBack);
+                assertEquals(-1, plain.mismatch(plainBack), "bounce, len=" + len);
+                d.freeBuffer(reg);
+                d.freeBuffer(back);
+            }
+        }
+        d.flushSync();
+    }
+
+    @Test
+    void shouldSplitAboveMdtsAndVerify() {
+        NvmeBlockDevice d = open(DeviceOptions.defaults());
+        for (int len : new int[]{512 << 10, 1 << 20, 4 << 20}) {
+            MemorySegment w = pattern(d.allocateBuffer(len), len);
+            d.writeSync(3 << 20, w, false);
+            MemorySegment r = d.allocateBuffer(len);
+            d.readSync(3 << 20, r);
+            assertEquals(-1, w.mismatch(r), "len=" + len);
+            d.freeBuffer(w);
+            d.freeBuffer(r);
+        }
+    }
+
+    @Test
+    void shouldDropDuplicateCompletions() {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).queueEntries(8));
+        target.duplicateResponses = true;
+        MemorySegment w = pattern(d.allocateBuffer(4096), 9);
+        List<CompletableFuture<Void>> fs = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            fs.add(d.write(i * 4096L, w, false));
+        }
+        fs.forEach(CompletableFuture::join);
+        MemorySegment r = d.allocateBuffer(4096);
+        d.readSync(49 * 4096L, r);
+        assertEquals(-1, w.mismatch(r));
+        assertTrue(d.staleCompletions() > 0, "duplicates were seen and dropped");
+    }
+
+    @Test
+    void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
+        MemorySegment b = d.allocateBuffer(4096);
+        target.dropResponses.set(1);
+        CompletableFuture<Void> f = d.read(0, b);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(TimeoutException.class, e.getCause());
+        d.readSync(0, b); // after the association reset
+    }
+
+    @Test
+    void shouldResumeAfterLinkRestoredWithinLossTimeout() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().keepAliveTimeoutMs(1000).reconnectDelayMs(300)
+                .ctrlLossTimeoutMs(10_000));
+        MemorySegment w = pattern(d.allocateBuffer(1 << 20), 5);
+        d.writeSync(0, w, false);
+        target.cutLink();
+        List<CompletableFuture<Void>> fs = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            fs.add(d.write((i + 1L) << 20, w, false));
+        }
+        Thread.sleep(1000); // the link stays down for a while: this is the scenario, not synchronisation
+        target.restore();
+        for (CompletableFuture<Void> f : fs) {
+            f.get(20, TimeUnit.SECONDS);
+        }
+        MemorySegment r = d.allocateBuffer(1 << 20);
+        for (int i = 0; i <= 32; i++) {
+            d.readSync((long) i << 20, r);
+            assertEquals(-1, w.mismatch(r), "chunk " + i);
+        }
+    }
+
+    @Test
+    void shouldFailOutstandingIoWhenLinkNeverComesBack() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().keepAliveTimeoutMs(1000).reconnectDelayMs(300)
+                .ctrlLossTimeoutMs(2000));
+        MemorySegment w = d.allocateBuffer(4096);
+        target.cutLink();
+        long t0 = System.nanoTime();
+        List<CompletableFuture<Void>> fs = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            fs.add(d.write(i * 4096L, w, false));
+        }
+        for (CompletableFuture<Void> f : fs) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(DeviceLostException.class, e.getCause());
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 2000 + 1000 + 1500, "failed within ctrlLoss + kato (+ slack): " + ms + " ms");
+        assertThrows(DeviceLostException.class, () -> d.writeSync(0, w, false));
+    }
+
+    @Test
+    void shouldSeeResizeOnOutOfRangeIo() {
+        NvmeBlockDevice d = open(DeviceOptions.defaults());
+        MemorySegment b = d.allocateBuffer(4096);
+        long end = d.capacityBytes();
+        NvmeStatusException e = assertThrows(NvmeStatusException.class, () -> d.writeSync(end, b, false));
+        assertEquals(0x80, e.sc());
+        target.resize(end + (16 << 20));
+        d.writeSync(end, b, false);
+        assertEquals(end + (16 << 20), d.capacityBytes());
+    }
+
+    @Test
+    void shouldCompleteZeroLengthIoWithoutACommand() {
+        NvmeBlockDevice d = open(DeviceOptions.defaults());
+        int before = target.commands.get();
+        d.readSync(0, d.allocateBuffer(4096).asSlice(0, 0));
+        d.trimSync(d.capacityBytes(), 0);
+        d.writeZeroesSync(0, 0);
+        assertEquals(before, target.commands.get());
+    }
+
+    @Test
+    void shouldRejectMisalignedAndHeapBuffers() {
+        NvmeBlockDevice d = open(DeviceOptions.defaults());
+        assertThrows(IllegalArgumentException.class, () -> d.readSync(100, d.allocateBuffer(512)));
+        assertThrows(IllegalArgumentException.class, () -> d.readSync(0, MemorySegment.ofArray(new byte[512])));
+        CompletionException ce = assertThrows(CompletionException.class, () -> d.write(0, d.allocateBuffer(100), false).join());
+        assertInstanceOf(IllegalArgumentException.class, ce.getCause());
+    }
+
+    @Test
+    void shouldZeroOnWriteZeroesAndTrim() {
+        NvmeBlockDevice d = open(DeviceOptions.defaults());
+        MemorySegment w = pattern(d.allocateBuffer(65536), 3);
+        d.writeSync(0, w, false);
+        d.writeZeroesSync(4096, 4096);
+        d.trimSync(16384, 4096);
+        MemorySegment r = d.allocateBuffer(65536);
+        d.readSync(0, r);
+        byte[] zero = new byte[4096];
+        assertArrayEquals(zero, r.asSlice(4096, 4096).toArray(ValueLayout.JAVA_BYTE));
+        assertArrayEquals(zero, r.asSlice(16384, 4096).toArray(ValueLayout.JAVA_BYTE));
+        assertEquals(-1, w.asSlice(0, 4096).mismatch(r.asSlice(0, 4096)));
+    }
+
+    @Test
+    void shouldLetExcessIoWaitWhenQueueIsFull() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).queueEntries(8));
+        DeviceChecks.submitBurst(d, 7);
+        DeviceChecks.submitBurst(d, 8);
+        DeviceChecks.submitBurst(d, 9);
+        DeviceChecks.submitBurst(d, 200);
+    }
+
+    @Test
+    void shouldVerifyByteExactUnderConcurrentLoad() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(3).queueEntries(32));
+        for (int qd : new int[]{1, 16, 64}) {
+            long ops = DeviceChecks.randomVerifiedLoad(d, 0, 48L << 20, 2, qd, 1500, 8000, qd);
+            assertTrue(ops > 0);
+        }
+    }
+}

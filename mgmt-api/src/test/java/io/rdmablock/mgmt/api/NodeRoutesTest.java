@@ -1,0 +1,192 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.client.HeartbeatResponse;
+import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.Node;
+import io.rdmablock.mgmt.client.NodeState;
+import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeState;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.List;
+
+import static io.rdmablock.mgmt.api.ApiHarness.assertProblem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@ExtendWith(VertxExtension.class)
+class NodeRoutesTest {
+    private static final long MIB = 1L << 20;
+    private static final String REGISTER = """
+            {"nodeId":"n1","fabricAddress":"127.0.0.1:4420","metricsUrl":"http://127.0.0.1:9100/metrics",
+             "capacityBytes":1073741824,"freeBytes":1073741824}""";
+    private ApiHarness api;
+
+    @BeforeEach
+    void deploy(Vertx vertx) throws Exception {
+        api = new ApiHarness().deploy(vertx);
+    }
+
+    private String heartbeat(String volumesJson) {
+        return "{\"freeBytes\":1073741824,\"volumes\":" + volumesJson + "}";
+    }
+
+    private Volume createVolume(String name) throws Exception {
+        var r = api.send("POST", "/v1/volumes", "{\"name\":\"" + name + "\",\"sizeBytes\":2097152}");
+        assertEquals(201, r.statusCode(), r.body());
+        return Json.read(r.body(), Volume.class);
+    }
+
+    @Test
+    void shouldRegisterThenReRegister() throws Exception {
+        var first = api.send("POST", "/v1/nodes", REGISTER);
+        assertEquals(201, first.statusCode(), first.body());
+        assertEquals("/v1/nodes/n1", first.headers().firstValue("Location").orElse(""));
+        Node n = Json.read(first.body(), Node.class);
+        assertEquals(NodeState.UP, n.state());
+        assertEquals(1L << 30, n.capacityBytes());
+        assertEquals("http://127.0.0.1:9100/metrics", n.metricsUrl());
+        assertEquals(200, api.send("POST", "/v1/nodes", REGISTER).statusCode());
+    }
+
+    @Test
+    void shouldRejectInvalidRegistration() throws Exception {
+        var address = assertProblem(api.send("POST", "/v1/nodes", REGISTER.replace("127.0.0.1:4420", "nohost")),
+                400, ProblemTypes.VALIDATION);
+        assertTrue(address.detail().startsWith("invalid fabricAddress: fabricAddress=\"nohost\""), address.detail());
+        var free = assertProblem(api.send("POST", "/v1/nodes",
+                REGISTER.replace("\"freeBytes\":1073741824", "\"freeBytes\":1073741825")), 400, ProblemTypes.VALIDATION);
+        assertEquals("invalid freeBytes: freeBytes=1073741825, min=0, max=capacityBytes=1073741824", free.detail());
+        var id = assertProblem(api.send("POST", "/v1/nodes", REGISTER.replace("\"n1\"", "\"N 1\"")), 400,
+                ProblemTypes.VALIDATION);
+        assertTrue(id.detail().startsWith("invalid nodeId:"), id.detail());
+        assertProblem(api.send("POST", "/v1/nodes", "{\"nodeId\":\"n1\"}"), 400, ProblemTypes.VALIDATION);
+    }
+
+    @Test
+    void shouldRequireTokenOnNodeRoutes() throws Exception {
+        assertProblem(api.send("POST", "/v1/nodes", REGISTER, null, "application/json"), 401,
+                ProblemTypes.UNAUTHORIZED);
+        assertProblem(api.send("POST", "/v1/nodes", REGISTER, "bad", "application/json"), 403, ProblemTypes.FORBIDDEN);
+        api.send("POST", "/v1/nodes", REGISTER);
+        assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]"), null, "application/json"), 401,
+                ProblemTypes.UNAUTHORIZED);
+        assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]"), "bad", "application/json"), 403,
+                ProblemTypes.FORBIDDEN);
+        assertProblem(api.send("POST", "/v1/nodes/n1/drain", null, null, null), 401, ProblemTypes.UNAUTHORIZED);
+        assertProblem(api.send("POST", "/v1/nodes/n1/drain", null, "bad", null), 403, ProblemTypes.FORBIDDEN);
+    }
+
+    @Test
+    void shouldAnswerDesiredStateAndMarkVolumeReady() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        Volume v = createVolume("a");
+        var r = api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]"));
+        assertEquals(200, r.statusCode(), r.body());
+        HeartbeatResponse desired = Json.read(r.body(), HeartbeatResponse.class);
+        assertFalse(desired.draining());
+        assertEquals(1, desired.volumes().size());
+        var d = desired.volumes().getFirst();
+        assertEquals(v.id(), d.id());
+        assertEquals("a", d.name());
+        assertEquals(2 * MIB, d.sizeBytes());
+        assertEquals(4096, d.lbaSize());
+        assertEquals("nqn.2026-11.io.rdmablock:volume:a", d.subnqn());
+        assertEquals(VolumeState.CREATING, d.state());
+
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("""
+                [{"id":"%s","sizeBytes":2097152,"state":"ready","connectedHosts":["nqn.2026-11.io.rdmablock:h"]}]"""
+                .formatted(v.id())));
+        Volume ready = Json.read(api.get("/v1/volumes/a").body(), Volume.class);
+        assertEquals(VolumeState.READY, ready.state());
+        assertEquals(List.of("nqn.2026-11.io.rdmablock:h"), ready.connectedHosts());
+    }
+
+    @Test
+    void shouldStayCreatingUntilNodeReportsDesiredSize() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        Volume v = createVolume("a");
+        api.send("PATCH", "/v1/volumes/a", "{\"sizeBytes\":4194304}");
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("""
+                [{"id":"%s","sizeBytes":2097152,"state":"ready","connectedHosts":[]}]""".formatted(v.id())));
+        assertEquals(VolumeState.CREATING, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state());
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("""
+                [{"id":"%s","sizeBytes":4194304,"state":"ready","connectedHosts":[]}]""".formatted(v.id())));
+        assertEquals(VolumeState.READY, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state());
+    }
+
+    @Test
+    void shouldForgetDeletedVolumeOnceNodeStopsReportingIt() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        Volume v = createVolume("a");
+        String report = heartbeat("""
+                [{"id":"%s","sizeBytes":2097152,"state":"ready","connectedHosts":[]}]""".formatted(v.id()));
+        api.send("POST", "/v1/nodes/n1/heartbeat", report);
+        api.send("DELETE", "/v1/volumes/a", null);
+        var r = Json.read(api.send("POST", "/v1/nodes/n1/heartbeat", report).body(), HeartbeatResponse.class);
+        assertEquals(VolumeState.DELETING, r.volumes().getFirst().state());
+        assertEquals(200, api.get("/v1/volumes/a").statusCode());
+        var after = Json.read(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]")).body(),
+                HeartbeatResponse.class);
+        assertTrue(after.volumes().isEmpty());
+        assertProblem(api.get("/v1/volumes/a"), 404, ProblemTypes.VOLUME_NOT_FOUND);
+    }
+
+    @Test
+    void shouldRejectBadHeartbeats() throws Exception {
+        assertProblem(api.send("POST", "/v1/nodes/n9/heartbeat", heartbeat("[]")), 404, ProblemTypes.NODE_NOT_FOUND);
+        api.send("POST", "/v1/nodes", REGISTER);
+        var free = assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat",
+                "{\"freeBytes\":2073741824,\"volumes\":[]}"), 400, ProblemTypes.VALIDATION);
+        assertEquals("invalid freeBytes: freeBytes=2073741824, min=0, max=capacityBytes=1073741824", free.detail());
+        assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat", "{\"freeBytes\":1}"), 400, ProblemTypes.VALIDATION);
+        var state = assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("""
+                [{"id":"x","sizeBytes":1,"state":"gone"}]""")), 400, ProblemTypes.VALIDATION);
+        assertTrue(state.detail().contains("volumes[0].state"), state.detail());
+        assertProblem(api.send("POST", "/v1/nodes/BAD/heartbeat", heartbeat("[]")), 400, ProblemTypes.VALIDATION);
+    }
+
+    @Test
+    void shouldDrainNode() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        var r = api.send("POST", "/v1/nodes/n1/drain", null);
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals(NodeState.DRAINING, Json.read(r.body(), Node.class).state());
+        var hb = Json.read(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]")).body(), HeartbeatResponse.class);
+        assertTrue(hb.draining());
+        assertEquals(200, api.send("POST", "/v1/nodes", REGISTER).statusCode());
+        assertEquals(NodeState.DRAINING, Json.read(api.get("/v1/nodes").body(), Node[].class)[0].state(),
+                "re-registration keeps draining");
+        assertProblem(api.send("POST", "/v1/nodes/n9/drain", null), 404, ProblemTypes.NODE_NOT_FOUND);
+    }
+
+    @Test
+    void shouldListNodesWithLiveness() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        api.send("POST", "/v1/nodes", REGISTER.replace("\"n1\"", "\"n0\""));
+        api.nowMs.addAndGet(ApiHarness.NODE_TIMEOUT_MS / 2);
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]"));
+        api.nowMs.addAndGet(ApiHarness.NODE_TIMEOUT_MS / 2 + 1);
+        var r = api.get("/v1/nodes");
+        assertEquals(200, r.statusCode());
+        Node[] nodes = Json.read(r.body(), Node[].class);
+        assertEquals("n0", nodes[0].nodeId());
+        assertEquals(NodeState.DOWN, nodes[0].state());
+        assertEquals("n1", nodes[1].nodeId());
+        assertEquals(NodeState.UP, nodes[1].state());
+    }
+
+    @Test
+    void shouldCountPlacedVolumesAgainstFreeCapacity() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        createVolume("a");
+        Node n = Json.read(api.get("/v1/nodes").body(), Node[].class)[0];
+        assertEquals((1L << 30) - 2 * MIB, n.freeBytes());
+    }
+}

@@ -1,0 +1,117 @@
+package io.rdmablock.cli;
+
+import io.rdmablock.mgmt.api.MgmtServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code rdmablock mgmt}: runs the management server in the foreground until SIGINT/SIGTERM. Metadata lives in
+ * {@code <data-dir>/metadata} (RocksDB). Token: {@code --token-file}, else {@code --token} / env
+ * {@code RDMABLOCK_TOKEN}, else {@code <data-dir>/token} (created with a random token when absent). Prints
+ * {@code management API: <url>} and {@code token: <token>} on stdout once it listens.
+ */
+@Command(name = "mgmt", description = "Run the management server (REST API, cluster metadata).",
+        mixinStandardHelpOptions = true)
+public final class MgmtCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8080",
+            description = "Listen address (default ${DEFAULT-VALUE}; port 0 = any free port).")
+    String listen;
+
+    @Option(names = "--data-dir", required = true, paramLabel = "DIR",
+            description = "Directory for the metadata store and the generated token.")
+    Path dataDir;
+
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:RDMABLOCK_TOKEN}",
+            description = "Cluster bearer token (env RDMABLOCK_TOKEN).")
+    String token;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "Read the cluster token from FILE.")
+    Path tokenFile;
+
+    @Option(names = "--node-timeout-ms", paramLabel = "MS", defaultValue = "6000",
+            description = "A node without heartbeat for this long is down (default ${DEFAULT-VALUE}).")
+    long nodeTimeoutMs;
+
+    /** Tests: return once started instead of waiting for a signal (the server is left in {@link #server}). */
+    @Option(names = "--no-wait", hidden = true)
+    boolean noWait;
+
+    MgmtServer server;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        String[] hostPort = parseListen(listen);
+        if (nodeTimeoutMs < 100 || nodeTimeoutMs > 3_600_000) {
+            throw new IllegalArgumentException("invalid --node-timeout-ms: --node-timeout-ms=" + nodeTimeoutMs
+                    + ", min=100, max=3600000");
+        }
+        Files.createDirectories(dataDir);
+        String clusterToken = resolveToken();
+        server = MgmtServer.start(dataDir, hostPort[0], Integer.parseInt(hostPort[1]), clusterToken, nodeTimeoutMs);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("management API: " + server.url());
+        out.println("token: " + clusterToken);
+        out.flush();
+        if (noWait) {
+            return ExitCodes.OK;
+        }
+        var stopped = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "mgmt-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        stopped.await();
+        return ExitCodes.OK;
+    }
+
+    private String resolveToken() throws IOException {
+        if (tokenFile != null) {
+            return Tokens.read("--token-file", tokenFile);
+        }
+        if (token != null && !token.isBlank()) {
+            return token.trim();
+        }
+        Path file = dataDir.resolve("token");
+        if (Files.exists(file)) {
+            return Tokens.read("token file", file);
+        }
+        String generated = Tokens.generate();
+        Tokens.write(file, generated);
+        return generated;
+    }
+
+    /** @return {host, port} of {@code host:port}, port 0..65535 */
+    static String[] parseListen(String value) {
+        String why = "must be HOST:PORT with port 0..65535 (0 = any free port)";
+        int colon = value == null ? -1 : value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1) {
+            throw new IllegalArgumentException("invalid --listen: --listen=\"" + value + "\", " + why);
+        }
+        String host = value.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            int port = Integer.parseInt(value.substring(colon + 1));
+            if (port < 0 || port > 65535) {
+                throw new NumberFormatException();
+            }
+            return new String[] {host, Integer.toString(port)};
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid --listen: --listen=\"" + value + "\", " + why);
+        }
+    }
+}

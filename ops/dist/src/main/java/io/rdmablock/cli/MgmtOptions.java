@@ -1,0 +1,62 @@
+package io.rdmablock.cli;
+
+import io.rdmablock.mgmt.client.MgmtClient;
+import picocli.CommandLine.Option;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * How a command reaches the management server: {@code --mgmt-url} (env {@code RDMABLOCK_MGMT_URL}, default
+ * {@code http://127.0.0.1:8080}), {@code --token} (env {@code RDMABLOCK_TOKEN}) or {@code --token-file}, and
+ * {@code --timeout-ms}. A picocli mixin.
+ */
+public final class MgmtOptions {
+    @Option(names = "--mgmt-url", paramLabel = "URL",
+            defaultValue = "${env:RDMABLOCK_MGMT_URL:-http://127.0.0.1:8080}",
+            description = "Management server URL (env RDMABLOCK_MGMT_URL; default ${DEFAULT-VALUE}).")
+    String mgmtUrl;
+
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:RDMABLOCK_TOKEN}",
+            description = "Cluster bearer token (env RDMABLOCK_TOKEN); needed by commands that change something.")
+    String token;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "Read the token from FILE instead.")
+    Path tokenFile;
+
+    @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "10000",
+            description = "Per-request timeout in ms (default ${DEFAULT-VALUE}).")
+    long timeoutMs;
+
+    /** @return the token from --token-file, else --token/env, else null */
+    public String token() {
+        if (tokenFile != null) {
+            return Tokens.read("--token-file", tokenFile);
+        }
+        return token == null || token.isBlank() ? null : token.trim();
+    }
+
+    /** @return the management URL, checked to be an absolute http(s) URL */
+    public URI url() {
+        try {
+            URI uri = new URI(mgmtUrl);
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new IllegalArgumentException();
+            }
+            return uri;
+        } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid --mgmt-url: --mgmt-url=\"" + mgmtUrl
+                    + "\", must be an absolute http(s) URL such as http://127.0.0.1:8080");
+        }
+    }
+
+    /** @return a client for these options */
+    public MgmtClient client() {
+        if (timeoutMs < 1 || timeoutMs > 600_000) {
+            throw new IllegalArgumentException("invalid --timeout-ms: --timeout-ms=" + timeoutMs
+                    + ", min=1, max=600000");
+        }
+        return new MgmtClient(url(), token(), Duration.ofMillis(timeoutMs));
+    }
+}

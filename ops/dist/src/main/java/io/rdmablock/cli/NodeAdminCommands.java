@@ -1,0 +1,73 @@
+package io.rdmablock.cli;
+
+import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.Node;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code rdmablock node list} and {@code rdmablock node drain NODE}: subcommands added under {@code node}
+ * (whose own body, running a storage node, lives in the storage-node module).
+ */
+final class NodeAdminCommands {
+    private NodeAdminCommands() {
+    }
+
+    static void print(PrintWriter out, OutputOptions output, List<Node> nodes) {
+        if (output.json()) {
+            out.println(Json.pretty(nodes));
+            out.flush();
+            return;
+        }
+        var table = new Table("NODE", "STATE", "FABRIC", "CAPACITY", "FREE", "LAST-HEARTBEAT", "METRICS");
+        for (Node n : nodes) {
+            table.row(n.nodeId(), n.state().wireName(), n.fabricAddress(), Sizes.format(n.capacityBytes()),
+                    Sizes.format(n.freeBytes()), n.lastHeartbeat(), n.metricsUrl() == null || n.metricsUrl().isEmpty()
+                            ? "-" : n.metricsUrl());
+        }
+        table.print(out);
+    }
+
+    @Command(name = "list", description = "List storage nodes.", mixinStandardHelpOptions = true)
+    static final class ListNodes implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        MgmtOptions mgmt;
+        @Mixin
+        OutputOptions output;
+
+        @Override
+        public Integer call() {
+            print(spec.commandLine().getOut(), output, mgmt.client().listNodes());
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "drain", description = "Place no new volume on a node.", mixinStandardHelpOptions = true)
+    static final class Drain implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        MgmtOptions mgmt;
+        @Mixin
+        OutputOptions output;
+        @Parameters(index = "0", paramLabel = "NODE")
+        String nodeId;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NODE", nodeId);
+            print(spec.commandLine().getOut(), output, List.of(mgmt.client().drainNode(nodeId)));
+            return ExitCodes.OK;
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package io.rdmablock.cli;
+
+import io.rdmablock.mgmt.client.CreateVolumeRequest;
+import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.Volume;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code rdmablock volume create|list|get|resize|delete}: volumes over the management REST API. */
+@Command(name = "volume", description = "Create, list, inspect, grow and delete volumes.",
+        mixinStandardHelpOptions = true,
+        subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Get.class,
+                VolumeCommand.Resize.class, VolumeCommand.Delete.class})
+public final class VolumeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitCodes.BAD_INPUT;
+    }
+
+    static void print(PrintWriter out, OutputOptions output, List<Volume> volumes) {
+        if (output.json()) {
+            out.println(Json.pretty(volumes));
+            out.flush();
+            return;
+        }
+        var table = new Table("NAME", "SIZE", "LBA", "STATE", "NODE", "FABRIC", "SUBNQN", "HOSTS");
+        for (Volume v : volumes) {
+            table.row(v.name(), Sizes.format(v.sizeBytes()), v.lbaSize(), v.state().wireName(), v.nodeId(),
+                    v.fabricAddress(), v.subnqn(), v.connectedHosts().size());
+        }
+        table.print(out);
+    }
+
+    static void print(PrintWriter out, OutputOptions output, Volume v) {
+        if (output.json()) {
+            out.println(Json.pretty(v));
+            out.flush();
+            return;
+        }
+        var table = new Table("FIELD", "VALUE");
+        table.row("name", v.name()).row("id", v.id())
+                .row("size", Sizes.format(v.sizeBytes()) + " (" + v.sizeBytes() + " bytes)")
+                .row("lbaSize", v.lbaSize()).row("replicas", v.replicas()).row("state", v.state().wireName())
+                .row("node", v.nodeId()).row("fabricAddress", v.fabricAddress()).row("subnqn", v.subnqn())
+                .row("nsid", v.nsid())
+                .row("allowedHosts", v.allowedHosts().isEmpty() ? "(any)" : String.join(",", v.allowedHosts()))
+                .row("connectedHosts", v.connectedHosts().isEmpty() ? "(none)" : String.join(",", v.connectedHosts()))
+                .row("createdAt", v.createdAt());
+        table.print(out);
+    }
+
+    @Command(name = "create", description = "Create a volume (placed on the up node with the most free capacity).",
+            mixinStandardHelpOptions = true)
+    static final class Create implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        MgmtOptions mgmt;
+        @Mixin
+        OutputOptions output;
+
+        @Parameters(index = "0", paramLabel = "NAME", description = "Volume name: [a-z0-9][a-z0-9._-]{0,62}.")
+        String name;
+
+        @Option(names = {"-s", "--size"}, required = true, paramLabel = "SIZE",
+                description = "Size: bytes or with suffix K/M/G/T (powers of 1024); a multiple of 1 MiB, 1 MiB..64 TiB.")
+        String size;
+
+        @Option(names = "--lba-size", paramLabel = "BYTES", defaultValue = "4096",
+                description = "Logical block size: 512 or 4096 (default ${DEFAULT-VALUE}).")
+        int lbaSize;
+
+        @Option(names = "--replicas", paramLabel = "N", defaultValue = "1",
+                description = "Replication factor (only 1 for now).")
+        int replicas;
+
+        @Option(names = "--allow-host", paramLabel = "HOSTNQN",
+                description = "Host NQN allowed to connect (repeatable; none = any host).")
+        List<String> allowedHosts = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            long sizeBytes = Sizes.parse("--size", size);
+            Limits.checkName("NAME", name);
+            Limits.checkSize("--size", sizeBytes);
+            if (!Limits.LBA_SIZES.contains(lbaSize)) {
+                throw Limits.invalid("--lba-size", Integer.toString(lbaSize), "must be one of " + Limits.LBA_SIZES);
+            }
+            if (replicas < Limits.MIN_REPLICAS || replicas > Limits.MAX_REPLICAS) {
+                throw Limits.invalid("--replicas", Integer.toString(replicas),
+                        "min=" + Limits.MIN_REPLICAS + ", max=" + Limits.MAX_REPLICAS);
+            }
+            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, allowedHosts);
+            Limits.check(request);
+            print(spec.commandLine().getOut(), output, mgmt.client().createVolume(request));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "list", description = "List every volume.", mixinStandardHelpOptions = true)
+    static final class ListVolumes implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        MgmtOptions mgmt;
+        @Mixin
+        OutputOptions output;
+
+        @Override
+        public Integer call() {
+            print(spec.commandLine().getOut(), output, mgmt.client().listVolumes());
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "get", description = "Show one volume.", mixinStandardHelpOptions = true)
+    static final class Get implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        MgmtOptions mgmt;
+        @Mixin
+        OutputOptions output;
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NAME", name);
+            print(spec.commandLine().getOut(), output, mgmt.client().getVolume(name));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "resize", description = "Grow a volume (shrinking is refused).", mixinStandardHelpOptions = true)
+    static final class Resize implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        MgmtOptions mgmt;
+        @Mixin
+        OutputOptions output;
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = {"-s", "--size"}, required = true, paramLabel = "SIZE",
+                description = "New size (bytes or K/M/G/T); a multiple of 1 MiB, not smaller than now.")
+        String size;
+
+        @Override
+        public Integer call() {
+            long sizeBytes = Sizes.parse("--size", size);
+            Limits.checkName("NAME", name);
+            Limits.checkSize("--size", sizeBytes);
+            print(spec.commandLine().getOut(), output, mgmt.client().resizeVolume(name, sizeBytes));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "delete", description = "Delete a volume (refused while a host is connected, unless --force).",
+            mixinStandardHelpOptions = true)
+    static final class Delete implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        MgmtOptions mgmt;
+        @Mixin
+        OutputOptions output;
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--force", description = "Delete even while hosts are connected.")
+        boolean force;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NAME", name);
+            print(spec.commandLine().getOut(), output, mgmt.client().deleteVolume(name, force));
+            return ExitCodes.OK;
+        }
+    }
+}

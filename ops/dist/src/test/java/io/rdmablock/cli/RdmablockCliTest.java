@@ -1,0 +1,234 @@
+package io.rdmablock.cli;
+
+import io.rdmablock.mgmt.api.MgmtServer;
+import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.MgmtClient;
+import io.rdmablock.mgmt.client.RegisterNodeRequest;
+import io.rdmablock.mgmt.client.Volume;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RdmablockCliTest {
+    private static final String TOKEN = "cli-test-token";
+    @TempDir
+    Path dir;
+    private MgmtServer server;
+    private String[] conn;
+
+    @BeforeEach
+    void startServer() {
+        server = MgmtServer.start(dir.resolve("mgmt"), "127.0.0.1", 0, TOKEN, 60_000);
+        new MgmtClient(URI.create(server.url()), TOKEN)
+                .registerNode(new RegisterNodeRequest("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30));
+        conn = new String[] {"--mgmt-url", server.url(), "--token", TOKEN};
+    }
+
+    @AfterEach
+    void stopServer() {
+        server.close();
+    }
+
+    private CliRun run(String... args) {
+        String[] all = new String[args.length + conn.length];
+        System.arraycopy(args, 0, all, 0, args.length);
+        System.arraycopy(conn, 0, all, args.length, conn.length);
+        return CliRun.of(all);
+    }
+
+    @Test
+    void shouldCreateVolumeAndPrintTable() {
+        var r = run("volume", "create", "vol-1", "--size", "64M");
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().startsWith("FIELD"), r.out());
+        assertTrue(r.out().contains("name            vol-1"), r.out());
+        assertTrue(r.out().contains("64 MiB (67108864 bytes)"), r.out());
+        assertTrue(r.out().contains("nqn.2026-11.io.rdmablock:volume:vol-1"), r.out());
+    }
+
+    @Test
+    void shouldPrintJsonThatParsesAsTheModel() {
+        run("volume", "create", "vol-1", "--size", "2M", "--lba-size", "512");
+        var r = run("volume", "get", "vol-1", "-o", "json");
+        assertEquals(0, r.exitCode(), r.err());
+        Volume v = Json.read(r.out(), Volume.class);
+        assertEquals(2L << 20, v.sizeBytes());
+        assertEquals(512, v.lbaSize());
+        var list = run("volume", "list", "--output", "json");
+        assertEquals(1, Json.read(list.out(), Volume[].class).length);
+    }
+
+    @Test
+    void shouldListVolumesAsTable() {
+        run("volume", "create", "b", "--size", "1M");
+        run("volume", "create", "a", "--size", "1M");
+        var r = run("volume", "list");
+        assertEquals(0, r.exitCode(), r.err());
+        String[] lines = r.out().split("\n");
+        assertEquals(3, lines.length, r.out());
+        assertTrue(lines[0].startsWith("NAME  SIZE   LBA   STATE"), lines[0]);
+        assertTrue(lines[1].startsWith("a "), lines[1]);
+        assertTrue(lines[2].startsWith("b "), lines[2]);
+    }
+
+    @Test
+    void shouldResizeAndDelete() {
+        run("volume", "create", "a", "--size", "1M");
+        var grown = run("volume", "resize", "a", "--size", "2M", "-o", "json");
+        assertEquals(0, grown.exitCode(), grown.err());
+        assertEquals(2L << 20, Json.read(grown.out(), Volume.class).sizeBytes());
+        var deleted = run("volume", "delete", "a");
+        assertEquals(0, deleted.exitCode(), deleted.err());
+        assertTrue(deleted.out().contains("deleting"), deleted.out());
+    }
+
+    @Test
+    void shouldExitTwoNamingFieldForBadSize() {
+        var r = run("volume", "create", "a", "--size", "1000");
+        assertEquals(ExitCodes.BAD_INPUT, r.exitCode());
+        assertEquals("rdmablock: invalid --size: --size=1000, must be a multiple of 1048576, min=1048576, "
+                + "max=70368744177664\n", r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void shouldExitTwoForBadNameLbaSizeAndHost() {
+        var name = run("volume", "create", "Bad!", "--size", "1M");
+        assertEquals(ExitCodes.BAD_INPUT, name.exitCode());
+        assertTrue(name.err().startsWith("rdmablock: invalid NAME: NAME=\"Bad!\", must match"), name.err());
+        var lba = run("volume", "create", "a", "--size", "1M", "--lba-size", "1024");
+        assertEquals(ExitCodes.BAD_INPUT, lba.exitCode());
+        assertEquals("rdmablock: invalid --lba-size: --lba-size=1024, must be one of [512, 4096]\n", lba.err());
+        var host = run("volume", "create", "a", "--size", "1M", "--allow-host", "host1");
+        assertEquals(ExitCodes.BAD_INPUT, host.exitCode());
+        assertTrue(host.err().startsWith("rdmablock: invalid allowedHosts[0]:"), host.err());
+    }
+
+    @Test
+    void shouldExitTwoForUsageErrors() {
+        var missing = run("volume", "create", "a");
+        assertEquals(ExitCodes.BAD_INPUT, missing.exitCode());
+        assertTrue(missing.err().contains("Missing required option: '--size=SIZE'"), missing.err());
+        assertTrue(missing.err().contains("Try 'rdmablock volume create --help'"), missing.err());
+        var notInt = run("volume", "create", "a", "--size", "1M", "--lba-size", "big");
+        assertEquals(ExitCodes.BAD_INPUT, notInt.exitCode());
+        assertTrue(notInt.err().contains("--lba-size"), notInt.err());
+    }
+
+    @Test
+    void shouldExitTwoWhenServerRejectsShrink() {
+        run("volume", "create", "a", "--size", "2M");
+        var r = run("volume", "resize", "a", "--size", "1M");
+        assertEquals(ExitCodes.BAD_INPUT, r.exitCode());
+        assertTrue(r.err().startsWith("rdmablock: Shrink not allowed (400): invalid sizeBytes"), r.err());
+    }
+
+    @Test
+    void shouldExitOneForServerErrors() {
+        var notFound = run("volume", "get", "nope");
+        assertEquals(ExitCodes.FAILED, notFound.exitCode());
+        assertTrue(notFound.err().startsWith("rdmablock: Volume not found (404): no volume named nope"),
+                notFound.err());
+        run("volume", "create", "a", "--size", "1M");
+        var exists = run("volume", "create", "a", "--size", "1M");
+        assertEquals(ExitCodes.FAILED, exists.exitCode());
+        assertTrue(exists.err().contains("(409)"), exists.err());
+        var noRoom = run("volume", "create", "big", "--size", "2G");
+        assertEquals(ExitCodes.FAILED, noRoom.exitCode());
+        assertTrue(noRoom.err().contains("No capacity (503)"), noRoom.err());
+    }
+
+    @Test
+    void shouldExitOneForWrongTokenAndTwoForMissingTokenFile() {
+        var wrong = CliRun.of("volume", "create", "a", "--size", "1M", "--mgmt-url", server.url(), "--token", "nope");
+        assertEquals(ExitCodes.FAILED, wrong.exitCode());
+        assertTrue(wrong.err().contains("Forbidden (403)"), wrong.err());
+        var file = CliRun.of("volume", "list", "--mgmt-url", server.url(), "--token-file",
+                dir.resolve("absent").toString());
+        assertEquals(ExitCodes.BAD_INPUT, file.exitCode());
+        assertTrue(file.err().startsWith("rdmablock: invalid --token-file: cannot read"), file.err());
+    }
+
+    @Test
+    void shouldExitThreeWhenServerIsUnreachable() throws Exception {
+        int port;
+        try (var socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        var r = CliRun.of("volume", "list", "--mgmt-url", "http://127.0.0.1:" + port);
+        assertEquals(ExitCodes.UNAVAILABLE, r.exitCode());
+        assertTrue(r.err().startsWith("rdmablock: management server unavailable"), r.err());
+        var bad = CliRun.of("volume", "list", "--mgmt-url", "ftp://x");
+        assertEquals(ExitCodes.BAD_INPUT, bad.exitCode());
+        assertTrue(bad.err().startsWith("rdmablock: invalid --mgmt-url"), bad.err());
+    }
+
+    @Test
+    void shouldListAndDrainNodes() {
+        var list = run("node", "list");
+        assertEquals(0, list.exitCode(), list.err());
+        assertTrue(list.out().startsWith("NODE  STATE  FABRIC"), list.out());
+        assertTrue(list.out().contains("n1    up     127.0.0.1:4420  1 GiB"), list.out());
+        var drain = run("node", "drain", "n1");
+        assertEquals(0, drain.exitCode(), drain.err());
+        assertTrue(drain.out().contains("draining"), drain.out());
+        var missing = run("node", "drain", "n9");
+        assertEquals(ExitCodes.FAILED, missing.exitCode());
+    }
+
+    @Test
+    void shouldRunMgmtServerWithGeneratedToken() throws Exception {
+        var cmd = new MgmtCommand();
+        var cli = new picocli.CommandLine(cmd);
+        Path data = dir.resolve("mgmt2");
+        var r = CliRun.of(cli, "--listen", "127.0.0.1:0", "--data-dir", data.toString(), "--no-wait");
+        try {
+            assertEquals(0, r.exitCode(), r.err());
+            String token = Files.readString(data.resolve("token")).trim();
+            assertEquals(64, token.length());
+            assertTrue(r.out().contains("management API: http://127.0.0.1:" + cmd.server.port()), r.out());
+            assertTrue(r.out().contains("token: " + token), r.out());
+            var client = new MgmtClient(URI.create(cmd.server.url()), token);
+            assertTrue(client.health());
+            client.registerNode(new RegisterNodeRequest("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30));
+        } finally {
+            if (cmd.server != null) {
+                cmd.server.close();
+            }
+        }
+    }
+
+    @Test
+    void shouldRejectBadListenAddress() {
+        var r = CliRun.of("mgmt", "--listen", "nohost", "--data-dir", dir.resolve("m3").toString());
+        assertEquals(ExitCodes.BAD_INPUT, r.exitCode());
+        assertTrue(r.err().startsWith("rdmablock: invalid --listen: --listen=\"nohost\""), r.err());
+    }
+
+    @Test
+    void shouldShowModuleCommandSlotsAndPlaceholderNode() {
+        var help = CliRun.of("--help");
+        assertEquals(0, help.exitCode());
+        assertTrue(help.out().contains("mgmt"), help.out());
+        assertTrue(help.out().contains("volume"), help.out());
+        assertTrue(help.out().contains("node"), help.out());
+        assertTrue(RdmablockCli.MODULE_COMMANDS.containsKey("import"));
+        var noDataDir = CliRun.of("node", "--listen", "127.0.0.1:1");
+        assertEquals(ExitCodes.BAD_INPUT, noDataDir.exitCode(), noDataDir.err());
+        assertTrue(noDataDir.err().startsWith("rdmablock: Missing required option: '--data-dir="), noDataDir.err());
+        if (RdmablockCli.instantiate(RdmablockCli.MODULE_COMMANDS.get("node")) == null) {
+            var node = CliRun.of("node", "--data-dir", dir.resolve("n").toString());
+            assertEquals(ExitCodes.FAILED, node.exitCode());
+            assertTrue(node.err().contains("io.rdmablock.node.NodeCommand"), node.err());
+        }
+    }
+}

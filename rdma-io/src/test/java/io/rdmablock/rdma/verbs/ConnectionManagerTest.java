@@ -1,0 +1,183 @@
+package io.rdmablock.rdma.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rdmablock.rdma.verbs.VerbsTestSupport.Connection;
+import io.rdmablock.rdma.verbs.VerbsTestSupport.Side;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Connection manager: private data, accept/reject, unreachable peers, disconnect events, provider selection. */
+class ConnectionManagerTest {
+    private static final String PROVIDERS = "io.rdmablock.rdma.verbs.VerbsTestSupport#providers";
+    private static final long TIMEOUT_NS = VerbsTestSupport.TIMEOUT_NS;
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldExchangePrivateDataBothWays(String provider) {
+        try (VerbsProvider p = Providers.select(provider);
+             CmListener listener = p.listen(new InetSocketAddress(VerbsTestSupport.address(), 0), 4)) {
+            byte[] request = new byte[CmId.MAX_PRIVATE_DATA];
+            for (int i = 0; i < request.length; i++) {
+                request[i] = (byte) (i + 1);
+            }
+            CmId cid = p.createId();
+            cid.resolve(new InetSocketAddress(VerbsTestSupport.address(), listener.localAddress().getPort()),
+                    TIMEOUT_NS);
+            try (Side client = new Side(cid, 16, a -> { })) {
+                CompletableFuture<Void> f = CompletableFuture.runAsync(() -> cid.connect(request, TIMEOUT_NS));
+                CmId sid = listener.getRequest(TIMEOUT_NS);
+                try (Side server = new Side(sid, 16, a -> { })) {
+                    byte[] got = sid.privateData();
+                    assertArrayEquals(request, java.util.Arrays.copyOf(got, request.length),
+                            "connect private data (a transport may pad it)");
+                    sid.accept(new byte[] {9, 8, 7}, TIMEOUT_NS);
+                    f.get(10, TimeUnit.SECONDS);
+                    byte[] reply = cid.privateData();
+                    assertTrue(reply.length >= 3, "accept private data length " + reply.length);
+                    assertArrayEquals(new byte[] {9, 8, 7}, java.util.Arrays.copyOf(reply, 3));
+                    assertEquals(QpState.RTS, client.qp.state());
+                    assertEquals(QpState.RTS, server.qp.state());
+                    assertEquals("" + listener.localAddress().getPort(), "" + cid.remoteAddress().getPort());
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldRejectWithPrivateData(String provider) {
+        try (VerbsProvider p = Providers.select(provider);
+             CmListener listener = p.listen(new InetSocketAddress(VerbsTestSupport.address(), 0), 4)) {
+            CmId cid = p.createId();
+            cid.resolve(new InetSocketAddress(VerbsTestSupport.address(), listener.localAddress().getPort()),
+                    TIMEOUT_NS);
+            try (Side client = new Side(cid, 16, a -> { })) {
+                CompletableFuture<Void> f = CompletableFuture.runAsync(() -> cid.connect(null, TIMEOUT_NS));
+                CmId sid = listener.getRequest(TIMEOUT_NS);
+                sid.reject(new byte[] {42, 43});
+                Throwable t = assertThrows(Exception.class, () -> f.get(10, TimeUnit.SECONDS)).getCause();
+                CmException e = (CmException) t;
+                assertEquals(CmEventType.REJECTED, e.event(), e.getMessage());
+                assertArrayEquals(new byte[] {42, 43}, java.util.Arrays.copyOf(e.privateData(), 2));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldFailConnectToClosedPort(String provider) throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, VerbsTestSupport.address())) {
+            port = s.getLocalPort();
+        }
+        try (VerbsProvider p = Providers.select(provider)) {
+            CmId cid = p.createId();
+            cid.resolve(new InetSocketAddress(VerbsTestSupport.address(), port), TIMEOUT_NS);
+            try (Side client = new Side(cid, 16, a -> { })) {
+                long t0 = System.nanoTime();
+                CmException e = assertThrows(CmException.class, () -> cid.connect(null, TIMEOUT_NS));
+                // iWARP/soft: UNREACHABLE (ECONNREFUSED); IB/RoCE: REJECTED (no listener for the service id)
+                assertTrue(e.event() == CmEventType.UNREACHABLE || e.event() == CmEventType.REJECTED,
+                        "event " + e.event() + ": " + e.getMessage());
+                assertTrue(System.nanoTime() - t0 < TIMEOUT_NS, "failed before the timeout");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldFailResolveOfUnresolvableHost(String provider) {
+        try (VerbsProvider p = Providers.select(provider)) {
+            CmId cid = p.createId();
+            CmException e = assertThrows(CmException.class, () -> cid.resolve(
+                    InetSocketAddress.createUnresolved("no-such-host.invalid", 4420), TIMEOUT_NS));
+            assertEquals(CmEventType.ADDR_ERROR, e.event(), e.getMessage());
+            cid.close();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldRejectPrivateDataLongerThan56Bytes(String provider) {
+        try (VerbsProvider p = Providers.select(provider);
+             CmListener listener = p.listen(new InetSocketAddress(VerbsTestSupport.address(), 0), 4)) {
+            CmId cid = p.createId();
+            cid.resolve(new InetSocketAddress(VerbsTestSupport.address(), listener.localAddress().getPort()),
+                    TIMEOUT_NS);
+            try (Side client = new Side(cid, 16, a -> { })) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> cid.connect(new byte[57], TIMEOUT_NS));
+                assertTrue(e.getMessage().contains("57"), e.getMessage());
+                assertNull(listener.getRequest(TimeUnit.MILLISECONDS.toNanos(50)), "nothing was sent");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldTimeOutGetRequestAndReturnNullAfterClose(String provider) {
+        try (VerbsProvider p = Providers.select(provider)) {
+            CmListener listener = p.listen(new InetSocketAddress(VerbsTestSupport.address(), 0), 4);
+            assertNull(listener.getRequest(TimeUnit.MILLISECONDS.toNanos(20)));
+            CompletableFuture<CmId> waiting = CompletableFuture.supplyAsync(
+                    () -> listener.getRequest(TimeUnit.SECONDS.toNanos(10)));
+            listener.close();
+            long t0 = System.nanoTime();
+            assertNull(waiting.join());
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "close released getRequest");
+            listener.close();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldReportDisconnectedOnBothSides(String provider) {
+        try (Connection c = Connection.open(provider)) {
+            assertNull(c.client.id.pollEvent(TimeUnit.MILLISECONDS.toNanos(10)));
+            c.server.id.disconnect();
+            assertEquals(CmEventType.DISCONNECTED, c.server.id.pollEvent(TIMEOUT_NS));
+            assertEquals(CmEventType.DISCONNECTED, c.client.id.pollEvent(TIMEOUT_NS));
+            assertEquals(QpState.ERROR, c.client.qp.state());
+            c.server.id.disconnect(); // idempotent
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldNameOneDevice(String provider) {
+        try (VerbsProvider p = Providers.select(provider)) {
+            assertEquals(provider, p.name());
+            assertTrue(!p.deviceNames().isEmpty(), "devices: " + p.deviceNames());
+        }
+    }
+
+    @Test
+    void shouldExposeSoftDevice() {
+        try (VerbsProvider p = Providers.select("soft")) {
+            assertEquals(java.util.List.of("soft0"), p.deviceNames());
+            CmId id = p.createId();
+            id.resolve(new InetSocketAddress("127.0.0.1", 9), TIMEOUT_NS);
+            assertEquals("soft0", id.device().name());
+            assertEquals(DeviceContext.Transport.SOFT, id.device().transport());
+            id.close();
+        }
+    }
+
+    @Test
+    void shouldNameValidModesForBogusProvider() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Providers.select("bogus"));
+        assertEquals("invalid rdma.provider: 'bogus' (valid: auto, soft, ffm)", e.getMessage());
+    }
+}

@@ -1,0 +1,114 @@
+package io.rdmablock.node;
+
+import io.rdmablock.mgmt.client.DesiredVolume;
+import io.rdmablock.mgmt.client.HeartbeatRequest;
+import io.rdmablock.mgmt.client.HeartbeatResponse;
+import io.rdmablock.mgmt.client.NodeAgent;
+import io.rdmablock.mgmt.client.VolumeReport;
+import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.VolumeInfo;
+import io.rdmablock.node.store.VolumeSpec;
+import io.rdmablock.node.store.VolumeStore;
+import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.node.nvmf.Target;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
+
+/**
+ * The pull model: makes the store and the target match the desired volumes of each heartbeat answer (create, grow,
+ * update allowed hosts, export under the given subnqn, delete), and reports what the node holds. Runs on the agent
+ * thread only. A volume the answer does not list is an orphan: kept on disk, not exported, logged once.
+ */
+final class MgmtSync implements NodeAgent.Handler {
+    private static final Logger LOG = LoggerFactory.getLogger(MgmtSync.class);
+
+    private final VolumeStore store;
+    private final Target target;
+    private final LongSupplier freeBytes;
+    private final Set<String> orphansLogged = new HashSet<>();
+
+    MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
+        this.store = store;
+        this.target = target;
+        this.freeBytes = freeBytes;
+    }
+
+    @Override
+    public HeartbeatRequest report() {
+        List<VolumeReport> reports = new ArrayList<>();
+        for (VolumeInfo v : store.list()) {
+            reports.add(new VolumeReport(v.id(), v.sizeBytes(), VolumeState.READY,
+                    List.copyOf(target.connectedHosts(v.id()))));
+        }
+        return new HeartbeatRequest(freeBytes.getAsLong(), reports);
+    }
+
+    @Override
+    public void apply(HeartbeatResponse desired) {
+        Map<String, DesiredVolume> byId = desired.volumes().stream()
+                .collect(Collectors.toMap(DesiredVolume::id, Function.identity(), (a, b) -> b));
+        for (DesiredVolume dv : desired.volumes()) {
+            try {
+                applyOne(dv);
+            } catch (RuntimeException e) {
+                LOG.warn("desired volume not applied: id={}, name={}, sizeBytes={}: {}", dv.id(), dv.name(),
+                        dv.sizeBytes(), e.toString());
+            }
+        }
+        for (VolumeInfo v : store.list()) {
+            if (!byId.containsKey(v.id()) && target.subsystemOfVolume(v.id()) != null) {
+                target.removeVolume(v.id());
+            }
+            if (!byId.containsKey(v.id()) && orphansLogged.add(v.id())) {
+                LOG.warn("orphan volume (unknown to the management server, kept, not exported): id={}, sizeBytes={}",
+                        v.id(), v.sizeBytes());
+            }
+        }
+    }
+
+    private void applyOne(DesiredVolume dv) {
+        Volume v = store.find(dv.id()).orElse(null);
+        if (dv.state() == VolumeState.DELETING) {
+            if (v != null) {
+                target.removeVolume(dv.id());
+                store.delete(dv.id());
+                LOG.info("volume deleted: id={}, name={}", dv.id(), dv.name());
+            }
+            return;
+        }
+        Set<String> hosts = Set.copyOf(dv.allowedHosts());
+        if (v == null) {
+            v = store.create(new VolumeSpec(dv.id(), dv.name(), dv.sizeBytes(), dv.lbaSize(), hosts));
+        } else {
+            if (v.sizeBytes() < dv.sizeBytes()) {
+                long old = v.sizeBytes();
+                v = store.resize(dv.id(), dv.sizeBytes());
+                LOG.info("volume resized: id={}, sizeBytes={} -> {}", dv.id(), old, v.sizeBytes());
+            }
+            if (!v.allowedHosts().equals(hosts)) {
+                v = store.setAllowedHosts(dv.id(), hosts);
+                LOG.info("volume allowed hosts changed: id={}, allowedHosts={}", dv.id(), hosts);
+            }
+        }
+        String subnqn = dv.subnqn() == null || dv.subnqn().isBlank() ? Subsystem.nqnFor(dv.name()) : dv.subnqn();
+        Subsystem s = target.subsystemOfVolume(dv.id());
+        if (s != null && !s.subnqn().equals(subnqn)) {
+            target.removeVolume(dv.id());
+            s = null;
+        }
+        if (s == null) {
+            target.addVolume(v, subnqn);
+        }
+        orphansLogged.remove(dv.id());
+    }
+}

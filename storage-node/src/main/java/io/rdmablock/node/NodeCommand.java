@@ -1,0 +1,121 @@
+package io.rdmablock.node;
+
+import io.rdmablock.node.nvmf.TargetOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code rdmablock node}: runs a storage node until SIGTERM/SIGINT, then shuts down cleanly (queues drained, volumes
+ * flushed, everything closed in reverse order). Exit code 0 after a clean stop, 1 when start-up fails, 2 for bad
+ * arguments (picocli).
+ */
+@Command(name = "node", mixinStandardHelpOptions = true,
+        description = "Run a storage node: serve volumes over the NVMe-oF-style RDMA fabric.")
+public final class NodeCommand implements Callable<Integer> {
+
+    // not required=true: `rdmablock node list|drain` are subcommands of this command and need no data dir
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Volume store directory (required).")
+    Path dataDir;
+
+    @Option(names = "--listen", defaultValue = "0.0.0.0:4420", description = "Fabric listen host:port (default ${DEFAULT-VALUE}).")
+    String listen;
+
+    @Option(names = "--provider", defaultValue = "auto", description = "Verbs provider: auto, soft, ffm (default ${DEFAULT-VALUE}).")
+    String provider;
+
+    @Option(names = "--mgmt-url", description = "Management server URL; without it the node serves the volumes in its store.")
+    URI mgmtUrl;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "File holding the management bearer token.")
+    Path tokenFile;
+
+    @Option(names = "--token", paramLabel = "TOKEN", description = "Management bearer token (prefer --token-file).")
+    String token;
+
+    @Option(names = "--node-id", paramLabel = "ID", description = "Node id (default: the id stored in <data-dir>/node-id, "
+            + "created once as <host name>-<8 hex digits>).")
+    String nodeId;
+
+    @Option(names = "--capacity", paramLabel = "SIZE", description = "Capacity offered for volumes, e.g. 100G "
+            + "(default: the data dir's file system size).")
+    String capacity;
+
+    @Option(names = "--advertise-host", description = "Host put in the fabric address registered with the management server.")
+    String advertiseHost;
+
+    @Option(names = "--metrics-listen", description = "Prometheus /metrics host:port (default: none).")
+    String metricsListen;
+
+    @Option(names = "--heartbeat-ms", defaultValue = "1000", description = "Heartbeat interval in ms (default ${DEFAULT-VALUE}).")
+    long heartbeatMs;
+
+    @Option(names = "--create-volume", description = "Create a volume at start if missing: name:size[:lbaSize], e.g. vol1:1G:4096 (repeatable).")
+    List<String> createVolumes = new ArrayList<>();
+
+    @Option(names = "--max-queue-entries", defaultValue = "128", description = "Largest I/O queue, entries (default ${DEFAULT-VALUE}).")
+    int maxQueueEntries;
+
+    @Option(names = "--pollers", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
+    int pollers;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (dataDir == null) {
+            throw new IllegalArgumentException("missing --data-dir");
+        }
+        String bearer = token;
+        if (tokenFile != null) {
+            bearer = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
+        }
+        if (mgmtUrl != null && (bearer == null || bearer.isEmpty())) {
+            throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");
+        }
+        String id = nodeId != null ? nodeId : NodeIdentity.loadOrCreate(dataDir);
+        TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers);
+        NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, bearer, id,
+                advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),
+                heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity));
+        StorageNode node = new StorageNode(cfg).start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            node.close();
+            stopped.countDown();
+        }, "rdmablock-node-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        stopped.await();
+        return 0;
+    }
+
+    /** Parses {@code host:port} ({@code [v6]:port} for IPv6). */
+    static InetSocketAddress parseAddress(String option, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1) {
+            throw new IllegalArgumentException("invalid " + option + ": value=" + value + ", expected host:port");
+        }
+        String host = value.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(value.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid " + option + ": value=" + value + ", port not a number");
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("invalid " + option + ": port=" + port + ", min=0, max=65535");
+        }
+        return new InetSocketAddress(host, port);
+    }
+}

@@ -1,0 +1,84 @@
+package io.rdmablock.node;
+
+import io.rdmablock.node.nvmf.TargetOptions;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Configuration of a {@link StorageNode}.
+ *
+ * @param dataDir        volume store directory (created if missing)
+ * @param listen         fabric listen address; port 0 picks a free port
+ * @param provider       verbs provider: auto | soft | ffm
+ * @param mgmtUrl        management server base URL, or null to serve the volumes already in the store
+ * @param token          bearer token for the management server (null without mgmtUrl)
+ * @param nodeId         node id registered with the management server
+ * @param advertiseHost  host name/address put in the registration's fabric address (null: the listen host, or the
+ *                       local host name when listening on the wildcard address)
+ * @param metricsListen  metrics HTTP address, or null for no endpoint
+ * @param heartbeatMs    heartbeat interval, 10..600000 ms
+ * @param createVolumes  volumes to create at start when missing, {@code name:size[:lbaSize]} (size with K/M/G/T)
+ * @param target         target options
+ * @param capacityBytes  capacity registered with the management server; 0 = the store's file system size
+ */
+public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
+                         String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
+                         List<String> createVolumes, TargetOptions target, long capacityBytes) {
+
+    public NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
+                      String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
+                      List<String> createVolumes, TargetOptions target) {
+        this(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen, heartbeatMs,
+                createVolumes, target, 0);
+    }
+
+    public NodeConfig {
+        if (dataDir == null || listen == null) {
+            throw new IllegalArgumentException("invalid node config: dataDir=" + dataDir + ", listen=" + listen);
+        }
+        provider = provider == null ? "auto" : provider;
+        createVolumes = createVolumes == null ? List.of() : List.copyOf(createVolumes);
+        target = target == null ? TargetOptions.defaults() : target;
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("invalid capacityBytes: capacityBytes=" + capacityBytes + ", min=0");
+        }
+        if (heartbeatMs < 10 || heartbeatMs > 600_000) {
+            throw new IllegalArgumentException("invalid heartbeatMs: heartbeatMs=" + heartbeatMs
+                    + ", min=10, max=600000");
+        }
+    }
+
+    /** A config for tests: loopback, port 0, soft provider, no management server, no metrics endpoint. */
+    public static NodeConfig local(Path dataDir) {
+        return new NodeConfig(dataDir, new InetSocketAddress("127.0.0.1", 0), "soft", null, null, "node-1", null,
+                null, 1000, List.of(), TargetOptions.defaults());
+    }
+
+    public NodeConfig withCreateVolumes(List<String> specs) {
+        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+                heartbeatMs, specs, target, capacityBytes);
+    }
+
+    public NodeConfig withTarget(TargetOptions options) {
+        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+                heartbeatMs, createVolumes, options, capacityBytes);
+    }
+
+    public NodeConfig withMetricsListen(InetSocketAddress address) {
+        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, address,
+                heartbeatMs, createVolumes, target, capacityBytes);
+    }
+
+    public NodeConfig withCapacityBytes(long bytes) {
+        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+                heartbeatMs, createVolumes, target, bytes);
+    }
+
+    public NodeConfig withMgmt(URI url, String bearerToken, String id) {
+        return new NodeConfig(dataDir, listen, provider, url, bearerToken, id, advertiseHost, metricsListen,
+                heartbeatMs, createVolumes, target, capacityBytes);
+    }
+}

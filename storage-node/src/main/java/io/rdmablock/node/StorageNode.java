@@ -1,0 +1,252 @@
+package io.rdmablock.node;
+
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.rdmablock.mgmt.client.MgmtClient;
+import io.rdmablock.mgmt.client.NodeAgent;
+import io.rdmablock.mgmt.client.RegisterNodeRequest;
+import io.rdmablock.node.metrics.NodeMetrics;
+import io.rdmablock.node.store.BlockQueue;
+import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.VolumeInfo;
+import io.rdmablock.node.store.VolumeSpec;
+import io.rdmablock.node.store.VolumeStore;
+import io.rdmablock.node.nvmf.Target;
+import io.rdmablock.rdma.verbs.Providers;
+import io.rdmablock.rdma.verbs.VerbsProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A storage node in one object: volume store, fabric target, {@code /metrics} endpoint and (with a management URL)
+ * the heartbeat agent that makes the node match its desired state. Usable in-process from tests
+ * ({@code new StorageNode(NodeConfig.local(dir)).start()}, then {@link #fabricAddress()}).
+ *
+ * <p>Start order: metrics, provider, store, target (volumes exported), agent. {@link #close()} reverses it: agent,
+ * target (queues drained and torn down), a FLUSH of every volume, metrics endpoint, store, provider. Idempotent.
+ */
+public final class StorageNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(StorageNode.class);
+
+    private final NodeConfig config;
+    private final NodeMetrics metrics = new NodeMetrics();
+    private VerbsProvider provider;
+    private VolumeStore store;
+    private Target target;
+    private HTTPServer metricsServer;
+    private NodeAgent agent;
+    private MgmtSync sync;
+    private boolean closed;
+
+    public StorageNode(NodeConfig config) {
+        this.config = config;
+    }
+
+    /**
+     * Starts everything; on failure, what was started is closed again and the exception is rethrown.
+     *
+     * @throws IllegalArgumentException for a bad {@code --create-volume} spec
+     */
+    public synchronized StorageNode start() {
+        try {
+            if (config.metricsListen() != null) {
+                metricsServer = metrics.serve(config.metricsListen());
+                LOG.info("metrics endpoint: http://{}:{}/metrics", config.metricsListen().getHostString(),
+                        metricsServer.getPort());
+            }
+            provider = Providers.select(config.provider());
+            store = VolumeStore.open(config.dataDir());
+            for (String spec : config.createVolumes()) {
+                createIfMissing(spec);
+            }
+            target = new Target(provider, store, config.target(), metrics);
+            target.start(config.listen());
+            if (config.mgmtUrl() == null) {
+                for (VolumeInfo info : store.list()) {
+                    target.addVolume(store.get(info.id()), null);
+                }
+            } else {
+                sync = new MgmtSync(store, target, this::freeBytes);
+                MgmtClient client = new MgmtClient(config.mgmtUrl(), config.token());
+                agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs()).start();
+            }
+            LOG.info("storage node started: nodeId={}, fabric={}, dataDir={}, volumes={}, mgmt={}", config.nodeId(),
+                    fabricAddress(), config.dataDir(), store.list().size(),
+                    config.mgmtUrl() == null ? "none" : config.mgmtUrl());
+            return this;
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** The fabric address hosts connect to. */
+    public InetSocketAddress fabricAddress() {
+        return target.localAddress();
+    }
+
+    /** The metrics port, or -1 without an endpoint. */
+    public int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.getPort();
+    }
+
+    public VolumeStore store() {
+        return store;
+    }
+
+    public Target target() {
+        return target;
+    }
+
+    public NodeMetrics metrics() {
+        return metrics;
+    }
+
+    /** The management agent, or null without a management URL. */
+    public NodeAgent agent() {
+        return agent;
+    }
+
+    /** Creates a volume in the store and exports it (tests, quickstart). */
+    public Volume createVolume(String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts) {
+        Volume v = store.create(new VolumeSpec(name, name, sizeBytes, lbaSizeBytes, allowedHosts));
+        target.addVolume(v, null);
+        return v;
+    }
+
+    private RegisterNodeRequest registration() {
+        InetSocketAddress a = target.localAddress();
+        String host = config.advertiseHost();
+        if (host == null) {
+            host = a.getAddress() != null && a.getAddress().isAnyLocalAddress() ? localHostName() : a.getHostString();
+        }
+        String metricsUrl = metricsServer == null ? "" : "http://" + host + ":" + metricsServer.getPort() + "/metrics";
+        return new RegisterNodeRequest(config.nodeId(), host + ":" + a.getPort(), metricsUrl, capacityBytes(),
+                freeBytes());
+    }
+
+    /** Capacity offered for volumes: {@code --capacity}, or the store's file system size. */
+    public long capacityBytes() {
+        return config.capacityBytes() > 0 ? config.capacityBytes() : store.capacityBytes();
+    }
+
+    /** Capacity not yet promised to volumes (bounded by the file system's free space). */
+    public long freeBytes() {
+        long promised = 0;
+        for (VolumeInfo v : store.list()) {
+            promised += v.sizeBytes();
+        }
+        return Math.max(0, Math.min(capacityBytes() - promised, store.freeBytes()));
+    }
+
+    private static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    private void createIfMissing(String spec) {
+        String[] parts = spec.split(":");
+        if (parts.length < 2 || parts.length > 3) {
+            throw new IllegalArgumentException("invalid --create-volume: value=" + spec
+                    + ", expected name:size[:lbaSize]");
+        }
+        String name = parts[0];
+        long size = parseSize(parts[1]);
+        int lba = parts.length == 3 ? Integer.parseInt(parts[2]) : 4096;
+        if (store.find(name).isPresent()) {
+            LOG.info("volume exists: id={}, sizeBytes={}", name, store.get(name).sizeBytes());
+            return;
+        }
+        store.create(new VolumeSpec(name, name, size, lba, Set.of()));
+    }
+
+    /** Parses {@code 123}, {@code 64K}, {@code 512M}, {@code 1G}, {@code 2T} (binary units, optional "iB"). */
+    static long parseSize(String s) {
+        String v = s.trim().toUpperCase(Locale.ROOT).replace("IB", "").replace("B", "");
+        long mul = 1;
+        char last = v.isEmpty() ? '0' : v.charAt(v.length() - 1);
+        switch (last) {
+            case 'K' -> mul = 1L << 10;
+            case 'M' -> mul = 1L << 20;
+            case 'G' -> mul = 1L << 30;
+            case 'T' -> mul = 1L << 40;
+            default -> {
+            }
+        }
+        String num = mul == 1 ? v : v.substring(0, v.length() - 1);
+        try {
+            return Math.multiplyExact(Long.parseLong(num), mul);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("invalid size: value=" + s + ", expected bytes or K/M/G/T suffix");
+        }
+    }
+
+    /** Flushes every volume (FLUSH = fdatasync) through a short-lived store queue. */
+    private void flushAll() {
+        List<VolumeInfo> vols = store.list();
+        if (vols.isEmpty()) {
+            return;
+        }
+        try (BlockQueue q = store.newQueue(Math.min(4096, vols.size()))) {
+            for (VolumeInfo v : vols) {
+                q.submitFlush(store.get(v.id()), 0);
+            }
+            long[] ud = new long[vols.size()];
+            int[] res = new int[vols.size()];
+            int done = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (done < vols.size() && System.nanoTime() < deadline) {
+                q.awaitCompletion(100_000_000L);
+                int n = q.reap(ud, res, ud.length);
+                for (int i = 0; i < n; i++) {
+                    if (res[i] < 0) {
+                        LOG.warn("flush at shutdown failed: errno={}", -res[i]);
+                    }
+                }
+                done += n;
+            }
+            LOG.info("volumes flushed: count={}, completed={}", vols.size(), done);
+        } catch (RuntimeException e) {
+            LOG.warn("flush at shutdown failed: {}", e.toString());
+        }
+    }
+
+    /** Stops in reverse order of start. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        LOG.info("storage node stopping: nodeId={}", config.nodeId());
+        if (agent != null) {
+            agent.close();
+        }
+        if (target != null) {
+            target.close();
+        }
+        if (store != null) {
+            flushAll();
+        }
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
+        if (store != null) {
+            store.close();
+        }
+        if (provider != null) {
+            provider.close();
+        }
+        LOG.info("storage node stopped: nodeId={}", config.nodeId());
+    }
+}

@@ -1,0 +1,149 @@
+package io.rdmablock.node.metrics;
+
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The target's metrics, in a registry of their own (several nodes can live in one JVM in tests).
+ *
+ * <pre>
+ * rdmablock_target_commands_total{opcode}            commands completed (any status)
+ * rdmablock_target_bytes_total{opcode}               payload bytes moved by successful READ/WRITE (host view)
+ * rdmablock_target_command_duration_seconds{opcode}  capsule received -> response posted (classic histogram)
+ * rdmablock_target_errors_total{opcode,status}       commands completed with a non-zero NVMe status
+ * rdmablock_target_outstanding_commands              commands received and not yet completed (queue depth)
+ * rdmablock_target_queues                            connected queue pairs
+ * rdmablock_target_controllers                       live controllers (host associations)
+ * rdmablock_target_queue_teardowns_total{reason}     queues torn down (disconnect, transport error, malformed, ...)
+ * </pre>
+ *
+ * <p>Opcodes are folded into {@link #OP_NAMES}; the per-opcode data points are resolved in the constructor, so
+ * {@link #complete} does no map lookup and no allocation on success (errors resolve their status label once).
+ */
+public final class NodeMetrics {
+    public static final int OP_READ = 0;
+    public static final int OP_WRITE = 1;
+    public static final int OP_FLUSH = 2;
+    public static final int OP_WRITE_ZEROES = 3;
+    public static final int OP_DSM = 4;
+    public static final int OP_ADMIN = 5;
+    public static final int OP_FABRICS = 6;
+    public static final int OP_OTHER = 7;
+    static final String[] OP_NAMES = {"read", "write", "flush", "write_zeroes", "dsm", "admin", "fabrics", "other"};
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Counter errors;
+    private final Counter teardowns;
+    private final Gauge outstanding;
+    private final Gauge queues;
+    private final Gauge controllers;
+    private final CounterDataPoint[] ops = new CounterDataPoint[OP_NAMES.length];
+    private final CounterDataPoint[] bytes = new CounterDataPoint[OP_NAMES.length];
+    private final DistributionDataPoint[] latency = new DistributionDataPoint[OP_NAMES.length];
+    private final ConcurrentHashMap<Long, CounterDataPoint> errorPoints = new ConcurrentHashMap<>();
+
+    public NodeMetrics() {
+        Counter opsCounter = Counter.builder().name("rdmablock_target_commands_total")
+                .help("Commands completed by the target, by opcode").labelNames("opcode").withoutExemplars()
+                .register(registry);
+        Counter bytesCounter = Counter.builder().name("rdmablock_target_bytes_total")
+                .help("Payload bytes moved by successful commands, by opcode").labelNames("opcode")
+                .withoutExemplars().register(registry);
+        Histogram hist = Histogram.builder().name("rdmablock_target_command_duration_seconds")
+                .help("Command latency inside the target: capsule received to response posted").labelNames("opcode")
+                .classicOnly().classicExponentialUpperBounds(4e-6, 2, 20).withoutExemplars().register(registry);
+        errors = Counter.builder().name("rdmablock_target_errors_total")
+                .help("Commands completed with a non-zero NVMe status").labelNames("opcode", "status")
+                .withoutExemplars().register(registry);
+        teardowns = Counter.builder().name("rdmablock_target_queue_teardowns_total")
+                .help("Queue pairs torn down, by reason").labelNames("reason").withoutExemplars().register(registry);
+        outstanding = Gauge.builder().name("rdmablock_target_outstanding_commands")
+                .help("Commands received and not yet completed (queue depth summed over queues)").register(registry);
+        queues = Gauge.builder().name("rdmablock_target_queues").help("Connected queue pairs").register(registry);
+        controllers = Gauge.builder().name("rdmablock_target_controllers").help("Live controllers")
+                .register(registry);
+        for (int i = 0; i < OP_NAMES.length; i++) {
+            ops[i] = opsCounter.labelValues(OP_NAMES[i]);
+            bytes[i] = bytesCounter.labelValues(OP_NAMES[i]);
+            latency[i] = hist.labelValues(OP_NAMES[i]);
+        }
+    }
+
+    /** The registry holding every metric of this node. */
+    public PrometheusRegistry registry() {
+        return registry;
+    }
+
+    /** A command was received. */
+    public void started() {
+        outstanding.inc();
+    }
+
+    /** A command completed with {@code status} after {@code latencyNs}, moving {@code payloadBytes}. */
+    public void complete(int op, long payloadBytes, long latencyNs, int status) {
+        outstanding.dec();
+        ops[op].inc();
+        latency[op].observe(latencyNs / 1e9);
+        if (status == 0) {
+            if (payloadBytes > 0) {
+                bytes[op].inc(payloadBytes);
+            }
+        } else {
+            long key = ((long) op << 32) | status;
+            errorPoints.computeIfAbsent(key, k -> errors.labelValues(OP_NAMES[op],
+                    String.format("sct%d_sc0x%02x", NvmeStatus.sct(status), NvmeStatus.sc(status)))).inc();
+        }
+    }
+
+    /** A received command was dropped without a response (its queue was torn down). */
+    public void dropped() {
+        outstanding.dec();
+    }
+
+    public void queueUp() {
+        queues.inc();
+    }
+
+    public void queueDown(String reason) {
+        queues.dec();
+        teardowns.labelValues(reason).inc();
+    }
+
+    public void controllerUp() {
+        controllers.inc();
+    }
+
+    public void controllerDown() {
+        controllers.dec();
+    }
+
+    /** Current value of a counter data point, for tests: commands completed for {@code op}. */
+    public long commandsCompleted(int op) {
+        return ops[op].getLongValue();
+    }
+
+    /**
+     * Starts the {@code /metrics} HTTP endpoint.
+     *
+     * @throws UncheckedIOException when the address cannot be bound
+     */
+    public HTTPServer serve(InetSocketAddress listen) {
+        try {
+            return HTTPServer.builder().inetAddress(listen.getAddress()).port(listen.getPort()).registry(registry)
+                    .buildAndStart();
+        } catch (IOException e) {
+            throw new UncheckedIOException("metrics endpoint bind failed: listen=" + listen, e);
+        }
+    }
+}

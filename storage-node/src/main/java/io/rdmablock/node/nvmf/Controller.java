@@ -1,0 +1,297 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.node.store.Volume;
+import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * One controller: the association of a host (hostnqn) with a {@link Subsystem}, made of the admin queue (qid 0) and
+ * up to {@link TargetOptions#maxIoQueues()} I/O queues (NVMe-oF 1.1 section 3.3, dynamic controller model). Owns the
+ * properties (CAP, VS, CC, CSTS), the admin command set rdmablock supports and the keep-alive timer.
+ *
+ * <p>Threading: admin commands and property accesses run on the admin queue's poller only; {@link #destroy} and the
+ * queue table may be touched from any thread (connect on another poller, management removing the volume).
+ *
+ * <p>Asynchronous Event Requests are held (never answered) until the namespace size changes; up to
+ * {@link #MAX_HELD_AER} are held, more are answered with Asynchronous Event Request Limit Exceeded.
+ */
+final class Controller {
+    private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
+    static final int MAX_HELD_AER = 4;
+    /** Set/Get Features identifiers rdmablock answers. */
+    static final int FID_VOLATILE_WRITE_CACHE = 0x06;
+    static final int FID_NUMBER_OF_QUEUES = 0x07;
+    static final int FID_KEEP_ALIVE_TIMER = 0x0F;
+    /** Log page: Changed Namespace List. */
+    static final int LID_CHANGED_NS_LIST = 0x04;
+    /** AEN dw0: type 2 (notice), info 0 (namespace attribute changed), log page 04h. */
+    static final int AEN_NS_ATTRIBUTE_CHANGED = 0x02 | (0x00 << 8) | (LID_CHANGED_NS_LIST << 16);
+    private static final int SC_AER_LIMIT_EXCEEDED = 0x05;
+    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    final int cntlid;
+    final Subsystem subsystem;
+    private final String hostnqn;
+    final int katoMs;
+    private final TargetOptions options;
+    private final Target target;
+    private final AtomicReferenceArray<RdmaQueue> ioQueues;
+    private volatile boolean destroyed;
+    private volatile long lastAdminCommandNs;
+
+    // admin-poller state
+    private int cc;
+    private int csts;
+    private final Request[] heldAer = new Request[MAX_HELD_AER];
+    private long announcedBlocks;
+    private boolean namespaceChanged;
+
+    Controller(int cntlid, Subsystem subsystem, String hostnqn, int katoMs, TargetOptions options, Target target,
+               long nowNs) {
+        this.cntlid = cntlid;
+        this.subsystem = subsystem;
+        this.hostnqn = hostnqn;
+        this.katoMs = katoMs;
+        this.options = options;
+        this.target = target;
+        this.ioQueues = new AtomicReferenceArray<>(options.maxIoQueues() + 1);
+        this.lastAdminCommandNs = nowNs;
+        this.announcedBlocks = subsystem.volume().blockCount();
+    }
+
+    String hostnqn() {
+        return hostnqn;
+    }
+
+    boolean isDestroyed() {
+        return destroyed;
+    }
+
+    /** Attaches I/O queue {@code qid}; false when that qid is taken or the controller is gone. */
+    boolean attachIoQueue(int qid, RdmaQueue q) {
+        return !destroyed && qid >= 1 && qid < ioQueues.length() && ioQueues.compareAndSet(qid, null, q);
+    }
+
+    void detachIoQueue(int qid, RdmaQueue q) {
+        if (qid >= 1 && qid < ioQueues.length()) {
+            ioQueues.compareAndSet(qid, q, null);
+        }
+    }
+
+    /** Destroys the association: every queue of it tears down on its poller at its next round. Idempotent. */
+    void destroy(String reason) {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        LOG.info("controller destroyed: cntlid={}, subnqn={}, hostnqn={}, reason={}", cntlid, subsystem.subnqn(),
+                hostnqn, reason);
+        target.controllerGone(this);
+    }
+
+    /** Admin poller: destroys the controller when no admin command came for KATO + grace. */
+    void checkKeepAlive(long nowNs) {
+        if (katoMs == 0 || destroyed) {
+            return;
+        }
+        long idleNs = nowNs - lastAdminCommandNs;
+        long limitNs = (katoMs + options.keepAliveGraceMs()) * 1_000_000L;
+        if (idleNs > limitNs) {
+            destroy("keep-alive expired: katoMs=" + katoMs + ", graceMs=" + options.keepAliveGraceMs() + ", idleMs="
+                    + idleNs / 1_000_000);
+        }
+    }
+
+    /**
+     * Admin poller: when the namespace grew or shrank since the last notice, answers one held Asynchronous Event
+     * Request (namespace attribute changed).
+     *
+     * @return the request to complete, or null
+     */
+    Request pollAsyncEvent() {
+        long blocks = subsystem.volume().blockCount();
+        if (blocks != announcedBlocks) {
+            announcedBlocks = blocks;
+            namespaceChanged = true;
+        }
+        if (!namespaceChanged) {
+            return null;
+        }
+        for (int i = 0; i < heldAer.length; i++) {
+            Request r = heldAer[i];
+            if (r != null) {
+                heldAer[i] = null;
+                namespaceChanged = false;
+                r.dw0 = AEN_NS_ATTRIBUTE_CHANGED;
+                r.state = Request.State.READY_TO_COMPLETE;
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** Admin poller: any admin command counts as keep-alive traffic. */
+    void adminCommandReceived(long nowNs) {
+        lastAdminCommandNs = nowNs;
+    }
+
+    /**
+     * Executes an admin command whose data buffer (if any) is ready: sets status/dw0, fills {@code r.data} for
+     * controller-to-host commands, or holds the request.
+     */
+    void executeAdmin(Request r, RdmaQueue q) {
+        MemorySegment sqe = r.sqe;
+        switch (r.opcode) {
+            case Opcodes.ADMIN_KEEP_ALIVE -> r.state = Request.State.READY_TO_COMPLETE;
+            case Opcodes.ADMIN_IDENTIFY -> identify(r, sqe, q);
+            case Opcodes.ADMIN_SET_FEATURES, Opcodes.ADMIN_GET_FEATURES -> features(r, sqe);
+            case Opcodes.ADMIN_GET_LOG_PAGE -> logPage(r, sqe);
+            case Opcodes.ADMIN_ASYNC_EVENT_REQUEST -> holdAer(r);
+            default -> q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE), "opcode", r.opcode, "admin");
+        }
+    }
+
+    private void identify(Request r, MemorySegment sqe, RdmaQueue q) {
+        int cns = SqeDescriptor.cdw(sqe, 10) & 0xFF;
+        int nsid = SqeDescriptor.nsid(sqe);
+        MemorySegment data = r.dataBuffer;
+        switch (cns) {
+            case Opcodes.CNS_CONTROLLER -> {
+                Volume v = subsystem.volume();
+                String serial = v.id().length() > 20 ? v.id().substring(0, 20) : v.id();
+                IdentifyControllerDescriptor.encode(data, new IdentifyControllerDescriptor.Info(serial, "rdmablock",
+                        "0.1", cntlid, options.mdtsBytes(), options.maxQueueEntries(), 1, true, subsystem.subnqn(),
+                        options.inCapsuleDataBytes()));
+                data.set(ValueLayout.JAVA_BYTE, 259, (byte) (MAX_HELD_AER - 1)); // AERL, 0-based
+            }
+            case Opcodes.CNS_NAMESPACE -> {
+                if (nsid != Subsystem.NSID) {
+                    q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid", nsid, "min=1, max=1");
+                    return;
+                }
+                Volume v = subsystem.volume();
+                IdentifyNamespaceDescriptor.encode(data, new IdentifyNamespaceDescriptor.Info(v.blockCount(),
+                        v.allocatedBytes() / v.lbaSizeBytes(), v.lbaSizeBytes(), target.zeroesAfterTrim()));
+            }
+            case Opcodes.CNS_ACTIVE_NAMESPACE_LIST -> {
+                data.asSlice(0, Opcodes.IDENTIFY_DATA_LENGTH).fill((byte) 0);
+                if (Integer.compareUnsigned(nsid, Subsystem.NSID) < 0) {
+                    data.set(U32, 0, Subsystem.NSID);
+                }
+            }
+            default -> {
+                q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "cns", cns, "supported=0,1,2");
+                return;
+            }
+        }
+        r.state = Request.State.READY_TO_COMPLETE;
+    }
+
+    private void features(Request r, MemorySegment sqe) {
+        int fid = SqeDescriptor.cdw(sqe, 10) & 0xFF;
+        boolean set = r.opcode == Opcodes.ADMIN_SET_FEATURES;
+        int maxIo = options.maxIoQueues() - 1;
+        switch (fid) {
+            case FID_NUMBER_OF_QUEUES -> {
+                int want = SqeDescriptor.cdw(sqe, 11);
+                int nsqr = set ? Math.min(want & 0xFFFF, maxIo) : maxIo;
+                int ncqr = set ? Math.min(want >>> 16, maxIo) : maxIo;
+                if (set && ((want & 0xFFFF) == 0xFFFF || (want >>> 16) == 0xFFFF)) {
+                    r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
+                    return;
+                }
+                r.dw0 = nsqr | ncqr << 16;
+            }
+            case FID_VOLATILE_WRITE_CACHE -> r.dw0 = 1; // always on; a Set is accepted and changes nothing
+            case FID_KEEP_ALIVE_TIMER -> r.dw0 = katoMs;
+            default -> {
+                LOG.debug("feature not supported: fid=0x{}, cntlid={}", Integer.toHexString(fid), cntlid);
+                r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
+                return;
+            }
+        }
+        r.state = Request.State.READY_TO_COMPLETE;
+    }
+
+    private void logPage(Request r, MemorySegment sqe) {
+        int lid = SqeDescriptor.cdw(sqe, 10) & 0xFF;
+        if (lid != LID_CHANGED_NS_LIST) {
+            r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
+            return;
+        }
+        r.dataBuffer.asSlice(0, Opcodes.IDENTIFY_DATA_LENGTH).fill((byte) 0);
+        r.dataBuffer.set(U32, 0, Subsystem.NSID);
+        r.state = Request.State.READY_TO_COMPLETE;
+    }
+
+    private void holdAer(Request r) {
+        for (int i = 0; i < heldAer.length; i++) {
+            if (heldAer[i] == null) {
+                heldAer[i] = r;
+                r.state = Request.State.HELD;
+                return;
+            }
+        }
+        r.fail(NvmeStatus.commandSpecific(SC_AER_LIMIT_EXCEEDED));
+    }
+
+    /** Fabrics Property Get/Set (NVMe-oF 1.1 sections 3.4, 3.5): CAP, VS, CC, CSTS. */
+    void property(Request r, RdmaQueue q) {
+        MemorySegment sqe = r.sqe;
+        boolean eightBytes = (SqeDescriptor.cdw(sqe, 10) & 0x7) == 1;
+        int offset = SqeDescriptor.cdw(sqe, 11);
+        boolean set = SqeDescriptor.fctype(sqe) == Opcodes.FCTYPE_PROPERTY_SET;
+        long value;
+        switch (offset) {
+            case Opcodes.PROP_CAP -> value = (options.maxQueueEntries() - 1) | 1L << 16 | 20L << 24 | 1L << 37;
+            case Opcodes.PROP_VS -> value = IdentifyControllerDescriptor.VERSION_1_4;
+            case Opcodes.PROP_CC -> value = cc & 0xFFFFFFFFL;
+            case Opcodes.PROP_CSTS -> value = csts & 0xFFFFFFFFL;
+            default -> {
+                q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "property offset", offset,
+                        "supported=0x0,0x8,0x14,0x1c");
+                return;
+            }
+        }
+        if (eightBytes != (offset == Opcodes.PROP_CAP)) {
+            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "property size", eightBytes ? 8 : 4,
+                    "offset=0x" + Integer.toHexString(offset));
+            return;
+        }
+        if (set) {
+            if (offset != Opcodes.PROP_CC) {
+                q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "property offset (read-only)", offset,
+                        "writable=0x14");
+                return;
+            }
+            int newCc = (int) sqe.get(U64, SqeDescriptor.CDW12_OFFSET);
+            boolean en = (newCc & 1) != 0;
+            int shn = (newCc >>> 14) & 0x3;
+            csts = en ? (csts | 1) : (csts & ~1);
+            if (shn != 0) {
+                csts = (csts & ~0xC) | (2 << 2); // SHST: shutdown processing complete
+            }
+            cc = newCc;
+        } else {
+            r.dw0 = (int) value;
+            r.dw1 = (int) (value >>> 32);
+        }
+        r.state = Request.State.READY_TO_COMPLETE;
+    }
+
+    @Override
+    public String toString() {
+        return "Controller[cntlid=" + cntlid + ", " + subsystem.subnqn() + ", hostnqn=" + hostnqn + "]";
+    }
+}

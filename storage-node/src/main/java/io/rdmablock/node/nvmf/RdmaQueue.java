@@ -1,0 +1,499 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.node.metrics.NodeMetrics;
+import io.rdmablock.node.store.BlockQueue;
+import io.rdmablock.node.store.Volume;
+import io.rdmablock.rdma.fabric.CqeDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SglDescriptor;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.rdma.verbs.Access;
+import io.rdmablock.rdma.verbs.CmEventType;
+import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.CompletionQueue;
+import io.rdmablock.rdma.verbs.MemoryRegion;
+import io.rdmablock.rdma.verbs.ProtectionDomain;
+import io.rdmablock.rdma.verbs.QpInitAttr;
+import io.rdmablock.rdma.verbs.QueuePair;
+import io.rdmablock.rdma.verbs.RecvWr;
+import io.rdmablock.rdma.verbs.SendWr;
+import io.rdmablock.rdma.verbs.WcStatus;
+import io.rdmablock.rdma.verbs.WorkCompletion;
+import io.rdmablock.rdma.verbs.WrOpcode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ and protection domain, {@code entries} RECV
+ * capsule buffers, {@code entries} preallocated {@link Request}s (each with a registered data buffer and response
+ * capsule), and for I/O queues a {@link BlockQueue} of the same depth. Everything is allocated and registered when
+ * the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
+ * are cached per request and RECV slot; a new slice object is made only when a request's transfer length changes).
+ *
+ * <p>Memory layout of the RECV region: slot {@code i} is {@code slotBytes} long; its capsule starts at
+ * {@code 4096 - 64} so the in-capsule data that follows the 64-byte SQE is page aligned (O_DIRECT writes straight
+ * from the RECV buffer).
+ *
+ * <p>Threading: built on the acceptor thread, then owned by one {@link Poller}; every other method runs there.
+ * The state machine is {@link #advance}; {@link #poll} feeds it with work completions and store completions.
+ */
+final class RdmaQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
+    static final int WR_RECV = 1;
+    static final int WR_READ = 2;
+    static final int WR_SEND = 3;
+    static final int WR_WRITE = 4;
+    private static final int PAGE = 4096;
+    private static final int BATCH = 32;
+
+    final Target target;
+    final TargetOptions options;
+    final NodeMetrics metrics;
+    final CmId id;
+    final int qid;
+    /** Queue entries (1-based) = RECVs posted = requests preallocated. */
+    final int entries;
+    final String peer;
+    private final Arena arena = Arena.ofShared();
+    private final ProtectionDomain pd;
+    private final CompletionQueue cq;
+    private final QueuePair qp;
+    private final MemoryRegion recvMr;
+    private final MemoryRegion dataMr;
+    private final MemoryRegion responseMr;
+    private final BlockQueue blockQueue;
+    private final MemorySegment[] recvSqe;
+    private final MemorySegment[] recvSgl;
+    private final MemorySegment[] recvData;
+    private final MemorySegment[] recvDataSlice;
+    private final RecvWr[] recvWrs;
+    private final Request[] requests;
+    private final int[] free;
+    private int freeCount;
+    private final int[] pendingRecv;
+    private final int[] pendingLength;
+    private int pendingHead;
+    private int pendingCount;
+    private final WorkCompletion[] wcs = WorkCompletion.array(BATCH);
+    private final long[] reapUserData = new long[BATCH];
+    private final int[] reapResult = new int[BATCH];
+    final int dataBytesPerRequest;
+
+    Controller controller;
+    Volume volume;
+    /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
+    private int sqEntries;
+    private int sqHead;
+    private int outstanding;
+    private String fatal;
+    private boolean closed;
+    private long nextHousekeepingNs;
+
+    RdmaQueue(Target target, CmId id, int qid, int entries) {
+        this.target = target;
+        this.options = target.options();
+        this.metrics = target.metrics();
+        this.id = id;
+        this.qid = qid;
+        this.entries = entries;
+        this.sqEntries = entries;
+        this.peer = String.valueOf(id.remoteAddress());
+        int capsuleBytes = SqeDescriptor.LENGTH + options.inCapsuleDataBytes();
+        int slotBytes = PAGE + roundUp(options.inCapsuleDataBytes(), PAGE);
+        this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
+        ProtectionDomain pdTmp = null;
+        CompletionQueue cqTmp = null;
+        MemoryRegion recvTmp = null;
+        MemoryRegion dataTmp = null;
+        MemoryRegion rspTmp = null;
+        BlockQueue bqTmp = null;
+        try {
+            pdTmp = id.device().allocPd();
+            cqTmp = id.device().createCq(3 * entries + 8);
+            MemorySegment recvRegion = arena.allocate((long) slotBytes * entries, PAGE);
+            MemorySegment dataRegion = arena.allocate((long) dataBytesPerRequest * entries, PAGE);
+            MemorySegment rspRegion = arena.allocate((long) CqeDescriptor.LENGTH * entries, 64);
+            recvTmp = pdTmp.registerMemory(recvRegion, Access.LOCAL_WRITE);
+            // REMOTE_WRITE: iWARP requires it on the sink of an RDMA READ; the rkey is never given to a host.
+            dataTmp = pdTmp.registerMemory(dataRegion, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            rspTmp = pdTmp.registerMemory(rspRegion, Access.LOCAL_WRITE);
+            QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
+            attr.maxSendWr = 2 * entries;
+            attr.maxRecvWr = entries;
+            id.createQp(attr);
+            if (qid != 0) {
+                bqTmp = target.store().newQueue(entries);
+            }
+            this.recvSqe = new MemorySegment[entries];
+            this.recvSgl = new MemorySegment[entries];
+            this.recvData = new MemorySegment[entries];
+            this.recvDataSlice = new MemorySegment[entries];
+            this.recvWrs = new RecvWr[entries];
+            this.requests = new Request[entries];
+            this.free = new int[entries];
+            this.pendingRecv = new int[entries];
+            this.pendingLength = new int[entries];
+            for (int i = 0; i < entries; i++) {
+                long slot = (long) slotBytes * i;
+                MemorySegment capsule = recvRegion.asSlice(slot + PAGE - SqeDescriptor.LENGTH, capsuleBytes);
+                recvSqe[i] = capsule.asSlice(0, SqeDescriptor.LENGTH);
+                recvSgl[i] = capsule.asSlice(SqeDescriptor.SGL1_OFFSET, SglDescriptor.LENGTH);
+                recvData[i] = capsule.asSlice(SqeDescriptor.LENGTH, options.inCapsuleDataBytes());
+                RecvWr rwr = new RecvWr();
+                rwr.wrId = wrId(WR_RECV, i);
+                rwr.numSge = 1;
+                rwr.sgList[0].set(capsule.address(), capsuleBytes, recvTmp.lkey());
+                recvWrs[i] = rwr;
+                requests[i] = new Request(i, dataRegion.asSlice((long) dataBytesPerRequest * i, dataBytesPerRequest),
+                        dataTmp.lkey(), rspRegion.asSlice((long) CqeDescriptor.LENGTH * i, CqeDescriptor.LENGTH),
+                        rspTmp.lkey());
+                free[freeCount++] = entries - 1 - i;
+            }
+            this.qp = id.qp();
+            for (RecvWr rwr : recvWrs) {
+                qp.postRecv(rwr);
+            }
+        } catch (RuntimeException e) {
+            if (bqTmp != null) {
+                bqTmp.close();
+            }
+            QueuePair created = id.qp();
+            if (created != null) {
+                closeQuietly(created);
+            }
+            for (AutoCloseable c : new AutoCloseable[]{rspTmp, dataTmp, recvTmp, cqTmp, pdTmp}) {
+                closeQuietly(c);
+            }
+            arena.close();
+            throw e;
+        }
+        this.pd = pdTmp;
+        this.cq = cqTmp;
+        this.recvMr = recvTmp;
+        this.dataMr = dataTmp;
+        this.responseMr = rspTmp;
+        this.blockQueue = bqTmp;
+        metrics.queueUp();
+    }
+
+    static long wrId(int kind, int index) {
+        return ((long) kind << 32) | index;
+    }
+
+    /** True when the queue must be torn down (transport error, malformed capsule, controller gone). */
+    boolean isFatal() {
+        return fatal != null;
+    }
+
+    int storeInFlight() {
+        return blockQueue == null ? 0 : blockQueue.inFlight();
+    }
+
+    /**
+     * One polling round: work completions (batch), store completions (batch), then timers. Returns the number of
+     * events handled (0 = idle).
+     */
+    int poll(long nowNs) {
+        int work = 0;
+        try {
+            int n = cq.poll(wcs, BATCH);
+            for (int i = 0; i < n; i++) {
+                onWorkCompletion(wcs[i], nowNs);
+            }
+            work += n;
+            if (blockQueue != null && blockQueue.inFlight() > 0) {
+                int m = blockQueue.reap(reapUserData, reapResult, BATCH);
+                for (int i = 0; i < m; i++) {
+                    Request r = requests[(int) reapUserData[i]];
+                    r.storeResult = reapResult[i];
+                    r.state = Request.State.EXECUTED;
+                    advance(r, nowNs);
+                }
+                work += m;
+            }
+        } catch (RuntimeException e) {
+            fail("transport", "poll failed: " + e);
+        }
+        if (nowNs - nextHousekeepingNs >= 0) {
+            nextHousekeepingNs = nowNs + 10_000_000L;
+            housekeeping(nowNs);
+        }
+        return work;
+    }
+
+    /** Waits up to {@code timeoutNs} for a work completion, then handles what came (idle path of a poller). */
+    int awaitAndPoll(long timeoutNs, long nowNs) {
+        try {
+            int n = cq.await(wcs, BATCH, timeoutNs);
+            for (int i = 0; i < n; i++) {
+                onWorkCompletion(wcs[i], nowNs);
+            }
+            return n;
+        } catch (RuntimeException e) {
+            fail("transport", "await failed: " + e);
+            return 0;
+        }
+    }
+
+    private void housekeeping(long nowNs) {
+        Controller c = controller;
+        if (c != null) {
+            if (c.isDestroyed()) {
+                fail("controller", "controller " + c.cntlid + " destroyed");
+                return;
+            }
+            if (qid == 0) {
+                c.checkKeepAlive(nowNs);
+                Request aen = c.pollAsyncEvent();
+                if (aen != null) {
+                    advance(aen, nowNs);
+                }
+            }
+        }
+        CmEventType ev = id.pollEvent(0);
+        if (ev == CmEventType.DISCONNECTED || ev == CmEventType.DEVICE_REMOVAL) {
+            fail("disconnect", "connection manager event " + ev);
+        }
+    }
+
+    private void onWorkCompletion(WorkCompletion wc, long nowNs) {
+        int kind = (int) (wc.wrId >>> 32);
+        int index = (int) wc.wrId;
+        if (!wc.ok()) {
+            // WR_FLUSH_ERR: the QP went to ERROR (peer disconnected or an earlier error): not a fault of its own
+            fail(wc.status == WcStatus.WR_FLUSH_ERR ? "disconnect" : "transport",
+                    "work completion error: status=" + wc.status + ", kind=" + kind + ", index=" + index);
+            return;
+        }
+        switch (kind) {
+            case WR_RECV -> onCapsule(index, wc.byteLen, nowNs);
+            case WR_READ -> {
+                Request r = requests[index];
+                r.state = Request.State.READY_TO_EXECUTE;
+                advance(r, nowNs);
+            }
+            case WR_SEND -> release(requests[index], nowNs);
+            default -> {
+            }
+        }
+    }
+
+    private void onCapsule(int recvIndex, int byteLen, long nowNs) {
+        if (fatal != null) {
+            return;
+        }
+        if (byteLen < SqeDescriptor.LENGTH) {
+            fail("malformed", "malformed capsule: lengthBytes=" + byteLen + ", min=" + SqeDescriptor.LENGTH);
+            return;
+        }
+        if (freeCount == 0) {
+            int tail = (pendingHead + pendingCount) % entries;
+            pendingRecv[tail] = recvIndex;
+            pendingLength[tail] = byteLen;
+            pendingCount++;
+            return;
+        }
+        start(requests[free[--freeCount]], recvIndex, byteLen, nowNs);
+    }
+
+    private void start(Request r, int recvIndex, int byteLen, long nowNs) {
+        r.reset(recvIndex, recvSqe[recvIndex], byteLen, nowNs);
+        r.state = Request.State.NEW;
+        outstanding++;
+        metrics.started();
+        advance(r, nowNs);
+    }
+
+    private void release(Request r, long nowNs) {
+        r.state = Request.State.FREE;
+        free[freeCount++] = r.index;
+        if (pendingCount > 0 && fatal == null) {
+            int recvIndex = pendingRecv[pendingHead];
+            int len = pendingLength[pendingHead];
+            pendingHead = (pendingHead + 1) % entries;
+            pendingCount--;
+            start(requests[free[--freeCount]], recvIndex, len, nowNs);
+        }
+    }
+
+    /**
+     * The request state machine: applies transitions until the request waits for an event (RDMA READ, store,
+     * SEND completion) or is held.
+     */
+    void advance(Request r, long nowNs) {
+        Request.State prev;
+        do {
+            prev = r.state;
+            if (fatal != null) {
+                return;
+            }
+            switch (r.state) {
+                case NEW -> Commands.prepare(r, this, nowNs);
+                case TRANSFERRING_HOST_TO_CONTROLLER, EXECUTING, HELD, COMPLETING, FREE -> {
+                    // waiting for an event
+                }
+                case READY_TO_EXECUTE -> Commands.execute(r, this);
+                case EXECUTED -> Commands.executed(r, this);
+                case READY_TO_COMPLETE -> complete(r, nowNs);
+            }
+        } while (r.state != prev);
+    }
+
+    /** READY_TO_COMPLETE -> COMPLETING: response capsule, RECV repost, (RDMA WRITE +) SEND. */
+    private void complete(Request r, long nowNs) {
+        CqeDescriptor.set(r.response, r.dw0, sqHead, qid, r.cid, r.status);
+        CqeDescriptor.dw1(r.response, r.dw1);
+        try {
+            qp.postRecv(recvWrs[r.recvIndex]);
+            r.recvIndex = -1;
+            SendWr first = r.responseWr;
+            if (r.xfer == Request.XFER_CONTROLLER_TO_HOST && r.status == 0) {
+                SendWr w = r.dataWr;
+                w.wrId = wrId(WR_WRITE, r.index);
+                w.opcode = WrOpcode.RDMA_WRITE;
+                w.sendFlags = 0;
+                w.remoteAddr = r.remoteAddress;
+                w.rkey = r.rkey;
+                w.sgList[0].set(r.dataBuffer.address(), r.transferBytes, r.dataLkey);
+                w.next = r.responseWr;
+                first = w;
+            }
+            r.state = Request.State.COMPLETING;
+            qp.postSend(first);
+        } catch (RuntimeException e) {
+            fail("transport", "post failed: " + e);
+            return;
+        }
+        outstanding--;
+        long moved = r.opcode == Opcodes.IO_READ || r.opcode == Opcodes.IO_WRITE ? r.transferBytes : 0;
+        metrics.complete(r.metricsOp, moved, nowNs - r.startNs, r.status);
+    }
+
+    /** Posts the RDMA READ of the host's data into {@code r.dataBuffer}. */
+    void readFromHost(Request r) {
+        SendWr w = r.dataWr;
+        w.wrId = wrId(WR_READ, r.index);
+        w.opcode = WrOpcode.RDMA_READ;
+        w.sendFlags = SendWr.SIGNALED;
+        w.remoteAddr = r.remoteAddress;
+        w.rkey = r.rkey;
+        w.sgList[0].set(r.dataBuffer.address(), r.transferBytes, r.dataLkey);
+        w.next = null;
+        r.state = Request.State.TRANSFERRING_HOST_TO_CONTROLLER;
+        try {
+            qp.postSend(w);
+        } catch (RuntimeException e) {
+            fail("transport", "post RDMA READ failed: " + e);
+        }
+    }
+
+    /** Called by {@link Commands#prepare} for every capsule: consumes one SQ entry. */
+    void consumeSqEntry() {
+        sqHead = (sqHead + 1) % sqEntries;
+    }
+
+    /** After a successful Connect: the host's SQ size (sqsize + 1). */
+    void connected(Controller c, int hostSqEntries) {
+        this.controller = c;
+        this.volume = c.subsystem.volume();
+        this.sqEntries = hostSqEntries;
+        this.sqHead = this.sqHead % hostSqEntries;
+    }
+
+    MemorySegment recvSgl(Request r) {
+        return recvSgl[r.recvIndex];
+    }
+
+    /** In-capsule data of the request's RECV slot at {@code offset}, {@code lengthBytes} long (slice cached per slot). */
+    MemorySegment recvData(Request r, long offset, int lengthBytes) {
+        MemorySegment s = recvDataSlice[r.recvIndex];
+        if (s == null || offset != 0 || s.byteSize() != lengthBytes) {
+            s = recvData[r.recvIndex].asSlice(offset, lengthBytes);
+            if (offset == 0) {
+                recvDataSlice[r.recvIndex] = s;
+            }
+        }
+        return s;
+    }
+
+    BlockQueue blockQueue() {
+        return blockQueue;
+    }
+
+    /** Fails {@code r} with {@code status} and logs the field, its value and its bounds. */
+    void reject(Request r, int status, String field, long value, String bounds) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("command rejected: {}, field={}, value={}, {}, opcode=0x{}, cid={}, qid={}, peer={}",
+                    NvmeStatus.name(status), field, value, bounds, Integer.toHexString(r.opcode), r.cid, qid, peer);
+        }
+        r.fail(status);
+    }
+
+    /** Marks the queue for teardown (once); the poller closes it after this round. */
+    void fail(String reason, String detail) {
+        if (fatal == null) {
+            fatal = reason;
+            if (!closed) {
+                LOG.info("queue teardown: qid={}, peer={}, cntlid={}, reason={}, {}", qid, peer,
+                        controller == null ? -1 : controller.cntlid, reason, detail);
+            }
+        }
+    }
+
+    /**
+     * Tears the queue down: disconnect, drain the store queue, detach from the controller (an admin queue destroys
+     * its controller), destroy QP/id, CQ, memory regions, PD, native memory. Idempotent; poller thread only.
+     */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (fatal == null) {
+            fatal = "shutdown";
+        }
+        closeQuietly(id::disconnect);
+        if (blockQueue != null) {
+            closeQuietly(blockQueue);
+        }
+        Controller c = controller;
+        if (c != null) {
+            if (qid == 0) {
+                c.destroy("admin queue closed (" + fatal + ")");
+            } else {
+                c.detachIoQueue(qid, this);
+            }
+        }
+        for (int i = 0; i < outstanding; i++) {
+            metrics.dropped();
+        }
+        outstanding = 0;
+        closeQuietly(id);
+        closeQuietly(cq);
+        closeQuietly(responseMr);
+        closeQuietly(dataMr);
+        closeQuietly(recvMr);
+        closeQuietly(pd);
+        arena.close();
+        metrics.queueDown(fatal);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.debug("close failed: {}", e.toString());
+        }
+    }
+
+    private static int roundUp(int v, int align) {
+        return (v + align - 1) / align * align;
+    }
+}

@@ -1,0 +1,147 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.rdma.verbs.SendWr;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One preallocated command slot of an {@link RdmaQueue}: its state, the capsule it serves, its registered data
+ * buffer and response capsule, and the two send work requests it posts (data transfer, response SEND). Created when
+ * the queue connects; reused for every command; never shared between queues or threads.
+ */
+final class Request {
+
+    /**
+     * Request states (after SPDK {@code enum spdk_nvmf_rdma_request_state}). {@link RdmaQueue#advance} moves a request
+     * forward until no transition applies; events (work completions, store completions) move it out of the waiting
+     * states.
+     */
+    enum State {
+        /** In the queue's free list, bound to no capsule. */
+        FREE,
+        /** Bound to a received capsule; not yet parsed. */
+        NEW,
+        /** Parsed; host data is being fetched with an RDMA READ (waits for its work completion). */
+        TRANSFERRING_HOST_TO_CONTROLLER,
+        /** Parsed and valid, host data (if any) in place; the command can be executed. */
+        READY_TO_EXECUTE,
+        /** A volume store command is in flight (waits for its reap). */
+        EXECUTING,
+        /** The volume store command completed; {@link #storeResult} holds 0 or -errno. */
+        EXECUTED,
+        /** Held by the controller without a response (Asynchronous Event Request); completed by an event or teardown. */
+        HELD,
+        /** Status known; the response (and controller-to-host data) is to be posted. */
+        READY_TO_COMPLETE,
+        /** Response SEND posted (after the RDMA WRITE of read data, if any); waits for the SEND completion. */
+        COMPLETING
+    }
+
+    /** Data direction of a command. */
+    static final int XFER_NONE = 0;
+    static final int XFER_HOST_TO_CONTROLLER = 1;
+    static final int XFER_CONTROLLER_TO_HOST = 2;
+
+    final int index;
+    /** Registered buffer, page aligned, {@code dataCapacity} bytes. */
+    final MemorySegment dataBuffer;
+    final int dataLkey;
+    /** Registered 16-byte response capsule. */
+    final MemorySegment response;
+    /** RDMA READ (host write data) or RDMA WRITE (host read data). */
+    final SendWr dataWr = new SendWr();
+    /** Response capsule SEND. */
+    final SendWr responseWr = new SendWr();
+
+    State state = State.FREE;
+    /** RECV slot holding the capsule, -1 when none. */
+    int recvIndex = -1;
+    /** The 64-byte SQE in the RECV slot. */
+    MemorySegment sqe;
+    /** Bytes received in the capsule (SQE + in-capsule data). */
+    int capsuleBytes;
+    int cid;
+    int opcode;
+    /** Metrics index of the command ({@link io.rdmablock.node.metrics.NodeMetrics}). */
+    int metricsOp;
+    long startNs;
+
+    int xfer;
+    /** Bytes moved between host and controller. */
+    int transferBytes;
+    boolean inCapsuleData;
+    long remoteAddress;
+    int rkey;
+    /** Where the command's data lives: a slice of {@link #dataBuffer} or of the RECV slot (in-capsule data). */
+    MemorySegment data;
+
+    long storeOffsetBytes;
+    long storeLengthBytes;
+    boolean fua;
+    int storeResult;
+    /** DATASET MANAGEMENT: next range to trim and number of ranges. */
+    int rangeNext;
+    int rangeCount;
+
+    int status;
+    int dw0;
+    int dw1;
+
+    /** Last slice of {@link #dataBuffer} handed out, reused while the length repeats (no allocation per I/O). */
+    private MemorySegment dataSlice;
+
+    Request(int index, MemorySegment dataBuffer, int dataLkey, MemorySegment response, int responseLkey) {
+        this.index = index;
+        this.dataBuffer = dataBuffer;
+        this.dataLkey = dataLkey;
+        this.response = response;
+        responseWr.wrId = RdmaQueue.wrId(RdmaQueue.WR_SEND, index);
+        responseWr.numSge = 1;
+        responseWr.sgList[0].set(response.address(), (int) response.byteSize(), responseLkey);
+        responseWr.sendFlags = SendWr.SIGNALED;
+        dataWr.numSge = 1;
+    }
+
+    /** Clears per-command fields when the request is bound to a new capsule. */
+    void reset(int recvIndex, MemorySegment sqe, int capsuleBytes, long nowNs) {
+        this.recvIndex = recvIndex;
+        this.sqe = sqe;
+        this.capsuleBytes = capsuleBytes;
+        this.startNs = nowNs;
+        cid = 0;
+        opcode = 0;
+        metricsOp = 0;
+        xfer = XFER_NONE;
+        transferBytes = 0;
+        inCapsuleData = false;
+        remoteAddress = 0;
+        rkey = 0;
+        data = null;
+        storeOffsetBytes = 0;
+        storeLengthBytes = 0;
+        fua = false;
+        storeResult = 0;
+        rangeNext = 0;
+        rangeCount = 0;
+        status = 0;
+        dw0 = 0;
+        dw1 = 0;
+    }
+
+    /** The first {@code lengthBytes} of the data buffer, as a segment of exactly that size. */
+    MemorySegment dataSlice(int lengthBytes) {
+        MemorySegment s = dataSlice;
+        if (s == null || s.byteSize() != lengthBytes) {
+            s = dataBuffer.asSlice(0, lengthBytes);
+            dataSlice = s;
+        }
+        return s;
+    }
+
+    /** Sets the response status and moves to {@link State#READY_TO_COMPLETE} (no data goes back to the host). */
+    void fail(int nvmeStatus) {
+        status = nvmeStatus;
+        xfer = XFER_NONE;
+        state = State.READY_TO_COMPLETE;
+    }
+}

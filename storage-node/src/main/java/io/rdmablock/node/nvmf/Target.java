@@ -1,0 +1,305 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.node.metrics.NodeMetrics;
+import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.VolumeStore;
+import io.rdmablock.rdma.fabric.CmPrivateData;
+import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.CmListener;
+import io.rdmablock.rdma.verbs.VerbsProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The NVMe-oF-style target: listens through the connection manager, checks each queue's connect request (NVMe/RDMA
+ * transport 1.0 section 3.2: RECFMT, QID, HSQSIZE), builds the {@link RdmaQueue} (RECVs posted before the accept),
+ * accepts with CRQSIZE and hands the queue to a {@link Poller}. Holds the subsystems (one per exported volume) and the
+ * controllers.
+ *
+ * <p>Lifecycle: {@link #start} binds (port 0 picks a free port, see {@link #localAddress()}); {@link #close} stops
+ * accepting, tears down every queue on its poller, and leaves the store and provider to their owner. Thread-safe.
+ */
+public final class Target implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Target.class);
+    /** Largest cntlid of the dynamic controller model (NVMe-oF 1.1: FFF0h-FFFFh are reserved). */
+    static final int MAX_CNTLID = 0xFFEF;
+
+    private final VerbsProvider provider;
+    private final VolumeStore store;
+    private final TargetOptions options;
+    private final NodeMetrics metrics;
+    private final ConcurrentHashMap<String, Subsystem> subsystems = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Controller> controllers = new ConcurrentHashMap<>();
+    private final AtomicInteger nextCntlid = new AtomicInteger(1);
+    private final Poller[] pollers;
+    private final AtomicInteger nextPoller = new AtomicInteger();
+    private volatile CmListener listener;
+    private volatile Thread acceptor;
+    private volatile boolean running;
+
+    public Target(VerbsProvider provider, VolumeStore store, TargetOptions options, NodeMetrics metrics) {
+        this.provider = provider;
+        this.store = store;
+        this.options = options;
+        this.metrics = metrics;
+        this.pollers = new Poller[options.pollers()];
+    }
+
+    /**
+     * Binds and starts the acceptor and poller threads.
+     *
+     * @throws IllegalStateException when already started
+     */
+    public synchronized void start(InetSocketAddress listen) {
+        if (listener != null) {
+            throw new IllegalStateException("target already started: listen=" + listener.localAddress());
+        }
+        listener = provider.listen(listen, 128);
+        running = true;
+        for (int i = 0; i < pollers.length; i++) {
+            pollers[i] = new Poller("rdmablock-poller-" + i, options);
+            pollers[i].start();
+        }
+        Thread t = new Thread(this::acceptLoop, "rdmablock-acceptor");
+        t.setDaemon(true);
+        acceptor = t;
+        t.start();
+        LOG.info("target listening: address={}, provider={}, pollers={}, maxQueueEntries={}, inCapsuleDataBytes={},"
+                        + " mdtsBytes={}", listener.localAddress(), provider.name(), pollers.length,
+                options.maxQueueEntries(), options.inCapsuleDataBytes(), options.mdtsBytes());
+    }
+
+    /** The bound address (the real port when 0 was asked for). */
+    public InetSocketAddress localAddress() {
+        CmListener l = listener;
+        if (l == null) {
+            throw new IllegalStateException("target not started");
+        }
+        return l.localAddress();
+    }
+
+    /** Exports {@code volume} as subsystem {@code subnqn} ({@code null}: {@link Subsystem#nqnFor} of its name). */
+    public Subsystem addVolume(Volume volume, String subnqn) {
+        String nqn = subnqn == null ? Subsystem.nqnFor(volume.name()) : subnqn;
+        Subsystem s = new Subsystem(nqn, volume);
+        Subsystem old = subsystems.putIfAbsent(nqn, s);
+        if (old != null) {
+            if (old.volume() == volume) {
+                return old;
+            }
+            throw new IllegalArgumentException("subnqn already exported: subnqn=" + nqn + ", volume="
+                    + old.volume().id());
+        }
+        LOG.info("subsystem added: subnqn={}, volume={}, sizeBytes={}, lbaSizeBytes={}", nqn, volume.id(),
+                volume.sizeBytes(), volume.lbaSizeBytes());
+        return s;
+    }
+
+    /** Stops exporting the volume: its controllers are destroyed and their queues torn down. */
+    public void removeVolume(String volumeId) {
+        for (Subsystem s : subsystems.values()) {
+            if (s.volume().id().equals(volumeId) && subsystems.remove(s.subnqn(), s)) {
+                LOG.info("subsystem removed: subnqn={}, volume={}", s.subnqn(), volumeId);
+                s.remove("subsystem removed");
+            }
+        }
+    }
+
+    /** The subsystem of a volume, or null. */
+    public Subsystem subsystemOfVolume(String volumeId) {
+        for (Subsystem s : subsystems.values()) {
+            if (s.volume().id().equals(volumeId)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    public Collection<Subsystem> subsystems() {
+        return List.copyOf(subsystems.values());
+    }
+
+    /** hostnqns connected to the volume's subsystem (empty when not exported). */
+    public Set<String> connectedHosts(String volumeId) {
+        Subsystem s = subsystemOfVolume(volumeId);
+        return s == null ? Set.of() : s.connectedHosts();
+    }
+
+    /** Live controllers. */
+    public int controllerCount() {
+        return controllers.size();
+    }
+
+    TargetOptions options() {
+        return options;
+    }
+
+    NodeMetrics metrics() {
+        return metrics;
+    }
+
+    VolumeStore store() {
+        return store;
+    }
+
+    boolean zeroesAfterTrim() {
+        return store.zeroesAfterTrim();
+    }
+
+    Subsystem subsystem(String subnqn) {
+        Subsystem s = subsystems.get(subnqn);
+        return s == null || s.isRemoved() ? null : s;
+    }
+
+    Controller controller(int cntlid) {
+        return controllers.get(cntlid);
+    }
+
+    Controller createController(Subsystem s, String hostnqn, int katoMs, long nowNs) {
+        for (int tries = 0; tries <= MAX_CNTLID; tries++) {
+            int id = nextCntlid.getAndUpdate(v -> v >= MAX_CNTLID ? 1 : v + 1);
+            Controller c = new Controller(id, s, hostnqn, katoMs, options, this, nowNs);
+            if (controllers.putIfAbsent(id, c) == null) {
+                s.attach(c);
+                metrics.controllerUp();
+                LOG.info("controller created: cntlid={}, subnqn={}, hostnqn={}, katoMs={}", id, s.subnqn(), hostnqn,
+                        katoMs);
+                if (s.isRemoved()) {
+                    c.destroy("subsystem removed");
+                }
+                return c;
+            }
+        }
+        throw new IllegalStateException("no free cntlid: max=" + MAX_CNTLID);
+    }
+
+    void controllerGone(Controller c) {
+        if (controllers.remove(c.cntlid, c)) {
+            c.subsystem.detach(c);
+            metrics.controllerDown();
+        }
+    }
+
+    private void acceptLoop() {
+        while (running) {
+            CmId id;
+            try {
+                id = listener.getRequest(200_000_000L);
+            } catch (RuntimeException e) {
+                if (running) {
+                    LOG.warn("getRequest failed: {}", e.toString());
+                }
+                continue;
+            }
+            if (id == null) {
+                continue;
+            }
+            try {
+                handleConnectRequest(id);
+            } catch (RuntimeException e) {
+                LOG.warn("connect request failed: peer={}: {}", id.remoteAddress(), e.toString());
+                try {
+                    id.close();
+                } catch (RuntimeException ignored) {
+                    // already closed
+                }
+            }
+        }
+    }
+
+    private void handleConnectRequest(CmId id) {
+        byte[] pd = id.privateData();
+        if (pd == null || pd.length < CmPrivateData.REQUEST_LENGTH) {
+            reject(id, CmPrivateData.REJECT_INVALID_PRIVATE_DATA_LENGTH, "private data lengthBytes="
+                    + (pd == null ? 0 : pd.length) + ", min=" + CmPrivateData.REQUEST_LENGTH);
+            return;
+        }
+        CmPrivateData.Request req = CmPrivateData.Request.decode(pd);
+        if (req.recfmt() != 0) {
+            reject(id, CmPrivateData.REJECT_INVALID_RECFMT, "recfmt=" + req.recfmt() + ", supported=0");
+            return;
+        }
+        if (req.qid() > options.maxIoQueues()) {
+            reject(id, CmPrivateData.REJECT_INVALID_QID, "qid=" + req.qid() + ", min=0, max=" + options.maxIoQueues());
+            return;
+        }
+        int entries = req.hsqsize() + 1;
+        int max = options.maxEntries(req.qid());
+        if (entries < 2 || entries > max) {
+            reject(id, CmPrivateData.REJECT_INVALID_HSQSIZE, "hsqsize=" + req.hsqsize() + ", min=1, max=" + (max - 1)
+                    + " (0-based), qid=" + req.qid());
+            return;
+        }
+        if (req.hrqsize() < 1) {
+            reject(id, CmPrivateData.REJECT_INVALID_HRQSIZE, "hrqsize=" + req.hrqsize() + ", min=1");
+            return;
+        }
+        RdmaQueue q;
+        try {
+            q = new RdmaQueue(this, id, req.qid(), entries);
+        } catch (RuntimeException e) {
+            LOG.warn("queue allocation failed: qid={}, entries={}, peer={}: {}", req.qid(), entries,
+                    id.remoteAddress(), e.toString());
+            reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: " + e.getMessage());
+            return;
+        }
+        try {
+            id.accept(new CmPrivateData.Accept(0, entries).encode(), options.connectTimeoutNs());
+        } catch (RuntimeException e) {
+            LOG.warn("accept failed: qid={}, peer={}: {}", req.qid(), id.remoteAddress(), e.toString());
+            q.fail("accept", e.toString());
+            q.close();
+            return;
+        }
+        LOG.debug("queue accepted: qid={}, entries={}, peer={}", req.qid(), entries, id.remoteAddress());
+        pollers[Math.floorMod(nextPoller.getAndIncrement(), pollers.length)].add(q);
+    }
+
+    private void reject(CmId id, int sts, String detail) {
+        LOG.info("connect request rejected: sts=0x{}, {}, peer={}", Integer.toHexString(sts), detail,
+                id.remoteAddress());
+        try {
+            id.reject(new CmPrivateData.Reject(0, sts).encode());
+        } catch (RuntimeException e) {
+            LOG.debug("reject failed: {}", e.toString());
+            id.close();
+        }
+    }
+
+    /** Stops accepting, tears down every queue, destroys every controller. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        CmListener l = listener;
+        if (l != null) {
+            l.close();
+        }
+        Thread t = acceptor;
+        if (t != null) {
+            try {
+                t.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (Poller p : pollers) {
+            if (p != null) {
+                p.stop(10_000);
+            }
+        }
+        for (Controller c : controllers.values()) {
+            c.destroy("target shutdown");
+        }
+        LOG.info("target stopped");
+    }
+}

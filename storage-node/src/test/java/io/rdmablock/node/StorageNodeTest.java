@@ -1,0 +1,110 @@
+package io.rdmablock.node;
+
+import io.rdmablock.mgmt.client.DesiredVolume;
+import io.rdmablock.mgmt.client.HeartbeatRequest;
+import io.rdmablock.mgmt.client.HeartbeatResponse;
+import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.node.nvmf.NodeTestHost;
+import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.rdma.fabric.Opcodes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class StorageNodeTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldServeCreatedVolumeAndExportMetrics() throws Exception {
+        NodeConfig cfg = NodeConfig.local(dir).withCreateVolumes(List.of("vol-a:16M:512"))
+                .withMetricsListen(new InetSocketAddress("127.0.0.1", 0));
+        try (StorageNode node = new StorageNode(cfg).start()) {
+            assertTrue(node.fabricAddress().getPort() > 0);
+            assertNotNull(node.target().subsystemOfVolume("vol-a"));
+            byte[] written = NodeTestHost.writeAndRead(node.fabricAddress(), Subsystem.nqnFor("vol-a"), 3, 0x42);
+            assertEquals(0x42, written[0]);
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + node.metricsPort() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode());
+            assertTrue(r.body().contains("rdmablock_target_commands_total{opcode=\"write\"} 1"), r.body());
+            assertTrue(r.body().contains("rdmablock_target_command_duration_seconds_bucket{opcode=\"read\""));
+            assertTrue(r.body().contains("rdmablock_target_queues"));
+        }
+    }
+
+    /** C10 (graceful): data written without FUA survives a clean stop (drain + flush) and restart. */
+    @Test
+    void shouldKeepDataAcrossGracefulRestart() {
+        NodeConfig cfg = NodeConfig.local(dir).withCreateVolumes(List.of("vol-b:8M:512"));
+        try (StorageNode node = new StorageNode(cfg).start()) {
+            NodeTestHost.writeAndRead(node.fabricAddress(), Subsystem.nqnFor("vol-b"), 5, 0x77);
+        }
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            byte[] got = NodeTestHost.read(node.fabricAddress(), Subsystem.nqnFor("vol-b"), 5);
+            assertEquals(0x77, got[0]);
+            assertEquals(0x77, got[got.length - 1]);
+        }
+    }
+
+    @Test
+    void shouldApplyDesiredStateCreateGrowDelete() {
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
+            String nqn = "nqn.2026-11.io.rdmablock:volume:data1";
+            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 8L << 20, 4096,
+                    List.of(), nqn, VolumeState.CREATING))));
+            assertEquals(8L << 20, node.store().get("v1").sizeBytes());
+            assertEquals(nqn, node.target().subsystemOfVolume("v1").subnqn());
+            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 16L << 20, 4096,
+                    List.of("nqn.host:a"), nqn, VolumeState.READY))));
+            assertEquals(16L << 20, node.store().get("v1").sizeBytes());
+            HeartbeatRequest report = sync.report();
+            assertEquals(1, report.volumes().size());
+            assertEquals(16L << 20, report.volumes().get(0).sizeBytes());
+            assertEquals(VolumeState.READY, report.volumes().get(0).state());
+            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 16L << 20, 4096,
+                    List.of(), nqn, VolumeState.DELETING))));
+            assertTrue(node.store().find("v1").isEmpty());
+            assertEquals(null, node.target().subsystemOfVolume("v1"));
+        }
+    }
+
+    @Test
+    void shouldAcceptTheOptionsOpsClusterPasses() {
+        NodeCommand cmd = new NodeCommand();
+        new picocli.CommandLine(cmd).parseArgs("--data-dir", dir.resolve("node1").toString(), "--listen",
+                "127.0.0.1:4420", "--provider", "soft", "--mgmt-url", "http://127.0.0.1:8080", "--token-file",
+                dir.resolve("token").toString(), "--token", "t", "--capacity", "10G", "--node-id", "n1");
+        assertEquals("soft", cmd.provider);
+        assertEquals("10G", cmd.capacity);
+    }
+
+    @Test
+    void shouldParseSizesAndAddresses() {
+        assertEquals(1L << 30, StorageNode.parseSize("1G"));
+        assertEquals(512L << 20, StorageNode.parseSize("512MiB"));
+        assertEquals(4096, StorageNode.parseSize("4096"));
+        assertThrows(IllegalArgumentException.class, () -> StorageNode.parseSize("12X"));
+        assertEquals(4420, NodeCommand.parseAddress("--listen", "0.0.0.0:4420").getPort());
+        assertTrue(NodeCommand.parseAddress("--listen", "[::1]:1").getAddress().isLoopbackAddress());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NodeCommand.parseAddress("--listen", "host:70000"));
+        assertTrue(e.getMessage().contains("max=65535"), e.getMessage());
+        assertFalse(Opcodes.ioName(Opcodes.IO_READ).isEmpty());
+    }
+}

@@ -1,0 +1,184 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.rdma.fabric.CmPrivateData;
+import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
+import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.verbs.CmException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TargetConnectTest {
+    @TempDir
+    Path dir;
+    TargetFixture f;
+
+    @BeforeEach
+    void setUp() {
+        f = new TargetFixture(dir, TargetOptions.defaults().withMaxQueueEntries(32), 64L << 20, 512,
+                Set.of(TargetFixture.HOSTNQN));
+    }
+
+    @AfterEach
+    void tearDown() {
+        f.close();
+    }
+
+    @Test
+    void shouldAcceptAdminConnectAndReturnCntlid() {
+        try (RawHost h = f.host(0, 32)) {
+            RawHost.Cqe c = h.fabricConnect(31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
+            assertEquals(0, c.status(), NvmeStatus.describe(c.status()));
+            assertTrue(c.dw0() >= 1 && c.dw0() <= 0xFFEF, "cntlid " + c.dw0());
+            assertEquals(1, c.cid());
+            assertEquals(0, c.sqid());
+            assertEquals(1, f.target.controllerCount());
+        }
+    }
+
+    @Test
+    void shouldAcceptIoQueueSqsize31WhenMaxEntriesIs32() {
+        try (RawHost admin = f.admin(0); RawHost io = f.host(1, 32)) {
+            int cntlid = admin.identify(Opcodes.CNS_CONTROLLER, 0).status() == 0
+                    ? IdentifyControllerDescriptor.decode(admin.data()).cntlid() : -1;
+            RawHost.Cqe c = io.fabricConnect(31, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid);
+            assertEquals(0, c.status(), NvmeStatus.describe(c.status()));
+            assertEquals(cntlid, c.dw0());
+        }
+    }
+
+    @Test
+    void shouldRejectSqsize32WhenMaxEntriesIs32WithInvalidParameterAtSqsizeOffset() {
+        try (RawHost admin = f.admin(0); RawHost io = f.host(1, 32)) {
+            int cntlid = cntlid(admin);
+            RawHost.Cqe c = io.fabricConnect(32, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid);
+            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
+            assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.SQSIZE_OFFSET), c.dw0());
+        }
+    }
+
+    @Test
+    void shouldRejectSqsize0WithInvalidParameterAtSqsizeOffset() {
+        try (RawHost admin = f.admin(0); RawHost io = f.host(1, 32)) {
+            RawHost.Cqe c = io.fabricConnect(0, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid(admin));
+            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
+            assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.SQSIZE_OFFSET), c.dw0());
+        }
+    }
+
+    @Test
+    void shouldRejectConnectRequestWhoseHsqsizeExceedsMaxEntries() {
+        byte[] pd = new CmPrivateData.Request(0, 1, 33, 32, 0).encode();
+        CmException e = assertThrows(CmException.class,
+                () -> RawHost.connect(f.provider, f.target.localAddress(), pd, 1, 33, 4096).close());
+        CmPrivateData.Reject r = CmPrivateData.Reject.decode(e.privateData());
+        assertNotNull(r, "reject private data");
+        assertEquals(CmPrivateData.REJECT_INVALID_HSQSIZE, r.sts());
+    }
+
+    @Test
+    void shouldAnswerCommandBeforeConnectWithCommandSequenceError() {
+        try (RawHost h = f.host(0, 32)) {
+            RawHost.Cqe c = h.exec(h.keepAlive(0, 9));
+            assertEquals(NvmeStatus.generic(NvmeStatus.SC_COMMAND_SEQUENCE_ERROR), c.status());
+            assertEquals(9, c.cid());
+            assertEquals(0, h.fabricConnect(31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF).status(),
+                    "queue still usable");
+        }
+    }
+
+    @Test
+    void shouldRejectUnknownSubnqnWithInvalidParameterInData() {
+        try (RawHost h = f.host(0, 32)) {
+            RawHost.Cqe c = h.fabricConnect(31, 0, "nqn.2026-11.io.rdmablock:volume:nope", TargetFixture.HOSTNQN,
+                    0xFFFF);
+            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
+            assertEquals(ConnectDataDescriptor.invalidParameterDw0(true, ConnectDataDescriptor.SUBNQN_OFFSET), c.dw0());
+        }
+    }
+
+    @Test
+    void shouldRejectHostNotOnAllowList() {
+        try (RawHost h = f.host(0, 32)) {
+            RawHost.Cqe c = h.fabricConnect(31, 0, f.subnqn, "nqn.2014-08.org.nvmexpress:uuid:someone-else", 0xFFFF);
+            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST), c.status());
+            assertEquals(0, f.target.controllerCount());
+        }
+    }
+
+    @Test
+    void shouldRejectIoConnectWithUnknownCntlid() {
+        try (RawHost admin = f.admin(0); RawHost io = f.host(1, 8)) {
+            RawHost.Cqe c = io.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid(admin) + 100);
+            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
+            assertEquals(ConnectDataDescriptor.invalidParameterDw0(true, ConnectDataDescriptor.CNTLID_OFFSET), c.dw0());
+        }
+    }
+
+    @Test
+    void shouldIdentifyControllerAndNamespace() {
+        try (RawHost admin = f.admin(0)) {
+            assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
+            IdentifyControllerDescriptor.Info ci = IdentifyControllerDescriptor.decode(admin.data());
+            assertEquals(128 * 1024, ci.mdtsBytes());
+            assertEquals(8192, ci.inCapsuleDataBytes());
+            assertTrue(ci.volatileWriteCache());
+            assertEquals(1, ci.namespaceCount());
+            assertEquals(f.subnqn, ci.subnqn());
+            assertEquals(0, admin.identify(Opcodes.CNS_NAMESPACE, 1).status());
+            IdentifyNamespaceDescriptor.Info ni = IdentifyNamespaceDescriptor.decode(admin.data());
+            assertEquals((64L << 20) / 512, ni.sizeBlocks());
+            assertEquals(512, ni.lbaSize());
+            assertEquals(f.store.zeroesAfterTrim(), ni.zeroesAfterTrim());
+            assertTrue(admin.guardsIntact());
+        }
+    }
+
+    @Test
+    void shouldRejectIdentifyNamespaceForUnknownNsid() {
+        try (RawHost admin = f.admin(0)) {
+            assertEquals(NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE),
+                    admin.identify(Opcodes.CNS_NAMESPACE, 2).status());
+        }
+    }
+
+    @Test
+    void shouldDestroyControllerWhenKeepAliveExpires() throws InterruptedException {
+        f.close();
+        f = new TargetFixture(dir.resolve("ka"), TargetOptions.defaults().withKeepAliveGraceMs(100), 8L << 20, 512,
+                Set.of());
+        try (RawHost admin = f.admin(300)) {
+            assertEquals(1, f.target.controllerCount());
+            for (int i = 0; i < 5; i++) {
+                Thread.sleep(100); // keep-alive traffic at KATO/3, the controller must survive it
+                assertEquals(0, admin.exec(admin.keepAlive(0, 100 + i)).status());
+            }
+            assertEquals(1, f.target.controllerCount(), "controller alive while keep-alives flow");
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (f.target.controllerCount() != 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(0, f.target.controllerCount(), "controller destroyed after KATO + grace");
+            RawHost.Cqe c = admin.await(5_000_000_000L);
+            assertNotNull(c, "the admin queue is torn down");
+            assertNotNull(c.error(), "transport error after teardown");
+        }
+    }
+
+    private static int cntlid(RawHost admin) {
+        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
+        return IdentifyControllerDescriptor.decode(admin.data()).cntlid();
+    }
+}
