@@ -51,6 +51,8 @@ int main(void) {
     F(ibv_context, ops.req_notify_cq); F(ibv_context, ops.post_send); F(ibv_context, ops.post_recv);
     F(ibv_context, cmd_fd); F(ibv_context, async_fd); F(ibv_context, num_comp_vectors);
 
+    S(ibv_async_event); F(ibv_async_event, element); F(ibv_async_event, element.cq); F(ibv_async_event, event_type);
+
     S(ibv_pd); F(ibv_pd, context); F(ibv_pd, handle);
 
     S(ibv_mr); F(ibv_mr, context); F(ibv_mr, pd); F(ibv_mr, addr); F(ibv_mr, length); F(ibv_mr, handle);

@@ -73,12 +73,24 @@ public final class DeviceOptions {
         return file != null ? file.getFileName().toString() : "?";
     }
 
-    /** True when the device is served by this machine (a file, or a node on a loopback address). */
-    public boolean isLocal() {
-        if (file != null) {
-            return true;
+    /**
+     * The storage node's fabric address {@code host:port}: {@code --address}, or for {@code --volume} the address the
+     * management server reports (null when it cannot be asked); null for a file.
+     */
+    public String nodeAddress() {
+        if (address != null) {
+            return address;
         }
-        return address != null && (address.startsWith("127.") || address.startsWith("localhost") || address.startsWith("[::1]"));
+        if (volume == null) {
+            return null;
+        }
+        try {
+            String url = mgmtUrl == null || mgmtUrl.isBlank() ? "http://127.0.0.1:8080" : mgmtUrl;
+            return new io.rdmablock.mgmt.client.MgmtClient(java.net.URI.create(url), token == null || token.isBlank()
+                    ? null : token).getVolume(volume).fabricAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /**

@@ -210,6 +210,7 @@ final class FfmCmId implements CmId {
             actual.maxRecvSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_sge"));
             actual.maxInlineData = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_inline_data"));
             qp = new FfmQueuePair(dev, owner, id, qpPtr, actual, reserved);
+            dev.registerQp(qp);
             if (reserved > 0) {
                 actual.maxSendWr -= reserved;
             }
@@ -282,6 +283,7 @@ final class FfmCmId implements CmId {
         }
         CmEventChannel.Event e = expect(CmEventType.ESTABLISHED, deadline, "rdma_connect remote=" + remoteAddress());
         connected = true;
+        qp.connected();
         privateData = e.privateData();
         if (dev.iwarp()) {
             IwarpHello.Trailer t = IwarpHello.strip(privateData);
@@ -339,6 +341,7 @@ final class FfmCmId implements CmId {
         }
         expect(CmEventType.ESTABLISHED, deadline, "rdma_accept remote=" + remoteAddress());
         connected = true;
+        qp.connected();
         if (hello != null && !hello.awaitHello(Math.max(0, deadline - System.nanoTime()))) {
             throw new CmException("rdma_accept remote=" + remoteAddress() + ": iWARP peer did not send its first "
                     + "message (provider hello) before the timeout", null, null);

@@ -95,6 +95,8 @@ final class FfmQueuePair implements QueuePair {
     private final MemorySegment badWr;
     private final MemorySegment internalWr;
     private boolean closed;
+    /** iWARP: siw's query_qp does not report the state, so the provider tracks it (see {@link #state()}). */
+    private volatile QpState trackedState = QpState.INIT;
 
     FfmQueuePair(FfmDeviceContext device, Owner owner, MemorySegment cmId, MemorySegment qp, QpInitAttr attr,
                  int reservedSendWrs) {
@@ -150,7 +152,7 @@ final class FfmQueuePair implements QueuePair {
                 throw new VerbsException("ibv_post_send failed: " + t, 0, t);
             }
             if (rc != 0) {
-                throw sendFailure(rc, wr, 0);
+                throw sendFailure(Math.abs(rc), wr, 0); // providers return errno or -errno (siw)
             }
             return;
         }
@@ -184,7 +186,7 @@ final class FfmQueuePair implements QueuePair {
                     throw new VerbsException("ibv_post_send failed: " + t, 0, t);
                 }
                 if (rc != 0) {
-                    throw sendFailure(rc, head, slotOf(badWr.get(ADDRESS, 0).address(), sendWrs, SWR_SIZE, n));
+                    throw sendFailure(Math.abs(rc), head, slotOf(badWr.get(ADDRESS, 0).address(), sendWrs, SWR_SIZE, n));
                 }
             }
             if (invalid != null) {
@@ -239,6 +241,7 @@ final class FfmQueuePair implements QueuePair {
                     throw new VerbsException("ibv_post_recv failed: " + t, 0, t);
                 }
                 if (rc != 0) {
+                    rc = Math.abs(rc);
                     RecvWr bad = head;
                     for (int i = slotOf(badWr.get(ADDRESS, 0).address(), recvWrs, RWR_SIZE, n); i > 0; i--) {
                         bad = bad.next;
@@ -295,7 +298,8 @@ final class FfmQueuePair implements QueuePair {
             throw new VerbsException("ibv_post_send failed: " + t, 0, t);
         }
         if (rc != 0) {
-            throw Native.fail("ibv_post_send", rc, "qpNum=" + qpNum + ", internal " + opcode + " (iWARP hello)");
+            throw Native.fail("ibv_post_send", Math.abs(rc), "qpNum=" + qpNum + ", internal " + opcode
+                    + " (iWARP hello)");
         }
     }
 
@@ -328,7 +332,10 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    /** {@code ibv_query_qp(IBV_QP_STATE)}. */
+    /**
+     * {@code ibv_query_qp(IBV_QP_STATE)}. On iWARP, where siw does not report the state, the tracked state: INIT
+     * after creation, RTS once connected, ERROR after {@link #moveToError}, a disconnect or an error completion.
+     */
     @Override
     public QpState state() {
         try (Arena a = Arena.ofConfined()) {
@@ -340,7 +347,9 @@ final class FfmQueuePair implements QueuePair {
             }
             int s = qpAttr.get(JAVA_INT, off(IBV_QP_ATTR, "qp_state"));
             QpState[] states = QpState.values();
-            return s >= 0 && s < states.length ? states[s] : QpState.ERROR;
+            QpState reported = s >= 0 && s < states.length ? states[s] : QpState.ERROR;
+            // siw (kernel 6.1) leaves qp_state 0 (RESET) in ibv_query_qp; a connected QP is never RESET
+            return device.iwarp() && reported == QpState.RESET ? trackedState : reported;
         } catch (VerbsException e) {
             throw e;
         } catch (Throwable t) {
@@ -355,6 +364,7 @@ final class FfmQueuePair implements QueuePair {
             MemorySegment qpAttr = a.allocate(IBV_QP_ATTR);
             qpAttr.set(JAVA_INT, off(IBV_QP_ATTR, "qp_state"), IBV_QPS_ERR);
             int rc = (int) Native.IBV_MODIFY_QP.invokeExact(Native.errnoSegment(), qp, qpAttr, IBV_QP_STATE);
+            trackedState = QpState.ERROR;
             if (rc != 0) {
                 throw Native.fail("ibv_modify_qp(ERR)", rc > 0 ? rc : Native.errno(), "qpNum=" + qpNum);
             }
@@ -376,6 +386,7 @@ final class FfmQueuePair implements QueuePair {
             arena.close();
             return;
         }
+        device.forgetQp(this);
         RuntimeException first = null;
         first = Closer.close(this::moveToError, first);
         try {
@@ -396,6 +407,16 @@ final class FfmQueuePair implements QueuePair {
         if (first != null) {
             throw first;
         }
+    }
+
+    /** The connection is established (tracked state for iWARP). */
+    void connected() {
+        trackedState = QpState.RTS;
+    }
+
+    /** An error completion arrived for this QP: the device moved it to ERROR (tracked state for iWARP). */
+    void errorCompletion() {
+        trackedState = QpState.ERROR;
     }
 
     Owner owner() {

@@ -57,6 +57,8 @@ final class Native {
     static final MethodHandle IBV_ACK_CQ_EVENTS = plain(IBVERBS, "ibv_ack_cq_events", null, ADDRESS, JAVA_INT);
     static final MethodHandle IBV_QUERY_QP = ib("ibv_query_qp", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS);
     static final MethodHandle IBV_MODIFY_QP = ib("ibv_modify_qp", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
+    static final MethodHandle IBV_GET_ASYNC_EVENT = ib("ibv_get_async_event", JAVA_INT, ADDRESS, ADDRESS);
+    static final MethodHandle IBV_ACK_ASYNC_EVENT = plain(IBVERBS, "ibv_ack_async_event", null, ADDRESS);
     static final MethodHandle IBV_CREATE_QP = ib("ibv_create_qp", ADDRESS, ADDRESS, ADDRESS);
     static final MethodHandle IBV_DESTROY_QP = ib("ibv_destroy_qp", JAVA_INT, ADDRESS);
 

@@ -107,6 +107,11 @@ final class NativeStructs {
             ADDRESS.withName("device"), IBV_CONTEXT_OPS, JAVA_INT.withName("cmd_fd"), JAVA_INT.withName("async_fd"),
             JAVA_INT.withName("num_comp_vectors")).withName("ibv_context");
 
+    /** {@code struct ibv_async_event}: 16 bytes; {@code element} is a union whose {@code cq} arm is used. */
+    static final StructLayout IBV_ASYNC_EVENT = structLayout(
+            unionLayout(ADDRESS.withName("cq")).withName("element"), JAVA_INT.withName("event_type"),
+            paddingLayout(4)).withName("ibv_async_event");
+
     /** {@code struct ibv_pd}: 16 bytes. */
     static final StructLayout IBV_PD = structLayout(
             ADDRESS.withName("context"), JAVA_INT.withName("handle"), paddingLayout(4)).withName("ibv_pd");
@@ -180,7 +185,7 @@ final class NativeStructs {
 
     /** Every layout by C struct name (the test iterates this). */
     static final Map<String, StructLayout> ALL = byName(IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_WC, IBV_QP_INIT_ATTR,
-            IBV_QP_ATTR, IBV_DEVICE_ATTR, IBV_DEVICE, IBV_CONTEXT, IBV_PD, IBV_MR, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP,
+            IBV_QP_ATTR, IBV_DEVICE_ATTR, IBV_DEVICE, IBV_CONTEXT, IBV_ASYNC_EVENT, IBV_PD, IBV_MR, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP,
             RDMA_EVENT_CHANNEL, RDMA_CM_ID, RDMA_CM_EVENT, RDMA_CONN_PARAM, SOCKADDR_IN, SOCKADDR_IN6, POLLFD);
 
     /** Structs described only up to the last field read; their C sizeof is larger. */
