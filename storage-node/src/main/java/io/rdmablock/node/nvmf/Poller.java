@@ -13,12 +13,15 @@ import java.util.concurrent.locks.LockSupport;
  * A poller thread running its queues to completion: each round polls every queue (work completions and store
  * completions in batches, each advancing its requests), then retires queues that failed: they are disconnected at
  * once and release their memory when their store I/O has drained, without ever blocking the other queues. When a round finds nothing,
- * it spins {@link TargetOptions#idleSpinIterations()} rounds, then waits {@link TargetOptions#idleWaitNs()}: on the
- * CQ's completion channel when it serves one queue with no store I/O in flight, otherwise parked - so idle pollers
- * do not burn cores.
+ * it spins {@link TargetOptions#idleSpinIterations()} rounds, then waits: on the CQ's completion channel (up to
+ * {@link #EVENT_WAIT_NS}) when it serves one queue with no store I/O in flight, otherwise parked for
+ * {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn cores.
  */
 final class Poller implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
+
+    /** Longest wait on a CQ's completion channel when the poller serves one idle queue. */
+    static final long EVENT_WAIT_NS = 2_000_000L;
 
     private final String name;
     private final TargetOptions options;
@@ -111,7 +114,9 @@ final class Poller implements Runnable {
         if (queues.size() == 1 && closing.isEmpty() && queues.get(0).storeInFlight() == 0) {
             RdmaQueue q = queues.get(0);
             long nowNs = System.nanoTime();
-            q.awaitAndPoll(options.idleWaitNs(), nowNs);
+            // event driven: a completion ends the wait at once, so it can be longer than a park; a queue handed
+            // over meanwhile waits at most this long for its first poll
+            q.awaitAndPoll(Math.max(options.idleWaitNs(), EVENT_WAIT_NS), nowNs);
             if (q.isFatal()) {
                 queues.remove(0);
                 retire(q, nowNs);
