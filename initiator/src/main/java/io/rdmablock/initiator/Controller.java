@@ -36,6 +36,8 @@ final class Controller implements Runnable {
     private final NvmeBlockDevice dev;
     private final DeviceOptions opts;
     private final long timeoutNs;
+    /** Bound of each setup step: connectTimeoutMs, shortened during reconnect so ctrlLossTimeoutMs is kept. */
+    private long stepTimeoutNs;
     private final ConcurrentLinkedQueue<CompletableFuture<Void>> refreshes = new ConcurrentLinkedQueue<>();
     private final WorkCompletion[] wcs = WorkCompletion.array(16);
     private final Thread thread;
@@ -52,6 +54,7 @@ final class Controller implements Runnable {
         this.dev = dev;
         this.opts = opts;
         this.timeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.connectTimeoutMs());
+        this.stepTimeoutNs = timeoutNs;
         this.thread = Thread.ofPlatform().daemon().name("rdmablock-ctrl").unstarted(this);
     }
 
@@ -252,7 +255,9 @@ final class Controller implements Runnable {
             return;
         }
         try {
+            stepTimeoutNs = Math.max(100_000_000L, Math.min(timeoutNs, deadline - System.nanoTime()));
             connectAll();
+            stepTimeoutNs = timeoutNs;
             reconnects++;
             LOG.info("association with {} ({}) restored after {} ms", dev.address(), dev.subnqn(),
                     (System.nanoTime() - lossStartNs) / 1_000_000);
@@ -291,10 +296,10 @@ final class Controller implements Runnable {
         CmId id = dev.provider().createId();
         QueueConnection a;
         try {
-            id.resolve(dev.address(), timeoutNs);
+            id.resolve(dev.address(), stepTimeoutNs);
             dev.ensureDeviceResources(id.device(), opts.adminQueueEntries());
             a = QueueConnection.establish(id, dev.pd(), dev.adminMemory(), 0, opts.adminQueueEntries(),
-                    ConnectDataDescriptor.CNTLID_DYNAMIC, adminParams, timeoutNs);
+                    ConnectDataDescriptor.CNTLID_DYNAMIC, adminParams, stepTimeoutNs);
         } catch (RuntimeException e) {
             id.close();
             throw e;
@@ -312,9 +317,9 @@ final class Controller implements Runnable {
         for (int i = 0; i < queues.length; i++) {
             CmId qid = dev.provider().createId();
             try {
-                qid.resolve(dev.address(), timeoutNs);
+                qid.resolve(dev.address(), stepTimeoutNs);
                 conns[i] = QueueConnection.establish(qid, dev.pd(), queues[i].mem, queues[i].qid, opts.queueEntries(),
-                        a.cntlid, ioParams, timeoutNs);
+                        a.cntlid, ioParams, stepTimeoutNs);
             } catch (RuntimeException e) {
                 qid.close();
                 throw e;
@@ -338,12 +343,12 @@ final class Controller implements Runnable {
             SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CC);
             SqeDescriptor.cdw(sqe, 12, CC_ENABLE);
             SqeDescriptor.cdw(sqe, 13, 0);
-        }, timeoutNs);
+        }, stepTimeoutNs);
         if (set.status() != NvmeStatus.SUCCESS) {
             LOG.warn("Property Set CC.EN=1 answered {}; continuing", NvmeStatus.describe(set.status()));
             return;
         }
-        long deadline = System.nanoTime() + timeoutNs;
+        long deadline = System.nanoTime() + stepTimeoutNs;
         while (true) {
             QueueConnection.Completion get = a.execSync(sqe -> {
                 SqeDescriptor.clear(sqe);
@@ -352,7 +357,7 @@ final class Controller implements Runnable {
                 SqeDescriptor.fctype(sqe, Opcodes.FCTYPE_PROPERTY_GET);
                 SqeDescriptor.cdw(sqe, 10, 0);
                 SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CSTS);
-            }, timeoutNs);
+            }, stepTimeoutNs);
             if (get.status() != NvmeStatus.SUCCESS || (get.dw0() & 1) != 0) {
                 return;
             }
@@ -385,7 +390,7 @@ final class Controller implements Runnable {
             SqeDescriptor.cdw(sqe, 10, cns);
             SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.mem.mr.address() + a.mem.identifyOffset(),
                     QueueMemory.IDENTIFY_BYTES, a.mem.mr.rkey());
-        }, timeoutNs);
+        }, stepTimeoutNs);
         if (r.status() != NvmeStatus.SUCCESS) {
             throw new NvmeStatusException("Identify failed: cns=" + cns + ", nsid=" + nsid,
                     NvmeStatus.sct(r.status()), NvmeStatus.sc(r.status()), NvmeStatus.dnr(r.status()));
