@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "rdmablock", mixinStandardHelpOptions = true, versionProvider = RdmablockCli.Version.class,
         description = "Distributed block storage over an NVMe-oF-style protocol on RDMA.",
-        subcommands = {MgmtCommand.class, VolumeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {MgmtCommand.class, VolumeCommand.class})
 public final class RdmablockCli implements Callable<Integer> {
     /**
      * Subcommands provided by other modules: name → class. Add a line here when a module gains a command.
@@ -67,11 +67,14 @@ public final class RdmablockCli implements Callable<Integer> {
                 var node = new CommandLine(command != null ? command : new NodeCommandPlaceholder());
                 node.addSubcommand("list", new NodeAdminCommands.ListNodes());
                 node.addSubcommand("drain", new NodeAdminCommands.Drain());
+                RequiredUnlessSubcommand.apply(node);
                 root.addSubcommand("node", node);
             } else if (command != null) {
                 root.addSubcommand(name, command);
             }
         }
+        root.addSubcommand(new CommandLine.HelpCommand());
+        root.setExecutionStrategy(RequiredUnlessSubcommand.strategy(new CommandLine.RunLast()));
         root.setParameterExceptionHandler(RdmablockCli::usageError);
         root.setExecutionExceptionHandler(RdmablockCli::failure);
         return root;
