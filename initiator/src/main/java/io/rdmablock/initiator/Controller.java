@@ -1,6 +1,7 @@
 package io.rdmablock.initiator;
 
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
+import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
@@ -8,10 +9,13 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.SendWr;
+import io.rdmablock.rdma.verbs.WrOpcode;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -171,8 +175,19 @@ final class Controller implements Runnable {
                     return "admin queue failed: " + wc.status;
                 }
                 if ((wc.wrId & QueueConnection.TAG_MASK) == QueueConnection.RECV_TAG) {
-                    a.qp.postRecv(a.recvWr((int) (wc.wrId & 0xFFFFFFFFL))); // late response: dropped
+                    int index = (int) (wc.wrId & 0xFFFFFFFFL);
+                    MemorySegment cqe = a.mem.cqe(index);
+                    if (CqeDescriptor.cid(cqe) == QueueConnection.AER_CID) {
+                        a.asyncEvent = new QueueConnection.Completion(CqeDescriptor.dw0(cqe), 0,
+                                CqeDescriptor.status(cqe));
+                    }
+                    a.qp.postRecv(a.recvWr(index)); // otherwise a late response: dropped
                 }
+            }
+            QueueConnection.Completion event = a.asyncEvent;
+            if (event != null) {
+                a.asyncEvent = null;
+                onAsyncEvent(a, event);
             }
             if (a.disconnectedEvent()) {
                 return "admin queue disconnected by the node";
@@ -208,6 +223,40 @@ final class Controller implements Runnable {
             }
             return "admin queue: " + e.getMessage();
         }
+    }
+
+    /**
+     * An Asynchronous Event completed: a notice (type 2) "namespace attribute changed" (info 0) re-reads Identify
+     * Namespace (resize, C11); then a new request is posted. An error status (e.g. not supported) ends the AERs.
+     */
+    private void onAsyncEvent(QueueConnection a, QueueConnection.Completion event) {
+        if (event.status() != NvmeStatus.SUCCESS) {
+            LOG.debug("Asynchronous Event Request answered {}; not reposted", NvmeStatus.describe(event.status()));
+            return;
+        }
+        int type = event.dw0() & 0x7;
+        int info = (event.dw0() >>> 8) & 0xFF;
+        if (type == 2 && info == 0) {
+            identifyNamespace(a);
+        }
+        postAsyncEventRequest(a);
+    }
+
+    /** Posts the one Asynchronous Event Request (cid {@link QueueConnection#AER_CID}, capsule slot 1). */
+    private void postAsyncEventRequest(QueueConnection a) {
+        MemorySegment sqe = a.mem.capsule(1);
+        SqeDescriptor.clear(sqe);
+        SqeDescriptor.opcode(sqe, Opcodes.ADMIN_ASYNC_EVENT_REQUEST);
+        SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+        SqeDescriptor.cid(sqe, QueueConnection.AER_CID);
+        SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
+        SendWr wr = new SendWr(1);
+        wr.wrId = QueueConnection.SEND_TAG | 1;
+        wr.opcode = WrOpcode.SEND;
+        wr.sendFlags = SendWr.SIGNALED;
+        wr.sgList[0].set(a.mem.mr, a.mem.capsuleOffset(1), SqeDescriptor.LENGTH);
+        wr.numSge = 1;
+        a.qp.postSend(wr);
     }
 
     private long keepAliveWaitNs() {
@@ -329,6 +378,7 @@ final class Controller implements Runnable {
         for (int i = 0; i < queues.length; i++) {
             queues[i].attach(conns[i], Math.max(0, ctrl.inCapsuleDataBytes()));
         }
+        postAsyncEventRequest(a);
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
         state = State.LIVE;
     }
