@@ -78,6 +78,60 @@ class RdmaReadWriteTest {
 
     @ParameterizedTest
     @MethodSource(PROVIDERS)
+    void shouldStartFencedWriteOnlyAfterEarlierReadCompleted(String provider) {
+        try (Connection c = Connection.open(provider)) {
+            MemoryRegion local = c.client.register(1 << 20, RW);
+            MemoryRegion remote = c.server.register(2 << 20, RW);
+            fill(remote.segment().asSlice(0, 1 << 20), 31);
+            for (int round = 0; round < 3; round++) {
+                local.segment().fill((byte) 0);
+                remote.segment().asSlice(1 << 20, 1 << 20).fill((byte) 0);
+                SendWr read = rdma(1, WrOpcode.RDMA_READ, local, 0, 1 << 20, remote, 0);
+                SendWr write = rdma(2, WrOpcode.RDMA_WRITE, local, 0, 1 << 20, remote, 1 << 20);
+                write.sendFlags |= SendWr.FENCE; // IBV_SEND_FENCE: waits for the READ before it starts
+                read.next = write;
+                c.client.qp.postSend(read);
+                assertEquals(WcStatus.SUCCESS, c.client.next().status);
+                assertEquals(WcStatus.SUCCESS, c.client.next().status);
+                assertSameBytes(remote.segment().asSlice(0, 1 << 20), remote.segment().asSlice(1 << 20, 1 << 20),
+                        "fenced WRITE carried the READ's data, round " + round);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldCompleteZeroLengthOperations(String provider) {
+        try (Connection c = Connection.open(provider)) {
+            MemoryRegion local = c.client.register(4096, Access.LOCAL_WRITE);
+            MemoryRegion remote = c.server.register(4096, RW);
+            MemoryRegion rbuf = c.server.register(64, Access.LOCAL_WRITE);
+            c.server.qp.postRecv(recv(1, rbuf, 0, 64));
+            c.server.qp.postRecv(recv(2, rbuf, 0, 64));
+            WrOpcode[] ops = {WrOpcode.SEND, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.RDMA_WRITE_WITH_IMM};
+            for (int i = 0; i < ops.length; i++) {
+                SendWr w = rdma(10 + i, ops[i], local, 0, 0, remote, 0);
+                w.numSge = 0;
+                w.immData = 99;
+                c.client.qp.postSend(w);
+            }
+            for (int i = 0; i < ops.length; i++) {
+                WorkCompletion wc = c.client.next();
+                assertEquals(10 + i, wc.wrId);
+                assertEquals(WcStatus.SUCCESS, wc.status, wc.toString());
+            }
+            WorkCompletion r1 = c.server.next();
+            assertEquals(WcOpcode.RECV, r1.opcode);
+            assertEquals(0, r1.byteLen);
+            WorkCompletion r2 = c.server.next();
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, r2.opcode, r2.toString());
+            assertEquals(0, r2.byteLen);
+            assertEquals(99, r2.imm);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
     void shouldDeliverSendAfterEarlierWriteIsPlaced(String provider) {
         try (Connection c = Connection.open(provider)) {
             MemoryRegion src = c.client.register(1 << 20, Access.LOCAL_WRITE);

@@ -10,6 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
 
 /**
  * Parsing and execution of capsules for {@link RdmaQueue#advance}: which command set applies (Fabrics, admin, NVM
@@ -21,6 +23,7 @@ final class Commands {
     static final int CSE = NvmeStatus.generic(NvmeStatus.SC_COMMAND_SEQUENCE_ERROR);
     static final int INVALID_FIELD = NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD);
     static final int INVALID_OPCODE = NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE);
+    private static final ValueLayout.OfLong HOSTID = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private Commands() {
     }
@@ -234,7 +237,30 @@ final class Commands {
                         + ", expected=0xffff (dynamic controller model)");
                 return;
             }
-            c = t.createController(s, hostnqn, ConnectDataDescriptor.kato(sqe), r.startNs);
+            long idHigh = data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET);
+            long idLow = data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET + 8);
+            if (r.fence == null) {
+                List<Controller> previous = s.controllersOf(hostnqn, idHigh, idLow);
+                if (!previous.isEmpty()) {
+                    // C8: the host starts a new association; the old one must not complete anything after the
+                    // new one is acknowledged. Destroy it and answer only when its store I/O has drained.
+                    for (Controller old : previous) {
+                        old.destroy("replaced by a new association from the same host");
+                    }
+                    r.fence = previous;
+                    r.fenceDeadlineNs = r.startNs + RdmaQueue.DRAIN_TIMEOUT_NS;
+                    LOG.info("connect waits for the previous association to drain: hostnqn={}, subnqn={}, cntlids={}",
+                            hostnqn, subnqn, previous.stream().map(x -> x.cntlid).toList());
+                    q.awaitFence(r);
+                    return;
+                }
+            } else if (!r.fence.stream().allMatch(Controller::drained)) {
+                LOG.warn("connect rejected: previous association did not drain within {} ms: hostnqn={}, subnqn={}",
+                        RdmaQueue.DRAIN_TIMEOUT_NS / 1_000_000, hostnqn, subnqn);
+                r.fail(NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_CONTROLLER_BUSY, false));
+                return;
+            }
+            c = t.createController(s, hostnqn, idHigh, idLow, ConnectDataDescriptor.kato(sqe), r.startNs);
         } else {
             c = t.controller(cntlid);
             if (c == null || c.isDestroyed()) {
@@ -262,6 +288,11 @@ final class Commands {
         r.state = Request.State.READY_TO_COMPLETE;
         LOG.info("queue connected: qid={}, cntlid={}, sqsize={} (0-based), subnqn={}, hostnqn={}, peer={}", qid,
                 c.cntlid, sqsize, subnqn, hostnqn, q.peer);
+    }
+
+    /** AWAITING_FENCE: true when every previous association drained or the deadline passed (connect re-runs). */
+    static boolean fenceDone(Request r, long nowNs) {
+        return nowNs - r.fenceDeadlineNs >= 0 || r.fence.stream().allMatch(Controller::drained);
     }
 
     private static void invalidParameter(Request r, RdmaQueue q, boolean inData, int offset, String detail) {

@@ -43,6 +43,11 @@ final class Controller {
     final int cntlid;
     final Subsystem subsystem;
     private final String hostnqn;
+    /** HOSTID of the admin Connect (16 bytes as two longs). */
+    final long hostIdHigh;
+    final long hostIdLow;
+    /** Queues connected and not yet fully released (store I/O drained); guarded by this. */
+    private int liveQueues;
     final int katoMs;
     private final TargetOptions options;
     private final Target target;
@@ -57,11 +62,13 @@ final class Controller {
     private long announcedBlocks;
     private boolean namespaceChanged;
 
-    Controller(int cntlid, Subsystem subsystem, String hostnqn, int katoMs, TargetOptions options, Target target,
-               long nowNs) {
+    Controller(int cntlid, Subsystem subsystem, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
+               TargetOptions options, Target target, long nowNs) {
         this.cntlid = cntlid;
         this.subsystem = subsystem;
         this.hostnqn = hostnqn;
+        this.hostIdHigh = hostIdHigh;
+        this.hostIdLow = hostIdLow;
         this.katoMs = katoMs;
         this.options = options;
         this.target = target;
@@ -78,9 +85,13 @@ final class Controller {
         return destroyed;
     }
 
-    /** Attaches I/O queue {@code qid}; false when that qid is taken or the controller is gone. */
-    boolean attachIoQueue(int qid, RdmaQueue q) {
-        return !destroyed && qid >= 1 && qid < ioQueues.length() && ioQueues.compareAndSet(qid, null, q);
+    /** Attaches I/O queue {@code qid} (counted as connected); false when that qid is taken or the controller is gone. */
+    synchronized boolean attachIoQueue(int qid, RdmaQueue q) {
+        if (destroyed || qid < 1 || qid >= ioQueues.length() || !ioQueues.compareAndSet(qid, null, q)) {
+            return false;
+        }
+        liveQueues++;
+        return true;
     }
 
     void detachIoQueue(int qid, RdmaQueue q) {
@@ -91,13 +102,45 @@ final class Controller {
 
     /** Destroys the association: every queue of it tears down on its poller at its next round. Idempotent. */
     void destroy(String reason) {
-        if (destroyed) {
-            return;
+        synchronized (this) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+            if (liveQueues == 0) {
+                subsystem.detach(this);
+            }
         }
-        destroyed = true;
         LOG.info("controller destroyed: cntlid={}, subnqn={}, hostnqn={}, reason={}", cntlid, subsystem.subnqn(),
                 hostnqn, reason);
         target.controllerGone(this);
+    }
+
+    /** A queue of this association connected. */
+    synchronized void queueOpened() {
+        liveQueues++;
+    }
+
+    /** A queue of this association released everything (its store I/O drained). */
+    void queueClosed() {
+        boolean drainedNow;
+        synchronized (this) {
+            drainedNow = --liveQueues == 0 && destroyed;
+        }
+        if (drainedNow) {
+            subsystem.detach(this);
+            LOG.info("controller drained: cntlid={}, subnqn={}, hostnqn={}", cntlid, subsystem.subnqn(), hostnqn);
+        }
+    }
+
+    /** True when destroyed and every queue of it has released its resources (no store I/O of it is in flight). */
+    synchronized boolean drained() {
+        return destroyed && liveQueues == 0;
+    }
+
+    /** True when this association was made by the host with this hostnqn and HOSTID. */
+    boolean sameHost(String nqn, long idHigh, long idLow) {
+        return hostnqn.equals(nqn) && hostIdHigh == idHigh && hostIdLow == idLow;
     }
 
     /** Admin poller: destroys the controller when no admin command came for KATO + grace. */

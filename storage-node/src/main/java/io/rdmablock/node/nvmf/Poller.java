@@ -11,18 +11,24 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A poller thread running its queues to completion: each round polls every queue (work completions and store
- * completions in batches, each advancing its requests), then closes queues that failed. When a round finds nothing,
- * it spins {@link TargetOptions#idleSpinIterations()} rounds, then waits {@link TargetOptions#idleWaitNs()}: on the
- * CQ's completion channel when it serves one queue with no store I/O in flight, otherwise parked - so idle pollers
- * do not burn cores.
+ * completions in batches, each advancing its requests), then retires queues that failed: they are disconnected at
+ * once and release their memory when their store I/O has drained, without ever blocking the other queues. When a round finds nothing,
+ * it spins {@link TargetOptions#idleSpinIterations()} rounds, then waits: on the CQ's completion channel (up to
+ * {@link #EVENT_WAIT_NS}) when it serves one queue with no store I/O in flight, otherwise parked for
+ * {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn cores.
  */
 final class Poller implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
+
+    /** Longest wait on a CQ's completion channel when the poller serves one idle queue. */
+    static final long EVENT_WAIT_NS = 2_000_000L;
 
     private final String name;
     private final TargetOptions options;
     private final ConcurrentLinkedQueue<RdmaQueue> incoming = new ConcurrentLinkedQueue<>();
     private final ArrayList<RdmaQueue> queues = new ArrayList<>();
+    /** Queues torn down whose store I/O is still draining (they keep their buffers until it has). */
+    private final ArrayList<RdmaQueue> closing = new ArrayList<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile Thread thread;
@@ -60,8 +66,13 @@ final class Poller implements Runnable {
                     RdmaQueue q = queues.get(i);
                     work += q.poll(nowNs);
                     if (q.isFatal()) {
-                        q.close();
                         queues.remove(i--);
+                        retire(q, nowNs);
+                    }
+                }
+                for (int i = 0; i < closing.size(); i++) {
+                    if (closing.get(i).drainStep(nowNs)) {
+                        closing.remove(i--);
                     }
                 }
                 if (work > 0) {
@@ -79,6 +90,10 @@ final class Poller implements Runnable {
                 q.close();
             }
             queues.clear();
+            for (RdmaQueue q : closing) {
+                q.close();
+            }
+            closing.clear();
             RdmaQueue q;
             while ((q = incoming.poll()) != null) {
                 q.close();
@@ -87,17 +102,28 @@ final class Poller implements Runnable {
         }
     }
 
+    /** Starts tearing {@code q} down without blocking this poller on its store I/O. */
+    private void retire(RdmaQueue q, long nowNs) {
+        q.beginClose(nowNs);
+        if (!q.drainStep(nowNs)) {
+            closing.add(q);
+        }
+    }
+
     private void idle() {
-        if (queues.size() == 1 && queues.get(0).storeInFlight() == 0) {
+        if (queues.size() == 1 && closing.isEmpty() && queues.get(0).storeInFlight() == 0) {
             RdmaQueue q = queues.get(0);
-            q.awaitAndPoll(options.idleWaitNs(), System.nanoTime());
+            long nowNs = System.nanoTime();
+            // event driven: a completion ends the wait at once, so it can be longer than a park; a queue handed
+            // over meanwhile waits at most this long for its first poll
+            q.awaitAndPoll(Math.max(options.idleWaitNs(), EVENT_WAIT_NS), nowNs);
             if (q.isFatal()) {
-                q.close();
                 queues.remove(0);
+                retire(q, nowNs);
             }
         } else {
             // no queue at all: sleep longer, add() unparks at once
-            LockSupport.parkNanos(this, queues.isEmpty() ? 20_000_000L : options.idleWaitNs());
+            LockSupport.parkNanos(this, queues.isEmpty() && closing.isEmpty() ? 20_000_000L : options.idleWaitNs());
         }
     }
 

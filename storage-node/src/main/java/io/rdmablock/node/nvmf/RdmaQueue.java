@@ -49,6 +49,8 @@ final class RdmaQueue {
     static final int WR_WRITE = 4;
     private static final int PAGE = 4096;
     private static final int BATCH = 32;
+    /** Longest wait for store I/O in flight when a queue is torn down. */
+    static final long DRAIN_TIMEOUT_NS = 30_000_000_000L;
 
     final Target target;
     final TargetOptions options;
@@ -91,6 +93,10 @@ final class RdmaQueue {
     private int outstanding;
     private String fatal;
     private boolean closed;
+    private boolean released;
+    private long drainDeadlineNs;
+    /** Admin Connect waiting for the host's previous association to drain (C8 fencing), or null. */
+    private Request fenceWaiting;
     private long nextHousekeepingNs;
 
     RdmaQueue(Target target, CmId id, int qid, int entries) {
@@ -240,6 +246,12 @@ final class RdmaQueue {
     }
 
     private void housekeeping(long nowNs) {
+        Request fenced = fenceWaiting;
+        if (fenced != null && Commands.fenceDone(fenced, nowNs)) {
+            fenceWaiting = null;
+            fenced.state = Request.State.READY_TO_EXECUTE;
+            advance(fenced, nowNs);
+        }
         Controller c = controller;
         if (c != null) {
             if (c.isDestroyed()) {
@@ -333,7 +345,7 @@ final class RdmaQueue {
             }
             switch (r.state) {
                 case NEW -> Commands.prepare(r, this, nowNs);
-                case TRANSFERRING_HOST_TO_CONTROLLER, EXECUTING, HELD, COMPLETING, FREE -> {
+                case TRANSFERRING_HOST_TO_CONTROLLER, EXECUTING, HELD, AWAITING_FENCE, COMPLETING, FREE -> {
                     // waiting for an event
                 }
                 case READY_TO_EXECUTE -> Commands.execute(r, this);
@@ -396,6 +408,12 @@ final class RdmaQueue {
         sqHead = (sqHead + 1) % sqEntries;
     }
 
+    /** Parks an admin Connect until the host's previous association has drained ({@link Commands#fenceDone}). */
+    void awaitFence(Request r) {
+        r.state = Request.State.AWAITING_FENCE;
+        fenceWaiting = r;
+    }
+
     /** After a successful Connect: the host's SQ size (sqsize + 1). */
     void connected(Controller c, int hostSqEntries) {
         this.controller = c;
@@ -445,10 +463,11 @@ final class RdmaQueue {
     }
 
     /**
-     * Tears the queue down: disconnect, drain the store queue, detach from the controller (an admin queue destroys
-     * its controller), destroy QP/id, CQ, memory regions, PD, native memory. Idempotent; poller thread only.
+     * Starts the teardown: disconnect (the host's QP flushes), detach from the controller (an admin queue destroys
+     * its controller). The queue then only drains its store I/O ({@link #drainStep}); memory stays registered and
+     * alive until the store has finished with it. Idempotent; poller thread only.
      */
-    void close() {
+    void beginClose(long nowNs) {
         if (closed) {
             return;
         }
@@ -456,10 +475,8 @@ final class RdmaQueue {
         if (fatal == null) {
             fatal = "shutdown";
         }
+        drainDeadlineNs = nowNs + DRAIN_TIMEOUT_NS;
         closeQuietly(id::disconnect);
-        if (blockQueue != null) {
-            closeQuietly(blockQueue);
-        }
         Controller c = controller;
         if (c != null) {
             if (qid == 0) {
@@ -472,6 +489,44 @@ final class RdmaQueue {
             metrics.dropped();
         }
         outstanding = 0;
+    }
+
+    /**
+     * One round of draining after {@link #beginClose}: reaps (and drops) store completions; when none is left in
+     * flight, or after {@link #DRAIN_TIMEOUT_NS}, releases everything.
+     *
+     * @return true when the queue is fully closed
+     */
+    boolean drainStep(long nowNs) {
+        if (released) {
+            return true;
+        }
+        if (blockQueue != null && blockQueue.inFlight() > 0 && nowNs - drainDeadlineNs < 0) {
+            try {
+                blockQueue.reap(reapUserData, reapResult, BATCH);
+            } catch (RuntimeException e) {
+                LOG.debug("reap while draining failed: {}", e.toString());
+            }
+            return false;
+        }
+        release();
+        return true;
+    }
+
+    /** Full teardown now: {@link #beginClose}, then waits (bounded) for store I/O and releases. Idempotent. */
+    void close() {
+        beginClose(System.nanoTime());
+        release();
+    }
+
+    private void release() {
+        if (released) {
+            return;
+        }
+        released = true;
+        if (blockQueue != null) {
+            closeQuietly(blockQueue); // waits for what is still in flight: it may still use our buffers
+        }
         closeQuietly(id);
         closeQuietly(cq);
         closeQuietly(responseMr);
@@ -480,6 +535,10 @@ final class RdmaQueue {
         closeQuietly(pd);
         arena.close();
         metrics.queueDown(fatal);
+        Controller c = controller;
+        if (c != null) {
+            c.queueClosed();
+        }
     }
 
     private static void closeQuietly(AutoCloseable c) {

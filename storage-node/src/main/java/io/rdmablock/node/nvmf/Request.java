@@ -31,6 +31,11 @@ final class Request {
         EXECUTED,
         /** Held by the controller without a response (Asynchronous Event Request); completed by an event or teardown. */
         HELD,
+        /**
+         * Admin Connect of a host whose previous association with the subsystem is being torn down: waits until
+         * that association's store I/O has drained, so nothing of it can land after the new one is acknowledged.
+         */
+        AWAITING_FENCE,
         /** Status known; the response (and controller-to-host data) is to be posted. */
         READY_TO_COMPLETE,
         /** Response SEND posted (after the RDMA WRITE of read data, if any); waits for the SEND completion. */
@@ -87,6 +92,10 @@ final class Request {
     int dw0;
     int dw1;
 
+    /** AWAITING_FENCE: the controllers being drained and the deadline. Connect path only. */
+    java.util.List<Controller> fence;
+    long fenceDeadlineNs;
+
     /** Last slice of {@link #dataBuffer} handed out, reused while the length repeats (no allocation per I/O). */
     private MemorySegment dataSlice;
 
@@ -126,6 +135,7 @@ final class Request {
         status = 0;
         dw0 = 0;
         dw1 = 0;
+        fence = null;
     }
 
     /** The first {@code lengthBytes} of the data buffer, as a segment of exactly that size. */

@@ -20,6 +20,7 @@ public final class Subsystem {
 
     private final String subnqn;
     private final Volume volume;
+    /** Live controllers and destroyed ones whose queues are still draining. */
     private final CopyOnWriteArrayList<Controller> controllers = new CopyOnWriteArrayList<>();
     private volatile boolean removed;
 
@@ -63,6 +64,17 @@ public final class Subsystem {
 
     boolean isRemoved() {
         return removed;
+    }
+
+    /** Controllers of this subsystem made by the given host, live or still draining. */
+    java.util.List<Controller> controllersOf(String hostnqn, long hostIdHigh, long hostIdLow) {
+        java.util.List<Controller> out = new java.util.ArrayList<>();
+        for (Controller c : controllers) {
+            if (c.sameHost(hostnqn, hostIdHigh, hostIdLow)) {
+                out.add(c);
+            }
+        }
+        return out;
     }
 
     void attach(Controller c) {

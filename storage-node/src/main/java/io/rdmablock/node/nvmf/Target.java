@@ -162,11 +162,14 @@ public final class Target implements AutoCloseable {
         return controllers.get(cntlid);
     }
 
-    Controller createController(Subsystem s, String hostnqn, int katoMs, long nowNs) {
+    /** Creates a controller with its admin queue counted as connected. */
+    Controller createController(Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
+                                long nowNs) {
         for (int tries = 0; tries <= MAX_CNTLID; tries++) {
             int id = nextCntlid.getAndUpdate(v -> v >= MAX_CNTLID ? 1 : v + 1);
-            Controller c = new Controller(id, s, hostnqn, katoMs, options, this, nowNs);
+            Controller c = new Controller(id, s, hostnqn, hostIdHigh, hostIdLow, katoMs, options, this, nowNs);
             if (controllers.putIfAbsent(id, c) == null) {
+                c.queueOpened();
                 s.attach(c);
                 metrics.controllerUp();
                 LOG.info("controller created: cntlid={}, subnqn={}, hostnqn={}, katoMs={}", id, s.subnqn(), hostnqn,
@@ -182,7 +185,6 @@ public final class Target implements AutoCloseable {
 
     void controllerGone(Controller c) {
         if (controllers.remove(c.cntlid, c)) {
-            c.subsystem.detach(c);
             metrics.controllerDown();
         }
     }

@@ -81,6 +81,32 @@ class TargetConnectTest {
         }
     }
 
+    /** C8 (target side): a host's new association replaces its old one, which is torn down and drained first. */
+    @Test
+    void shouldReplacePreviousAssociationOfTheSameHost() throws InterruptedException {
+        try (RawHost old = f.admin(0); RawHost oldIo = f.io(cntlid(old), 1, 8); RawHost fresh = f.host(0, 32)) {
+            RawHost.Cqe c = fresh.fabricConnect(31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
+            assertEquals(0, c.status(), NvmeStatus.describe(c.status()));
+            RawHost.Cqe gone = oldIo.await(5_000_000_000L);
+            assertNotNull(gone, "old I/O queue torn down");
+            assertNotNull(gone.error());
+            assertNotNull(old.await(5_000_000_000L).error(), "old admin queue torn down");
+            assertEquals(1, f.target.controllerCount());
+            assertEquals(Set.of(TargetFixture.HOSTNQN), f.target.connectedHosts(f.volume.id()));
+        }
+    }
+
+    @Test
+    void shouldKeepAssociationsOfTheSameHostnqnWithDifferentHostIds() {
+        try (RawHost a = f.admin(0); RawHost b = f.host(0, 32)) {
+            MemorySegment c = b.connectCapsule(2, 31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 0);
+            b.data().asSlice(ConnectDataDescriptor.HOSTID_OFFSET, 16).fill((byte) 7);
+            assertEquals(0, b.exec(c).status());
+            assertEquals(2, f.target.controllerCount());
+            assertEquals(0, a.exec(a.keepAlive(0, 5)).status(), "first association still serves");
+        }
+    }
+
     @Test
     void shouldAcceptConnectDataInCapsule() {
         try (RawHost h = f.host(0, 32)) {
@@ -194,12 +220,12 @@ class TargetConnectTest {
     @Test
     void shouldDestroyControllerWhenKeepAliveExpires() throws InterruptedException {
         f.close();
-        f = new TargetFixture(dir.resolve("ka"), TargetOptions.defaults().withKeepAliveGraceMs(100), 8L << 20, 512,
+        f = new TargetFixture(dir.resolve("ka"), TargetOptions.defaults().withKeepAliveGraceMs(200), 8L << 20, 512,
                 Set.of());
-        try (RawHost admin = f.admin(300)) {
+        try (RawHost admin = f.admin(1000)) {
             assertEquals(1, f.target.controllerCount());
-            for (int i = 0; i < 5; i++) {
-                Thread.sleep(100); // keep-alive traffic at KATO/3, the controller must survive it
+            for (int i = 0; i < 6; i++) {
+                Thread.sleep(250); // keep-alive traffic at KATO/4 for longer than KATO: the controller must survive
                 assertEquals(0, admin.exec(admin.keepAlive(0, 100 + i)).status());
             }
             assertEquals(1, f.target.controllerCount(), "controller alive while keep-alives flow");
