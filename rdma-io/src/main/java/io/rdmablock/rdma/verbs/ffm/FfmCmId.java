@@ -287,8 +287,14 @@ final class FfmCmId implements CmId {
                     Math.min(qp.attr().initiatorDepth, dev.maxQpInitRdAtom), qp.attr().rnrRetryCount);
             int rc = (int) Native.RDMA_CONNECT.invokeExact(Native.errnoSegment(), id, p);
             if (rc != 0) {
-                throw Native.fail("rdma_connect", Native.errno(), "remote=" + remoteAddress() + ", privateDataBytes="
-                        + d.length);
+                int errno = Native.errno();
+                String msg = Native.fail("rdma_connect", errno, "remote=" + remoteAddress() + ", privateDataBytes="
+                        + d.length).getMessage();
+                if (errno == 111 || errno == 113 || errno == 101 || errno == 110) {
+                    // iWARP (siw) connects TCP synchronously: ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT
+                    throw new CmException(msg, CmEventType.UNREACHABLE, null);
+                }
+                throw new VerbsException(msg, errno);
             }
         } catch (VerbsException | IllegalArgumentException e) {
             throw e;
