@@ -24,6 +24,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * An {@code rdma_cm_id} with its own event channel ({@link CmEventChannel}; a passive id is moved onto its own
  * channel with {@code rdma_migrate_id(3)}). Every wait is bounded by the caller's timeout.
  *
+ * <p>Private data is what rdma_cm delivers: on IB/RoCE the transport pads it with zeros to its fixed size (connect
+ * request 56 bytes, accept 196, reject 148; rdma_cm(7)); on iWARP it has the exact length sent. The iWARP hello
+ * trailer ({@link IwarpHello}) is removed before the caller sees it.
+ *
+ * <p>RNR and transport retries: each side's {@code rnrRetryCount}/{@code retryCount} govern its own QP (see
+ * {@link DirectQp}); iWARP has no RNR (a SEND without a posted RECV terminates the connection).
+ *
  * <p>Teardown ({@link #close}): disconnect if connected, destroy the QP (ERROR first, so outstanding WRs flush),
  * the iWARP hello buffer, then {@code rdma_destroy_id} and the channel.
  */
@@ -46,7 +53,10 @@ final class FfmCmId implements CmId {
     private FfmQueuePair qp;
     private IwarpHello hello;
     private volatile boolean connected;
+    /** rdma_disconnect was issued (by the caller, or in reply to the peer's DISCONNECTED). */
     private boolean disconnected;
+    /** A DISCONNECTED was returned to the caller. */
+    private boolean disconnectReported;
     private volatile boolean closed;
 
     private FfmCmId(FfmVerbsProvider provider, CmEventChannel channel, MemorySegment id, boolean passive,
@@ -98,6 +108,10 @@ final class FfmCmId implements CmId {
     @Override
     public void resolve(InetSocketAddress remote, long timeoutNs) {
         long deadline = System.nanoTime() + timeoutNs;
+        if (remote.isUnresolved()) {
+            throw new CmException("rdma_resolve_addr remote=" + remote + ": host name does not resolve",
+                    CmEventType.ADDR_ERROR, null);
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment dst = SockAddr.of(remote, a);
             int rc = (int) Native.RDMA_RESOLVE_ADDR.invokeExact(Native.errnoSegment(), id, MemorySegment.NULL, dst,
@@ -141,8 +155,8 @@ final class FfmCmId implements CmId {
                     continue;
                 }
                 if (e.type() == CmEventType.DISCONNECTED) {
-                    disconnected = true;
-                    flushQp();
+                    disconnectReported = true;
+                    peerDisconnected();
                 }
                 byte[] pd = e.type() == CmEventType.REJECTED ? e.privateData() : null;
                 throw new CmException(what + ": got " + e.type() + " (status=" + e.status() + ") instead of " + want,
@@ -273,8 +287,14 @@ final class FfmCmId implements CmId {
                     Math.min(qp.attr().initiatorDepth, dev.maxQpInitRdAtom), qp.attr().rnrRetryCount);
             int rc = (int) Native.RDMA_CONNECT.invokeExact(Native.errnoSegment(), id, p);
             if (rc != 0) {
-                throw Native.fail("rdma_connect", Native.errno(), "remote=" + remoteAddress() + ", privateDataBytes="
-                        + d.length);
+                int errno = Native.errno();
+                String msg = Native.fail("rdma_connect", errno, "remote=" + remoteAddress() + ", privateDataBytes="
+                        + d.length).getMessage();
+                if (errno == 111 || errno == 113 || errno == 101 || errno == 110) {
+                    // iWARP (siw) connects TCP synchronously: ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT
+                    throw new CmException(msg, CmEventType.UNREACHABLE, null);
+                }
+                throw new VerbsException(msg, errno);
             }
         } catch (VerbsException | IllegalArgumentException e) {
             throw e;
@@ -354,8 +374,8 @@ final class FfmCmId implements CmId {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(Math.max(1, d.length));
             MemorySegment.copy(d, 0, p, JAVA_BYTE, 0, d.length);
-            int rc = (int) Native.RDMA_REJECT.invokeExact(Native.errnoSegment(), id,
-                    d.length == 0 ? MemorySegment.NULL : p, (byte) d.length);
+            MemorySegment pdata = d.length == 0 ? MemorySegment.NULL : p; // typed local: invokeExact is exact
+            int rc = (int) Native.RDMA_REJECT.invokeExact(Native.errnoSegment(), id, pdata, (byte) d.length);
             if (rc != 0) {
                 throw Native.fail("rdma_reject", Native.errno(), "remote=" + remoteAddress());
             }
@@ -368,11 +388,23 @@ final class FfmCmId implements CmId {
         }
     }
 
+    /**
+     * Next CM event. DISCONNECTED is reported once per id: at once to the side that called {@link #disconnect()}
+     * (rdma_cm would report it only after the peer's DREP, i.e. after the peer itself polled), and on the peer's
+     * side when its DREQ arrives, in which case the provider replies with {@code rdma_disconnect} (the DREP) and
+     * flushes the QP.
+     */
     @Override
     public CmEventType pollEvent(long timeoutNs) {
         long deadline = System.nanoTime() + timeoutNs;
         waitLock.lock();
         try {
+            synchronized (this) {
+                if (disconnected && !disconnectReported) {
+                    disconnectReported = true;
+                    return CmEventType.DISCONNECTED;
+                }
+            }
             while (!closed) {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
@@ -387,15 +419,27 @@ final class FfmCmId implements CmId {
                 }
                 if (e.type() == CmEventType.DISCONNECTED) {
                     synchronized (this) {
-                        disconnected = true;
+                        if (disconnectReported) {
+                            continue; // the native event for our own disconnect, already reported
+                        }
+                        disconnectReported = true;
                     }
-                    flushQp();
+                    peerDisconnected();
                 }
                 return e.type();
             }
             return null;
         } finally {
             waitLock.unlock();
+        }
+    }
+
+    /** The peer disconnected: flush our QP and reply (DREP) so its side completes. */
+    private void peerDisconnected() {
+        try {
+            disconnect();
+        } catch (VerbsException e) {
+            flushQp();
         }
     }
 

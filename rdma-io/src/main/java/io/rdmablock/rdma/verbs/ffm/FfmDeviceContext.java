@@ -174,6 +174,20 @@ final class FfmDeviceContext implements DeviceContext {
         qpByNum.remove(qp.qpNum(), qp);
     }
 
+    /** After a CQ overrun, every QP attached to it moves to ERROR (the API contract; rxe leaves them in RTS). */
+    private void errorQpsUsing(FfmCompletionQueue cq) {
+        for (FfmQueuePair qp : qpByNum.values()) {
+            if (qp.attr().sendCq == cq || qp.attr().recvCq == cq) {
+                try {
+                    qp.moveToError();
+                } catch (VerbsException e) {
+                    LOG.warn("device {}: moving qpNum={} to ERROR after CQ overrun failed: {}", name, qp.qpNum(),
+                            e.getMessage());
+                }
+            }
+        }
+    }
+
     /** An error completion for {@code qpNum} (iWARP state tracking; called only for failed completions). */
     void errorCompletion(int qpNum) {
         FfmQueuePair qp = qpByNum.get(qpNum);
@@ -198,6 +212,7 @@ final class FfmDeviceContext implements DeviceContext {
                     FfmCompletionQueue q = cqByAddress.get(asyncEvent.get(ADDRESS, 0).address());
                     if (q != null) {
                         q.markOverrun();
+                        errorQpsUsing(q);
                     }
                 } else if (type == IBV_EVENT_COMM_EST) {
                     LOG.debug("device {}: IBV_EVENT_COMM_EST", name);

@@ -35,7 +35,7 @@ final class FfmProtectionDomain implements ProtectionDomain {
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, int access) {
         if (!segment.isNative()) {
-            throw new IllegalArgumentException("invalid segment: heap segments cannot be registered");
+            throw new IllegalArgumentException("invalid segment: heap segments cannot be registered, use a native segment");
         }
         if (segment.byteSize() == 0) {
             throw new IllegalArgumentException("invalid segment: lengthBytes=0, min=1");
