@@ -33,7 +33,9 @@ int main(void) {
     F(ibv_qp_init_attr, cap.max_recv_sge); F(ibv_qp_init_attr, cap.max_inline_data); F(ibv_qp_init_attr, qp_type);
     F(ibv_qp_init_attr, sq_sig_all);
 
-    S(ibv_qp_attr); F(ibv_qp_attr, qp_state); F(ibv_qp_attr, cur_qp_state);
+    S(ibv_qp_attr); F(ibv_qp_attr, qp_state); F(ibv_qp_attr, cur_qp_state); F(ibv_qp_attr, max_rd_atomic);
+    F(ibv_qp_attr, max_dest_rd_atomic); F(ibv_qp_attr, min_rnr_timer); F(ibv_qp_attr, port_num);
+    F(ibv_qp_attr, timeout); F(ibv_qp_attr, retry_cnt); F(ibv_qp_attr, rnr_retry);
 
     S(ibv_device_attr); F(ibv_device_attr, fw_ver); F(ibv_device_attr, node_guid); F(ibv_device_attr, sys_image_guid);
     F(ibv_device_attr, max_mr_size); F(ibv_device_attr, page_size_cap); F(ibv_device_attr, vendor_id);
@@ -48,6 +50,8 @@ int main(void) {
     S(ibv_context); F(ibv_context, device); F(ibv_context, ops); F(ibv_context, ops.poll_cq);
     F(ibv_context, ops.req_notify_cq); F(ibv_context, ops.post_send); F(ibv_context, ops.post_recv);
     F(ibv_context, cmd_fd); F(ibv_context, async_fd); F(ibv_context, num_comp_vectors);
+
+    S(ibv_async_event); F(ibv_async_event, element); F(ibv_async_event, element.cq); F(ibv_async_event, event_type);
 
     S(ibv_pd); F(ibv_pd, context); F(ibv_pd, handle);
 
@@ -69,6 +73,8 @@ int main(void) {
     S(rdma_cm_event); F(rdma_cm_event, id); F(rdma_cm_event, listen_id); F(rdma_cm_event, event);
     F(rdma_cm_event, status); F(rdma_cm_event, param.conn.private_data); F(rdma_cm_event, param.conn.private_data_len);
     F(rdma_cm_event, param.conn.responder_resources); F(rdma_cm_event, param.conn.initiator_depth);
+    F(rdma_cm_event, param.conn.flow_control); F(rdma_cm_event, param.conn.retry_count);
+    F(rdma_cm_event, param.conn.rnr_retry_count);
 
     S(rdma_conn_param); F(rdma_conn_param, private_data); F(rdma_conn_param, private_data_len);
     F(rdma_conn_param, responder_resources); F(rdma_conn_param, initiator_depth); F(rdma_conn_param, flow_control);

@@ -7,18 +7,26 @@ import java.util.concurrent.CompletionException;
 /**
  * A remote volume (one NVMe namespace behind one controller) as a block device.
  *
- * <p>Offsets and lengths are in bytes and must be multiples of {@link #lbaSize()}; I/O must lie within
- * {@code [0, capacityBytes())}. Violations fail the returned future with {@link IllegalArgumentException} naming the
- * field and bounds, before anything is sent. I/O larger than the controller's maximum transfer (MDTS) is split
- * transparently. When every slot of every queue is busy, new I/O waits on the host side; it never fails for that.
+ * <p>Offsets and lengths are in bytes and must be non-negative multiples of {@link #lbaSize()}; violations fail the
+ * returned future with {@link IllegalArgumentException} naming the field and bounds, before anything is sent. I/O
+ * must lie within {@code [0, capacityBytes())}: a range beyond the capacity known to the host first re-reads the
+ * namespace size once (a volume may have grown), and if it is still beyond, fails with {@link NvmeStatusException}
+ * LBA Out of Range (sct 0, sc 0x80), the status the node would answer. Zero-length I/O completes at once without a
+ * command (NVMe cannot express it: NLB is 0-based). I/O larger than the controller's maximum transfer (MDTS) is
+ * split transparently. When every slot of every queue is busy, new I/O waits on the host side; it never fails for
+ * that.
  *
- * <p>Buffers: any native {@link MemorySegment} is accepted; segments from {@link #allocateBuffer} are registered
- * memory and move without a copy (zero-copy path); other segments are staged through registered bounce buffers.
- * Heap segments are rejected. The caller must not touch a buffer until its future completes.
+ * <p>Buffers: any native {@link MemorySegment} that other threads may access is accepted (global, shared or auto
+ * arena; a segment confined to the calling thread is rejected with {@link IllegalArgumentException}); segments from
+ * {@link #allocateBuffer} are registered memory and move without a copy (zero-copy path); other segments are staged
+ * through registered bounce buffers. Heap segments are rejected. The caller must not touch a buffer until its
+ * future completes.
  *
  * <p>Failures: a command that completes with an NVMe error status fails the future with {@link NvmeStatusException}
  * carrying SCT/SC; a command that times out, or is outstanding when the controller-loss timeout expires, fails
- * with {@link java.util.concurrent.TimeoutException} or {@link DeviceLostException}.
+ * with {@link java.util.concurrent.TimeoutException} (the association is then reset so the node can no longer
+ * touch the buffer) or {@link DeviceLostException}. While the association is being re-established, outstanding I/O
+ * is held and resubmitted; it fails only when the controller-loss timeout expires.
  *
  * <p>All methods are thread-safe. Futures complete on an internal thread: do not block in their callbacks.
  */

@@ -44,6 +44,7 @@ final class Controller implements Runnable {
     private QueueConnection admin;
     private QueueConnection[] ioConns;
     private long lossStartNs;
+    private String lastError;
     private long nextKeepAliveNs;
     private volatile int reconnects;
 
@@ -179,8 +180,11 @@ final class Controller implements Runnable {
                 while ((f = refreshes.poll()) != null) {
                     waiting.add(f);
                 }
-                identifyNamespace(a);
-                waiting.forEach(w -> w.complete(null));
+                try {
+                    identifyNamespace(a);
+                } finally {
+                    waiting.forEach(w -> w.complete(null)); // on failure the caller sees the old size
+                }
             }
             if (System.nanoTime() - nextKeepAliveNs >= 0) {
                 QueueConnection.Completion r = a.execSync(sqe -> {
@@ -217,8 +221,6 @@ final class Controller implements Runnable {
         lossReason = null;
         lastError = reason;
     }
-
-    private String lastError;
 
     private void detachAll() {
         for (IoQueue q : dev.queues()) {

@@ -1,20 +1,13 @@
 package io.rdmablock.initiator;
 
 import io.rdmablock.rdma.fabric.CqeDescriptor;
-import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
-import io.rdmablock.rdma.fabric.SglDescriptor;
-import io.rdmablock.rdma.fabric.SqeDescriptor;
-import io.rdmablock.rdma.verbs.Access;
-import io.rdmablock.rdma.verbs.MemoryRegion;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 import io.rdmablock.rdma.verbs.RecvWr;
 import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WorkCompletion;
-import io.rdmablock.rdma.verbs.WrOpcode;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeoutException;
@@ -28,10 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * dropped) and completes the futures. Everything per slot is preallocated: capsule (SQE + in-capsule data) in the
  * queue's registered {@link QueueMemory}, its send work request, and — on first need — a registered bounce buffer.
  *
- * <p>Data placement per command: a buffer from {@link BlockDevice#allocateBuffer} goes on the wire as a keyed SGL
- * to the caller's memory (zero copy); a write that fits the advertised in-capsule size is sent in-capsule (a second
- * SGE points at a registered buffer; other memory is copied into the capsule); any other native memory is staged
- * through the slot's bounce buffer.
+ * <p>Capsules and data placement: {@link CapsuleBuilder}.
  *
  * <p>Connection changes are driven by the {@link Controller}: {@link #requestDetach()} (the poller puts every
  * outstanding command back at the head of its FIFO for resubmission and lets go of the connection),
@@ -45,20 +35,12 @@ final class IoQueue implements Runnable {
     final int qid;
     private final NvmeBlockDevice dev;
     final QueueMemory mem;
-    private final ProtectionDomain pd;
     private final int slots;
     private final CidAllocator cids;
     private final IoRequest[] slotReq;
     private final long[] slotDeadlineNs;
-    private final boolean[] slotBounced;
-    private final SendWr[] sendWrs;
-    private final MemorySegment[] capsules;
-    private final MemorySegment[] capsuleData;
-    private final MemorySegment[] sgls;
-    private final MemorySegment[] bounce;
-    private final MemoryRegion[] bounceMr;
-    private final Arena bounceArena = Arena.ofShared();
-    private final int bounceBytes;
+    private final MemorySegment[] cqes;
+    private final CapsuleBuilder capsules;
     private final SubmissionStack submissions = new SubmissionStack();
     private final ArrayDeque<IoRequest> pending = new ArrayDeque<>();
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
@@ -66,7 +48,6 @@ final class IoQueue implements Runnable {
     private final Thread thread;
 
     private volatile QueueConnection conn;
-    private volatile int inCapsuleBytes;
     private volatile boolean detachRequested;
     private volatile boolean detached = true;
     private volatile Throwable lostCause;
@@ -74,37 +55,22 @@ final class IoQueue implements Runnable {
     private volatile boolean exited;
     private volatile boolean sleeping;
     private volatile long staleCompletions;
-    private int sendsSinceSignal;
     private long lastScanNs;
 
     IoQueue(NvmeBlockDevice dev, ProtectionDomain pd, int qid, int entries, int inCapsuleBytes, int bounceBytes,
             long commandTimeoutNs) {
         this.dev = dev;
-        this.pd = pd;
         this.qid = qid;
         this.slots = entries - 1;
         this.cids = new CidAllocator(slots);
         this.mem = new QueueMemory(pd, slots, inCapsuleBytes, entries);
-        this.inCapsuleBytes = inCapsuleBytes;
-        this.bounceBytes = bounceBytes;
+        this.capsules = new CapsuleBuilder(dev.buffers(), pd, mem, slots, inCapsuleBytes, bounceBytes);
         this.commandTimeoutNs = commandTimeoutNs;
         slotReq = new IoRequest[slots];
         slotDeadlineNs = new long[slots];
-        slotBounced = new boolean[slots];
-        sendWrs = new SendWr[slots];
-        capsules = new MemorySegment[slots];
-        capsuleData = new MemorySegment[slots];
-        sgls = new MemorySegment[slots];
-        bounce = new MemorySegment[slots];
-        bounceMr = new MemoryRegion[slots];
-        for (int i = 0; i < slots; i++) {
-            capsules[i] = mem.capsule(i);
-            capsuleData[i] = capsules[i].asSlice(SqeDescriptor.LENGTH);
-            sgls[i] = SqeDescriptor.sgl1(capsules[i]);
-            SendWr wr = new SendWr(2);
-            wr.opcode = WrOpcode.SEND;
-            wr.wrId = QueueConnection.SEND_TAG | i;
-            sendWrs[i] = wr;
+        cqes = new MemorySegment[entries];
+        for (int i = 0; i < entries; i++) {
+            cqes[i] = mem.cqe(i);
         }
         thread = Thread.ofPlatform().daemon().name("rdmablock-ioq-" + qid).unstarted(this);
     }
@@ -137,7 +103,7 @@ final class IoQueue implements Runnable {
     // ---- controller side ---------------------------------------------------------------------------------------
 
     void attach(QueueConnection c, int inCapsuleBytes) {
-        this.inCapsuleBytes = Math.min(inCapsuleBytes, mem.inCapsuleBytes);
+        capsules.inCapsuleBytes(inCapsuleBytes);
         detached = false;
         conn = c;
         wake();
@@ -161,17 +127,14 @@ final class IoQueue implements Runnable {
     void close() {
         closed = true;
         wake();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        for (MemoryRegion mr : bounceMr) {
-            if (mr != null) {
-                mr.close();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
-        bounceArena.close();
+        capsules.close();
         mem.close();
     }
 
@@ -316,7 +279,7 @@ final class IoQueue implements Runnable {
             int slot = cids.allocate();
             SendWr wr;
             try {
-                wr = prepare(slot, r);
+                wr = capsules.prepare(slot, cids.cid(slot), r);
             } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
                 // the caller's segment is not accessible from this thread (confined arena) or was closed
                 cids.release(slot);
@@ -346,87 +309,6 @@ final class IoQueue implements Runnable {
         return true;
     }
 
-    private SendWr prepare(int slot, IoRequest r) {
-        MemorySegment cap = capsules[slot];
-        MemorySegment sgl = sgls[slot];
-        SendWr wr = sendWrs[slot];
-        SqeDescriptor.clear(cap);
-        SqeDescriptor.opcode(cap, r.opcode);
-        SqeDescriptor.flags(cap, SqeDescriptor.PSDT_SGL);
-        SqeDescriptor.cid(cap, cids.cid(slot));
-        SqeDescriptor.nsid(cap, 1);
-        int sqeBytes = SqeDescriptor.LENGTH;
-        wr.numSge = 1;
-        slotBounced[slot] = false;
-        switch (r.opcode) {
-            case Opcodes.IO_READ, Opcodes.IO_WRITE -> {
-                SqeDescriptor.slba(cap, r.slba);
-                SqeDescriptor.blockCount(cap, r.blockCount, r.cdw12Flags);
-                MemorySegment data = r.data;
-                int len = (int) data.byteSize();
-                long addr = data.address();
-                MemoryRegion mr = dev.buffers().find(addr, len);
-                boolean write = r.opcode == Opcodes.IO_WRITE;
-                if (write && len <= inCapsuleBytes) {
-                    SglDescriptor.inCapsule(sgl, 0, len);
-                    if (mr != null) {
-                        wr.sgList[1].set(addr, len, mr.lkey());
-                        wr.numSge = 2;
-                    } else {
-                        MemorySegment.copy(data, 0, capsuleData[slot], 0, len);
-                        sqeBytes += len;
-                    }
-                } else if (mr != null) {
-                    SglDescriptor.keyed(sgl, addr, len, mr.rkey());
-                } else {
-                    MemorySegment b = bounce(slot);
-                    if (write) {
-                        MemorySegment.copy(data, 0, b, 0, len);
-                    }
-                    slotBounced[slot] = true;
-                    SglDescriptor.keyed(sgl, b.address(), len, bounceMr[slot].rkey());
-                }
-            }
-            case Opcodes.IO_WRITE_ZEROES -> {
-                SqeDescriptor.slba(cap, r.slba);
-                SqeDescriptor.blockCount(cap, r.blockCount, 0);
-                SglDescriptor.keyed(sgl, 0, 0, 0);
-            }
-            case Opcodes.IO_DATASET_MANAGEMENT -> {
-                SqeDescriptor.cdw(cap, 10, 0); // NR = 0: one range
-                SqeDescriptor.cdw(cap, 11, SqeDescriptor.DSM_CDW11_AD);
-                if (inCapsuleBytes >= DsmRangeDescriptor.LENGTH) {
-                    DsmRangeDescriptor.set(capsuleData[slot], 0, r.slba, r.blockCount);
-                    SglDescriptor.inCapsule(sgl, 0, DsmRangeDescriptor.LENGTH);
-                    sqeBytes += DsmRangeDescriptor.LENGTH;
-                } else {
-                    MemorySegment b = bounce(slot);
-                    DsmRangeDescriptor.set(b, 0, r.slba, r.blockCount);
-                    SglDescriptor.keyed(sgl, b.address(), DsmRangeDescriptor.LENGTH, bounceMr[slot].rkey());
-                }
-            }
-            default -> SglDescriptor.keyed(sgl, 0, 0, 0); // FLUSH: no data
-        }
-        wr.sgList[0].set(mem.mr, mem.capsuleOffset(slot), sqeBytes);
-        if (++sendsSinceSignal >= QueueConnection.SIGNAL_INTERVAL) {
-            sendsSinceSignal = 0;
-            wr.sendFlags = SendWr.SIGNALED;
-        } else {
-            wr.sendFlags = 0;
-        }
-        return wr;
-    }
-
-    private MemorySegment bounce(int slot) {
-        MemorySegment b = bounce[slot];
-        if (b == null) {
-            b = bounceArena.allocate(bounceBytes, RegisteredBuffers.PAGE_BYTES);
-            bounceMr[slot] = pd.registerMemory(b, Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE);
-            bounce[slot] = b;
-        }
-        return b;
-    }
-
     private void process(QueueConnection c, int n) {
         RecvWr head = null;
         RecvWr tail = null;
@@ -444,7 +326,7 @@ final class IoQueue implements Runnable {
                 continue; // send completion: nothing to do, the response completes the command
             }
             int index = (int) (wc.wrId & 0xFFFFFFFFL);
-            complete(mem.cqe(index));
+            complete(cqes[index]);
             RecvWr rw = c.recvWr(index);
             rw.next = null;
             if (head == null) {
@@ -477,8 +359,8 @@ final class IoQueue implements Runnable {
         slotReq[slot] = null;
         cids.release(slot);
         if (status == NvmeStatus.SUCCESS) {
-            if (slotBounced[slot] && r.opcode == Opcodes.IO_READ) {
-                MemorySegment.copy(bounce[slot], 0, r.data, 0, r.data.byteSize());
+            if (r.opcode == Opcodes.IO_READ) {
+                capsules.copyOutBounce(slot, r);
             }
             r.succeed();
             return;

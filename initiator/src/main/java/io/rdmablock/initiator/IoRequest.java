@@ -22,6 +22,10 @@ final class IoRequest extends CompletableFuture<Void> {
     final Split parent;
     /** Link in the submission stack / the poller's pending list. */
     IoRequest next;
+    /** Namespace id on the wire (tests put invalid ones here). */
+    int nsid = 1;
+    /** Raw-command hook for tests: keyed SGL length to send instead of the buffer length; -1 = the buffer's. */
+    int sglBytes = -1;
     /** Times this request was put on the wire (resubmission after a reconnect raises it). */
     int attempts;
 

@@ -324,6 +324,19 @@ public final class NvmeBlockDevice implements BlockDevice {
         return qs[Integer.remainderUnsigned(nextQueue.getAndIncrement(), qs.length)];
     }
 
+    /**
+     * Test hook: sends one command as given, without range checks or splitting ({@code data} from
+     * {@link #allocateBuffer}; {@code sglBytes} -1 for the buffer length).
+     */
+    CompletableFuture<Void> submitRaw(int opcode, int nsid, long slba, int blockCount, MemorySegment data,
+                                      int sglBytes) {
+        IoRequest r = new IoRequest(opcode, slba, blockCount, data, 0, null);
+        r.nsid = nsid;
+        r.sglBytes = sglBytes;
+        pickQueue().submit(r);
+        return r;
+    }
+
     // ---- package-private: controller and tests -----------------------------------------------------------------
 
     Controller controller() {

@@ -160,6 +160,7 @@ final class FakeTarget implements AutoCloseable {
         final WorkCompletion[] wcs = WorkCompletion.array(32);
         final ArrayDeque<long[]> stash = new ArrayDeque<>();
         volatile boolean stopped;
+        long seq;
 
         FakeQueue(CmId id, int qid, int entries) {
             this.id = id;
@@ -252,7 +253,7 @@ final class FakeTarget implements AutoCloseable {
 
         private boolean rdmaRead(MemorySegment sgl, long localOffset, int len) {
             SendWr w = new SendWr();
-            w.wrId = 1L << 50;
+            w.wrId = (1L << 50) + (++seq);
             w.opcode = WrOpcode.RDMA_READ;
             w.sendFlags = SendWr.SIGNALED;
             w.sgList[0].set(stagingMr, localOffset, len);
@@ -341,7 +342,7 @@ final class FakeTarget implements AutoCloseable {
             MemorySegment r = rsp.asSlice(16L * index, 16);
             CqeDescriptor.set(r, dw0, 0, qid, cid, status);
             SendWr send = new SendWr();
-            send.wrId = 2L << 50;
+            send.wrId = (2L << 50) + (++seq);
             send.opcode = WrOpcode.SEND;
             send.sendFlags = SendWr.SIGNALED;
             send.sgList[0].set(rspMr, 16L * index, 16);

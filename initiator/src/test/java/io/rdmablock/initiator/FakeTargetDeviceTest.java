@@ -220,4 +220,22 @@ class FakeTargetDeviceTest {
         assertArrayEquals(zero, r.asSlice(16384, 4096).toArray(ValueLayout.JAVA_BYTE));
         assertEquals(-1, w.asSlice(0, 4096).mismatch(r.asSlice(0, 4096)));
     }
+
+    @Test
+    void shouldLetExcessIoWaitWhenQueueIsFull() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).queueEntries(8));
+        DeviceChecks.submitBurst(d, 7);
+        DeviceChecks.submitBurst(d, 8);
+        DeviceChecks.submitBurst(d, 9);
+        DeviceChecks.submitBurst(d, 200);
+    }
+
+    @Test
+    void shouldVerifyByteExactUnderConcurrentLoad() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(3).queueEntries(32));
+        for (int qd : new int[]{1, 16, 64}) {
+            long ops = DeviceChecks.randomVerifiedLoad(d, 0, 48L << 20, 2, qd, 1500, 8000, qd);
+            assertTrue(ops > 0);
+        }
+    }
 }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -33,11 +34,13 @@ final class MgmtSync implements NodeAgent.Handler {
 
     private final VolumeStore store;
     private final Target target;
+    private final LongSupplier freeBytes;
     private final Set<String> orphansLogged = new HashSet<>();
 
-    MgmtSync(VolumeStore store, Target target) {
+    MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
         this.store = store;
         this.target = target;
+        this.freeBytes = freeBytes;
     }
 
     @Override
@@ -47,7 +50,7 @@ final class MgmtSync implements NodeAgent.Handler {
             reports.add(new VolumeReport(v.id(), v.sizeBytes(), VolumeState.READY,
                     List.copyOf(target.connectedHosts(v.id()))));
         }
-        return new HeartbeatRequest(store.freeBytes(), reports);
+        return new HeartbeatRequest(freeBytes.getAsLong(), reports);
     }
 
     @Override

@@ -24,7 +24,8 @@ import java.util.concurrent.CountDownLatch;
         description = "Run a storage node: serve volumes over the NVMe-oF-style RDMA fabric.")
 public final class NodeCommand implements Callable<Integer> {
 
-    @Option(names = "--data-dir", required = true, description = "Volume store directory.")
+    // not required=true: `rdmablock node list|drain` are subcommands of this command and need no data dir
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Volume store directory (required).")
     Path dataDir;
 
     @Option(names = "--listen", defaultValue = "0.0.0.0:4420", description = "Fabric listen host:port (default ${DEFAULT-VALUE}).")
@@ -36,11 +37,19 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--mgmt-url", description = "Management server URL; without it the node serves the volumes in its store.")
     URI mgmtUrl;
 
-    @Option(names = "--token-file", description = "File holding the management bearer token.")
+    @Option(names = "--token-file", paramLabel = "FILE", description = "File holding the management bearer token.")
     Path tokenFile;
 
-    @Option(names = "--node-id", description = "Node id (default: host name).")
+    @Option(names = "--token", paramLabel = "TOKEN", description = "Management bearer token (prefer --token-file).")
+    String token;
+
+    @Option(names = "--node-id", paramLabel = "ID", description = "Node id (default: the id stored in <data-dir>/node-id, "
+            + "created once as <host name>-<8 hex digits>).")
     String nodeId;
+
+    @Option(names = "--capacity", paramLabel = "SIZE", description = "Capacity offered for volumes, e.g. 100G "
+            + "(default: the data dir's file system size).")
+    String capacity;
 
     @Option(names = "--advertise-host", description = "Host put in the fabric address registered with the management server.")
     String advertiseHost;
@@ -62,18 +71,21 @@ public final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        String token = null;
+        if (dataDir == null) {
+            throw new IllegalArgumentException("missing --data-dir");
+        }
+        String bearer = token;
         if (tokenFile != null) {
-            token = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
+            bearer = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
         }
-        if (mgmtUrl != null && token == null) {
-            throw new IllegalArgumentException("--mgmt-url needs --token-file");
+        if (mgmtUrl != null && (bearer == null || bearer.isEmpty())) {
+            throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");
         }
-        String id = nodeId != null ? nodeId : java.net.InetAddress.getLocalHost().getHostName();
+        String id = nodeId != null ? nodeId : NodeIdentity.loadOrCreate(dataDir);
         TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers);
-        NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, token, id,
+        NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, bearer, id,
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),
-                heartbeatMs, createVolumes, opts);
+                heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity));
         StorageNode node = new StorageNode(cfg).start();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {

@@ -22,10 +22,18 @@ import java.util.List;
  * @param heartbeatMs    heartbeat interval, 10..600000 ms
  * @param createVolumes  volumes to create at start when missing, {@code name:size[:lbaSize]} (size with K/M/G/T)
  * @param target         target options
+ * @param capacityBytes  capacity registered with the management server; 0 = the store's file system size
  */
 public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
                          String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
-                         List<String> createVolumes, TargetOptions target) {
+                         List<String> createVolumes, TargetOptions target, long capacityBytes) {
+
+    public NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
+                      String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
+                      List<String> createVolumes, TargetOptions target) {
+        this(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen, heartbeatMs,
+                createVolumes, target, 0);
+    }
 
     public NodeConfig {
         if (dataDir == null || listen == null) {
@@ -34,6 +42,9 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
         provider = provider == null ? "auto" : provider;
         createVolumes = createVolumes == null ? List.of() : List.copyOf(createVolumes);
         target = target == null ? TargetOptions.defaults() : target;
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("invalid capacityBytes: capacityBytes=" + capacityBytes + ", min=0");
+        }
         if (heartbeatMs < 10 || heartbeatMs > 600_000) {
             throw new IllegalArgumentException("invalid heartbeatMs: heartbeatMs=" + heartbeatMs
                     + ", min=10, max=600000");
@@ -48,21 +59,26 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
 
     public NodeConfig withCreateVolumes(List<String> specs) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, specs, target);
+                heartbeatMs, specs, target, capacityBytes);
     }
 
     public NodeConfig withTarget(TargetOptions options) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, options);
+                heartbeatMs, createVolumes, options, capacityBytes);
     }
 
     public NodeConfig withMetricsListen(InetSocketAddress address) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, address,
-                heartbeatMs, createVolumes, target);
+                heartbeatMs, createVolumes, target, capacityBytes);
+    }
+
+    public NodeConfig withCapacityBytes(long bytes) {
+        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+                heartbeatMs, createVolumes, target, bytes);
     }
 
     public NodeConfig withMgmt(URI url, String bearerToken, String id) {
         return new NodeConfig(dataDir, listen, provider, url, bearerToken, id, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target);
+                heartbeatMs, createVolumes, target, capacityBytes);
     }
 }

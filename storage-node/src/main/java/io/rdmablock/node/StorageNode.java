@@ -73,7 +73,7 @@ public final class StorageNode implements AutoCloseable {
                     target.addVolume(store.get(info.id()), null);
                 }
             } else {
-                sync = new MgmtSync(store, target);
+                sync = new MgmtSync(store, target, this::freeBytes);
                 MgmtClient client = new MgmtClient(config.mgmtUrl(), config.token());
                 agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs()).start();
             }
@@ -128,8 +128,22 @@ public final class StorageNode implements AutoCloseable {
             host = a.getAddress() != null && a.getAddress().isAnyLocalAddress() ? localHostName() : a.getHostString();
         }
         String metricsUrl = metricsServer == null ? "" : "http://" + host + ":" + metricsServer.getPort() + "/metrics";
-        return new RegisterNodeRequest(config.nodeId(), host + ":" + a.getPort(), metricsUrl, store.capacityBytes(),
-                store.freeBytes());
+        return new RegisterNodeRequest(config.nodeId(), host + ":" + a.getPort(), metricsUrl, capacityBytes(),
+                freeBytes());
+    }
+
+    /** Capacity offered for volumes: {@code --capacity}, or the store's file system size. */
+    public long capacityBytes() {
+        return config.capacityBytes() > 0 ? config.capacityBytes() : store.capacityBytes();
+    }
+
+    /** Capacity not yet promised to volumes (bounded by the file system's free space). */
+    public long freeBytes() {
+        long promised = 0;
+        for (VolumeInfo v : store.list()) {
+            promised += v.sizeBytes();
+        }
+        return Math.max(0, Math.min(capacityBytes() - promised, store.freeBytes()));
     }
 
     private static String localHostName() {

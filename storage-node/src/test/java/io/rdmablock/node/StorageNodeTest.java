@@ -64,7 +64,7 @@ class StorageNodeTest {
     @Test
     void shouldApplyDesiredStateCreateGrowDelete() {
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
-            MgmtSync sync = new MgmtSync(node.store(), node.target());
+            MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
             String nqn = "nqn.2026-11.io.rdmablock:volume:data1";
             sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 8L << 20, 4096,
                     List.of(), nqn, VolumeState.CREATING))));
@@ -82,6 +82,16 @@ class StorageNodeTest {
             assertTrue(node.store().find("v1").isEmpty());
             assertEquals(null, node.target().subsystemOfVolume("v1"));
         }
+    }
+
+    @Test
+    void shouldAcceptTheOptionsOpsClusterPasses() {
+        NodeCommand cmd = new NodeCommand();
+        new picocli.CommandLine(cmd).parseArgs("--data-dir", dir.resolve("node1").toString(), "--listen",
+                "127.0.0.1:4420", "--provider", "soft", "--mgmt-url", "http://127.0.0.1:8080", "--token-file",
+                dir.resolve("token").toString(), "--token", "t", "--capacity", "10G", "--node-id", "n1");
+        assertEquals("soft", cmd.provider);
+        assertEquals("10G", cmd.capacity);
     }
 
     @Test

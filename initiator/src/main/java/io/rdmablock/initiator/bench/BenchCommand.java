@@ -47,8 +47,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--bssplit", description = "Block size mix, e.g. 4k/50:64k/50.") String bssplit;
     @Option(names = "--iodepth", description = "I/Os in flight per job (default: 1).") String iodepth;
     @Option(names = "--numjobs", description = "Clones of the job, one queue pair each (default: 1).") String numjobs;
-    @Option(names = "--size", description = "Bytes (or %) of the device per job (default: all from offset).") String size;
-    @Option(names = "--offset", description = "Start of the job's region, bytes or % (default: 0).") String offset;
+    @Option(names = "--size", description = "Bytes (or %%) of the device per job (default: all from offset).") String size;
+    @Option(names = "--offset", description = "Start of the job's region, bytes or %% (default: 0).") String offset;
     @Option(names = "--runtime", description = "Run time, seconds or with unit (10s, 500ms).") String runtime;
     @Option(names = "--time_based", arity = "0..1", fallbackValue = "1", description = "Run for runtime even after size.") String timeBased;
     @Option(names = "--ramp_time", description = "Time before statistics are recorded.") String rampTime;
@@ -65,7 +65,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--output", paramLabel = "FILE", description = "Write the results to FILE instead of stdout.") Path output;
     @Option(names = "--eta", defaultValue = "auto", description = "Progress line: auto, always, never (default: auto).") String eta;
     @Option(names = "--node-pid", paramLabel = "PID", defaultValue = "${env:RDMABLOCK_NODE_PID}",
-            description = "PID of a local storage node: report its CPU time per I/O.") String nodePid;
+            description = "PID of the storage node for its CPU time per I/O (default: found when the node listens on"
+                    + " a loopback address of this machine).") String nodePid;
 
     @Override
     public Integer call() throws Exception {
@@ -102,7 +103,7 @@ public final class BenchCommand implements Callable<Integer> {
         boolean tty = System.console() != null && System.console().isTerminal();
         boolean progressOn = eta.equals("always") || eta.equals("auto") && tty;
         BenchRun.Progress progress = new BenchRun.Progress(System.err, progressOn, tty);
-        String pid = nodePid == null || nodePid.isBlank() ? null : nodePid.strip();
+        String pid = nodePid == null || nodePid.isBlank() ? localNodePid() : nodePid.strip();
         BenchRun.Outcome out = BenchRun.run(specs,
                 replay == null ? null : new BenchRun.Replay(replay, FioValues.bool("replay_no_stall",
                         replayNoStall == null ? "0" : replayNoStall), replayTimeScale),
@@ -118,6 +119,20 @@ public final class BenchCommand implements Callable<Integer> {
             o.flush();
         }
         return out.failed() ? 1 : 0;
+    }
+
+    /** The pid of the storage node when it listens on a loopback address of this machine, else null. */
+    private String localNodePid() {
+        String addr = deviceOptions.nodeAddress();
+        int colon = addr == null ? -1 : addr.lastIndexOf(':');
+        if (colon <= 0 || !ListeningProcess.isLoopback(addr.substring(0, colon))) {
+            return null;
+        }
+        try {
+            return ListeningProcess.pidListeningOn(Integer.parseInt(addr.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     private Map<String, String> cliOptions() {

@@ -36,6 +36,17 @@ public final class DeviceOptions {
     @Option(names = "--subnqn", paramLabel = "NQN", description = "Subsystem NQN on the node (with --address).")
     String subnqn;
 
+    @Option(names = "--hostnqn", paramLabel = "NQN", description = "Host NQN (default: a random UUID-based NQN).")
+    String hostnqn;
+
+    @Option(names = "--provider", paramLabel = "auto|soft|ffm",
+            description = "Verbs provider (default: $RDMABLOCK_RDMA_PROVIDER or auto).")
+    String provider;
+
+    @Option(names = "--io-queues", paramLabel = "N", defaultValue = "2",
+            description = "I/O queue pairs of the device (nbd; bench opens one per job) (default: ${DEFAULT-VALUE}).")
+    int ioQueues;
+
     @Option(names = "--file", paramLabel = "PATH", description = "Local file as the block device (baseline/testing).")
     Path file;
 
@@ -62,12 +73,24 @@ public final class DeviceOptions {
         return file != null ? file.getFileName().toString() : "?";
     }
 
-    /** True when the device is served by this machine (a file, or a node on a loopback address). */
-    public boolean isLocal() {
-        if (file != null) {
-            return true;
+    /**
+     * The storage node's fabric address {@code host:port}: {@code --address}, or for {@code --volume} the address the
+     * management server reports (null when it cannot be asked); null for a file.
+     */
+    public String nodeAddress() {
+        if (address != null) {
+            return address;
         }
-        return address != null && (address.startsWith("127.") || address.startsWith("localhost") || address.startsWith("[::1]"));
+        if (volume == null) {
+            return null;
+        }
+        try {
+            String url = mgmtUrl == null || mgmtUrl.isBlank() ? "http://127.0.0.1:8080" : mgmtUrl;
+            return new io.rdmablock.mgmt.client.MgmtClient(java.net.URI.create(url), token == null || token.isBlank()
+                    ? null : token).getVolume(volume).fabricAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /**
@@ -75,7 +98,7 @@ public final class DeviceOptions {
      *
      * @param ioQueues I/O queue pairs wanted (one per benchmark job); a --file device ignores it
      * @throws IllegalArgumentException when no source or more than one is given, or a source is incomplete
-     * @throws UnsupportedOperationException when the NVMe-oF initiator is not available in this build
+     * @throws io.rdmablock.initiator.BlockIoException when the node cannot be reached (see NvmeBlockDevice#open)
      */
     public BlockDevice open(int ioQueues) {
         int sources = (volume != null ? 1 : 0) + (address != null ? 1 : 0) + (file != null ? 1 : 0);
@@ -116,5 +139,18 @@ public final class DeviceOptions {
 
     public Path file() {
         return file;
+    }
+
+    public String hostnqn() {
+        return hostnqn;
+    }
+
+    public String provider() {
+        return provider;
+    }
+
+    /** The --io-queues value. */
+    public int ioQueues() {
+        return ioQueues;
     }
 }

@@ -45,7 +45,7 @@ public final class NbdCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BlockDevice device = deviceOptions.open(1);
+        BlockDevice device = deviceOptions.open(deviceOptions.ioQueues());
         String name = exportName != null ? exportName : deviceOptions.displayName();
         NbdExport export = new NbdExport(name, "rdmablock volume " + name, device, readOnly, maxPayloadBytes);
         NbdServer server = new NbdServer(export, listen, depth, NbdServer.DEFAULT_SLOT_BYTES);

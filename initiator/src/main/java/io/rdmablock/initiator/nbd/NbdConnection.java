@@ -41,6 +41,11 @@ final class NbdConnection {
     private static final int IN_BUFFER_BYTES = 64 * 1024;
     private static final int MAX_BATCH = 64;
     private static final long DRAIN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    /**
+     * Runs the FLUSH that follows a FUA TRIM/WRITE_ZEROES (the device has no FUA for those): never on the device's
+     * completion thread, where a submit that waits for a free queue slot could wait for itself.
+     */
+    private static final java.util.concurrent.Executor AUX = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
     private final SocketChannel ch;
     private final NbdExport export;
@@ -68,9 +73,18 @@ final class NbdConnection {
         this.capacityBytes = device.capacityBytes();
         this.lbaSize = device.lbaSize();
         this.slots = new NbdSlot[depth];
-        for (int i = 0; i < depth; i++) {
-            slots[i] = new NbdSlot(device.allocateBuffer(slotBytes));
-            free.push(slots[i]);
+        try {
+            for (int i = 0; i < depth; i++) {
+                slots[i] = new NbdSlot(device.allocateBuffer(slotBytes));
+                free.push(slots[i]);
+            }
+        } catch (RuntimeException e) {
+            for (NbdSlot s : slots) {
+                if (s != null) {
+                    device.freeBuffer(s.buffer);
+                }
+            }
+            throw e;
         }
         in.flip(); // empty, ready for reading
     }
@@ -171,9 +185,10 @@ final class NbdConnection {
                 case CMD_READ -> device.read(offset, slot.data);
                 case CMD_WRITE -> device.write(offset, slot.data, fua);
                 case CMD_FLUSH -> device.flush();
-                case CMD_TRIM -> fua ? device.trim(offset, lengthBytes).thenCompose(v -> device.flush())
+                case CMD_TRIM -> fua ? device.trim(offset, lengthBytes).thenComposeAsync(v -> device.flush(), AUX)
                         : device.trim(offset, lengthBytes);
-                case CMD_WRITE_ZEROES -> fua ? device.writeZeroes(offset, lengthBytes).thenCompose(v -> device.flush())
+                case CMD_WRITE_ZEROES -> fua
+                        ? device.writeZeroes(offset, lengthBytes).thenComposeAsync(v -> device.flush(), AUX)
                         : device.writeZeroes(offset, lengthBytes);
                 default -> throw new IllegalStateException("unreachable: type=" + type);
             };

@@ -80,7 +80,8 @@ public final class MgmtVerticle extends VerticleBase {
     public Future<?> start() {
         metrics = new ApiMetrics(cluster);
         contractText = readContract();
-        return OpenAPIContract.from(vertx, ContractLoader.forValidation(contractText))
+        return vertx.executeBlocking(() -> ContractLoader.forValidation(contractText))
+                .compose(json -> OpenAPIContract.from(vertx, json))
                 .compose(contract -> vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
                         .requestHandler(router(contract))
                         .listen())

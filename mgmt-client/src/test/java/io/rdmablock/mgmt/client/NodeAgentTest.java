@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,7 +27,7 @@ class NodeAgentTest {
             {"type":"https://rdmablock.io/problems/node-not-found","title":"Node not found","status":404,
              "detail":"no node n1"}""";
 
-    private static final class Recorder implements NodeAgent.Handler {
+    private static class Recorder implements NodeAgent.Handler {
         final List<HeartbeatResponse> applied = new CopyOnWriteArrayList<>();
 
         @Override
@@ -96,13 +98,16 @@ class NodeAgentTest {
         try (var server = new FakeServer(s -> s.path().endsWith("/heartbeat")
                 ? new FakeServer.Answer(200, "application/json", DESIRED_JSON)
                 : new FakeServer.Answer(201, "application/json", NODE_JSON))) {
-            var handler = new Recorder();
-            try (var agent = new NodeAgent(new MgmtClient(server.uri(), "t"), () -> REG, handler, 10).start()) {
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (agent.heartbeats() < 3 && System.nanoTime() < deadline) {
-                    Thread.onSpinWait();
+            var threeApplied = new CountDownLatch(3);
+            var handler = new Recorder() {
+                @Override
+                public void apply(HeartbeatResponse desired) {
+                    super.apply(desired);
+                    threeApplied.countDown();
                 }
-                assertTrue(agent.heartbeats() >= 3, "heartbeats=" + agent.heartbeats());
+            };
+            try (var agent = new NodeAgent(new MgmtClient(server.uri(), "t"), () -> REG, handler, 10).start()) {
+                assertTrue(threeApplied.await(10, TimeUnit.SECONDS), "heartbeats=" + agent.heartbeats());
             }
         }
     }

@@ -19,7 +19,7 @@ final class NodeCommandPlaceholder implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "Volume data and node metadata.")
+    @Option(names = "--data-dir", required = true, paramLabel = "DIR", description = "Volume data and node metadata.")
     Path dataDir;
     @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Fabric listen address.")
     String listen;

@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "rdmablock", mixinStandardHelpOptions = true, versionProvider = RdmablockCli.Version.class,
         description = "Distributed block storage over an NVMe-oF-style protocol on RDMA.",
-        subcommands = {MgmtCommand.class, VolumeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {MgmtCommand.class, VolumeCommand.class})
 public final class RdmablockCli implements Callable<Integer> {
     /**
      * Subcommands provided by other modules: name → class. Add a line here when a module gains a command.
@@ -48,6 +48,7 @@ public final class RdmablockCli implements Callable<Integer> {
         m.put("export", "io.rdmablock.initiator.cli.ExportCommand");   // initiator: volume → raw image file
         m.put("bench", "io.rdmablock.initiator.bench.BenchCommand");   // initiator: fio-style benchmark
         m.put("nbd", "io.rdmablock.initiator.nbd.NbdCommand");         // initiator: NBD export of a volume
+        m.put("replay", "io.rdmablock.initiator.replay.ReplayCommand"); // initiator: verified block-trace replay
         return Map.copyOf(m);
     }
 
@@ -60,17 +61,20 @@ public final class RdmablockCli implements Callable<Integer> {
     /** @return the configured command line (all subcommands, error handlers); set out/err after this if needed */
     public static CommandLine commandLine() {
         var root = new CommandLine(new RdmablockCli());
-        for (String name : new String[] {"node", "import", "export", "bench", "nbd"}) {
+        for (String name : new String[] {"node", "import", "export", "bench", "nbd", "replay"}) {
             Object command = instantiate(MODULE_COMMANDS.get(name));
             if ("node".equals(name)) {
                 var node = new CommandLine(command != null ? command : new NodeCommandPlaceholder());
                 node.addSubcommand("list", new NodeAdminCommands.ListNodes());
                 node.addSubcommand("drain", new NodeAdminCommands.Drain());
+                RequiredUnlessSubcommand.apply(node);
                 root.addSubcommand("node", node);
             } else if (command != null) {
                 root.addSubcommand(name, command);
             }
         }
+        root.addSubcommand(new CommandLine.HelpCommand());
+        root.setExecutionStrategy(RequiredUnlessSubcommand.strategy(new CommandLine.RunLast()));
         root.setParameterExceptionHandler(RdmablockCli::usageError);
         root.setExecutionExceptionHandler(RdmablockCli::failure);
         return root;

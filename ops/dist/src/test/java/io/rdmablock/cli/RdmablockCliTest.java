@@ -222,8 +222,11 @@ class RdmablockCliTest {
         assertTrue(help.out().contains("volume"), help.out());
         assertTrue(help.out().contains("node"), help.out());
         assertTrue(RdmablockCli.MODULE_COMMANDS.containsKey("import"));
+        var noDataDir = CliRun.of("node", "--listen", "127.0.0.1:1");
+        assertEquals(ExitCodes.BAD_INPUT, noDataDir.exitCode(), noDataDir.err());
+        assertTrue(noDataDir.err().startsWith("rdmablock: ") && noDataDir.err().contains("--data-dir"), noDataDir.err());
         if (RdmablockCli.instantiate(RdmablockCli.MODULE_COMMANDS.get("node")) == null) {
-            var node = CliRun.of("node", "--data-dir", "/tmp/x");
+            var node = CliRun.of("node", "--data-dir", dir.resolve("n").toString());
             assertEquals(ExitCodes.FAILED, node.exitCode());
             assertTrue(node.err().contains("io.rdmablock.node.NodeCommand"), node.err());
         }

@@ -74,9 +74,8 @@ class CompletionQueueTest {
                 for (int q = 0; q < qps; q++) {
                     CmId cid = q == 0 ? first : p.createId();
                     if (q > 0) {
-                        cid.resolve(listener.localAddress().getAddress() == null ? null
-                                : new InetSocketAddress(VerbsTestSupport.address(), listener.localAddress().getPort()),
-                                VerbsTestSupport.TIMEOUT_NS);
+                        cid.resolve(new InetSocketAddress(VerbsTestSupport.address(),
+                                listener.localAddress().getPort()), VerbsTestSupport.TIMEOUT_NS);
                     }
                     ids.add(cid);
                     QpInitAttr ca = new QpInitAttr().pd(pd).cq(clientCq);

@@ -23,7 +23,7 @@ class MemoryRegistrationTest {
     @ParameterizedTest
     @MethodSource(PROVIDERS)
     void shouldReportAddressLengthAndKeys(String provider) {
-        try (VerbsProvider p = Providers.select(provider); Arena arena = Arena.ofConfined()) {
+        try (VerbsProvider p = Providers.select(provider); Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = pd(p);
             MemorySegment seg = arena.allocate(8192, 4096);
             try (MemoryRegion mr = pd.registerMemory(seg, Access.ALL)) {
@@ -54,7 +54,7 @@ class MemoryRegistrationTest {
     @ParameterizedTest
     @MethodSource(PROVIDERS)
     void shouldRejectUnknownAccessBitsAndRemoteWriteWithoutLocalWrite(String provider) {
-        try (VerbsProvider p = Providers.select(provider); Arena arena = Arena.ofConfined()) {
+        try (VerbsProvider p = Providers.select(provider); Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = pd(p);
             MemorySegment seg = arena.allocate(4096, 4096);
             assertThrows(IllegalArgumentException.class, () -> pd.registerMemory(seg, 1 << 20));

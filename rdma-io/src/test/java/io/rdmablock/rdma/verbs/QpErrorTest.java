@@ -101,7 +101,8 @@ class QpErrorTest {
         try (Connection c = Connection.open(provider, a -> a.maxSendWr = 4, a -> { }, 64, s -> { })) {
             MemoryRegion buf = c.client.register(4096, Access.LOCAL_WRITE);
             // no RECV on the server and infinite RNR retry: nothing completes, the queue fills up
-            for (int i = 0; i < 4; i++) {
+            int depth = c.client.qp.attr().maxSendWr; // a provider may round the asked 4 up
+            for (int i = 0; i < depth; i++) {
                 c.client.qp.postSend(send(i, WrOpcode.SEND, buf, 0, 8));
             }
             QueuePair.PostException e = assertThrows(QueuePair.PostException.class,
@@ -116,7 +117,7 @@ class QpErrorTest {
     void shouldRejectInlineLargerThanMaxInlineData(String provider) {
         try (Connection c = Connection.open(provider, a -> a.maxInlineData = 64, a -> { }, 64, s -> { })) {
             MemoryRegion buf = c.client.register(4096, Access.LOCAL_WRITE);
-            SendWr w = send(1, WrOpcode.SEND, buf, 0, 1024);
+            SendWr w = send(1, WrOpcode.SEND, buf, 0, c.client.qp.attr().maxInlineData + 1);
             w.sendFlags |= SendWr.INLINE;
             assertThrows(QueuePair.PostException.class, () -> c.client.qp.postSend(w));
         }

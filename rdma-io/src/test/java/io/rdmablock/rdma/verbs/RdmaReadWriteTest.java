@@ -203,11 +203,11 @@ class RdmaReadWriteTest {
 
     @ParameterizedTest
     @MethodSource(PROVIDERS)
-    void shouldRejectLkeyUsedAsRkeyOrForeignPdKey(String provider) {
+    void shouldRejectRkeyOfAnotherProtectionDomain(String provider) {
         try (Connection c = Connection.open(provider)) {
             MemoryRegion src = c.client.register(4096, Access.LOCAL_WRITE);
             ProtectionDomain otherPd = c.server.id.device().allocPd();
-            try (Arena arena = Arena.ofConfined()) {
+            try (Arena arena = Arena.ofShared()) {
                 MemorySegment seg = arena.allocate(4096, 4096);
                 seg.fill((byte) 0x77);
                 try (MemoryRegion foreign = otherPd.registerMemory(seg, RW)) {

@@ -81,6 +81,42 @@ class SendErrorTest {
 
     @ParameterizedTest
     @MethodSource(PROVIDERS)
+    void shouldRetransmitEverythingBehindAnRnrNakInOrder(String provider) {
+        int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+        try (Connection c = Connection.open(provider, a -> a.rnrRetryCount = 7, a -> { }, 64, s -> { })) {
+            MemoryRegion local = c.client.register(1 << 20, rw);
+            MemoryRegion remote = c.server.register(1 << 20, rw);
+            MemoryRegion rbuf = c.server.register(4096, Access.LOCAL_WRITE);
+            VerbsTestSupport.fill(local.segment().asSlice(0, 65536), 21);
+            VerbsTestSupport.fill(remote.segment().asSlice(65536, 65536), 22);
+            // SEND (no RECV yet: RNR), then a READ, a WRITE and a SEND queued behind it
+            c.client.qp.postSend(send(1, WrOpcode.SEND, local, 0, 100));
+            c.client.qp.postSend(VerbsTestSupport.rdma(2, WrOpcode.RDMA_READ, local, 131072, 65536, remote, 65536));
+            c.client.qp.postSend(VerbsTestSupport.rdma(3, WrOpcode.RDMA_WRITE, local, 0, 65536, remote, 262144));
+            c.client.qp.postSend(send(4, WrOpcode.SEND, local, 200, 100));
+            c.client.assertNoCompletion(TimeUnit.MILLISECONDS.toNanos(100));
+            c.server.qp.postRecv(recv(7, rbuf, 0, 2048));
+            c.server.qp.postRecv(recv(8, rbuf, 2048, 2048));
+            for (long id = 1; id <= 4; id++) {
+                WorkCompletion wc = c.client.next();
+                assertEquals(id, wc.wrId, "completion order");
+                assertEquals(WcStatus.SUCCESS, wc.status, wc.toString());
+            }
+            assertEquals(7, c.server.next().wrId);
+            WorkCompletion second = c.server.next();
+            assertEquals(8, second.wrId, "each SEND delivered once, in order");
+            VerbsTestSupport.assertSameBytes(remote.segment().asSlice(65536, 65536),
+                    local.segment().asSlice(131072, 65536), "READ behind the RNR");
+            VerbsTestSupport.assertSameBytes(local.segment().asSlice(0, 65536),
+                    remote.segment().asSlice(262144, 65536), "WRITE behind the RNR");
+            VerbsTestSupport.assertSameBytes(local.segment().asSlice(200, 100), rbuf.segment().asSlice(2048, 100),
+                    "second SEND");
+            c.server.assertNoCompletion(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
     void shouldDeliverSendAfterRnrWhenRecvArrivesWithinRetries(String provider) {
         try (Connection c = Connection.open(provider, a -> a.rnrRetryCount = 6, a -> { }, 64, s -> { })) {
             MemoryRegion src = c.client.register(4096, Access.LOCAL_WRITE);

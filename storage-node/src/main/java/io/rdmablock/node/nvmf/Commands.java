@@ -120,7 +120,7 @@ final class Commands {
             r.transferBytes = lengthBytes;
             r.remoteAddress = SglDescriptor.address(sgl);
             r.rkey = SglDescriptor.key(sgl);
-            r.data = r.dataBuffer.asSlice(0, lengthBytes);
+            r.data = r.dataSlice(lengthBytes);
             q.readFromHost(r);
         } else if (id == SglDescriptor.ID_DATA_BLOCK_OFFSET && q.options.inCapsuleDataBytes() > 0) {
             long offset = SglDescriptor.address(sgl);
@@ -144,7 +144,7 @@ final class Commands {
             r.xfer = Request.XFER_HOST_TO_CONTROLLER;
             r.inCapsuleData = true;
             r.transferBytes = lengthBytes;
-            r.data = q.recvData(r).asSlice(offset, lengthBytes);
+            r.data = q.recvData(r, offset, lengthBytes);
             r.state = Request.State.READY_TO_EXECUTE;
         } else {
             q.reject(r, NvmeStatus.generic(NvmeStatus.SC_SGL_DESCRIPTOR_TYPE_INVALID), "SGL identifier", id,

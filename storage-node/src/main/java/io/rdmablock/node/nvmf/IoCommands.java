@@ -85,7 +85,7 @@ final class IoCommands {
         if (op == Opcodes.IO_READ) {
             Commands.dataToHost(r, q, len, true);
             if (r.state == Request.State.READY_TO_EXECUTE) {
-                r.data = r.dataBuffer.asSlice(0, len);
+                r.data = r.dataSlice(len);
             }
         } else {
             Commands.dataFromHost(r, q, len, true);

@@ -96,7 +96,8 @@ final class Poller implements Runnable {
                 queues.remove(0);
             }
         } else {
-            LockSupport.parkNanos(this, options.idleWaitNs());
+            // no queue at all: sleep longer, add() unparks at once
+            LockSupport.parkNanos(this, queues.isEmpty() ? 20_000_000L : options.idleWaitNs());
         }
     }
 

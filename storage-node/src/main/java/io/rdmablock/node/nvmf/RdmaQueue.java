@@ -31,7 +31,8 @@ import java.lang.foreign.MemorySegment;
  * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ and protection domain, {@code entries} RECV
  * capsule buffers, {@code entries} preallocated {@link Request}s (each with a registered data buffer and response
  * capsule), and for I/O queues a {@link BlockQueue} of the same depth. Everything is allocated and registered when
- * the queue connects; the data path allocates nothing but the buffer slice handed to the store, and takes no lock.
+ * the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
+ * are cached per request and RECV slot; a new slice object is made only when a request's transfer length changes).
  *
  * <p>Memory layout of the RECV region: slot {@code i} is {@code slotBytes} long; its capsule starts at
  * {@code 4096 - 64} so the in-capsule data that follows the 64-byte SQE is page aligned (O_DIRECT writes straight
@@ -68,6 +69,7 @@ final class RdmaQueue {
     private final MemorySegment[] recvSqe;
     private final MemorySegment[] recvSgl;
     private final MemorySegment[] recvData;
+    private final MemorySegment[] recvDataSlice;
     private final RecvWr[] recvWrs;
     private final Request[] requests;
     private final int[] free;
@@ -129,6 +131,7 @@ final class RdmaQueue {
             this.recvSqe = new MemorySegment[entries];
             this.recvSgl = new MemorySegment[entries];
             this.recvData = new MemorySegment[entries];
+            this.recvDataSlice = new MemorySegment[entries];
             this.recvWrs = new RecvWr[entries];
             this.requests = new Request[entries];
             this.free = new int[entries];
@@ -405,8 +408,16 @@ final class RdmaQueue {
         return recvSgl[r.recvIndex];
     }
 
-    MemorySegment recvData(Request r) {
-        return recvData[r.recvIndex];
+    /** In-capsule data of the request's RECV slot at {@code offset}, {@code lengthBytes} long (slice cached per slot). */
+    MemorySegment recvData(Request r, long offset, int lengthBytes) {
+        MemorySegment s = recvDataSlice[r.recvIndex];
+        if (s == null || offset != 0 || s.byteSize() != lengthBytes) {
+            s = recvData[r.recvIndex].asSlice(offset, lengthBytes);
+            if (offset == 0) {
+                recvDataSlice[r.recvIndex] = s;
+            }
+        }
+        return s;
     }
 
     BlockQueue blockQueue() {

@@ -87,6 +87,9 @@ final class Request {
     int dw0;
     int dw1;
 
+    /** Last slice of {@link #dataBuffer} handed out, reused while the length repeats (no allocation per I/O). */
+    private MemorySegment dataSlice;
+
     Request(int index, MemorySegment dataBuffer, int dataLkey, MemorySegment response, int responseLkey) {
         this.index = index;
         this.dataBuffer = dataBuffer;
@@ -123,6 +126,16 @@ final class Request {
         status = 0;
         dw0 = 0;
         dw1 = 0;
+    }
+
+    /** The first {@code lengthBytes} of the data buffer, as a segment of exactly that size. */
+    MemorySegment dataSlice(int lengthBytes) {
+        MemorySegment s = dataSlice;
+        if (s == null || s.byteSize() != lengthBytes) {
+            s = dataBuffer.asSlice(0, lengthBytes);
+            dataSlice = s;
+        }
+        return s;
     }
 
     /** Sets the response status and moves to {@link State#READY_TO_COMPLETE} (no data goes back to the host). */

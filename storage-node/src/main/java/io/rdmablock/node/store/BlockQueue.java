@@ -38,6 +38,19 @@ import java.lang.foreign.MemorySegment;
  * ({@code fallocate(FALLOC_FL_PUNCH_HOLE|FALLOC_FL_KEEP_SIZE)}); it reads zero afterwards exactly when
  * {@link VolumeStore#zeroesAfterTrim()} says so.
  *
+ * <p><b>Use from a target poller</b> (one queue per NVMe I/O queue, capacity = its queue depth, sqsize + 1):
+ * <pre>{@code
+ * BlockQueue q = store.newQueue(sqsize + 1);
+ * q.registerBuffers(registeredPool);                 // once: the RDMA buffer pool the data moves through
+ * ...
+ * q.submitRead(volume, slba * lbaSize, buf, cid);    // per command capsule; no system call yet
+ * int n = q.reap(userData, result, max);             // per poll round: submits the batch, collects completions
+ * for (int i = 0; i < n; i++) respond((int) userData[i], result[i]);
+ * }</pre>
+ * A possible status mapping: {@code 0} success; {@code -ENOSPC} Capacity Exceeded (generic, 0x81); {@code -EIO}
+ * on READ Unrecovered Read Error (media, 0x81), on WRITE/FLUSH Write Fault (media, 0x80); {@code -ENXIO} Namespace
+ * Not Ready (generic, 0x82); anything else Internal Error (generic, 0x06).
+ *
  * <p><b>Lifetime:</b> {@link #close()} waits (bounded) for commands in flight, then releases the ring or workers;
  * it is idempotent.
  */

@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * A minimal io_uring: {@code io_uring_setup(2)}, {@code io_uring_enter(2)}, {@code io_uring_register(2)} through
@@ -31,6 +32,38 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class IoUring implements AutoCloseable {
 
+    // struct layouts (checked against <linux/io_uring.h> by IoUringLayoutTest)
+    static final int PARAMS_BYTES = 120;
+    static final int PARAMS_FEATURES = 20;
+    static final int PARAMS_SQ_OFF = 40;
+    static final int PARAMS_CQ_OFF = 80;
+    static final int SQOFF_HEAD = 0;
+    static final int SQOFF_TAIL = 4;
+    static final int SQOFF_RING_MASK = 8;
+    static final int SQOFF_ARRAY = 24;
+    static final int CQOFF_HEAD = 0;
+    static final int CQOFF_TAIL = 4;
+    static final int CQOFF_RING_MASK = 8;
+    static final int CQOFF_CQES = 20;
+    static final int SQE_BYTES = 64;
+    static final int SQE_FLAGS = 1;
+    static final int SQE_FD = 4;
+    static final int SQE_OFF = 8;
+    static final int SQE_ADDR = 16;
+    static final int SQE_LEN = 24;
+    static final int SQE_RW_FLAGS = 28;
+    static final int SQE_USER_DATA = 32;
+    static final int SQE_BUF_INDEX = 40;
+    static final int CQE_BYTES = 16;
+    static final int CQE_RES = 8;
+    static final int GETEVENTS_ARG_BYTES = 24;
+    static final int GETEVENTS_ARG_TS = 16;
+    static final int RSRC_REGISTER_BYTES = 32;
+    static final int FILES_UPDATE_FDS = 8;
+    static final int PROBE_OPS = 16;
+    static final int PROBE_OP_BYTES = 8;
+    static final int PROBE_OP_FLAGS = 2;
+
     static final int SYS_IO_URING_SETUP = 425;
     static final int SYS_IO_URING_ENTER = 426;
     static final int SYS_IO_URING_REGISTER = 427;
@@ -44,15 +77,15 @@ final class IoUring implements AutoCloseable {
     static final int OP_WRITE = 23;
     static final int FSYNC_DATASYNC = 1;
 
-    private static final int ENTER_GETEVENTS = 1;
-    private static final int ENTER_EXT_ARG = 1 << 3;
-    private static final int FEAT_SINGLE_MMAP = 1;
-    private static final int FEAT_EXT_ARG = 1 << 8;
-    private static final int REGISTER_BUFFERS = 0;
-    private static final int REGISTER_FILES_UPDATE = 6;
-    private static final int REGISTER_PROBE = 8;
-    private static final int REGISTER_FILES2 = 13;
-    private static final int RSRC_REGISTER_SPARSE = 1;
+    static final int ENTER_GETEVENTS = 1;
+    static final int ENTER_EXT_ARG = 1 << 3;
+    static final int FEAT_SINGLE_MMAP = 1;
+    static final int FEAT_EXT_ARG = 1 << 8;
+    static final int REGISTER_BUFFERS = 0;
+    static final int REGISTER_FILES_UPDATE = 6;
+    static final int REGISTER_PROBE = 8;
+    static final int REGISTER_FILES2 = 13;
+    static final int RSRC_REGISTER_SPARSE = 1;
     private static final long OFF_SQ_RING = 0L;
     private static final long OFF_CQ_RING = 0x8000000L;
     private static final long OFF_SQES = 0x10000000L;
@@ -89,7 +122,7 @@ final class IoUring implements AutoCloseable {
     private boolean closed;
 
     private IoUring(int entries) {
-        MemorySegment p = arena.allocate(120, 8);
+        MemorySegment p = arena.allocate(PARAMS_BYTES, 8);
         long fd = Native.syscall(err, SYS_IO_URING_SETUP, entries, p.address(), 0, 0, 0, 0);
         if (fd < 0) {
             int e = Native.errno(err);
@@ -100,18 +133,18 @@ final class IoUring implements AutoCloseable {
         ringFd = (int) fd;
         sqEntries = p.get(JAVA_INT, 0);
         int cqEntries = p.get(JAVA_INT, 4);
-        int features = p.get(JAVA_INT, 20);
+        int features = p.get(JAVA_INT, PARAMS_FEATURES);
         extArg = (features & FEAT_EXT_ARG) != 0;
-        long sqOff = 40;
-        long cqOff = 80;
-        sqHeadOff = p.get(JAVA_INT, sqOff);
-        sqTailOff = p.get(JAVA_INT, sqOff + 4);
-        long sqArrayOff = p.get(JAVA_INT, sqOff + 24);
-        cqHeadOff = p.get(JAVA_INT, cqOff);
-        cqTailOff = p.get(JAVA_INT, cqOff + 4);
-        cqesOff = p.get(JAVA_INT, cqOff + 20);
+        long sqOff = PARAMS_SQ_OFF;
+        long cqOff = PARAMS_CQ_OFF;
+        sqHeadOff = p.get(JAVA_INT, sqOff + SQOFF_HEAD);
+        sqTailOff = p.get(JAVA_INT, sqOff + SQOFF_TAIL);
+        long sqArrayOff = p.get(JAVA_INT, sqOff + SQOFF_ARRAY);
+        cqHeadOff = p.get(JAVA_INT, cqOff + CQOFF_HEAD);
+        cqTailOff = p.get(JAVA_INT, cqOff + CQOFF_TAIL);
+        cqesOff = p.get(JAVA_INT, cqOff + CQOFF_CQES);
         long sqBytes = sqArrayOff + 4L * sqEntries;
-        long cqBytes = cqesOff + 16L * cqEntries;
+        long cqBytes = cqesOff + (long) CQE_BYTES * cqEntries;
         try {
             if ((features & FEAT_SINGLE_MMAP) != 0) {
                 sqRingBytes = Math.max(sqBytes, cqBytes);
@@ -124,7 +157,7 @@ final class IoUring implements AutoCloseable {
                 cqRingBytes = cqBytes;
                 cqRingAddr = Native.mmap(cqBytes, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_CQ_RING, "cq ring");
             }
-            sqesAddr = Native.mmap(64L * sqEntries, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_SQES, "sqes");
+            sqesAddr = Native.mmap((long) SQE_BYTES * sqEntries, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_SQES, "sqes");
         } catch (RuntimeException e) {
             Native.close(ringFd);
             arena.close();
@@ -132,9 +165,9 @@ final class IoUring implements AutoCloseable {
         }
         sq = MemorySegment.ofAddress(sqRingAddr).reinterpret(Math.max(sqBytes, cqRingBytes == 0 ? cqBytes : 0));
         cq = cqRingBytes == 0 ? sq : MemorySegment.ofAddress(cqRingAddr).reinterpret(cqBytes);
-        sqes = MemorySegment.ofAddress(sqesAddr).reinterpret(64L * sqEntries);
-        sqMask = sq.get(JAVA_INT, p.get(JAVA_INT, sqOff + 8));
-        cqMask = cq.get(JAVA_INT, p.get(JAVA_INT, cqOff + 8));
+        sqes = MemorySegment.ofAddress(sqesAddr).reinterpret((long) SQE_BYTES * sqEntries);
+        sqMask = sq.get(JAVA_INT, p.get(JAVA_INT, sqOff + SQOFF_RING_MASK));
+        cqMask = cq.get(JAVA_INT, p.get(JAVA_INT, cqOff + CQOFF_RING_MASK));
         for (int i = 0; i < sqEntries; i++) {
             sq.set(JAVA_INT, sqArrayOff + 4L * i, i); // identity: SQE i is ring slot i
         }
@@ -162,7 +195,7 @@ final class IoUring implements AutoCloseable {
             return "io_uring binding failed: " + e;
         }
         try (r; Arena a = Arena.ofConfined()) {
-            MemorySegment pr = a.allocate(16 + 256 * 8, 8);
+            MemorySegment pr = a.allocate(PROBE_OPS + 256 * PROBE_OP_BYTES, 8);
             long res = Native.syscall(r.err, SYS_IO_URING_REGISTER, r.ringFd, REGISTER_PROBE, pr.address(), 256, 0, 0);
             if (res < 0) {
                 int e = Native.errno(r.err);
@@ -170,7 +203,8 @@ final class IoUring implements AutoCloseable {
             }
             int lastOp = Byte.toUnsignedInt(pr.get(JAVA_BYTE, 0));
             for (int op : new int[] {OP_READ, OP_WRITE, OP_FSYNC, OP_FALLOCATE}) {
-                boolean supported = op <= lastOp && (pr.get(java.lang.foreign.ValueLayout.JAVA_SHORT, 16 + 8L * op + 2) & 1) != 0;
+                boolean supported = op <= lastOp && (pr.get(JAVA_SHORT,
+                        PROBE_OPS + (long) PROBE_OP_BYTES * op + PROBE_OP_FLAGS) & 1) != 0;
                 if (!supported) {
                     return "io_uring opcode " + op + " unsupported by this kernel (last_op=" + lastOp + ")";
                 }
@@ -189,13 +223,16 @@ final class IoUring implements AutoCloseable {
      */
     void prep(int opcode, int sqeFlags, int fd, long off, long addr, int len, int opFlags, long userData,
               int bufIndex) {
-        long o = (long) (sqTail & sqMask) * 64;
-        sqes.set(JAVA_LONG, o, (opcode & 0xff) | ((sqeFlags & 0xff) << 8) | ((long) fd << 32));
-        sqes.set(JAVA_LONG, o + 8, off);
-        sqes.set(JAVA_LONG, o + 16, addr);
-        sqes.set(JAVA_LONG, o + 24, (len & 0xffffffffL) | ((long) opFlags << 32));
-        sqes.set(JAVA_LONG, o + 32, userData);
-        sqes.set(JAVA_LONG, o + 40, bufIndex & 0xffffL);
+        // eight little-endian 64-bit stores cover the whole SQE (opcode|flags|ioprio|fd, off, addr, len|rw_flags,
+        // user_data, buf_index|personality|splice_fd_in, addr3, pad)
+        long o = (long) (sqTail & sqMask) * SQE_BYTES;
+        sqes.set(JAVA_LONG, o, (opcode & 0xff) | ((sqeFlags & 0xff) << (8 * SQE_FLAGS))
+                | ((fd & 0xffffffffL) << (8 * SQE_FD)));
+        sqes.set(JAVA_LONG, o + SQE_OFF, off);
+        sqes.set(JAVA_LONG, o + SQE_ADDR, addr);
+        sqes.set(JAVA_LONG, o + SQE_LEN, (len & 0xffffffffL) | ((long) opFlags << (8 * (SQE_RW_FLAGS - SQE_LEN))));
+        sqes.set(JAVA_LONG, o + SQE_USER_DATA, userData);
+        sqes.set(JAVA_LONG, o + SQE_BUF_INDEX, bufIndex & 0xffffL);
         sqes.set(JAVA_LONG, o + 48, 0L);
         sqes.set(JAVA_LONG, o + 56, 0L);
         sqTail++;
@@ -220,10 +257,10 @@ final class IoUring implements AutoCloseable {
     /** Registers an empty (sparse) file table of {@code n} slots (IORING_REGISTER_FILES2, Linux 5.13+); 0 or -errno. */
     int registerSparseFiles(int n) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment reg = a.allocate(32, 8); // struct io_uring_rsrc_register: nr, flags, resv2, data, tags
+            MemorySegment reg = a.allocate(RSRC_REGISTER_BYTES, 8); // struct io_uring_rsrc_register: nr, flags, resv2, data, tags
             reg.set(JAVA_INT, 0, n);
             reg.set(JAVA_INT, 4, RSRC_REGISTER_SPARSE);
-            return register(REGISTER_FILES2, reg.address(), 32);
+            return register(REGISTER_FILES2, reg.address(), RSRC_REGISTER_BYTES);
         }
     }
 
@@ -234,7 +271,7 @@ final class IoUring implements AutoCloseable {
             MemorySegment fds = a.allocate(JAVA_INT);
             fds.set(JAVA_INT, 0, fd);
             up.set(JAVA_INT, 0, slot);
-            up.set(JAVA_LONG, 8, fds.address());
+            up.set(JAVA_LONG, FILES_UPDATE_FDS, fds.address());
             long r = register(REGISTER_FILES_UPDATE, up.address(), 1);
             return r == 1 ? 0 : (int) r;
         }
@@ -268,11 +305,11 @@ final class IoUring implements AutoCloseable {
                 waitArg.set(JAVA_LONG, 0, 0L);            // sigmask
                 waitArg.set(JAVA_INT, 8, 0);               // sigmask_sz
                 waitArg.set(JAVA_INT, 12, 0);              // min_wait_usec / pad
-                waitArg.set(JAVA_LONG, 16, waitArg.address() + 24); // ts
-                waitArg.set(JAVA_LONG, 24, waitNs / 1_000_000_000L);
-                waitArg.set(JAVA_LONG, 32, waitNs % 1_000_000_000L);
+                waitArg.set(JAVA_LONG, GETEVENTS_ARG_TS, waitArg.address() + GETEVENTS_ARG_BYTES); // ts
+                waitArg.set(JAVA_LONG, GETEVENTS_ARG_BYTES, waitNs / 1_000_000_000L);
+                waitArg.set(JAVA_LONG, GETEVENTS_ARG_BYTES + 8, waitNs % 1_000_000_000L);
                 r = Native.syscall(err, SYS_IO_URING_ENTER, ringFd, toSubmit, 1,
-                        ENTER_GETEVENTS | ENTER_EXT_ARG, waitArg.address(), 24);
+                        ENTER_GETEVENTS | ENTER_EXT_ARG, waitArg.address(), GETEVENTS_ARG_BYTES);
             } else {
                 r = Native.syscall(err, SYS_IO_URING_ENTER, ringFd, toSubmit, 0, 0, 0, 0);
             }
@@ -308,9 +345,9 @@ final class IoUring implements AutoCloseable {
         int tail = (int) INT.getAcquire(cq, cqTailOff);
         int n = 0;
         while (cqHead != tail && n < max) {
-            long o = cqesOff + (long) (cqHead & cqMask) * 16;
+            long o = cqesOff + (long) (cqHead & cqMask) * CQE_BYTES;
             userData[at + n] = cq.get(JAVA_LONG, o);
-            res[at + n] = cq.get(JAVA_INT, o + 8);
+            res[at + n] = cq.get(JAVA_INT, o + CQE_RES);
             cqHead++;
             n++;
         }
@@ -326,7 +363,7 @@ final class IoUring implements AutoCloseable {
             return;
         }
         closed = true;
-        Native.munmap(sqesAddr, 64L * sqEntries);
+        Native.munmap(sqesAddr, (long) SQE_BYTES * sqEntries);
         Native.munmap(sqRingAddr, sqRingBytes);
         if (cqRingBytes != 0) {
             Native.munmap(cqRingAddr, cqRingBytes);

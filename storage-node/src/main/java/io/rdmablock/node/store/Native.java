@@ -39,6 +39,12 @@ final class Native {
 
     static final int RWF_DSYNC = 0x02;
 
+    // struct statx (<linux/stat.h>, checked by IoUringLayoutTest)
+    static final int STATX_DIOALIGN = 0x2000;
+    static final int STATX_BYTES = 256;
+    static final int STATX_DIO_MEM_ALIGN = 152;
+    static final int STATX_DIO_OFFSET_ALIGN = 156;
+
     static final int EINTR = 4;
     static final int EIO = 5;
     static final int ENXIO = 6;
@@ -265,17 +271,17 @@ final class Native {
      * @return {memAlign, offsetAlign}, or null when the kernel or filesystem does not report it
      */
     static int[] dioAlign(Path path) {
-        final int statxDioalign = 0x2000;
+        final int statxDioalign = STATX_DIOALIGN;
         MemorySegment err = threadErrState();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment buf = a.allocate(256, 8);
+            MemorySegment buf = a.allocate(STATX_BYTES, 8);
             int r = (int) STATX.invokeExact(err, -100, a.allocateFrom(path.toString()), 0, statxDioalign, buf);
             if (r != 0) {
                 return null;
             }
             int mask = buf.get(JAVA_INT, 0);
-            int memAlign = buf.get(JAVA_INT, 152);
-            int offAlign = buf.get(JAVA_INT, 156);
+            int memAlign = buf.get(JAVA_INT, STATX_DIO_MEM_ALIGN);
+            int offAlign = buf.get(JAVA_INT, STATX_DIO_OFFSET_ALIGN);
             if ((mask & statxDioalign) == 0 || memAlign == 0 || offAlign == 0) {
                 return null;
             }

@@ -45,6 +45,8 @@ public final class VolumeStore implements AutoCloseable {
     private final boolean zeroRange;
     private final ConcurrentHashMap<String, Volume> volumes = new ConcurrentHashMap<>();
     private final List<Volume> deletedVolumes = new ArrayList<>();
+    private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<VolumeEvent>> listeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean closed;
     private static final java.util.concurrent.atomic.AtomicInteger FILE_SLOTS = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -117,6 +119,7 @@ public final class VolumeStore implements AutoCloseable {
         volumes.put(spec.id(), v);
         LOG.info("volume created: id={}, sizeBytes={}, lbaSizeBytes={}", spec.id(), spec.sizeBytes(),
                 spec.lbaSizeBytes());
+        fire(VolumeEvent.Kind.CREATED, v);
         return v;
     }
 
@@ -137,6 +140,7 @@ public final class VolumeStore implements AutoCloseable {
         deleteQuietly(fileOf(id));
         meta.deleteVolumeAndChunks(id);
         LOG.info("volume deleted: id={}", id);
+        fire(VolumeEvent.Kind.DELETED, v);
     }
 
     /**
@@ -162,6 +166,7 @@ public final class VolumeStore implements AutoCloseable {
         Native.fsync(v.bufferedFd, fileOf(id));
         v.setSizeBytes(newSizeBytes);
         LOG.info("volume resized: id={}, sizeBytes={}", id, newSizeBytes);
+        fire(VolumeEvent.Kind.RESIZED, v);
         return v;
     }
 
@@ -172,7 +177,22 @@ public final class VolumeStore implements AutoCloseable {
         Set<String> hosts = VolumeSpec.validateHosts(allowedHosts);
         meta.putVolume(meta.getVolume(id).withHosts(hosts));
         v.setAllowedHosts(hosts);
+        fire(VolumeEvent.Kind.ALLOWED_HOSTS_CHANGED, v);
         return v;
+    }
+
+    /**
+     * Registers a listener for volume-table changes. It runs on the thread making the change, after the change is
+     * durable, one change at a time; it must not block or call back into the store's management methods. An
+     * exception it throws is logged and ignored.
+     */
+    public void addListener(java.util.function.Consumer<VolumeEvent> listener) {
+        listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Removes a listener added with {@link #addListener}. */
+    public void removeListener(java.util.function.Consumer<VolumeEvent> listener) {
+        listeners.remove(listener);
     }
 
     /** Snapshots of every online volume, ordered by id. */
@@ -328,6 +348,17 @@ public final class VolumeStore implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new StoreException("list data directory failed: path=" + volumesDir + ": " + e, e);
+        }
+    }
+
+    private void fire(VolumeEvent.Kind kind, Volume v) {
+        VolumeEvent e = new VolumeEvent(kind, v.info());
+        for (var l : listeners) {
+            try {
+                l.accept(e);
+            } catch (RuntimeException ex) {
+                LOG.warn("volume listener failed: event={}: {}", e, ex.toString());
+            }
         }
     }
 

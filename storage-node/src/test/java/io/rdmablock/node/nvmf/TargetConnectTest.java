@@ -6,12 +6,15 @@ import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SglDescriptor;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.CmException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Set;
 
@@ -75,6 +78,40 @@ class TargetConnectTest {
             RawHost.Cqe c = io.fabricConnect(0, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid(admin));
             assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
             assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.SQSIZE_OFFSET), c.dw0());
+        }
+    }
+
+    @Test
+    void shouldAcceptConnectDataInCapsule() {
+        try (RawHost h = f.host(0, 32)) {
+            MemorySegment c = h.capsule(0);
+            ConnectDataDescriptor.sqe(c, 3, 0, 31, 0);
+            ConnectDataDescriptor.data(c.asSlice(64, ConnectDataDescriptor.DATA_LENGTH), null, 0xFFFF, f.subnqn,
+                    TargetFixture.HOSTNQN);
+            SglDescriptor.inCapsule(SqeDescriptor.sgl1(c), 0, ConnectDataDescriptor.DATA_LENGTH);
+            RawHost.Cqe r = h.exec(c, 64 + ConnectDataDescriptor.DATA_LENGTH);
+            assertEquals(0, r.status(), NvmeStatus.describe(r.status()));
+            assertEquals(3, r.cid());
+        }
+    }
+
+    @Test
+    void shouldRejectConnectWhoseQidDiffersFromThePrivateData() {
+        try (RawHost admin = f.admin(0); RawHost io = f.host(1, 8)) {
+            MemorySegment c = io.connectCapsule(4, 7, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid(admin), 0);
+            c.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, ConnectDataDescriptor.QID_OFFSET, (short) 2);
+            RawHost.Cqe r = io.exec(c);
+            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), r.status());
+            assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.QID_OFFSET), r.dw0());
+        }
+    }
+
+    @Test
+    void shouldRejectSecondConnectOnAQueueWithCommandSequenceError() {
+        try (RawHost admin = f.admin(0)) {
+            RawHost.Cqe r = admin.fabricConnect(31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
+            assertEquals(NvmeStatus.generic(NvmeStatus.SC_COMMAND_SEQUENCE_ERROR), r.status());
+            assertEquals(1, f.target.controllerCount());
         }
     }
 

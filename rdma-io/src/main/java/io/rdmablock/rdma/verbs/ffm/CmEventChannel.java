@@ -28,6 +28,8 @@ final class CmEventChannel implements AutoCloseable {
     private static final long EV_PDATA_LEN = off(RDMA_CM_EVENT, "param", "conn", "private_data_len");
     private static final long EV_RESP_RES = off(RDMA_CM_EVENT, "param", "conn", "responder_resources");
     private static final long EV_INIT_DEPTH = off(RDMA_CM_EVENT, "param", "conn", "initiator_depth");
+    private static final long EV_RETRY = off(RDMA_CM_EVENT, "param", "conn", "retry_count");
+    private static final long EV_RNR_RETRY = off(RDMA_CM_EVENT, "param", "conn", "rnr_retry_count");
     private static final CmEventType[] TYPES = {
         CmEventType.ADDR_RESOLVED, CmEventType.ADDR_ERROR, CmEventType.ROUTE_RESOLVED, CmEventType.ROUTE_ERROR,
         CmEventType.CONNECT_REQUEST, CmEventType.CONNECT_RESPONSE, CmEventType.CONNECT_ERROR,
@@ -45,9 +47,11 @@ final class CmEventChannel implements AutoCloseable {
      * @param privateData connect/accept/reject private data (empty when none)
      * @param responderResources CONNECT_REQUEST: the peer's responder_resources
      * @param initiatorDepth     CONNECT_REQUEST: the peer's initiator_depth
+     * @param retryCount         CONNECT_REQUEST: the peer's retry_count
+     * @param rnrRetryCount      CONNECT_REQUEST: the peer's rnr_retry_count
      */
     record Event(CmEventType type, int nativeType, int status, MemorySegment id, byte[] privateData,
-                 int responderResources, int initiatorDepth) {
+                 int responderResources, int initiatorDepth, int retryCount, int rnrRetryCount) {
     }
 
     private final Arena arena = Arena.ofShared();
@@ -149,19 +153,22 @@ final class CmEventChannel implements AutoCloseable {
         byte[] pdata = new byte[0];
         MemorySegment p = ev.get(ADDRESS, EV_PDATA);
         int len = Byte.toUnsignedInt(ev.get(JAVA_BYTE, EV_PDATA_LEN));
-        boolean conn = nativeType <= 15 && nativeType >= 4 && nativeType != 10 && nativeType != 11;
+        // param.conn is defined for CONNECT_REQUEST .. ESTABLISHED only (4..9); elsewhere it may be garbage
+        boolean conn = nativeType >= 4 && nativeType <= 9;
         if (conn && p.address() != 0 && len > 0) {
             pdata = p.reinterpret(len).toArray(JAVA_BYTE);
         }
         int respRes = conn ? Byte.toUnsignedInt(ev.get(JAVA_BYTE, EV_RESP_RES)) : 0;
         int initDepth = conn ? Byte.toUnsignedInt(ev.get(JAVA_BYTE, EV_INIT_DEPTH)) : 0;
+        int retry = conn ? Byte.toUnsignedInt(ev.get(JAVA_BYTE, EV_RETRY)) : 0;
+        int rnrRetry = conn ? Byte.toUnsignedInt(ev.get(JAVA_BYTE, EV_RNR_RETRY)) : 0;
         try {
             int ignored = (int) Native.RDMA_ACK_CM_EVENT.invokeExact(Native.errnoSegment(), ev);
         } catch (Throwable t) {
             throw new VerbsException("rdma_ack_cm_event failed: " + t, 0, t);
         }
         CmEventType type = nativeType >= 0 && nativeType < TYPES.length ? TYPES[nativeType] : null;
-        return new Event(type, nativeType, status, id, pdata, respRes, initDepth);
+        return new Event(type, nativeType, status, id, pdata, respRes, initDepth, retry, rnrRetry);
     }
 
     /** Makes a thread blocked in {@link #next} return null. Safe from any thread. */

@@ -33,7 +33,6 @@ final class FfmCmId implements CmId {
     private static final long ID_SRC = off(RDMA_CM_ID, "route", "addr", "src_storage");
     private static final long ID_DST = off(RDMA_CM_ID, "route", "addr", "dst_storage");
     private static final int IBV_QPT_RC = 2;
-    private static final int MAX_WR = 16384;
 
     private final FfmVerbsProvider provider;
     private final CmEventChannel channel;
@@ -42,6 +41,7 @@ final class FfmCmId implements CmId {
     private final ReentrantLock waitLock = new ReentrantLock();
     private final int requestResponderResources;
     private final int requestInitiatorDepth;
+    private final int requestRnrRetryCount;
     private byte[] privateData;
     private FfmQueuePair qp;
     private IwarpHello hello;
@@ -50,7 +50,8 @@ final class FfmCmId implements CmId {
     private volatile boolean closed;
 
     private FfmCmId(FfmVerbsProvider provider, CmEventChannel channel, MemorySegment id, boolean passive,
-                    byte[] privateData, int requestResponderResources, int requestInitiatorDepth) {
+                    byte[] privateData, int requestResponderResources, int requestInitiatorDepth,
+                    int requestRnrRetryCount) {
         this.provider = provider;
         this.channel = channel;
         this.id = id.reinterpret(RDMA_CM_ID.byteSize());
@@ -58,13 +59,14 @@ final class FfmCmId implements CmId {
         this.privateData = privateData;
         this.requestResponderResources = requestResponderResources;
         this.requestInitiatorDepth = requestInitiatorDepth;
+        this.requestRnrRetryCount = requestRnrRetryCount;
     }
 
     /** {@code rdma_create_event_channel} + {@code rdma_create_id(RDMA_PS_TCP)}. */
     static FfmCmId createActive(FfmVerbsProvider provider) {
         CmEventChannel ch = CmEventChannel.create();
         try {
-            return new FfmCmId(provider, ch, createIdOn(ch), false, new byte[0], 0, 0);
+            return new FfmCmId(provider, ch, createIdOn(ch), false, new byte[0], 0, 0, -1);
         } catch (RuntimeException e) {
             ch.close();
             throw e;
@@ -73,7 +75,8 @@ final class FfmCmId implements CmId {
 
     /** The passive id of a CONNECT_REQUEST, already migrated onto {@code ch}. */
     static FfmCmId passive(FfmVerbsProvider provider, CmEventChannel ch, MemorySegment id, CmEventChannel.Event req) {
-        return new FfmCmId(provider, ch, id, true, req.privateData(), req.responderResources(), req.initiatorDepth());
+        return new FfmCmId(provider, ch, id, true, req.privateData(), req.responderResources(), req.initiatorDepth(),
+                req.rnrRetryCount());
     }
 
     static MemorySegment createIdOn(CmEventChannel ch) {
@@ -139,6 +142,7 @@ final class FfmCmId implements CmId {
                 }
                 if (e.type() == CmEventType.DISCONNECTED) {
                     disconnected = true;
+                    flushQp();
                 }
                 byte[] pd = e.type() == CmEventType.REJECTED ? e.privateData() : null;
                 throw new CmException(what + ": got " + e.type() + " (status=" + e.status() + ") instead of " + want,
@@ -169,16 +173,7 @@ final class FfmCmId implements CmId {
             throw new IllegalArgumentException("invalid pd: allocated on " + pd.device.name() + ", id routes via "
                     + dev.name());
         }
-        int maxWr = Math.min(MAX_WR, dev.maxQpWr);
-        check("maxSendWr", attr.maxSendWr, 1, maxWr);
-        check("maxRecvWr", attr.maxRecvWr, 1, maxWr);
-        check("maxSendSge", attr.maxSendSge, 1, Math.min(30, dev.maxSge));
-        check("maxRecvSge", attr.maxRecvSge, 1, Math.min(30, dev.maxSge));
-        check("maxInlineData", attr.maxInlineData, 0, 256);
-        check("initiatorDepth", attr.initiatorDepth, 1, 16);
-        check("responderResources", attr.responderResources, 1, 16);
-        check("retryCount", attr.retryCount, 0, 7);
-        check("rnrRetryCount", attr.rnrRetryCount, 0, 7);
+        QpAttrs.validate(attr, dev);
         int reserved = dev.iwarp() && !passive ? 1 : 0; // the iWARP hello WRITE
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ia = a.allocate(IBV_QP_INIT_ATTR);
@@ -191,19 +186,31 @@ final class FfmCmId implements CmId {
             ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_inline_data"), attr.maxInlineData);
             ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "qp_type"), IBV_QPT_RC);
             ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "sq_sig_all"), 0);
-            int rc = (int) Native.RDMA_CREATE_QP.invokeExact(Native.errnoSegment(), id, pd.pd, ia);
-            if (rc != 0) {
-                throw Native.fail("rdma_create_qp", Native.errno(), "maxSendWr=" + attr.maxSendWr + ", maxRecvWr="
-                        + attr.maxRecvWr + ", maxSendSge=" + attr.maxSendSge + ", maxRecvSge=" + attr.maxRecvSge
-                        + ", maxInlineData=" + attr.maxInlineData + ", device=" + dev.name());
+            String details = "maxSendWr=" + attr.maxSendWr + ", maxRecvWr=" + attr.maxRecvWr + ", maxSendSge="
+                    + attr.maxSendSge + ", maxRecvSge=" + attr.maxRecvSge + ", maxInlineData=" + attr.maxInlineData
+                    + ", device=" + dev.name();
+            MemorySegment qpPtr;
+            FfmQueuePair.Owner owner;
+            if (passive && !dev.iwarp()) {
+                // IB/RoCE passive side: the provider drives the QP to RTS itself (see DirectQp)
+                qpPtr = DirectQp.create(id, pd, ia, details);
+                owner = FfmQueuePair.Owner.DIRECT;
+            } else {
+                int rc = (int) Native.RDMA_CREATE_QP.invokeExact(Native.errnoSegment(), id, pd.pd, ia);
+                if (rc != 0) {
+                    throw Native.fail("rdma_create_qp", Native.errno(), details);
+                }
+                qpPtr = id.get(ADDRESS, ID_QP);
+                owner = FfmQueuePair.Owner.RDMA_CM;
             }
-            QpInitAttr actual = copy(attr);
+            QpInitAttr actual = QpAttrs.copy(attr);
             actual.maxSendWr = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_wr"));
             actual.maxRecvWr = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_wr"));
             actual.maxSendSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_sge"));
             actual.maxRecvSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_sge"));
             actual.maxInlineData = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_inline_data"));
-            qp = new FfmQueuePair(dev, id, id.get(ADDRESS, ID_QP), actual, reserved);
+            qp = new FfmQueuePair(dev, owner, id, qpPtr, actual, reserved);
+            dev.registerQp(qp);
             if (reserved > 0) {
                 actual.maxSendWr -= reserved;
             }
@@ -215,36 +222,13 @@ final class FfmCmId implements CmId {
         }
     }
 
-    private static void check(String field, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException("invalid " + field + ": " + field + "=" + value + ", min=" + min
-                    + ", max=" + max);
-        }
-    }
-
-    private static QpInitAttr copy(QpInitAttr a) {
-        QpInitAttr c = new QpInitAttr();
-        c.pd = a.pd;
-        c.sendCq = a.sendCq;
-        c.recvCq = a.recvCq;
-        c.maxSendWr = a.maxSendWr;
-        c.maxRecvWr = a.maxRecvWr;
-        c.maxSendSge = a.maxSendSge;
-        c.maxRecvSge = a.maxRecvSge;
-        c.maxInlineData = a.maxInlineData;
-        c.initiatorDepth = a.initiatorDepth;
-        c.responderResources = a.responderResources;
-        c.retryCount = a.retryCount;
-        c.rnrRetryCount = a.rnrRetryCount;
-        return c;
-    }
-
     @Override
     public QueuePair qp() {
         return qp;
     }
 
-    private MemorySegment connParam(Arena a, byte[] data, int responderResources, int initiatorDepth) {
+    private MemorySegment connParam(Arena a, byte[] data, int responderResources, int initiatorDepth,
+                                    int rnrRetryCount) {
         MemorySegment p = a.allocate(RDMA_CONN_PARAM);
         if (data.length > 0) {
             MemorySegment d = a.allocate(data.length);
@@ -255,7 +239,10 @@ final class FfmCmId implements CmId {
         p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "responder_resources"), (byte) responderResources);
         p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "initiator_depth"), (byte) initiatorDepth);
         p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "retry_count"), (byte) qp.attr().retryCount);
-        p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "rnr_retry_count"), (byte) qp.attr().rnrRetryCount);
+        p.set(JAVA_BYTE, off(RDMA_CONN_PARAM, "rnr_retry_count"), (byte) rnrRetryCount);
+        if (qp.owner() == FfmQueuePair.Owner.DIRECT) {
+            p.set(JAVA_INT, off(RDMA_CONN_PARAM, "qp_num"), qp.qpNum()); // no QP on the id: say which one
+        }
         return p;
     }
 
@@ -280,8 +267,10 @@ final class FfmCmId implements CmId {
         long deadline = System.nanoTime() + timeoutNs;
         FfmDeviceContext dev = qp.device();
         try (Arena a = Arena.ofConfined()) {
+            // REQ carries this side's own RNR retry wish; the passive ffm side echoes it back in the REP, which
+            // librdmacm applies to this QP (see DirectQp)
             MemorySegment p = connParam(a, d, Math.min(qp.attr().responderResources, dev.maxQpRdAtom),
-                    Math.min(qp.attr().initiatorDepth, dev.maxQpInitRdAtom));
+                    Math.min(qp.attr().initiatorDepth, dev.maxQpInitRdAtom), qp.attr().rnrRetryCount);
             int rc = (int) Native.RDMA_CONNECT.invokeExact(Native.errnoSegment(), id, p);
             if (rc != 0) {
                 throw Native.fail("rdma_connect", Native.errno(), "remote=" + remoteAddress() + ", privateDataBytes="
@@ -294,6 +283,7 @@ final class FfmCmId implements CmId {
         }
         CmEventChannel.Event e = expect(CmEventType.ESTABLISHED, deadline, "rdma_connect remote=" + remoteAddress());
         connected = true;
+        qp.connected();
         privateData = e.privateData();
         if (dev.iwarp()) {
             IwarpHello.Trailer t = IwarpHello.strip(privateData);
@@ -330,8 +320,16 @@ final class FfmCmId implements CmId {
         if (requestResponderResources > 0) {
             id0 = Math.min(id0, requestResponderResources);
         }
+        int repRnrRetry = qp.attr().rnrRetryCount;
+        if (qp.owner() == FfmQueuePair.Owner.DIRECT) {
+            DirectQp.toRts(id, qp.qp, rr, id0, qp.attr().retryCount, qp.attr().rnrRetryCount);
+            if (requestRnrRetryCount >= 0 && requestRnrRetryCount <= 7) {
+                repRnrRetry = requestRnrRetryCount; // the active side's own wish, applied to its QP
+            }
+        }
         try (Arena a = Arena.ofConfined()) {
-            int rc = (int) Native.RDMA_ACCEPT.invokeExact(Native.errnoSegment(), id, connParam(a, d, rr, id0));
+            int rc = (int) Native.RDMA_ACCEPT.invokeExact(Native.errnoSegment(), id, connParam(a, d, rr, id0,
+                    repRnrRetry));
             if (rc != 0) {
                 throw Native.fail("rdma_accept", Native.errno(), "remote=" + remoteAddress() + ", responderResources="
                         + rr + ", initiatorDepth=" + id0);
@@ -343,6 +341,7 @@ final class FfmCmId implements CmId {
         }
         expect(CmEventType.ESTABLISHED, deadline, "rdma_accept remote=" + remoteAddress());
         connected = true;
+        qp.connected();
         if (hello != null && !hello.awaitHello(Math.max(0, deadline - System.nanoTime()))) {
             throw new CmException("rdma_accept remote=" + remoteAddress() + ": iWARP peer did not send its first "
                     + "message (provider hello) before the timeout", null, null);
@@ -390,6 +389,7 @@ final class FfmCmId implements CmId {
                     synchronized (this) {
                         disconnected = true;
                     }
+                    flushQp();
                 }
                 return e.type();
             }
@@ -405,6 +405,7 @@ final class FfmCmId implements CmId {
             return;
         }
         disconnected = true;
+        flushQp();
         try {
             int rc = (int) Native.RDMA_DISCONNECT.invokeExact(Native.errnoSegment(), id);
             int errno = rc != 0 ? Native.errno() : 0;
@@ -415,6 +416,18 @@ final class FfmCmId implements CmId {
             throw e;
         } catch (Throwable t) {
             throw new VerbsException("rdma_disconnect failed: " + t, 0, t);
+        }
+    }
+
+    /** QP to ERROR so outstanding WRs flush (librdmacm does it only for QPs it created, and never on DISCONNECTED). */
+    private void flushQp() {
+        FfmQueuePair q = qp;
+        if (q != null && !q.isClosed()) {
+            try {
+                q.moveToError();
+            } catch (VerbsException ignored) {
+                // already in ERROR or being destroyed
+            }
         }
     }
 

@@ -4,10 +4,7 @@ import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_COMP_CHANNEL;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_CQ;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_WC;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.POLLFD;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_BYTE_LEN;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_IMM_DATA;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_OPCODE;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_QP_NUM;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_STATUS;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_VENDOR_ERR;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.WC_WC_FLAGS;
@@ -59,13 +56,16 @@ final class FfmCompletionQueue implements CompletionQueue {
     private final MemorySegment ctxOut;
     private final MemorySegment buf8;
     private final boolean external;
+    private final boolean iwarp;
     private int unackedEvents;
     private boolean closed;
+    private volatile boolean overrun;
 
     private FfmCompletionQueue(FfmDeviceContext device, MemorySegment cq, MemorySegment channel, int wakeFd,
                                boolean external) {
         this.device = device;
         this.external = external;
+        this.iwarp = device.iwarp();
         this.cq = cq.reinterpret(IBV_CQ.byteSize());
         this.channel = channel.reinterpret(IBV_COMP_CHANNEL.byteSize());
         this.fnPollCq = device.fnPollCq;
@@ -74,7 +74,7 @@ final class FfmCompletionQueue implements CompletionQueue {
         this.channelFd = this.channel.get(JAVA_INT, off(IBV_COMP_CHANNEL, "fd"));
         this.wakeFd = wakeFd;
         this.wcs = Native.unscoped(arena.allocate(IBV_WC, WC_BATCH)); // no arena acquire per poll_cq
-        this.pollFds = arena.allocate(POLLFD, 2);
+        this.pollFds = arena.allocate(POLLFD, 3);
         this.cqOut = arena.allocate(ADDRESS);
         this.ctxOut = arena.allocate(ADDRESS);
         this.buf8 = arena.allocate(JAVA_LONG);
@@ -82,6 +82,8 @@ final class FfmCompletionQueue implements CompletionQueue {
         pollFds.set(JAVA_SHORT, 4, (short) Native.POLLIN);
         pollFds.set(JAVA_INT, 8, wakeFd);
         pollFds.set(JAVA_SHORT, 12, (short) Native.POLLIN);
+        pollFds.set(JAVA_INT, 16, device.asyncFd); // -1 (stub): ignored by poll(2)
+        pollFds.set(JAVA_SHORT, 20, (short) Native.POLLIN);
     }
 
     /** {@code ibv_create_comp_channel} + {@code ibv_create_cq(ctx, capacity, NULL, channel, 0)}. */
@@ -145,8 +147,18 @@ final class FfmCompletionQueue implements CompletionQueue {
         return capacity;
     }
 
+    /** Called when the device reports IBV_EVENT_CQ_ERR for this CQ; wakes a waiting {@link #await}. */
+    void markOverrun() {
+        overrun = true;
+        wakeup();
+    }
+
     @Override
     public int poll(WorkCompletion[] out, int max) {
+        if (overrun) {
+            throw new CqOverrunException("completion queue overrun (IBV_EVENT_CQ_ERR): capacity=" + capacity
+                    + ", device=" + device.name() + "; size CQs for the sum of the work queues attached");
+        }
         int limit = Math.min(max, out.length);
         int total = 0;
         while (total < limit) {
@@ -177,24 +189,32 @@ final class FfmCompletionQueue implements CompletionQueue {
     }
 
     private void copy(long base, long wrId, WorkCompletion wc) {
+        // status|opcode, vendor_err|byte_len, imm_data|qp_num are adjacent u32 pairs (checked in Words)
+        long statusOpcode = wcs.get(J_LONG, base + WC_STATUS);
+        long vendorLen = wcs.get(J_LONG, base + WC_VENDOR_ERR);
+        long immQpn = wcs.get(J_LONG, base + WC_IMM_DATA);
+        int flags = wcs.get(J_INT, base + WC_WC_FLAGS);
         wc.wrId = wrId;
         // Reference stores only when the value changes: a store into an old-generation WorkCompletion costs a G1
         // post-write barrier (with a StoreLoad fence); in steady state status and opcode rarely change.
-        WcStatus status = WcStatus.of(wcs.get(J_INT, base + WC_STATUS));
+        WcStatus status = WcStatus.of(Words.low(statusOpcode));
         if (wc.status != status) {
             wc.status = status;
         }
-        int op = wcs.get(J_INT, base + WC_OPCODE);
+        if (iwarp && status != WcStatus.SUCCESS) {
+            device.errorCompletion(Words.high(immQpn));
+        }
+        int op = Words.high(statusOpcode);
         WcOpcode opcode = op == 128 ? WcOpcode.RECV : op == 129 ? WcOpcode.RECV_RDMA_WITH_IMM
                 : op >= 0 && op < SEND_OPCODES.length ? SEND_OPCODES[op] : WcOpcode.SEND;
         if (wc.opcode != opcode) {
             wc.opcode = opcode;
         }
-        wc.byteLen = wcs.get(J_INT, base + WC_BYTE_LEN);
-        wc.withImm = (wcs.get(J_INT, base + WC_WC_FLAGS) & IBV_WC_WITH_IMM) != 0;
-        wc.imm = wc.withImm ? Integer.reverseBytes(wcs.get(J_INT, base + WC_IMM_DATA)) : 0;
-        wc.qpNum = wcs.get(J_INT, base + WC_QP_NUM);
-        wc.vendorErr = wcs.get(J_INT, base + WC_VENDOR_ERR);
+        wc.vendorErr = Words.low(vendorLen);
+        wc.byteLen = Words.high(vendorLen);
+        wc.withImm = (flags & IBV_WC_WITH_IMM) != 0;
+        wc.imm = wc.withImm ? Integer.reverseBytes(Words.low(immQpn)) : 0;
+        wc.qpNum = Words.high(immQpn);
     }
 
     @Override
@@ -214,8 +234,11 @@ final class FfmCompletionQueue implements CompletionQueue {
             if (remaining <= 0) {
                 return 0;
             }
-            int ready = Poller.poll(pollFds, 2, remaining);
+            int ready = Poller.poll(pollFds, 3, remaining);
             if (ready > 0) {
+                if ((pollFds.get(JAVA_SHORT, 22) & Native.POLLIN) != 0) {
+                    device.drainAsyncEvents();
+                }
                 if ((pollFds.get(JAVA_SHORT, 6) & Native.POLLIN) != 0) {
                     consumeEvent();
                 }

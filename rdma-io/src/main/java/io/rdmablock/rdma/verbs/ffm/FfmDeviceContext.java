@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.verbs.ffm;
 
+import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_ASYNC_EVENT;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_CONTEXT;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_DEVICE;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.IBV_DEVICE_ATTR;
@@ -17,8 +18,11 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An {@code ibv_context} opened by librdmacm, with the limits from {@code ibv_query_device(3)} and the data-path
@@ -26,7 +30,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code post_recv}), read once.
  */
 final class FfmDeviceContext implements DeviceContext {
+    private static final Logger LOG = LoggerFactory.getLogger(FfmDeviceContext.class);
     private static final int IBV_TRANSPORT_IWARP = 1;
+    private static final int IBV_EVENT_CQ_ERR = 0;
+    private static final int IBV_EVENT_COMM_EST = 4;
 
     final MemorySegment ctx;
     final MemorySegment fnPollCq;
@@ -40,8 +47,13 @@ final class FfmDeviceContext implements DeviceContext {
     final int maxCqe;
     final int maxQpRdAtom;
     final int maxQpInitRdAtom;
+    /** {@code ibv_context.async_fd}, O_NONBLOCK; -1 for the stub context. */
+    final int asyncFd;
     private final Set<AutoCloseable> pds = ConcurrentHashMap.newKeySet();
     private final Set<AutoCloseable> cqs = ConcurrentHashMap.newKeySet();
+    private final Map<Long, FfmCompletionQueue> cqByAddress = new ConcurrentHashMap<>();
+    private final Map<Integer, FfmQueuePair> qpByNum = new ConcurrentHashMap<>();
+    private final MemorySegment asyncEvent = Arena.ofAuto().allocate(IBV_ASYNC_EVENT);
 
     FfmDeviceContext(MemorySegment context) {
         this(context, true);
@@ -66,6 +78,7 @@ final class FfmDeviceContext implements DeviceContext {
         int transportType = dev.get(JAVA_INT, off(IBV_DEVICE, "transport_type"));
         this.transport = transportType == IBV_TRANSPORT_IWARP ? Transport.IWARP : ibLinkLayer(name);
         if (!query) {
+            asyncFd = -1;
             maxQpWr = 16384;
             maxSge = 30;
             maxCqe = 65536;
@@ -84,6 +97,8 @@ final class FfmDeviceContext implements DeviceContext {
             maxCqe = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_cqe"));
             maxQpRdAtom = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_qp_rd_atom"));
             maxQpInitRdAtom = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_qp_init_rd_atom"));
+            asyncFd = ctx.get(JAVA_INT, off(IBV_CONTEXT, "async_fd"));
+            Native.setNonBlocking(asyncFd, "ibv_context.async_fd");
         } catch (VerbsException e) {
             throw e;
         } catch (Throwable t) {
@@ -139,12 +154,61 @@ final class FfmDeviceContext implements DeviceContext {
         }
         FfmCompletionQueue cq = FfmCompletionQueue.create(this, capacity);
         cqs.add(cq);
+        cqByAddress.put(cq.cq.address(), cq);
         return cq;
     }
 
     void forget(AutoCloseable c) {
         pds.remove(c);
         cqs.remove(c);
+        if (c instanceof FfmCompletionQueue q) {
+            cqByAddress.remove(q.cq.address(), q);
+        }
+    }
+
+    void registerQp(FfmQueuePair qp) {
+        qpByNum.put(qp.qpNum(), qp);
+    }
+
+    void forgetQp(FfmQueuePair qp) {
+        qpByNum.remove(qp.qpNum(), qp);
+    }
+
+    /** An error completion for {@code qpNum} (iWARP state tracking; called only for failed completions). */
+    void errorCompletion(int qpNum) {
+        FfmQueuePair qp = qpByNum.get(qpNum);
+        if (qp != null) {
+            qp.errorCompletion();
+        }
+    }
+
+    /**
+     * Reads pending affiliated async events ({@code ibv_get_async_event(3)}, non-blocking) and acks each one.
+     * {@code IBV_EVENT_CQ_ERR} (a CQ overran) marks that CQ, so its next poll/await throws CqOverrunException;
+     * other events are logged. Called by a CQ waiting in {@code await} when the async fd is readable.
+     */
+    synchronized void drainAsyncEvents() {
+        if (asyncFd < 0) {
+            return;
+        }
+        try {
+            while ((int) Native.IBV_GET_ASYNC_EVENT.invokeExact(Native.errnoSegment(), ctx, asyncEvent) == 0) {
+                int type = asyncEvent.get(JAVA_INT, off(IBV_ASYNC_EVENT, "event_type"));
+                if (type == IBV_EVENT_CQ_ERR) {
+                    FfmCompletionQueue q = cqByAddress.get(asyncEvent.get(ADDRESS, 0).address());
+                    if (q != null) {
+                        q.markOverrun();
+                    }
+                } else if (type == IBV_EVENT_COMM_EST) {
+                    LOG.debug("device {}: IBV_EVENT_COMM_EST", name);
+                } else {
+                    LOG.warn("device {}: async event {} (enum ibv_event_type)", name, type);
+                }
+                Native.IBV_ACK_ASYNC_EVENT.invokeExact(asyncEvent);
+            }
+        } catch (Throwable t) {
+            throw new VerbsException("ibv_get_async_event failed: " + t, 0, t);
+        }
     }
 
     /** Provider teardown: PDs (with their MRs), then CQs. */

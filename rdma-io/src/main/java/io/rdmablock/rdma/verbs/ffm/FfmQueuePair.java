@@ -13,7 +13,6 @@ import static io.rdmablock.rdma.verbs.ffm.NativeStructs.RWR_WR_ID;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_ADDR;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_LENGTH;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SGE_LKEY;
-import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_IMM_DATA;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_NEXT;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_NUM_SGE;
 import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_OPCODE;
@@ -52,8 +51,7 @@ import java.lang.foreign.ValueLayout;
  * not acquire/release the shared arena (two atomic operations per segment argument); the arena still frees them in
  * {@link #close()}, which the owner calls only once it no longer posts (as with the QP itself).
  *
- * <p>{@code cmId} NULL marks a QP not created through rdma_cm (the benchmark's stub); close then frees only the
- * native slots.
+ * <p>{@link Owner} says who created the native QP and so how {@link #close()} destroys it.
  *
  * <p>Teardown: {@link #close()} moves the QP to ERROR (the device flushes every outstanding WR into the CQ as
  * WR_FLUSH_ERR for the owner to poll), then {@code rdma_destroy_qp}, then frees the native slots.
@@ -67,8 +65,19 @@ final class FfmQueuePair implements QueuePair {
     private static final int IBV_QP_STATE = 1;
     private static final int IBV_QPS_ERR = 6;
 
+    /** Who created the native QP, hence how it is destroyed. */
+    enum Owner {
+        /** {@code rdma_create_qp}: destroyed with {@code rdma_destroy_qp(cmId)}. */
+        RDMA_CM,
+        /** {@code ibv_create_qp} (passive side on IB/RoCE, transitions done by the provider): {@code ibv_destroy_qp}. */
+        DIRECT,
+        /** Not ours (the benchmark's and tests' stub): nothing native is destroyed. */
+        EXTERNAL
+    }
+
     private final FfmDeviceContext device;
     private final MemorySegment cmId;
+    private final Owner owner;
     final MemorySegment qp;
     private final int qpNum;
     private final QpInitAttr attr;
@@ -86,9 +95,13 @@ final class FfmQueuePair implements QueuePair {
     private final MemorySegment badWr;
     private final MemorySegment internalWr;
     private boolean closed;
+    /** iWARP: siw's query_qp does not report the state, so the provider tracks it (see {@link #state()}). */
+    private volatile QpState trackedState = QpState.INIT;
 
-    FfmQueuePair(FfmDeviceContext device, MemorySegment cmId, MemorySegment qp, QpInitAttr attr, int reservedSendWrs) {
+    FfmQueuePair(FfmDeviceContext device, Owner owner, MemorySegment cmId, MemorySegment qp, QpInitAttr attr,
+                 int reservedSendWrs) {
         this.device = device;
+        this.owner = owner;
         this.cmId = cmId;
         this.qp = qp.reinterpret(IBV_QP.byteSize());
         this.qpNum = this.qp.get(JAVA_INT, off(IBV_QP, "qp_num"));
@@ -131,8 +144,7 @@ final class FfmQueuePair implements QueuePair {
     @Override
     public void postSend(SendWr wr) {
         if (wr.next == null && validSend(wr)) { // fast path: one WR, slot 0
-            fillSend(0, wr);
-            sendWrs.set(J_LONG, SWR_NEXT, 0L);
+            fillSend(0, wr, 0L);
             int rc;
             try {
                 rc = (int) Native.OPS_POST_SEND.invokeExact(fnPostSend, qp, sendWrs, badWr);
@@ -140,7 +152,7 @@ final class FfmQueuePair implements QueuePair {
                 throw new VerbsException("ibv_post_send failed: " + t, 0, t);
             }
             if (rc != 0) {
-                throw sendFailure(rc, wr, 0);
+                throw sendFailure(Math.abs(rc), wr, 0); // providers return errno or -errno (siw)
             }
             return;
         }
@@ -162,7 +174,8 @@ final class FfmQueuePair implements QueuePair {
                     invalid = w;
                     break;
                 }
-                fillSend(n++, w);
+                fillSend(n, w, sendWrs.address() + (n + 1) * SWR_SIZE);
+                n++;
             }
             if (n > 0) {
                 sendWrs.set(J_LONG, (n - 1) * SWR_SIZE + SWR_NEXT, 0L);
@@ -173,7 +186,7 @@ final class FfmQueuePair implements QueuePair {
                     throw new VerbsException("ibv_post_send failed: " + t, 0, t);
                 }
                 if (rc != 0) {
-                    throw sendFailure(rc, head, slotOf(badWr.get(ADDRESS, 0).address(), sendWrs, SWR_SIZE, n));
+                    throw sendFailure(Math.abs(rc), head, slotOf(badWr.get(ADDRESS, 0).address(), sendWrs, SWR_SIZE, n));
                 }
             }
             if (invalid != null) {
@@ -184,15 +197,15 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    private void fillSend(int slot, SendWr w) {
+    /** Writes {@code w} into native slot {@code slot}, linked to {@code next} (an address, 0 for the last). */
+    private void fillSend(int slot, SendWr w, long next) {
         long base = slot * SWR_SIZE;
         MemorySegment s = sendWrs;
         s.set(J_LONG, base + SWR_WR_ID, w.wrId);
-        s.set(J_LONG, base + SWR_NEXT, s.address() + base + SWR_SIZE);
-        s.set(J_INT, base + SWR_NUM_SGE, w.numSge);
-        s.set(J_INT, base + SWR_OPCODE, w.opcode.ordinal()); // WrOpcode ordinals == enum ibv_wr_opcode values
-        s.set(J_INT, base + SWR_SEND_FLAGS, w.sendFlags);
-        s.set(J_INT, base + SWR_IMM_DATA, Integer.reverseBytes(w.immData)); // __be32
+        s.set(J_LONG, base + SWR_NEXT, next);
+        // num_sge|opcode and send_flags|imm_data are adjacent u32 pairs (checked in Words): one 8-byte store each
+        s.set(J_LONG, base + SWR_NUM_SGE, Words.pair(w.numSge, w.opcode.ordinal())); // ordinals == ibv_wr_opcode
+        s.set(J_LONG, base + SWR_SEND_FLAGS, Words.pair(w.sendFlags, Integer.reverseBytes(w.immData))); // __be32
         s.set(J_LONG, base + SWR_REMOTE_ADDR, w.remoteAddr);
         s.set(J_INT, base + SWR_RKEY, w.rkey);
         MemorySegment sges = sendSges;
@@ -201,8 +214,7 @@ final class FfmQueuePair implements QueuePair {
             Sge g = w.sgList[i];
             long o = first + i * SGE_SIZE;
             sges.set(J_LONG, o + SGE_ADDR, g.addr);
-            sges.set(J_INT, o + SGE_LENGTH, g.length);
-            sges.set(J_INT, o + SGE_LKEY, g.lkey);
+            sges.set(J_LONG, o + SGE_LENGTH, Words.pair(g.length, g.lkey)); // length|lkey
         }
     }
 
@@ -229,6 +241,7 @@ final class FfmQueuePair implements QueuePair {
                     throw new VerbsException("ibv_post_recv failed: " + t, 0, t);
                 }
                 if (rc != 0) {
+                    rc = Math.abs(rc);
                     RecvWr bad = head;
                     for (int i = slotOf(badWr.get(ADDRESS, 0).address(), recvWrs, RWR_SIZE, n); i > 0; i--) {
                         bad = bad.next;
@@ -258,8 +271,7 @@ final class FfmQueuePair implements QueuePair {
             Sge g = w.sgList[i];
             long o = first + i * SGE_SIZE;
             sges.set(J_LONG, o + SGE_ADDR, g.addr);
-            sges.set(J_INT, o + SGE_LENGTH, g.length);
-            sges.set(J_INT, o + SGE_LKEY, g.lkey);
+            sges.set(J_LONG, o + SGE_LENGTH, Words.pair(g.length, g.lkey)); // length|lkey
         }
     }
 
@@ -286,7 +298,8 @@ final class FfmQueuePair implements QueuePair {
             throw new VerbsException("ibv_post_send failed: " + t, 0, t);
         }
         if (rc != 0) {
-            throw Native.fail("ibv_post_send", rc, "qpNum=" + qpNum + ", internal " + opcode + " (iWARP hello)");
+            throw Native.fail("ibv_post_send", Math.abs(rc), "qpNum=" + qpNum + ", internal " + opcode
+                    + " (iWARP hello)");
         }
     }
 
@@ -309,7 +322,7 @@ final class FfmQueuePair implements QueuePair {
     }
 
     private String safeState() {
-        if (cmId.address() == 0) {
+        if (owner == Owner.EXTERNAL) {
             return "?";
         }
         try {
@@ -319,7 +332,10 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    /** {@code ibv_query_qp(IBV_QP_STATE)}. */
+    /**
+     * {@code ibv_query_qp(IBV_QP_STATE)}. On iWARP, where siw does not report the state, the tracked state: INIT
+     * after creation, RTS once connected, ERROR after {@link #moveToError}, a disconnect or an error completion.
+     */
     @Override
     public QpState state() {
         try (Arena a = Arena.ofConfined()) {
@@ -331,7 +347,9 @@ final class FfmQueuePair implements QueuePair {
             }
             int s = qpAttr.get(JAVA_INT, off(IBV_QP_ATTR, "qp_state"));
             QpState[] states = QpState.values();
-            return s >= 0 && s < states.length ? states[s] : QpState.ERROR;
+            QpState reported = s >= 0 && s < states.length ? states[s] : QpState.ERROR;
+            // siw (kernel 6.1) leaves qp_state 0 (RESET) in ibv_query_qp; a connected QP is never RESET
+            return device.iwarp() && reported == QpState.RESET ? trackedState : reported;
         } catch (VerbsException e) {
             throw e;
         } catch (Throwable t) {
@@ -346,6 +364,7 @@ final class FfmQueuePair implements QueuePair {
             MemorySegment qpAttr = a.allocate(IBV_QP_ATTR);
             qpAttr.set(JAVA_INT, off(IBV_QP_ATTR, "qp_state"), IBV_QPS_ERR);
             int rc = (int) Native.IBV_MODIFY_QP.invokeExact(Native.errnoSegment(), qp, qpAttr, IBV_QP_STATE);
+            trackedState = QpState.ERROR;
             if (rc != 0) {
                 throw Native.fail("ibv_modify_qp(ERR)", rc > 0 ? rc : Native.errno(), "qpNum=" + qpNum);
             }
@@ -356,30 +375,52 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    /** ERROR (flush), then {@code rdma_destroy_qp}, then the native slots; idempotent. */
+    /** ERROR (flush), then {@code rdma_destroy_qp} (or {@code ibv_destroy_qp}), then the native slots; idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        if (cmId.address() == 0) { // not created through rdma_cm (benchmark/test stub): nothing native to destroy
+        if (owner == Owner.EXTERNAL) {
             arena.close();
             return;
         }
+        device.forgetQp(this);
         RuntimeException first = null;
         first = Closer.close(this::moveToError, first);
         try {
-            Native.RDMA_DESTROY_QP.invokeExact(cmId);
+            if (owner == Owner.RDMA_CM) {
+                Native.RDMA_DESTROY_QP.invokeExact(cmId);
+            } else {
+                int rc = (int) Native.IBV_DESTROY_QP.invokeExact(Native.errnoSegment(), qp);
+                if (rc != 0) {
+                    throw Native.fail("ibv_destroy_qp", rc > 0 ? rc : Native.errno(), "qpNum=" + qpNum);
+                }
+            }
         } catch (Throwable t) {
             first = Closer.close(() -> {
-                throw new VerbsException("rdma_destroy_qp failed: " + t, 0, t);
+                throw t instanceof VerbsException ve ? ve : new VerbsException("destroying the QP failed: " + t, 0, t);
             }, first);
         }
         arena.close();
         if (first != null) {
             throw first;
         }
+    }
+
+    /** The connection is established (tracked state for iWARP). */
+    void connected() {
+        trackedState = QpState.RTS;
+    }
+
+    /** An error completion arrived for this QP: the device moved it to ERROR (tracked state for iWARP). */
+    void errorCompletion() {
+        trackedState = QpState.ERROR;
+    }
+
+    Owner owner() {
+        return owner;
     }
 
     boolean isClosed() {

@@ -57,6 +57,10 @@ final class Native {
     static final MethodHandle IBV_ACK_CQ_EVENTS = plain(IBVERBS, "ibv_ack_cq_events", null, ADDRESS, JAVA_INT);
     static final MethodHandle IBV_QUERY_QP = ib("ibv_query_qp", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS);
     static final MethodHandle IBV_MODIFY_QP = ib("ibv_modify_qp", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
+    static final MethodHandle IBV_GET_ASYNC_EVENT = ib("ibv_get_async_event", JAVA_INT, ADDRESS, ADDRESS);
+    static final MethodHandle IBV_ACK_ASYNC_EVENT = plain(IBVERBS, "ibv_ack_async_event", null, ADDRESS);
+    static final MethodHandle IBV_CREATE_QP = ib("ibv_create_qp", ADDRESS, ADDRESS, ADDRESS);
+    static final MethodHandle IBV_DESTROY_QP = ib("ibv_destroy_qp", JAVA_INT, ADDRESS);
 
     // ---- ibv_context.ops (address-first, no capture): int f(void *obj, ...)
     static final MethodHandle OPS_POST_SEND = ops(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
@@ -83,6 +87,7 @@ final class Native {
     static final MethodHandle RDMA_GET_CM_EVENT = cm("rdma_get_cm_event", JAVA_INT, ADDRESS, ADDRESS);
     static final MethodHandle RDMA_ACK_CM_EVENT = cm("rdma_ack_cm_event", JAVA_INT, ADDRESS);
     static final MethodHandle RDMA_MIGRATE_ID = cm("rdma_migrate_id", JAVA_INT, ADDRESS, ADDRESS);
+    static final MethodHandle RDMA_INIT_QP_ATTR = cm("rdma_init_qp_attr", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
 
     // ---- libc
     static final MethodHandle POLL = libc("poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);

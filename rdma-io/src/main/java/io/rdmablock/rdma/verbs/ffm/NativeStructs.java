@@ -70,9 +70,13 @@ final class NativeStructs {
             JAVA_INT.withName("qp_type"), JAVA_INT.withName("sq_sig_all"), paddingLayout(4))
             .withName("ibv_qp_init_attr");
 
-    /** {@code struct ibv_qp_attr}: 144 bytes; only the state fields are used. */
+    /** {@code struct ibv_qp_attr}: 144 bytes; the state and the connection knobs set on RTR/RTS are used. */
     static final StructLayout IBV_QP_ATTR = structLayout(
-            JAVA_INT.withName("qp_state"), JAVA_INT.withName("cur_qp_state"), paddingLayout(136))
+            JAVA_INT.withName("qp_state"), JAVA_INT.withName("cur_qp_state"),
+            paddingLayout(118) /* path_mtu .. alt_pkey_index, en_sqd_async_notify, sq_draining */,
+            JAVA_BYTE.withName("max_rd_atomic"), JAVA_BYTE.withName("max_dest_rd_atomic"),
+            JAVA_BYTE.withName("min_rnr_timer"), JAVA_BYTE.withName("port_num"), JAVA_BYTE.withName("timeout"),
+            JAVA_BYTE.withName("retry_cnt"), JAVA_BYTE.withName("rnr_retry"), paddingLayout(11))
             .withName("ibv_qp_attr");
 
     /** {@code struct ibv_device_attr}: 232 bytes. */
@@ -102,6 +106,11 @@ final class NativeStructs {
     static final StructLayout IBV_CONTEXT = structLayout(
             ADDRESS.withName("device"), IBV_CONTEXT_OPS, JAVA_INT.withName("cmd_fd"), JAVA_INT.withName("async_fd"),
             JAVA_INT.withName("num_comp_vectors")).withName("ibv_context");
+
+    /** {@code struct ibv_async_event}: 16 bytes; {@code element} is a union whose {@code cq} arm is used. */
+    static final StructLayout IBV_ASYNC_EVENT = structLayout(
+            unionLayout(ADDRESS.withName("cq")).withName("element"), JAVA_INT.withName("event_type"),
+            paddingLayout(4)).withName("ibv_async_event");
 
     /** {@code struct ibv_pd}: 16 bytes. */
     static final StructLayout IBV_PD = structLayout(
@@ -141,13 +150,15 @@ final class NativeStructs {
                     sequenceLayout(128, JAVA_BYTE).withName("dst_storage")).withName("addr")).withName("route"))
             .withName("rdma_cm_id");
 
-    /** {@code struct rdma_cm_event} (partial: the {@code param.conn} arm up to {@code initiator_depth}). */
+    /** {@code struct rdma_cm_event} (partial: the {@code param.conn} arm up to {@code rnr_retry_count}). */
     static final StructLayout RDMA_CM_EVENT = structLayout(
             ADDRESS.withName("id"), ADDRESS.withName("listen_id"), JAVA_INT.withName("event"),
             JAVA_INT.withName("status"),
             structLayout(structLayout(ADDRESS.withName("private_data"), JAVA_BYTE.withName("private_data_len"),
-                    JAVA_BYTE.withName("responder_resources"), JAVA_BYTE.withName("initiator_depth"))
-                    .withName("conn")).withName("param")).withName("rdma_cm_event");
+                    JAVA_BYTE.withName("responder_resources"), JAVA_BYTE.withName("initiator_depth"),
+                    JAVA_BYTE.withName("flow_control"), JAVA_BYTE.withName("retry_count"),
+                    JAVA_BYTE.withName("rnr_retry_count")).withName("conn")).withName("param"))
+            .withName("rdma_cm_event");
 
     /** {@code struct rdma_conn_param}: 24 bytes. */
     static final StructLayout RDMA_CONN_PARAM = structLayout(
@@ -174,7 +185,7 @@ final class NativeStructs {
 
     /** Every layout by C struct name (the test iterates this). */
     static final Map<String, StructLayout> ALL = byName(IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_WC, IBV_QP_INIT_ATTR,
-            IBV_QP_ATTR, IBV_DEVICE_ATTR, IBV_DEVICE, IBV_CONTEXT, IBV_PD, IBV_MR, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP,
+            IBV_QP_ATTR, IBV_DEVICE_ATTR, IBV_DEVICE, IBV_CONTEXT, IBV_ASYNC_EVENT, IBV_PD, IBV_MR, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP,
             RDMA_EVENT_CHANNEL, RDMA_CM_ID, RDMA_CM_EVENT, RDMA_CONN_PARAM, SOCKADDR_IN, SOCKADDR_IN6, POLLFD);
 
     /** Structs described only up to the last field read; their C sizeof is larger. */

@@ -276,6 +276,9 @@ final class QpEngine implements Runnable {
             case RDMA_READ -> WcOpcode.RDMA_READ;
         };
         qp.sqRetired = sqCompleted;
+        if (status != WcStatus.SUCCESS) {
+            qp.setState(QpState.ERROR); // visible no later than the error completion
+        }
         qp.sendCq.push(wrId, status, op, total, false, 0, qp.qpNum());
     }
 
@@ -284,6 +287,9 @@ final class QpEngine implements Runnable {
         long wrId = qp.rqWrId[slot];
         rqHead++;
         qp.rqHead = rqHead;
+        if (status != WcStatus.SUCCESS) {
+            qp.setState(QpState.ERROR);
+        }
         qp.recvCq.push(wrId, status, op, len, withImm, imm, qp.qpNum());
     }
 

@@ -20,6 +20,11 @@ final class Receiver {
     private static final int K_WRITE = 1;
     private static final int K_READ_SINK = 2;
     private static final int FRAME_BUDGET = 256;
+    /**
+     * Bytes read per pass before the engine gets to transmit: keeps cumulative ACKs (and new requests) flowing while a
+     * long stream is received, instead of one ACK per drained socket (stop-and-go at deep queues).
+     */
+    private static final long BYTE_BUDGET = 256 * 1024;
 
     private final QpEngine e;
     private final SoftQp qp;
@@ -79,7 +84,8 @@ final class Receiver {
 
     private boolean readFrames() throws IOException {
         boolean progress = false;
-        for (int frames = 0; frames < FRAME_BUDGET && !e.inError; ) {
+        long bytes = 0;
+        for (int frames = 0; frames < FRAME_BUDGET && bytes < BYTE_BUDGET && !e.inError; ) {
             long n;
             switch (phase) {
                 case HEADER -> {
@@ -107,6 +113,7 @@ final class Receiver {
                         return progress;
                     }
                     progress = true;
+                    bytes += n;
                     left -= n;
                     if (left <= 0) {
                         phase = HEADER;
@@ -127,6 +134,7 @@ final class Receiver {
                         return progress;
                     }
                     progress = true;
+                    bytes += n;
                     left -= n;
                     if (left == 0) {
                         phase = HEADER;

@@ -42,7 +42,10 @@ final class SoftCq implements CompletionQueue {
     private volatile Thread waiter;
     private volatile boolean wakeupRequested;
 
-    SoftCq(int requested) {
+    private final SoftVerbsProvider provider;
+
+    SoftCq(SoftVerbsProvider provider, int requested) {
+        this.provider = provider;
         int cap = Integer.highestOneBit(Math.max(requested, 2) - 1) << 1;
         this.capacity = cap;
         this.mask = cap - 1;
@@ -104,7 +107,8 @@ final class SoftCq implements CompletionQueue {
         withImm[i] = hasImm;
         imm[i] = immData;
         qpNum[i] = qp;
-        SEQ.setRelease(seq, i, t + 1);
+        // volatile (not release) store: the read of waiter below must not move before it (lost wake-up otherwise)
+        SEQ.setVolatile(seq, i, t + 1);
         Thread w = waiter;
         if (w != null) {
             LockSupport.unpark(w);
@@ -162,6 +166,7 @@ final class SoftCq implements CompletionQueue {
         }
         long deadline = System.nanoTime() + timeoutNs;
         waiter = Thread.currentThread();
+        VarHandle.fullFence(); // pairs with the volatile publish in push
         try {
             while (true) {
                 n = poll(out, max);
@@ -199,6 +204,7 @@ final class SoftCq implements CompletionQueue {
         }
         closed = true;
         wakeup();
+        provider.untrack(this);
     }
 
     @Override

@@ -51,7 +51,7 @@ final class SoftDevice implements DeviceContext {
         if (capacity < 1 || capacity > 65536) {
             throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=65536");
         }
-        return provider.track(new SoftCq(capacity));
+        return provider.track(new SoftCq(provider, capacity));
     }
 
     int nextQpNum() {

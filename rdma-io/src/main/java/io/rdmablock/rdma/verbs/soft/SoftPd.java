@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 
 /** A soft protection domain: regions and queue pairs of different domains cannot use each other's keys. */
 final class SoftPd implements ProtectionDomain {
+    /** An unstarted thread other than any caller: a segment accessible by it is accessible by the engines. */
+    private static final Thread PROBE = Thread.ofPlatform().unstarted(() -> { });
     private final SoftDevice device;
     private volatile boolean closed;
 
@@ -26,6 +28,11 @@ final class SoftPd implements ProtectionDomain {
         if (segment == null || !segment.isNative()) {
             throw new IllegalArgumentException("invalid segment: only native segments can be registered, segment="
                     + segment);
+        }
+        if (!segment.isAccessibleBy(PROBE)) {
+            // the provider's engine threads place and fetch payloads: a thread-confined segment cannot be shared
+            throw new IllegalArgumentException("invalid segment: thread-confined (Arena.ofConfined); the soft provider "
+                    + "moves data on its own threads, register memory of a shared, automatic or global arena");
         }
         if (segment.byteSize() == 0) {
             throw new IllegalArgumentException("invalid segment: lengthBytes=0, min=1");

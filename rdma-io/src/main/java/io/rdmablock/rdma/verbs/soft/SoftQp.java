@@ -9,7 +9,6 @@ import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.Sge;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -35,7 +34,6 @@ final class SoftQp implements QueuePair {
     private final QpInitAttr attr;
     private final int qpNum;
     final QpEngine engine;
-    private final Arena arena = Arena.ofShared();
     private volatile QpState state = QpState.INIT;
     private volatile boolean closed;
     private volatile Runnable onDisconnected;
@@ -134,13 +132,14 @@ final class SoftQp implements QueuePair {
         sqHeader = new ByteBuffer[sqSize];
         sqInlineView = new ByteBuffer[sqSize];
         maxInline = a.maxInlineData;
-        MemorySegment headers = arena.allocate((long) sqSize * FrameDescriptor.HEADER_LENGTH, 64);
-        inlineArea = arena.allocate(Math.max(1L, (long) sqSize * maxInline), 64);
+        // allocateDirect, not arena segments: buffers without a memory session cost nothing per vectored socket
+        // call (segment-backed ones make sun.nio.ch.IOUtil allocate a Releaser per buffer per call).
+        ByteBuffer headers = ByteBuffer.allocateDirect(sqSize * FrameDescriptor.HEADER_LENGTH);
+        ByteBuffer inlineBuf = ByteBuffer.allocateDirect(Math.max(1, sqSize * maxInline));
+        inlineArea = MemorySegment.ofBuffer(inlineBuf);
         for (int i = 0; i < sqSize; i++) {
-            sqHeader[i] = headers.asSlice((long) i * FrameDescriptor.HEADER_LENGTH, FrameDescriptor.HEADER_LENGTH)
-                    .asByteBuffer();
-            sqInlineView[i] = maxInline == 0 ? ByteBuffer.allocateDirect(0)
-                    : inlineArea.asSlice((long) i * maxInline, maxInline).asByteBuffer();
+            sqHeader[i] = headers.slice(i * FrameDescriptor.HEADER_LENGTH, FrameDescriptor.HEADER_LENGTH);
+            sqInlineView[i] = inlineBuf.slice(i * maxInline, maxInline);
         }
 
         int rqSize = pow2(a.maxRecvWr);
@@ -391,8 +390,8 @@ final class SoftQp implements QueuePair {
         sendCq.detach(this);
         recvCq.detach(this);
         device.provider().untrack(this);
-        if (stopped) {
-            arena.close();
+        if (!stopped) {
+            org.slf4j.LoggerFactory.getLogger(SoftQp.class).warn("soft qp {}: engine did not stop within 5 s", qpNum);
         }
     }
 

@@ -124,6 +124,14 @@ class FfmStubDeviceTest {
     }
 
     @Test
+    void shouldReportAPositiveErrnoWhenTheDeviceReturnsANegativeOne() throws Throwable {
+        stub.failPostSend(0, -22); // siw returns -errno, rxe and mlx5 errno
+        PostException e = assertThrows(PostException.class, () -> stub.qp.postSend(signaledSend(7)));
+        assertEquals(22, e.errno());
+        assertTrue(e.getMessage().startsWith("ibv_post_send failed: errno=22 (EINVAL)"), e.getMessage());
+    }
+
+    @Test
     void shouldPostTheWrsBeforeAMalformedOneThenRejectIt() throws Throwable {
         SendWr a = signaledSend(1);
         SendWr b = new SendWr(3);

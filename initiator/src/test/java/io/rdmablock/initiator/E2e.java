@@ -1,0 +1,46 @@
+package io.rdmablock.initiator;
+
+import io.rdmablock.node.NodeConfig;
+import io.rdmablock.node.StorageNode;
+import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.node.nvmf.TargetOptions;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * End-to-end test environment: providers from {@code rdmablock.test.providers} (comma list, default {@code soft}),
+ * node address from {@code rdmablock.test.address} (default {@code 127.0.0.1}), so the VM runner can run the same
+ * tests on rxe and siw.
+ */
+final class E2e {
+    private E2e() {
+    }
+
+    static Stream<String> providers() {
+        return Arrays.stream(System.getProperty("rdmablock.test.providers", "soft").split(","))
+                .map(String::trim).filter(s -> !s.isEmpty());
+    }
+
+    static String host() {
+        return System.getProperty("rdmablock.test.address", "127.0.0.1");
+    }
+
+    /** Starts an in-process node on {@code port} (0 = any) of the test address. */
+    static StorageNode startNode(Path dataDir, String provider, int port) {
+        NodeConfig c = new NodeConfig(dataDir, new InetSocketAddress(host(), port), provider, null, null, "node-e2e",
+                null, null, 1000, List.of(), TargetOptions.defaults());
+        return new StorageNode(c).start();
+    }
+
+    static String subnqn(String volume) {
+        return Subsystem.nqnFor(volume);
+    }
+
+    static NvmeBlockDevice open(StorageNode node, String provider, String volume, DeviceOptions opts) {
+        return NvmeBlockDevice.open(node.fabricAddress(), subnqn(volume), null, opts.providerMode(provider));
+    }
+}

@@ -1,0 +1,113 @@
+package io.rdmablock.cli;
+
+import io.rdmablock.mgmt.client.MgmtClient;
+import io.rdmablock.mgmt.client.NodeState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Runs ops/cluster up/status/down for real, with a launcher that starts this JVM's classpath (the
+ * management server through RdmablockCli, nodes through {@link RdmablockCliFakeNode}).
+ */
+class ClusterScriptTest {
+    private static final Path REPO = Path.of(System.getProperty("user.dir")).resolve("../..").normalize();
+
+    private record Result(int exitCode, String out) {
+    }
+
+    private static Result run(Path launcher, String... args) throws Exception {
+        var command = new java.util.ArrayList<String>();
+        command.add(REPO.resolve("ops/cluster").toString());
+        command.addAll(List.of(args));
+        var pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("RDMABLOCK_BIN", launcher.toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(180, TimeUnit.SECONDS), "ops/cluster timed out: " + out);
+        return new Result(p.exitValue(), out);
+    }
+
+    private static Path launcher(Path dir) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        String cp = System.getProperty("java.class.path");
+        Path script = dir.resolve("launcher");
+        Files.writeString(script, """
+                #!/bin/sh
+                if [ "$1" = node ]; then
+                  shift
+                  exec '%1$s' -Xmx128m -cp '%2$s' io.rdmablock.cli.RdmablockCliFakeNode "$@"
+                fi
+                exec '%1$s' -Xmx256m --enable-native-access=ALL-UNNAMED -cp '%2$s' io.rdmablock.cli.RdmablockCli "$@"
+                """.formatted(java, cp));
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+        return script;
+    }
+
+    @Test
+    void shouldStartClusterPrintUrlAndTokenThenStopIt(@TempDir Path tmp) throws Exception {
+        Path launcher = launcher(tmp);
+        Path dir = tmp.resolve("cluster");
+        Process bystander = new ProcessBuilder("sleep", "120").start();
+        try {
+            var up = run(launcher, "up", "--dir", dir.toString(), "--nodes", "2", "--wait-s", "150");
+            assertEquals(0, up.exitCode(), up.out());
+            String url = up.out().lines().filter(l -> l.startsWith("management URL: ")).findFirst().orElseThrow()
+                    .substring("management URL: ".length());
+            String token = up.out().lines().filter(l -> l.startsWith("token: ")).findFirst().orElseThrow()
+                    .substring("token: ".length());
+            assertEquals(token, Files.readString(dir.resolve("token")).trim());
+            assertTrue(Files.readString(dir.resolve("env")).contains("RDMABLOCK_MGMT_URL=" + url));
+
+            var client = new MgmtClient(URI.create(url), token);
+            var nodes = client.listNodes();
+            assertEquals(List.of("node1", "node2"), nodes.stream().map(n -> n.nodeId()).toList());
+            assertTrue(nodes.stream().allMatch(n -> n.state() == NodeState.UP), nodes.toString());
+
+            var again = run(launcher, "up", "--dir", dir.toString(), "--nodes", "0");
+            assertEquals(1, again.exitCode(), again.out());
+            assertTrue(again.out().contains("already running"), again.out());
+            assertEquals(0, run(launcher, "status", "--dir", dir.toString()).exitCode());
+
+            // a stale pid file naming a process that is not ours must not be signalled
+            Files.writeString(dir.resolve("node9.pid"), Long.toString(bystander.pid()));
+            long mgmtPid = Long.parseLong(Files.readString(dir.resolve("mgmt.pid")).trim());
+
+            var down = run(launcher, "down", "--dir", dir.toString());
+            assertEquals(0, down.exitCode(), down.out());
+            assertTrue(bystander.isAlive(), "ops/cluster down signalled a process that is not its own");
+            var mgmt = ProcessHandle.of(mgmtPid);
+            if (mgmt.isPresent()) { // exited; wait for init to reap it
+                mgmt.get().onExit().get(10, TimeUnit.SECONDS);
+            }
+            assertFalse(client.health());
+            assertFalse(Files.exists(dir.resolve("mgmt.pid")));
+            assertEquals(1, run(launcher, "status", "--dir", dir.toString()).exitCode());
+        } finally {
+            bystander.destroyForcibly();
+            run(launcher, "down", "--dir", dir.toString());
+        }
+    }
+
+    @Test
+    void shouldRejectBadArguments(@TempDir Path tmp) throws Exception {
+        Path launcher = launcher(tmp);
+        var noDir = run(launcher, "up");
+        assertEquals(2, noDir.exitCode(), noDir.out());
+        var nodes = run(launcher, "up", "--dir", tmp.resolve("c").toString(), "--nodes", "x");
+        assertEquals(1, nodes.exitCode(), nodes.out());
+        assertTrue(nodes.out().contains("invalid --nodes: --nodes=x, min=0, max=16"), nodes.out());
+    }
+}

@@ -1,0 +1,39 @@
+package io.rdmablock.node;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The node's stable identity: {@code <data-dir>/node-id}, created once as {@code <host name>-<8 hex digits>}, so that
+ * several nodes on one host get distinct ids and a restarted node keeps its id (and its volumes in the management
+ * plane) whatever port it listens on.
+ */
+final class NodeIdentity {
+    static final String FILE = "node-id";
+
+    private NodeIdentity() {
+    }
+
+    static String loadOrCreate(Path dataDir) throws IOException {
+        Path f = dataDir.resolve(FILE);
+        if (Files.exists(f)) {
+            String id = Files.readString(f, StandardCharsets.UTF_8).strip();
+            if (!id.isEmpty()) {
+                return id;
+            }
+        }
+        Files.createDirectories(dataDir);
+        String host = InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "-");
+        String id = host + "-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+        Path tmp = dataDir.resolve(FILE + ".tmp");
+        Files.writeString(tmp, id + "\n", StandardCharsets.UTF_8);
+        Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        return id;
+    }
+}
