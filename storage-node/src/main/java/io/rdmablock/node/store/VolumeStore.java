@@ -48,6 +48,8 @@ public final class VolumeStore implements AutoCloseable {
     private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<VolumeEvent>> listeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean closed;
+    /** Fault-injection rule for new queues (tests, drills), or null: queues are then the backend's own. */
+    private volatile StoreFaults faults;
     private static final java.util.concurrent.atomic.AtomicInteger FILE_SLOTS = new java.util.concurrent.atomic.AtomicInteger();
 
     private VolumeStore(Path dataDir, StoreOptions options) {
@@ -78,9 +80,28 @@ public final class VolumeStore implements AutoCloseable {
                 zeroRange);
     }
 
-    /** Opens (creating if needed) the store in {@code dataDir} with {@link StoreOptions#fromSystemProperties()}. */
+    /**
+     * Opens (creating if needed) the store in {@code dataDir} with {@link StoreOptions#fromSystemProperties()} and
+     * the fault-injection rule of {@value StoreFaults#PROPERTY}, if set (see {@link StoreFaults}).
+     */
     public static VolumeStore open(Path dataDir) {
-        return open(dataDir, StoreOptions.fromSystemProperties());
+        StoreFaults f = StoreFaults.parse(System.getProperty(StoreFaults.PROPERTY));
+        VolumeStore s = open(dataDir, StoreOptions.fromSystemProperties());
+        if (f != null) {
+            s.setFaults(f);
+        }
+        return s;
+    }
+
+    /**
+     * Installs (or with null removes) a fault-injection rule for queues created from now on by {@link #newQueue};
+     * queues created before keep their behaviour. For tests and fault drills only (case C7).
+     */
+    public void setFaults(StoreFaults f) {
+        if (f != null) {
+            LOG.warn("fault injection enabled: {}", f);
+        }
+        faults = f;
     }
 
     /**
@@ -227,7 +248,9 @@ public final class VolumeStore implements AutoCloseable {
         if (capacity < 1 || capacity > 4096) {
             throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=4096");
         }
-        return engine.newQueue(this, capacity);
+        BlockQueue q = engine.newQueue(this, capacity);
+        StoreFaults f = faults;
+        return f == null ? q : new StallingBlockQueue(q, f);
     }
 
     /** The backend every queue of this store uses. */
