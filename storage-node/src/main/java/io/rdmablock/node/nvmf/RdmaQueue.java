@@ -43,6 +43,13 @@ final class RdmaQueue {
     static final int WR_SEND = 3;
     static final int WR_WRITE = 4;
     private static final int BATCH = 32;
+    /**
+     * System property {@value}: {@code false} skips registering the queue's buffers with its store queue (io_uring
+     * fixed buffers); for A/B measurements and kernels that refuse them. Default true.
+     */
+    static final String REGISTER_STORE_BUFFERS_PROPERTY = "rdmablock.target.registerStoreBuffers";
+    private static final boolean REGISTER_STORE_BUFFERS =
+            !"false".equalsIgnoreCase(System.getProperty(REGISTER_STORE_BUFFERS_PROPERTY, "true"));
     /** Longest wait for store I/O in flight when a queue is torn down. */
     static final long DRAIN_TIMEOUT_NS = 30_000_000_000L;
 
@@ -111,6 +118,11 @@ final class RdmaQueue {
             id.createQp(attr);
             if (qid != 0) {
                 bqTmp = target.store().newQueue(entries);
+                // io_uring fixed buffers: every store READ/WRITE moves through one of these two regions (request
+                // data buffers; in-capsule data of a RECV slot), so the kernel pins them once, not per I/O
+                if (REGISTER_STORE_BUFFERS) {
+                    bqTmp.registerBuffers(memTmp.dataRegion, memTmp.recvRegion);
+                }
             }
             this.free = new int[entries];
             this.pendingRecv = new int[entries];
