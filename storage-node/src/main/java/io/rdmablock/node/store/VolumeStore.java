@@ -113,7 +113,8 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /**
-     * Creates a volume: an all-zero sparse file of {@code spec.sizeBytes()}.
+     * Creates a volume: an all-zero sparse file of {@code spec.sizeBytes()}, its space reserved when
+     * {@link StoreOptions#preallocate()} (then a volume that does not fit fails with {@link StoreException}, ENOSPC).
      *
      * @throws IllegalArgumentException when a volume with that id exists
      */
@@ -126,12 +127,18 @@ public final class VolumeStore implements AutoCloseable {
                 VolumeState.CREATING, spec.allowedHosts());
         meta.putVolume(row);
         Path file = fileOf(spec.id());
-        Volume v;
+        Volume v = null;
         try {
             Native.createSparseFile(file, spec.sizeBytes());
             Native.fsyncDirectory(volumesDir);
             v = openVolume(row);
+            if (options.preallocate()) {
+                preallocate(v, 0, spec.sizeBytes(), file);
+            }
         } catch (RuntimeException e) {
+            if (v != null) {
+                closeFds(v);
+            }
             deleteQuietly(file);
             meta.deleteVolume(spec.id());
             throw e;
@@ -182,6 +189,10 @@ public final class VolumeStore implements AutoCloseable {
             return v;
         }
         // Table first (synced), then the file: recovery grows a file shorter than its row.
+        if (options.preallocate()) {
+            // before the table grows: a grow that does not fit fails with ENOSPC and changes nothing visible
+            preallocate(v, v.sizeBytes(), newSizeBytes - v.sizeBytes(), fileOf(id));
+        }
         meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
         Native.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
         Native.fsync(v.bufferedFd, fileOf(id));
@@ -397,6 +408,32 @@ public final class VolumeStore implements AutoCloseable {
         }
         return new Volume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
                 direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement());
+    }
+
+    /**
+     * Reserves {@code [offsetBytes, offsetBytes + lengthBytes)} of the volume's file ({@code fallocate(2)} with
+     * {@code FALLOC_FL_KEEP_SIZE}: the file size is not changed). Throws {@link StoreException} with the errno on failure (ENOSPC:
+     * does not fit); a filesystem without fallocate is logged and the file stays sparse.
+     */
+    private void preallocate(Volume v, long offsetBytes, long lengthBytes, Path file) {
+        if (lengthBytes <= 0) {
+            return;
+        }
+        java.lang.foreign.MemorySegment err = Native.threadErrState();
+        int r;
+        do {
+            r = Native.fallocateRaw(err, v.bufferedFd, Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
+        } while (r < 0 && Native.errno(err) == Native.EINTR);
+        if (r < 0) {
+            int e = Native.errno(err);
+            if (e == Native.EOPNOTSUPP) {
+                LOG.warn("preallocate unsupported by the filesystem (EOPNOTSUPP): path={}; volume stays sparse", file);
+                return;
+            }
+            throw new StoreException("preallocate failed: path=" + file + ", offsetBytes=" + offsetBytes
+                    + ", lengthBytes=" + lengthBytes + ": errno=" + e + " (" + Native.errnoName(e) + ")", e);
+        }
+        Native.fsync(v.bufferedFd, file);
     }
 
     private static void closeFds(Volume v) {
