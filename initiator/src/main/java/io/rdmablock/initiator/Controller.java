@@ -1,6 +1,7 @@
 package io.rdmablock.initiator;
 
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
+import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
@@ -8,10 +9,13 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.SendWr;
+import io.rdmablock.rdma.verbs.WrOpcode;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +40,8 @@ final class Controller implements Runnable {
     private final NvmeBlockDevice dev;
     private final DeviceOptions opts;
     private final long timeoutNs;
+    /** Bound of each setup step: connectTimeoutMs, shortened during reconnect so ctrlLossTimeoutMs is kept. */
+    private long stepTimeoutNs;
     private final ConcurrentLinkedQueue<CompletableFuture<Void>> refreshes = new ConcurrentLinkedQueue<>();
     private final WorkCompletion[] wcs = WorkCompletion.array(16);
     private final Thread thread;
@@ -52,6 +58,7 @@ final class Controller implements Runnable {
         this.dev = dev;
         this.opts = opts;
         this.timeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.connectTimeoutMs());
+        this.stepTimeoutNs = timeoutNs;
         this.thread = Thread.ofPlatform().daemon().name("rdmablock-ctrl").unstarted(this);
     }
 
@@ -168,8 +175,19 @@ final class Controller implements Runnable {
                     return "admin queue failed: " + wc.status;
                 }
                 if ((wc.wrId & QueueConnection.TAG_MASK) == QueueConnection.RECV_TAG) {
-                    a.qp.postRecv(a.recvWr((int) (wc.wrId & 0xFFFFFFFFL))); // late response: dropped
+                    int index = (int) (wc.wrId & 0xFFFFFFFFL);
+                    MemorySegment cqe = a.mem.cqe(index);
+                    if (CqeDescriptor.cid(cqe) == QueueConnection.AER_CID) {
+                        a.asyncEvent = new QueueConnection.Completion(CqeDescriptor.dw0(cqe), 0,
+                                CqeDescriptor.status(cqe));
+                    }
+                    a.qp.postRecv(a.recvWr(index)); // otherwise a late response: dropped
                 }
+            }
+            QueueConnection.Completion event = a.asyncEvent;
+            if (event != null) {
+                a.asyncEvent = null;
+                onAsyncEvent(a, event);
             }
             if (a.disconnectedEvent()) {
                 return "admin queue disconnected by the node";
@@ -205,6 +223,40 @@ final class Controller implements Runnable {
             }
             return "admin queue: " + e.getMessage();
         }
+    }
+
+    /**
+     * An Asynchronous Event completed: a notice (type 2) "namespace attribute changed" (info 0) re-reads Identify
+     * Namespace (resize, C11); then a new request is posted. An error status (e.g. not supported) ends the AERs.
+     */
+    private void onAsyncEvent(QueueConnection a, QueueConnection.Completion event) {
+        if (event.status() != NvmeStatus.SUCCESS) {
+            LOG.debug("Asynchronous Event Request answered {}; not reposted", NvmeStatus.describe(event.status()));
+            return;
+        }
+        int type = event.dw0() & 0x7;
+        int info = (event.dw0() >>> 8) & 0xFF;
+        if (type == 2 && info == 0) {
+            identifyNamespace(a);
+        }
+        postAsyncEventRequest(a);
+    }
+
+    /** Posts the one Asynchronous Event Request (cid {@link QueueConnection#AER_CID}, capsule slot 1). */
+    private void postAsyncEventRequest(QueueConnection a) {
+        MemorySegment sqe = a.mem.capsule(1);
+        SqeDescriptor.clear(sqe);
+        SqeDescriptor.opcode(sqe, Opcodes.ADMIN_ASYNC_EVENT_REQUEST);
+        SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+        SqeDescriptor.cid(sqe, QueueConnection.AER_CID);
+        SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
+        SendWr wr = new SendWr(1);
+        wr.wrId = QueueConnection.SEND_TAG | 1;
+        wr.opcode = WrOpcode.SEND;
+        wr.sendFlags = SendWr.SIGNALED;
+        wr.sgList[0].set(a.mem.mr, a.mem.capsuleOffset(1), SqeDescriptor.LENGTH);
+        wr.numSge = 1;
+        a.qp.postSend(wr);
     }
 
     private long keepAliveWaitNs() {
@@ -252,7 +304,9 @@ final class Controller implements Runnable {
             return;
         }
         try {
+            stepTimeoutNs = Math.max(100_000_000L, Math.min(timeoutNs, deadline - System.nanoTime()));
             connectAll();
+            stepTimeoutNs = timeoutNs;
             reconnects++;
             LOG.info("association with {} ({}) restored after {} ms", dev.address(), dev.subnqn(),
                     (System.nanoTime() - lossStartNs) / 1_000_000);
@@ -291,10 +345,10 @@ final class Controller implements Runnable {
         CmId id = dev.provider().createId();
         QueueConnection a;
         try {
-            id.resolve(dev.address(), timeoutNs);
+            id.resolve(dev.address(), stepTimeoutNs);
             dev.ensureDeviceResources(id.device(), opts.adminQueueEntries());
             a = QueueConnection.establish(id, dev.pd(), dev.adminMemory(), 0, opts.adminQueueEntries(),
-                    ConnectDataDescriptor.CNTLID_DYNAMIC, adminParams, timeoutNs);
+                    ConnectDataDescriptor.CNTLID_DYNAMIC, adminParams, stepTimeoutNs);
         } catch (RuntimeException e) {
             id.close();
             throw e;
@@ -312,9 +366,9 @@ final class Controller implements Runnable {
         for (int i = 0; i < queues.length; i++) {
             CmId qid = dev.provider().createId();
             try {
-                qid.resolve(dev.address(), timeoutNs);
+                qid.resolve(dev.address(), stepTimeoutNs);
                 conns[i] = QueueConnection.establish(qid, dev.pd(), queues[i].mem, queues[i].qid, opts.queueEntries(),
-                        a.cntlid, ioParams, timeoutNs);
+                        a.cntlid, ioParams, stepTimeoutNs);
             } catch (RuntimeException e) {
                 qid.close();
                 throw e;
@@ -324,6 +378,7 @@ final class Controller implements Runnable {
         for (int i = 0; i < queues.length; i++) {
             queues[i].attach(conns[i], Math.max(0, ctrl.inCapsuleDataBytes()));
         }
+        postAsyncEventRequest(a);
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
         state = State.LIVE;
     }
@@ -338,12 +393,12 @@ final class Controller implements Runnable {
             SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CC);
             SqeDescriptor.cdw(sqe, 12, CC_ENABLE);
             SqeDescriptor.cdw(sqe, 13, 0);
-        }, timeoutNs);
+        }, stepTimeoutNs);
         if (set.status() != NvmeStatus.SUCCESS) {
             LOG.warn("Property Set CC.EN=1 answered {}; continuing", NvmeStatus.describe(set.status()));
             return;
         }
-        long deadline = System.nanoTime() + timeoutNs;
+        long deadline = System.nanoTime() + stepTimeoutNs;
         while (true) {
             QueueConnection.Completion get = a.execSync(sqe -> {
                 SqeDescriptor.clear(sqe);
@@ -352,7 +407,7 @@ final class Controller implements Runnable {
                 SqeDescriptor.fctype(sqe, Opcodes.FCTYPE_PROPERTY_GET);
                 SqeDescriptor.cdw(sqe, 10, 0);
                 SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CSTS);
-            }, timeoutNs);
+            }, stepTimeoutNs);
             if (get.status() != NvmeStatus.SUCCESS || (get.dw0() & 1) != 0) {
                 return;
             }
@@ -385,7 +440,7 @@ final class Controller implements Runnable {
             SqeDescriptor.cdw(sqe, 10, cns);
             SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.mem.mr.address() + a.mem.identifyOffset(),
                     QueueMemory.IDENTIFY_BYTES, a.mem.mr.rkey());
-        }, timeoutNs);
+        }, stepTimeoutNs);
         if (r.status() != NvmeStatus.SUCCESS) {
             throw new NvmeStatusException("Identify failed: cns=" + cns + ", nsid=" + nsid,
                     NvmeStatus.sct(r.status()), NvmeStatus.sc(r.status()), NvmeStatus.dnr(r.status()));

@@ -28,7 +28,12 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #attach}, {@link #setLost} (fail everything) and {@link #close()}.
  */
 final class IoQueue implements Runnable {
-    private static final long SPIN_NS = Long.getLong("rdmablock.initiator.spinNs", 20_000);
+    /**
+     * How long an idle poller keeps polling before it waits for a completion event (system property
+     * {@code rdmablock.initiator.spinNs}). Default 0: on machines where host, node and disk share a few cores the
+     * spin costs more than the wake-up (measured 2-4.5 us vs 5-11 us poller CPU per 4 KiB I/O at QD32, same IOPS).
+     */
+    private static final long SPIN_NS = Long.getLong("rdmablock.initiator.spinNs", 0);
     private static final long AWAIT_NS = 10_000_000;
     private static final long SCAN_INTERVAL_NS = 50_000_000;
 

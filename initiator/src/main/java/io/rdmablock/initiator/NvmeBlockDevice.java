@@ -394,7 +394,7 @@ public final class NvmeBlockDevice implements BlockDevice {
         if (pd == null) {
             pd = device.allocPd();
             buffers = new RegisteredBuffers(pd, opts.maxBufferBytes());
-            adminMemory = new QueueMemory(pd, 1, 0, adminEntries);
+            adminMemory = new QueueMemory(pd, 2, 0, adminEntries); // slot 0: commands, slot 1: the AER
         }
     }
 

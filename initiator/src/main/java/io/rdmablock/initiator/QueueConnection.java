@@ -44,8 +44,12 @@ final class QueueConnection implements AutoCloseable {
     final QueuePair qp;
     final QueueMemory mem;
     private final RecvWr[] recvWrs;
+    /** cid reserved for the Asynchronous Event Request on the admin queue; never used by {@link #execSync}. */
+    static final int AER_CID = 0xFFFF;
     /** cntlid from the Connect response (the admin queue's is the controller's). */
     int cntlid;
+    /** Completion of the outstanding Asynchronous Event Request, when one arrived; taken by the controller. */
+    Completion asyncEvent;
     private int syncCid;
     private final WorkCompletion[] syncWcs = WorkCompletion.array(16);
     private final SendWr syncWr = new SendWr(1);
@@ -182,7 +186,7 @@ final class QueueConnection implements AutoCloseable {
     Completion execSync(Consumer<MemorySegment> fill, long timeoutNs) {
         MemorySegment sqe = mem.capsule(0);
         fill.accept(sqe);
-        int cid = syncCid = (syncCid + 1) & 0xFFFF;
+        int cid = syncCid = (syncCid + 1) % AER_CID;
         SqeDescriptor.cid(sqe, cid);
         syncWr.wrId = SEND_TAG;
         syncWr.opcode = io.rdmablock.rdma.verbs.WrOpcode.SEND;
@@ -212,10 +216,12 @@ final class QueueConnection implements AutoCloseable {
                     MemorySegment cqe = mem.cqe(index);
                     Completion c = new Completion(CqeDescriptor.dw0(cqe), CqeDescriptor.dw1(cqe),
                             CqeDescriptor.status(cqe));
-                    boolean mine = CqeDescriptor.cid(cqe) == cid;
+                    int got = CqeDescriptor.cid(cqe);
                     qp.postRecv(recvWrs[index]);
-                    if (mine) {
+                    if (got == cid) {
                         found = c;
+                    } else if (got == AER_CID) {
+                        asyncEvent = c;
                     }
                 }
             }

@@ -56,6 +56,7 @@ final class FakeTarget implements AutoCloseable {
     /** Responses still to drop (the command is consumed, never answered). */
     final AtomicInteger dropResponses = new AtomicInteger();
     volatile boolean duplicateResponses;
+    /** I/O queue commands received. */
     final AtomicInteger commands = new AtomicInteger();
 
     FakeTarget(VerbsProvider provider, String subnqn, long capacityBytes, long maxCapacityBytes, int lbaSize,
@@ -265,7 +266,9 @@ final class FakeTarget implements AutoCloseable {
         }
 
         private void handle(int index, int byteLen) {
-            commands.incrementAndGet();
+            if (qid > 0) {
+                commands.incrementAndGet();
+            }
             MemorySegment cap = recvBuf.asSlice((long) index * capsuleBytes, capsuleBytes);
             int opcode = SqeDescriptor.opcode(cap);
             int cid = SqeDescriptor.cid(cap);
@@ -288,6 +291,10 @@ final class FakeTarget implements AutoCloseable {
                     dw0 = 1; // CSTS.RDY
                 }
             } else if (qid == 0) {
+                if (opcode == Opcodes.ADMIN_ASYNC_EVENT_REQUEST) {
+                    postRecv(index); // held, never answered
+                    return;
+                }
                 if (opcode == Opcodes.ADMIN_IDENTIFY) {
                     MemorySegment d = staging.asSlice(0, 4096);
                     if (SqeDescriptor.cdw(cap, 10) == Opcodes.CNS_CONTROLLER) {

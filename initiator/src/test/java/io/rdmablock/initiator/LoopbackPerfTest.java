@@ -42,9 +42,13 @@ class LoopbackPerfTest {
                                 queues, write ? "write" : "read", mibps);
                     }
                     for (boolean write : new boolean[]{false, true}) {
+                        long cpu0 = pollerCpuNs();
+                        long t0 = System.nanoTime();
                         double iops = run(d, write, 32, 256L << 20, seconds);
-                        System.out.printf("perf: provider=%s ioQueues=%d %s 4KiB QD32: %.0f IOPS%n", provider, queues,
-                                write ? "randwrite" : "randread", iops);
+                        double ios = iops * (System.nanoTime() - t0) / 1e9;
+                        double usPerIo = (pollerCpuNs() - cpu0) / 1e3 / Math.max(1, ios);
+                        System.out.printf("perf: provider=%s ioQueues=%d %s 4KiB QD32: %.0f IOPS, initiator pollers "
+                                + "%.1f us CPU/IO%n", provider, queues, write ? "randwrite" : "randread", iops, usPerIo);
                         assertTrue(iops > 0);
                     }
                 }
@@ -126,5 +130,20 @@ class LoopbackPerfTest {
             d.freeBuffer(b);
         }
         return bytes / secs / (1 << 20);
+    }
+
+    /** CPU time of the initiator's poller threads (rdmablock-ioq-*), ns. */
+    static long pollerCpuNs() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (java.lang.management.ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (ti != null && ti.getThreadName().startsWith("rdmablock-ioq-")) {
+                long t = mx.getThreadCpuTime(ti.getThreadId());
+                if (t > 0) {
+                    sum += t;
+                }
+            }
+        }
+        return sum;
     }
 }
