@@ -6,13 +6,10 @@ import io.rdmablock.node.store.Volume;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
-import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
-import io.rdmablock.rdma.verbs.Access;
 import io.rdmablock.rdma.verbs.CmEventType;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.CompletionQueue;
-import io.rdmablock.rdma.verbs.MemoryRegion;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 import io.rdmablock.rdma.verbs.QpInitAttr;
 import io.rdmablock.rdma.verbs.QueuePair;
@@ -24,7 +21,6 @@ import io.rdmablock.rdma.verbs.WrOpcode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -34,9 +30,8 @@ import java.lang.foreign.MemorySegment;
  * the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
  * are cached per request and RECV slot; a new slice object is made only when a request's transfer length changes).
  *
- * <p>Memory layout of the RECV region: slot {@code i} is {@code slotBytes} long; its capsule starts at
- * {@code 4096 - 64} so the in-capsule data that follows the 64-byte SQE is page aligned (O_DIRECT writes straight
- * from the RECV buffer).
+ * <p>The registered memory (RECV capsule slots, request data buffers, response capsules) and its layout are
+ * {@link QueueMemory}; this class is the queue logic on top of it.
  *
  * <p>Threading: built on the acceptor thread, then owned by one {@link Poller}; every other method runs there.
  * The state machine is {@link #advance}; {@link #poll} feeds it with work completions and store completions.
@@ -47,8 +42,14 @@ final class RdmaQueue {
     static final int WR_READ = 2;
     static final int WR_SEND = 3;
     static final int WR_WRITE = 4;
-    private static final int PAGE = 4096;
     private static final int BATCH = 32;
+    /**
+     * System property {@value}: {@code false} skips registering the queue's buffers with its store queue (io_uring
+     * fixed buffers); for A/B measurements and kernels that refuse them. Default true.
+     */
+    static final String REGISTER_STORE_BUFFERS_PROPERTY = "rdmablock.target.registerStoreBuffers";
+    private static final boolean REGISTER_STORE_BUFFERS =
+            !"false".equalsIgnoreCase(System.getProperty(REGISTER_STORE_BUFFERS_PROPERTY, "true"));
     /** Longest wait for store I/O in flight when a queue is torn down. */
     static final long DRAIN_TIMEOUT_NS = 30_000_000_000L;
 
@@ -60,18 +61,12 @@ final class RdmaQueue {
     /** Queue entries (1-based) = RECVs posted = requests preallocated. */
     final int entries;
     final String peer;
-    private final Arena arena = Arena.ofShared();
     private final ProtectionDomain pd;
     private final CompletionQueue cq;
     private final QueuePair qp;
-    private final MemoryRegion recvMr;
-    private final MemoryRegion dataMr;
-    private final MemoryRegion responseMr;
+    private final QueueMemory memory;
     private final BlockQueue blockQueue;
     private final MemorySegment[] recvSqe;
-    private final MemorySegment[] recvSgl;
-    private final MemorySegment[] recvData;
-    private final MemorySegment[] recvDataSlice;
     private final RecvWr[] recvWrs;
     private final Request[] requests;
     private final int[] free;
@@ -108,59 +103,35 @@ final class RdmaQueue {
         this.entries = entries;
         this.sqEntries = entries;
         this.peer = String.valueOf(id.remoteAddress());
-        int capsuleBytes = SqeDescriptor.LENGTH + options.inCapsuleDataBytes();
-        int slotBytes = PAGE + roundUp(options.inCapsuleDataBytes(), PAGE);
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
         ProtectionDomain pdTmp = null;
         CompletionQueue cqTmp = null;
-        MemoryRegion recvTmp = null;
-        MemoryRegion dataTmp = null;
-        MemoryRegion rspTmp = null;
+        QueueMemory memTmp = null;
         BlockQueue bqTmp = null;
         try {
             pdTmp = id.device().allocPd();
             cqTmp = id.device().createCq(3 * entries + 8);
-            MemorySegment recvRegion = arena.allocate((long) slotBytes * entries, PAGE);
-            MemorySegment dataRegion = arena.allocate((long) dataBytesPerRequest * entries, PAGE);
-            MemorySegment rspRegion = arena.allocate((long) CqeDescriptor.LENGTH * entries, 64);
-            recvTmp = pdTmp.registerMemory(recvRegion, Access.LOCAL_WRITE);
-            // REMOTE_WRITE: iWARP requires it on the sink of an RDMA READ; the rkey is never given to a host.
-            dataTmp = pdTmp.registerMemory(dataRegion, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            rspTmp = pdTmp.registerMemory(rspRegion, Access.LOCAL_WRITE);
+            memTmp = new QueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest);
             QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
             attr.maxSendWr = 2 * entries;
             attr.maxRecvWr = entries;
             id.createQp(attr);
             if (qid != 0) {
                 bqTmp = target.store().newQueue(entries);
+                // io_uring fixed buffers: every store READ/WRITE moves through one of these two regions (request
+                // data buffers; in-capsule data of a RECV slot), so the kernel pins them once, not per I/O
+                if (REGISTER_STORE_BUFFERS) {
+                    bqTmp.registerBuffers(memTmp.dataRegion, memTmp.recvRegion);
+                }
             }
-            this.recvSqe = new MemorySegment[entries];
-            this.recvSgl = new MemorySegment[entries];
-            this.recvData = new MemorySegment[entries];
-            this.recvDataSlice = new MemorySegment[entries];
-            this.recvWrs = new RecvWr[entries];
-            this.requests = new Request[entries];
             this.free = new int[entries];
             this.pendingRecv = new int[entries];
             this.pendingLength = new int[entries];
             for (int i = 0; i < entries; i++) {
-                long slot = (long) slotBytes * i;
-                MemorySegment capsule = recvRegion.asSlice(slot + PAGE - SqeDescriptor.LENGTH, capsuleBytes);
-                recvSqe[i] = capsule.asSlice(0, SqeDescriptor.LENGTH);
-                recvSgl[i] = capsule.asSlice(SqeDescriptor.SGL1_OFFSET, SglDescriptor.LENGTH);
-                recvData[i] = capsule.asSlice(SqeDescriptor.LENGTH, options.inCapsuleDataBytes());
-                RecvWr rwr = new RecvWr();
-                rwr.wrId = wrId(WR_RECV, i);
-                rwr.numSge = 1;
-                rwr.sgList[0].set(capsule.address(), capsuleBytes, recvTmp.lkey());
-                recvWrs[i] = rwr;
-                requests[i] = new Request(i, dataRegion.asSlice((long) dataBytesPerRequest * i, dataBytesPerRequest),
-                        dataTmp.lkey(), rspRegion.asSlice((long) CqeDescriptor.LENGTH * i, CqeDescriptor.LENGTH),
-                        rspTmp.lkey());
                 free[freeCount++] = entries - 1 - i;
             }
             this.qp = id.qp();
-            for (RecvWr rwr : recvWrs) {
+            for (RecvWr rwr : memTmp.recvWrs) {
                 qp.postRecv(rwr);
             }
         } catch (RuntimeException e) {
@@ -171,17 +142,17 @@ final class RdmaQueue {
             if (created != null) {
                 closeQuietly(created);
             }
-            for (AutoCloseable c : new AutoCloseable[]{rspTmp, dataTmp, recvTmp, cqTmp, pdTmp}) {
-                closeQuietly(c);
-            }
-            arena.close();
+            closeQuietly(memTmp);
+            closeQuietly(cqTmp);
+            closeQuietly(pdTmp);
             throw e;
         }
         this.pd = pdTmp;
         this.cq = cqTmp;
-        this.recvMr = recvTmp;
-        this.dataMr = dataTmp;
-        this.responseMr = rspTmp;
+        this.memory = memTmp;
+        this.recvSqe = memTmp.recvSqe;
+        this.recvWrs = memTmp.recvWrs;
+        this.requests = memTmp.requests;
         this.blockQueue = bqTmp;
         metrics.queueUp();
     }
@@ -423,19 +394,12 @@ final class RdmaQueue {
     }
 
     MemorySegment recvSgl(Request r) {
-        return recvSgl[r.recvIndex];
+        return memory.recvSgl[r.recvIndex];
     }
 
     /** In-capsule data of the request's RECV slot at {@code offset}, {@code lengthBytes} long (slice cached per slot). */
     MemorySegment recvData(Request r, long offset, int lengthBytes) {
-        MemorySegment s = recvDataSlice[r.recvIndex];
-        if (s == null || offset != 0 || s.byteSize() != lengthBytes) {
-            s = recvData[r.recvIndex].asSlice(offset, lengthBytes);
-            if (offset == 0) {
-                recvDataSlice[r.recvIndex] = s;
-            }
-        }
-        return s;
+        return memory.recvData(r.recvIndex, offset, lengthBytes);
     }
 
     BlockQueue blockQueue() {
@@ -529,11 +493,8 @@ final class RdmaQueue {
         }
         closeQuietly(id);
         closeQuietly(cq);
-        closeQuietly(responseMr);
-        closeQuietly(dataMr);
-        closeQuietly(recvMr);
+        closeQuietly(memory);
         closeQuietly(pd);
-        arena.close();
         metrics.queueDown(fatal);
         Controller c = controller;
         if (c != null) {
@@ -542,17 +503,6 @@ final class RdmaQueue {
     }
 
     private static void closeQuietly(AutoCloseable c) {
-        if (c == null) {
-            return;
-        }
-        try {
-            c.close();
-        } catch (Exception e) {
-            LOG.debug("close failed: {}", e.toString());
-        }
-    }
-
-    private static int roundUp(int v, int align) {
-        return (v + align - 1) / align * align;
+        QueueMemory.closeQuietly(c);
     }
 }

@@ -10,8 +10,13 @@ package io.rdmablock.node.store;
  * @param directIoAlignBytes   0 = query the file's direct-I/O alignment ({@code statx(2)} {@code STATX_DIOALIGN},
  *                             else 4096); a power of two 512-65536 overrides it (tests use 4096 to exercise the
  *                             misaligned path of 512-byte LBAs)
+ * @param preallocate          true = reserve every volume's space at create and grow ({@code fallocate(2)}, KEEP_SIZE):
+ *                             first writes then skip block allocation, and a create or grow that does not fit fails
+ *                             at once with {@code ENOSPC}; the filesystem space is used up front (thick provisioning:
+ *                             free space drops by the full size; the allocation map, NUSE, still counts written
+ *                             chunks). Deallocate (punch hole) still frees space. Default false (thin: sparse files)
  */
-public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlignBytes) {
+public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlignBytes, boolean preallocate) {
 
     /** System property selecting the backend: auto | io_uring | threadpool. */
     public static final String BACKEND_PROPERTY = "rdmablock.store.backend";
@@ -19,6 +24,8 @@ public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlign
     public static final String POOL_THREADS_PROPERTY = "rdmablock.store.poolThreads";
     /** System property for {@link #directIoAlignBytes()}. */
     public static final String DIO_ALIGN_PROPERTY = "rdmablock.store.directIoAlignBytes";
+    /** System property for {@link #preallocate()}: true | false (default). */
+    public static final String PREALLOCATE_PROPERTY = "rdmablock.store.preallocate";
 
     public StoreOptions {
         if (poolThreads < 1 || poolThreads > 1024) {
@@ -31,25 +38,36 @@ public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlign
         }
     }
 
-    /** Defaults: auto backend, 32 pool threads, queried alignment. */
+    /** Thin provisioning ({@code preallocate = false}). */
+    public StoreOptions(IoBackend backend, int poolThreads, int directIoAlignBytes) {
+        this(backend, poolThreads, directIoAlignBytes, false);
+    }
+
+    /** Defaults: auto backend, 32 pool threads, queried alignment, thin provisioning. */
     public static StoreOptions defaults() {
-        return new StoreOptions(null, 32, 0);
+        return new StoreOptions(null, 32, 0, false);
     }
 
     /** Options from the system properties above, defaults where unset. */
     public static StoreOptions fromSystemProperties() {
         return new StoreOptions(parseBackend(System.getProperty(BACKEND_PROPERTY, "auto")),
-                Integer.getInteger(POOL_THREADS_PROPERTY, 32), Integer.getInteger(DIO_ALIGN_PROPERTY, 0));
+                Integer.getInteger(POOL_THREADS_PROPERTY, 32), Integer.getInteger(DIO_ALIGN_PROPERTY, 0),
+                Boolean.getBoolean(PREALLOCATE_PROPERTY));
     }
 
     /** The same options with another backend ({@code null} = auto). */
     public StoreOptions withBackend(IoBackend b) {
-        return new StoreOptions(b, poolThreads, directIoAlignBytes);
+        return new StoreOptions(b, poolThreads, directIoAlignBytes, preallocate);
     }
 
     /** The same options with another direct-I/O alignment override (0 = query). */
     public StoreOptions withDirectIoAlignBytes(int align) {
-        return new StoreOptions(backend, poolThreads, align);
+        return new StoreOptions(backend, poolThreads, align, preallocate);
+    }
+
+    /** The same options with preallocation on or off. */
+    public StoreOptions withPreallocate(boolean on) {
+        return new StoreOptions(backend, poolThreads, directIoAlignBytes, on);
     }
 
     /** Parses {@code auto | io_uring | threadpool} ({@code auto} gives {@code null}). */

@@ -80,6 +80,7 @@ final class UringBlockQueue extends AbstractBlockQueue {
         }
         bufStart = start;
         bufEnd = end;
+        LOG.debug("io_uring buffers registered: regions={}", n);
     }
 
     @Override

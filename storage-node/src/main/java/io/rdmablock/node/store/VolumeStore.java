@@ -48,6 +48,8 @@ public final class VolumeStore implements AutoCloseable {
     private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<VolumeEvent>> listeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean closed;
+    /** Fault-injection rule for new queues (tests, drills), or null: queues are then the backend's own. */
+    private volatile StoreFaults faults;
     private static final java.util.concurrent.atomic.AtomicInteger FILE_SLOTS = new java.util.concurrent.atomic.AtomicInteger();
 
     private VolumeStore(Path dataDir, StoreOptions options) {
@@ -78,9 +80,28 @@ public final class VolumeStore implements AutoCloseable {
                 zeroRange);
     }
 
-    /** Opens (creating if needed) the store in {@code dataDir} with {@link StoreOptions#fromSystemProperties()}. */
+    /**
+     * Opens (creating if needed) the store in {@code dataDir} with {@link StoreOptions#fromSystemProperties()} and
+     * the fault-injection rule of {@value StoreFaults#PROPERTY}, if set (see {@link StoreFaults}).
+     */
     public static VolumeStore open(Path dataDir) {
-        return open(dataDir, StoreOptions.fromSystemProperties());
+        StoreFaults f = StoreFaults.parse(System.getProperty(StoreFaults.PROPERTY));
+        VolumeStore s = open(dataDir, StoreOptions.fromSystemProperties());
+        if (f != null) {
+            s.setFaults(f);
+        }
+        return s;
+    }
+
+    /**
+     * Installs (or with null removes) a fault-injection rule for queues created from now on by {@link #newQueue};
+     * queues created before keep their behaviour. For tests and fault drills only (case C7).
+     */
+    public void setFaults(StoreFaults f) {
+        if (f != null) {
+            LOG.warn("fault injection enabled: {}", f);
+        }
+        faults = f;
     }
 
     /**
@@ -92,7 +113,8 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /**
-     * Creates a volume: an all-zero sparse file of {@code spec.sizeBytes()}.
+     * Creates a volume: an all-zero sparse file of {@code spec.sizeBytes()}, its space reserved when
+     * {@link StoreOptions#preallocate()} (then a volume that does not fit fails with {@link StoreException}, ENOSPC).
      *
      * @throws IllegalArgumentException when a volume with that id exists
      */
@@ -105,12 +127,18 @@ public final class VolumeStore implements AutoCloseable {
                 VolumeState.CREATING, spec.allowedHosts());
         meta.putVolume(row);
         Path file = fileOf(spec.id());
-        Volume v;
+        Volume v = null;
         try {
             Native.createSparseFile(file, spec.sizeBytes());
             Native.fsyncDirectory(volumesDir);
             v = openVolume(row);
+            if (options.preallocate()) {
+                preallocate(v, 0, spec.sizeBytes(), file);
+            }
         } catch (RuntimeException e) {
+            if (v != null) {
+                closeFds(v);
+            }
             deleteQuietly(file);
             meta.deleteVolume(spec.id());
             throw e;
@@ -161,6 +189,10 @@ public final class VolumeStore implements AutoCloseable {
             return v;
         }
         // Table first (synced), then the file: recovery grows a file shorter than its row.
+        if (options.preallocate()) {
+            // before the table grows: a grow that does not fit fails with ENOSPC and changes nothing visible
+            preallocate(v, v.sizeBytes(), newSizeBytes - v.sizeBytes(), fileOf(id));
+        }
         meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
         Native.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
         Native.fsync(v.bufferedFd, fileOf(id));
@@ -227,7 +259,9 @@ public final class VolumeStore implements AutoCloseable {
         if (capacity < 1 || capacity > 4096) {
             throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=4096");
         }
-        return engine.newQueue(this, capacity);
+        BlockQueue q = engine.newQueue(this, capacity);
+        StoreFaults f = faults;
+        return f == null ? q : new StallingBlockQueue(q, f);
     }
 
     /** The backend every queue of this store uses. */
@@ -374,6 +408,32 @@ public final class VolumeStore implements AutoCloseable {
         }
         return new Volume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
                 direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement());
+    }
+
+    /**
+     * Reserves {@code [offsetBytes, offsetBytes + lengthBytes)} of the volume's file ({@code fallocate(2)} with
+     * {@code FALLOC_FL_KEEP_SIZE}: the file size is not changed). Throws {@link StoreException} with the errno on failure (ENOSPC:
+     * does not fit); a filesystem without fallocate is logged and the file stays sparse.
+     */
+    private void preallocate(Volume v, long offsetBytes, long lengthBytes, Path file) {
+        if (lengthBytes <= 0) {
+            return;
+        }
+        java.lang.foreign.MemorySegment err = Native.threadErrState();
+        int r;
+        do {
+            r = Native.fallocateRaw(err, v.bufferedFd, Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
+        } while (r < 0 && Native.errno(err) == Native.EINTR);
+        if (r < 0) {
+            int e = Native.errno(err);
+            if (e == Native.EOPNOTSUPP) {
+                LOG.warn("preallocate unsupported by the filesystem (EOPNOTSUPP): path={}; volume stays sparse", file);
+                return;
+            }
+            throw new StoreException("preallocate failed: path=" + file + ", offsetBytes=" + offsetBytes
+                    + ", lengthBytes=" + lengthBytes + ": errno=" + e + " (" + Native.errnoName(e) + ")", e);
+        }
+        Native.fsync(v.bufferedFd, file);
     }
 
     private static void closeFds(Volume v) {
