@@ -25,6 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class StorageNodeTest {
+    /** The hostnqn {@link NodeTestHost} connects with. */
+    private static final String HOSTNQN = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001";
+
     @TempDir
     Path dir;
 
@@ -58,6 +61,27 @@ class StorageNodeTest {
             byte[] got = NodeTestHost.read(node.fabricAddress(), Subsystem.nqnFor("vol-b"), 5);
             assertEquals(0x77, got[0]);
             assertEquals(0x77, got[got.length - 1]);
+        }
+    }
+
+    /** A restarted node serves its stored volumes before (here: without) reaching the management server. */
+    @Test
+    void shouldServeStoredVolumesAtRestartBeforeMgmtAnswers() throws Exception {
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            node.createVolume("vol-c", 8L << 20, 512, java.util.Set.of(HOSTNQN));
+            NodeTestHost.writeAndRead(node.fabricAddress(), Subsystem.nqnFor("vol-c"), 2, 0x5a);
+        }
+        int deadPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            deadPort = s.getLocalPort();
+        }
+        NodeConfig cfg = NodeConfig.local(dir).withMgmt(URI.create("http://127.0.0.1:" + deadPort), "t", "node-1");
+        try (StorageNode node = new StorageNode(cfg).start()) {
+            assertFalse(node.agent().registered());
+            assertEquals(java.util.Set.of(HOSTNQN),
+                    node.target().subsystemOfVolume("vol-c").volume().allowedHosts());
+            byte[] got = NodeTestHost.read(node.fabricAddress(), Subsystem.nqnFor("vol-c"), 2);
+            assertEquals(0x5a, got[0]);
         }
     }
 
