@@ -113,7 +113,8 @@ class StorageNodeTest {
         NodeCommand cmd = new NodeCommand();
         new picocli.CommandLine(cmd).parseArgs("--data-dir", dir.resolve("node1").toString(), "--listen",
                 "127.0.0.1:4420", "--provider", "soft", "--mgmt-url", "http://127.0.0.1:8080", "--token-file",
-                dir.resolve("token").toString(), "--token", "t", "--capacity", "10G", "--node-id", "n1");
+                dir.resolve("token").toString(), "--token", "t", "--capacity", "10G", "--node-id", "n1",
+                "--metrics-listen", "127.0.0.1:9420");
         assertEquals("soft", cmd.provider);
         assertEquals("10G", cmd.capacity);
     }
