@@ -29,7 +29,9 @@ import java.util.concurrent.TimeUnit;
  * the heartbeat agent that makes the node match its desired state. Usable in-process from tests
  * ({@code new StorageNode(NodeConfig.local(dir)).start()}, then {@link #fabricAddress()}).
  *
- * <p>Start order: metrics, provider, store, target (volumes exported), agent. {@link #close()} reverses it: agent,
+ * <p>Start order: metrics, provider, store, target (every stored volume exported under {@link
+ * io.rdmablock.node.nvmf.Subsystem#nqnFor} of its name with its stored allow-list, before the listener accepts),
+ * agent. {@link #close()} reverses it: agent,
  * target (queues drained and torn down), a FLUSH of every volume, metrics endpoint, store, provider. Idempotent.
  */
 public final class StorageNode implements AutoCloseable {
@@ -67,12 +69,13 @@ public final class StorageNode implements AutoCloseable {
                 createIfMissing(spec);
             }
             target = new Target(provider, store, config.target(), metrics);
+            // Export what the store holds before the listener accepts, so a restarted node serves its volumes
+            // at once; with a management server, MgmtSync then reconciles (delete, grow, allow-list, subnqn).
+            for (VolumeInfo info : store.list()) {
+                target.addVolume(store.get(info.id()), null);
+            }
             target.start(config.listen());
-            if (config.mgmtUrl() == null) {
-                for (VolumeInfo info : store.list()) {
-                    target.addVolume(store.get(info.id()), null);
-                }
-            } else {
+            if (config.mgmtUrl() != null) {
                 sync = new MgmtSync(store, target, this::freeBytes);
                 MgmtClient client = new MgmtClient(config.mgmtUrl(), config.token());
                 agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs()).start();

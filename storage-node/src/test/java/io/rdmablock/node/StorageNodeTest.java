@@ -25,6 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class StorageNodeTest {
+    /** The hostnqn {@link NodeTestHost} connects with. */
+    private static final String HOSTNQN = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001";
+
     @TempDir
     Path dir;
 
@@ -61,6 +64,27 @@ class StorageNodeTest {
         }
     }
 
+    /** A restarted node serves its stored volumes before (here: without) reaching the management server. */
+    @Test
+    void shouldServeStoredVolumesAtRestartBeforeMgmtAnswers() throws Exception {
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            node.createVolume("vol-c", 8L << 20, 512, java.util.Set.of(HOSTNQN));
+            NodeTestHost.writeAndRead(node.fabricAddress(), Subsystem.nqnFor("vol-c"), 2, 0x5a);
+        }
+        int deadPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            deadPort = s.getLocalPort();
+        }
+        NodeConfig cfg = NodeConfig.local(dir).withMgmt(URI.create("http://127.0.0.1:" + deadPort), "t", "node-1");
+        try (StorageNode node = new StorageNode(cfg).start()) {
+            assertFalse(node.agent().registered());
+            assertEquals(java.util.Set.of(HOSTNQN),
+                    node.target().subsystemOfVolume("vol-c").volume().allowedHosts());
+            byte[] got = NodeTestHost.read(node.fabricAddress(), Subsystem.nqnFor("vol-c"), 2);
+            assertEquals(0x5a, got[0]);
+        }
+    }
+
     @Test
     void shouldApplyDesiredStateCreateGrowDelete() {
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
@@ -89,7 +113,8 @@ class StorageNodeTest {
         NodeCommand cmd = new NodeCommand();
         new picocli.CommandLine(cmd).parseArgs("--data-dir", dir.resolve("node1").toString(), "--listen",
                 "127.0.0.1:4420", "--provider", "soft", "--mgmt-url", "http://127.0.0.1:8080", "--token-file",
-                dir.resolve("token").toString(), "--token", "t", "--capacity", "10G", "--node-id", "n1");
+                dir.resolve("token").toString(), "--token", "t", "--capacity", "10G", "--node-id", "n1",
+                "--metrics-listen", "127.0.0.1:9420");
         assertEquals("soft", cmd.provider);
         assertEquals("10G", cmd.capacity);
     }

@@ -17,7 +17,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code rdmablock mgmt}: runs the management server in the foreground until SIGINT/SIGTERM. Metadata lives in
  * {@code <data-dir>/metadata} (RocksDB). Token: {@code --token-file}, else {@code --token} / env
  * {@code RDMABLOCK_TOKEN}, else {@code <data-dir>/token} (created with a random token when absent). Prints
- * {@code management API: <url>} and {@code token: <token>} on stdout once it listens.
+ * {@code management API: <url>} on stdout once it listens, then {@code token: <token>} only when it generated the
+ * token (else {@code token source: <where>}), so a token given to it never lands in a log file.
  */
 @Command(name = "mgmt", description = "Run the management server (REST API, cluster metadata).",
         mixinStandardHelpOptions = true)
@@ -50,6 +51,9 @@ public final class MgmtCommand implements Callable<Integer> {
 
     MgmtServer server;
 
+    /** Where the token came from, or null when this run generated it. */
+    private String tokenSource;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         String[] hostPort = parseListen(listen);
@@ -62,7 +66,7 @@ public final class MgmtCommand implements Callable<Integer> {
         server = MgmtServer.start(dataDir, hostPort[0], Integer.parseInt(hostPort[1]), clusterToken, nodeTimeoutMs);
         PrintWriter out = spec.commandLine().getOut();
         out.println("management API: " + server.url());
-        out.println("token: " + clusterToken);
+        out.println(tokenSource == null ? "token: " + clusterToken : "token source: " + tokenSource);
         out.flush();
         if (noWait) {
             return ExitCodes.OK;
@@ -79,13 +83,16 @@ public final class MgmtCommand implements Callable<Integer> {
 
     private String resolveToken() throws IOException {
         if (tokenFile != null) {
+            tokenSource = "--token-file " + tokenFile;
             return Tokens.read("--token-file", tokenFile);
         }
         if (token != null && !token.isBlank()) {
+            tokenSource = "--token or RDMABLOCK_TOKEN";
             return token.trim();
         }
         Path file = dataDir.resolve("token");
         if (Files.exists(file)) {
+            tokenSource = file.toString();
             return Tokens.read("token file", file);
         }
         String generated = Tokens.generate();

@@ -75,6 +75,13 @@ class ClusterScriptTest {
             var nodes = client.listNodes();
             assertEquals(List.of("node1", "node2"), nodes.stream().map(n -> n.nodeId()).toList());
             assertTrue(nodes.stream().allMatch(n -> n.state() == NodeState.UP), nodes.toString());
+            assertTrue(nodes.stream().allMatch(n -> n.metricsUrl().matches("http://.+:[1-9][0-9]*/metrics")),
+                    nodes.toString());
+            assertFalse(Files.readString(dir.resolve("mgmt.log")).contains(token), "token in mgmt.log");
+            for (String log : List.of("mgmt.log", "node1.log", "env")) {
+                assertEquals("rw-------", PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(dir.resolve(log))), log);
+            }
 
             var again = run(launcher, "up", "--dir", dir.toString(), "--nodes", "0");
             assertEquals(1, again.exitCode(), again.out());

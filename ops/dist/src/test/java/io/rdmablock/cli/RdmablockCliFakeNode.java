@@ -14,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * A stand-in for {@code rdmablock node} in {@link ClusterScriptTest}: parses the options ops/cluster passes
- * ({@code --data-dir --listen --provider --mgmt-url --token-file --node-id}), registers with that node id
+ * ({@code --data-dir --listen --provider --mgmt-url --token-file --node-id --metrics-listen}), registers with that node id
  * and heartbeats until killed. Its name starts with {@code RdmablockCli} because ops/cluster only signals
  * processes whose command line names {@code io.rdmablock.cli.RdmablockCli}.
  */
@@ -28,6 +28,7 @@ public final class RdmablockCliFakeNode {
         String mgmtUrl = null;
         String tokenFile = null;
         String nodeId = null;
+        String metricsUrl = "";
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--data-dir" -> dataDir = args[i + 1];
@@ -36,6 +37,7 @@ public final class RdmablockCliFakeNode {
                 case "--token-file" -> tokenFile = args[i + 1];
                 case "--provider" -> { }
                 case "--node-id" -> nodeId = args[i + 1];
+                case "--metrics-listen" -> metricsUrl = "http://" + args[i + 1] + "/metrics";
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -44,7 +46,7 @@ public final class RdmablockCliFakeNode {
             nodeId = Path.of(dataDir).getFileName().toString();
         }
         var client = new MgmtClient(URI.create(mgmtUrl), Files.readString(Path.of(tokenFile)).trim());
-        var registration = new RegisterNodeRequest(nodeId, listen, "", 1L << 30, 1L << 30);
+        var registration = new RegisterNodeRequest(nodeId, listen, metricsUrl, 1L << 30, 1L << 30);
         var agent = new NodeAgent(client, () -> registration, new NodeAgent.Handler() {
             @Override
             public HeartbeatRequest report() {

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RdmablockCliTest {
@@ -200,6 +201,24 @@ class RdmablockCliTest {
             var client = new MgmtClient(URI.create(cmd.server.url()), token);
             assertTrue(client.health());
             client.registerNode(new RegisterNodeRequest("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30));
+        } finally {
+            if (cmd.server != null) {
+                cmd.server.close();
+            }
+        }
+    }
+
+    @Test
+    void shouldNotPrintATokenItWasGiven() throws Exception {
+        Path tokenFile = dir.resolve("given-token");
+        Files.writeString(tokenFile, "secret-given-token\n");
+        var cmd = new MgmtCommand();
+        var r = CliRun.of(new picocli.CommandLine(cmd), "--listen", "127.0.0.1:0", "--data-dir",
+                dir.resolve("mgmt4").toString(), "--token-file", tokenFile.toString(), "--no-wait");
+        try {
+            assertEquals(0, r.exitCode(), r.err());
+            assertFalse(r.out().contains("secret-given-token"), r.out());
+            assertTrue(r.out().contains("token source: --token-file " + tokenFile), r.out());
         } finally {
             if (cmd.server != null) {
                 cmd.server.close();
