@@ -173,6 +173,29 @@ class NodeFailureE2eTest {
 
     @ParameterizedTest
     @MethodSource("io.rdmablock.initiator.E2e#providers")
+    void shouldFailAtOnceWhenVolumeIsDeletedUnderTheHost(String provider) throws Exception {
+        // volume delete --force: every reconnect's Connect is rejected with DNR=1; no waiting for ctrlLossTimeoutMs
+        node = E2e.startNode(dir, provider, 0);
+        node.createVolume("gone", 16L << 20, 4096, Set.of());
+        NvmeBlockDevice d = E2e.open(node, provider, "gone", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
+                .reconnectDelayMs(200).ctrlLossTimeoutMs(60_000));
+        toClose.add(d);
+        MemorySegment b = d.allocateBuffer(4096);
+        d.writeSync(0, b, false);
+        long t0 = System.nanoTime();
+        node.target().removeVolume("gone");
+        node.store().delete("gone");
+        CompletableFuture<Void> f = d.write(0, b, false);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
+        assertInstanceOf(DeviceLostException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("dnr=true"), e.getCause().getMessage());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 15_000, "failed long before ctrlLossTimeoutMs=60000: " + ms + " ms");
+        assertThrows(DeviceLostException.class, () -> d.writeSync(0, b, false));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.rdmablock.initiator.E2e#providers")
     void shouldKeepFlushedDataWhenSeparateNodeProcessIsKilled(String provider) throws Exception {
         // C15 with the node as a separate process (also the separate-process end-to-end test)
         int port = freePort();
