@@ -35,6 +35,15 @@ public interface BlockDevice extends AutoCloseable {
     /** Capacity in bytes (namespace size x LBA size); refreshed when the namespace is resized. */
     long capacityBytes();
 
+    /**
+     * Why the device can serve no more I/O (closed, or the controller was declared lost: controller-loss timeout
+     * expired or a reconnect was rejected for good), or null while it can. Once non-null, every I/O fails with
+     * {@link DeviceLostException}.
+     */
+    default String lossReason() {
+        return null;
+    }
+
     /** Logical block size in bytes (512 or 4096). */
     int lbaSize();
 

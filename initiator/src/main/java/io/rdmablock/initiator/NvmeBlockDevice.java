@@ -119,6 +119,14 @@ public final class NvmeBlockDevice implements BlockDevice {
     }
 
     @Override
+    public String lossReason() {
+        if (closed) {
+            return "device closed";
+        }
+        return controller.lossMessage();
+    }
+
+    @Override
     public int lbaSize() {
         return lbaSize;
     }

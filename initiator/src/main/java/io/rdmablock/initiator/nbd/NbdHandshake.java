@@ -17,6 +17,9 @@ import org.slf4j.LoggerFactory;
  * simple replies only); malformed option data NBD_REP_ERR_INVALID; INFO/GO for another export name
  * NBD_REP_ERR_UNKNOWN. EXPORT_NAME for an unknown name ends the session, as the protocol requires. Unknown client
  * flags end the session. Option data longer than {@link NbdProtocol#MAX_OPTION_BYTES} ends the session.
+ *
+ * <p>Once the device is lost ({@link io.rdmablock.initiator.BlockDevice#lossReason()}), INFO/GO are
+ * answered NBD_REP_ERR_SHUTDOWN and EXPORT_NAME ends the session.
  */
 final class NbdHandshake {
     private static final Logger LOG = LoggerFactory.getLogger(NbdHandshake.class);
@@ -65,6 +68,11 @@ final class NbdHandshake {
                     String name = string(data, length);
                     if (!matches(name)) {
                         LOG.info("nbd {}: EXPORT_NAME '{}' unknown: closing", peer, name);
+                        return Outcome.CLOSED;
+                    }
+                    String lost = export.device().lossReason();
+                    if (lost != null) {
+                        LOG.info("nbd {}: EXPORT_NAME refused, device lost ({}): closing", peer, lost);
                         return Outcome.CLOSED;
                     }
                     ByteBuffer r = ByteBuffer.allocate(noZeroes ? 10 : 134);
@@ -123,6 +131,11 @@ final class NbdHandshake {
         }
         if (!matches(name)) {
             reply(option, REP_ERR_UNKNOWN, "unknown export '" + name + "'");
+            return false;
+        }
+        String lost = export.device().lossReason();
+        if (lost != null) {
+            reply(option, REP_ERR_SHUTDOWN, "device lost: " + lost);
             return false;
         }
         ByteBuffer info = ByteBuffer.allocate(12);
