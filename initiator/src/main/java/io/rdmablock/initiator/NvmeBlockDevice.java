@@ -119,6 +119,14 @@ public final class NvmeBlockDevice implements BlockDevice {
     }
 
     @Override
+    public CompletableFuture<Long> refreshCapacity() {
+        if (closed) {
+            return CompletableFuture.completedFuture(capacityBytes);
+        }
+        return controller.refreshNamespace().thenApply(v -> capacityBytes);
+    }
+
+    @Override
     public String lossReason() {
         if (closed) {
             return "device closed";

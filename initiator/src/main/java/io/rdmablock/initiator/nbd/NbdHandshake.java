@@ -7,6 +7,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,10 +21,13 @@ import org.slf4j.LoggerFactory;
  * NBD_REP_ERR_UNKNOWN. EXPORT_NAME for an unknown name ends the session, as the protocol requires. Unknown client
  * flags end the session. Option data longer than {@link NbdProtocol#MAX_OPTION_BYTES} ends the session.
  *
- * <p>Once the device is lost ({@link io.rdmablock.initiator.BlockDevice#lossReason()}), INFO/GO are
+ * <p>The advertised size is re-read from the target at every INFO/GO/EXPORT_NAME (a resize shows on the next
+ * connection). Once the device is lost ({@link io.rdmablock.initiator.BlockDevice#lossReason()}), INFO/GO are
  * answered NBD_REP_ERR_SHUTDOWN and EXPORT_NAME ends the session.
  */
 final class NbdHandshake {
+    /** Longest wait for the capacity refresh of a handshake. */
+    static final long REFRESH_WAIT_MS = 5000;
     private static final Logger LOG = LoggerFactory.getLogger(NbdHandshake.class);
 
     /** Outcome: enter transmission, or the client left (ABORT, EOF, violation). */
@@ -76,7 +82,7 @@ final class NbdHandshake {
                         return Outcome.CLOSED;
                     }
                     ByteBuffer r = ByteBuffer.allocate(noZeroes ? 10 : 134);
-                    r.putLong(export.device().capacityBytes()).putShort((short) export.transmissionFlags());
+                    r.putLong(currentCapacity()).putShort((short) export.transmissionFlags());
                     r.position(r.capacity()).flip();
                     writeFully(r);
                     return Outcome.TRANSMISSION;
@@ -139,7 +145,7 @@ final class NbdHandshake {
             return false;
         }
         ByteBuffer info = ByteBuffer.allocate(12);
-        info.putShort((short) INFO_EXPORT).putLong(export.device().capacityBytes())
+        info.putShort((short) INFO_EXPORT).putLong(currentCapacity())
                 .putShort((short) export.transmissionFlags()).flip();
         reply(option, REP_INFO, info);
         // block sizes are always sent: a client that did not ask still learns the alignment we enforce
@@ -157,6 +163,21 @@ final class NbdHandshake {
         }
         reply(option, REP_ACK, ByteBuffer.allocate(0));
         return true;
+    }
+
+    /**
+     * The size to advertise: re-read from the target at every handshake (a volume may have been resized since the
+     * last connection), waiting at most {@link #REFRESH_WAIT_MS}; the size known so far when that takes longer.
+     */
+    private long currentCapacity() {
+        try {
+            return export.device().refreshCapacity().get(REFRESH_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.debug("nbd {}: capacity refresh: {}", peer, e.toString());
+        }
+        return export.device().capacityBytes();
     }
 
     private boolean matches(String name) {
