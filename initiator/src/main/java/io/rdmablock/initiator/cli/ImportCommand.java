@@ -16,10 +16,14 @@ import java.util.concurrent.Callable;
 /**
  * {@code rdmablock import --volume NAME --file IMG}: copies a raw image file into a volume (offset 0), pipelined
  * ({@code --chunk} bytes x {@code --depth} I/Os in flight), then FLUSHes so the data is durable when it returns.
- * Progress and throughput go to stderr; exit code 0 on success, 1 on failure (message on stderr), 2 on bad usage.
+ * A file whose size is not a multiple of the LBA size is zero-padded to the next LBA boundary (the volume's bytes
+ * there are overwritten; a one-line notice says so). Progress and throughput go to stderr; exit code 0 on success, 1 on failure (message on stderr), 2 on bad usage.
  */
 @Command(name = "import", mixinStandardHelpOptions = true,
-        description = "Copy a raw image file into a volume through the initiator library (FLUSH at the end).")
+        description = {"Copy a raw image file into a volume through the initiator library (FLUSH at the end).",
+                "A file whose size is not a multiple of the volume's LBA size is zero-padded to the next LBA: the "
+                        + "volume bytes after the end of the file up to that LBA boundary are overwritten with zeroes "
+                        + "(a notice is printed when this happens)."})
 public final class ImportCommand implements Callable<Integer> {
     @Mixin
     ConnectOptions connect = new ConnectOptions();
@@ -53,6 +57,12 @@ public final class ImportCommand implements Callable<Integer> {
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
              BlockDevice dev = connect.open()) {
             long size = in.size();
+            int lba = dev.lbaSize();
+            if (size % lba != 0) {
+                long end = (size + lba - 1) / lba * lba;
+                err.println("import: notice: file size " + size + " is not a multiple of the LBA size " + lba
+                        + "; volume bytes " + size + ".." + (end - 1) + " are overwritten with zeroes");
+            }
             Progress p = new Progress(err, size, !noProgress);
             long t0 = System.nanoTime();
             ImageCopy.importImage(dev, in, size, chunkBytes, depth, p);

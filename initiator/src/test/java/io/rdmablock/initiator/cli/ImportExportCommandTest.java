@@ -88,6 +88,8 @@ class ImportExportCommandTest {
         String log = err.toString(StandardCharsets.UTF_8);
         assertTrue(log.contains("import: ") && log.contains("flushed"), log);
         assertTrue(log.contains("\r["), "progress bar drawn with carriage returns: " + log);
+        assertTrue(log.contains("import: notice: file size " + image.length + " is not a multiple of the LBA size 4096; "
+                + "volume bytes " + image.length + ".." + ((9 << 20) + 4095) + " are overwritten with zeroes"), log);
 
         Path out = dir.resolve("out.img");
         err.reset();
