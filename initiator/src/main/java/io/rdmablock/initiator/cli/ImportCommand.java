@@ -7,7 +7,13 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
@@ -77,10 +83,27 @@ public final class ImportCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The message to show for a failure: the innermost useful message; file-system errors name the path and the
+     * reason ({@code /x/y: no such file or directory}), since their own message is often only the path.
+     */
     static String message(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && (t.getMessage() == null || t instanceof java.util.concurrent.CompletionException)) {
             t = t.getCause();
+        }
+        if (t instanceof FileSystemException f) {
+            String reason = switch (f) {
+                case NoSuchFileException x -> "no such file or directory";
+                case AccessDeniedException x -> "permission denied";
+                case FileAlreadyExistsException x -> "file exists";
+                case NotDirectoryException x -> "not a directory";
+                case DirectoryNotEmptyException x -> "directory not empty";
+                default -> f.getReason() != null ? f.getReason() : f.getClass().getSimpleName();
+            };
+            String path = f.getFile() != null ? f.getFile() : "";
+            String other = f.getOtherFile() != null ? " -> " + f.getOtherFile() : "";
+            return path + other + ": " + reason;
         }
         return t.getMessage() != null ? t.getMessage() : t.toString();
     }

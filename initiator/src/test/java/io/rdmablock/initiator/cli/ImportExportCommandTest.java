@@ -118,6 +118,18 @@ class ImportExportCommandTest {
     }
 
     @Test
+    void shouldNameTheReasonWhenTheExportFileCannotBeCreated() throws Exception {
+        startNode();
+        node.createVolume("ex", 4L << 20, 4096, Set.of());
+        Path bad = dir.resolve("nonexistent-dir").resolve("x");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = run(new ExportCommand(), err, concat(connectArgs("ex"), "--file", bad.toString(), "--no-progress"));
+        assertEquals(1, rc);
+        String log = err.toString(StandardCharsets.UTF_8);
+        assertTrue(log.contains("export failed: " + bad + ": no such file or directory"), log);
+    }
+
+    @Test
     void shouldExplainMissingConnectionOptions() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int rc = run(new ExportCommand(), err, "--file", dir.resolve("x").toString(), "--address", "127.0.0.1:1");
