@@ -30,8 +30,10 @@ import java.util.concurrent.locks.LockSupport;
  * is detached (its outstanding commands wait for resubmission), the old queues are torn down, and a new association
  * (admin Connect, enable, Identify, I/O queue Connects) is tried every {@code reconnectDelayMs} until one succeeds
  * or {@code ctrlLossTimeoutMs} has passed since the loss, or until an attempt is rejected in a way that cannot
- * succeed on retry ({@link #isPermanent}: NVMe status with DNR=1, NVMe/RDMA CM reject); then every queue fails its
- * I/O with {@link DeviceLostException}. A loss is reported by the admin queue (failed completion, CM DISCONNECTED, Keep Alive
+ * succeed on retry ({@link #isPermanent}: NVMe status with DNR=1, NVMe/RDMA CM reject; when an earlier attempt of
+ * the same loss found the node unreachable, such rejects are retried for {@link #RESTART_GRACE_NS} first, as a
+ * restarting node listens before its subsystems exist); then every queue fails its I/O with
+ * {@link DeviceLostException}. A loss is reported by the admin queue (failed completion, CM DISCONNECTED, Keep Alive
  * failure) or by any I/O poller ({@link #reportLoss}).
  */
 final class Controller implements Runnable {
@@ -58,6 +60,15 @@ final class Controller implements Runnable {
     private long nextKeepAliveNs;
     private volatile int reconnects;
     private volatile String lostMessage;
+    /** A reconnect attempt of this loss failed for a transient reason (node down or unreachable). */
+    private boolean transientSeen;
+    /** When the first permanent reject after a transient failure arrived (0: none yet). */
+    private long firstPermanentNs;
+    /**
+     * After the node was unreachable, permanent rejects keep being retried this long: a restarting node listens
+     * before it has re-created its subsystems (it answers an unknown subnqn with DNR=1 meanwhile).
+     */
+    static final long RESTART_GRACE_NS = TimeUnit.SECONDS.toNanos(10);
 
     Controller(NvmeBlockDevice dev, DeviceOptions opts) {
         this.dev = dev;
@@ -282,6 +293,8 @@ final class Controller implements Runnable {
         closeConnections();
         lossReason = null;
         lastError = reason;
+        transientSeen = false;
+        firstPermanentNs = 0;
     }
 
     private void detachAll() {
@@ -323,7 +336,18 @@ final class Controller implements Runnable {
         } catch (RuntimeException e) {
             lastError = e.getMessage();
             closeConnections();
-            if (isPermanent(e)) {
+            boolean permanent = isPermanent(e);
+            if (!permanent) {
+                transientSeen = true;
+                firstPermanentNs = 0;
+            } else if (transientSeen) {
+                long now = System.nanoTime();
+                if (firstPermanentNs == 0) {
+                    firstPermanentNs = now;
+                }
+                permanent = now - firstPermanentNs >= RESTART_GRACE_NS;
+            }
+            if (permanent) {
                 LOG.warn("reconnect to {} rejected for good, not retrying: {}", dev.address(), e.getMessage());
                 declareLost("controller lost: reconnect to " + dev.address() + " (" + dev.subnqn()
                         + ") rejected and cannot succeed on retry: " + e.getMessage());
