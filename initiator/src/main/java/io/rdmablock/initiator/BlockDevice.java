@@ -35,6 +35,24 @@ public interface BlockDevice extends AutoCloseable {
     /** Capacity in bytes (namespace size x LBA size); refreshed when the namespace is resized. */
     long capacityBytes();
 
+    /**
+     * Re-reads the capacity from the target (NVMe Identify Namespace) and completes with it in bytes; also updates
+     * {@link #capacityBytes()}. When the re-read fails or there is no live association, completes with the capacity
+     * known so far (never exceptionally). Devices without a remote size complete with {@link #capacityBytes()}.
+     */
+    default CompletableFuture<Long> refreshCapacity() {
+        return CompletableFuture.completedFuture(capacityBytes());
+    }
+
+    /**
+     * Why the device can serve no more I/O (closed, or the controller was declared lost: controller-loss timeout
+     * expired or a reconnect was rejected for good), or null while it can. Once non-null, every I/O fails with
+     * {@link DeviceLostException}.
+     */
+    default String lossReason() {
+        return null;
+    }
+
     /** Logical block size in bytes (512 or 4096). */
     int lbaSize();
 

@@ -1,5 +1,6 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.rdma.fabric.CmPrivateData;
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
@@ -8,6 +9,8 @@ import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.rdma.verbs.CmEventType;
+import io.rdmablock.rdma.verbs.CmException;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WrOpcode;
@@ -26,7 +29,10 @@ import java.util.concurrent.locks.LockSupport;
  * sends Keep Alive every KATO/2, serves Identify refreshes, and recovers from a lost association: every I/O queue
  * is detached (its outstanding commands wait for resubmission), the old queues are torn down, and a new association
  * (admin Connect, enable, Identify, I/O queue Connects) is tried every {@code reconnectDelayMs} until one succeeds
- * or {@code ctrlLossTimeoutMs} has passed since the loss; then every queue fails its I/O with
+ * or {@code ctrlLossTimeoutMs} has passed since the loss, or until an attempt is rejected in a way that cannot
+ * succeed on retry ({@link #isPermanent}: NVMe status with DNR=1, NVMe/RDMA CM reject; when an earlier attempt of
+ * the same loss found the node unreachable, such rejects are retried for {@link #RESTART_GRACE_NS} first, as a
+ * restarting node listens before its subsystems exist); then every queue fails its I/O with
  * {@link DeviceLostException}. A loss is reported by the admin queue (failed completion, CM DISCONNECTED, Keep Alive
  * failure) or by any I/O poller ({@link #reportLoss}).
  */
@@ -53,6 +59,16 @@ final class Controller implements Runnable {
     private String lastError;
     private long nextKeepAliveNs;
     private volatile int reconnects;
+    private volatile String lostMessage;
+    /** A reconnect attempt of this loss failed for a transient reason (node down or unreachable). */
+    private boolean transientSeen;
+    /** When the first permanent reject after a transient failure arrived (0: none yet). */
+    private long firstPermanentNs;
+    /**
+     * After the node was unreachable, permanent rejects keep being retried this long: a restarting node listens
+     * before it has re-created its subsystems (it answers an unknown subnqn with DNR=1 meanwhile).
+     */
+    static final long RESTART_GRACE_NS = TimeUnit.SECONDS.toNanos(10);
 
     Controller(NvmeBlockDevice dev, DeviceOptions opts) {
         this.dev = dev;
@@ -64,6 +80,11 @@ final class Controller implements Runnable {
 
     State state() {
         return state;
+    }
+
+    /** The message of the {@link DeviceLostException} once the controller is {@link State#LOST}, else null. */
+    String lossMessage() {
+        return lostMessage;
     }
 
     int reconnects() {
@@ -272,6 +293,8 @@ final class Controller implements Runnable {
         closeConnections();
         lossReason = null;
         lastError = reason;
+        transientSeen = false;
+        firstPermanentNs = 0;
     }
 
     private void detachAll() {
@@ -312,16 +335,62 @@ final class Controller implements Runnable {
                     (System.nanoTime() - lossStartNs) / 1_000_000);
         } catch (RuntimeException e) {
             lastError = e.getMessage();
-            LOG.warn("reconnect to {} failed: {}", dev.address(), e.getMessage());
             closeConnections();
+            boolean permanent = isPermanent(e);
+            if (!permanent) {
+                transientSeen = true;
+                firstPermanentNs = 0;
+            } else if (transientSeen) {
+                long now = System.nanoTime();
+                if (firstPermanentNs == 0) {
+                    firstPermanentNs = now;
+                }
+                permanent = now - firstPermanentNs >= RESTART_GRACE_NS;
+            }
+            if (permanent) {
+                LOG.warn("reconnect to {} rejected for good, not retrying: {}", dev.address(), e.getMessage());
+                declareLost("controller lost: reconnect to " + dev.address() + " (" + dev.subnqn()
+                        + ") rejected and cannot succeed on retry: " + e.getMessage());
+                return;
+            }
+            LOG.warn("reconnect to {} failed: {}", dev.address(), e.getMessage());
         }
     }
 
+    /**
+     * True when a failed reconnect cannot succeed on retry: the Connect (or Identify) answered an NVMe status with
+     * DNR=1 (e.g. unknown subnqn after the volume was deleted, invalid host), or the CM connect was rejected with
+     * NVMe/RDMA reject data other than "no resources" (NVMe/RDMA Transport 1.0 section 3.2, Figure 7). Timeouts,
+     * refused connections, rejects without NVMe/RDMA data and DNR=0 statuses are transient.
+     */
+    static boolean isPermanent(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof NvmeStatusException s) {
+                return s.dnr();
+            }
+            if (t instanceof CmException cm) {
+                if (cm.event() != CmEventType.REJECTED) {
+                    return false;
+                }
+                CmPrivateData.Reject rej = CmPrivateData.Reject.decode(cm.privateData());
+                return rej != null && rej.sts() != CmPrivateData.REJECT_NO_RESOURCES;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
     private void declareLost() {
+        declareLost("controller lost: no association with " + dev.address() + " (" + dev.subnqn()
+                + ") for ctrlLossTimeoutMs=" + opts.ctrlLossTimeoutMs() + "; last error: " + lastError);
+    }
+
+    private void declareLost(String message) {
+        lostMessage = message;
         state = State.LOST;
-        DeviceLostException ex = new DeviceLostException("controller lost: no association with " + dev.address()
-                + " (" + dev.subnqn() + ") for ctrlLossTimeoutMs=" + opts.ctrlLossTimeoutMs() + "; last error: "
-                + lastError);
+        DeviceLostException ex = new DeviceLostException(message);
         LOG.error(ex.getMessage());
         for (IoQueue q : dev.queues()) {
             q.setLost(ex);

@@ -119,6 +119,22 @@ public final class NvmeBlockDevice implements BlockDevice {
     }
 
     @Override
+    public CompletableFuture<Long> refreshCapacity() {
+        if (closed) {
+            return CompletableFuture.completedFuture(capacityBytes);
+        }
+        return controller.refreshNamespace().thenApply(v -> capacityBytes);
+    }
+
+    @Override
+    public String lossReason() {
+        if (closed) {
+            return "device closed";
+        }
+        return controller.lossMessage();
+    }
+
+    @Override
     public int lbaSize() {
         return lbaSize;
     }

@@ -173,6 +173,53 @@ class NodeFailureE2eTest {
 
     @ParameterizedTest
     @MethodSource("io.rdmablock.initiator.E2e#providers")
+    void shouldFailAtOnceWhenVolumeIsDeletedUnderTheHost(String provider) throws Exception {
+        // volume delete --force: every reconnect's Connect is rejected with DNR=1; no waiting for ctrlLossTimeoutMs
+        node = E2e.startNode(dir, provider, 0);
+        node.createVolume("gone", 16L << 20, 4096, Set.of());
+        NvmeBlockDevice d = E2e.open(node, provider, "gone", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
+                .reconnectDelayMs(200).ctrlLossTimeoutMs(60_000));
+        toClose.add(d);
+        MemorySegment b = d.allocateBuffer(4096);
+        d.writeSync(0, b, false);
+        long t0 = System.nanoTime();
+        node.target().removeVolume("gone");
+        node.store().delete("gone");
+        CompletableFuture<Void> f = d.write(0, b, false);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
+        assertInstanceOf(DeviceLostException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("dnr=true"), e.getCause().getMessage());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 15_000, "failed long before ctrlLossTimeoutMs=60000: " + ms + " ms");
+        assertThrows(DeviceLostException.class, () -> d.writeSync(0, b, false));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    void shouldKeepRetryingWhileARestartedNodeHasNotYetExportedTheVolume(String provider) throws Exception {
+        // a restarting node listens before its subsystems exist: its DNR=1 rejects are retried for a grace period
+        node = E2e.startNode(dir.resolve("a"), provider, 0);
+        node.createVolume("late", 16L << 20, 4096, Set.of());
+        int port = node.fabricAddress().getPort();
+        NvmeBlockDevice d = E2e.open(node, provider, "late", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
+                .reconnectDelayMs(200).ctrlLossTimeoutMs(30_000));
+        toClose.add(d);
+        MemorySegment b = d.allocateBuffer(4096);
+        d.writeSync(0, b, false);
+        node.close();
+        node = null;
+        waitUntil(() -> d.controller().state() == Controller.State.RECONNECTING, 10_000);
+        Thread.sleep(1000); // node down this long (refused connects): the scenario, not a synchronisation
+        node = E2e.startNode(dir.resolve("b"), provider, port);
+        Thread.sleep(1500); // the node is up without the volume this long (rejects with DNR=1): the scenario
+        assertNull(d.lossReason(), "still reconnecting within the restart grace");
+        node.createVolume("late", 16L << 20, 4096, Set.of());
+        d.write(0, b, false).get(20, TimeUnit.SECONDS);
+        assertTrue(d.controller().reconnects() >= 1, "reconnected");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.rdmablock.initiator.E2e#providers")
     void shouldKeepFlushedDataWhenSeparateNodeProcessIsKilled(String provider) throws Exception {
         // C15 with the node as a separate process (also the separate-process end-to-end test)
         int port = freePort();

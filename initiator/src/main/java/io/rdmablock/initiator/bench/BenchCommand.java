@@ -47,7 +47,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--bssplit", description = "Block size mix, e.g. 4k/50:64k/50.") String bssplit;
     @Option(names = "--iodepth", description = "I/Os in flight per job (default: 1).") String iodepth;
     @Option(names = "--numjobs", description = "Clones of the job, one queue pair each (default: 1).") String numjobs;
-    @Option(names = "--size", description = "Bytes (or %%) of the device per job (default: all from offset).") String size;
+    @Option(names = "--size", description = "Bytes (or %%) of the device per job (default: all from offset); bytes beyond the device are rejected (job files' size= is clamped with a warning).") String size;
     @Option(names = "--offset", description = "Start of the job's region, bytes or %% (default: 0).") String offset;
     @Option(names = "--runtime", description = "Run time, seconds or with unit (10s, 500ms).") String runtime;
     @Option(names = "--time_based", arity = "0..1", fallbackValue = "1", description = "Run for runtime even after size.") String timeBased;
@@ -90,6 +90,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         for (JobSpec s : specs) {
+            s.sizeStrict = size != null;
             if (s.timeBased && s.runtimeNs == 0) {
                 throw new IllegalArgumentException("invalid job '" + s.name + "': time_based needs runtime");
             }

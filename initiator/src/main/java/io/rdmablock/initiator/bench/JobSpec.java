@@ -58,6 +58,8 @@ final class JobSpec {
     int iodepth = 1;
     int numjobs = 1;
     String size;      // raw, resolved against the device
+    /** The size came from the command line ({@code --size}): an absolute size beyond the device is rejected. */
+    boolean sizeStrict;
     String offset = "0";
     long runtimeNs;
     boolean timeBased;
@@ -197,7 +199,12 @@ final class JobSpec {
         return o;
     }
 
-    /** Length of the job's region; clamped to the device (with a warning) when larger. */
+    /**
+     * Length of the job's region. A size beyond the device from the offset is clamped with a warning (job files, and
+     * percentages), except an absolute size given with {@code --size} ({@link #sizeStrict}), which is rejected.
+     *
+     * @throws IllegalArgumentException naming the field, value and bounds
+     */
     long regionLength(long capacityBytes, int lbaSize) {
         long o = regionOffset(capacityBytes, lbaSize);
         long avail = capacityBytes - o;
@@ -207,6 +214,10 @@ final class JobSpec {
         double pct = FioValues.percent("size", size);
         long s = pct >= 0 ? (long) (capacityBytes * pct / 100) : FioValues.size("size", size);
         s = s / lbaSize * lbaSize;
+        if (s > avail && sizeStrict && pct < 0) {
+            throw new IllegalArgumentException("invalid size: size=" + s + " exceeds the device from offset " + o
+                    + ": min=" + maxBlockSize() + ", max=" + avail + " (device size " + capacityBytes + ")");
+        }
         if (s > avail) {
             warnings.add("size=" + size + " exceeds the device from offset " + o + ": using " + avail + " bytes");
             s = avail;

@@ -120,6 +120,11 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     @Override
+    public String lossReason() {
+        return closed ? "device closed: path=" + path : null;
+    }
+
+    @Override
     public int lbaSize() {
         return lbaSize;
     }

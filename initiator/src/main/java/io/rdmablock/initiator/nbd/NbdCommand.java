@@ -4,6 +4,7 @@ import io.rdmablock.initiator.BlockDevice;
 import io.rdmablock.initiator.local.DeviceOptions;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -11,6 +12,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code rdmablock nbd}: serves a volume over NBD until interrupted. Prints the NBD URI on stdout once listening.
+ * When the device is lost (volume deleted, controller-loss timeout expired), commands in flight and new ones are
+ * answered EIO, new handshakes are refused (NBD_REP_ERR_SHUTDOWN), and the command exits with status 1 and a
+ * message on stderr within about a second.
  *
  * <pre>
  * rdmablock nbd --volume vol1 --listen 127.0.0.1:10809
@@ -18,8 +22,13 @@ import picocli.CommandLine.Option;
  * </pre>
  */
 @Command(name = "nbd", mixinStandardHelpOptions = true,
-        description = "Serve a volume over the NBD protocol (fio's nbd engine, nbdcopy, qemu-img, nbd-client).")
+        description = {"Serve a volume over the NBD protocol (fio's nbd engine, nbdcopy, qemu-img, nbd-client).",
+                "Exits with status 1 when the volume is lost (deleted, or unreachable past the controller-loss "
+                        + "timeout); requests then fail with EIO. A new connection sees the current size "
+                        + "(after volume resize)."})
 public final class NbdCommand implements Callable<Integer> {
+    /** How often the device is checked for loss. */
+    static final long LOSS_POLL_MS = 500;
 
     @Mixin
     DeviceOptions deviceOptions = new DeviceOptions();
@@ -57,7 +66,17 @@ public final class NbdCommand implements Callable<Integer> {
         }, "nbd-shutdown"));
         System.out.println(server.uri());
         System.out.flush();
-        done.await();
+        while (!done.await(LOSS_POLL_MS, TimeUnit.MILLISECONDS)) {
+            String lost = device.lossReason();
+            if (lost != null) {
+                // in-flight and new commands already fail with EIO; give their replies a moment, then stop
+                Thread.sleep(LOSS_POLL_MS);
+                System.err.println("nbd: device lost, cannot serve anymore: " + lost);
+                server.close();
+                device.close();
+                return 1;
+            }
+        }
         return 0;
     }
 

@@ -7,6 +7,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +20,14 @@ import org.slf4j.LoggerFactory;
  * simple replies only); malformed option data NBD_REP_ERR_INVALID; INFO/GO for another export name
  * NBD_REP_ERR_UNKNOWN. EXPORT_NAME for an unknown name ends the session, as the protocol requires. Unknown client
  * flags end the session. Option data longer than {@link NbdProtocol#MAX_OPTION_BYTES} ends the session.
+ *
+ * <p>The advertised size is re-read from the target at every INFO/GO/EXPORT_NAME (a resize shows on the next
+ * connection). Once the device is lost ({@link io.rdmablock.initiator.BlockDevice#lossReason()}), INFO/GO are
+ * answered NBD_REP_ERR_SHUTDOWN and EXPORT_NAME ends the session.
  */
 final class NbdHandshake {
+    /** Longest wait for the capacity refresh of a handshake. */
+    static final long REFRESH_WAIT_MS = 5000;
     private static final Logger LOG = LoggerFactory.getLogger(NbdHandshake.class);
 
     /** Outcome: enter transmission, or the client left (ABORT, EOF, violation). */
@@ -67,8 +76,13 @@ final class NbdHandshake {
                         LOG.info("nbd {}: EXPORT_NAME '{}' unknown: closing", peer, name);
                         return Outcome.CLOSED;
                     }
+                    String lost = export.device().lossReason();
+                    if (lost != null) {
+                        LOG.info("nbd {}: EXPORT_NAME refused, device lost ({}): closing", peer, lost);
+                        return Outcome.CLOSED;
+                    }
                     ByteBuffer r = ByteBuffer.allocate(noZeroes ? 10 : 134);
-                    r.putLong(export.device().capacityBytes()).putShort((short) export.transmissionFlags());
+                    r.putLong(currentCapacity()).putShort((short) export.transmissionFlags());
                     r.position(r.capacity()).flip();
                     writeFully(r);
                     return Outcome.TRANSMISSION;
@@ -125,8 +139,13 @@ final class NbdHandshake {
             reply(option, REP_ERR_UNKNOWN, "unknown export '" + name + "'");
             return false;
         }
+        String lost = export.device().lossReason();
+        if (lost != null) {
+            reply(option, REP_ERR_SHUTDOWN, "device lost: " + lost);
+            return false;
+        }
         ByteBuffer info = ByteBuffer.allocate(12);
-        info.putShort((short) INFO_EXPORT).putLong(export.device().capacityBytes())
+        info.putShort((short) INFO_EXPORT).putLong(currentCapacity())
                 .putShort((short) export.transmissionFlags()).flip();
         reply(option, REP_INFO, info);
         // block sizes are always sent: a client that did not ask still learns the alignment we enforce
@@ -144,6 +163,21 @@ final class NbdHandshake {
         }
         reply(option, REP_ACK, ByteBuffer.allocate(0));
         return true;
+    }
+
+    /**
+     * The size to advertise: re-read from the target at every handshake (a volume may have been resized since the
+     * last connection), waiting at most {@link #REFRESH_WAIT_MS}; the size known so far when that takes longer.
+     */
+    private long currentCapacity() {
+        try {
+            return export.device().refreshCapacity().get(REFRESH_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.debug("nbd {}: capacity refresh: {}", peer, e.toString());
+        }
+        return export.device().capacityBytes();
     }
 
     private boolean matches(String name) {

@@ -61,6 +61,21 @@ class BenchCommandTest {
     }
 
     @Test
+    void shouldRejectCommandLineSizeBeyondTheDeviceButClampJobFileSize() throws Exception {
+        Path vol = dir.resolve("v.img");
+        FileBlockDevice.createFile(vol, 1 << 20);
+        StringWriter err = new StringWriter();
+        assertEquals(2, run(err, "--file", vol.toString(), "--direct=false", "--rw=read", "--size=1G"));
+        assertTrue(err.toString().contains("invalid size: size=1073741824 exceeds the device from offset 0: min=4096,"
+                + " max=1048576 (device size 1048576)"), err.toString());
+        Path job = Files.writeString(dir.resolve("j.fio"), "[a]\nioengine=rdmablock\nrw=read\nsize=1G\n");
+        Path out = dir.resolve("out.json");
+        StringWriter err2 = new StringWriter();
+        assertEquals(0, run(err2, "--file", vol.toString(), "--direct=false", "--output-format=json",
+                "--output", out.toString(), job.toString()), err2.toString());
+    }
+
+    @Test
     void shouldFormatCountsAndSizesLikeFio() {
         assertEquals("9999", FioReport.num(9999));
         assertEquals("126k", FioReport.num(126_000));

@@ -88,6 +88,8 @@ class ImportExportCommandTest {
         String log = err.toString(StandardCharsets.UTF_8);
         assertTrue(log.contains("import: ") && log.contains("flushed"), log);
         assertTrue(log.contains("\r["), "progress bar drawn with carriage returns: " + log);
+        assertTrue(log.contains("import: notice: file size " + image.length + " is not a multiple of the LBA size 4096; "
+                + "volume bytes " + image.length + ".." + ((9 << 20) + 4095) + " are overwritten with zeroes"), log);
 
         Path out = dir.resolve("out.img");
         err.reset();
@@ -113,6 +115,18 @@ class ImportExportCommandTest {
         assertEquals(1, rc);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("the image is larger than the volume"),
                 err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldNameTheReasonWhenTheExportFileCannotBeCreated() throws Exception {
+        startNode();
+        node.createVolume("ex", 4L << 20, 4096, Set.of());
+        Path bad = dir.resolve("nonexistent-dir").resolve("x");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = run(new ExportCommand(), err, concat(connectArgs("ex"), "--file", bad.toString(), "--no-progress"));
+        assertEquals(1, rc);
+        String log = err.toString(StandardCharsets.UTF_8);
+        assertTrue(log.contains("export failed: " + bad + ": no such file or directory"), log);
     }
 
     @Test

@@ -85,6 +85,22 @@ class NbdOverNodeTest {
     }
 
     @Test
+    void shouldAdvertiseTheNewSizeOnTheNextHandshakeAfterResize() throws Exception {
+        try (RawNbdClient c = new RawNbdClient(server.localAddress()).greet(FLAG_C_FIXED_NEWSTYLE | FLAG_C_NO_ZEROES)) {
+            assertEquals(SIZE, c.go("vol"));
+        }
+        node.store().resize("vol", 2 * SIZE);
+        try (RawNbdClient c = new RawNbdClient(server.localAddress()).greet(FLAG_C_FIXED_NEWSTYLE | FLAG_C_NO_ZEROES)) {
+            assertEquals(2 * SIZE, c.go("vol"), "size advertised after volume resize");
+            c.request(0, CMD_READ, 1, SIZE, 4096);
+            assertEquals(new RawNbdClient.Reply(0, 1), c.reply());
+            assertEquals(ByteBuffer.allocate(4096), c.read(4096));
+        }
+        assertEquals(2 * SIZE, device.capacityBytes());
+        assertEquals(2 * SIZE, device.refreshCapacity().get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
     void fioNbdEngineShouldVerifyThroughTheNode() throws Exception {
         assumeTrue(NbdClientToolsTest.onPath("fio"), "fio is not installed (apt-get install fio): test skipped");
         Path log = dir.resolve("fio.log");

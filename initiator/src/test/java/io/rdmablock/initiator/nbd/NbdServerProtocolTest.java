@@ -54,6 +54,26 @@ class NbdServerProtocolTest {
     }
 
     @Test
+    void shouldAnswerEioAndRefuseHandshakesOnceTheDeviceIsLost() throws IOException {
+        try (RawNbdClient c = connect()) {
+            device.close();
+            c.request(0, CMD_READ, 1, 0, 4096);
+            assertEquals(new RawNbdClient.Reply(EIO, 1), c.reply());
+            c.request(0, CMD_FLUSH, 2, 0, 0);
+            assertEquals(new RawNbdClient.Reply(EIO, 2), c.reply());
+        }
+        try (RawNbdClient c = new RawNbdClient(server.localAddress()).greet(FLAG_C_FIXED_NEWSTYLE)) {
+            c.option(OPT_GO, RawNbdClient.goData("vol1", INFO_BLOCK_SIZE));
+            RawNbdClient.OptReply r = c.optionReply();
+            assertEquals(REP_ERR_SHUTDOWN, r.type(), "GO after the device was lost");
+        }
+        try (RawNbdClient c = new RawNbdClient(server.localAddress()).greet(FLAG_C_FIXED_NEWSTYLE)) {
+            c.option(OPT_EXPORT_NAME, ByteBuffer.wrap("vol1".getBytes(StandardCharsets.UTF_8)));
+            assertThrows(EOFException.class, () -> c.read(10), "EXPORT_NAME after the device was lost: closed");
+        }
+    }
+
+    @Test
     void shouldAdvertiseFixedNewstyleAndNoZeroes() throws IOException {
         try (RawNbdClient c = new RawNbdClient(server.localAddress()).greet(FLAG_C_FIXED_NEWSTYLE)) {
             assertEquals(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES, c.handshakeFlags);
