@@ -42,6 +42,63 @@ final class VerbsTestSupport {
         }
     }
 
+    // ---- what the device under test guarantees ----
+
+    /** Transport of the connection's device ({@code SOFT} for the soft provider). */
+    static DeviceContext.Transport transport(Connection c) {
+        return c.client.id.device().transport();
+    }
+
+    /** True on an iWARP device (siw): no immediate data, no RNR, local completion before remote acceptance. */
+    static boolean iwarp(Connection c) {
+        return transport(c) == DeviceContext.Transport.IWARP;
+    }
+
+    /** True on the soft provider, which reports the exact local error of the IB spec (o10-2, section 10.10.3). */
+    static boolean soft(Connection c) {
+        return transport(c) == DeviceContext.Transport.SOFT;
+    }
+
+    /**
+     * Asserts a local error completion: exactly {@code expected} on soft; on kernel devices also LOC_QP_OP_ERR, which
+     * rxe (6.1 rxe_req.c/rxe_resp.c error paths) and siw (siw_qp_tx.c siw_qp_sq_process) report for any local fault.
+     */
+    static void assertLocalError(Connection c, WcStatus expected, WorkCompletion wc) {
+        if (soft(c)) {
+            assertEquals(expected, wc.status, wc.toString());
+        } else {
+            assertTrue(wc.status == expected || wc.status == WcStatus.LOC_QP_OP_ERR,
+                    "expected " + expected + " or LOC_QP_OP_ERR: " + wc);
+        }
+    }
+
+    /** Waits (bounded by {@link #TIMEOUT_NS}) until {@code qp} reports {@code state}; fails otherwise. */
+    static void awaitState(QueuePair qp, QpState state, String what) {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (qp.state() != state && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        assertEquals(state, qp.state(), what);
+    }
+
+    /**
+     * iWARP: a fault the data sink detects is reported by a TERMINATE (RFC 5040 section 7), not by an error
+     * completion of the WR at the source; the source QP then goes to ERROR, or the connection is torn down. Waits
+     * (bounded) for either.
+     */
+    static void awaitConnectionFailed(Side s, String what) {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (System.nanoTime() < deadline) {
+            if (s.qp.state() == QpState.ERROR) {
+                return;
+            }
+            if (s.id.pollEvent(10_000_000L) == CmEventType.DISCONNECTED) {
+                return;
+            }
+        }
+        assertEquals(QpState.ERROR, s.qp.state(), what + ": neither ERROR nor DISCONNECTED");
+    }
+
     static WorkCompletion copy(WorkCompletion w) {
         WorkCompletion c = new WorkCompletion();
         c.wrId = w.wrId;
