@@ -39,7 +39,8 @@ class MixedOperationsTest {
                 s -> { })) {
             MemoryRegion client = c.client.register((long) LANES * MAX_SIZE, RW);
             MemoryRegion server = c.server.register((long) LANES * MAX_SIZE, RW);
-            WrOpcode[] mix = VerbsTestSupport.iwarp(c) ? MIX_IWARP : MIX;
+            boolean iwarp = VerbsTestSupport.iwarp(c);
+            WrOpcode[] mix = iwarp ? MIX_IWARP : MIX;
             Random rnd = new Random(20261129L);
             int[] laneSize = new int[LANES];
             WrOpcode[] laneOp = new WrOpcode[LANES];
@@ -110,6 +111,11 @@ class MixedOperationsTest {
                         long off = (long) l * MAX_SIZE;
                         MemorySegment cs = client.segment().asSlice(off, laneSize[l]);
                         MemorySegment ss = server.segment().asSlice(off, laneSize[l]);
+                        if (iwarp && laneOp[l] == WrOpcode.RDMA_WRITE) {
+                            // siw completes a WRITE when transmitted, before the sink placed it (RFC 5040 gives
+                            // no placement guarantee at local completion): wait, bounded, for the placement
+                            awaitSame(cs, ss, deadline);
+                        }
                         if (laneOp[l] == WrOpcode.RDMA_READ) {
                             assertSameBytes(ss, cs, "READ of " + laneSize[l] + " B");
                         } else {
@@ -122,6 +128,12 @@ class MixedOperationsTest {
             }
             assertEquals(OPS, verified);
             assertTrue(bytes > OPS, "moved " + bytes + " bytes");
+        }
+    }
+
+    private static void awaitSame(MemorySegment expected, MemorySegment actual, long deadlineNs) {
+        while (expected.mismatch(actual) != -1 && System.nanoTime() < deadlineNs) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
         }
     }
 

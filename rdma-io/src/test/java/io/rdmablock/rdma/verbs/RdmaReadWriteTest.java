@@ -116,7 +116,9 @@ class RdmaReadWriteTest {
             MemoryRegion rbuf = c.server.register(64, Access.LOCAL_WRITE);
             c.server.qp.postRecv(recv(1, rbuf, 0, 64));
             c.server.qp.postRecv(recv(2, rbuf, 0, 64));
-            WrOpcode[] ops = {WrOpcode.SEND, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.RDMA_WRITE_WITH_IMM};
+            boolean imm = !VerbsTestSupport.iwarp(c); // iWARP (RFC 5040) has no immediate data: siw refuses WITH_IMM
+            WrOpcode[] ops = imm ? new WrOpcode[] {WrOpcode.SEND, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ,
+                WrOpcode.RDMA_WRITE_WITH_IMM} : new WrOpcode[] {WrOpcode.SEND, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ};
             for (int i = 0; i < ops.length; i++) {
                 SendWr w = rdma(10 + i, ops[i], local, 0, 0, remote, 0);
                 w.numSge = 0;
@@ -131,6 +133,9 @@ class RdmaReadWriteTest {
             WorkCompletion r1 = c.server.next();
             assertEquals(WcOpcode.RECV, r1.opcode);
             assertEquals(0, r1.byteLen);
+            if (!imm) {
+                return;
+            }
             WorkCompletion r2 = c.server.next();
             assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, r2.opcode, r2.toString());
             assertEquals(0, r2.byteLen);
@@ -312,14 +317,19 @@ class RdmaReadWriteTest {
     private static void assertRemoteAccessThenFlush(Connection c) {
         WorkCompletion s1 = c.client.next();
         assertEquals(1, s1.wrId);
-        WorkCompletion s2 = c.client.next();
-        assertEquals(2, s2.wrId);
         if (VerbsTestSupport.iwarp(c)) {
             assertRemoteRejectedOnIwarp(c, s1);
-            // the SEND behind it: transmitted before the TERMINATE arrived, or flushed/failed after it
-            assertTrue(s2.status == WcStatus.SUCCESS || s2.status == WcStatus.WR_FLUSH_ERR
-                    || s2.status == WcStatus.LOC_QP_OP_ERR, s2.toString());
+            // the SEND behind it: transmitted before the TERMINATE arrived, or failed/flushed after it; siw may also
+            // leave it uncompleted (its requester does not report the TERMINATE), so it is checked only if it comes
+            WorkCompletion s2 = c.client.next(java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
+            if (s2 != null) {
+                assertEquals(2, s2.wrId);
+                assertTrue(s2.status == WcStatus.SUCCESS || s2.status == WcStatus.WR_FLUSH_ERR
+                        || s2.status == WcStatus.LOC_QP_OP_ERR, s2.toString());
+            }
         } else {
+            WorkCompletion s2 = c.client.next();
+            assertEquals(2, s2.wrId);
             assertEquals(WcStatus.REM_ACCESS_ERR, s1.status, s1.toString());
             assertEquals(WcStatus.WR_FLUSH_ERR, s2.status, s2.toString());
             VerbsTestSupport.awaitState(c.client.qp, QpState.ERROR, "requester QP");
@@ -331,13 +341,17 @@ class RdmaReadWriteTest {
     }
 
     /**
-     * iWARP: siw completes an RDMA WRITE locally once transmitted (SUCCESS) or with LOC_QP_OP_ERR when the sink's
-     * TERMINATE (RFC 5040 section 7) arrives first; either way the requester then fails (ERROR or disconnect).
+     * iWARP: the data sink rejects a bad WRITE with a TERMINATE (RFC 5040 section 7); siw completes the WRITE locally
+     * once transmitted (SUCCESS), or with an error when the TERMINATE arrives first, and then the requester QP is in
+     * ERROR. After a local SUCCESS, siw's requester is not seen failing (no ERROR state, no DISCONNECTED within the
+     * timeout): the guarantees left are the responder's (memory unchanged, its QP in ERROR, RECVs flushed).
      */
     private static void assertRemoteRejectedOnIwarp(Connection c, WorkCompletion wc) {
         assertTrue(wc.status == WcStatus.SUCCESS || wc.status == WcStatus.REM_ACCESS_ERR
                 || wc.status == WcStatus.LOC_QP_OP_ERR || wc.status == WcStatus.WR_FLUSH_ERR, wc.toString());
-        VerbsTestSupport.awaitConnectionFailed(c.client, "requester after the sink's TERMINATE");
+        if (wc.status != WcStatus.SUCCESS) {
+            VerbsTestSupport.awaitState(c.client.qp, QpState.ERROR, "requester QP after an error completion");
+        }
     }
 
     private static void assertUnchanged(MemorySegment seg, byte value) {
