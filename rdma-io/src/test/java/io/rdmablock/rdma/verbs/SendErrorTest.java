@@ -3,6 +3,8 @@ package io.rdmablock.rdma.verbs;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.recv;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.rdmablock.rdma.verbs.VerbsTestSupport.Connection;
 import java.util.concurrent.TimeUnit;
@@ -26,18 +28,39 @@ class SendErrorTest {
             c.client.qp.postSend(send(11, WrOpcode.SEND, src, 0, 10));
             WorkCompletion r1 = c.server.next();
             assertEquals(1, r1.wrId);
-            assertEquals(WcStatus.LOC_LEN_ERR, r1.status, r1.toString());
+            VerbsTestSupport.assertLocalError(c, WcStatus.LOC_LEN_ERR, r1);
             WorkCompletion r2 = c.server.next();
             assertEquals(2, r2.wrId);
             assertEquals(WcStatus.WR_FLUSH_ERR, r2.status, r2.toString());
             WorkCompletion s1 = c.client.next();
             assertEquals(10, s1.wrId);
-            assertEquals(WcStatus.REM_INV_REQ_ERR, s1.status, s1.toString());
+            if (VerbsTestSupport.iwarp(c)) {
+                // siw: a SEND completes locally once transmitted; the sink's TERMINATE (RFC 5040 section 7) follows
+                // and siw's requester may not report it, so the SEND behind may stay uncompleted: checked if it comes
+                assertTrue(s1.status == WcStatus.SUCCESS || s1.status == WcStatus.REM_INV_REQ_ERR
+                        || s1.status == WcStatus.LOC_QP_OP_ERR, s1.toString());
+                WorkCompletion s2 = c.client.next(java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
+                if (s2 != null) {
+                    assertEquals(11, s2.wrId);
+                    assertTrue(s2.status == WcStatus.SUCCESS || s2.status == WcStatus.WR_FLUSH_ERR
+                            || s2.status == WcStatus.LOC_QP_OP_ERR, s2.toString());
+                }
+                VerbsTestSupport.awaitState(c.server.qp, QpState.ERROR, "responder QP");
+                return;
+            }
             WorkCompletion s2 = c.client.next();
             assertEquals(11, s2.wrId);
-            assertEquals(WcStatus.WR_FLUSH_ERR, s2.status, s2.toString());
-            assertEquals(QpState.ERROR, c.client.qp.state());
-            assertEquals(QpState.ERROR, c.server.qp.state());
+            if (!VerbsTestSupport.soft(c)) {
+                // rxe (6.1 rxe_resp.c) NAKs a SEND that overruns the RECV as a malformed WQE: REM_OP_ERR
+                assertTrue(s1.status == WcStatus.REM_INV_REQ_ERR || s1.status == WcStatus.REM_OP_ERR, s1.toString());
+                assertEquals(WcStatus.WR_FLUSH_ERR, s2.status, s2.toString());
+                VerbsTestSupport.awaitState(c.client.qp, QpState.ERROR, "requester QP");
+            } else {
+                assertEquals(WcStatus.REM_INV_REQ_ERR, s1.status, s1.toString());
+                assertEquals(WcStatus.WR_FLUSH_ERR, s2.status, s2.toString());
+                VerbsTestSupport.awaitState(c.client.qp, QpState.ERROR, "requester QP");
+            }
+            VerbsTestSupport.awaitState(c.server.qp, QpState.ERROR, "responder QP");
         }
     }
 
@@ -48,6 +71,14 @@ class SendErrorTest {
             MemoryRegion src = c.client.register(4096, Access.LOCAL_WRITE);
             c.client.qp.postSend(send(1, WrOpcode.SEND, src, 0, 64));
             c.client.qp.postSend(send(2, WrOpcode.SEND, src, 0, 64));
+            if (VerbsTestSupport.iwarp(c)) {
+                // iWARP has no RNR: a SEND without a posted RECV is fatal at the sink (RFC 5040 section 7.2/8.2,
+                // TERMINATE); siw completes the SEND locally, then the requester goes to ERROR or disconnects
+                WorkCompletion s1 = c.client.next();
+                assertEquals(1, s1.wrId);
+                VerbsTestSupport.awaitConnectionFailed(c, "connection after SEND without RECV");
+                return;
+            }
             WorkCompletion s1 = c.client.next();
             assertEquals(1, s1.wrId);
             assertEquals(WcStatus.RNR_RETRY_EXC_ERR, s1.status, s1.toString());
@@ -61,6 +92,8 @@ class SendErrorTest {
     @MethodSource(PROVIDERS)
     void shouldRetryForeverOnRnrWhenRnrRetryIsSeven(String provider) {
         try (Connection c = Connection.open(provider, a -> a.rnrRetryCount = 7, a -> { }, 64, s -> { })) {
+            assumeFalse(VerbsTestSupport.iwarp(c),
+                    "iWARP has no RNR retry: a SEND without a posted RECV is fatal at the sink (RFC 5040 TERMINATE)");
             MemoryRegion src = c.client.register(4096, Access.LOCAL_WRITE);
             MemoryRegion dst = c.server.register(4096, Access.LOCAL_WRITE);
             c.client.qp.postSend(send(1, WrOpcode.SEND, src, 0, 64));
@@ -84,6 +117,8 @@ class SendErrorTest {
     void shouldRetransmitEverythingBehindAnRnrNakInOrder(String provider) {
         int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
         try (Connection c = Connection.open(provider, a -> a.rnrRetryCount = 7, a -> { }, 64, s -> { })) {
+            assumeFalse(VerbsTestSupport.iwarp(c),
+                    "iWARP has no RNR retry: a SEND without a posted RECV is fatal at the sink (RFC 5040 TERMINATE)");
             MemoryRegion local = c.client.register(1 << 20, rw);
             MemoryRegion remote = c.server.register(1 << 20, rw);
             MemoryRegion rbuf = c.server.register(4096, Access.LOCAL_WRITE);
@@ -119,6 +154,8 @@ class SendErrorTest {
     @MethodSource(PROVIDERS)
     void shouldDeliverSendAfterRnrWhenRecvArrivesWithinRetries(String provider) {
         try (Connection c = Connection.open(provider, a -> a.rnrRetryCount = 6, a -> { }, 64, s -> { })) {
+            assumeFalse(VerbsTestSupport.iwarp(c),
+                    "iWARP has no RNR retry: a SEND without a posted RECV is fatal at the sink (RFC 5040 TERMINATE)");
             MemoryRegion src = c.client.register(4096, Access.LOCAL_WRITE);
             MemoryRegion dst = c.server.register(4096, Access.LOCAL_WRITE);
             c.client.qp.postSend(send(1, WrOpcode.SEND, src, 0, 64));
@@ -141,8 +178,8 @@ class SendErrorTest {
             c.client.qp.postSend(w);
             WorkCompletion s1 = c.client.next();
             assertEquals(1, s1.wrId);
-            assertEquals(WcStatus.LOC_PROT_ERR, s1.status, s1.toString());
-            assertEquals(QpState.ERROR, c.client.qp.state());
+            VerbsTestSupport.assertLocalError(c, WcStatus.LOC_PROT_ERR, s1);
+            VerbsTestSupport.awaitState(c.client.qp, QpState.ERROR, "QP after a local protection error");
         }
     }
 
@@ -154,7 +191,7 @@ class SendErrorTest {
             SendWr w = send(1, WrOpcode.SEND, src, 4000, 200);
             c.client.qp.postSend(w);
             WorkCompletion s1 = c.client.next();
-            assertEquals(WcStatus.LOC_PROT_ERR, s1.status, s1.toString());
+            VerbsTestSupport.assertLocalError(c, WcStatus.LOC_PROT_ERR, s1);
         }
     }
 }

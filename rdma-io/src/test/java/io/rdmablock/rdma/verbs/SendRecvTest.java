@@ -5,6 +5,7 @@ import static io.rdmablock.rdma.verbs.VerbsTestSupport.fill;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.recv;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmablock.rdma.verbs.VerbsTestSupport.Connection;
@@ -74,6 +75,12 @@ class SendRecvTest {
             c.server.qp.postRecv(recv(1, dst, 0, 64));
             SendWr w = send(2, WrOpcode.SEND_WITH_IMM, src, 0, 16);
             w.immData = 0xCAFEBABE;
+            if (VerbsTestSupport.iwarp(c)) {
+                // iWARP (RFC 5040) has no immediate data: siw refuses WITH_IMM at post time (siw_verbs.c, EINVAL)
+                QueuePair.PostException e = assertThrows(QueuePair.PostException.class, () -> c.client.qp.postSend(w));
+                assertEquals(22, e.errno(), e.getMessage());
+                return;
+            }
             c.client.qp.postSend(w);
             assertEquals(WcStatus.SUCCESS, c.client.next().status);
             WorkCompletion r = c.server.next();

@@ -42,6 +42,62 @@ final class VerbsTestSupport {
         }
     }
 
+    // ---- what the device under test guarantees ----
+
+    /** Transport of the connection's device ({@code SOFT} for the soft provider). */
+    static DeviceContext.Transport transport(Connection c) {
+        return c.client.id.device().transport();
+    }
+
+    /** True on an iWARP device (siw): no immediate data, no RNR, local completion before remote acceptance. */
+    static boolean iwarp(Connection c) {
+        return transport(c) == DeviceContext.Transport.IWARP;
+    }
+
+    /** True on the soft provider, which reports the exact local error of the IB spec (o10-2, section 10.10.3). */
+    static boolean soft(Connection c) {
+        return transport(c) == DeviceContext.Transport.SOFT;
+    }
+
+    /**
+     * Asserts a local error completion: exactly {@code expected} on soft; on kernel devices also LOC_QP_OP_ERR, which
+     * rxe (6.1 rxe_req.c/rxe_resp.c error paths) and siw (siw_qp_tx.c siw_qp_sq_process) report for any local fault.
+     */
+    static void assertLocalError(Connection c, WcStatus expected, WorkCompletion wc) {
+        if (soft(c)) {
+            assertEquals(expected, wc.status, wc.toString());
+        } else {
+            assertTrue(wc.status == expected || wc.status == WcStatus.LOC_QP_OP_ERR,
+                    "expected " + expected + " or LOC_QP_OP_ERR: " + wc);
+        }
+    }
+
+    /** Waits (bounded by {@link #TIMEOUT_NS}) until {@code qp} reports {@code state}; fails otherwise. */
+    static void awaitState(QueuePair qp, QpState state, String what) {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (qp.state() != state && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        assertEquals(state, qp.state(), what);
+    }
+
+    /**
+     * iWARP: a fault the data sink detects is reported by a TERMINATE (RFC 5040 section 7) and the connection is
+     * dropped (siw_qp_rx.c siw_qp_cm_drop), not by an error completion at the source. Waits (bounded) until one side
+     * reports it: its QP in ERROR or a DISCONNECTED event.
+     */
+    static void awaitConnectionFailed(Connection c, String what) {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (System.nanoTime() < deadline) {
+            for (Side s : new Side[] {c.client, c.server}) {
+                if (s.qp.state() == QpState.ERROR || s.id.pollEvent(5_000_000L) == CmEventType.DISCONNECTED) {
+                    return;
+                }
+            }
+        }
+        assertTrue(false, what + ": neither side in ERROR nor DISCONNECTED");
+    }
+
     static WorkCompletion copy(WorkCompletion w) {
         WorkCompletion c = new WorkCompletion();
         c.wrId = w.wrId;
