@@ -29,31 +29,22 @@ public final class ExportCommand implements Callable<Integer> {
     @Option(names = "--length", paramLabel = "BYTES", description = "Bytes to export (default: the whole volume).")
     Long lengthBytes;
 
-    @Option(names = "--chunk", paramLabel = "BYTES", defaultValue = "1048576",
-            description = "Bytes per I/O (default: ${DEFAULT-VALUE}).")
-    int chunkBytes;
-
-    @Option(names = "--depth", paramLabel = "N", defaultValue = "8", description = "I/Os in flight (default: ${DEFAULT-VALUE}).")
-    int depth;
-
-    @Option(names = "--no-progress", description = "Do not draw the progress bar.")
-    boolean noProgress;
+    @Mixin
+    CopyOptions copy = new CopyOptions();
 
     PrintStream err = System.err;
 
     @Override
     public Integer call() {
-        if (chunkBytes < 4096 || chunkBytes % 4096 != 0 || depth < 1 || depth > 256) {
-            err.println("export: invalid --chunk/--depth: chunk=" + chunkBytes + " (multiple of 4096), depth=" + depth
-                    + " (1..256)");
+        if (!copy.valid("export", err)) {
             return 2;
         }
         try (BlockDevice dev = connect.open();
              FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             long len = lengthBytes == null ? dev.capacityBytes() : lengthBytes;
-            Progress p = new Progress(err, len, !noProgress);
+            Progress p = new Progress(err, len, !copy.noProgress);
             long t0 = System.nanoTime();
-            ImageCopy.exportImage(dev, out, len, chunkBytes, depth, p);
+            ImageCopy.exportImage(dev, out, len, copy.chunkBytes, copy.depth, p);
             double rate = p.finish(len);
             err.println(String.format(Locale.ROOT, "export: %s from %s in %.2f s (%s/s)", Progress.bytes(len),
                     connect.describe(), (System.nanoTime() - t0) / 1e9, Progress.bytes((long) rate)));

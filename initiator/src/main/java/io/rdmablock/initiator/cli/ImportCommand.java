@@ -37,23 +37,14 @@ public final class ImportCommand implements Callable<Integer> {
     @Option(names = "--file", required = true, paramLabel = "IMG", description = "Raw image file to read.")
     Path file;
 
-    @Option(names = "--chunk", paramLabel = "BYTES", defaultValue = "1048576",
-            description = "Bytes per I/O (default: ${DEFAULT-VALUE}).")
-    int chunkBytes;
-
-    @Option(names = "--depth", paramLabel = "N", defaultValue = "8", description = "I/Os in flight (default: ${DEFAULT-VALUE}).")
-    int depth;
-
-    @Option(names = "--no-progress", description = "Do not draw the progress bar.")
-    boolean noProgress;
+    @Mixin
+    CopyOptions copy = new CopyOptions();
 
     PrintStream err = System.err;
 
     @Override
     public Integer call() {
-        if (chunkBytes < 4096 || chunkBytes % 4096 != 0 || depth < 1 || depth > 256) {
-            err.println("import: invalid --chunk/--depth: chunk=" + chunkBytes + " (multiple of 4096), depth=" + depth
-                    + " (1..256)");
+        if (!copy.valid("import", err)) {
             return 2;
         }
         if (!Files.isRegularFile(file)) {
@@ -69,9 +60,9 @@ public final class ImportCommand implements Callable<Integer> {
                 err.println("import: notice: file size " + size + " is not a multiple of the LBA size " + lba
                         + "; volume bytes " + size + ".." + (end - 1) + " are overwritten with zeroes");
             }
-            Progress p = new Progress(err, size, !noProgress);
+            Progress p = new Progress(err, size, !copy.noProgress);
             long t0 = System.nanoTime();
-            ImageCopy.importImage(dev, in, size, chunkBytes, depth, p);
+            ImageCopy.importImage(dev, in, size, copy.chunkBytes, copy.depth, p);
             double rate = p.finish(size);
             err.println(String.format(Locale.ROOT, "import: %s into %s in %.2f s (%s/s), flushed", Progress.bytes(size),
                     connect.describe(), (System.nanoTime() - t0) / 1e9, Progress.bytes((long) rate)));
