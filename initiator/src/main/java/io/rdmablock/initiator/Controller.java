@@ -226,16 +226,7 @@ final class Controller implements Runnable {
                 }
             }
             if (System.nanoTime() - nextKeepAliveNs >= 0) {
-                QueueConnection.Completion r = a.execSync(sqe -> {
-                    SqeDescriptor.clear(sqe);
-                    SqeDescriptor.opcode(sqe, Opcodes.ADMIN_KEEP_ALIVE);
-                    SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-                    SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
-                }, keepAliveWaitNs());
-                if (r.status() != NvmeStatus.SUCCESS) {
-                    return "keep alive failed: " + NvmeStatus.describe(r.status());
-                }
-                nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
+                return keepAlive(a);
             }
             return null;
         } catch (RuntimeException e) {
@@ -278,6 +269,21 @@ final class Controller implements Runnable {
         wr.sgList[0].set(a.mem.mr, a.mem.capsuleOffset(1), SqeDescriptor.LENGTH);
         wr.numSge = 1;
         a.qp.postSend(wr);
+    }
+
+    /** Sends one Keep Alive on the admin queue and waits for it; returns a loss reason or null. */
+    private String keepAlive(QueueConnection a) {
+        QueueConnection.Completion r = a.execSync(sqe -> {
+            SqeDescriptor.clear(sqe);
+            SqeDescriptor.opcode(sqe, Opcodes.ADMIN_KEEP_ALIVE);
+            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
+        }, keepAliveWaitNs());
+        if (r.status() != NvmeStatus.SUCCESS) {
+            return "keep alive failed: " + NvmeStatus.describe(r.status());
+        }
+        nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
+        return null;
     }
 
     private long keepAliveWaitNs() {
@@ -432,7 +438,15 @@ final class Controller implements Runnable {
         ioConns = conns;
         QueueConnection.ConnectParams ioParams = new QueueConnection.ConnectParams(dev.subnqn(), dev.hostnqn(),
                 dev.hostId(), 0);
+        nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
         for (int i = 0; i < queues.length; i++) {
+            // connecting many I/O queues over a slow fabric can take longer than KATO: keep the association alive
+            if (System.nanoTime() - nextKeepAliveNs >= 0) {
+                String failed = keepAlive(a);
+                if (failed != null) {
+                    throw new BlockIoException("connect: " + failed + " before I/O queue " + queues[i].qid);
+                }
+            }
             CmId qid = dev.provider().createId();
             try {
                 qid.resolve(dev.address(), stepTimeoutNs);

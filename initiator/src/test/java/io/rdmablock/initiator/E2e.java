@@ -25,6 +25,15 @@ final class E2e {
                 .map(String::trim).filter(s -> !s.isEmpty());
     }
 
+    /**
+     * Class path for a child JVM: {@code rdmablock.test.classpath} when set (the VM runner starts tests through the
+     * JUnit console launcher, whose {@code java.class.path} is the launcher jar alone), else {@code java.class.path}.
+     */
+    static String childClasspath() {
+        String cp = System.getProperty("rdmablock.test.classpath", "");
+        return cp.isBlank() ? System.getProperty("java.class.path") : cp;
+    }
+
     static String host() {
         return System.getProperty("rdmablock.test.address", "127.0.0.1");
     }

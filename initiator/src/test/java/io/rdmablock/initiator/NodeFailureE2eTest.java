@@ -42,6 +42,7 @@ class NodeFailureE2eTest {
     Path dir;
     StorageNode node;
     Process child;
+    Path childLog;
     final List<AutoCloseable> toClose = new ArrayList<>();
 
     @AfterEach
@@ -261,7 +262,8 @@ class NodeFailureE2eTest {
         RuntimeException last = null;
         while (System.nanoTime() < deadline) {
             if (!child.isAlive()) {
-                throw new IllegalStateException("node process exited: " + child.exitValue());
+                throw new IllegalStateException("node process exited: " + child.exitValue() + "; its log ends:\n"
+                        + tail(childLog, 40));
             }
             try {
                 NvmeBlockDevice d = NvmeBlockDevice.open(addr, nqn, null,
@@ -279,10 +281,20 @@ class NodeFailureE2eTest {
     private Process startChild(String provider, Path data, int port, Path log) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), "io.rdmablock.node.NodeMain", "--data-dir", data.toString(),
+                E2e.childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", data.toString(),
                 "--listen", E2e.host() + ":" + port, "--provider", provider, "--create-volume", "c15:64M:4096");
         Files.createDirectories(data);
+        childLog = log;
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    private static String tail(Path log, int lines) {
+        try {
+            List<String> all = Files.readAllLines(log);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(" + log + " unreadable: " + e + ")";
+        }
     }
 
     private static int freePort() throws IOException {

@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <pre>
  *  0 VID(2) 2 SSVID(2) 4 SN(20, ASCII space padded) 24 MN(40) 64 FR(8) 77 MDTS(1: 2^n x 4 KiB, 0 = no limit)
- *  78 CNTLID(2) 80 VER(4) 320 KAS(2: keep-alive granularity, 100 ms units) 512 SQES(1) 513 CQES(1)
+ *  78 CNTLID(2) 80 VER(4) 96 CTRATT(4: bit 6 TBKAS, traffic-based keep-alive) 320 KAS(2: keep-alive granularity, 100 ms units) 512 SQES(1) 513 CQES(1)
  *  514 MAXCMD(2) 516 NN(4) 520 ONCS(2: bit 2 DSM, bit 3 Write Zeroes) 525 VWC(1: bit 0 volatile write cache)
  *  536 SGLS(4: bit 2 keyed SGL, bit 20 offset (in-capsule)) 768 SUBNQN(256)
  *  1792 IOCCSZ(4: I/O command capsule size in 16-byte units = (64 + in-capsule data) / 16)
@@ -24,6 +24,7 @@ public final class IdentifyControllerDescriptor {
     public static final int MDTS = 77;
     public static final int CNTLID = 78;
     public static final int VER = 80;
+    public static final int CTRATT = 96;
     public static final int KAS = 320;
     public static final int SQES = 512;
     public static final int CQES = 513;
@@ -38,6 +39,8 @@ public final class IdentifyControllerDescriptor {
     public static final int ICDOFF = 1800;
     public static final int MSDBD = 1803;
 
+    /** CTRATT bit 6: any command on any queue of the association restarts the keep-alive timer. */
+    public static final int CTRATT_TBKAS = 1 << 6;
     public static final int ONCS_DSM = 1 << 2;
     public static final int ONCS_WRITE_ZEROES = 1 << 3;
     /** NVMe 1.4 version value (major 1, minor 4). */
@@ -61,6 +64,7 @@ public final class IdentifyControllerDescriptor {
         Wire.u8(data, MDTS, mdtsExponent(info.mdtsBytes()));
         Wire.u16(data, CNTLID, info.cntlid());
         Wire.u32(data, VER, VERSION_1_4);
+        Wire.u32(data, CTRATT, CTRATT_TBKAS);
         Wire.u16(data, KAS, 1);
         Wire.u8(data, SQES, 0x66);
         Wire.u8(data, CQES, 0x44);

@@ -35,8 +35,8 @@ final class Commands {
         r.cid = SqeDescriptor.cid(sqe);
         q.consumeSqEntry();
         Controller c = q.controller;
-        if (q.qid == 0 && c != null) {
-            c.adminCommandReceived(nowNs);
+        if (c != null) {
+            c.commandReceived(nowNs);
         }
         if (r.opcode == Opcodes.FABRICS) {
             r.metricsOp = NodeMetrics.OP_FABRICS;
@@ -283,6 +283,7 @@ final class Commands {
                 return;
             }
         }
+        c.commandReceived(r.startNs);
         q.connected(c, sqsize + 1);
         r.dw0 = c.cntlid;
         r.state = Request.State.READY_TO_COMPLETE;

@@ -53,7 +53,7 @@ final class Controller {
     private final Target target;
     private final AtomicReferenceArray<RdmaQueue> ioQueues;
     private volatile boolean destroyed;
-    private volatile long lastAdminCommandNs;
+    private volatile long lastCommandNs;
 
     // admin-poller state
     private int cc;
@@ -73,7 +73,7 @@ final class Controller {
         this.options = options;
         this.target = target;
         this.ioQueues = new AtomicReferenceArray<>(options.maxIoQueues() + 1);
-        this.lastAdminCommandNs = nowNs;
+        this.lastCommandNs = nowNs;
         this.announcedBlocks = subsystem.volume().blockCount();
     }
 
@@ -143,12 +143,16 @@ final class Controller {
         return hostnqn.equals(nqn) && hostIdHigh == idHigh && hostIdLow == idLow;
     }
 
-    /** Admin poller: destroys the controller when no admin command came for KATO + grace. */
+    /**
+     * Admin poller: destroys the controller when no command of this association (on any of its queues) came for
+     * KATO + grace. Traffic-based keep-alive (NVMe 2.0 base spec section 3.9.5, CTRATT.TBKAS): a host that keeps I/O
+     * queues busy need not also get a Keep Alive through, and a host still connecting its I/O queues is alive.
+     */
     void checkKeepAlive(long nowNs) {
         if (katoMs == 0 || destroyed) {
             return;
         }
-        long idleNs = nowNs - lastAdminCommandNs;
+        long idleNs = nowNs - lastCommandNs;
         long limitNs = (katoMs + options.keepAliveGraceMs()) * 1_000_000L;
         if (idleNs > limitNs) {
             destroy("keep-alive expired: katoMs=" + katoMs + ", graceMs=" + options.keepAliveGraceMs() + ", idleMs="
@@ -184,9 +188,14 @@ final class Controller {
         return null;
     }
 
-    /** Admin poller: any admin command counts as keep-alive traffic. */
-    void adminCommandReceived(long nowNs) {
-        lastAdminCommandNs = nowNs;
+    /**
+     * Any poller: a command of this association arrived (keep-alive traffic, TBKAS). The shared field is written at
+     * most once per millisecond per poller, so busy I/O queues on several pollers do not contend for its cache line.
+     */
+    void commandReceived(long nowNs) {
+        if (nowNs - lastCommandNs > 1_000_000L) {
+            lastCommandNs = nowNs;
+        }
     }
 
     /**

@@ -240,6 +240,35 @@ class TargetConnectTest {
         }
     }
 
+    @Test
+    void shouldCountIoQueueCommandsAsKeepAliveTraffic() throws InterruptedException {
+        // TBKAS: a host busy on its I/O queues (or still connecting them) keeps the association without Keep Alive
+        f.close();
+        f = new TargetFixture(dir.resolve("tbkas"), TargetOptions.defaults().withKeepAliveGraceMs(200), 8L << 20, 512,
+                Set.of());
+        try (RawHost admin = f.admin(1000)) {
+            assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
+            int ctratt = admin.data().get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                    IdentifyControllerDescriptor.CTRATT);
+            assertEquals(IdentifyControllerDescriptor.CTRATT_TBKAS, ctratt & IdentifyControllerDescriptor.CTRATT_TBKAS,
+                    "CTRATT advertises TBKAS");
+            int cntlid = cntlid(admin);
+            Thread.sleep(700); // more than half of KATO passes before the I/O queue connects: the scenario
+            try (RawHost io = f.io(cntlid, 1, 8)) {
+                for (int i = 0; i < 8; i++) {
+                    Thread.sleep(250); // only I/O commands, for twice KATO + grace
+                    assertEquals(0, io.exec(io.command(0, Opcodes.IO_FLUSH, 10 + i, 1)).status(), "flush " + i);
+                }
+                assertEquals(1, f.target.controllerCount(), "controller alive while its I/O queue carries commands");
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                while (f.target.controllerCount() != 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals(0, f.target.controllerCount(), "silent association destroyed after KATO + grace");
+            }
+        }
+    }
+
     private static int cntlid(RawHost admin) {
         assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
         return IdentifyControllerDescriptor.decode(admin.data()).cntlid();
