@@ -34,6 +34,11 @@ final class Commands {
         r.opcode = SqeDescriptor.opcode(sqe);
         r.cid = SqeDescriptor.cid(sqe);
         q.consumeSqEntry();
+        if (!q.claimCid(r)) {
+            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_CID_CONFLICT), "cid", r.cid, "already outstanding on qid "
+                    + q.qid);
+            return;
+        }
         Controller c = q.controller;
         if (c != null) {
             c.commandReceived(nowNs);

@@ -85,6 +85,8 @@ final class RdmaQueue {
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
     private int sqEntries;
     private int sqHead;
+    /** Command identifiers of the requests outstanding on this queue, one bit per cid (65,536 bits, 8 KiB). */
+    private final long[] cidsInUse = new long[1024];
     private int outstanding;
     private String fatal;
     private boolean closed;
@@ -347,6 +349,7 @@ final class RdmaQueue {
             }
             r.state = Request.State.COMPLETING;
             qp.postSend(first);
+            releaseCid(r); // the host may reuse the cid once it has this response; later capsules come after this
         } catch (RuntimeException e) {
             fail("transport", "post failed: " + e);
             return;
@@ -371,6 +374,29 @@ final class RdmaQueue {
             qp.postSend(w);
         } catch (RuntimeException e) {
             fail("transport", "post RDMA READ failed: " + e);
+        }
+    }
+
+    /**
+     * Called by {@link Commands#prepare}: claims {@code r.cid} for the request. False when a command with that cid is
+     * still outstanding on this queue (NVMe base spec 2.0 section 3.3.3.1: the host must not reuse it before its
+     * completion), which is answered Command ID Conflict; the outstanding command keeps the cid and is answered once.
+     */
+    boolean claimCid(Request r) {
+        int cid = r.cid;
+        long bit = 1L << (cid & 63);
+        if ((cidsInUse[cid >>> 6] & bit) != 0) {
+            return false;
+        }
+        cidsInUse[cid >>> 6] |= bit;
+        r.ownsCid = true;
+        return true;
+    }
+
+    private void releaseCid(Request r) {
+        if (r.ownsCid) {
+            r.ownsCid = false;
+            cidsInUse[r.cid >>> 6] &= ~(1L << (r.cid & 63));
         }
     }
 

@@ -66,6 +66,8 @@ final class Request {
     /** Bytes received in the capsule (SQE + in-capsule data). */
     int capsuleBytes;
     int cid;
+    /** True when this request holds its cid in the queue's in-use set (false for a rejected duplicate). */
+    boolean ownsCid;
     int opcode;
     /** Metrics index of the command ({@link io.rdmablock.node.metrics.NodeMetrics}). */
     int metricsOp;
@@ -118,6 +120,7 @@ final class Request {
         this.capsuleBytes = capsuleBytes;
         this.startNs = nowNs;
         cid = 0;
+        ownsCid = false;
         opcode = 0;
         metricsOp = 0;
         xfer = XFER_NONE;

@@ -1,0 +1,94 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.node.store.StoreFaults;
+import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * Case C9, node side: the node never sends two completions for one command. A host that reuses a command id while
+ * the command is still outstanding gets Command ID Conflict for the second capsule (NVMe base spec 2.0 section
+ * 3.3.3.1); the outstanding command is completed exactly once, and the cid is free again after its completion.
+ */
+class CidConflictTest {
+    static final int LBA = 512;
+    static final long STALL_OFFSET = 1L << 20;
+    static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(1500);
+    static final long MS = 1_000_000L;
+
+    @TempDir
+    Path dir;
+    TargetFixture f;
+    RawHost admin;
+    RawHost io;
+
+    @BeforeEach
+    void setUp() {
+        f = new TargetFixture(dir);
+        f.store.setFaults(StoreFaults.stall("vol1", STALL_OFFSET, STALL_NS, 1));
+        admin = f.admin(0);
+        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
+        io = f.io(IdentifyControllerDescriptor.decode(admin.data()).cntlid(), 1, 8);
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (io != null) {
+            io.close();
+        }
+        if (admin != null) {
+            admin.close();
+        }
+        f.close();
+    }
+
+    @Test
+    void shouldAnswerAReusedOutstandingCidWithConflictAndCompleteTheOriginalOnce() {
+        io.data().asSlice(0, 4096).fill((byte) 0x3C);
+        io.rw(0, Opcodes.IO_WRITE, 77, STALL_OFFSET / LBA, 8, false, 0, 4096); // held by the store
+        io.post(0, 64);
+        assertNull(io.await(200 * MS), "the stalled write must not complete yet");
+
+        io.rw(1, Opcodes.IO_READ, 77, 0, 8, false, 8192, 4096); // same cid while 77 is outstanding
+        io.post(1, 64);
+        RawHost.Cqe conflict = io.await(2000 * MS);
+        assertNotNull(conflict, "the duplicate is answered at once");
+        assertEquals(77, conflict.cid());
+        assertEquals(NvmeStatus.generic(NvmeStatus.SC_CID_CONFLICT), conflict.status(),
+                NvmeStatus.describe(conflict.status()));
+
+        List<RawHost.Cqe> later = new ArrayList<>();
+        long deadline = System.nanoTime() + STALL_NS + 3000 * MS;
+        while (System.nanoTime() < deadline) {
+            RawHost.Cqe c = io.await(100 * MS);
+            if (c != null) {
+                later.add(c);
+            } else if (!later.isEmpty()) {
+                break;
+            }
+        }
+        assertNull(io.await(500 * MS), "no further completion after the original's");
+        assertEquals(1, later.size(), "exactly one completion for the stalled write: " + later);
+        assertEquals(77, later.get(0).cid());
+        assertEquals(0, later.get(0).status(), NvmeStatus.describe(later.get(0).status()));
+
+        // the cid is free again: a read with cid 77 returns the stalled write's data
+        io.data().asSlice(8192, 4096).fill((byte) 0);
+        RawHost.Cqe read = io.exec(io.rw(0, Opcodes.IO_READ, 77, STALL_OFFSET / LBA, 8, false, 8192, 4096));
+        assertEquals(0, read.status(), NvmeStatus.describe(read.status()));
+        assertEquals(-1, io.data().asSlice(8192, 4096).mismatch(io.data().asSlice(0, 4096)), "stalled write data");
+    }
+}
