@@ -20,6 +20,24 @@ final class NodeIdentity {
     private NodeIdentity() {
     }
 
+    /**
+     * This machine's host name: {@link InetAddress#getLocalHost()}, or, when the name does not resolve (no entry in
+     * /etc/hosts or DNS, e.g. a minimal VM or container), the kernel's {@code /proc/sys/kernel/hostname}, else
+     * {@code localhost}. Never throws.
+     */
+    static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            try {
+                String k = Files.readString(Path.of("/proc/sys/kernel/hostname"), StandardCharsets.UTF_8).strip();
+                return k.isEmpty() ? "localhost" : k;
+            } catch (IOException | RuntimeException ignored) {
+                return "localhost";
+            }
+        }
+    }
+
     static String loadOrCreate(Path dataDir) throws IOException {
         Path f = dataDir.resolve(FILE);
         if (Files.exists(f)) {
@@ -29,7 +47,7 @@ final class NodeIdentity {
             }
         }
         Files.createDirectories(dataDir);
-        String host = InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "-");
+        String host = localHostName().replaceAll("[^A-Za-z0-9._-]", "-");
         String id = host + "-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
         Path tmp = dataDir.resolve(FILE + ".tmp");
         Files.writeString(tmp, id + "\n", StandardCharsets.UTF_8);

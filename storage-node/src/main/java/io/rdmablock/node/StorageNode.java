@@ -16,9 +16,7 @@ import io.rdmablock.rdma.verbs.VerbsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -150,11 +148,7 @@ public final class StorageNode implements AutoCloseable {
     }
 
     private static String localHostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "localhost";
-        }
+        return NodeIdentity.localHostName();
     }
 
     private void createIfMissing(String spec) {

@@ -82,13 +82,23 @@ public final class CmPrivateData {
             return b.array();
         }
 
-        /** Decodes; returns null when the data is too short to be an NVMe/RDMA reject. */
+        /**
+         * Decodes; returns null when the data is not an NVMe/RDMA reject: too short, RECFMT not 0, or STS outside
+         * 01h-09h. An InfiniBand/RoCE CM REJ always carries 148 bytes of private data, zero-filled when the rejecter
+         * gave none (e.g. the kernel CM answering a connect to a port nobody listens on, reject reason 8 "invalid
+         * service id"), so zeroes must not read as an NVMe/RDMA reject.
+         */
         public static Reject decode(byte[] data) {
             if (data == null || data.length < REJECT_LENGTH) {
                 return null;
             }
             ByteBuffer b = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
-            return new Reject(Short.toUnsignedInt(b.getShort()), Short.toUnsignedInt(b.getShort()));
+            int recfmt = Short.toUnsignedInt(b.getShort());
+            int sts = Short.toUnsignedInt(b.getShort());
+            if (recfmt != 0 || sts < REJECT_INVALID_PRIVATE_DATA_LENGTH || sts > REJECT_INVALID_CNTLID) {
+                return null;
+            }
+            return new Reject(recfmt, sts);
         }
     }
 }

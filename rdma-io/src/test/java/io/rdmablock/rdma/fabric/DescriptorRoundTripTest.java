@@ -1,6 +1,7 @@
 package io.rdmablock.rdma.fabric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -89,5 +90,8 @@ class DescriptorRoundTripTest {
         assertEquals(req, CmPrivateData.Request.decode(req.encode()));
         assertThrows(IllegalArgumentException.class, () -> CmPrivateData.Request.decode(new byte[3]));
         assertEquals(new CmPrivateData.Reject(0, 4), CmPrivateData.Reject.decode(new CmPrivateData.Reject(0, 4).encode()));
+        assertNull(CmPrivateData.Reject.decode(new byte[148]), "zero-filled IB CM REJ data is not an NVMe/RDMA reject");
+        assertNull(CmPrivateData.Reject.decode(new CmPrivateData.Reject(1, 4).encode()), "RECFMT 1");
+        assertNull(CmPrivateData.Reject.decode(new CmPrivateData.Reject(0, 0x0A).encode()), "STS beyond 09h");
     }
 }
