@@ -156,6 +156,25 @@ class ConnectionManagerTest {
 
     @ParameterizedTest
     @MethodSource(PROVIDERS)
+    void shouldReportDisconnectedToAZeroTimeoutPoll(String provider) throws InterruptedException {
+        // pollers check for DISCONNECTED between rounds with pollEvent(0): it must read the channel, not just return
+        try (Connection c = Connection.open(provider)) {
+            assertNull(c.client.id.pollEvent(0), "nothing yet");
+            c.server.id.disconnect();
+            long deadline = System.nanoTime() + TIMEOUT_NS;
+            CmEventType seen = null;
+            while (seen == null && System.nanoTime() < deadline) {
+                seen = c.client.id.pollEvent(0);
+                if (seen == null) {
+                    Thread.sleep(5); // polling as the node's and the initiator's pollers do
+                }
+            }
+            assertEquals(CmEventType.DISCONNECTED, seen);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
     void shouldNameOneDevice(String provider) {
         try (VerbsProvider p = Providers.select(provider)) {
             assertEquals(provider, p.name());

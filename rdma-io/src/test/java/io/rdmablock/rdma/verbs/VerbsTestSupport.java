@@ -20,10 +20,12 @@ import java.util.stream.Stream;
 /**
  * Shared fixture of the verbs conformance suite. Written against the verbs API only, so every provider runs the same
  * tests: the providers come from system property {@code rdmablock.test.providers} (comma list, default {@code soft}),
- * the IP address to listen on and connect to from {@code rdmablock.test.address} (default {@code 127.0.0.1}).
+ * the IP address to listen on and connect to from {@code rdmablock.test.address} (default {@code 127.0.0.1}), the
+ * bound of every wait for something that must happen from {@code rdmablock.test.timeoutSeconds} (default 10; the VM
+ * runner raises it, since a TCG-emulated guest connecting 16 queue pairs can be that slow).
  */
 final class VerbsTestSupport {
-    static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(Long.getLong("rdmablock.test.timeoutSeconds", 10));
 
     private VerbsTestSupport() {
     }

@@ -406,10 +406,9 @@ final class FfmCmId implements CmId {
                 }
             }
             while (!closed) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    return null;
-                }
+                // timeoutNs 0 still reads the channel once (non-blocking): a poller checking for DISCONNECTED
+                // between rounds must see it
+                long remaining = Math.max(0, deadline - System.nanoTime());
                 CmEventChannel.Event e = channel.next(remaining);
                 if (e == null) {
                     return null;

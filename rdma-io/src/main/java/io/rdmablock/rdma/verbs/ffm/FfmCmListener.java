@@ -76,10 +76,10 @@ final class FfmCmListener implements CmListener {
         try {
             while (!closed) {
                 long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
+                CmEventChannel.Event e = channel.next(Math.max(0, remaining)); // timeout 0: one non-blocking read
+                if (e == null && remaining <= 0) {
                     return null;
                 }
-                CmEventChannel.Event e = channel.next(remaining);
                 if (e == null || closed) {
                     continue;
                 }
