@@ -2,6 +2,7 @@ package io.rdmablock.initiator;
 
 import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeState;
 
 import java.net.InetSocketAddress;
 
@@ -16,7 +17,9 @@ public final class VolumeLocator {
     /**
      * @throws io.rdmablock.mgmt.client.MgmtException when the volume does not exist or the server refuses
      * @throws IllegalStateException                   when the volume has no fabric address yet (not placed)
-     * @throws BlockIoException                        as {@link NvmeBlockDevice#open}
+     * @throws BlockIoException                        as {@link NvmeBlockDevice#open}; when the connection fails and
+     *                                                 the volume is {@code unavailable} (its node down), the
+     *                                                 message says so
      */
     public static NvmeBlockDevice open(MgmtClient mgmt, String volumeName, String hostnqn, DeviceOptions opts) {
         Volume v = mgmt.getVolume(volumeName);
@@ -24,7 +27,16 @@ public final class VolumeLocator {
             throw new IllegalStateException("volume '" + volumeName + "' has no fabric address yet (state "
                     + v.state() + ")");
         }
-        return NvmeBlockDevice.open(parseAddress(v.fabricAddress()), v.subnqn(), hostnqn, opts);
+        InetSocketAddress address = parseAddress(v.fabricAddress());
+        try {
+            return NvmeBlockDevice.open(address, v.subnqn(), hostnqn, opts);
+        } catch (BlockIoException e) {
+            if (v.state() != VolumeState.UNAVAILABLE || e instanceof NvmeStatusException) {
+                throw e;
+            }
+            throw new BlockIoException("volume '" + volumeName + "' is unavailable: the management server reports "
+                    + "its node " + v.nodeId() + " down (no heartbeat); " + e.getMessage(), e);
+        }
     }
 
     /**

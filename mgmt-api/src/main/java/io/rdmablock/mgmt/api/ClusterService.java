@@ -41,7 +41,8 @@ import java.util.function.LongSupplier;
  * <p>Reconciliation on heartbeat: a reported volume placed on this node takes the reported connected hosts; a
  * {@code creating} volume becomes {@code ready} when reported {@code ready} at the desired size; a
  * {@code deleting} volume that the node no longer reports is forgotten. Reported volumes unknown here are
- * ignored (the node keeps them as orphans).
+ * ignored (the node keeps them as orphans). A volume whose node is down reads {@code unavailable} (derived when
+ * answering, never stored) until the node's next heartbeat.
  */
 public final class ClusterService {
     private final MetadataStore store;
@@ -229,7 +230,7 @@ public final class ClusterService {
         for (VolumeState s : VolumeState.values()) {
             counts.put(s, 0L);
         }
-        store.volumes().forEach(v -> counts.merge(v.state(), 1L, Long::sum));
+        store.volumes().forEach(v -> counts.merge(reportedState(v), 1L, Long::sum));
         return counts;
     }
 
@@ -296,8 +297,17 @@ public final class ClusterService {
     private Volume toVolume(VolumeRecord v) {
         String fabricAddress = store.node(v.nodeId()).map(NodeRecord::fabricAddress).orElse("");
         return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
-                fabricAddress, Volume.subnqnOf(v.name()), 1, v.state(), v.connectedHosts(),
+                fabricAddress, Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),
                 Instant.ofEpochMilli(v.createdAtMs()).toString());
+    }
+
+    /** The stored state, or {@code unavailable} while the volume's node is down (a deleting volume stays deleting). */
+    private VolumeState reportedState(VolumeRecord v) {
+        if (v.state() == VolumeState.DELETING) {
+            return v.state();
+        }
+        NodeRecord node = store.node(v.nodeId()).orElse(null);
+        return node == null || stateOf(node) == NodeState.DOWN ? VolumeState.UNAVAILABLE : v.state();
     }
 
     private Node toNode(NodeRecord n) {

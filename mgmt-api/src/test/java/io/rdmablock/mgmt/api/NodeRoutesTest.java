@@ -109,6 +109,31 @@ class NodeRoutesTest {
     }
 
     @Test
+    void shouldReportAVolumeUnavailableWhileItsNodeIsDown() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        Volume v = createVolume("a");
+        String report = """
+                [{"id":"%s","sizeBytes":2097152,"state":"ready","connectedHosts":[]}]""".formatted(v.id());
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat(report));
+        assertEquals(VolumeState.READY, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state());
+
+        api.nowMs.addAndGet(ApiHarness.NODE_TIMEOUT_MS + 1); // no heartbeat for longer than the node timeout
+        assertEquals(VolumeState.UNAVAILABLE, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state());
+        assertEquals(VolumeState.UNAVAILABLE, Json.read(api.get("/v1/volumes").body(), Volume[].class)[0].state());
+        assertEquals(1L, api.cluster.volumeCounts().get(VolumeState.UNAVAILABLE));
+        var grown = api.send("PATCH", "/v1/volumes/a", "{\"sizeBytes\":4194304}");
+        assertEquals(200, grown.statusCode(), grown.body());
+        assertEquals(VolumeState.UNAVAILABLE, Json.read(grown.body(), Volume.class).state(), "accepted, still down");
+
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat(report)); // back, old size: the resize is pending
+        assertEquals(VolumeState.CREATING, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state());
+        var deleted = api.send("DELETE", "/v1/volumes/a", null);
+        api.nowMs.addAndGet(ApiHarness.NODE_TIMEOUT_MS + 1);
+        assertEquals(VolumeState.DELETING, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state(),
+                "deleting stays deleting while the node is down: " + deleted.body());
+    }
+
+    @Test
     void shouldStayCreatingUntilNodeReportsDesiredSize() throws Exception {
         api.send("POST", "/v1/nodes", REGISTER);
         Volume v = createVolume("a");

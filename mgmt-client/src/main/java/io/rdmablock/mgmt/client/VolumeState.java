@@ -9,7 +9,13 @@ public enum VolumeState {
     /** The node reported it with the desired size; hosts may connect. */
     @JsonProperty("ready") READY,
     /** Delete requested; the node removes it and the server forgets it when the node no longer reports it. */
-    @JsonProperty("deleting") DELETING;
+    @JsonProperty("deleting") DELETING,
+    /**
+     * Reported, never stored: the volume's node is down (no heartbeat within the server's node timeout), so hosts
+     * most likely cannot reach it. Resize and delete are still accepted and applied when the node returns; the
+     * volume reads {@code ready} (or {@code creating}) again at the node's next heartbeat.
+     */
+    @JsonProperty("unavailable") UNAVAILABLE;
 
     /** @return the wire name, e.g. {@code "ready"} */
     public String wireName() {
