@@ -10,11 +10,14 @@ import picocli.CommandLine.Option;
 import java.net.URI;
 
 /**
- * How a command reaches a volume (picocli mixin): {@code --volume NAME} through the management server
- * ({@code --mgmt-url}, {@code --token}; environment {@code RDMABLOCK_MGMT_URL}, {@code RDMABLOCK_TOKEN}), or directly
- * with {@code --address host:port --subnqn NQN} (no management server).
+ * How a command reaches a volume on a storage node (picocli mixin; the one set of these options for every command):
+ * {@code --volume NAME} through the management server ({@code --mgmt-url}, {@code --token}; environment
+ * {@code RDMABLOCK_MGMT_URL}, {@code RDMABLOCK_TOKEN}), or directly with {@code --address host:port --subnqn NQN}
+ * (no management server); {@code --hostnqn}, {@code --provider} and {@code --io-queues} for the connection.
  */
 public final class ConnectOptions {
+    static final String DEFAULT_MGMT_URL = "http://127.0.0.1:8080";
+
     @Option(names = "--volume", paramLabel = "NAME", description = "Volume name (looked up on the management server).")
     String volume;
 
@@ -38,15 +41,28 @@ public final class ConnectOptions {
     @Option(names = "--provider", paramLabel = "auto|soft|ffm", description = "Verbs provider (default: $RDMABLOCK_RDMA_PROVIDER or auto).")
     String provider;
 
-    @Option(names = "--io-queues", paramLabel = "N", defaultValue = "2", description = "I/O queues (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--io-queues", paramLabel = "N", defaultValue = "2",
+            description = "I/O queue pairs (bench opens one per job instead) (default: ${DEFAULT-VALUE}).")
     int ioQueues;
 
-    /**
-     * Opens the volume.
-     *
-     * @throws IllegalArgumentException when neither --volume nor --address/--subnqn (or both) are given
-     */
+    /** True when a volume or a node address was named (the remote source was chosen). */
+    public boolean given() {
+        return volume != null || address != null || subnqn != null;
+    }
+
+    /** Opens the volume with {@code --io-queues} I/O queues; see {@link #open(int)}. */
     public NvmeBlockDevice open() {
+        return open(ioQueues);
+    }
+
+    /**
+     * Opens the volume with {@code ioQueues} I/O queue pairs.
+     *
+     * @throws IllegalArgumentException when neither --volume nor --address/--subnqn are given, one of --address and
+     *                                  --subnqn is missing, or --volume does not match --subnqn
+     * @throws io.rdmablock.initiator.BlockIoException   as {@link NvmeBlockDevice#open}
+     */
+    public NvmeBlockDevice open(int ioQueues) {
         DeviceOptions opts = DeviceOptions.defaults().ioQueues(ioQueues).providerMode(provider);
         if (address != null || subnqn != null) {
             if (address == null || subnqn == null) {
@@ -68,10 +84,39 @@ public final class ConnectOptions {
         return volume != null ? "volume " + volume : subnqn + " at " + address;
     }
 
+    /** A short name of the target: the volume name, else the subnqn, else the address. */
+    public String displayName() {
+        return volume != null ? volume : subnqn != null ? subnqn : address;
+    }
+
+    /**
+     * The storage node's fabric address {@code host:port}: {@code --address}, or for {@code --volume} the address the
+     * management server reports; null when it cannot be asked.
+     */
+    public String nodeAddress() {
+        if (address != null) {
+            return address;
+        }
+        if (volume == null) {
+            return null;
+        }
+        try {
+            return mgmtClient().getVolume(volume).fabricAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The --io-queues value. */
+    public int ioQueues() {
+        return ioQueues;
+    }
+
     MgmtClient mgmtClient() {
         String url = mgmtUrl != null ? mgmtUrl : System.getenv("RDMABLOCK_MGMT_URL");
         String tok = token != null ? token : System.getenv("RDMABLOCK_TOKEN");
-        return new MgmtClient(URI.create(url == null || url.isBlank() ? "http://127.0.0.1:8080" : url), tok);
+        return new MgmtClient(URI.create(url == null || url.isBlank() ? DEFAULT_MGMT_URL : url),
+                tok == null || tok.isBlank() ? null : tok);
     }
 
     /** The subnqn a volume name maps to (contract: one subsystem per volume). */
