@@ -4,14 +4,10 @@ import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.Node;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.concurrent.Callable;
 
 /**
  * {@code rdmablock node list} and {@code rdmablock node drain NODE}: subcommands added under {@code node}
@@ -37,36 +33,24 @@ final class NodeAdminCommands {
     }
 
     @Command(name = "list", description = "List storage nodes.", mixinStandardHelpOptions = true)
-    static final class ListNodes implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @Mixin
-        MgmtOptions mgmt;
-        @Mixin
-        OutputOptions output;
+    static final class ListNodes extends MgmtCall {
 
         @Override
         public Integer call() {
-            print(spec.commandLine().getOut(), output, mgmt.client().listNodes());
+            print(out(), output, client().listNodes());
             return ExitCodes.OK;
         }
     }
 
     @Command(name = "drain", description = "Place no new volume on a node.", mixinStandardHelpOptions = true)
-    static final class Drain implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @Mixin
-        MgmtOptions mgmt;
-        @Mixin
-        OutputOptions output;
+    static final class Drain extends MgmtCall {
         @Parameters(index = "0", paramLabel = "NODE")
         String nodeId;
 
         @Override
         public Integer call() {
             Limits.checkName("NODE", nodeId);
-            print(spec.commandLine().getOut(), output, List.of(mgmt.client().drainNode(nodeId)));
+            print(out(), output, List.of(client().drainNode(nodeId)));
             return ExitCodes.OK;
         }
     }

@@ -5,7 +5,6 @@ import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.Volume;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -65,13 +64,7 @@ public final class VolumeCommand implements Callable<Integer> {
 
     @Command(name = "create", description = "Create a volume (placed on the up node with the most free capacity).",
             mixinStandardHelpOptions = true)
-    static final class Create implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @Mixin
-        MgmtOptions mgmt;
-        @Mixin
-        OutputOptions output;
+    static final class Create extends MgmtCall {
 
         @Parameters(index = "0", paramLabel = "NAME", description = "Volume name: [a-z0-9][a-z0-9._-]{0,62}.")
         String name;
@@ -106,54 +99,36 @@ public final class VolumeCommand implements Callable<Integer> {
             }
             var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, allowedHosts);
             Limits.check(request);
-            print(spec.commandLine().getOut(), output, mgmt.client().createVolume(request));
+            print(out(), output, client().createVolume(request));
             return ExitCodes.OK;
         }
     }
 
     @Command(name = "list", description = "List every volume.", mixinStandardHelpOptions = true)
-    static final class ListVolumes implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @Mixin
-        MgmtOptions mgmt;
-        @Mixin
-        OutputOptions output;
+    static final class ListVolumes extends MgmtCall {
 
         @Override
         public Integer call() {
-            print(spec.commandLine().getOut(), output, mgmt.client().listVolumes());
+            print(out(), output, client().listVolumes());
             return ExitCodes.OK;
         }
     }
 
     @Command(name = "get", description = "Show one volume.", mixinStandardHelpOptions = true)
-    static final class Get implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @Mixin
-        MgmtOptions mgmt;
-        @Mixin
-        OutputOptions output;
+    static final class Get extends MgmtCall {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
         @Override
         public Integer call() {
             Limits.checkName("NAME", name);
-            print(spec.commandLine().getOut(), output, mgmt.client().getVolume(name));
+            print(out(), output, client().getVolume(name));
             return ExitCodes.OK;
         }
     }
 
     @Command(name = "resize", description = "Grow a volume (shrinking is refused).", mixinStandardHelpOptions = true)
-    static final class Resize implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @Mixin
-        MgmtOptions mgmt;
-        @Mixin
-        OutputOptions output;
+    static final class Resize extends MgmtCall {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
         @Option(names = {"-s", "--size"}, required = true, paramLabel = "SIZE",
@@ -165,20 +140,14 @@ public final class VolumeCommand implements Callable<Integer> {
             long sizeBytes = Sizes.parse("--size", size);
             Limits.checkName("NAME", name);
             Limits.checkSize("--size", sizeBytes);
-            print(spec.commandLine().getOut(), output, mgmt.client().resizeVolume(name, sizeBytes));
+            print(out(), output, client().resizeVolume(name, sizeBytes));
             return ExitCodes.OK;
         }
     }
 
     @Command(name = "delete", description = "Delete a volume (refused while a host is connected, unless --force).",
             mixinStandardHelpOptions = true)
-    static final class Delete implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @Mixin
-        MgmtOptions mgmt;
-        @Mixin
-        OutputOptions output;
+    static final class Delete extends MgmtCall {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
         @Option(names = "--force", description = "Delete even while hosts are connected.")
@@ -187,7 +156,7 @@ public final class VolumeCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             Limits.checkName("NAME", name);
-            print(spec.commandLine().getOut(), output, mgmt.client().deleteVolume(name, force));
+            print(out(), output, client().deleteVolume(name, force));
             return ExitCodes.OK;
         }
     }
