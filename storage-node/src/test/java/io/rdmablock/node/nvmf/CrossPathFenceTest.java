@@ -1,0 +1,84 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.node.store.StoreFaults;
+import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Case C8: WRITE A to LBA X stalls in the backend on the host's first association (path 1); the host gives up on
+ * it, connects a new association (path 2) and writes B to X there; then the stall is released. The node must not
+ * acknowledge path 2's Connect before path 1's stalled write has drained, so A can never land after B: a later
+ * READ of X returns B.
+ */
+class CrossPathFenceTest {
+    static final int LBA = 512;
+    static final long X = 1L << 20;
+    static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(2000);
+    static final long MS = 1_000_000L;
+
+    @TempDir
+    Path dir;
+    TargetFixture f;
+    RawHost admin1;
+    RawHost io1;
+
+    @BeforeEach
+    void setUp() {
+        f = new TargetFixture(dir);
+        f.store.setFaults(StoreFaults.stall("vol1", X, STALL_NS, 1));
+        admin1 = f.admin(0);
+        io1 = f.io(cntlid(admin1), 1, 8);
+    }
+
+    @AfterEach
+    void tearDown() {
+        io1.close();
+        admin1.close();
+        f.close();
+    }
+
+    @Test
+    void shouldNotLetAStalledWriteOfTheOldPathLandAfterTheNewPathsWrite() {
+        io1.data().asSlice(0, 4096).fill((byte) 0xAA); // A
+        long postedNs = System.nanoTime();
+        io1.rw(0, Opcodes.IO_WRITE, 1, X / LBA, 8, false, 0, 4096);
+        io1.post(0, 64);
+        assertNull(io1.await(200 * MS), "write A is stalled in the backend");
+
+        // path 2: a new association of the same host (same hostnqn and HOSTID)
+        try (RawHost admin2 = f.admin(0)) {
+            long connectedAfterMs = (System.nanoTime() - postedNs) / MS;
+            assertTrue(connectedAfterMs >= STALL_NS / MS - 100,
+                    "path 2 acknowledged after " + connectedAfterMs + " ms, before path 1's write drained");
+            try (RawHost io2 = f.io(cntlid(admin2), 1, 8)) {
+                io2.data().asSlice(0, 4096).fill((byte) 0xBB); // B
+                RawHost.Cqe b = io2.exec(io2.rw(0, Opcodes.IO_WRITE, 2, X / LBA, 8, false, 0, 4096));
+                assertEquals(0, b.status(), NvmeStatus.describe(b.status()));
+                io2.data().asSlice(8192, 4096).fill((byte) 0);
+                RawHost.Cqe r = io2.exec(io2.rw(0, Opcodes.IO_READ, 3, X / LBA, 8, false, 8192, 4096));
+                assertEquals(0, r.status(), NvmeStatus.describe(r.status()));
+                for (long i = 0; i < 4096; i++) {
+                    assertEquals((byte) 0xBB, io2.data().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 8192 + i),
+                            "byte " + i + " of LBA X reads B");
+                }
+            }
+        }
+    }
+
+    private static int cntlid(RawHost admin) {
+        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
+        return IdentifyControllerDescriptor.decode(admin.data()).cntlid();
+    }
+}
