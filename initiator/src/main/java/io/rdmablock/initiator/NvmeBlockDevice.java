@@ -65,17 +65,14 @@ public final class NvmeBlockDevice implements BlockDevice {
     private NvmeBlockDevice(InetSocketAddress address, String subnqn, String hostnqn, DeviceOptions opts) {
         this.address = address;
         this.subnqn = subnqn;
-        if (hostnqn == null) {
-            UUID u = UUID.randomUUID();
-            this.hostnqn = HOSTNQN_UUID_PREFIX + u;
-            this.hostId = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
-                    .putLong(u.getLeastSignificantBits()).array();
-        } else {
-            this.hostnqn = hostnqn;
-            UUID u = UUID.nameUUIDFromBytes(hostnqn.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            this.hostId = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
-                    .putLong(u.getLeastSignificantBits()).array();
-        }
+        // HOSTID: random per device, kept across its reconnects. The node replaces an association only by one with
+        // the same hostnqn AND HOSTID (case C8), so two processes (or two devices) sharing a hostnqn, as an allow-list
+        // makes them, coexist instead of evicting each other, while this device's own reconnect still fences its
+        // previous association.
+        UUID u = UUID.randomUUID();
+        this.hostnqn = hostnqn == null ? HOSTNQN_UUID_PREFIX + u : hostnqn;
+        this.hostId = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
+                .putLong(u.getLeastSignificantBits()).array();
         this.opts = opts;
         if (opts.provider() != null) {
             this.provider = opts.provider();

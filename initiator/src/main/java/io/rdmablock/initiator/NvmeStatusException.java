@@ -11,7 +11,8 @@ public class NvmeStatusException extends BlockIoException {
     private final boolean dnr;
 
     public NvmeStatusException(String message, int sct, int sc, boolean dnr) {
-        super(message + String.format(" (NVMe status sct=0x%x sc=0x%02x dnr=%s)", sct, sc, dnr));
+        super(message + String.format(" (NVMe status sct=0x%x sc=0x%02x: %s, dnr=%s)", sct, sc,
+                io.rdmablock.rdma.fabric.NvmeStatus.name(io.rdmablock.rdma.fabric.NvmeStatus.of(sct, sc, dnr)), dnr));
         this.sct = sct;
         this.sc = sc;
         this.dnr = dnr;

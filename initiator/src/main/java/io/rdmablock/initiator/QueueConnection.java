@@ -114,11 +114,7 @@ final class QueueConnection implements AutoCloseable {
                         ConnectDataDescriptor.DATA_LENGTH, mem.mr.rkey());
             }, timeoutNs);
             if (r.status() != NvmeStatus.SUCCESS) {
-                String where = "";
-                if (NvmeStatus.sc(r.status()) == NvmeStatus.SC_CONNECT_INVALID_PARAMETERS) {
-                    where = ", invalid parameter in " + ((r.dw0() & 1) != 0 ? "data" : "SQE") + " at byte "
-                            + (r.dw0() >>> 16);
-                }
+                String where = connectFailureReason(r.status(), r.dw0());
                 throw new NvmeStatusException("Connect failed: qid=" + qid + ", sqsize=" + (entries - 1) + ", subnqn="
                         + params.subnqn() + ", hostnqn=" + params.hostnqn() + where,
                         NvmeStatus.sct(r.status()), NvmeStatus.sc(r.status()), NvmeStatus.dnr(r.status()));
@@ -129,6 +125,34 @@ final class QueueConnection implements AutoCloseable {
             c.close();
             throw e;
         }
+    }
+
+    /**
+     * What a failed Connect means for the user (NVMe-oF 1.1 section 3.3, Figure 21: dw0 of an invalid-parameters
+     * answer gives IATTR bit 0 = in data, IPO bits 31:16 = byte offset).
+     */
+    static String connectFailureReason(int status, int dw0) {
+        if (NvmeStatus.sct(status) != NvmeStatus.SCT_COMMAND_SPECIFIC) {
+            return "";
+        }
+        int sc = NvmeStatus.sc(status);
+        if (sc == NvmeStatus.SC_CONNECT_INVALID_HOST) {
+            return ": this hostnqn is not on the volume's allowed hosts";
+        }
+        if (sc != NvmeStatus.SC_CONNECT_INVALID_PARAMETERS) {
+            return "";
+        }
+        boolean inData = (dw0 & 1) != 0;
+        int offset = dw0 >>> 16;
+        String what = !inData ? "" : switch (offset) {
+            case ConnectDataDescriptor.SUBNQN_OFFSET -> ": the node exports no such subsystem (volume deleted, not on "
+                    + "this node, or not yet exported)";
+            case ConnectDataDescriptor.CNTLID_OFFSET -> ": the node no longer knows this controller (association "
+                    + "expired)";
+            case ConnectDataDescriptor.HOSTNQN_OFFSET -> ": hostnqn differs from the admin queue's";
+            default -> "";
+        };
+        return ", invalid parameter in " + (inData ? "data" : "SQE") + " at byte " + offset + what;
     }
 
     private static String describeCmFailure(int qid, CmException e) {

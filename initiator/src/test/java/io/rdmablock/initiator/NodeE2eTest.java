@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -278,6 +279,29 @@ class NodeE2eTest {
         MemorySegment b = d.allocateBuffer(4096);
         d.readSync(0, b);
         assertEquals(0, d.controller().reconnects(), "no association reset");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    void shouldLetTwoDevicesWithOneHostnqnCoexist(String provider) throws Exception {
+        // an allow-list makes every tool of a host use one hostnqn: their associations must not evict each other
+        String host = "nqn.2014-08.org.nvmexpress:uuid:22222222-2222-3333-4444-555555555555";
+        node = E2e.startNode(dir, provider, 0);
+        node.createVolume("shared", 16L << 20, 4096, Set.of(host));
+        DeviceOptions o = DeviceOptions.defaults().providerMode(provider);
+        NvmeBlockDevice a = NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("shared"), host, o);
+        toClose.add(a);
+        NvmeBlockDevice b = NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("shared"), host, o);
+        toClose.add(b);
+        MemorySegment buf = a.allocateBuffer(4096);
+        for (int i = 0; i < 20; i++) {
+            a.writeSync(0, buf, false);
+            b.readSync(4096, buf);
+        }
+        assertEquals(0, a.controller().reconnects(), "first device kept its association");
+        assertEquals(0, b.controller().reconnects(), "second device kept its association");
+        assertNull(a.lossReason());
+        assertNull(b.lossReason());
     }
 
     @ParameterizedTest

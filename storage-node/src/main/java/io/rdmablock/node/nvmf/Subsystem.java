@@ -66,11 +66,16 @@ public final class Subsystem {
         return removed;
     }
 
-    /** Controllers of this subsystem made by the given host, live or still draining. */
+    /**
+     * Controllers a new association of this host must wait for (case C8): those made by the same host (hostnqn and
+     * HOSTID), live or still draining, and destroyed ones of the same hostnqn whose store I/O is still draining (a
+     * restarted host process has a new HOSTID; its old association's stalled writes must not land after its new
+     * writes). Live controllers of the same hostnqn with another HOSTID are other processes: left alone.
+     */
     java.util.List<Controller> controllersOf(String hostnqn, long hostIdHigh, long hostIdLow) {
         java.util.List<Controller> out = new java.util.ArrayList<>();
         for (Controller c : controllers) {
-            if (c.sameHost(hostnqn, hostIdHigh, hostIdLow)) {
+            if (c.sameHost(hostnqn, hostIdHigh, hostIdLow) || (c.isDestroyed() && c.hostnqn().equals(hostnqn))) {
                 out.add(c);
             }
         }

@@ -44,8 +44,12 @@ class CrossPathFenceTest {
 
     @AfterEach
     void tearDown() {
-        io1.close();
-        admin1.close();
+        if (io1 != null) {
+            io1.close();
+        }
+        if (admin1 != null) {
+            admin1.close();
+        }
         f.close();
     }
 
@@ -74,6 +78,29 @@ class CrossPathFenceTest {
                             "byte " + i + " of LBA X reads B");
                 }
             }
+        }
+    }
+
+    @Test
+    void shouldFenceTheDeadAssociationOfARestartedHostProcessWithANewHostId() {
+        io1.data().asSlice(0, 4096).fill((byte) 0xAA);
+        long postedNs = System.nanoTime();
+        io1.rw(0, Opcodes.IO_WRITE, 1, X / LBA, 8, false, 0, 4096);
+        io1.post(0, 64);
+        assertNull(io1.await(200 * MS), "write A is stalled in the backend");
+        io1.close(); // the host process dies: its queues disconnect, the stalled write is still in the backend
+        admin1.close();
+        io1 = null;
+        admin1 = null;
+
+        try (RawHost admin2 = f.host(0, 32)) { // restarted process: same hostnqn, new HOSTID
+            var c = admin2.connectCapsule(2, 31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 0);
+            admin2.data().asSlice(io.rdmablock.rdma.fabric.ConnectDataDescriptor.HOSTID_OFFSET, 16).fill((byte) 7);
+            RawHost.Cqe connected = admin2.exec(c);
+            assertEquals(0, connected.status(), NvmeStatus.describe(connected.status()));
+            long connectedAfterMs = (System.nanoTime() - postedNs) / MS;
+            assertTrue(connectedAfterMs >= STALL_NS / MS - 100,
+                    "new association acknowledged after " + connectedAfterMs + " ms, before the dead one drained");
         }
     }
 
