@@ -27,7 +27,8 @@ import java.util.stream.Collectors;
 /**
  * The pull model: makes the store and the target match the desired volumes of each heartbeat answer (create, grow,
  * update allowed hosts, export under the given subnqn, delete), and reports what the node holds. Runs on the agent
- * thread only. A volume the answer does not list is an orphan: kept on disk, not exported, logged once.
+ * thread only. A volume the answer does not list is an orphan: kept on disk, not exported, logged once. A volume the
+ * answer marks provisioned that the store does not hold is lost (wiped data directory): never recreated empty.
  */
 final class MgmtSync implements NodeAgent.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(MgmtSync.class);
@@ -36,6 +37,7 @@ final class MgmtSync implements NodeAgent.Handler {
     private final Target target;
     private final LongSupplier freeBytes;
     private final Set<String> orphansLogged = new HashSet<>();
+    private final Set<String> lostLogged = new HashSet<>();
 
     MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
         this.store = store;
@@ -87,6 +89,18 @@ final class MgmtSync implements NodeAgent.Handler {
             return;
         }
         Set<String> hosts = Set.copyOf(dv.allowedHosts());
+        if (v == null && dv.provisioned()) {
+            // this node held it once and no longer does: its data is gone (data directory wiped, replaced or not
+            // mounted). Creating it again would hand hosts an empty namespace as if nothing happened.
+            if (lostLogged.add(dv.id())) {
+                LOG.error("volume lost: id={}, name={}, sizeBytes={}: the management server says this node holds it, "
+                        + "but the data directory has no such volume; not recreating it empty and not exporting it. "
+                        + "Restore the data directory (and restart the node), or delete the volume.", dv.id(),
+                        dv.name(), dv.sizeBytes());
+            }
+            return;
+        }
+        lostLogged.remove(dv.id());
         if (v == null) {
             v = store.create(new VolumeSpec(dv.id(), dv.name(), dv.sizeBytes(), dv.lbaSize(), hosts));
         } else {

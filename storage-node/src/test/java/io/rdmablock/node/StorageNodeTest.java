@@ -91,20 +91,36 @@ class StorageNodeTest {
             MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
             String nqn = "nqn.2026-11.io.rdmablock:volume:data1";
             sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 8L << 20, 4096,
-                    List.of(), nqn, VolumeState.CREATING))));
+                    List.of(), nqn, VolumeState.CREATING, false))));
             assertEquals(8L << 20, node.store().get("v1").sizeBytes());
             assertEquals(nqn, node.target().subsystemOfVolume("v1").subnqn());
             sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 16L << 20, 4096,
-                    List.of("nqn.host:a"), nqn, VolumeState.READY))));
+                    List.of("nqn.host:a"), nqn, VolumeState.READY, true))));
             assertEquals(16L << 20, node.store().get("v1").sizeBytes());
             HeartbeatRequest report = sync.report();
             assertEquals(1, report.volumes().size());
             assertEquals(16L << 20, report.volumes().get(0).sizeBytes());
             assertEquals(VolumeState.READY, report.volumes().get(0).state());
             sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 16L << 20, 4096,
-                    List.of(), nqn, VolumeState.DELETING))));
+                    List.of(), nqn, VolumeState.DELETING, true))));
             assertTrue(node.store().find("v1").isEmpty());
             assertEquals(null, node.target().subsystemOfVolume("v1"));
+        }
+    }
+
+    @Test
+    void shouldNotRecreateEmptyAVolumeItOnceHeldWhoseDataIsGone() {
+        // the data directory was wiped or replaced: the management server says the volume was provisioned here
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
+            String nqn = "nqn.2026-11.io.rdmablock:volume:lost1";
+            for (VolumeState state : new VolumeState[]{VolumeState.READY, VolumeState.CREATING}) { // CREATING: resize
+                sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v9", "lost1", 8L << 20, 4096,
+                        List.of(), nqn, state, true))));
+                assertTrue(node.store().find("v9").isEmpty(), "not created empty (" + state + ")");
+                assertEquals(null, node.target().subsystemOfVolume("v9"), "not exported (" + state + ")");
+                assertEquals(0, sync.report().volumes().size(), "not reported (" + state + ")");
+            }
         }
     }
 

@@ -41,8 +41,10 @@ import java.util.function.LongSupplier;
  * <p>Reconciliation on heartbeat: a reported volume placed on this node takes the reported connected hosts; a
  * {@code creating} volume becomes {@code ready} when reported {@code ready} at the desired size; a
  * {@code deleting} volume that the node no longer reports is forgotten. Reported volumes unknown here are
- * ignored (the node keeps them as orphans). A volume whose node is down reads {@code unavailable} (derived when
- * answering, never stored) until the node's next heartbeat.
+ * ignored (the node keeps them as orphans). The first report of a volume marks it provisioned: from then on the
+ * desired state tells the node so, and a node that no longer holds it (wiped data directory) does not recreate it
+ * empty. A volume whose node is down, or whose node held it and no longer reports it, reads {@code unavailable}
+ * (derived when answering, never stored).
  */
 public final class ClusterService {
     private final MetadataStore store;
@@ -50,6 +52,8 @@ public final class ClusterService {
     private final long nodeTimeoutMs;
     /** nodeId → last registration/heartbeat time, ms; runtime only. */
     private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
+    /** Volumes whose node held them and did not report them in its last heartbeat (data lost); runtime only. */
+    private final java.util.Set<String> missingOnNode = ConcurrentHashMap.newKeySet();
     /** nodeId → freeBytes from the last registration/heartbeat; runtime only. */
     private final Map<String, Long> reportedFreeBytes = new ConcurrentHashMap<>();
 
@@ -81,7 +85,7 @@ public final class ClusterService {
         NodeRecord node = place(request.sizeBytes());
         var record = new VolumeRecord(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
                 request.lbaSize(), request.replicas(), request.allowedHosts(), node.nodeId(), VolumeState.CREATING,
-                List.of(), nowMs.getAsLong());
+                List.of(), nowMs.getAsLong(), false);
         store.putVolume(record);
         return toVolume(record);
     }
@@ -183,6 +187,11 @@ public final class ClusterService {
                 continue;
             }
             VolumeReport r = reported.get(v.id());
+            if (r == null && v.holdsData() && v.state() != VolumeState.DELETING) {
+                missingOnNode.add(v.id()); // the node held it and does not report it: its data is gone
+            } else {
+                missingOnNode.remove(v.id());
+            }
             VolumeRecord next = reconcile(v, r);
             if (next == null) {
                 store.removeVolume(v.name());
@@ -192,7 +201,7 @@ public final class ClusterService {
                 store.putVolume(next);
             }
             desired.add(new DesiredVolume(next.id(), next.name(), next.sizeBytes(), next.lbaSize(),
-                    next.allowedHosts(), Volume.subnqnOf(next.name()), next.state()));
+                    next.allowedHosts(), Volume.subnqnOf(next.name()), next.state(), next.holdsData()));
         }
         return new HeartbeatResponse(node.draining(), desired);
     }
@@ -203,6 +212,9 @@ public final class ClusterService {
             return v.state() == VolumeState.DELETING ? null : v.withConnectedHosts(List.of());
         }
         VolumeRecord next = v.withConnectedHosts(r.connectedHosts());
+        if (!v.provisioned()) {
+            next = next.withProvisioned();
+        }
         if (v.state() == VolumeState.CREATING && r.state() == VolumeState.READY && r.sizeBytes() == v.sizeBytes()) {
             next = next.withState(VolumeState.READY);
         }
@@ -301,13 +313,17 @@ public final class ClusterService {
                 Instant.ofEpochMilli(v.createdAtMs()).toString());
     }
 
-    /** The stored state, or {@code unavailable} while the volume's node is down (a deleting volume stays deleting). */
+    /**
+     * The stored state, or {@code unavailable} while the volume's node is down or no longer holds it (a deleting volume
+     * stays deleting).
+     */
     private VolumeState reportedState(VolumeRecord v) {
         if (v.state() == VolumeState.DELETING) {
             return v.state();
         }
         NodeRecord node = store.node(v.nodeId()).orElse(null);
-        return node == null || stateOf(node) == NodeState.DOWN ? VolumeState.UNAVAILABLE : v.state();
+        return node == null || stateOf(node) == NodeState.DOWN || missingOnNode.contains(v.id())
+                ? VolumeState.UNAVAILABLE : v.state();
     }
 
     private Node toNode(NodeRecord n) {

@@ -134,6 +134,34 @@ class NodeRoutesTest {
     }
 
     @Test
+    void shouldMarkAVolumeProvisionedAndUnavailableWhenItsNodeStopsHoldingIt() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        Volume v = createVolume("a");
+        var first = Json.read(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]")).body(),
+                HeartbeatResponse.class);
+        assertFalse(first.volumes().getFirst().provisioned(), "never reported: the node may create it");
+        String report = """
+                [{"id":"%s","sizeBytes":2097152,"state":"ready","connectedHosts":[]}]""".formatted(v.id());
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat(report));
+        assertEquals(VolumeState.READY, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state());
+
+        // the node comes back with an empty data directory: it reports nothing
+        var lost = Json.read(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]")).body(),
+                HeartbeatResponse.class);
+        assertTrue(lost.volumes().getFirst().provisioned(), "the node is told not to recreate it empty");
+        assertEquals(VolumeState.UNAVAILABLE, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state());
+        api.send("PATCH", "/v1/volumes/a", "{\"sizeBytes\":4194304}"); // a resize keeps it provisioned
+        var afterResize = Json.read(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]")).body(),
+                HeartbeatResponse.class);
+        assertEquals(VolumeState.CREATING, afterResize.volumes().getFirst().state());
+        assertTrue(afterResize.volumes().getFirst().provisioned());
+
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat(report)); // data restored: held again
+        assertEquals(VolumeState.CREATING, Json.read(api.get("/v1/volumes/a").body(), Volume.class).state(),
+                "held again, resize pending");
+    }
+
+    @Test
     void shouldStayCreatingUntilNodeReportsDesiredSize() throws Exception {
         api.send("POST", "/v1/nodes", REGISTER);
         Volume v = createVolume("a");

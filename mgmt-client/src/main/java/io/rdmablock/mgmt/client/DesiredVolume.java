@@ -12,10 +12,13 @@ import java.util.List;
  * @param allowedHosts host NQNs allowed to connect; empty = any host
  * @param subnqn       subsystem NQN to export it under (nsid 1)
  * @param state        {@link VolumeState#DELETING}: remove it and stop reporting it; otherwise hold and serve it
+ * @param provisioned  the node has reported holding it before: if the node does not hold it now, its data is lost
+ *                     (data directory replaced or wiped) and it must not be created again empty; false (or absent,
+ *                     from older servers) = create it when missing
  */
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
-        VolumeState state) {
+        VolumeState state, boolean provisioned) {
     public DesiredVolume {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
     }

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RocksMetadataStoreTest {
     private static VolumeRecord volume(String name) {
         return new VolumeRecord("id-" + name, name, 1 << 20, 4096, 1, List.of("nqn.2026-11.io.rdmablock:h"), "n1",
-                VolumeState.CREATING, List.of(), 1234);
+                VolumeState.CREATING, List.of(), 1234, false);
     }
 
     @Test
