@@ -33,6 +33,7 @@ import org.rocksdb.WriteOptions;
  * Volume rows are written with {@code sync=true} (WAL fsync before return); chunk keys with {@code sync=false}.
  */
 final class MetadataDb implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MetadataDb.class);
 
     /** One row of the volume table. */
     record Row(String id, String name, long sizeBytes, int lbaSizeBytes, VolumeState state, Set<String> allowedHosts) {
@@ -68,13 +69,75 @@ final class MetadataDb implements AutoCloseable {
         this.asyncWrite = new WriteOptions().setSync(false);
     }
 
+    /** Bytes kept in {@code <meta>.reserve} so the database can always be reopened on a full file system. */
+    static final long RESERVE_BYTES = 8L << 20;
+
+    /**
+     * Opens (creating if missing) the database at {@code path}. The metadata is tiny, so the write buffer (and with it
+     * the write-ahead log RocksDB preallocates, about 1.1 x the write buffer) is 1 MiB rather than the default 64 MiB.
+     * Reopening after a crash replays the log into a new table file, which needs free space: a file
+     * {@code <path>.reserve} of {@link #RESERVE_BYTES} is kept beside the database and released when an open fails
+     * with "No space left on device", so a node killed on a full file system restarts (its writers then get
+     * "capacity exceeded" as before). The reserve is made again at the next open with room for it.
+     *
+     * @throws StoreException when the database cannot be opened (message names the path and RocksDB's reason)
+     */
     static MetadataDb open(Path path) {
-        Options o = new Options().setCreateIfMissing(true);
+        Path reserve = path.resolveSibling(path.getFileName() + ".reserve");
+        try {
+            return openOnce(path);
+        } catch (StoreException e) {
+            if (!String.valueOf(e.getMessage()).contains("No space left") || !java.nio.file.Files.exists(reserve)) {
+                throw e;
+            }
+            LOG.warn("metadata database could not be reopened on a full file system ({}); releasing the {} MiB "
+                    + "reserve {} and retrying. Free space under {}.", e.getMessage(), RESERVE_BYTES >> 20, reserve,
+                    path.getParent());
+            try {
+                java.nio.file.Files.delete(reserve);
+            } catch (IOException io) {
+                e.addSuppressed(io);
+                throw e;
+            }
+            return openOnce(path);
+        } finally {
+            keepReserve(reserve);
+        }
+    }
+
+    private static MetadataDb openOnce(Path path) {
+        Options o = new Options().setCreateIfMissing(true).setWriteBufferSize(1L << 20)
+                .setMaxLogFileSize(1L << 20).setKeepLogFileNum(2);
         try {
             return new MetadataDb(path, o, RocksDB.open(o, path.toString()));
         } catch (RocksDBException e) {
             o.close();
             throw new StoreException("RocksDB open failed: path=" + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes the reserve file when it is missing and the file system has room for it twice over. */
+    private static void keepReserve(Path reserve) {
+        try {
+            if (java.nio.file.Files.exists(reserve)
+                    || java.nio.file.Files.getFileStore(reserve.getParent()).getUsableSpace() < 2 * RESERVE_BYTES) {
+                return;
+            }
+            Path tmp = reserve.resolveSibling(reserve.getFileName() + ".tmp");
+            try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate(1 << 20);
+                for (long done = 0; done < RESERVE_BYTES; done += 1 << 20) {
+                    zeros.clear();
+                    while (zeros.hasRemaining()) {
+                        ch.write(zeros); // real blocks (not a sparse file), so deleting it frees space
+                    }
+                }
+                ch.force(true);
+            }
+            java.nio.file.Files.move(tmp, reserve, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("metadata reserve not written: {}", e.toString());
         }
     }
 
