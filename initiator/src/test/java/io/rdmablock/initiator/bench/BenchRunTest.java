@@ -72,6 +72,19 @@ class BenchRunTest {
     }
 
     @Test
+    void shouldRunAtTheLargestIodepthWithinAModestHeap() throws Exception {
+        // one set of latency histograms per in-flight slot: 4096 slots of plain 600-s histograms took ~12 GiB
+        Runtime rt = Runtime.getRuntime();
+        System.gc();
+        long before = rt.totalMemory() - rt.freeMemory();
+        BenchRun.Outcome o = run(spec("rw", "randread", "runtime", "1", "time_based", "1", "iodepth", "4096"));
+        long after = rt.totalMemory() - rt.freeMemory();
+        assertTrue(o.entries().getFirst().read().ios > 0);
+        assertFalse(o.failed());
+        assertTrue(after - before < 1L << 30, "heap grew by " + ((after - before) >> 20) + " MiB at iodepth 4096");
+    }
+
+    @Test
     void shouldMixReadsAndWritesByRwmixread() throws Exception {
         BenchRun.Outcome o = run(spec("rw", "randrw", "rwmixread", "75", "size", "8m", "iodepth", "4"));
         FioReport.Entry e = o.entries().getFirst();
