@@ -138,13 +138,20 @@ public final class StorageNode implements AutoCloseable {
         return config.capacityBytes() > 0 ? config.capacityBytes() : store.capacityBytes();
     }
 
-    /** Capacity not yet promised to volumes (bounded by the file system's free space). */
+    /**
+     * Bytes a new volume may still be promised: capacity minus the sizes of the volumes held, and at most the file
+     * system's free space minus the space the volumes may still take (their size minus the bytes already allocated:
+     * volume files are sparse, so the file system's free space alone would let volumes be promised more than it can
+     * ever hold, and their writers would later fail with "capacity exceeded").
+     */
     public long freeBytes() {
         long promised = 0;
+        long unallocated = 0;
         for (VolumeInfo v : store.list()) {
             promised += v.sizeBytes();
+            unallocated += Math.max(0, v.sizeBytes() - v.allocatedBytes());
         }
-        return Math.max(0, Math.min(capacityBytes() - promised, store.freeBytes()));
+        return Math.max(0, Math.min(capacityBytes() - promised, store.freeBytes() - unallocated));
     }
 
     private static String localHostName() {

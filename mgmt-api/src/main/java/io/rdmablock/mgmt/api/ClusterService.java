@@ -35,7 +35,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Placement: a new volume goes to the node that is up (a registration or heartbeat within
  * {@code nodeTimeoutMs}), not draining, and has the most free capacity, where free is
- * {@code min(reported freeBytes, capacityBytes - sum of the sizes of the volumes placed on it)}; ties go to the
+ * {@code min(reported freeBytes - what was placed or grown there since that report, capacityBytes - sum of the
+ * sizes of the volumes placed on it)}; ties go to the
  * smaller nodeId. No such node with room: 503 {@link ProblemTypes#NO_CAPACITY}.
  *
  * <p>Reconciliation on heartbeat: a reported volume placed on this node takes the reported connected hosts; a
@@ -52,6 +53,8 @@ public final class ClusterService {
     private final long nodeTimeoutMs;
     /** nodeId → last registration/heartbeat time, ms; runtime only. */
     private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
+    /** volumeId → size its node reported in its last heartbeat (absent: not reported); runtime only. */
+    private final Map<String, Long> reportedSizeBytes = new ConcurrentHashMap<>();
     /** Volumes whose node held them and did not report them in its last heartbeat (data lost); runtime only. */
     private final java.util.Set<String> missingOnNode = ConcurrentHashMap.newKeySet();
     /** nodeId → freeBytes from the last registration/heartbeat; runtime only. */
@@ -187,6 +190,11 @@ public final class ClusterService {
                 continue;
             }
             VolumeReport r = reported.get(v.id());
+            if (r == null) {
+                reportedSizeBytes.remove(v.id());
+            } else {
+                reportedSizeBytes.put(v.id(), r.sizeBytes());
+            }
             if (r == null && v.holdsData() && v.state() != VolumeState.DELETING) {
                 missingOnNode.add(v.id()); // the node held it and does not report it: its data is gone
             } else {
@@ -282,10 +290,18 @@ public final class ClusterService {
         if (node == null) {
             return 0;
         }
-        long placed = store.volumes().stream().filter(v -> v.nodeId().equals(nodeId))
-                .mapToLong(VolumeRecord::sizeBytes).sum();
+        long placed = 0;
+        long notYetReported = 0; // placed or grown since the node's last report: not in its reported free space
+        for (VolumeRecord v : store.volumes()) {
+            if (v.nodeId().equals(nodeId)) {
+                placed += v.sizeBytes();
+                if (v.state() != VolumeState.DELETING) {
+                    notYetReported += Math.max(0, v.sizeBytes() - reportedSizeBytes.getOrDefault(v.id(), 0L));
+                }
+            }
+        }
         long reported = reportedFreeBytes.getOrDefault(nodeId, node.capacityBytes());
-        return Math.max(0, Math.min(reported, node.capacityBytes() - placed));
+        return Math.max(0, Math.min(reported - notYetReported, node.capacityBytes() - placed));
     }
 
     private NodeState stateOf(NodeRecord node) {

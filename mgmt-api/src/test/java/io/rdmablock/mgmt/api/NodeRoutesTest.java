@@ -242,4 +242,17 @@ class NodeRoutesTest {
         Node n = Json.read(api.get("/v1/nodes").body(), Node[].class)[0];
         assertEquals((1L << 30) - 2 * MIB, n.freeBytes());
     }
+
+    @Test
+    void shouldNotPlaceMoreThanTheReportedFreeSpaceBetweenHeartbeats() throws Exception {
+        // capacity 4 GiB, but the file system has 1 GiB free; the node reports that and then nothing for a while
+        api.send("POST", "/v1/nodes", REGISTER.replace("\"capacityBytes\":1073741824", "\"capacityBytes\":4294967296"));
+        api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]"));
+        String body = "{\"name\":\"%s\",\"sizeBytes\":629145600,\"lbaSize\":4096}"; // 600 MiB
+        assertEquals(201, api.send("POST", "/v1/volumes", body.formatted("big1")).statusCode());
+        var second = api.send("POST", "/v1/volumes", body.formatted("big2"));
+        assertEquals(503, second.statusCode(), "the first 600 MiB is not in the node's last report yet: "
+                + second.body());
+        assertProblem(second, 503, ProblemTypes.NO_CAPACITY);
+    }
 }
