@@ -41,9 +41,20 @@ public final class ConnectOptions {
     @Option(names = "--provider", paramLabel = "auto|soft|ffm", description = "Verbs provider (default: $RDMABLOCK_RDMA_PROVIDER or auto).")
     String provider;
 
+    int ioQueues = 2;
+
+    @picocli.CommandLine.Spec(picocli.CommandLine.Spec.Target.MIXEE)
+    picocli.CommandLine.Model.CommandSpec mixee;
+
     @Option(names = "--io-queues", paramLabel = "N", defaultValue = "2",
-            description = "I/O queue pairs (bench opens one per job instead) (default: ${DEFAULT-VALUE}).")
-    int ioQueues;
+            description = "I/O queue pairs, 1..64 (bench opens one per job instead) (default: ${DEFAULT-VALUE}).")
+    void ioQueues(int n) {
+        if (n < 1 || n > 64) {
+            throw new picocli.CommandLine.ParameterException(mixee.commandLine(),
+                    "invalid --io-queues: " + n + ", min=1, max=64");
+        }
+        ioQueues = n;
+    }
 
     /** True when a volume or a node address was named (the remote source was chosen). */
     public boolean given() {

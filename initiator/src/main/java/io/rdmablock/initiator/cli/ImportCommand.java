@@ -48,7 +48,8 @@ public final class ImportCommand implements Callable<Integer> {
             return 2;
         }
         if (!Files.isRegularFile(file)) {
-            err.println("import: no such file: " + file);
+            err.println("import: " + file + ": " + (Files.isDirectory(file) ? "is a directory, not an image file"
+                    : Files.exists(file) ? "not a regular file" : "no such file"));
             return 1;
         }
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);

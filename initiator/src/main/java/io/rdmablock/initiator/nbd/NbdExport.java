@@ -26,7 +26,7 @@ public record NbdExport(String name, String description, BlockDevice device, boo
         }
         int lba = device.lbaSize();
         if (maxPayloadBytes < lba || maxPayloadBytes % lba != 0 || maxPayloadBytes > DEFAULT_MAX_PAYLOAD_BYTES) {
-            throw new IllegalArgumentException("invalid maxPayloadBytes: maxPayloadBytes=" + maxPayloadBytes
+            throw new IllegalArgumentException("invalid --max-payload: " + maxPayloadBytes
                     + ", min=" + lba + ", max=" + DEFAULT_MAX_PAYLOAD_BYTES + ", multiple of " + lba);
         }
     }

@@ -82,7 +82,10 @@ public final class MgmtVerticle extends VerticleBase {
         contractText = readContract();
         return vertx.executeBlocking(() -> ContractLoader.forValidation(contractText))
                 .compose(json -> OpenAPIContract.from(vertx, json))
-                .compose(contract -> vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
+                .compose(contract -> vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port)
+                        // a request line longer than 4096 bytes (e.g. an over-long volume name) would get a bare 414
+                        // from the HTTP codec; let it reach validation, which answers problem+json naming the field
+                        .setMaxInitialLineLength(16 * 1024))
                         .requestHandler(router(contract))
                         .listen())
                 .onSuccess(s -> {

@@ -202,6 +202,7 @@ class VolumeRoutesTest {
         assertEquals("a", Json.read(r.body(), Volume.class).name());
         assertProblem(api.get("/v1/volumes/b"), 404, ProblemTypes.VOLUME_NOT_FOUND);
         assertProblem(api.get("/v1/volumes/BAD"), 400, ProblemTypes.VALIDATION);
+        assertProblem(api.get("/v1/volumes/" + "a".repeat(5000)), 400, ProblemTypes.VALIDATION); // not a bare 414
     }
 
     @Test
