@@ -32,6 +32,17 @@ final class ValidationProblems {
     }
 
     static Problem of(RoutingContext ctx, ValidatorException e) {
+        for (String param : new String[]{"name", "nodeId"}) { // path parameters first: they are not the body
+            String value = ctx.pathParam(param);
+            if (value != null) {
+                try {
+                    Limits.checkName(param, value);
+                } catch (IllegalArgumentException bad) {
+                    return Problem.of(ProblemTypes.VALIDATION, "Invalid request", 400,
+                            "invalid path parameter " + bad.getMessage().replaceFirst("^invalid ", ""));
+                }
+            }
+        }
         HttpMethod method = ctx.request().method();
         boolean hasBody = method == HttpMethod.POST || method == HttpMethod.PATCH || method == HttpMethod.PUT;
         String contentType = ctx.request().getHeader("Content-Type");

@@ -203,6 +203,9 @@ class VolumeRoutesTest {
         assertProblem(api.get("/v1/volumes/b"), 404, ProblemTypes.VOLUME_NOT_FOUND);
         assertProblem(api.get("/v1/volumes/BAD"), 400, ProblemTypes.VALIDATION);
         assertProblem(api.get("/v1/volumes/" + "a".repeat(5000)), 400, ProblemTypes.VALIDATION); // not a bare 414
+        var patch = assertProblem(api.send("PATCH", "/v1/volumes/BAD", "{\"sizeBytes\":2097152}"), 400,
+                ProblemTypes.VALIDATION);
+        assertTrue(patch.detail().startsWith("invalid path parameter name"), patch.detail());
     }
 
     @Test
