@@ -155,7 +155,14 @@ final class QpEngine implements Runnable {
                 }
             }
         } catch (Throwable t) {
-            LOG.error("soft qp {} engine failed; moving to ERROR", qp.qpNum(), t);
+            if (t instanceof IllegalStateException && String.valueOf(t.getMessage()).contains("Already closed")) {
+                // the application released registered memory (closed its arena) while this QP still used it,
+                // typically while tearing down after a failure: not a provider fault, no stack trace
+                LOG.warn("soft qp {}: registered memory was released while the queue pair was active; moving to "
+                        + "ERROR", qp.qpNum());
+            } else {
+                LOG.error("soft qp {} engine failed; moving to ERROR", qp.qpNum(), t);
+            }
             qp.setState(QpState.ERROR);
             closeSocket();
             try {
