@@ -288,7 +288,8 @@ class NodeE2eTest {
         String host = "nqn.2014-08.org.nvmexpress:uuid:22222222-2222-3333-4444-555555555555";
         node = E2e.startNode(dir, provider, 0);
         node.createVolume("shared", 16L << 20, 4096, Set.of(host));
-        DeviceOptions o = DeviceOptions.defaults().providerMode(provider);
+        // one I/O queue each: siw under TCG refused a 6th queue pair of the node with EAGAIN (see the rdma-vm README)
+        DeviceOptions o = DeviceOptions.defaults().ioQueues(1).providerMode(provider);
         NvmeBlockDevice a = NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("shared"), host, o);
         toClose.add(a);
         NvmeBlockDevice b = NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("shared"), host, o);

@@ -96,6 +96,27 @@ final class RdmaQueue {
     private Request fenceWaiting;
     private long nextHousekeepingNs;
 
+    /**
+     * {@code rdma_create_qp} that retries EAGAIN / ENOMEM (a kernel verbs driver short of a resource for a moment,
+     * e.g. siw while queue pairs of closed connections are still being released) up to 10 times, 100 ms apart,
+     * before the failure becomes a "no resources" reject. Runs on the acceptor thread.
+     */
+    private static void createQpRetryingTransientFailures(CmId id, QpInitAttr attr) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                id.createQp(attr);
+                return;
+            } catch (io.rdmablock.rdma.verbs.VerbsException e) {
+                boolean transientErrno = e.errno() == 11 || e.errno() == 12; // EAGAIN, ENOMEM
+                if (!transientErrno || attempt >= 10) {
+                    throw e;
+                }
+                LOG.debug("rdma_create_qp failed ({}), retrying: attempt={}", e.getMessage(), attempt);
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L);
+            }
+        }
+    }
+
     RdmaQueue(Target target, CmId id, int qid, int entries) {
         this.target = target;
         this.options = target.options();
@@ -117,7 +138,7 @@ final class RdmaQueue {
             QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
             attr.maxSendWr = 2 * entries;
             attr.maxRecvWr = entries;
-            id.createQp(attr);
+            createQpRetryingTransientFailures(id, attr);
             if (qid != 0) {
                 bqTmp = target.store().newQueue(entries);
                 // io_uring fixed buffers: every store READ/WRITE moves through one of these two regions (request
