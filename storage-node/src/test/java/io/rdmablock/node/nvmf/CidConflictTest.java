@@ -1,7 +1,6 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.store.StoreFaults;
-import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import org.junit.jupiter.api.AfterEach;
@@ -40,8 +39,7 @@ class CidConflictTest {
         f = new TargetFixture(dir);
         f.store.setFaults(StoreFaults.stall("vol1", STALL_OFFSET, STALL_NS, 1));
         admin = f.admin(0);
-        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
-        io = f.io(IdentifyControllerDescriptor.decode(admin.data()).cntlid(), 1, 8);
+        io = f.io(TargetFixture.cntlid(admin), 1, 8);
     }
 
     @AfterEach

@@ -39,7 +39,7 @@ class CrossPathFenceTest {
         f = new TargetFixture(dir);
         f.store.setFaults(StoreFaults.stall("vol1", X, STALL_NS, 1));
         admin1 = f.admin(0);
-        io1 = f.io(cntlid(admin1), 1, 8);
+        io1 = f.io(TargetFixture.cntlid(admin1), 1, 8);
     }
 
     @AfterEach
@@ -66,7 +66,7 @@ class CrossPathFenceTest {
             long connectedAfterMs = (System.nanoTime() - postedNs) / MS;
             assertTrue(connectedAfterMs >= STALL_NS / MS - 100,
                     "path 2 acknowledged after " + connectedAfterMs + " ms, before path 1's write drained");
-            try (RawHost io2 = f.io(cntlid(admin2), 1, 8)) {
+            try (RawHost io2 = f.io(TargetFixture.cntlid(admin2), 1, 8)) {
                 io2.data().asSlice(0, 4096).fill((byte) 0xBB); // B
                 RawHost.Cqe b = io2.exec(io2.rw(0, Opcodes.IO_WRITE, 2, X / LBA, 8, false, 0, 4096));
                 assertEquals(0, b.status(), NvmeStatus.describe(b.status()));
@@ -104,8 +104,4 @@ class CrossPathFenceTest {
         }
     }
 
-    private static int cntlid(RawHost admin) {
-        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
-        return IdentifyControllerDescriptor.decode(admin.data()).cntlid();
-    }
 }

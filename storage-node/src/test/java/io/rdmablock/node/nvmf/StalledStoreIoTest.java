@@ -58,9 +58,9 @@ class StalledStoreIoTest {
         subnqn2 = f.target.addVolume(vol2, null).subnqn();
         f.store.setFaults(StoreFaults.stall("vol1", STALL_OFFSET, STALL_NS, 1));
         admin1 = f.admin(KATO_MS);
-        io1 = f.io(cntlid(admin1), 1, 8);
+        io1 = f.io(TargetFixture.cntlid(admin1), 1, 8);
         admin2 = connect(0, 32, subnqn2, HOST2, 0xFFFF, KATO_MS);
-        io2 = connect(1, 8, subnqn2, HOST2, cntlid(admin2), 0);
+        io2 = connect(1, 8, subnqn2, HOST2, TargetFixture.cntlid(admin2), 0);
     }
 
     @AfterEach
@@ -167,7 +167,7 @@ class StalledStoreIoTest {
                 "the write on the deleted volume must not succeed: " + old);
 
         try (RawHost a3 = connect(0, 32, f.subnqn, HOST3, 0xFFFF, 0);
-             RawHost i3 = connect(1, 8, f.subnqn, HOST3, cntlid(a3), 0)) {
+             RawHost i3 = connect(1, 8, f.subnqn, HOST3, TargetFixture.cntlid(a3), 0)) {
             i3.data().asSlice(0, 4096).fill((byte) 0x77);
             RawHost.Cqe r = i3.exec(i3.rw(0, Opcodes.IO_READ, 43, STALL_OFFSET / LBA, 8, false, 0, 4096));
             assertEquals(0, r.status(), NvmeStatus.describe(r.status()));
@@ -188,10 +188,6 @@ class StalledStoreIoTest {
         return h;
     }
 
-    private static int cntlid(RawHost admin) {
-        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
-        return IdentifyControllerDescriptor.decode(admin.data()).cntlid();
-    }
 
     /** Sends a keep-alive; returns its round trip in ms. */
     private static long keepAlive(RawHost admin, int cid) {

@@ -65,7 +65,7 @@ class TargetConnectTest {
     @Test
     void shouldRejectSqsize32WhenMaxEntriesIs32WithInvalidParameterAtSqsizeOffset() {
         try (RawHost admin = f.admin(0); RawHost io = f.host(1, 32)) {
-            int cntlid = cntlid(admin);
+            int cntlid = TargetFixture.cntlid(admin);
             RawHost.Cqe c = io.fabricConnect(32, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid);
             assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
             assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.SQSIZE_OFFSET), c.dw0());
@@ -75,7 +75,7 @@ class TargetConnectTest {
     @Test
     void shouldRejectSqsize0WithInvalidParameterAtSqsizeOffset() {
         try (RawHost admin = f.admin(0); RawHost io = f.host(1, 32)) {
-            RawHost.Cqe c = io.fabricConnect(0, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid(admin));
+            RawHost.Cqe c = io.fabricConnect(0, 0, f.subnqn, TargetFixture.HOSTNQN, TargetFixture.cntlid(admin));
             assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
             assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.SQSIZE_OFFSET), c.dw0());
         }
@@ -84,7 +84,7 @@ class TargetConnectTest {
     /** C8 (target side): a host's new association replaces its old one, which is torn down and drained first. */
     @Test
     void shouldReplacePreviousAssociationOfTheSameHost() throws InterruptedException {
-        try (RawHost old = f.admin(0); RawHost oldIo = f.io(cntlid(old), 1, 8); RawHost fresh = f.host(0, 32)) {
+        try (RawHost old = f.admin(0); RawHost oldIo = f.io(TargetFixture.cntlid(old), 1, 8); RawHost fresh = f.host(0, 32)) {
             RawHost.Cqe c = fresh.fabricConnect(31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
             assertEquals(0, c.status(), NvmeStatus.describe(c.status()));
             RawHost.Cqe gone = oldIo.await(5_000_000_000L);
@@ -124,7 +124,7 @@ class TargetConnectTest {
     @Test
     void shouldRejectConnectWhoseQidDiffersFromThePrivateData() {
         try (RawHost admin = f.admin(0); RawHost io = f.host(1, 8)) {
-            MemorySegment c = io.connectCapsule(4, 7, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid(admin), 0);
+            MemorySegment c = io.connectCapsule(4, 7, 0, f.subnqn, TargetFixture.HOSTNQN, TargetFixture.cntlid(admin), 0);
             c.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, ConnectDataDescriptor.QID_OFFSET, (short) 2);
             RawHost.Cqe r = io.exec(c);
             assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), r.status());
@@ -184,7 +184,7 @@ class TargetConnectTest {
     @Test
     void shouldRejectIoConnectWithUnknownCntlid() {
         try (RawHost admin = f.admin(0); RawHost io = f.host(1, 8)) {
-            RawHost.Cqe c = io.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid(admin) + 100);
+            RawHost.Cqe c = io.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, TargetFixture.cntlid(admin) + 100);
             assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
             assertEquals(ConnectDataDescriptor.invalidParameterDw0(true, ConnectDataDescriptor.CNTLID_OFFSET), c.dw0());
         }
@@ -252,7 +252,7 @@ class TargetConnectTest {
                     IdentifyControllerDescriptor.CTRATT);
             assertEquals(IdentifyControllerDescriptor.CTRATT_TBKAS, ctratt & IdentifyControllerDescriptor.CTRATT_TBKAS,
                     "CTRATT advertises TBKAS");
-            int cntlid = cntlid(admin);
+            int cntlid = TargetFixture.cntlid(admin);
             Thread.sleep(700); // more than half of KATO passes before the I/O queue connects: the scenario
             try (RawHost io = f.io(cntlid, 1, 8)) {
                 for (int i = 0; i < 8; i++) {
@@ -269,8 +269,4 @@ class TargetConnectTest {
         }
     }
 
-    private static int cntlid(RawHost admin) {
-        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
-        return IdentifyControllerDescriptor.decode(admin.data()).cntlid();
-    }
 }

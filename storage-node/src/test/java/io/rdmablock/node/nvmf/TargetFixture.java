@@ -48,6 +48,13 @@ final class TargetFixture implements AutoCloseable {
         return h;
     }
 
+    /** The controller id of an admin queue's association (Identify Controller CNTLID). */
+    static int cntlid(RawHost admin) {
+        org.junit.jupiter.api.Assertions.assertEquals(0, admin.identify(
+                io.rdmablock.rdma.fabric.Opcodes.CNS_CONTROLLER, 0).status());
+        return io.rdmablock.rdma.fabric.IdentifyControllerDescriptor.decode(admin.data()).cntlid();
+    }
+
     /** I/O queue {@code qid} of controller {@code cntlid} with {@code entries}. */
     RawHost io(int cntlid, int qid, int entries) {
         RawHost h = host(qid, entries);
