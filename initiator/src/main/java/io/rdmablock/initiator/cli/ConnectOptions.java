@@ -126,8 +126,11 @@ public final class ConnectOptions {
     MgmtClient mgmtClient() {
         String url = mgmtUrl != null ? mgmtUrl : System.getenv("RDMABLOCK_MGMT_URL");
         String tok = token != null ? token : System.getenv("RDMABLOCK_TOKEN");
+        // per-request timeout: system property rdmablock.mgmt.timeoutMs (default 10 s; the VM runner raises it, since
+        // the first HTTP request of a JVM under TCG emulation can take longer)
         return new MgmtClient(URI.create(url == null || url.isBlank() ? DEFAULT_MGMT_URL : url),
-                tok == null || tok.isBlank() ? null : tok);
+                tok == null || tok.isBlank() ? null : tok,
+                java.time.Duration.ofMillis(Math.max(1, Long.getLong("rdmablock.mgmt.timeoutMs", 10_000))));
     }
 
     /** The subnqn a volume name maps to (contract: one subsystem per volume). */
