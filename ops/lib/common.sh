@@ -23,3 +23,43 @@ find_jdk25() {
 need_cmd() {
   command -v "$1" >/dev/null 2>&1 || { echo "error: '$1' not found; install it (Debian package: ${2:-$1})" >&2; return 1; }
 }
+
+# descendants <pid>: prints every descendant pid of <pid> (children first-level, then theirs), one per line.
+descendants() {
+  local c
+  for c in $(pgrep -P "$1" 2>/dev/null); do echo "$c"; descendants "$c"; done
+}
+
+# run_bounded <seconds> <label> <cmd...>: runs cmd; if it is still running after <seconds>, prints the thread stacks
+# of every JVM under it (jcmd Thread.print, also kept in a file), stops the whole process tree (TERM, then KILL
+# after 20 s) and returns 124. Otherwise returns the command's status. A hang thus fails the step with the place it
+# waits instead of eating the caller's (CI's) time budget.
+run_bounded() {
+  local secs="$1" label="$2" pid t0=$SECONDS p dump jcmd
+  shift 2
+  "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ $((SECONDS - t0)) -ge "$secs" ]; then
+      dump="$(mktemp "${TMPDIR:-/tmp}/rdmablock-hang-${label//[^a-zA-Z0-9]/_}.XXXXXX.txt")"
+      jcmd="${RDMABLOCK_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/jcmd"
+      echo "== $label: still running after ${secs}s: thread stacks of every JVM under it follow (also in $dump)"
+      for p in "$pid" $(descendants "$pid"); do
+        if [ "$(basename "$(readlink "/proc/$p/exe" 2>/dev/null)")" = java ]; then
+          { echo "---- pid $p: $(tr '\0' ' ' < "/proc/$p/cmdline" | cut -c1-300)"
+            timeout 30 "$jcmd" "$p" Thread.print 2>&1; } >> "$dump"
+        fi
+      done
+      cat "$dump"
+      local tree; tree="$pid $(descendants "$pid")"
+      kill -TERM $tree 2>/dev/null
+      for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+      kill -KILL $tree $(descendants "$pid") 2>/dev/null
+      wait "$pid" 2>/dev/null
+      echo "== $label: FAILED: stopped after ${secs}s (bound), thread stacks in $dump"
+      return 124
+    fi
+    sleep 2
+  done
+  wait "$pid"
+}
