@@ -20,7 +20,9 @@ import java.util.concurrent.CompletionException;
  * arena; a segment confined to the calling thread is rejected with {@link IllegalArgumentException}); segments from
  * {@link #allocateBuffer} are registered memory and move without a copy (zero-copy path); other segments are staged
  * through registered bounce buffers. Heap segments are rejected. The caller must not touch a buffer until its
- * future completes.
+ * future completes; a staged READ whose segment was closed meanwhile fails with {@link IllegalArgumentException}
+ * (the association is kept). Every returned future completes: with the result, an error, or at the latest when
+ * the command or controller-loss timeout expires.
  *
  * <p>Failures: a command that completes with an NVMe error status fails the future with {@link NvmeStatusException}
  * carrying SCT/SC; a command that times out, or is outstanding when the controller-loss timeout expires, fails

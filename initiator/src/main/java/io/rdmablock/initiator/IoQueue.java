@@ -291,6 +291,11 @@ final class IoQueue implements Runnable {
                 r.fail(new IllegalArgumentException("invalid buffer: not accessible from the queue's poller thread "
                         + "(use a shared or global arena, or allocateBuffer): " + e.getMessage(), e));
                 continue;
+            } catch (RuntimeException e) {
+                // e.g. registering a bounce buffer failed: this request fails, it is never dropped
+                cids.release(slot);
+                r.fail(new BlockIoException("qid " + qid + ": could not prepare the command: " + e, e));
+                continue;
             }
             slotReq[slot] = r;
             slotDeadlineNs[slot] = now + commandTimeoutNs;
@@ -365,7 +370,14 @@ final class IoQueue implements Runnable {
         cids.release(slot);
         if (status == NvmeStatus.SUCCESS) {
             if (r.opcode == Opcodes.IO_READ) {
-                capsules.copyOutBounce(slot, r);
+                try {
+                    capsules.copyOutBounce(slot, r);
+                } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
+                    // the application released its buffer while the READ was outstanding: its error, not the link's
+                    r.fail(new IllegalArgumentException("invalid buffer: released or made inaccessible while the "
+                            + "READ was outstanding; data not delivered: " + e.getMessage(), e));
+                    return;
+                }
             }
             r.succeed();
             return;

@@ -56,6 +56,8 @@ final class FakeTarget implements AutoCloseable {
     /** Responses still to drop (the command is consumed, never answered). */
     final AtomicInteger dropResponses = new AtomicInteger();
     volatile boolean duplicateResponses;
+    /** When set, I/O queue responses (and READ data) wait until it opens (at most 10 s). */
+    volatile java.util.concurrent.CountDownLatch holdResponses;
     /** I/O queue commands received. */
     final AtomicInteger commands = new AtomicInteger();
 
@@ -345,6 +347,14 @@ final class FakeTarget implements AutoCloseable {
             postRecv(index);
             if (dropResponses.get() > 0 && qid > 0 && dropResponses.getAndDecrement() > 0) {
                 return;
+            }
+            java.util.concurrent.CountDownLatch hold = holdResponses;
+            if (hold != null && qid > 0) {
+                try {
+                    hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             MemorySegment r = rsp.asSlice(16L * index, 16);
             CqeDescriptor.set(r, dw0, 0, qid, cid, status);

@@ -122,6 +122,28 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldFailAReadWhoseBufferWasReleasedInFlightAndKeepTheAssociation() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1));
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        target.holdResponses = release;
+        int before = target.commands.get();
+        Arena a = Arena.ofShared();
+        CompletableFuture<Void> f = d.read(0, a.allocate(4096, 4096)); // not registered: staged through a bounce buffer
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (target.commands.get() == before && System.nanoTime() < deadline) {
+            Thread.sleep(5); // polling for the command to reach the target
+        }
+        a.close(); // the application releases the buffer while the READ is outstanding
+        target.holdResponses = null;
+        release.countDown();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(IllegalArgumentException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("buffer"), e.getCause().getMessage());
+        d.readSync(0, d.allocateBuffer(4096));
+        assertEquals(0, d.controller().reconnects(), "the association was not reset for an application error");
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
