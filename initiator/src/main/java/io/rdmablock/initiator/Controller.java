@@ -114,7 +114,12 @@ final class Controller implements Runnable {
             return f;
         }
         refreshes.add(f);
-        wake();
+        s = state;
+        if (s == State.LOST || s == State.CLOSED) {
+            completeRefreshes(); // lost or closed meanwhile: its final completeRefreshes may have run before the add
+        } else {
+            wake();
+        }
         return f;
     }
 
