@@ -39,6 +39,8 @@ run_bounded() {
   shift 2
   "$@" &
   pid=$!
+  # a background job ignores Ctrl-C (SIGINT): pass an interrupt or TERM of ours on to the whole tree
+  trap 'kill -TERM $pid $(descendants $pid) 2>/dev/null; trap - INT TERM; exit 130' INT TERM
   while kill -0 "$pid" 2>/dev/null; do
     if [ $((SECONDS - t0)) -ge "$secs" ]; then
       dump="$(mktemp "${TMPDIR:-/tmp}/rdmablock-hang-${label//[^a-zA-Z0-9]/_}.XXXXXX.txt")"
@@ -56,10 +58,12 @@ run_bounded() {
       for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
       kill -KILL $tree $(descendants "$pid") 2>/dev/null
       wait "$pid" 2>/dev/null
+      trap - INT TERM
       echo "== $label: FAILED: stopped after ${secs}s (bound), thread stacks in $dump"
       return 124
     fi
     sleep 2
   done
+  trap - INT TERM
   wait "$pid"
 }
