@@ -93,6 +93,8 @@ public interface BlockDevice extends AutoCloseable {
     void close();
 
     // ---- synchronous wrappers -------------------------------------------------------------------------------
+    // They wait without a bound of their own (the device's timeouts end every I/O) and must not be called from a
+    // completion callback: those run on the device's threads (IllegalStateException there).
 
     default void readSync(long offsetBytes, MemorySegment dst) {
         join(read(offsetBytes, dst));
@@ -114,8 +116,18 @@ public interface BlockDevice extends AutoCloseable {
         join(trim(offsetBytes, lengthBytes));
     }
 
-    /** Waits for {@code f}, rethrowing its failure unwrapped (RuntimeException as is, others wrapped). */
+    /**
+     * Waits for {@code f}, rethrowing its failure unwrapped (RuntimeException as is, others wrapped).
+     *
+     * @throws IllegalStateException when called on a device's poller or controller thread (from a completion
+     *                               callback) while {@code f} is not done: the wait could never end there
+     */
     static void join(CompletableFuture<?> f) {
+        if (!f.isDone() && IoQueue.DEVICE_THREAD.get()) {
+            throw new IllegalStateException("synchronous I/O from a completion callback (thread "
+                    + Thread.currentThread().getName() + ") would wait for the thread that must complete it; "
+                    + "use the asynchronous methods (read/write/flush...) there");
+        }
         try {
             f.join();
         } catch (CompletionException e) {

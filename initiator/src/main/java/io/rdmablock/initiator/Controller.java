@@ -159,6 +159,7 @@ final class Controller implements Runnable {
 
     @Override
     public void run() {
+        IoQueue.DEVICE_THREAD.set(Boolean.TRUE);
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
         while (true) {
             State s = state;

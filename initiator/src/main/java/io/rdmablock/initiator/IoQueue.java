@@ -153,8 +153,12 @@ final class IoQueue implements Runnable {
 
     // ---- poller ------------------------------------------------------------------------------------------------
 
+    /** True on a device's poller or controller thread, where completion callbacks run. */
+    static final ThreadLocal<Boolean> DEVICE_THREAD = ThreadLocal.withInitial(() -> Boolean.FALSE);
+
     @Override
     public void run() {
+        DEVICE_THREAD.set(Boolean.TRUE);
         long idleSinceNs = 0;
         try {
             while (!closed) {

@@ -144,6 +144,23 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldRefuseSynchronousIoFromACompletionCallbackInsteadOfHanging() throws Exception {
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1));
+        MemorySegment b = d.allocateBuffer(4096);
+        MemorySegment r = d.allocateBuffer(4096);
+        // the callback runs on the queue's poller: a synchronous read there would wait for that very poller
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        target.holdResponses = release; // the write completes only after the callback is attached
+        CompletableFuture<Void> f = d.write(0, b, false).thenRun(() -> d.readSync(0, r));
+        target.holdResponses = null;
+        release.countDown();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(IllegalStateException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("completion callback"), e.getCause().getMessage());
+        d.write(0, b, false).thenCompose(v -> d.read(0, r)).get(10, TimeUnit.SECONDS); // the asynchronous way
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
