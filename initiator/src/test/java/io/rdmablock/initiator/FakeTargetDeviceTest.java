@@ -144,6 +144,27 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldKeepAnAttachThatRacesAnIdlePoller() throws Exception {
+        // the poller read "no connection" and is about to act on it when the controller attaches the queue
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+        IoQueue.pollerHook = (q, c) -> {
+            if (c == null && once.compareAndSet(false, true)) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (q.connection() == null && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        };
+        try {
+            NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1));
+            assertTrue(once.get(), "the hook saw the detached poller");
+            d.write(0, d.allocateBuffer(4096), false).get(10, TimeUnit.SECONDS);
+        } finally {
+            IoQueue.pollerHook = null;
+        }
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
