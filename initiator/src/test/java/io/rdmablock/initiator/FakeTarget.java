@@ -58,6 +58,10 @@ final class FakeTarget implements AutoCloseable {
     volatile boolean duplicateResponses;
     /** When set, I/O queue responses (and READ data) wait until it opens (at most 10 s). */
     volatile java.util.concurrent.CountDownLatch holdResponses;
+    /** When set, each connection request waits until it opens (at most 10 s) before it is accepted. */
+    volatile java.util.concurrent.CountDownLatch holdAccepts;
+    /** Connection requests received while {@link #holdAccepts} was set. */
+    final AtomicInteger heldAccepts = new AtomicInteger();
     /** I/O queue commands received. */
     final AtomicInteger commands = new AtomicInteger();
 
@@ -128,6 +132,15 @@ final class FakeTarget implements AutoCloseable {
             CmId id = l.getRequest(100_000_000L);
             if (id == null) {
                 continue;
+            }
+            java.util.concurrent.CountDownLatch hold = holdAccepts;
+            if (hold != null) {
+                heldAccepts.incrementAndGet();
+                try {
+                    hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             try {
                 CmPrivateData.Request req = CmPrivateData.Request.decode(id.privateData());

@@ -165,6 +165,40 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldCloseAtOnceWhenAReconnectSucceedsDuringClose() throws Exception {
+        NvmeBlockDevice d = NvmeBlockDevice.open(address, SUBNQN, null, DeviceOptions.defaults().keepAliveTimeoutMs(1000)
+                .reconnectDelayMs(100).ctrlLossTimeoutMs(30_000).provider(provider));
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        try {
+            target.cutLink();
+            waitUntil(() -> d.state() == Controller.State.RECONNECTING, 10_000);
+            target.holdAccepts = hold;
+            target.restore();
+            waitUntil(() -> target.heldAccepts.get() > 0, 10_000); // a reconnect attempt is in progress
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(d::close);
+            waitUntil(() -> d.state() == Controller.State.CLOSED, 10_000);
+            hold.countDown(); // the attempt now succeeds, after close() began
+            long t0 = System.nanoTime();
+            closed.get(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms < 5000, "close() returned after " + ms + " ms");
+            assertEquals(Controller.State.CLOSED, d.state(), "the late reconnect did not revive the controller");
+        } finally {
+            hold.countDown();
+            target.holdAccepts = null;
+            d.close();
+        }
+    }
+
+    static void waitUntil(java.util.function.BooleanSupplier c, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!c.getAsBoolean()) {
+            assertTrue(System.nanoTime() - deadline < 0, "condition not met within " + timeoutMs + " ms");
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
