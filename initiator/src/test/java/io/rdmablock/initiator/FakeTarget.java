@@ -62,6 +62,8 @@ final class FakeTarget implements AutoCloseable {
     volatile java.util.concurrent.CountDownLatch holdAccepts;
     /** Connection requests received while {@link #holdAccepts} was set. */
     final AtomicInteger heldAccepts = new AtomicInteger();
+    /** I/O commands on this qid (0: none) are answered at once with Internal Error, never held. */
+    volatile int failQid;
     /** I/O queue commands received. */
     final AtomicInteger commands = new AtomicInteger();
 
@@ -357,12 +359,16 @@ final class FakeTarget implements AutoCloseable {
                     status = NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE);
                 }
             }
+            boolean failHere = qid > 0 && qid == failQid;
+            if (failHere) {
+                status = NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR);
+            }
             postRecv(index);
             if (dropResponses.get() > 0 && qid > 0 && dropResponses.getAndDecrement() > 0) {
                 return;
             }
             java.util.concurrent.CountDownLatch hold = holdResponses;
-            if (hold != null && qid > 0) {
+            if (hold != null && qid > 0 && !failHere) {
                 try {
                     hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (InterruptedException e) {

@@ -199,6 +199,31 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldCompleteASplitIoOnlyWhenNoPartIsOutstanding() throws Exception {
+        // a failed part must not complete the I/O while another part still moves data into the caller's buffer
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(2));
+        int len = 2 * d.maxTransferBytes(); // two commands: the first on qid 1, the second on qid 2
+        MemorySegment b = d.allocateBuffer(len);
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        target.failQid = 1;
+        target.holdResponses = hold; // the part on qid 2 is held
+        int before = target.commands.get();
+        try {
+            CompletableFuture<Void> f = d.read(0, b);
+            waitUntil(() -> target.commands.get() >= before + 2, 10_000);
+            assertThrows(TimeoutException.class, () -> f.get(500, TimeUnit.MILLISECONDS),
+                    "the read completed while its part on qid 2 was outstanding");
+            hold.countDown();
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(NvmeStatusException.class, e.getCause());
+        } finally {
+            hold.countDown();
+            target.holdResponses = null;
+            target.failQid = 0;
+        }
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
