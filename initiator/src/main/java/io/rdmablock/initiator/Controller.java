@@ -19,6 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +44,16 @@ final class Controller implements Runnable {
     private static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
 
     enum State { LIVE, RECONNECTING, LOST, CLOSED }
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Controller.class, "state", State.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final NvmeBlockDevice dev;
     private final DeviceOptions opts;
@@ -298,7 +310,9 @@ final class Controller implements Runnable {
 
     private void startRecovery(String reason) {
         lossStartNs = System.nanoTime();
-        state = State.RECONNECTING;
+        if (!STATE.compareAndSet(this, State.LIVE, State.RECONNECTING)) {
+            return; // closed meanwhile: never overwrite CLOSED
+        }
         LOG.warn("association with {} ({}) lost: {}; reconnecting every {} ms, controller-loss timeout {} ms",
                 dev.address(), dev.subnqn(), reason, opts.reconnectDelayMs(), opts.ctrlLossTimeoutMs());
         detachAll();
@@ -401,7 +415,9 @@ final class Controller implements Runnable {
 
     private void declareLost(String message) {
         lostMessage = message;
-        state = State.LOST;
+        if (!STATE.compareAndSet(this, State.RECONNECTING, State.LOST)) {
+            return; // closed meanwhile: close() fails the I/O
+        }
         DeviceLostException ex = new DeviceLostException(message);
         LOG.error(ex.getMessage());
         for (IoQueue q : dev.queues()) {
@@ -464,12 +480,16 @@ final class Controller implements Runnable {
             }
         }
         lossReason = null;
+        // LIVE only from RECONNECTING (the first connect starts LIVE): close() may have set CLOSED meanwhile, and a
+        // late success must neither revive the controller nor hand the queues connections close() does not tear down
+        if (!STATE.compareAndSet(this, State.RECONNECTING, State.LIVE) && state != State.LIVE) {
+            throw new BlockIoException("connect: the device was closed meanwhile");
+        }
         for (int i = 0; i < queues.length; i++) {
             queues[i].attach(conns[i], Math.max(0, ctrl.inCapsuleDataBytes()));
         }
         postAsyncEventRequest(a);
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
-        state = State.LIVE;
     }
 
     private void enable(QueueConnection a) {

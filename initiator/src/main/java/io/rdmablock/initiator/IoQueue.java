@@ -9,9 +9,12 @@ import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 
 /**
  * One I/O queue (qid >= 1) and the poller thread that owns it, run to completion: it takes requests that
@@ -36,6 +39,15 @@ final class IoQueue implements Runnable {
     private static final long SPIN_NS = Long.getLong("rdmablock.initiator.spinNs", 0);
     private static final long AWAIT_NS = 10_000_000;
     private static final long SCAN_INTERVAL_NS = 50_000_000;
+    private static final VarHandle CONN;
+
+    static {
+        try {
+            CONN = MethodHandles.lookup().findVarHandle(IoQueue.class, "conn", QueueConnection.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     final int qid;
     private final NvmeBlockDevice dev;
@@ -54,13 +66,17 @@ final class IoQueue implements Runnable {
 
     private volatile QueueConnection conn;
     private volatile boolean detachRequested;
-    private volatile boolean detached = true;
     private volatile Throwable lostCause;
     private volatile boolean closed;
     private volatile boolean exited;
     private volatile boolean sleeping;
     private volatile long staleCompletions;
     private long lastScanNs;
+    /**
+     * Test hook: called by every poller after it read its connection (null when detached) and before it acts on it;
+     * tests widen races with the controller with it. Null in production.
+     */
+    static volatile BiConsumer<IoQueue, QueueConnection> pollerHook;
 
     IoQueue(NvmeBlockDevice dev, ProtectionDomain pd, int qid, int entries, int inCapsuleBytes, int bounceBytes,
             long commandTimeoutNs) {
@@ -107,9 +123,13 @@ final class IoQueue implements Runnable {
 
     // ---- controller side ---------------------------------------------------------------------------------------
 
+    /**
+     * Hands the poller a new connection; call only once {@link #isDetached()}. A detach request still pending was
+     * for the previous connection: it is withdrawn, so the poller cannot drop the new one.
+     */
     void attach(QueueConnection c, int inCapsuleBytes) {
         capsules.inCapsuleBytes(inCapsuleBytes);
-        detached = false;
+        detachRequested = false;
         conn = c;
         wake();
     }
@@ -119,8 +139,14 @@ final class IoQueue implements Runnable {
         wake();
     }
 
+    /** The attached connection, null when detached (tests). */
+    QueueConnection connection() {
+        return conn;
+    }
+
+    /** True once the poller no longer uses a connection (it let go of it, or never had one). */
     boolean isDetached() {
-        return detached;
+        return conn == null;
     }
 
     void setLost(Throwable cause) {
@@ -170,11 +196,19 @@ final class IoQueue implements Runnable {
                     continue;
                 }
                 QueueConnection c = conn;
-                if (c == null || detachRequested) {
-                    detach();
-                    if (submissions.isEmpty() && conn == null && !closed) {
+                BiConsumer<IoQueue, QueueConnection> hook = pollerHook;
+                if (hook != null) {
+                    hook.accept(this, c);
+                }
+                if (c == null) {
+                    // nothing to let go of: never write conn here, an attach may be landing right now
+                    if (submissions.isEmpty() && conn == null && !closed && lostCause == null) {
                         LockSupport.parkNanos(SCAN_INTERVAL_NS);
                     }
+                    continue;
+                }
+                if (detachRequested) {
+                    detach(c);
                     continue;
                 }
                 try {
@@ -209,11 +243,14 @@ final class IoQueue implements Runnable {
                     }
                 } catch (RuntimeException e) {
                     sleeping = false;
-                    lose(e instanceof QueueFailure ? e.getMessage() : "qid " + qid + ": " + e);
+                    lose(c, e instanceof QueueFailure ? e.getMessage() : "qid " + qid + ": " + e);
                 }
             }
         } finally {
-            detach();
+            QueueConnection c = conn;
+            if (c != null) {
+                detach(c);
+            }
             exited = true;
             DeviceLostException ex = new DeviceLostException("device closed");
             failPending(ex);
@@ -221,8 +258,8 @@ final class IoQueue implements Runnable {
         }
     }
 
-    private void lose(String reason) {
-        detach();
+    private void lose(QueueConnection c, String reason) {
+        detach(c);
         dev.controller().reportLoss(reason);
     }
 
@@ -253,8 +290,11 @@ final class IoQueue implements Runnable {
         }
     }
 
-    /** Gives up the connection: outstanding commands go back to the head of the FIFO; their cids are retired. */
-    private void detach() {
+    /**
+     * Gives up connection {@code c}: outstanding commands go back to the head of the FIFO; their cids are retired.
+     * Only {@code c} is let go of: a connection the controller attached meanwhile stays.
+     */
+    private void detach(QueueConnection c) {
         for (int s = slots - 1; s >= 0; s--) {
             if (cids.busy(s)) {
                 IoRequest r = slotReq[s];
@@ -265,9 +305,9 @@ final class IoQueue implements Runnable {
                 }
             }
         }
-        detachRequested = false;
-        conn = null;
-        detached = true;
+        if (CONN.compareAndSet(this, c, null)) {
+            detachRequested = false;
+        }
     }
 
     private boolean submitPending(QueueConnection c) {

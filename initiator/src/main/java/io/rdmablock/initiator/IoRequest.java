@@ -3,6 +3,7 @@ package io.rdmablock.initiator;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One NVM command as the application asked for it: opcode, LBA range and data buffer. It is its own future (one
@@ -54,9 +55,14 @@ final class IoRequest extends CompletableFuture<Void> {
         }
     }
 
-    /** The application's future of an I/O split into several commands: completes when all did, fails on the first failure. */
+    /**
+     * The application's future of an I/O split into several commands: completes once every part completed, with the
+     * first part's failure if any. Never earlier: until then other parts may still move data to or from the caller's
+     * buffer, which the caller may reuse as soon as the future completes.
+     */
     static final class Split extends CompletableFuture<Void> {
         private final AtomicInteger remaining;
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
         Split(int parts) {
             remaining = new AtomicInteger(parts);
@@ -64,10 +70,15 @@ final class IoRequest extends CompletableFuture<Void> {
 
         void childDone(Throwable t) {
             if (t != null) {
-                completeExceptionally(t);
+                failure.compareAndSet(null, t);
             }
             if (remaining.decrementAndGet() == 0) {
-                complete(null);
+                Throwable f = failure.get();
+                if (f == null) {
+                    complete(null);
+                } else {
+                    completeExceptionally(f);
+                }
             }
         }
     }

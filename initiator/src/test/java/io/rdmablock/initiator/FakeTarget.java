@@ -58,6 +58,12 @@ final class FakeTarget implements AutoCloseable {
     volatile boolean duplicateResponses;
     /** When set, I/O queue responses (and READ data) wait until it opens (at most 10 s). */
     volatile java.util.concurrent.CountDownLatch holdResponses;
+    /** When set, each connection request waits until it opens (at most 10 s) before it is accepted. */
+    volatile java.util.concurrent.CountDownLatch holdAccepts;
+    /** Connection requests received while {@link #holdAccepts} was set. */
+    final AtomicInteger heldAccepts = new AtomicInteger();
+    /** I/O commands on this qid (0: none) are answered at once with Internal Error, never held. */
+    volatile int failQid;
     /** I/O queue commands received. */
     final AtomicInteger commands = new AtomicInteger();
 
@@ -128,6 +134,15 @@ final class FakeTarget implements AutoCloseable {
             CmId id = l.getRequest(100_000_000L);
             if (id == null) {
                 continue;
+            }
+            java.util.concurrent.CountDownLatch hold = holdAccepts;
+            if (hold != null) {
+                heldAccepts.incrementAndGet();
+                try {
+                    hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             try {
                 CmPrivateData.Request req = CmPrivateData.Request.decode(id.privateData());
@@ -344,12 +359,16 @@ final class FakeTarget implements AutoCloseable {
                     status = NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE);
                 }
             }
+            boolean failHere = qid > 0 && qid == failQid;
+            if (failHere) {
+                status = NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR);
+            }
             postRecv(index);
             if (dropResponses.get() > 0 && qid > 0 && dropResponses.getAndDecrement() > 0) {
                 return;
             }
             java.util.concurrent.CountDownLatch hold = holdResponses;
-            if (hold != null && qid > 0) {
+            if (hold != null && qid > 0 && !failHere) {
                 try {
                     hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (InterruptedException e) {

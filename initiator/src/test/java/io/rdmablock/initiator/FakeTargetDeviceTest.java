@@ -161,6 +161,86 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldKeepAnAttachThatRacesAnIdlePoller() throws Exception {
+        // the poller read "no connection" and is about to act on it when the controller attaches the queue
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+        IoQueue.pollerHook = (q, c) -> {
+            if (c == null && once.compareAndSet(false, true)) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (q.connection() == null && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        };
+        try {
+            NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1));
+            assertTrue(once.get(), "the hook saw the detached poller");
+            d.write(0, d.allocateBuffer(4096), false).get(10, TimeUnit.SECONDS);
+        } finally {
+            IoQueue.pollerHook = null;
+        }
+    }
+
+    @Test
+    void shouldCloseAtOnceWhenAReconnectSucceedsDuringClose() throws Exception {
+        NvmeBlockDevice d = NvmeBlockDevice.open(address, SUBNQN, null, DeviceOptions.defaults().keepAliveTimeoutMs(1000)
+                .reconnectDelayMs(100).ctrlLossTimeoutMs(30_000).provider(provider));
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        try {
+            target.cutLink();
+            waitUntil(() -> d.state() == Controller.State.RECONNECTING, 10_000);
+            target.holdAccepts = hold;
+            target.restore();
+            waitUntil(() -> target.heldAccepts.get() > 0, 10_000); // a reconnect attempt is in progress
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(d::close);
+            waitUntil(() -> d.state() == Controller.State.CLOSED, 10_000);
+            hold.countDown(); // the attempt now succeeds, after close() began
+            long t0 = System.nanoTime();
+            closed.get(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms < 5000, "close() returned after " + ms + " ms");
+            assertEquals(Controller.State.CLOSED, d.state(), "the late reconnect did not revive the controller");
+        } finally {
+            hold.countDown();
+            target.holdAccepts = null;
+            d.close();
+        }
+    }
+
+    static void waitUntil(java.util.function.BooleanSupplier c, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!c.getAsBoolean()) {
+            assertTrue(System.nanoTime() - deadline < 0, "condition not met within " + timeoutMs + " ms");
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void shouldCompleteASplitIoOnlyWhenNoPartIsOutstanding() throws Exception {
+        // a failed part must not complete the I/O while another part still moves data into the caller's buffer
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(2));
+        int len = 2 * d.maxTransferBytes(); // two commands: the first on qid 1, the second on qid 2
+        MemorySegment b = d.allocateBuffer(len);
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        target.failQid = 1;
+        target.holdResponses = hold; // the part on qid 2 is held
+        int before = target.commands.get();
+        try {
+            CompletableFuture<Void> f = d.read(0, b);
+            waitUntil(() -> target.commands.get() >= before + 2, 10_000);
+            assertThrows(TimeoutException.class, () -> f.get(500, TimeUnit.MILLISECONDS),
+                    "the read completed while its part on qid 2 was outstanding");
+            hold.countDown();
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(NvmeStatusException.class, e.getCause());
+        } finally {
+            hold.countDown();
+            target.holdResponses = null;
+            target.failQid = 0;
+        }
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
