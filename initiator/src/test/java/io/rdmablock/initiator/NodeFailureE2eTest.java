@@ -260,7 +260,9 @@ class NodeFailureE2eTest {
     }
 
     private NvmeBlockDevice openWhenUp(InetSocketAddress addr, String nqn, String provider) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        // 60 s for a child JVM to come up, 180 s under the VM runner (rdmablock.test.timeoutSeconds=30: TCG)
+        long waitS = Long.getLong("rdmablock.test.timeoutSeconds", 10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(6 * waitS);
         RuntimeException last = null;
         while (System.nanoTime() < deadline) {
             if (!child.isAlive()) {
@@ -269,7 +271,7 @@ class NodeFailureE2eTest {
             }
             try {
                 NvmeBlockDevice d = NvmeBlockDevice.open(addr, nqn, null,
-                        DeviceOptions.defaults().providerMode(provider).connectTimeoutMs(2000));
+                        DeviceOptions.defaults().providerMode(provider).connectTimeoutMs(200 * waitS));
                 toClose.add(d);
                 return d;
             } catch (RuntimeException e) {
