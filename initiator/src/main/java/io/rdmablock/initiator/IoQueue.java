@@ -245,6 +245,7 @@ final class IoQueue implements Runnable {
         } finally {
             QueueConnection c = conn;
             if (c != null) {
+                closeQueuePair(c); // before the outstanding commands fail below (see scan)
                 detach(c);
             }
             exited = true;
@@ -438,23 +439,39 @@ final class IoQueue implements Runnable {
         if (commandTimeoutNs <= 0 || cids.inUse() == 0) {
             return;
         }
-        boolean timedOut = false;
+        java.util.List<IoRequest> timedOut = null;
         for (int s = 0; s < slots; s++) {
             if (cids.busy(s) && now - slotDeadlineNs[s] > 0) {
                 IoRequest r = slotReq[s];
                 slotReq[s] = null;
                 cids.release(s);
-                timedOut = true;
+                if (timedOut == null) {
+                    timedOut = new java.util.ArrayList<>();
+                }
                 if (r != null) {
-                    TimeoutException te = new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid
-                            + ", slba=" + r.slba + ", blockCount=" + r.blockCount + ", commandTimeoutMs="
-                            + commandTimeoutNs / 1_000_000);
-                    r.fail(te);
+                    timedOut.add(r);
                 }
             }
         }
-        if (timedOut) {
-            throw new QueueFailure("qid " + qid + ": command timeout, resetting the association");
+        if (timedOut == null) {
+            return;
+        }
+        // the node may still answer: destroy the queue pair first, so no late RDMA WRITE/READ touches the buffer of
+        // a request whose future failed (its caller owns the buffer again)
+        closeQueuePair(c);
+        for (IoRequest r : timedOut) {
+            r.fail(new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid + ", slba=" + r.slba
+                    + ", blockCount=" + r.blockCount + ", commandTimeoutMs=" + commandTimeoutNs / 1_000_000));
+        }
+        throw new QueueFailure("qid " + qid + ": command timeout, resetting the association");
+    }
+
+    /** Destroys {@code c}'s queue pair (idempotent; the controller tears down the rest of the connection). */
+    private void closeQueuePair(QueueConnection c) {
+        try {
+            c.qp.close();
+        } catch (RuntimeException e) {
+            // already failing: the controller's teardown reports what remains
         }
     }
 

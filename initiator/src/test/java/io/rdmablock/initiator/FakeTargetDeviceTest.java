@@ -224,6 +224,42 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldNotLetATimedOutReadWriteItsBufferAfterItsFutureFailed() throws Exception {
+        // the node answers just after the command timeout: the caller owns its buffer again once the future failed
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(300).reconnectDelayMs(100));
+        MemorySegment b = d.allocateBuffer(4096);
+        pattern(target.store().asSlice(0, 4096), 21);
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        target.holdResponses = hold;
+        try {
+            CompletableFuture<Void> f = d.read(0, b);
+            CompletableFuture<Long> changed = f.handle((v, t) -> {
+                // on the poller, the moment the future failed: the caller reuses the buffer, the node answers late
+                b.fill((byte) 0x5A);
+                hold.countDown();
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
+                while (System.nanoTime() - deadline < 0) {
+                    long m = b.mismatch(MemorySegment.ofArray(new byte[4096]).fill((byte) 0x5A));
+                    if (m >= 0) {
+                        return m;
+                    }
+                    Thread.onSpinWait();
+                }
+                return -1L;
+            });
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(TimeoutException.class, e.getCause());
+            assertEquals(-1L, changed.get(10, TimeUnit.SECONDS), "late READ data landed in the caller's buffer "
+                    + "after its future failed");
+        } finally {
+            hold.countDown();
+            target.holdResponses = null;
+        }
+        d.readSync(0, b); // the association was reset and works
+        assertEquals(-1, b.mismatch(target.store().asSlice(0, 4096)));
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
