@@ -256,8 +256,9 @@ final class IoQueue implements Runnable {
     }
 
     private void lose(QueueConnection c, String reason) {
-        detach(c);
-        dev.controller().reportLoss(reason);
+        if (detach(c)) {
+            dev.controller().reportLoss(reason);
+        } // else the controller already replaced c (it gave up waiting for this poller): the new one is not at fault
     }
 
     private void takeSubmissions() {
@@ -290,8 +291,10 @@ final class IoQueue implements Runnable {
     /**
      * Gives up connection {@code c}: outstanding commands go back to the head of the FIFO; their cids are retired.
      * Only {@code c} is let go of: a connection the controller attached meanwhile stays.
+     *
+     * @return true when {@code c} was still the queue's connection
      */
-    private void detach(QueueConnection c) {
+    private boolean detach(QueueConnection c) {
         for (int s = slots - 1; s >= 0; s--) {
             if (cids.busy(s)) {
                 IoRequest r = slotReq[s];
@@ -304,7 +307,9 @@ final class IoQueue implements Runnable {
         }
         if (CONN.compareAndSet(this, c, null)) {
             detachRequested = false;
+            return true;
         }
+        return false;
     }
 
     private boolean submitPending(QueueConnection c) {
