@@ -39,6 +39,11 @@ final class IoQueue implements Runnable {
     private static final long SPIN_NS = Long.getLong("rdmablock.initiator.spinNs", 0);
     private static final long AWAIT_NS = 10_000_000;
     private static final long SCAN_INTERVAL_NS = 50_000_000;
+    /**
+     * Times a command is put on the wire before a lost association fails it instead of resubmitting it (as the
+     * Linux host's nvme_core.max_retries, default 5).
+     */
+    static final int MAX_ATTEMPTS = 5;
     private static final VarHandle CONN;
 
     static {
@@ -290,19 +295,38 @@ final class IoQueue implements Runnable {
 
     /**
      * Gives up connection {@code c}: outstanding commands go back to the head of the FIFO; their cids are retired.
-     * Only {@code c} is let go of: a connection the controller attached meanwhile stays.
+     * A command already sent {@link #MAX_ATTEMPTS} times fails instead (each of its attempts ended in a lost
+     * association: retried forever it would never complete while every reconnect succeeds). Only {@code c} is let
+     * go of: a connection the controller attached meanwhile stays.
      *
      * @return true when {@code c} was still the queue's connection
      */
     private boolean detach(QueueConnection c) {
+        java.util.List<IoRequest> exhausted = null;
         for (int s = slots - 1; s >= 0; s--) {
             if (cids.busy(s)) {
                 IoRequest r = slotReq[s];
                 slotReq[s] = null;
                 cids.release(s);
-                if (r != null) {
+                if (r == null) {
+                    continue;
+                }
+                if (r.attempts >= MAX_ATTEMPTS) {
+                    if (exhausted == null) {
+                        exhausted = new java.util.ArrayList<>();
+                    }
+                    exhausted.add(r);
+                } else {
                     pending.addFirst(r);
                 }
+            }
+        }
+        if (exhausted != null) {
+            closeQueuePair(c); // no late data transfer for a request whose future fails (see scan)
+            for (IoRequest r : exhausted) {
+                r.fail(new BlockIoException(Opcodes.ioName(r.opcode) + " failed: qid=" + qid + ", slba=" + r.slba
+                        + ", blockCount=" + r.blockCount + ": the association was lost during each of its "
+                        + r.attempts + " attempts; not retried"));
             }
         }
         if (CONN.compareAndSet(this, c, null)) {

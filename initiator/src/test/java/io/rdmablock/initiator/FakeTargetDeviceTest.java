@@ -260,6 +260,20 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldFailACommandThatBreaksEveryAssociationInsteadOfRetryingForever() throws Exception {
+        // each attempt resets the association and each reconnect succeeds: the loss timeout never expires
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).reconnectDelayMs(50).ctrlLossTimeoutMs(60_000));
+        MemorySegment b = d.allocateBuffer(4096);
+        target.poisonSlba = 8;
+        CompletableFuture<Void> f = d.read(8 * 512, b);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
+        assertInstanceOf(BlockIoException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("attempts"), e.getCause().getMessage());
+        target.poisonSlba = -1;
+        d.readSync(0, b); // the device keeps working
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
