@@ -66,6 +66,8 @@ final class FakeTarget implements AutoCloseable {
     volatile int failQid;
     /** An I/O command at this slba (-1: none) tears down its connection instead of being answered. */
     volatile long poisonSlba = -1;
+    /** Serial number in Identify Controller (the storage node puts the volume id there). */
+    volatile String serial = "fake";
     /** I/O queue commands received. */
     final AtomicInteger commands = new AtomicInteger();
 
@@ -317,7 +319,7 @@ final class FakeTarget implements AutoCloseable {
                 if (opcode == Opcodes.ADMIN_IDENTIFY) {
                     MemorySegment d = staging.asSlice(0, 4096);
                     if (SqeDescriptor.cdw(cap, 10) == Opcodes.CNS_CONTROLLER) {
-                        IdentifyControllerDescriptor.encode(d, new IdentifyControllerDescriptor.Info("fake", "fake",
+                        IdentifyControllerDescriptor.encode(d, new IdentifyControllerDescriptor.Info(serial, "fake",
                                 "1", 1, mdtsBytes, 128, 1, true, subnqn, IN_CAPSULE));
                     } else {
                         IdentifyNamespaceDescriptor.encode(d, new IdentifyNamespaceDescriptor.Info(

@@ -274,6 +274,25 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldNotResubmitToADifferentVolumeBehindTheSameNqn() throws Exception {
+        // the node came back with another volume under the same name (deleted and re-created): the held writes
+        // must not land on it
+        NvmeBlockDevice d = open(DeviceOptions.defaults().keepAliveTimeoutMs(1000).reconnectDelayMs(100)
+                .ctrlLossTimeoutMs(30_000));
+        MemorySegment w = pattern(d.allocateBuffer(4096), 9);
+        target.cutLink();
+        waitUntil(() -> d.state() == Controller.State.RECONNECTING, 10_000);
+        CompletableFuture<Void> f = d.write(0, w, false);
+        int before = target.commands.get();
+        target.serial = "another-volume-id";
+        target.restore();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(DeviceLostException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("serial"), e.getCause().getMessage());
+        assertEquals(before, target.commands.get(), "no I/O reached the other volume");
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);
