@@ -28,7 +28,9 @@ import java.util.concurrent.CompletionException;
  * carrying SCT/SC; a command that times out, or is outstanding when the controller-loss timeout expires, fails
  * with {@link java.util.concurrent.TimeoutException} (the association is then reset so the node can no longer
  * touch the buffer) or {@link DeviceLostException}. While the association is being re-established, outstanding I/O
- * is held and resubmitted; it fails only when the controller-loss timeout expires.
+ * is held and resubmitted; it fails when the controller-loss timeout expires, or with {@link BlockIoException} once
+ * it was sent 5 times and each attempt ended in a lost association. A future fails only once the node can no longer
+ * touch its buffer; an I/O split into several commands completes once all of them did.
  *
  * <p>All methods are thread-safe. Futures complete on an internal thread: do not block in their callbacks.
  */

@@ -69,6 +69,8 @@ final class Controller implements Runnable {
     private QueueConnection[] ioConns;
     private long lossStartNs;
     private String lastError;
+    /** Identify Controller serial number (the node's volume id) of the first association. */
+    private String serial;
     private long nextKeepAliveNs;
     private volatile int reconnects;
     private volatile String lostMessage;
@@ -366,7 +368,7 @@ final class Controller implements Runnable {
             if (!permanent) {
                 transientSeen = true;
                 firstPermanentNs = 0;
-            } else if (transientSeen) {
+            } else if (transientSeen && !(e instanceof IdentityChanged)) {
                 long now = System.nanoTime();
                 if (firstPermanentNs == 0) {
                     firstPermanentNs = now;
@@ -391,6 +393,9 @@ final class Controller implements Runnable {
      */
     static boolean isPermanent(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof IdentityChanged) {
+                return true;
+            }
             if (t instanceof NvmeStatusException s) {
                 return s.dnr();
             }
@@ -531,13 +536,34 @@ final class Controller implements Runnable {
     private IdentifyControllerDescriptor.Info identifyController(QueueConnection a) {
         identify(a, 0, Opcodes.CNS_CONTROLLER);
         IdentifyControllerDescriptor.Info info = IdentifyControllerDescriptor.decode(a.mem.identify());
+        if (serial == null) {
+            serial = info.serial();
+        } else if (!serial.equals(info.serial())) {
+            throw new IdentityChanged("controller serial changed from '" + serial + "' to '" + info.serial()
+                    + "': another volume answers under " + dev.subnqn() + " (deleted and re-created?)");
+        }
         dev.controllerIdentified(info);
         return info;
     }
 
     private void identifyNamespace(QueueConnection a) {
         identify(a, 1, Opcodes.CNS_NAMESPACE);
-        dev.namespaceIdentified(IdentifyNamespaceDescriptor.decode(a.mem.identify()));
+        IdentifyNamespaceDescriptor.Info info = IdentifyNamespaceDescriptor.decode(a.mem.identify());
+        if (dev.capacityBytes() != 0 && info.lbaSize() != dev.lbaSize()) {
+            throw new IdentityChanged("namespace LBA size changed from " + dev.lbaSize() + " to " + info.lbaSize()
+                    + " bytes: held I/O addresses blocks of the old size");
+        }
+        dev.namespaceIdentified(info);
+    }
+
+    /**
+     * The node answers for something other than what this device was opened on (another volume under the same NQN,
+     * another LBA format): resubmitting held I/O would read or write the wrong data, so the device is lost at once.
+     */
+    static final class IdentityChanged extends BlockIoException {
+        IdentityChanged(String message) {
+            super(message);
+        }
     }
 
     private void identify(QueueConnection a, int nsid, int cns) {

@@ -39,6 +39,11 @@ final class IoQueue implements Runnable {
     private static final long SPIN_NS = Long.getLong("rdmablock.initiator.spinNs", 0);
     private static final long AWAIT_NS = 10_000_000;
     private static final long SCAN_INTERVAL_NS = 50_000_000;
+    /**
+     * Times a command is put on the wire before a lost association fails it instead of resubmitting it (as the
+     * Linux host's nvme_core.max_retries, default 5).
+     */
+    static final int MAX_ATTEMPTS = 5;
     private static final VarHandle CONN;
 
     static {
@@ -249,6 +254,7 @@ final class IoQueue implements Runnable {
         } finally {
             QueueConnection c = conn;
             if (c != null) {
+                closeQueuePair(c); // before the outstanding commands fail below (see scan)
                 detach(c);
             }
             exited = true;
@@ -259,8 +265,9 @@ final class IoQueue implements Runnable {
     }
 
     private void lose(QueueConnection c, String reason) {
-        detach(c);
-        dev.controller().reportLoss(reason);
+        if (detach(c)) {
+            dev.controller().reportLoss(reason);
+        } // else the controller already replaced c (it gave up waiting for this poller): the new one is not at fault
     }
 
     private void takeSubmissions() {
@@ -292,22 +299,45 @@ final class IoQueue implements Runnable {
 
     /**
      * Gives up connection {@code c}: outstanding commands go back to the head of the FIFO; their cids are retired.
-     * Only {@code c} is let go of: a connection the controller attached meanwhile stays.
+     * A command already sent {@link #MAX_ATTEMPTS} times fails instead (each of its attempts ended in a lost
+     * association: retried forever it would never complete while every reconnect succeeds). Only {@code c} is let
+     * go of: a connection the controller attached meanwhile stays.
+     *
+     * @return true when {@code c} was still the queue's connection
      */
-    private void detach(QueueConnection c) {
+    private boolean detach(QueueConnection c) {
+        java.util.List<IoRequest> exhausted = null;
         for (int s = slots - 1; s >= 0; s--) {
             if (cids.busy(s)) {
                 IoRequest r = slotReq[s];
                 slotReq[s] = null;
                 cids.release(s);
-                if (r != null) {
+                if (r == null) {
+                    continue;
+                }
+                if (r.attempts >= MAX_ATTEMPTS) {
+                    if (exhausted == null) {
+                        exhausted = new java.util.ArrayList<>();
+                    }
+                    exhausted.add(r);
+                } else {
                     pending.addFirst(r);
                 }
             }
         }
+        if (exhausted != null) {
+            closeQueuePair(c); // no late data transfer for a request whose future fails (see scan)
+            for (IoRequest r : exhausted) {
+                r.fail(new BlockIoException(Opcodes.ioName(r.opcode) + " failed: qid=" + qid + ", slba=" + r.slba
+                        + ", blockCount=" + r.blockCount + ": the association was lost during each of its "
+                        + r.attempts + " attempts; not retried"));
+            }
+        }
         if (CONN.compareAndSet(this, c, null)) {
             detachRequested = false;
+            return true;
         }
+        return false;
     }
 
     private boolean submitPending(QueueConnection c) {
@@ -442,23 +472,39 @@ final class IoQueue implements Runnable {
         if (commandTimeoutNs <= 0 || cids.inUse() == 0) {
             return;
         }
-        boolean timedOut = false;
+        java.util.List<IoRequest> timedOut = null;
         for (int s = 0; s < slots; s++) {
             if (cids.busy(s) && now - slotDeadlineNs[s] > 0) {
                 IoRequest r = slotReq[s];
                 slotReq[s] = null;
                 cids.release(s);
-                timedOut = true;
+                if (timedOut == null) {
+                    timedOut = new java.util.ArrayList<>();
+                }
                 if (r != null) {
-                    TimeoutException te = new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid
-                            + ", slba=" + r.slba + ", blockCount=" + r.blockCount + ", commandTimeoutMs="
-                            + commandTimeoutNs / 1_000_000);
-                    r.fail(te);
+                    timedOut.add(r);
                 }
             }
         }
-        if (timedOut) {
-            throw new QueueFailure("qid " + qid + ": command timeout, resetting the association");
+        if (timedOut == null) {
+            return;
+        }
+        // the node may still answer: destroy the queue pair first, so no late RDMA WRITE/READ touches the buffer of
+        // a request whose future failed (its caller owns the buffer again)
+        closeQueuePair(c);
+        for (IoRequest r : timedOut) {
+            r.fail(new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid + ", slba=" + r.slba
+                    + ", blockCount=" + r.blockCount + ", commandTimeoutMs=" + commandTimeoutNs / 1_000_000));
+        }
+        throw new QueueFailure("qid " + qid + ": command timeout, resetting the association");
+    }
+
+    /** Destroys {@code c}'s queue pair (idempotent; the controller tears down the rest of the connection). */
+    private void closeQueuePair(QueueConnection c) {
+        try {
+            c.qp.close();
+        } catch (RuntimeException e) {
+            // already failing: the controller's teardown reports what remains
         }
     }
 

@@ -64,6 +64,10 @@ final class FakeTarget implements AutoCloseable {
     final AtomicInteger heldAccepts = new AtomicInteger();
     /** I/O commands on this qid (0: none) are answered at once with Internal Error, never held. */
     volatile int failQid;
+    /** An I/O command at this slba (-1: none) tears down its connection instead of being answered. */
+    volatile long poisonSlba = -1;
+    /** Serial number in Identify Controller (the storage node puts the volume id there). */
+    volatile String serial = "fake";
     /** I/O queue commands received. */
     final AtomicInteger commands = new AtomicInteger();
 
@@ -315,7 +319,7 @@ final class FakeTarget implements AutoCloseable {
                 if (opcode == Opcodes.ADMIN_IDENTIFY) {
                     MemorySegment d = staging.asSlice(0, 4096);
                     if (SqeDescriptor.cdw(cap, 10) == Opcodes.CNS_CONTROLLER) {
-                        IdentifyControllerDescriptor.encode(d, new IdentifyControllerDescriptor.Info("fake", "fake",
+                        IdentifyControllerDescriptor.encode(d, new IdentifyControllerDescriptor.Info(serial, "fake",
                                 "1", 1, mdtsBytes, 128, 1, true, subnqn, IN_CAPSULE));
                     } else {
                         IdentifyNamespaceDescriptor.encode(d, new IdentifyNamespaceDescriptor.Info(
@@ -329,6 +333,11 @@ final class FakeTarget implements AutoCloseable {
                 int nlb = SqeDescriptor.blockCount(cap);
                 long off = slba * lbaSize;
                 int len = nlb * lbaSize;
+                if (slba == poisonSlba && (opcode == Opcodes.IO_READ || opcode == Opcodes.IO_WRITE)) {
+                    stopped = true;
+                    id.close(); // the host sees the connection fail
+                    return;
+                }
                 boolean rw = opcode == Opcodes.IO_READ || opcode == Opcodes.IO_WRITE || opcode == Opcodes.IO_WRITE_ZEROES;
                 if (rw && (slba < 0 || slba + nlb > cap0)) {
                     status = NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE);

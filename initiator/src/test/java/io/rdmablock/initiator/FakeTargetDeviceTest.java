@@ -241,6 +241,75 @@ class FakeTargetDeviceTest {
     }
 
     @Test
+    void shouldNotLetATimedOutReadWriteItsBufferAfterItsFutureFailed() throws Exception {
+        // the node answers just after the command timeout: the caller owns its buffer again once the future failed
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(300).reconnectDelayMs(100));
+        MemorySegment b = d.allocateBuffer(4096);
+        pattern(target.store().asSlice(0, 4096), 21);
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        target.holdResponses = hold;
+        try {
+            CompletableFuture<Void> f = d.read(0, b);
+            CompletableFuture<Long> changed = f.handle((v, t) -> {
+                // on the poller, the moment the future failed: the caller reuses the buffer, the node answers late
+                b.fill((byte) 0x5A);
+                hold.countDown();
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
+                while (System.nanoTime() - deadline < 0) {
+                    long m = b.mismatch(MemorySegment.ofArray(new byte[4096]).fill((byte) 0x5A));
+                    if (m >= 0) {
+                        return m;
+                    }
+                    Thread.onSpinWait();
+                }
+                return -1L;
+            });
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(TimeoutException.class, e.getCause());
+            assertEquals(-1L, changed.get(10, TimeUnit.SECONDS), "late READ data landed in the caller's buffer "
+                    + "after its future failed");
+        } finally {
+            hold.countDown();
+            target.holdResponses = null;
+        }
+        d.readSync(0, b); // the association was reset and works
+        assertEquals(-1, b.mismatch(target.store().asSlice(0, 4096)));
+    }
+
+    @Test
+    void shouldFailACommandThatBreaksEveryAssociationInsteadOfRetryingForever() throws Exception {
+        // each attempt resets the association and each reconnect succeeds: the loss timeout never expires
+        NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).reconnectDelayMs(50).ctrlLossTimeoutMs(60_000));
+        MemorySegment b = d.allocateBuffer(4096);
+        target.poisonSlba = 8;
+        CompletableFuture<Void> f = d.read(8 * 512, b);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
+        assertInstanceOf(BlockIoException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("attempts"), e.getCause().getMessage());
+        target.poisonSlba = -1;
+        d.readSync(0, b); // the device keeps working
+    }
+
+    @Test
+    void shouldNotResubmitToADifferentVolumeBehindTheSameNqn() throws Exception {
+        // the node came back with another volume under the same name (deleted and re-created): the held writes
+        // must not land on it
+        NvmeBlockDevice d = open(DeviceOptions.defaults().keepAliveTimeoutMs(1000).reconnectDelayMs(100)
+                .ctrlLossTimeoutMs(30_000));
+        MemorySegment w = pattern(d.allocateBuffer(4096), 9);
+        target.cutLink();
+        waitUntil(() -> d.state() == Controller.State.RECONNECTING, 10_000);
+        CompletableFuture<Void> f = d.write(0, w, false);
+        int before = target.commands.get();
+        target.serial = "another-volume-id";
+        target.restore();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(DeviceLostException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("serial"), e.getCause().getMessage());
+        assertEquals(before, target.commands.get(), "no I/O reached the other volume");
+    }
+
+    @Test
     void shouldTimeOutAStalledCommandAndKeepWorking() throws Exception {
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(1).commandTimeoutMs(500).reconnectDelayMs(100));
         MemorySegment b = d.allocateBuffer(4096);

@@ -95,6 +95,12 @@ final class RdmaQueue {
     /** Admin Connect waiting for the host's previous association to drain (C8 fencing), or null. */
     private Request fenceWaiting;
     private long nextHousekeepingNs;
+    /**
+     * A queue still without a controller after this (2 x connectTimeoutNs from its CM request) is torn down: a peer
+     * that never sends (or never completes) a Fabrics Connect would otherwise hold the queue's registered memory and
+     * poller slot forever, as no controller (and so no keep-alive timer) bounds it.
+     */
+    private final long connectDeadlineNs;
 
     /**
      * {@code rdma_create_qp} that retries EAGAIN / ENOMEM (a kernel verbs driver short of a resource for a moment,
@@ -126,6 +132,7 @@ final class RdmaQueue {
         this.entries = entries;
         this.sqEntries = entries;
         this.peer = String.valueOf(id.remoteAddress());
+        this.connectDeadlineNs = System.nanoTime() + 2 * target.options().connectTimeoutNs();
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
         ProtectionDomain pdTmp = null;
         CompletionQueue cqTmp = null;
@@ -247,6 +254,11 @@ final class RdmaQueue {
             advance(fenced, nowNs);
         }
         Controller c = controller;
+        if (c == null && fenced == null && outstanding == 0 && nowNs - connectDeadlineNs >= 0) {
+            fail("connect timeout", "no Fabrics Connect within " + 2 * options.connectTimeoutNs() / 1_000_000
+                    + " ms of the connection request");
+            return;
+        }
         if (c != null) {
             if (c.isDestroyed()) {
                 fail("controller", "controller " + c.cntlid + " destroyed");

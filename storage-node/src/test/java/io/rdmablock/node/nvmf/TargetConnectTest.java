@@ -269,4 +269,24 @@ class TargetConnectTest {
         }
     }
 
+
+    @Test
+    void shouldTearDownAQueueThatNeverSendsConnect() {
+        // a host that stops (or a peer that is no host at all) right after the CM handshake must not hold the
+        // queue's registered memory and poller slot forever: nothing else (no controller, no KATO) bounds it
+        TargetOptions o = TargetOptions.defaults().withMaxQueueEntries(32);
+        o = new TargetOptions(o.maxQueueEntries(), o.maxAdminEntries(), o.inCapsuleDataBytes(), o.mdtsBytes(),
+                o.maxIoQueues(), o.pollers(), o.idleSpinIterations(), o.idleWaitNs(), o.keepAliveGraceMs(),
+                500_000_000L);
+        f.close();
+        f = new TargetFixture(dir.resolve("b"), o, 64L << 20, 512, Set.of(TargetFixture.HOSTNQN));
+        try (RawHost h = f.host(0, 32)) {
+            RawHost.Cqe c = h.await(5_000_000_000L);
+            assertNotNull(c, "the silent queue is torn down");
+            assertNotNull(c.error(), "transport error after teardown");
+        }
+        try (RawHost admin = f.admin(0)) { // a host that sends Connect in time is served
+            assertEquals(1, f.target.controllerCount());
+        }
+    }
 }
