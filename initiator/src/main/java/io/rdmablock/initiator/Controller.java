@@ -7,13 +7,9 @@ import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
-import io.rdmablock.rdma.fabric.SglDescriptor;
-import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.CmEventType;
 import io.rdmablock.rdma.verbs.CmException;
 import io.rdmablock.rdma.verbs.CmId;
-import io.rdmablock.rdma.verbs.SendWr;
-import io.rdmablock.rdma.verbs.WrOpcode;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +37,6 @@ import java.util.concurrent.locks.LockSupport;
 final class Controller implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
     /** CC: EN (bit 0), IOSQES = 6 (bits 19:16), IOCQES = 4 (bits 23:20). */
-    private static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
 
     enum State { LIVE, RECONNECTING, LOST, CLOSED }
 
@@ -271,34 +266,13 @@ final class Controller implements Runnable {
         if (type == 2 && info == 0) {
             identifyNamespace(a);
         }
-        postAsyncEventRequest(a);
+        AdminCommands.postAsyncEventRequest(a);
     }
 
-    /** Posts the one Asynchronous Event Request (cid {@link QueueConnection#AER_CID}, capsule slot 1). */
-    private void postAsyncEventRequest(QueueConnection a) {
-        MemorySegment sqe = a.mem.capsule(1);
-        SqeDescriptor.clear(sqe);
-        SqeDescriptor.opcode(sqe, Opcodes.ADMIN_ASYNC_EVENT_REQUEST);
-        SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-        SqeDescriptor.cid(sqe, QueueConnection.AER_CID);
-        SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
-        SendWr wr = new SendWr(1);
-        wr.wrId = QueueConnection.SEND_TAG | 1;
-        wr.opcode = WrOpcode.SEND;
-        wr.sendFlags = SendWr.SIGNALED;
-        wr.sgList[0].set(a.mem.mr, a.mem.capsuleOffset(1), SqeDescriptor.LENGTH);
-        wr.numSge = 1;
-        a.qp.postSend(wr);
-    }
 
     /** Sends one Keep Alive on the admin queue and waits for it; returns a loss reason or null. */
     private String keepAlive(QueueConnection a) {
-        QueueConnection.Completion r = a.execSync(sqe -> {
-            SqeDescriptor.clear(sqe);
-            SqeDescriptor.opcode(sqe, Opcodes.ADMIN_KEEP_ALIVE);
-            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
-        }, keepAliveWaitNs());
+        QueueConnection.Completion r = AdminCommands.keepAlive(a, keepAliveWaitNs());
         if (r.status() != NvmeStatus.SUCCESS) {
             return "keep alive failed: " + NvmeStatus.describe(r.status());
         }
@@ -456,7 +430,7 @@ final class Controller implements Runnable {
             throw e;
         }
         admin = a;
-        enable(a);
+        AdminCommands.enable(a, stepTimeoutNs);
         IdentifyControllerDescriptor.Info ctrl = identifyController(a);
         identifyNamespace(a);
         dev.ensureQueues(ctrl);
@@ -493,48 +467,13 @@ final class Controller implements Runnable {
         for (int i = 0; i < queues.length; i++) {
             queues[i].attach(conns[i], Math.max(0, ctrl.inCapsuleDataBytes()));
         }
-        postAsyncEventRequest(a);
+        AdminCommands.postAsyncEventRequest(a);
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
     }
 
-    private void enable(QueueConnection a) {
-        QueueConnection.Completion set = a.execSync(sqe -> {
-            SqeDescriptor.clear(sqe);
-            SqeDescriptor.opcode(sqe, Opcodes.FABRICS);
-            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-            SqeDescriptor.fctype(sqe, Opcodes.FCTYPE_PROPERTY_SET);
-            SqeDescriptor.cdw(sqe, 10, 0); // ATTRIB: 4-byte property
-            SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CC);
-            SqeDescriptor.cdw(sqe, 12, CC_ENABLE);
-            SqeDescriptor.cdw(sqe, 13, 0);
-        }, stepTimeoutNs);
-        if (set.status() != NvmeStatus.SUCCESS) {
-            LOG.warn("Property Set CC.EN=1 answered {}; continuing", NvmeStatus.describe(set.status()));
-            return;
-        }
-        long deadline = System.nanoTime() + stepTimeoutNs;
-        while (true) {
-            QueueConnection.Completion get = a.execSync(sqe -> {
-                SqeDescriptor.clear(sqe);
-                SqeDescriptor.opcode(sqe, Opcodes.FABRICS);
-                SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-                SqeDescriptor.fctype(sqe, Opcodes.FCTYPE_PROPERTY_GET);
-                SqeDescriptor.cdw(sqe, 10, 0);
-                SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CSTS);
-            }, stepTimeoutNs);
-            if (get.status() != NvmeStatus.SUCCESS || (get.dw0() & 1) != 0) {
-                return;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new BlockIoException("controller did not become ready (CSTS.RDY=0) within "
-                        + opts.connectTimeoutMs() + " ms");
-            }
-            LockSupport.parkNanos(10_000_000);
-        }
-    }
 
     private IdentifyControllerDescriptor.Info identifyController(QueueConnection a) {
-        identify(a, 0, Opcodes.CNS_CONTROLLER);
+        AdminCommands.identify(a, 0, Opcodes.CNS_CONTROLLER, stepTimeoutNs);
         IdentifyControllerDescriptor.Info info = IdentifyControllerDescriptor.decode(a.mem.identify());
         if (serial == null) {
             serial = info.serial();
@@ -547,7 +486,7 @@ final class Controller implements Runnable {
     }
 
     private void identifyNamespace(QueueConnection a) {
-        identify(a, 1, Opcodes.CNS_NAMESPACE);
+        AdminCommands.identify(a, 1, Opcodes.CNS_NAMESPACE, stepTimeoutNs);
         IdentifyNamespaceDescriptor.Info info = IdentifyNamespaceDescriptor.decode(a.mem.identify());
         if (dev.capacityBytes() != 0 && info.lbaSize() != dev.lbaSize()) {
             throw new IdentityChanged("namespace LBA size changed from " + dev.lbaSize() + " to " + info.lbaSize()
@@ -566,21 +505,6 @@ final class Controller implements Runnable {
         }
     }
 
-    private void identify(QueueConnection a, int nsid, int cns) {
-        QueueConnection.Completion r = a.execSync(sqe -> {
-            SqeDescriptor.clear(sqe);
-            SqeDescriptor.opcode(sqe, Opcodes.ADMIN_IDENTIFY);
-            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-            SqeDescriptor.nsid(sqe, nsid);
-            SqeDescriptor.cdw(sqe, 10, cns);
-            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.mem.mr.address() + a.mem.identifyOffset(),
-                    QueueMemory.IDENTIFY_BYTES, a.mem.mr.rkey());
-        }, stepTimeoutNs);
-        if (r.status() != NvmeStatus.SUCCESS) {
-            throw new NvmeStatusException("Identify failed: cns=" + cns + ", nsid=" + nsid,
-                    NvmeStatus.sct(r.status()), NvmeStatus.sc(r.status()), NvmeStatus.dnr(r.status()));
-        }
-    }
 
     private void closeConnections() {
         QueueConnection a = admin;
