@@ -51,6 +51,11 @@ final class Commands {
                     q.reject(r, CSE, "connect", 1, "queue already connected");
                     return;
                 }
+                if (q.connectAwaitingFence()) {
+                    q.reject(r, CSE, "connect", 1, "a Connect on this queue already waits for the host's previous "
+                            + "association to drain");
+                    return;
+                }
                 dataFromHost(r, q, ConnectDataDescriptor.DATA_LENGTH, false);
             } else if (fctype == Opcodes.FCTYPE_PROPERTY_GET || fctype == Opcodes.FCTYPE_PROPERTY_SET) {
                 if (c == null) {

@@ -438,6 +438,11 @@ final class RdmaQueue {
         sqHead = (sqHead + 1) % sqEntries;
     }
 
+    /** True while an admin Connect of this queue is parked by {@link #awaitFence}. */
+    boolean connectAwaitingFence() {
+        return fenceWaiting != null;
+    }
+
     /** Parks an admin Connect until the host's previous association has drained ({@link Commands#fenceDone}). */
     void awaitFence(Request r) {
         r.state = Request.State.AWAITING_FENCE;

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -78,6 +79,33 @@ class CrossPathFenceTest {
                             "byte " + i + " of LBA X reads B");
                 }
             }
+        }
+    }
+
+    @Test
+    void shouldAnswerASecondConnectWhileTheFirstWaitsForTheFenceAndStillCompleteTheFirst() {
+        io1.data().asSlice(0, 4096).fill((byte) 0xAA);
+        io1.rw(0, Opcodes.IO_WRITE, 1, X / LBA, 8, false, 0, 4096);
+        io1.post(0, 64);
+        assertNull(io1.await(200 * MS), "write A is stalled in the backend");
+
+        try (RawHost admin2 = f.host(0, 32)) {
+            var first = admin2.connectCapsule(1, 31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 0);
+            java.lang.foreign.MemorySegment again = admin2.capsule(1);
+            again.copyFrom(first);
+            io.rdmablock.rdma.fabric.SqeDescriptor.cid(again, 2); // a second Connect on the same queue, same data
+            admin2.post(0, 64);
+            assertNull(admin2.await(300 * MS), "the first Connect waits for path 1 to drain");
+            admin2.post(1, 64);
+            RawHost.Cqe second = admin2.await(2000 * MS);
+            assertNotNull(second, "the second Connect is answered at once");
+            assertEquals(2, second.cid());
+            assertEquals(NvmeStatus.generic(NvmeStatus.SC_COMMAND_SEQUENCE_ERROR), second.status(),
+                    NvmeStatus.describe(second.status()));
+            RawHost.Cqe firstDone = admin2.await(STALL_NS + 5000 * MS);
+            assertNotNull(firstDone, "the first Connect completes once path 1 drained");
+            assertEquals(1, firstDone.cid());
+            assertEquals(0, firstDone.status(), NvmeStatus.describe(firstDone.status()));
         }
     }
 
