@@ -54,13 +54,19 @@ class CrossPathFenceTest {
         f.close();
     }
 
-    @Test
-    void shouldNotLetAStalledWriteOfTheOldPathLandAfterTheNewPathsWrite() {
-        io1.data().asSlice(0, 4096).fill((byte) 0xAA); // A
+    /** Path 1 writes A (0xAA) to LBA X; the store holds it for STALL_NS. Returns when it was posted (nanoTime). */
+    private long postStalledWriteA() {
+        io1.data().asSlice(0, 4096).fill((byte) 0xAA);
         long postedNs = System.nanoTime();
         io1.rw(0, Opcodes.IO_WRITE, 1, X / LBA, 8, false, 0, 4096);
         io1.post(0, 64);
         assertNull(io1.await(200 * MS), "write A is stalled in the backend");
+        return postedNs;
+    }
+
+    @Test
+    void shouldNotLetAStalledWriteOfTheOldPathLandAfterTheNewPathsWrite() {
+        long postedNs = postStalledWriteA();
 
         // path 2: a new association of the same host (same hostnqn and HOSTID)
         try (RawHost admin2 = f.admin(0)) {
@@ -84,10 +90,7 @@ class CrossPathFenceTest {
 
     @Test
     void shouldAnswerASecondConnectWhileTheFirstWaitsForTheFenceAndStillCompleteTheFirst() {
-        io1.data().asSlice(0, 4096).fill((byte) 0xAA);
-        io1.rw(0, Opcodes.IO_WRITE, 1, X / LBA, 8, false, 0, 4096);
-        io1.post(0, 64);
-        assertNull(io1.await(200 * MS), "write A is stalled in the backend");
+        postStalledWriteA();
 
         try (RawHost admin2 = f.host(0, 32)) {
             var first = admin2.connectCapsule(1, 31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 0);
@@ -111,11 +114,7 @@ class CrossPathFenceTest {
 
     @Test
     void shouldFenceTheDeadAssociationOfARestartedHostProcessWithANewHostId() {
-        io1.data().asSlice(0, 4096).fill((byte) 0xAA);
-        long postedNs = System.nanoTime();
-        io1.rw(0, Opcodes.IO_WRITE, 1, X / LBA, 8, false, 0, 4096);
-        io1.post(0, 64);
-        assertNull(io1.await(200 * MS), "write A is stalled in the backend");
+        long postedNs = postStalledWriteA();
         io1.close(); // the host process dies: its queues disconnect, the stalled write is still in the backend
         admin1.close();
         io1 = null;
