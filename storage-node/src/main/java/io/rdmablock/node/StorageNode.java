@@ -167,6 +167,11 @@ public final class StorageNode implements AutoCloseable {
         String name = parts[0];
         long size = parseSize(parts[1]);
         int lba = parts.length == 3 ? Integer.parseInt(parts[2]) : 4096;
+        if (store.isUnavailable(name)) {
+            LOG.error("volume not created: id={}: the store holds it but its data or metadata was lost; "
+                    + "restore the data directory, or delete the volume", name);
+            return;
+        }
         if (store.find(name).isPresent()) {
             LOG.info("volume exists: id={}, sizeBytes={}", name, store.get(name).sizeBytes());
             return;

@@ -45,6 +45,11 @@ public final class VolumeStore implements AutoCloseable {
     private final boolean zeroRange;
     private final ConcurrentHashMap<String, Volume> volumes = new ConcurrentHashMap<>();
     private final List<Volume> deletedVolumes = new ArrayList<>();
+    /**
+     * Ids whose data cannot be served: an ONLINE row whose data file is missing, or a data file without a row
+     * (metadata lost). Kept on disk untouched, never exported, never recreated empty under the same id.
+     */
+    private final Set<String> unavailableIds = ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<VolumeEvent>> listeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean closed;
@@ -123,13 +128,19 @@ public final class VolumeStore implements AutoCloseable {
         if (volumes.containsKey(spec.id())) {
             throw new IllegalArgumentException("volume exists: id=" + spec.id());
         }
+        if (unavailableIds.contains(spec.id())) {
+            throw new IllegalArgumentException("volume exists but is unavailable: id=" + spec.id()
+                    + " (its data file or its metadata row was lost; restore the data directory or delete the id)");
+        }
         MetadataDb.Row row = new MetadataDb.Row(spec.id(), spec.name(), spec.sizeBytes(), spec.lbaSizeBytes(),
                 VolumeState.CREATING, spec.allowedHosts());
         meta.putVolume(row);
         Path file = fileOf(spec.id());
         Volume v = null;
+        boolean fileCreated = false;
         try {
             Native.createSparseFile(file, spec.sizeBytes());
+            fileCreated = true;
             Native.fsyncDirectory(volumesDir);
             v = openVolume(row);
             if (options.preallocate()) {
@@ -139,7 +150,9 @@ public final class VolumeStore implements AutoCloseable {
             if (v != null) {
                 closeFds(v);
             }
-            deleteQuietly(file);
+            if (fileCreated) {
+                deleteQuietly(file); // never a file this call did not create (O_EXCL failed: someone's data)
+            }
             meta.deleteVolume(spec.id());
             throw e;
         }
@@ -154,10 +167,19 @@ public final class VolumeStore implements AutoCloseable {
     /**
      * Deletes a volume and its data. I/O already handed to the kernel finishes harmlessly; later I/O on the handle
      * completes with {@code -ENXIO}. The descriptors of deleted volumes are closed when the store closes (an I/O
-     * racing the delete must never hit a reused descriptor); the space is freed at once (truncate).
+     * racing the delete must never hit a reused descriptor); the space is freed at once (truncate). An
+     * {@linkplain #isUnavailable unavailable} id is deleted too (its row and its file, whichever is left).
      */
     public synchronized void delete(String id) {
         ensureOpen();
+        if (!volumes.containsKey(id) && unavailableIds.contains(id)) {
+            deleteQuietly(fileOf(id)); // row first kept, removed last: a crash here leaves it unavailable, not served
+            Native.fsyncDirectory(volumesDir);
+            meta.deleteVolumeAndChunks(id);
+            unavailableIds.remove(id);
+            LOG.info("unavailable volume deleted: id={}", id);
+            return;
+        }
         Volume v = get(id);
         MetadataDb.Row row = meta.getVolume(id);
         meta.putVolume(row.withState(VolumeState.DELETING));
@@ -243,6 +265,15 @@ public final class VolumeStore implements AutoCloseable {
             throw new NoSuchElementException("no volume: id=" + id);
         }
         return v;
+    }
+
+    /**
+     * True when {@code id} names a volume this store holds but cannot serve: its data file was missing at open, or
+     * its data file has no metadata row. Such an id is not listed, {@link #create} refuses it and {@link #delete}
+     * removes whatever is left of it.
+     */
+    public boolean isUnavailable(String id) {
+        return unavailableIds.contains(id);
     }
 
     /** The volume with this id, if any. */
@@ -357,8 +388,12 @@ public final class VolumeStore implements AutoCloseable {
                 continue;
             }
             if (!Files.exists(file)) {
-                throw new StoreException("recovery failed: data file missing for volume id=" + row.id()
-                        + ", path=" + file, 2);
+                // one lost file must not take every other volume of the node down; the row stays, so restoring
+                // the file and restarting brings the volume back
+                LOG.error("recovery: data file missing for volume id={}, path={}: volume unavailable (not served, "
+                        + "not recreated); restore the file and restart, or delete the volume", row.id(), file);
+                unavailableIds.add(row.id());
+                continue;
             }
             Volume v = openVolume(row);
             long fileSize = Native.fileSize(v.bufferedFd, file);
@@ -375,9 +410,13 @@ public final class VolumeStore implements AutoCloseable {
             for (Path f : files.toList()) {
                 String n = f.getFileName().toString();
                 String id = n.endsWith(".vol") ? n.substring(0, n.length() - 4) : null;
-                if (id == null || !volumes.containsKey(id)) {
-                    LOG.info("recovery: removing orphan file {}", f);
-                    deleteQuietly(f);
+                if (id != null && !volumes.containsKey(id)) {
+                    // No store operation leaves a data file without its row (the row is written first and removed
+                    // last): this file's row was lost (metadata damaged or replaced). Its data may be the only
+                    // copy: keep it, never serve it as some other volume, never recreate the id over it.
+                    LOG.error("recovery: data file without a volume row (metadata lost?): path={}; kept untouched, "
+                            + "volume id={} unavailable", f, id);
+                    unavailableIds.add(id);
                 }
             }
         } catch (IOException e) {
