@@ -301,12 +301,14 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /**
-     * True when a trimmed range reads zero afterwards (the filesystem supports
-     * {@code FALLOC_FL_PUNCH_HOLE}); the target advertises deterministic zeroes after deallocate (NVMe DLFEAT
+     * True when a trimmed range reads zero afterwards (the filesystem supports {@code FALLOC_FL_PUNCH_HOLE}, or for
+     * {@link StoreOptions#preallocate() preallocated} volumes {@code FALLOC_FL_ZERO_RANGE}); the target advertises deterministic zeroes after deallocate (NVMe DLFEAT
      * read behaviour 001b) exactly when this is true. When false, TRIM is accepted and does nothing.
      */
     public boolean zeroesAfterTrim() {
-        return punchHole;
+        // preallocated volumes zero a trimmed range (FALLOC_FL_ZERO_RANGE) rather than punch it, so their space stays
+        // reserved; without ZERO_RANGE support trim is then advisory
+        return options.preallocate() ? zeroRange : punchHole;
     }
 
     /** Offset/length alignment in bytes for O_DIRECT on the data files (statx STATX_DIOALIGN, else 4096). */
