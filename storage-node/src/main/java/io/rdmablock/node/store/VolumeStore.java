@@ -210,14 +210,16 @@ public final class VolumeStore implements AutoCloseable {
         if (newSizeBytes == v.sizeBytes()) {
             return v;
         }
-        // Table first (synced), then the file: recovery grows a file shorter than its row.
+        // File first (synced), then the table: a file the file system cannot grow (ENOSPC when preallocating,
+        // EFBIG above its largest file) fails here and changes nothing; a crash after the file grew leaves a file
+        // longer than its row, which is harmless (the row's size is served). Table first would leave a row that
+        // recovery cannot honour, and the node would not start again.
         if (options.preallocate()) {
-            // before the table grows: a grow that does not fit fails with ENOSPC and changes nothing visible
             preallocate(v, v.sizeBytes(), newSizeBytes - v.sizeBytes(), fileOf(id));
         }
-        meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
         Native.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
         Native.fsync(v.bufferedFd, fileOf(id));
+        meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
         v.setSizeBytes(newSizeBytes);
         LOG.info("volume resized: id={}, sizeBytes={}", id, newSizeBytes);
         fire(VolumeEvent.Kind.RESIZED, v);
@@ -402,8 +404,17 @@ public final class VolumeStore implements AutoCloseable {
             if (fileSize < row.sizeBytes()) {
                 LOG.info("recovery: growing data file of id={} from {} to {} bytes", row.id(), fileSize,
                         row.sizeBytes());
-                Native.ftruncate(v.bufferedFd, row.sizeBytes(), file);
-                Native.fsync(v.bufferedFd, file);
+                try {
+                    Native.ftruncate(v.bufferedFd, row.sizeBytes(), file);
+                    Native.fsync(v.bufferedFd, file);
+                } catch (StoreException e) {
+                    // one volume that cannot be grown (EFBIG, ENOSPC, I/O error) must not keep the node down
+                    LOG.error("recovery: volume id={} unavailable: its data file cannot grow to its size: {}",
+                            row.id(), e.toString());
+                    closeFds(v);
+                    unavailableIds.add(row.id());
+                    continue;
+                }
             }
             meta.loadChunks(row.id(), v::loadChunk);
             volumes.put(row.id(), v);
@@ -412,13 +423,12 @@ public final class VolumeStore implements AutoCloseable {
             for (Path f : files.toList()) {
                 String n = f.getFileName().toString();
                 String id = n.endsWith(".vol") ? n.substring(0, n.length() - 4) : null;
-                if (id != null && !volumes.containsKey(id)) {
+                if (id != null && !volumes.containsKey(id) && unavailableIds.add(id)) {
                     // No store operation leaves a data file without its row (the row is written first and removed
                     // last): this file's row was lost (metadata damaged or replaced). Its data may be the only
                     // copy: keep it, never serve it as some other volume, never recreate the id over it.
                     LOG.error("recovery: data file without a volume row (metadata lost?): path={}; kept untouched, "
                             + "volume id={} unavailable", f, id);
-                    unavailableIds.add(id);
                 }
             }
         } catch (IOException e) {

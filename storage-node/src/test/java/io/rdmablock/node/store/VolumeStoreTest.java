@@ -144,6 +144,27 @@ class VolumeStoreTest {
     }
 
     @Test
+    void shouldLeaveVolumeAndTableUnchangedWhenTheFileCannotGrow() throws Exception {
+        Path dir = StoreTestSupport.freshDir("efbig");
+        long huge = VolumeSpec.MAX_SIZE_BYTES; // 1 PiB: above the largest file of ext4 (16 TiB), xfs and tmpfs
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            s.create(spec("v", MIB, 4096));
+            s.create(spec("w", MIB, 4096));
+            try {
+                s.resize("v", huge);
+            } catch (StoreException e) {
+                // EFBIG: the file system cannot hold it; must change nothing, here or after a restart
+                assertEquals(MIB, s.get("v").sizeBytes());
+            }
+        }
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            assertEquals(List.of("v", "w"), s.list().stream().map(VolumeInfo::id).toList());
+            long size = s.get("v").sizeBytes();
+            assertTrue(size == MIB || size == huge, "size is the old one or the grown one: " + size);
+        }
+    }
+
+    @Test
     void shouldKeepDataFilesWhenTheMetadataDatabaseIsLost() throws Exception {
         Path dir = StoreTestSupport.freshDir("metalost");
         try (Arena arena = Arena.ofConfined()) {
