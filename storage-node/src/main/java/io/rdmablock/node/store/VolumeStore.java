@@ -33,6 +33,8 @@ public final class VolumeStore implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(VolumeStore.class);
 
+    private static final int EEXIST = 17;
+
     private final Path dataDir;
     private final Path volumesDir;
     private final StoreOptions options;
@@ -139,7 +141,12 @@ public final class VolumeStore implements AutoCloseable {
         Volume v = null;
         boolean fileCreated = false;
         try {
-            Native.createSparseFile(file, spec.sizeBytes());
+            try {
+                Native.createSparseFile(file, spec.sizeBytes());
+            } catch (StoreException e) {
+                fileCreated = e.errno() != EEXIST; // created, then ftruncate/fsync failed (EFBIG, ENOSPC): remove
+                throw e;
+            }
             fileCreated = true;
             Native.fsyncDirectory(volumesDir);
             v = openVolume(row);

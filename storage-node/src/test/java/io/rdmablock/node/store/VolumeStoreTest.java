@@ -158,7 +158,13 @@ class VolumeStoreTest {
             }
         }
         try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            assertThrows(StoreException.class, () -> s.create(spec("big", huge, 4096)));
+            assertFalse(Files.exists(dir.resolve("volumes/big.vol")), "a create that failed leaves no file");
+            assertFalse(s.isUnavailable("big"));
+        }
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
             assertEquals(List.of("v", "w"), s.list().stream().map(VolumeInfo::id).toList());
+            assertFalse(s.isUnavailable("big"), "no leftover of the failed create");
             long size = s.get("v").sizeBytes();
             assertTrue(size == MIB || size == huge, "size is the old one or the grown one: " + size);
         }
