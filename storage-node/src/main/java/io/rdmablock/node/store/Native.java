@@ -266,6 +266,25 @@ final class Native {
     }
 
     /**
+     * Bytes the file system has allocated to {@code path} (statx(2) STATX_BLOCKS: stx_blocks x 512, offset 48 of
+     * struct statx), or -1 when it cannot say.
+     */
+    static long allocatedBytes(Path path) {
+        final int statxBlocks = 0x400;
+        MemorySegment err = threadErrState();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(STATX_BYTES, 8);
+            int r = (int) STATX.invokeExact(err, -100, a.allocateFrom(path.toString()), 0, statxBlocks, buf);
+            if (r != 0 || (buf.get(JAVA_INT, 0) & statxBlocks) == 0) {
+                return -1;
+            }
+            return buf.get(java.lang.foreign.ValueLayout.JAVA_LONG, 48) * 512;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
      * statx(2) with STATX_DIOALIGN (Linux 6.1+) on {@code path}.
      *
      * @return {memAlign, offsetAlign}, or null when the kernel or filesystem does not report it

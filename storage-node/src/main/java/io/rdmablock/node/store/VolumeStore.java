@@ -343,6 +343,20 @@ public final class VolumeStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Bytes the online volumes may still take from the file system: per volume its size minus the blocks its data
+     * file holds now (statx), so space a TRIM handed back counts as the volume's and a preallocated volume counts
+     * nothing. Falls back to the allocation map when the file system cannot say.
+     */
+    public long unallocatedBytes() {
+        long sum = 0;
+        for (Volume v : volumes.values()) {
+            long held = Native.allocatedBytes(fileOf(v.id()));
+            sum += Math.max(0, v.sizeBytes() - (held < 0 ? v.allocatedBytes() : Math.min(held, v.sizeBytes())));
+        }
+        return sum;
+    }
+
     /** The data directory. */
     public Path dataDir() {
         return dataDir;
