@@ -266,6 +266,31 @@ final class Native {
     }
 
     /**
+     * Reserves {@code [offsetBytes, offsetBytes + lengthBytes)} of a file ({@code fallocate(2)} with
+     * {@code FALLOC_FL_KEEP_SIZE}: the size is not changed), then fsyncs it.
+     *
+     * @return false when the file system has no fallocate (EOPNOTSUPP): nothing reserved
+     * @throws StoreException with the errno on any other failure (ENOSPC: does not fit)
+     */
+    static boolean reserve(int fd, long offsetBytes, long lengthBytes, Path file) {
+        MemorySegment err = threadErrState();
+        int r;
+        do {
+            r = fallocateRaw(err, fd, FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
+        } while (r < 0 && errno(err) == EINTR);
+        if (r < 0) {
+            int e = errno(err);
+            if (e == EOPNOTSUPP) {
+                return false;
+            }
+            throw new StoreException("preallocate failed: path=" + file + ", offsetBytes=" + offsetBytes
+                    + ", lengthBytes=" + lengthBytes + ": errno=" + e + " (" + errnoName(e) + ")", e);
+        }
+        fsync(fd, file);
+        return true;
+    }
+
+    /**
      * Bytes the file system has allocated to {@code path} (statx(2) STATX_BLOCKS: stx_blocks x 512, offset 48 of
      * struct statx), or -1 when it cannot say.
      */

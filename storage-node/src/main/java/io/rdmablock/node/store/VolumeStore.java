@@ -10,6 +10,8 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,8 +54,7 @@ public final class VolumeStore implements AutoCloseable {
      * (metadata lost). Kept on disk untouched, never exported, never recreated empty under the same id.
      */
     private final Set<String> unavailableIds = ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<VolumeEvent>> listeners =
-            new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Consumer<VolumeEvent>> listeners = new CopyOnWriteArrayList<>();
     private boolean closed;
     /** Fault-injection rule for new queues (tests, drills), or null: queues are then the backend's own. */
     private volatile StoreFaults faults;
@@ -217,10 +218,9 @@ public final class VolumeStore implements AutoCloseable {
         if (newSizeBytes == v.sizeBytes()) {
             return v;
         }
-        // File first (synced), then the table: a file the file system cannot grow (ENOSPC when preallocating,
-        // EFBIG above its largest file) fails here and changes nothing; a crash after the file grew leaves a file
-        // longer than its row, which is harmless (the row's size is served). Table first would leave a row that
-        // recovery cannot honour, and the node would not start again.
+        // File first (synced), then the table: a grow the file system refuses (ENOSPC, EFBIG) changes nothing; a
+        // crash in between leaves a file longer than its row (harmless). Table first left a row recovery could not
+        // honour, and the node did not start again.
         if (options.preallocate()) {
             preallocate(v, v.sizeBytes(), newSizeBytes - v.sizeBytes(), fileOf(id));
         }
@@ -249,12 +249,12 @@ public final class VolumeStore implements AutoCloseable {
      * durable, one change at a time; it must not block or call back into the store's management methods. An
      * exception it throws is logged and ignored.
      */
-    public void addListener(java.util.function.Consumer<VolumeEvent> listener) {
+    public void addListener(Consumer<VolumeEvent> listener) {
         listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
     /** Removes a listener added with {@link #addListener}. */
-    public void removeListener(java.util.function.Consumer<VolumeEvent> listener) {
+    public void removeListener(Consumer<VolumeEvent> listener) {
         listeners.remove(listener);
     }
 
@@ -327,17 +327,18 @@ public final class VolumeStore implements AutoCloseable {
 
     /** Total size in bytes of the filesystem holding the data directory. */
     public long capacityBytes() {
-        try {
-            return Files.getFileStore(volumesDir).getTotalSpace();
-        } catch (IOException e) {
-            throw new StoreException("statvfs failed: path=" + volumesDir + ": " + e, e);
-        }
+        return statvfs(true);
     }
 
     /** Bytes available to this process on the filesystem holding the data directory. */
     public long freeBytes() {
+        return statvfs(false);
+    }
+
+    private long statvfs(boolean total) {
         try {
-            return Files.getFileStore(volumesDir).getUsableSpace();
+            var fs = Files.getFileStore(volumesDir);
+            return total ? fs.getTotalSpace() : fs.getUsableSpace();
         } catch (IOException e) {
             throw new StoreException("statvfs failed: path=" + volumesDir + ": " + e, e);
         }
@@ -413,8 +414,7 @@ public final class VolumeStore implements AutoCloseable {
                 continue;
             }
             if (!Files.exists(file)) {
-                // one lost file must not take every other volume of the node down; the row stays, so restoring
-                // the file and restarting brings the volume back
+                // one lost file must not take the node down; the row stays: restore the file, restart, it is back
                 LOG.error("recovery: data file missing for volume id={}, path={}: volume unavailable (not served, "
                         + "not recreated); restore the file and restart, or delete the volume", row.id(), file);
                 unavailableIds.add(row.id());
@@ -445,9 +445,8 @@ public final class VolumeStore implements AutoCloseable {
                 String n = f.getFileName().toString();
                 String id = n.endsWith(".vol") ? n.substring(0, n.length() - 4) : null;
                 if (id != null && !volumes.containsKey(id) && unavailableIds.add(id)) {
-                    // No store operation leaves a data file without its row (the row is written first and removed
-                    // last): this file's row was lost (metadata damaged or replaced). Its data may be the only
-                    // copy: keep it, never serve it as some other volume, never recreate the id over it.
+                    // No store operation leaves a data file without its row (row written first, removed last): the
+                    // metadata lost it. The data may be the only copy: keep it, never recreate the id over it.
                     LOG.error("recovery: data file without a volume row (metadata lost?): path={}; kept untouched, "
                             + "volume id={} unavailable", f, id);
                 }
@@ -482,30 +481,10 @@ public final class VolumeStore implements AutoCloseable {
                 direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement());
     }
 
-    /**
-     * Reserves {@code [offsetBytes, offsetBytes + lengthBytes)} of the volume's file ({@code fallocate(2)} with
-     * {@code FALLOC_FL_KEEP_SIZE}: the file size is not changed). Throws {@link StoreException} with the errno on failure (ENOSPC:
-     * does not fit); a filesystem without fallocate is logged and the file stays sparse.
-     */
     private void preallocate(Volume v, long offsetBytes, long lengthBytes, Path file) {
-        if (lengthBytes <= 0) {
-            return;
+        if (lengthBytes > 0 && !Native.reserve(v.bufferedFd, offsetBytes, lengthBytes, file)) {
+            LOG.warn("preallocate unsupported by the filesystem (EOPNOTSUPP): path={}; volume stays sparse", file);
         }
-        java.lang.foreign.MemorySegment err = Native.threadErrState();
-        int r;
-        do {
-            r = Native.fallocateRaw(err, v.bufferedFd, Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
-        } while (r < 0 && Native.errno(err) == Native.EINTR);
-        if (r < 0) {
-            int e = Native.errno(err);
-            if (e == Native.EOPNOTSUPP) {
-                LOG.warn("preallocate unsupported by the filesystem (EOPNOTSUPP): path={}; volume stays sparse", file);
-                return;
-            }
-            throw new StoreException("preallocate failed: path=" + file + ", offsetBytes=" + offsetBytes
-                    + ", lengthBytes=" + lengthBytes + ": errno=" + e + " (" + Native.errnoName(e) + ")", e);
-        }
-        Native.fsync(v.bufferedFd, file);
     }
 
     private static void closeFds(Volume v) {
