@@ -85,6 +85,28 @@ class StorageNodeTest {
         }
     }
 
+    /** A volume whose data file vanished keeps the other volumes served and can still be deleted by mgmt. */
+    @Test
+    void shouldStartWithAVolumeFileMissingAndDeleteItOnRequest() throws Exception {
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            node.createVolume("gone", 8L << 20, 4096, java.util.Set.of());
+            node.createVolume("kept", 8L << 20, 4096, java.util.Set.of());
+        }
+        java.nio.file.Files.delete(dir.resolve("volumes/gone.vol"));
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            assertNotNull(node.target().subsystemOfVolume("kept"), "the other volume is served");
+            assertTrue(node.store().isUnavailable("gone"));
+            MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
+            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("gone", "gone", 8L << 20, 4096,
+                    List.of(), "nqn.2026-11.io.rdmablock:volume:gone", VolumeState.DELETING, true))));
+            assertFalse(node.store().isUnavailable("gone"), "deleted on the management server's request");
+        }
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            assertFalse(node.store().isUnavailable("gone"), "row removed durably");
+            assertEquals(List.of("kept"), node.store().list().stream().map(v -> v.id()).toList());
+        }
+    }
+
     /** Space a trimmed range handed back is still the volume's to take again: not free for new volumes. */
     @Test
     void shouldNotOfferSpaceATrimmedThinVolumeCanTakeAgain() {
