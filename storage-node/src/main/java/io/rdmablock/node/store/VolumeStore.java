@@ -397,10 +397,22 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     void persistChunk(Volume v, long chunk) {
-        if (!closed) {
+        if (closed) {
+            return;
+        }
+        try {
             meta.putChunk(v.id(), chunk);
+        } catch (StoreException e) {
+            // accounting only (NUSE): a metadata database that cannot write (full disk) must not fail the data write
+            if (!chunkWarned) {
+                chunkWarned = true;
+                LOG.warn("allocation map not persisted (accounting only, data unaffected): id={}, chunk={}: {}",
+                        v.id(), chunk, e.toString());
+            }
         }
     }
+
+    private volatile boolean chunkWarned;
 
     // ---- internals ----
 
