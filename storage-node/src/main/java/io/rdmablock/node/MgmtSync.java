@@ -81,7 +81,7 @@ final class MgmtSync implements NodeAgent.Handler {
     private void applyOne(DesiredVolume dv) {
         Volume v = store.find(dv.id()).orElse(null);
         if (dv.state() == VolumeState.DELETING) {
-            if (v != null) {
+            if (v != null || store.isUnavailable(dv.id())) {
                 target.removeVolume(dv.id());
                 store.delete(dv.id());
                 LOG.info("volume deleted: id={}, name={}", dv.id(), dv.name());

@@ -51,7 +51,17 @@ final class NodeIdentity {
         String id = host + "-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
         Path tmp = dataDir.resolve(FILE + ".tmp");
         Files.writeString(tmp, id + "\n", StandardCharsets.UTF_8);
+        // durable before and after the rename: after a power loss an empty node-id would make this node a new one
+        // (its volumes would read as lost on the management server although the data is intact)
+        try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
         Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (var dir = java.nio.channels.FileChannel.open(dataDir, java.nio.file.StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException e) {
+            // some file systems refuse fsync on a directory: the rename is then as durable as they make it
+        }
         return id;
     }
 }

@@ -140,18 +140,17 @@ public final class StorageNode implements AutoCloseable {
 
     /**
      * Bytes a new volume may still be promised: capacity minus the sizes of the volumes held, and at most the file
-     * system's free space minus the space the volumes may still take (their size minus the bytes already allocated:
+     * system's free space minus the space the volumes may still take (their size minus the blocks their files hold,
+     * {@link VolumeStore#unallocatedBytes()}:
      * volume files are sparse, so the file system's free space alone would let volumes be promised more than it can
      * ever hold, and their writers would later fail with "capacity exceeded").
      */
     public long freeBytes() {
         long promised = 0;
-        long unallocated = 0;
         for (VolumeInfo v : store.list()) {
             promised += v.sizeBytes();
-            unallocated += Math.max(0, v.sizeBytes() - v.allocatedBytes());
         }
-        return Math.max(0, Math.min(capacityBytes() - promised, store.freeBytes() - unallocated));
+        return Math.max(0, Math.min(capacityBytes() - promised, store.freeBytes() - store.unallocatedBytes()));
     }
 
     private static String localHostName() {
@@ -167,6 +166,11 @@ public final class StorageNode implements AutoCloseable {
         String name = parts[0];
         long size = parseSize(parts[1]);
         int lba = parts.length == 3 ? Integer.parseInt(parts[2]) : 4096;
+        if (store.isUnavailable(name)) {
+            LOG.error("volume not created: id={}: the store holds it but its data or metadata was lost; "
+                    + "restore the data directory, or delete the volume", name);
+            return;
+        }
         if (store.find(name).isPresent()) {
             LOG.info("volume exists: id={}, sizeBytes={}", name, store.get(name).sizeBytes());
             return;

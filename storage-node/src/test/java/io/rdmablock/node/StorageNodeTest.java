@@ -85,6 +85,66 @@ class StorageNodeTest {
         }
     }
 
+    /** A volume whose data file vanished keeps the other volumes served and can still be deleted by mgmt. */
+    @Test
+    void shouldStartWithAVolumeFileMissingAndDeleteItOnRequest() throws Exception {
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            node.createVolume("gone", 8L << 20, 4096, java.util.Set.of());
+            node.createVolume("kept", 8L << 20, 4096, java.util.Set.of());
+        }
+        java.nio.file.Files.delete(dir.resolve("volumes/gone.vol"));
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            assertNotNull(node.target().subsystemOfVolume("kept"), "the other volume is served");
+            assertTrue(node.store().isUnavailable("gone"));
+            MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
+            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("gone", "gone", 8L << 20, 4096,
+                    List.of(), "nqn.2026-11.io.rdmablock:volume:gone", VolumeState.DELETING, true))));
+            assertFalse(node.store().isUnavailable("gone"), "deleted on the management server's request");
+        }
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
+            assertFalse(node.store().isUnavailable("gone"), "row removed durably");
+            assertEquals(List.of("kept"), node.store().list().stream().map(v -> v.id()).toList());
+        }
+    }
+
+    /** Space a trimmed range handed back is still the volume's to take again: not free for new volumes. */
+    @Test
+    void shouldNotOfferSpaceATrimmedThinVolumeCanTakeAgain() {
+        long size = 64L << 20;
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start();
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
+             io.rdmablock.node.store.BlockQueue q = node.store().newQueue(1)) {
+            io.rdmablock.node.store.Volume v = node.createVolume("thin", size, 4096, java.util.Set.of());
+            java.lang.foreign.MemorySegment buf = arena.allocate(1 << 20, 4096).fill((byte) 3);
+            for (long off = 0; off < size; off += 1 << 20) {
+                q.submitWrite(v, off, buf, false, 1);
+                assertEquals(0, awaitOne(q));
+            }
+            q.submitFlush(v, 2);
+            assertEquals(0, awaitOne(q));
+            org.junit.jupiter.api.Assumptions.assumeTrue(node.store().zeroesAfterTrim(), "trim punches holes here");
+            q.submitTrim(v, 0, size, 3);
+            assertEquals(0, awaitOne(q));
+            long fsFree = node.store().freeBytes();
+            long offered = node.freeBytes();
+            // the file system got 64 MiB back, but the volume may fill them again: offering them would overcommit
+            assertTrue(offered < fsFree - size / 2, "offered=" + offered + ", fsFree=" + fsFree);
+        }
+    }
+
+    private static int awaitOne(io.rdmablock.node.store.BlockQueue q) {
+        long[] ud = new long[1];
+        int[] res = new int[1];
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            q.awaitCompletion(100_000_000L);
+            if (q.reap(ud, res, 1) == 1) {
+                return res[0];
+            }
+        }
+        throw new AssertionError("store command did not complete in 10 s");
+    }
+
     @Test
     void shouldApplyDesiredStateCreateGrowDelete() {
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {

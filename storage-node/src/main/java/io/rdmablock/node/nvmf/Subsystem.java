@@ -90,6 +90,15 @@ public final class Subsystem {
         controllers.remove(c);
     }
 
+    /** Destroys the controllers of hosts the volume's allow-list no longer admits (after an allow-list change). */
+    void revokeDisallowedHosts() {
+        for (Controller c : controllers) {
+            if (!allowsHost(c.hostnqn())) {
+                c.destroy("host removed from the allow-list: hostnqn=" + c.hostnqn());
+            }
+        }
+    }
+
     /** Marks the subsystem removed and destroys every controller (their queues tear down on their pollers). */
     void remove(String reason) {
         removed = true;

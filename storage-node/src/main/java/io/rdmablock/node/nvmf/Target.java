@@ -50,7 +50,19 @@ public final class Target implements AutoCloseable {
         this.options = options;
         this.metrics = metrics;
         this.pollers = new Poller[options.pollers()];
+        store.addListener(hostsListener);
     }
+
+    /** Ends the associations of hosts an allow-list change no longer admits (they must not keep doing I/O). */
+    private final java.util.function.Consumer<io.rdmablock.node.store.VolumeEvent> hostsListener = e -> {
+        if (e.kind() == io.rdmablock.node.store.VolumeEvent.Kind.ALLOWED_HOSTS_CHANGED) {
+            for (Subsystem s : subsystems.values()) {
+                if (s.volume().id().equals(e.info().id())) {
+                    s.revokeDisallowedHosts();
+                }
+            }
+        }
+    };
 
     /**
      * Binds and starts the acceptor and poller threads.
@@ -278,6 +290,7 @@ public final class Target implements AutoCloseable {
     /** Stops accepting, tears down every queue, destroys every controller. Idempotent. */
     @Override
     public synchronized void close() {
+        store.removeListener(hostsListener);
         if (!running) {
             return;
         }

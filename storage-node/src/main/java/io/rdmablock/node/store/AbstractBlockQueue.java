@@ -137,7 +137,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
         if (store.zeroRangeSupported()) {
             queueFallocate(takeSlot(userData, -1), volume,
                     Native.FALLOC_FL_ZERO_RANGE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
-        } else if (store.zeroesAfterTrim()) {
+        } else if (store.zeroesAfterTrim() && !store.options().preallocate()) {
             queueFallocate(takeSlot(userData, -1), volume,
                     Native.FALLOC_FL_PUNCH_HOLE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else {
@@ -153,8 +153,10 @@ abstract class AbstractBlockQueue implements BlockQueue {
             return;
         }
         if (store.zeroesAfterTrim()) {
-            queueFallocate(takeSlot(userData, -1), volume,
-                    Native.FALLOC_FL_PUNCH_HOLE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
+            // thick (preallocated) volumes keep their blocks: zero the range instead of handing it back
+            int mode = store.options().preallocate() ? Native.FALLOC_FL_ZERO_RANGE : Native.FALLOC_FL_PUNCH_HOLE;
+            queueFallocate(takeSlot(userData, -1), volume, mode | Native.FALLOC_FL_KEEP_SIZE, offsetBytes,
+                    lengthBytes);
         } else {
             completeNow(userData, 0); // deallocate is advisory; zeroesAfterTrim() is false
         }

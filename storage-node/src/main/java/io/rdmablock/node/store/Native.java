@@ -266,6 +266,50 @@ final class Native {
     }
 
     /**
+     * Reserves {@code [offsetBytes, offsetBytes + lengthBytes)} of a file ({@code fallocate(2)} with
+     * {@code FALLOC_FL_KEEP_SIZE}: the size is not changed), then fsyncs it.
+     *
+     * @return false when the file system has no fallocate (EOPNOTSUPP): nothing reserved
+     * @throws StoreException with the errno on any other failure (ENOSPC: does not fit)
+     */
+    static boolean reserve(int fd, long offsetBytes, long lengthBytes, Path file) {
+        MemorySegment err = threadErrState();
+        int r;
+        do {
+            r = fallocateRaw(err, fd, FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
+        } while (r < 0 && errno(err) == EINTR);
+        if (r < 0) {
+            int e = errno(err);
+            if (e == EOPNOTSUPP) {
+                return false;
+            }
+            throw new StoreException("preallocate failed: path=" + file + ", offsetBytes=" + offsetBytes
+                    + ", lengthBytes=" + lengthBytes + ": errno=" + e + " (" + errnoName(e) + ")", e);
+        }
+        fsync(fd, file);
+        return true;
+    }
+
+    /**
+     * Bytes the file system has allocated to {@code path} (statx(2) STATX_BLOCKS: stx_blocks x 512, offset 48 of
+     * struct statx), or -1 when it cannot say.
+     */
+    static long allocatedBytes(Path path) {
+        final int statxBlocks = 0x400;
+        MemorySegment err = threadErrState();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(STATX_BYTES, 8);
+            int r = (int) STATX.invokeExact(err, -100, a.allocateFrom(path.toString()), 0, statxBlocks, buf);
+            if (r != 0 || (buf.get(JAVA_INT, 0) & statxBlocks) == 0) {
+                return -1;
+            }
+            return buf.get(java.lang.foreign.ValueLayout.JAVA_LONG, 48) * 512;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
      * statx(2) with STATX_DIOALIGN (Linux 6.1+) on {@code path}.
      *
      * @return {memAlign, offsetAlign}, or null when the kernel or filesystem does not report it

@@ -10,6 +10,8 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +35,8 @@ public final class VolumeStore implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(VolumeStore.class);
 
+    private static final int EEXIST = 17;
+
     private final Path dataDir;
     private final Path volumesDir;
     private final StoreOptions options;
@@ -45,8 +49,12 @@ public final class VolumeStore implements AutoCloseable {
     private final boolean zeroRange;
     private final ConcurrentHashMap<String, Volume> volumes = new ConcurrentHashMap<>();
     private final List<Volume> deletedVolumes = new ArrayList<>();
-    private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<VolumeEvent>> listeners =
-            new java.util.concurrent.CopyOnWriteArrayList<>();
+    /**
+     * Ids whose data cannot be served: an ONLINE row whose data file is missing, or a data file without a row
+     * (metadata lost). Kept on disk untouched, never exported, never recreated empty under the same id.
+     */
+    private final Set<String> unavailableIds = ConcurrentHashMap.newKeySet();
+    private final CopyOnWriteArrayList<Consumer<VolumeEvent>> listeners = new CopyOnWriteArrayList<>();
     private boolean closed;
     /** Fault-injection rule for new queues (tests, drills), or null: queues are then the backend's own. */
     private volatile StoreFaults faults;
@@ -123,13 +131,24 @@ public final class VolumeStore implements AutoCloseable {
         if (volumes.containsKey(spec.id())) {
             throw new IllegalArgumentException("volume exists: id=" + spec.id());
         }
+        if (unavailableIds.contains(spec.id())) {
+            throw new IllegalArgumentException("volume exists but is unavailable: id=" + spec.id()
+                    + " (its data file or its metadata row was lost; restore the data directory or delete the id)");
+        }
         MetadataDb.Row row = new MetadataDb.Row(spec.id(), spec.name(), spec.sizeBytes(), spec.lbaSizeBytes(),
                 VolumeState.CREATING, spec.allowedHosts());
         meta.putVolume(row);
         Path file = fileOf(spec.id());
         Volume v = null;
+        boolean fileCreated = false;
         try {
-            Native.createSparseFile(file, spec.sizeBytes());
+            try {
+                Native.createSparseFile(file, spec.sizeBytes());
+            } catch (StoreException e) {
+                fileCreated = e.errno() != EEXIST; // created, then ftruncate/fsync failed (EFBIG, ENOSPC): remove
+                throw e;
+            }
+            fileCreated = true;
             Native.fsyncDirectory(volumesDir);
             v = openVolume(row);
             if (options.preallocate()) {
@@ -139,7 +158,9 @@ public final class VolumeStore implements AutoCloseable {
             if (v != null) {
                 closeFds(v);
             }
-            deleteQuietly(file);
+            if (fileCreated) {
+                deleteQuietly(file); // never a file this call did not create (O_EXCL failed: someone's data)
+            }
             meta.deleteVolume(spec.id());
             throw e;
         }
@@ -154,10 +175,19 @@ public final class VolumeStore implements AutoCloseable {
     /**
      * Deletes a volume and its data. I/O already handed to the kernel finishes harmlessly; later I/O on the handle
      * completes with {@code -ENXIO}. The descriptors of deleted volumes are closed when the store closes (an I/O
-     * racing the delete must never hit a reused descriptor); the space is freed at once (truncate).
+     * racing the delete must never hit a reused descriptor); the space is freed at once (truncate). An
+     * {@linkplain #isUnavailable unavailable} id is deleted too (its row and its file, whichever is left).
      */
     public synchronized void delete(String id) {
         ensureOpen();
+        if (!volumes.containsKey(id) && unavailableIds.contains(id)) {
+            deleteQuietly(fileOf(id)); // row first kept, removed last: a crash here leaves it unavailable, not served
+            Native.fsyncDirectory(volumesDir);
+            meta.deleteVolumeAndChunks(id);
+            unavailableIds.remove(id);
+            LOG.info("unavailable volume deleted: id={}", id);
+            return;
+        }
         Volume v = get(id);
         MetadataDb.Row row = meta.getVolume(id);
         meta.putVolume(row.withState(VolumeState.DELETING));
@@ -188,14 +218,15 @@ public final class VolumeStore implements AutoCloseable {
         if (newSizeBytes == v.sizeBytes()) {
             return v;
         }
-        // Table first (synced), then the file: recovery grows a file shorter than its row.
+        // File first (synced), then the table: a grow the file system refuses (ENOSPC, EFBIG) changes nothing; a
+        // crash in between leaves a file longer than its row (harmless). Table first left a row recovery could not
+        // honour, and the node did not start again.
         if (options.preallocate()) {
-            // before the table grows: a grow that does not fit fails with ENOSPC and changes nothing visible
             preallocate(v, v.sizeBytes(), newSizeBytes - v.sizeBytes(), fileOf(id));
         }
-        meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
         Native.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
         Native.fsync(v.bufferedFd, fileOf(id));
+        meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
         v.setSizeBytes(newSizeBytes);
         LOG.info("volume resized: id={}, sizeBytes={}", id, newSizeBytes);
         fire(VolumeEvent.Kind.RESIZED, v);
@@ -218,12 +249,12 @@ public final class VolumeStore implements AutoCloseable {
      * durable, one change at a time; it must not block or call back into the store's management methods. An
      * exception it throws is logged and ignored.
      */
-    public void addListener(java.util.function.Consumer<VolumeEvent> listener) {
+    public void addListener(Consumer<VolumeEvent> listener) {
         listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
     /** Removes a listener added with {@link #addListener}. */
-    public void removeListener(java.util.function.Consumer<VolumeEvent> listener) {
+    public void removeListener(Consumer<VolumeEvent> listener) {
         listeners.remove(listener);
     }
 
@@ -243,6 +274,15 @@ public final class VolumeStore implements AutoCloseable {
             throw new NoSuchElementException("no volume: id=" + id);
         }
         return v;
+    }
+
+    /**
+     * True when {@code id} names a volume this store holds but cannot serve: its data file was missing at open, or
+     * its data file has no metadata row. Such an id is not listed, {@link #create} refuses it and {@link #delete}
+     * removes whatever is left of it.
+     */
+    public boolean isUnavailable(String id) {
+        return unavailableIds.contains(id);
     }
 
     /** The volume with this id, if any. */
@@ -270,12 +310,14 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /**
-     * True when a trimmed range reads zero afterwards (the filesystem supports
-     * {@code FALLOC_FL_PUNCH_HOLE}); the target advertises deterministic zeroes after deallocate (NVMe DLFEAT
+     * True when a trimmed range reads zero afterwards (the filesystem supports {@code FALLOC_FL_PUNCH_HOLE}, or for
+     * {@link StoreOptions#preallocate() preallocated} volumes {@code FALLOC_FL_ZERO_RANGE}); the target advertises deterministic zeroes after deallocate (NVMe DLFEAT
      * read behaviour 001b) exactly when this is true. When false, TRIM is accepted and does nothing.
      */
     public boolean zeroesAfterTrim() {
-        return punchHole;
+        // preallocated volumes zero a trimmed range (FALLOC_FL_ZERO_RANGE) rather than punch it, so their space stays
+        // reserved; without ZERO_RANGE support trim is then advisory
+        return options.preallocate() ? zeroRange : punchHole;
     }
 
     /** Offset/length alignment in bytes for O_DIRECT on the data files (statx STATX_DIOALIGN, else 4096). */
@@ -285,20 +327,35 @@ public final class VolumeStore implements AutoCloseable {
 
     /** Total size in bytes of the filesystem holding the data directory. */
     public long capacityBytes() {
+        return statvfs(true);
+    }
+
+    /** Bytes available to this process on the filesystem holding the data directory. */
+    public long freeBytes() {
+        return statvfs(false);
+    }
+
+    private long statvfs(boolean total) {
         try {
-            return Files.getFileStore(volumesDir).getTotalSpace();
+            var fs = Files.getFileStore(volumesDir);
+            return total ? fs.getTotalSpace() : fs.getUsableSpace();
         } catch (IOException e) {
             throw new StoreException("statvfs failed: path=" + volumesDir + ": " + e, e);
         }
     }
 
-    /** Bytes available to this process on the filesystem holding the data directory. */
-    public long freeBytes() {
-        try {
-            return Files.getFileStore(volumesDir).getUsableSpace();
-        } catch (IOException e) {
-            throw new StoreException("statvfs failed: path=" + volumesDir + ": " + e, e);
+    /**
+     * Bytes the online volumes may still take from the file system: per volume its size minus the blocks its data
+     * file holds now (statx), so space a TRIM handed back counts as the volume's and a preallocated volume counts
+     * nothing. Falls back to the allocation map when the file system cannot say.
+     */
+    public long unallocatedBytes() {
+        long sum = 0;
+        for (Volume v : volumes.values()) {
+            long held = Native.allocatedBytes(fileOf(v.id()));
+            sum += Math.max(0, v.sizeBytes() - (held < 0 ? v.allocatedBytes() : Math.min(held, v.sizeBytes())));
         }
+        return sum;
     }
 
     /** The data directory. */
@@ -340,10 +397,22 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     void persistChunk(Volume v, long chunk) {
-        if (!closed) {
+        if (closed) {
+            return;
+        }
+        try {
             meta.putChunk(v.id(), chunk);
+        } catch (StoreException e) {
+            // accounting only (NUSE): a metadata database that cannot write (full disk) must not fail the data write
+            if (!chunkWarned) {
+                chunkWarned = true;
+                LOG.warn("allocation map not persisted (accounting only, data unaffected): id={}, chunk={}: {}",
+                        v.id(), chunk, e.toString());
+            }
         }
     }
+
+    private volatile boolean chunkWarned;
 
     // ---- internals ----
 
@@ -357,16 +426,28 @@ public final class VolumeStore implements AutoCloseable {
                 continue;
             }
             if (!Files.exists(file)) {
-                throw new StoreException("recovery failed: data file missing for volume id=" + row.id()
-                        + ", path=" + file, 2);
+                // one lost file must not take the node down; the row stays: restore the file, restart, it is back
+                LOG.error("recovery: data file missing for volume id={}, path={}: volume unavailable (not served, "
+                        + "not recreated); restore the file and restart, or delete the volume", row.id(), file);
+                unavailableIds.add(row.id());
+                continue;
             }
             Volume v = openVolume(row);
             long fileSize = Native.fileSize(v.bufferedFd, file);
             if (fileSize < row.sizeBytes()) {
                 LOG.info("recovery: growing data file of id={} from {} to {} bytes", row.id(), fileSize,
                         row.sizeBytes());
-                Native.ftruncate(v.bufferedFd, row.sizeBytes(), file);
-                Native.fsync(v.bufferedFd, file);
+                try {
+                    Native.ftruncate(v.bufferedFd, row.sizeBytes(), file);
+                    Native.fsync(v.bufferedFd, file);
+                } catch (StoreException e) {
+                    // one volume that cannot be grown (EFBIG, ENOSPC, I/O error) must not keep the node down
+                    LOG.error("recovery: volume id={} unavailable: its data file cannot grow to its size: {}",
+                            row.id(), e.toString());
+                    closeFds(v);
+                    unavailableIds.add(row.id());
+                    continue;
+                }
             }
             meta.loadChunks(row.id(), v::loadChunk);
             volumes.put(row.id(), v);
@@ -375,9 +456,11 @@ public final class VolumeStore implements AutoCloseable {
             for (Path f : files.toList()) {
                 String n = f.getFileName().toString();
                 String id = n.endsWith(".vol") ? n.substring(0, n.length() - 4) : null;
-                if (id == null || !volumes.containsKey(id)) {
-                    LOG.info("recovery: removing orphan file {}", f);
-                    deleteQuietly(f);
+                if (id != null && !volumes.containsKey(id) && unavailableIds.add(id)) {
+                    // No store operation leaves a data file without its row (row written first, removed last): the
+                    // metadata lost it. The data may be the only copy: keep it, never recreate the id over it.
+                    LOG.error("recovery: data file without a volume row (metadata lost?): path={}; kept untouched, "
+                            + "volume id={} unavailable", f, id);
                 }
             }
         } catch (IOException e) {
@@ -410,30 +493,10 @@ public final class VolumeStore implements AutoCloseable {
                 direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement());
     }
 
-    /**
-     * Reserves {@code [offsetBytes, offsetBytes + lengthBytes)} of the volume's file ({@code fallocate(2)} with
-     * {@code FALLOC_FL_KEEP_SIZE}: the file size is not changed). Throws {@link StoreException} with the errno on failure (ENOSPC:
-     * does not fit); a filesystem without fallocate is logged and the file stays sparse.
-     */
     private void preallocate(Volume v, long offsetBytes, long lengthBytes, Path file) {
-        if (lengthBytes <= 0) {
-            return;
+        if (lengthBytes > 0 && !Native.reserve(v.bufferedFd, offsetBytes, lengthBytes, file)) {
+            LOG.warn("preallocate unsupported by the filesystem (EOPNOTSUPP): path={}; volume stays sparse", file);
         }
-        java.lang.foreign.MemorySegment err = Native.threadErrState();
-        int r;
-        do {
-            r = Native.fallocateRaw(err, v.bufferedFd, Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
-        } while (r < 0 && Native.errno(err) == Native.EINTR);
-        if (r < 0) {
-            int e = Native.errno(err);
-            if (e == Native.EOPNOTSUPP) {
-                LOG.warn("preallocate unsupported by the filesystem (EOPNOTSUPP): path={}; volume stays sparse", file);
-                return;
-            }
-            throw new StoreException("preallocate failed: path=" + file + ", offsetBytes=" + offsetBytes
-                    + ", lengthBytes=" + lengthBytes + ": errno=" + e + " (" + Native.errnoName(e) + ")", e);
-        }
-        Native.fsync(v.bufferedFd, file);
     }
 
     private static void closeFds(Volume v) {

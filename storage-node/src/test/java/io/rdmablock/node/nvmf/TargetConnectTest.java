@@ -81,6 +81,28 @@ class TargetConnectTest {
         }
     }
 
+    /** Revoking a host in the allow-list ends its live association: it must not keep reading and writing. */
+    @Test
+    void shouldDisconnectAHostRemovedFromTheAllowList() {
+        try (RawHost admin = f.admin(0); RawHost io = f.io(TargetFixture.cntlid(admin), 1, 8)) {
+            f.store.setAllowedHosts(f.volume.id(), Set.of("nqn.2014-08.org.example:other"));
+            RawHost.Cqe gone = io.await(5_000_000_000L);
+            assertNotNull(gone, "I/O queue of the revoked host torn down");
+            assertNotNull(gone.error());
+            assertNotNull(admin.await(5_000_000_000L).error(), "admin queue of the revoked host torn down");
+            assertEquals(Set.of(), f.target.connectedHosts(f.volume.id()));
+        }
+    }
+
+    @Test
+    void shouldKeepHostsStillOnTheAllowList() {
+        try (RawHost admin = f.admin(0)) {
+            f.store.setAllowedHosts(f.volume.id(), Set.of(TargetFixture.HOSTNQN, "nqn.2014-08.org.example:other"));
+            assertEquals(Set.of(TargetFixture.HOSTNQN), f.target.connectedHosts(f.volume.id()));
+            assertEquals(1, f.target.controllerCount());
+        }
+    }
+
     /** C8 (target side): a host's new association replaces its old one, which is torn down and drained first. */
     @Test
     void shouldReplacePreviousAssociationOfTheSameHost() throws InterruptedException {

@@ -56,6 +56,29 @@ class PreallocateTest {
         }
     }
 
+    @Test
+    void shouldKeepThickVolumesReservedAcrossTrimAndWriteZeroes() throws Exception {
+        try (VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults().withPreallocate(true));
+             Arena arena = Arena.ofConfined();
+             BlockQueue q = store.newQueue(2)) {
+            Volume v = store.create(new VolumeSpec("v", "v", SIZE, 4096, Set.of()));
+            assumeFallocate(allocatedBytes(store, "v"));
+            MemorySegment buf = arena.allocate(1 << 20, 4096).fill((byte) 7);
+            StoreTestSupport.write(q, v, 0, buf);
+            q.submitTrim(v, 0, SIZE / 2, 11);
+            assertEquals(0, StoreTestSupport.awaitResult(q, 11), "trim result");
+            q.submitWriteZeroes(v, SIZE / 2, SIZE / 2, 12);
+            assertEquals(0, StoreTestSupport.awaitResult(q, 12), "write zeroes result");
+            // a thick volume's space must stay reserved: a punched hole hands it back to the file system, and a
+            // later write there can fail with ENOSPC although the volume was promised its full size
+            assertTrue(allocatedBytes(store, "v") >= SIZE, "still reserved: " + allocatedBytes(store, "v"));
+            if (store.zeroesAfterTrim()) {
+                StoreTestSupport.read(q, v, 0, buf);
+                assertEquals(-1, buf.mismatch(MemorySegment.ofArray(new byte[1 << 20])), "trimmed range reads zero");
+            }
+        }
+    }
+
     private static void assumeFallocate(long allocated) {
         org.junit.jupiter.api.Assumptions.assumeTrue(allocated > 0,
                 "filesystem without fallocate: preallocation is logged and skipped");

@@ -123,7 +123,7 @@ class VolumeStoreTest {
     }
 
     @Test
-    void shouldRollBackHalfDoneOperationsAndOrphansOnReopen() throws Exception {
+    void shouldRollBackHalfDoneOperationsAndKeepOrphanFilesOnReopen() throws Exception {
         Path dir = StoreTestSupport.freshDir("recover");
         try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
             s.create(spec("ok", MIB, 512));
@@ -138,7 +138,89 @@ class VolumeStoreTest {
         try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
             assertEquals(List.of("ok"), s.list().stream().map(VolumeInfo::id).toList());
             assertFalse(Files.exists(dir.resolve("volumes/half.vol")));
-            assertFalse(Files.exists(dir.resolve("volumes/orphan.vol")));
+            assertTrue(Files.exists(dir.resolve("volumes/orphan.vol")), "a data file without a row is kept");
+            assertTrue(s.isUnavailable("orphan"));
+        }
+    }
+
+    @Test
+    void shouldLeaveVolumeAndTableUnchangedWhenTheFileCannotGrow() throws Exception {
+        Path dir = StoreTestSupport.freshDir("efbig");
+        long huge = VolumeSpec.MAX_SIZE_BYTES; // 1 PiB: above the largest file of ext4 (16 TiB), xfs and tmpfs
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            s.create(spec("v", MIB, 4096));
+            s.create(spec("w", MIB, 4096));
+            try {
+                s.resize("v", huge);
+            } catch (StoreException e) {
+                // EFBIG: the file system cannot hold it; must change nothing, here or after a restart
+                assertEquals(MIB, s.get("v").sizeBytes());
+            }
+        }
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            assertThrows(StoreException.class, () -> s.create(spec("big", huge, 4096)));
+            assertFalse(Files.exists(dir.resolve("volumes/big.vol")), "a create that failed leaves no file");
+            assertFalse(s.isUnavailable("big"));
+        }
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            assertEquals(List.of("v", "w"), s.list().stream().map(VolumeInfo::id).toList());
+            assertFalse(s.isUnavailable("big"), "no leftover of the failed create");
+            long size = s.get("v").sizeBytes();
+            assertTrue(size == MIB || size == huge, "size is the old one or the grown one: " + size);
+        }
+    }
+
+    @Test
+    void shouldKeepDataFilesWhenTheMetadataDatabaseIsLost() throws Exception {
+        Path dir = StoreTestSupport.freshDir("metalost");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = buffer(arena, 64 * 1024);
+            fillRandom(out, 5);
+            try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults()); BlockQueue q = s.newQueue(4)) {
+                Volume v = s.create(spec("v", 4 * MIB, 4096));
+                write(q, v, 0, out);
+                StoreTestSupport.flush(q, v);
+            }
+            try (var files = Files.walk(dir.resolve("meta"))) { // metadata damaged / replaced by an empty one
+                for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+            byte[] before = Files.readAllBytes(dir.resolve("volumes/v.vol"));
+            try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+                assertEquals(List.of(), s.list());
+                assertTrue(s.isUnavailable("v"));
+                assertThrows(IllegalArgumentException.class, () -> s.create(spec("v", MIB, 512)),
+                        "never recreated empty over the kept data");
+            }
+            assertEquals(-1, java.util.Arrays.mismatch(before, Files.readAllBytes(dir.resolve("volumes/v.vol"))),
+                    "the only copy of the data survives the reopen");
+            try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+                s.delete("v");
+                assertFalse(Files.exists(dir.resolve("volumes/v.vol")));
+                s.create(spec("v", MIB, 512)); // deleted on purpose: the id is free again
+            }
+        }
+    }
+
+    @Test
+    void shouldServeOtherVolumesWhenOneDataFileIsMissing() throws Exception {
+        Path dir = StoreTestSupport.freshDir("filelost");
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            s.create(spec("lost", MIB, 512));
+            s.create(spec("kept", MIB, 512));
+        }
+        Path lostFile = dir.resolve("volumes/lost.vol");
+        Path saved = dir.resolve("lost.vol.saved");
+        Files.move(lostFile, saved);
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            assertEquals(List.of("kept"), s.list().stream().map(VolumeInfo::id).toList());
+            assertTrue(s.isUnavailable("lost"));
+            assertThrows(IllegalArgumentException.class, () -> s.create(spec("lost", MIB, 512)));
+        }
+        Files.move(saved, lostFile); // restored: the volume is back
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+            assertEquals(List.of("kept", "lost"), s.list().stream().map(VolumeInfo::id).toList());
         }
     }
 
