@@ -158,6 +158,16 @@ final class RawHost implements AutoCloseable {
     }
 
     /** The next response (or transport error); null on timeout. RECVs are reposted. */
+    /** The next response, which must arrive within {@code timeoutNs} ({@code what} says why) with {@code cid} and {@code status}. */
+    Cqe awaitAnswer(long timeoutNs, int cid, int status, String what) {
+        Cqe c = await(timeoutNs);
+        org.junit.jupiter.api.Assertions.assertNotNull(c, what);
+        org.junit.jupiter.api.Assertions.assertEquals(cid, c.cid(), what + ": cid");
+        org.junit.jupiter.api.Assertions.assertEquals(status, c.status(),
+                what + ": " + io.rdmablock.rdma.fabric.NvmeStatus.describe(c.status()));
+        return c;
+    }
+
     Cqe await(long timeoutNs) {
         long deadline = System.nanoTime() + timeoutNs;
         while (responses.isEmpty()) {
