@@ -273,6 +273,11 @@ public final class MgmtVerticle extends VerticleBase {
     private void failure(RoutingContext ctx) {
         Throwable failure = ctx.failure();
         int status = ctx.statusCode();
+        if (ctx.response().closed()) { // the client hung up: nobody to answer, and not a server fault
+            LOG.debug("{} {}: client closed the connection before the answer ({})", ctx.request().method(),
+                    ctx.request().path(), failure == null ? "status " + status : failure.toString());
+            return;
+        }
         if (failure instanceof HttpException http) {
             status = http.getStatusCode();
             failure = http.getCause();
