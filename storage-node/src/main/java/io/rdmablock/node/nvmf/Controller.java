@@ -15,8 +15,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One controller: the association of a host (hostnqn) with a {@link Subsystem}, made of the admin queue (qid 0) and
- * up to {@link TargetOptions#maxIoQueues()} I/O queues (NVMe-oF 1.1 section 3.3, dynamic controller model). Owns the
- * properties (CAP, VS, CC, CSTS), the admin command set rdmablock supports and the keep-alive timer.
+ * up to {@link TargetOptions#maxIoQueues()} I/O queues (NVMe-oF 1.1 section 3.3, dynamic controller model); with the
+ * discovery subsystem, a discovery controller (admin queue only, NVMe-oF 1.1 section 5). Owns the properties (CAP, VS,
+ * CC, CSTS), the admin command dispatch ({@link Identify}, {@link LogPages}, Set/Get Features 06h, 07h, 0Bh, 0Fh,
+ * Keep Alive, AER) and the keep-alive timer.
  *
  * <p>Threading: admin commands and property accesses run on the admin queue's poller only; {@link #destroy} and the
  * queue table may be touched from any thread (connect on another poller, management removing the volume).

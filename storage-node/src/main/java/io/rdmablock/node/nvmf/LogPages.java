@@ -6,6 +6,7 @@ import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -100,7 +101,7 @@ final class LogPages {
             case LogPageDescriptor.LID_CHANGED_NAMESPACE_LIST -> {
                 scratch.asSlice(0, logLength).fill((byte) 0);
                 if (c.changedNamespaceUnread()) {
-                    scratch.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, Subsystem.NSID);
+                    scratch.set(ValueLayout.JAVA_INT_UNALIGNED, 0, Subsystem.NSID);
                 }
                 window(scratch, logLength, offset, out);
                 if (!LogPageDescriptor.rae(sqe)) {
@@ -122,10 +123,10 @@ final class LogPages {
 
     private static void smart(MemorySegment log, Controller c) {
         log.asSlice(0, LogPageDescriptor.SMART_LENGTH).fill((byte) 0);
-        log.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, LogPageDescriptor.SMART_COMPOSITE_TEMPERATURE,
+        log.set(ValueLayout.JAVA_SHORT_UNALIGNED, LogPageDescriptor.SMART_COMPOSITE_TEMPERATURE,
                 (short) COMPOSITE_TEMPERATURE_KELVIN);
-        log.set(java.lang.foreign.ValueLayout.JAVA_BYTE, LogPageDescriptor.SMART_AVAILABLE_SPARE, (byte) 100);
-        log.set(java.lang.foreign.ValueLayout.JAVA_BYTE, LogPageDescriptor.SMART_AVAILABLE_SPARE_THRESHOLD,
+        log.set(ValueLayout.JAVA_BYTE, LogPageDescriptor.SMART_AVAILABLE_SPARE, (byte) 100);
+        log.set(ValueLayout.JAVA_BYTE, LogPageDescriptor.SMART_AVAILABLE_SPARE_THRESHOLD,
                 (byte) 10);
         long[] io = c.ioCounters();
         LogPageDescriptor.smartCounter(log, LogPageDescriptor.SMART_DATA_UNITS_READ,

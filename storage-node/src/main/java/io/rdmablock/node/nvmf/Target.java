@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The NVMe-oF-style target: listens through the connection manager, checks each queue's connect request (NVMe/RDMA
  * transport 1.0 section 3.2: RECFMT, QID, HSQSIZE), builds the {@link RdmaQueue} (RECVs posted before the accept),
- * accepts with CRQSIZE and hands the queue to a {@link Poller}. Holds the subsystems (one per exported volume) and the
- * controllers.
+ * accepts with CRQSIZE and hands the queue to a {@link Poller}. Holds the subsystems (one per exported volume, plus
+ * the node's discovery subsystem {@code nqn.2014-08.org.nvmexpress.discovery}) and the controllers.
  *
  * <p>Lifecycle: {@link #start} binds (port 0 picks a free port, see {@link #localAddress()}); {@link #close} stops
  * accepting, tears down every queue on its poller, and leaves the store and provider to their owner. Thread-safe.
