@@ -8,6 +8,7 @@ import io.rdmablock.rdma.fabric.SqeDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Inet6Address;
+import java.nio.ByteOrder;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -30,6 +31,9 @@ import java.util.List;
 final class LogPages {
     /** SMART composite temperature: rdmablock has no sensor; 295 K (22 degrees C) keeps tools' checks quiet. */
     static final int COMPOSITE_TEMPERATURE_KELVIN = 295;
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** Discovery entries' PORTID: one NVM subsystem port per node. */
     static final int PORT_ID = 1;
 
@@ -101,7 +105,7 @@ final class LogPages {
             case LogPageDescriptor.LID_CHANGED_NAMESPACE_LIST -> {
                 scratch.asSlice(0, logLength).fill((byte) 0);
                 if (c.changedNamespaceUnread()) {
-                    scratch.set(ValueLayout.JAVA_INT_UNALIGNED, 0, Subsystem.NSID);
+                    scratch.set(U32, 0, Subsystem.NSID);
                 }
                 window(scratch, logLength, offset, out);
                 if (!LogPageDescriptor.rae(sqe)) {
@@ -123,7 +127,7 @@ final class LogPages {
 
     private static void smart(MemorySegment log, Controller c) {
         log.asSlice(0, LogPageDescriptor.SMART_LENGTH).fill((byte) 0);
-        log.set(ValueLayout.JAVA_SHORT_UNALIGNED, LogPageDescriptor.SMART_COMPOSITE_TEMPERATURE,
+        log.set(U16, LogPageDescriptor.SMART_COMPOSITE_TEMPERATURE,
                 (short) COMPOSITE_TEMPERATURE_KELVIN);
         log.set(ValueLayout.JAVA_BYTE, LogPageDescriptor.SMART_AVAILABLE_SPARE, (byte) 100);
         log.set(ValueLayout.JAVA_BYTE, LogPageDescriptor.SMART_AVAILABLE_SPARE_THRESHOLD,
