@@ -79,6 +79,8 @@ final class RdmaQueue {
     private final long[] reapUserData = new long[BATCH];
     private final int[] reapResult = new int[BATCH];
     final int dataBytesPerRequest;
+    /** READ/WRITE commands and bytes completed on this queue (SMART log). */
+    final IoCounters ioCounters = new IoCounters();
 
     Controller controller;
     Volume volume;
@@ -390,6 +392,9 @@ final class RdmaQueue {
         outstanding--;
         long moved = r.opcode == Opcodes.IO_READ || r.opcode == Opcodes.IO_WRITE ? r.transferBytes : 0;
         metrics.complete(r.metricsOp, moved, nowNs - r.startNs, r.status);
+        if (moved > 0 && r.status == 0) {
+            ioCounters.completed(r.opcode, moved);
+        }
     }
 
     /** Posts the RDMA READ of the host's data into {@code r.dataBuffer}. */
@@ -511,6 +516,7 @@ final class RdmaQueue {
                 c.destroy("admin queue closed (" + fatal + ")");
             } else {
                 c.detachIoQueue(qid, this);
+                c.ioQueueClosed(ioCounters);
             }
         }
         for (int i = 0; i < outstanding; i++) {
