@@ -30,8 +30,6 @@ import java.lang.foreign.ValueLayout;
  * {@link WorkCompletion}s: no allocation. {@link #await} arms {@code ops.req_notify_cq}, re-polls (closing the
  * race), then {@code poll(2)}s the O_NONBLOCK channel fd together with an eventfd ({@link #wakeup}); events are
  * acked in batches ({@code ibv_ack_cq_events}) and all remaining ones before {@code ibv_destroy_cq}.
- *
- * <p>Completions of provider-internal work requests ({@link IwarpHello#WR_ID}) are consumed here, never returned.
  */
 final class FfmCompletionQueue implements CompletionQueue {
     static final int WC_BATCH = 32;
@@ -176,9 +174,6 @@ final class FfmCompletionQueue implements CompletionQueue {
             for (int i = 0; i < n; i++) {
                 long base = (long) i * IBV_WC.byteSize();
                 long wrId = wcs.get(J_LONG, base + WC_WR_ID);
-                if (wrId == IwarpHello.WR_ID) {
-                    continue;
-                }
                 copy(base, wrId, out[total++]);
             }
             if (n < want) {

@@ -183,14 +183,15 @@ class FfmStubDeviceTest {
     }
 
     @Test
-    void shouldConsumeProviderInternalCompletions() {
-        SendWr hello = signaledSend(IwarpHello.WR_ID);
+    void shouldReturnEveryCompletionWhateverItsWrId() {
+        SendWr formerlyReserved = signaledSend(0xFFFF_FFFF_5242_4831L); // the removed iWARP hello's wrId
         SendWr user = signaledSend(5);
-        hello.next = user;
-        stub.qp.postSend(hello);
+        formerlyReserved.next = user;
+        stub.qp.postSend(formerlyReserved);
         WorkCompletion[] wc = WorkCompletion.array(4);
-        assertEquals(1, stub.cq.poll(wc, 4));
-        assertEquals(5, wc[0].wrId);
+        assertEquals(2, stub.cq.poll(wc, 4), "the provider filters no completion: it posts no work request of its own");
+        assertEquals(0xFFFF_FFFF_5242_4831L, wc[0].wrId);
+        assertEquals(5, wc[1].wrId);
     }
 
     @Test
