@@ -112,6 +112,8 @@ final class VerbsTestSupport {
         c.byteLen = w.byteLen;
         c.imm = w.imm;
         c.withImm = w.withImm;
+        c.withInv = w.withInv;
+        c.invalidatedRkey = w.invalidatedRkey;
         c.qpNum = w.qpNum;
         c.vendorErr = w.vendorErr;
         return c;

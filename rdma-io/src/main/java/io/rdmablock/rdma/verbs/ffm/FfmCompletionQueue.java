@@ -35,7 +35,6 @@ final class FfmCompletionQueue implements CompletionQueue {
     static final int WC_BATCH = 32;
     private static final ValueLayout.OfLong J_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt J_INT = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final int IBV_WC_WITH_IMM = 1 << 1;
     private static final int ACK_BATCH = 64;
     private static final WcOpcode[] SEND_OPCODES = {WcOpcode.SEND, WcOpcode.RDMA_WRITE, WcOpcode.RDMA_READ};
 
@@ -207,8 +206,10 @@ final class FfmCompletionQueue implements CompletionQueue {
         }
         wc.vendorErr = Words.low(vendorLen);
         wc.byteLen = Words.high(vendorLen);
-        wc.withImm = (flags & IBV_WC_WITH_IMM) != 0;
+        wc.withImm = (flags & NativeStructs.IBV_WC_WITH_IMM) != 0;
         wc.imm = wc.withImm ? Integer.reverseBytes(Words.low(immQpn)) : 0;
+        wc.withInv = (flags & NativeStructs.IBV_WC_WITH_INV) != 0;
+        wc.invalidatedRkey = wc.withInv ? Words.low(immQpn) : 0; // host order, the imm_data union
         wc.qpNum = Words.high(immQpn);
     }
 

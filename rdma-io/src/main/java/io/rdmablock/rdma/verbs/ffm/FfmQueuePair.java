@@ -156,7 +156,8 @@ final class FfmQueuePair implements QueuePair {
     }
 
     private boolean validSend(SendWr w) {
-        return w.numSge >= 0 && w.numSge <= maxSendSge && w.numSge <= w.sgList.length && w.opcode != null;
+        return w.numSge >= 0 && w.numSge <= maxSendSge && w.numSge <= w.sgList.length && w.opcode != null
+                && (w.opcode != WrOpcode.SEND_WITH_INV || device.supportsSendWithInvalidate());
     }
 
     private void postSendChain(SendWr wr) {
@@ -188,7 +189,10 @@ final class FfmQueuePair implements QueuePair {
             if (invalid != null) {
                 throw new PostException("ibv_post_send not called: errno=22 (EINVAL), qpNum=" + qpNum + ", wrId="
                         + invalid.wrId + ", opcode=" + invalid.opcode + ", numSge=" + invalid.numSge + ", maxSendSge="
-                        + maxSendSge + ", sgList.length=" + invalid.sgList.length, Errno.EINVAL, invalid.wrId);
+                        + maxSendSge + ", sgList.length=" + invalid.sgList.length
+                        + (invalid.opcode == WrOpcode.SEND_WITH_INV ? " (device " + device.name()
+                        + " does not support SEND_WITH_INV: no IBV_DEVICE_MEM_MGT_EXTENSIONS)" : ""),
+                        Errno.EINVAL, invalid.wrId);
             }
         }
     }
@@ -200,8 +204,11 @@ final class FfmQueuePair implements QueuePair {
         s.set(J_LONG, base + SWR_WR_ID, w.wrId);
         s.set(J_LONG, base + SWR_NEXT, next);
         // num_sge|opcode and send_flags|imm_data are adjacent u32 pairs (checked in Words): one 8-byte store each
-        s.set(J_LONG, base + SWR_NUM_SGE, Words.pair(w.numSge, w.opcode.ordinal())); // ordinals == ibv_wr_opcode
-        s.set(J_LONG, base + SWR_SEND_FLAGS, Words.pair(w.sendFlags, Integer.reverseBytes(w.immData))); // __be32
+        WrOpcode op = w.opcode;
+        s.set(J_LONG, base + SWR_NUM_SGE, Words.pair(w.numSge, NativeStructs.IBV_WR_OPCODE[op.ordinal()]));
+        // the imm_data (__be32) / invalidate_rkey (host order) union
+        int immOrInv = op == WrOpcode.SEND_WITH_INV ? w.invalidateRkey : Integer.reverseBytes(w.immData);
+        s.set(J_LONG, base + SWR_SEND_FLAGS, Words.pair(w.sendFlags, immOrInv));
         s.set(J_LONG, base + SWR_REMOTE_ADDR, w.remoteAddr);
         s.set(J_INT, base + SWR_RKEY, w.rkey);
         MemorySegment sges = sendSges;
