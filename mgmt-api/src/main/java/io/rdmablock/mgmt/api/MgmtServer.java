@@ -19,6 +19,11 @@ public final class MgmtServer implements AutoCloseable {
     public static final long DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
     /** Default node timeout: no heartbeat for this long → node down. */
     public static final long DEFAULT_NODE_TIMEOUT_MS = 6_000;
+    /**
+     * Bound of the start, s: {@code -Drdmablock.mgmt.startTimeoutSeconds}, default 120 (a taken port fails at once;
+     * a start under emulation, e.g. the QEMU TCG guest of ops/rdma-vm on a loaded host, took over 30 s).
+     */
+    public static final long START_TIMEOUT_S = Long.getLong("rdmablock.mgmt.startTimeoutSeconds", 120);
 
     private final Vertx vertx;
     private final MetadataStore store;
@@ -36,7 +41,7 @@ public final class MgmtServer implements AutoCloseable {
     /**
      * Opens the RocksDB store under {@code dataDir/metadata} and starts the server.
      *
-     * @throws IllegalStateException when the server does not start within 30 s or the port is taken
+     * @throws IllegalStateException when the server does not start within {@link #START_TIMEOUT_S} or the port is taken
      */
     public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs) {
         MetadataStore store = new RocksMetadataStore(dataDir.resolve("metadata"));
@@ -55,7 +60,8 @@ public final class MgmtServer implements AutoCloseable {
         var verticle = new MgmtVerticle(cluster, token, host, port, DEFAULT_BODY_LIMIT_BYTES);
         Vertx vertx = Vertx.vertx();
         try {
-            vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(START_TIMEOUT_S,
+                    TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             vertx.close();

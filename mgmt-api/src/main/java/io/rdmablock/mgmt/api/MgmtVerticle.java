@@ -102,9 +102,12 @@ public final class MgmtVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        metrics = new ApiMetrics(cluster);
-        contractText = readContract();
-        return vertx.executeBlocking(() -> ContractLoader.forValidation(contractText))
+        // off the event loop: JVM metrics initialise platform MBeans and logging (seconds under emulation)
+        return vertx.executeBlocking(() -> {
+                    metrics = new ApiMetrics(cluster);
+                    contractText = readContract();
+                    return ContractLoader.forValidation(contractText);
+                })
                 .compose(json -> OpenAPIContract.from(vertx, json))
                 .compose(contract -> vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port)
                         // a request line longer than 4096 bytes (e.g. an over-long volume name) would get a bare 414
