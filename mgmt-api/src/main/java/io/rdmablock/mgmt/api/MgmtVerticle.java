@@ -57,6 +57,12 @@ public final class MgmtVerticle extends VerticleBase {
     private ApiMetrics metrics;
     private String contractText;
     private HttpServer server;
+    private final VolumeStats stats = new VolumeStats(STATS_SAMPLES, STATS_INTERVAL_MS);
+    private MetricsScraper scraper;
+    /** Interval of the nodes' {@code /metrics} scrape behind {@code /v1/stats/volumes}. */
+    static final long STATS_INTERVAL_MS = 2_000;
+    /** Samples kept per volume (5 minutes at {@link #STATS_INTERVAL_MS}). */
+    static final int STATS_SAMPLES = 150;
 
     /**
      * @param cluster        the cluster logic
@@ -80,18 +86,34 @@ public final class MgmtVerticle extends VerticleBase {
     public Future<?> start() {
         metrics = new ApiMetrics(cluster);
         contractText = readContract();
+        var dashboard = new Dashboard();
         return vertx.executeBlocking(() -> ContractLoader.forValidation(contractText))
                 .compose(json -> OpenAPIContract.from(vertx, json))
                 .compose(contract -> vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port)
                         // a request line longer than 4096 bytes (e.g. an over-long volume name) would get a bare 414
                         // from the HTTP codec; let it reach validation, which answers problem+json naming the field
                         .setMaxInitialLineLength(16 * 1024))
-                        .requestHandler(router(contract))
+                        .requestHandler(router(contract, dashboard))
                         .listen())
                 .onSuccess(s -> {
                     server = s;
+                    scraper = new MetricsScraper(vertx, cluster, stats, STATS_INTERVAL_MS);
+                    scraper.start();
                     LOG.info("management API listening on http://{}:{}", host, s.actualPort());
                 });
+    }
+
+    @Override
+    public Future<?> stop() {
+        if (scraper != null) {
+            scraper.stop();
+        }
+        return Future.succeededFuture();
+    }
+
+    /** @return the per-volume rates behind {@code /v1/stats/volumes} (tests feed it directly) */
+    VolumeStats stats() {
+        return stats;
     }
 
     /** @return the bound port (after start) */
@@ -99,7 +121,7 @@ public final class MgmtVerticle extends VerticleBase {
         return server.actualPort();
     }
 
-    private Router router(OpenAPIContract contract) {
+    private Router router(OpenAPIContract contract, Dashboard dashboard) {
         RouterBuilder builder = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
         builder.rootHandler((PlatformHandler) this::timed);
         builder.rootHandler(new BearerAuth(token));
@@ -124,6 +146,7 @@ public final class MgmtVerticle extends VerticleBase {
                 ctx.pathParam("nodeId"), Json.read(ctx.body().asString(), HeartbeatRequest.class))));
         builder.getRoute("drainNode").addHandler(ctx -> answer(ctx, 200,
                 () -> cluster.drainNode(ctx.pathParam("nodeId"))));
+        builder.getRoute("volumeStats").addHandler(ctx -> json(ctx, 200, stats.snapshot()));
 
         Router router = builder.createRouter();
         router.get("/openapi.yaml").handler(ctx -> {
@@ -151,6 +174,7 @@ public final class MgmtVerticle extends VerticleBase {
                 }
             });
         });
+        dashboard.mount(router, ctx -> ctx.put(OPERATION, "ui"));
         router.route().failureHandler(this::failure);
         router.errorHandler(404, Problems::notFound);
         router.errorHandler(405, Problems::methodNotAllowed);
