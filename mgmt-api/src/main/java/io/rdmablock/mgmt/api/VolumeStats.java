@@ -31,12 +31,19 @@ final class VolumeStats {
                   double latencyUs) {
     }
 
-    /** One volume's history: the node that reported it and its samples, oldest first. */
-    record Series(String volume, String nodeId, List<Sample> samples) {
+    /**
+     * One volume's history: the node that reported it, the bytes written at least once (thin provisioning, as of
+     * the last scrape; -1 unknown) and its samples, oldest first.
+     */
+    record Series(String volume, String nodeId, long usedBytes, List<Sample> samples) {
+    }
+
+    /** A node's usage as of its last scrape: bytes written in its volumes, and their sizes summed. */
+    record NodeUsage(String nodeId, long usedBytes, long provisionedBytes) {
     }
 
     /** The answer of {@code GET /v1/stats/volumes}. */
-    record Snapshot(long intervalMs, List<Series> volumes) {
+    record Snapshot(long intervalMs, List<Series> volumes, List<NodeUsage> nodes) {
     }
 
     /** Counter values of one volume in one scrape (index: 0 read, 1 write). */
@@ -45,16 +52,21 @@ final class VolumeStats {
         final double[] bytes = new double[2];
         double latencySumS;
         double latencyCount;
+        long usedBytes = -1;
     }
 
     private record Scrape(long timeMs, Map<String, Counters> volumes) {
     }
+
+    private static final String NODE_USED = "rdmablock_node_used_bytes";
+    private static final String NODE_PROVISIONED = "rdmablock_node_provisioned_bytes";
 
     private final int capacity;
     private final long intervalMs;
     private final Map<String, Scrape> lastByNode = new HashMap<>();
     private final Map<String, ArrayDeque<Sample>> samples = new TreeMap<>();
     private final Map<String, String> nodeOf = new HashMap<>();
+    private final Map<String, NodeUsage> nodeUsage = new TreeMap<>();
 
     VolumeStats(int capacity, long intervalMs) {
         if (capacity < 1) {
@@ -67,6 +79,8 @@ final class VolumeStats {
     /** Takes one scrape of {@code nodeId}'s {@code /metrics} text made at {@code nowMs}. */
     synchronized void record(String nodeId, long nowMs, String metricsText) {
         Map<String, Counters> now = parse(metricsText);
+        nodeUsage.put(nodeId, new NodeUsage(nodeId, (long) gauge(metricsText, NODE_USED),
+                (long) gauge(metricsText, NODE_PROVISIONED)));
         Scrape prev = lastByNode.put(nodeId, new Scrape(nowMs, now));
         dropVolumesOf(nodeId, now);
         for (var e : now.entrySet()) {
@@ -91,6 +105,7 @@ final class VolumeStats {
     /** Forgets a node (it is down or gone) and the volumes it reported. */
     synchronized void forgetNode(String nodeId) {
         lastByNode.remove(nodeId);
+        nodeUsage.remove(nodeId);
         dropVolumesOf(nodeId, Map.of());
     }
 
@@ -110,8 +125,28 @@ final class VolumeStats {
     /** @return every volume's series, ordered by volume name */
     synchronized Snapshot snapshot() {
         var out = new ArrayList<Series>();
-        samples.forEach((v, ring) -> out.add(new Series(v, nodeOf.get(v), List.copyOf(ring))));
-        return new Snapshot(intervalMs, out);
+        samples.forEach((v, ring) -> {
+            String node = nodeOf.get(v);
+            Scrape last = lastByNode.get(node);
+            Counters c = last == null ? null : last.volumes().get(v);
+            out.add(new Series(v, node, c == null ? -1 : c.usedBytes, List.copyOf(ring)));
+        });
+        return new Snapshot(intervalMs, out, List.copyOf(nodeUsage.values()));
+    }
+
+    /** The value of the unlabelled gauge {@code name} in the text, or -1. */
+    static double gauge(String text, String name) {
+        int at = text.startsWith(name + " ") ? 0 : text.indexOf("\n" + name + " ");
+        if (at < 0) {
+            return -1;
+        }
+        int start = text.indexOf(' ', at + 1) + 1;
+        int end = text.indexOf('\n', start);
+        try {
+            return Double.parseDouble(text.substring(start, end < 0 ? text.length() : end).trim().split("\\s+")[0]);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private static double delta(double before, double after) {
@@ -148,6 +183,7 @@ final class VolumeStats {
             case "rdmablock_volume_bytes_total" -> 1;
             case "rdmablock_volume_command_duration_seconds_sum" -> 2;
             case "rdmablock_volume_command_duration_seconds_count" -> 3;
+            case "rdmablock_volume_used_bytes" -> 4;
             default -> -1;
         };
         if (kind < 0) {
@@ -157,7 +193,7 @@ final class VolumeStats {
         String volume = labels.get("volume");
         String opcode = labels.get("opcode");
         int op = "read".equals(opcode) ? 0 : "write".equals(opcode) ? 1 : -1;
-        if (volume == null || op < 0) {
+        if (volume == null || (op < 0 && kind != 4)) {
             return;
         }
         String[] rest = line.substring(close + 1).trim().split("\\s+");
@@ -169,6 +205,7 @@ final class VolumeStats {
         }
         Counters c = out.computeIfAbsent(volume, k -> new Counters());
         switch (kind) {
+            case 4 -> c.usedBytes = (long) value;
             case 0 -> c.ops[op] = value;
             case 1 -> c.bytes[op] = value;
             case 2 -> c.latencySumS += value;

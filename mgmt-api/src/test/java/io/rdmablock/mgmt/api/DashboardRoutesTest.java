@@ -64,7 +64,7 @@ class DashboardRoutesTest {
     void shouldAnswerEmptyStatsBeforeAnyScrape() throws Exception {
         var r = api.get("/v1/stats/volumes");
         assertEquals(200, r.statusCode());
-        assertEquals("{\"intervalMs\":2000,\"volumes\":[]}", r.body());
+        assertEquals("{\"intervalMs\":2000,\"volumes\":[],\"nodes\":[]}", r.body());
     }
 
     @Test
@@ -73,7 +73,8 @@ class DashboardRoutesTest {
         HttpServer node = vertx.createHttpServer().requestHandler(req -> {
             long n = reads.addAndGet(1000);
             req.response().putHeader("Content-Type", "text/plain; version=0.0.4").end(
-                    "rdmablock_volume_commands_total{opcode=\"read\",volume=\"v1\"} " + n + "\n");
+                    "rdmablock_volume_commands_total{opcode=\"read\",volume=\"v1\"} " + n + "\n"
+                    + "rdmablock_volume_used_bytes{volume=\"v1\"} 4096.0\nrdmablock_node_used_bytes 4096.0\n");
         }).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         var r = api.send("POST", "/v1/nodes", """
                 {"nodeId":"n1","fabricAddress":"127.0.0.1:4420","metricsUrl":"http://127.0.0.1:%d/metrics",
@@ -88,7 +89,8 @@ class DashboardRoutesTest {
             }
             Thread.sleep(200);
         }
-        assertTrue(body.contains("\"volume\":\"v1\",\"nodeId\":\"n1\""), body);
+        assertTrue(body.contains("\"volume\":\"v1\",\"nodeId\":\"n1\",\"usedBytes\":4096"), body);
+        assertTrue(body.contains("{\"nodeId\":\"n1\",\"usedBytes\":4096,\"provisionedBytes\":-1}"), body);
         assertTrue(body.matches(".*\"readIops\":[1-9].*"), body);
     }
 }

@@ -71,6 +71,17 @@ class VolumeStatsTest {
     }
 
     @Test
+    void shouldReportUsedBytesOfNodesAndVolumes() {
+        var stats = new VolumeStats(10, 1000);
+        stats.record("n1", 1000, "rdmablock_node_capacity_bytes 1.0E9\nrdmablock_node_used_bytes 2097152.0\n"
+                + "rdmablock_node_provisioned_bytes 1.073741824E9\n"
+                + "rdmablock_volume_used_bytes{volume=\"v1\"} 1048576.0\n");
+        var snap = stats.snapshot();
+        assertEquals(java.util.List.of(new VolumeStats.NodeUsage("n1", 2_097_152, 1_073_741_824)), snap.nodes());
+        assertEquals(1_048_576, snap.volumes().getFirst().usedBytes());
+    }
+
+    @Test
     void shouldReadEscapedLabelValues() {
         var parsed = VolumeStats.parse("rdmablock_volume_commands_total{opcode=\"read\",volume=\"a\\\"b\"} 7\n");
         assertTrue(parsed.containsKey("a\"b"), parsed.keySet().toString());

@@ -68,7 +68,8 @@ function button(label, onClick) {
   return b;
 }
 
-function renderNodes(nodes) {
+// usage: {nodeId: {usedBytes, provisionedBytes}} from /v1/stats/volumes (the nodes' metrics)
+function renderNodes(nodes, usage) {
   const body = $("nodes").tBodies[0];
   body.replaceChildren();
   if (nodes.length === 0) {
@@ -81,8 +82,9 @@ function renderNodes(nodes) {
     cell(tr, n.nodeId);
     stateCell(tr, n.state);
     cell(tr, fmtBytes(n.capacityBytes), "num");
-    const used = n.usedBytes !== undefined ? n.usedBytes : n.capacityBytes - n.freeBytes;
-    cell(tr, fmtBytes(used), "num");
+    const u = usage[n.nodeId];
+    const usedCell = cell(tr, u && u.usedBytes >= 0 ? fmtBytes(u.usedBytes) : "-", "num");
+    if (u && u.provisionedBytes >= 0) usedCell.title = fmtBytes(u.provisionedBytes) + " provisioned in volumes";
     cell(tr, fmtBytes(n.freeBytes), "num");
     cell(tr, n.fabricAddress);
     cell(tr, n.lastHeartbeat || "-");
@@ -113,7 +115,8 @@ function resyncOf(v) {
   return parts;
 }
 
-function renderVolumes(volumes) {
+// used: {volume: bytes written at least once} from /v1/stats/volumes
+function renderVolumes(volumes, used) {
   const body = $("volumes").tBodies[0];
   body.replaceChildren();
   if (volumes.length === 0) {
@@ -125,6 +128,7 @@ function renderVolumes(volumes) {
     tr.dataset.volume = v.name;
     cell(tr, v.name);
     cell(tr, fmtBytes(v.sizeBytes), "num");
+    cell(tr, used[v.name] >= 0 ? fmtBytes(used[v.name]) : "-", "num");
     cell(tr, v.lbaSize, "num");
     stateCell(tr, v.state);
     const copies = cell(tr, null, "copies");
@@ -201,8 +205,11 @@ async function refresh() {
   try {
     const [nodes, volumes, stats] = await Promise.all([api("GET", "/v1/nodes"), api("GET", "/v1/volumes"),
                                                        api("GET", "/v1/stats/volumes")]);
-    renderNodes(nodes);
-    renderVolumes(volumes);
+    const usage = {}, used = {};
+    for (const n of stats.nodes || []) usage[n.nodeId] = n;
+    for (const s of stats.volumes) used[s.volume] = s.usedBytes;
+    renderNodes(nodes, usage);
+    renderVolumes(volumes, used);
     renderPlots(stats, volumes);
     const up = nodes.filter(n => n.state === "up").length;
     $("summary").textContent = nodes.length + " nodes (" + up + " up), " + volumes.length + " volumes, updated "
