@@ -183,14 +183,6 @@ class RdmablockCliTest {
     }
 
     @Test
-    void shouldReadTheInitiatorTokenFromTokenFile() throws Exception {
-        var absent = CliRun.of("export", "--volume", "nope", "--file", dir.resolve("out.img").toString(),
-                "--mgmt-url", server.url(), "--token-file", dir.resolve("absent").toString());
-        assertEquals(ExitCodes.FAILED, absent.exitCode(), absent.err()); // the initiator's commands exit 1
-        assertTrue(absent.err().contains("invalid --token-file: cannot read"), absent.err());
-    }
-
-    @Test
     void shouldGenerateACompletionScriptCoveringSubcommands() {
         var r = CliRun.of("completion");
         assertEquals(ExitCodes.OK, r.exitCode(), r.err());
