@@ -456,7 +456,7 @@ final class RdmaQueue {
     void connected(Controller c, int hostSqEntries) {
         this.controller = c;
         this.volume = c.subsystem.volume();
-        this.volumeMetrics = metrics.volume(volume.name());
+        this.volumeMetrics = volume == null ? null : metrics.volume(volume.name()); // null: no volume (discovery)
         this.sqEntries = hostSqEntries;
         this.sqHead = this.sqHead % hostSqEntries;
     }
