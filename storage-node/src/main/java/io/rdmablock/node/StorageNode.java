@@ -5,7 +5,9 @@ import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.NodeAgent;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.rdmablock.node.metrics.NodeMetrics;
+import io.rdmablock.node.metrics.CapacitySource;
 import io.rdmablock.node.store.BlockQueue;
+import io.rdmablock.node.store.VolumeEvent;
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.node.store.VolumeInfo;
 import io.rdmablock.node.store.VolumeSpec;
@@ -63,6 +65,12 @@ public final class StorageNode implements AutoCloseable {
             }
             provider = Providers.select(config.provider());
             store = VolumeStore.open(config.dataDir());
+            metrics.capacity(new StoreCapacity());
+            store.addListener(e -> {
+                if (e.kind() == VolumeEvent.Kind.DELETED) {
+                    metrics.removeVolume(e.info().name());
+                }
+            });
             for (String spec : config.createVolumes()) {
                 createIfMissing(spec);
             }
@@ -151,6 +159,29 @@ public final class StorageNode implements AutoCloseable {
             promised += v.sizeBytes();
         }
         return Math.max(0, Math.min(capacityBytes() - promised, store.freeBytes() - store.unallocatedBytes()));
+    }
+
+    /** The capacity gauges' view of this node (read at scrape time). */
+    private final class StoreCapacity implements CapacitySource {
+        @Override
+        public long capacityBytes() {
+            return StorageNode.this.capacityBytes();
+        }
+
+        @Override
+        public long freeBytes() {
+            return StorageNode.this.freeBytes();
+        }
+
+        @Override
+        public List<VolumeUsage> volumes() {
+            var out = new java.util.ArrayList<VolumeUsage>();
+            for (VolumeInfo info : store.list()) {
+                store.find(info.id()).ifPresent(v -> out.add(new VolumeUsage(v.name(), v.sizeBytes(),
+                        v.allocatedBytes())));
+            }
+            return out;
+        }
     }
 
     private static String localHostName() {

@@ -29,6 +29,9 @@ public final class ConnectOptions {
     @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token (default: $RDMABLOCK_TOKEN).")
     String token;
 
+    @Option(names = "--token-file", paramLabel = "FILE", description = "Read the bearer token from FILE instead.")
+    java.nio.file.Path tokenFile;
+
     @Option(names = "--address", paramLabel = "HOST:PORT",
             description = "Storage node fabric address; with --subnqn, connects without the management server.")
     String address;
@@ -133,12 +136,20 @@ public final class ConnectOptions {
 
     MgmtClient mgmtClient() {
         String url = mgmtUrl != null ? mgmtUrl : System.getenv("RDMABLOCK_MGMT_URL");
-        String tok = token != null ? token : System.getenv("RDMABLOCK_TOKEN");
+        String tok = tokenFile != null ? readToken(tokenFile) : token != null ? token : System.getenv("RDMABLOCK_TOKEN");
         // per-request timeout: system property rdmablock.mgmt.timeoutMs (default 10 s; the VM runner raises it, since
         // the first HTTP request of a JVM under TCG emulation can take longer)
         return new MgmtClient(URI.create(url == null || url.isBlank() ? DEFAULT_MGMT_URL : url),
                 tok == null || tok.isBlank() ? null : tok,
                 java.time.Duration.ofMillis(Math.max(1, Long.getLong("rdmablock.mgmt.timeoutMs", 10_000))));
+    }
+
+    private static String readToken(java.nio.file.Path file) {
+        try {
+            return java.nio.file.Files.readString(file).trim();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("invalid --token-file: cannot read " + file + " (" + e + ")");
+        }
     }
 
     /** The subnqn a volume name maps to (contract: one subsystem per volume). */

@@ -48,10 +48,12 @@ public final class ExportCommand implements Callable<Integer> {
             double rate = p.finish(len);
             err.println(String.format(Locale.ROOT, "export: %s from %s in %.2f s (%s/s)", Progress.bytes(len),
                     connect.describe(), (System.nanoTime() - t0) / 1e9, Progress.bytes((long) rate)));
+            copy.result(java.util.Map.of("command", "export", "file", file.toString(), "source", connect.describe(),
+                    "bytes", len, "seconds", (System.nanoTime() - t0) / 1e9, "bytesPerSecond", rate));
             return 0;
         } catch (Exception e) {
             err.println();
-            err.println("export failed: " + ImportCommand.message(e));
+            copy.failure(err, "export", ImportCommand.message(e), 1);
             return 1;
         }
     }

@@ -67,10 +67,12 @@ public final class ImportCommand implements Callable<Integer> {
             double rate = p.finish(size);
             err.println(String.format(Locale.ROOT, "import: %s into %s in %.2f s (%s/s), flushed", Progress.bytes(size),
                     connect.describe(), (System.nanoTime() - t0) / 1e9, Progress.bytes((long) rate)));
+            copy.result(java.util.Map.of("command", "import", "file", file.toString(), "target", connect.describe(),
+                    "bytes", size, "seconds", (System.nanoTime() - t0) / 1e9, "bytesPerSecond", rate, "flushed", true));
             return 0;
         } catch (Exception e) {
             err.println();
-            err.println("import failed: " + message(e));
+            copy.failure(err, "import", message(e), 1);
             return 1;
         }
     }

@@ -41,6 +41,10 @@ public final class NbdCommand implements Callable<Integer> {
             description = "Export name (default: the volume name or file name); the empty name also selects it.")
     String exportName;
 
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
+            description = "Startup line: text (the nbd:// URI) or json ({\"uri\", \"export\", \"readOnly\"}).")
+    String output;
+
     @Option(names = "--read-only", description = "Export read-only (writes fail with EPERM).")
     boolean readOnly;
 
@@ -64,7 +68,8 @@ public final class NbdCommand implements Callable<Integer> {
             device.close();
             done.countDown();
         }, "nbd-shutdown"));
-        System.out.println(server.uri());
+        System.out.println("json".equals(output) ? io.rdmablock.mgmt.client.Json.write(java.util.Map.of("uri",
+                String.valueOf(server.uri()), "export", name, "readOnly", readOnly)) : server.uri());
         System.out.flush();
         while (!done.await(LOSS_POLL_MS, TimeUnit.MILLISECONDS)) {
             String lost = device.lossReason();

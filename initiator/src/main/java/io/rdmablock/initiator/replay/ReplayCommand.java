@@ -37,12 +37,20 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--timeout-s", defaultValue = "900", description = "Bound on the whole replay in seconds (default: ${DEFAULT-VALUE}).")
     long timeoutS;
 
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
+            description = "text or json (one object; the exit code stays 1 on a verification failure).")
+    String output;
+
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        if (!"text".equals(output) && !"json".equals(output)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "invalid --output: --output=" + output + ", must be one of text, json");
+        }
         if (iodepth < 1 || iodepth > 256) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                     "invalid --iodepth: --iodepth=" + iodepth + ", min=1, max=256");
@@ -50,6 +58,15 @@ public final class ReplayCommand implements Callable<Integer> {
         try (BlockDevice dev = connect.open()) {
             Trace t = Trace.load(trace, dev.capacityBytes(), dev.lbaSize(), MAX_REQUEST_BYTES, limit);
             TraceReplay.Result r = new TraceReplay(dev, iodepth, timeoutS * 1_000_000_000L).run(t, MAX_REQUEST_BYTES);
+            if ("json".equals(output)) { // the record's components plus the derived numbers
+                var m = new java.util.LinkedHashMap<String, Object>(io.rdmablock.mgmt.client.Json.MAPPER.convertValue(
+                        r, java.util.Map.class));
+                m.put("iops", r.iops());
+                m.put("ok", r.ok());
+                out.println(io.rdmablock.mgmt.client.Json.pretty(m));
+                out.flush();
+                return r.ok() ? 0 : 1;
+            }
             out.printf("replay: %d requests (%d reads, %d writes) in %.2f s: %.0f IOPS, read %.1f MiB, written %.1f MiB%n",
                     r.requests(), r.reads(), r.writes(), r.elapsedNs() / 1e9, r.iops(), r.bytesRead() / 1048576.0,
                     r.bytesWritten() / 1048576.0);

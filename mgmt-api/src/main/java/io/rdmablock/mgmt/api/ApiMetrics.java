@@ -3,9 +3,13 @@ package io.rdmablock.mgmt.api;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmablock.mgmt.client.BuildInfo;
+import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeState;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -18,6 +22,9 @@ import java.io.UncheckedIOException;
  *       operationId, or {@code health}, {@code metrics}, {@code openapi}, {@code other};</li>
  *   <li>{@code rdmablock_mgmt_request_duration_seconds{operation}} — time to answer;</li>
  *   <li>{@code rdmablock_volumes{state}}, {@code rdmablock_nodes{state}} — read from the cluster at scrape time;</li>
+ *   <li>{@code rdmablock_volume_copies{state}} — copies of volumes by state (a volume has one copy, in the
+ *       volume's state, until replication gives each copy its own);</li>
+ *   <li>{@code rdmablock_build_info{version,commit}} — always 1;</li>
  *   <li>the standard JVM metrics ({@code jvm_*}, {@code process_*}).</li>
  * </ul>
  */
@@ -39,7 +46,24 @@ final class ApiMetrics {
         GaugeWithCallback.builder().name("rdmablock_nodes").help("Storage nodes by state").labelNames("state")
                 .callback(cb -> cluster.nodeCounts().forEach((s, n) -> cb.call(n, s.wireName())))
                 .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_volume_copies").help("Copies of volumes by state")
+                .labelNames("state")
+                .callback(cb -> copyCounts(cluster.listVolumes()).forEach((s, n) -> cb.call(n, s.wireName())))
+                .register(registry);
+        BuildInfo build = BuildInfo.current();
+        Info.builder().name("rdmablock_build_info").help("Build of the running management server")
+                .labelNames("version", "commit").register(registry).setLabelValues(build.version(), build.commit());
         JvmMetrics.builder().register(registry);
+    }
+
+    /** Copies by state: one per volume, in the volume's state (every state present, 0 when none). */
+    static java.util.Map<VolumeState, Long> copyCounts(java.util.List<Volume> volumes) {
+        var counts = new java.util.EnumMap<VolumeState, Long>(VolumeState.class);
+        for (VolumeState s : VolumeState.values()) {
+            counts.put(s, 0L);
+        }
+        volumes.forEach(v -> counts.merge(v.state(), 1L, Long::sum));
+        return counts;
     }
 
     void observe(String operation, int status, long elapsedNs) {

@@ -66,7 +66,14 @@ public final class MgmtVerticle extends VerticleBase {
     private final long requestTimeoutMs;
     private ApiMetrics metrics;
     private String contractText;
+    private Dashboard dashboard;
     private HttpServer server;
+    private final VolumeStats stats = new VolumeStats(STATS_SAMPLES, STATS_INTERVAL_MS);
+    private MetricsScraper scraper;
+    /** Interval of the nodes' {@code /metrics} scrape behind {@code /v1/stats/volumes}. */
+    static final long STATS_INTERVAL_MS = 2_000;
+    /** Samples kept per volume (5 minutes at {@link #STATS_INTERVAL_MS}). */
+    static final int STATS_SAMPLES = 150;
 
     /**
      * @param cluster        the cluster logic
@@ -106,6 +113,7 @@ public final class MgmtVerticle extends VerticleBase {
         return vertx.executeBlocking(() -> {
                     metrics = new ApiMetrics(cluster);
                     contractText = readContract();
+                    dashboard = new Dashboard();
                     return ContractLoader.forValidation(contractText);
                 })
                 .compose(json -> OpenAPIContract.from(vertx, json))
@@ -115,13 +123,28 @@ public final class MgmtVerticle extends VerticleBase {
                         .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
                         .setMaxHeaderSize(MAX_HEADER_BYTES)
                         .setIdleTimeout((int) IDLE_TIMEOUT_MS).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
-                        .requestHandler(router(contract))
+                        .requestHandler(router(contract, dashboard))
                         .invalidRequestHandler(HttpFaults.invalidRequest())
                         .listen())
                 .onSuccess(s -> {
                     server = s;
+                    scraper = new MetricsScraper(vertx, cluster, stats, STATS_INTERVAL_MS);
+                    scraper.start();
                     LOG.info("management API listening on http://{}:{}", host, s.actualPort());
                 });
+    }
+
+    @Override
+    public Future<?> stop() {
+        if (scraper != null) {
+            scraper.stop();
+        }
+        return Future.succeededFuture();
+    }
+
+    /** @return the per-volume rates behind {@code /v1/stats/volumes} (tests feed it directly) */
+    VolumeStats stats() {
+        return stats;
     }
 
     /** @return the bound port (after start) */
@@ -129,7 +152,7 @@ public final class MgmtVerticle extends VerticleBase {
         return server.actualPort();
     }
 
-    private Router router(OpenAPIContract contract) {
+    private Router router(OpenAPIContract contract, Dashboard dashboard) {
         RouterBuilder builder = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
         builder.rootHandler((PlatformHandler) this::timed);
         builder.rootHandler(new BearerAuth(token));
@@ -169,6 +192,7 @@ public final class MgmtVerticle extends VerticleBase {
                 ctx.fail(ar.cause());
             }
         }));
+        builder.getRoute("volumeStats").addHandler(ctx -> json(ctx, 200, stats.snapshot()));
 
         Router router = builder.createRouter();
         router.get("/openapi.yaml").handler(ctx -> {
@@ -196,6 +220,7 @@ public final class MgmtVerticle extends VerticleBase {
                 }
             });
         });
+        dashboard.mount(router, ctx -> ctx.put(OPERATION, "ui"));
         router.route().failureHandler(this::failure);
         router.errorHandler(400, ctx -> Problems.send(ctx, 400, ProblemTypes.VALIDATION, "Invalid request",
                 "the request path could not be decoded (malformed percent-escape?): " + ctx.request().uri()));

@@ -160,6 +160,38 @@ class RdmablockCliTest {
     }
 
     @Test
+    void shouldPrintServerErrorsAsJsonWithOutputJson() {
+        var r = run("volume", "get", "nope", "-o", "json");
+        assertEquals(ExitCodes.FAILED, r.exitCode());
+        var error = Json.read(r.err(), java.util.Map.class);
+        assertEquals(1, error.get("exitCode"), r.err());
+        assertTrue(error.get("error").toString().startsWith("Volume not found (404)"), r.err());
+        assertEquals(404, ((java.util.Map<?, ?>) error.get("problem")).get("status"), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void shouldPrintBadInputAsJsonWithOutputJson() {
+        var local = run("volume", "create", "a", "--size", "1.5M", "--output=json");
+        assertEquals(ExitCodes.BAD_INPUT, local.exitCode());
+        assertTrue(Json.read(local.err(), java.util.Map.class).get("error").toString().contains("--size"), local.err());
+        var usage = run("volume", "create", "a", "--lba-size", "x", "-o", "json");
+        assertEquals(ExitCodes.BAD_INPUT, usage.exitCode());
+        assertEquals(2, Json.read(usage.err(), java.util.Map.class).get("exitCode"), usage.err());
+        var plain = run("volume", "get", "nope");
+        assertTrue(plain.err().startsWith("rdmablock: "), plain.err());
+    }
+
+    @Test
+    void shouldGenerateACompletionScriptCoveringSubcommands() {
+        var r = CliRun.of("completion");
+        assertEquals(ExitCodes.OK, r.exitCode(), r.err());
+        assertTrue(r.out().contains("complete -F _complete_rdmablock"), r.out());
+        assertTrue(r.out().contains("volume") && r.out().contains("resize") && r.out().contains("--token-file"),
+                r.out());
+    }
+
+    @Test
     void shouldExitThreeWhenServerIsUnreachable() throws Exception {
         int port;
         try (var socket = new ServerSocket(0)) {

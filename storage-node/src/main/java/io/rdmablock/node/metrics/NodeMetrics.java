@@ -4,9 +4,13 @@ import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmablock.mgmt.client.BuildInfo;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 
 import java.io.IOException;
@@ -26,10 +30,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * rdmablock_target_queues                            connected queue pairs
  * rdmablock_target_controllers                       live controllers (host associations)
  * rdmablock_target_queue_teardowns_total{reason}     queues torn down (disconnect, transport error, malformed, ...)
+ * rdmablock_volume_commands_total{volume,opcode}     the same three per volume ({@link VolumeMetrics})
+ * rdmablock_volume_bytes_total{volume,opcode}
+ * rdmablock_volume_command_duration_seconds{volume,opcode}
+ * rdmablock_node_capacity_bytes, rdmablock_node_free_bytes, rdmablock_node_used_bytes, rdmablock_node_provisioned_bytes
+ * rdmablock_volume_size_bytes{volume}, rdmablock_volume_used_bytes{volume}   read at scrape time ({@link #capacity})
+ * rdmablock_build_info{version,commit}               always 1
+ * jvm_*, process_*                                   the standard JVM and process metrics
  * </pre>
  *
- * <p>Opcodes are folded into {@link #OP_NAMES}; the per-opcode data points are resolved in the constructor, so
- * {@link #complete} does no map lookup and no allocation on success (errors resolve their status label once).
+ * <p>Opcodes are folded into {@link #OP_NAMES}; the per-opcode data points are resolved in the constructor, and the
+ * per-volume ones once per queue ({@link #volume}), so {@link #complete} does no map lookup and no allocation on
+ * success (errors resolve their status label once). Latency is whatever the caller measured: read the clock at
+ * completion, not the poll cycle's time, or commands answered within one cycle (admin) record zero.
  */
 public final class NodeMetrics {
     public static final int OP_READ = 0;
@@ -52,6 +65,10 @@ public final class NodeMetrics {
     private final CounterDataPoint[] bytes = new CounterDataPoint[OP_NAMES.length];
     private final DistributionDataPoint[] latency = new DistributionDataPoint[OP_NAMES.length];
     private final ConcurrentHashMap<Long, CounterDataPoint> errorPoints = new ConcurrentHashMap<>();
+    private final Counter volumeOps;
+    private final Counter volumeBytes;
+    private final Histogram volumeLatency;
+    private final ConcurrentHashMap<String, VolumeMetrics> volumes = new ConcurrentHashMap<>();
 
     public NodeMetrics() {
         Counter opsCounter = Counter.builder().name("rdmablock_target_commands_total")
@@ -78,6 +95,73 @@ public final class NodeMetrics {
             bytes[i] = bytesCounter.labelValues(OP_NAMES[i]);
             latency[i] = hist.labelValues(OP_NAMES[i]);
         }
+        volumeOps = Counter.builder().name("rdmablock_volume_commands_total")
+                .help("Commands completed by the target, by volume and opcode").labelNames("volume", "opcode")
+                .withoutExemplars().register(registry);
+        volumeBytes = Counter.builder().name("rdmablock_volume_bytes_total")
+                .help("Payload bytes moved by successful commands, by volume and opcode")
+                .labelNames("volume", "opcode").withoutExemplars().register(registry);
+        volumeLatency = Histogram.builder().name("rdmablock_volume_command_duration_seconds")
+                .help("Command latency inside the target, by volume and opcode").labelNames("volume", "opcode")
+                .classicOnly().classicExponentialUpperBounds(4e-6, 2, 20).withoutExemplars().register(registry);
+        BuildInfo build = BuildInfo.current();
+        Info.builder().name("rdmablock_build_info").help("Build of the running storage node")
+                .labelNames("version", "commit").register(registry).setLabelValues(build.version(), build.commit());
+        JvmMetrics.builder().register(registry);
+    }
+
+    /**
+     * The per-volume data points of {@code volume} (its name), created on first use; call once per queue or
+     * controller, never per I/O (this is the label lookup).
+     */
+    public VolumeMetrics volume(String volume) {
+        return volumes.computeIfAbsent(volume, name -> {
+            var o = new CounterDataPoint[OP_NAMES.length];
+            var b = new CounterDataPoint[OP_NAMES.length];
+            var l = new DistributionDataPoint[OP_NAMES.length];
+            for (int i = 0; i < OP_NAMES.length; i++) {
+                o[i] = volumeOps.labelValues(name, OP_NAMES[i]);
+                b[i] = volumeBytes.labelValues(name, OP_NAMES[i]);
+                l[i] = volumeLatency.labelValues(name, OP_NAMES[i]);
+            }
+            return new VolumeMetrics(name, o, b, l);
+        });
+    }
+
+    /** Drops the series of a deleted volume (queues that still hold its {@link VolumeMetrics} record nowhere). */
+    public void removeVolume(String volume) {
+        if (volumes.remove(volume) == null) {
+            return;
+        }
+        for (String op : OP_NAMES) {
+            volumeOps.remove(volume, op);
+            volumeBytes.remove(volume, op);
+            volumeLatency.remove(volume, op);
+        }
+    }
+
+    /** Registers the capacity gauges; their callbacks run at scrape time. Call once. */
+    public void capacity(CapacitySource source) {
+        GaugeWithCallback.builder().name("rdmablock_node_capacity_bytes").help("Capacity offered for volumes")
+                .callback(cb -> cb.call(source.capacityBytes())).register(registry);
+        GaugeWithCallback.builder().name("rdmablock_node_free_bytes")
+                .help("Capacity a new volume may still be promised").callback(cb -> cb.call(source.freeBytes()))
+                .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_node_used_bytes")
+                .help("Bytes written at least once, summed over the volumes (thin provisioning)")
+                .callback(cb -> cb.call(source.volumes().stream().mapToLong(CapacitySource.VolumeUsage::usedBytes)
+                        .sum())).register(registry);
+        GaugeWithCallback.builder().name("rdmablock_node_provisioned_bytes")
+                .help("Sizes of the volumes held, summed")
+                .callback(cb -> cb.call(source.volumes().stream().mapToLong(CapacitySource.VolumeUsage::sizeBytes)
+                        .sum())).register(registry);
+        GaugeWithCallback.builder().name("rdmablock_volume_size_bytes").help("Volume size").labelNames("volume")
+                .callback(cb -> source.volumes().forEach(v -> cb.call(v.sizeBytes(), v.volume())))
+                .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_volume_used_bytes")
+                .help("Bytes of the volume written at least once (thin provisioning)").labelNames("volume")
+                .callback(cb -> source.volumes().forEach(v -> cb.call(v.usedBytes(), v.volume())))
+                .register(registry);
     }
 
     /** The registry holding every metric of this node. */
@@ -92,9 +176,21 @@ public final class NodeMetrics {
 
     /** A command completed with {@code status} after {@code latencyNs}, moving {@code payloadBytes}. */
     public void complete(int op, long payloadBytes, long latencyNs, int status) {
+        complete(null, op, payloadBytes, latencyNs, status);
+    }
+
+    /**
+     * A command of a queue on {@code volume} ({@code null}: not connected to one yet) completed with {@code status}
+     * after {@code latencyNs}, moving {@code payloadBytes}.
+     */
+    public void complete(VolumeMetrics volume, int op, long payloadBytes, long latencyNs, int status) {
         outstanding.dec();
         ops[op].inc();
-        latency[op].observe(latencyNs / 1e9);
+        double seconds = latencyNs / 1e9;
+        latency[op].observe(seconds);
+        if (volume != null) {
+            volume.complete(op, payloadBytes, seconds, status);
+        }
         if (status == 0) {
             if (payloadBytes > 0) {
                 bytes[op].inc(payloadBytes);

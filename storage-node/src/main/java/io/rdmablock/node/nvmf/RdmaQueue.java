@@ -1,6 +1,7 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
+import io.rdmablock.node.metrics.VolumeMetrics;
 import io.rdmablock.node.store.BlockQueue;
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
@@ -86,6 +87,7 @@ final class RdmaQueue {
 
     Controller controller;
     Volume volume;
+    VolumeMetrics volumeMetrics; // per-volume data points, resolved once at Connect
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
     private int sqEntries;
     private int sqHead;
@@ -402,7 +404,8 @@ final class RdmaQueue {
         }
         outstanding--;
         long moved = r.opcode == Opcodes.IO_READ || r.opcode == Opcodes.IO_WRITE ? r.transferBytes : 0;
-        metrics.complete(r.metricsOp, moved, nowNs - r.startNs, r.status);
+        // the clock now, not nowNs: a command answered within the poll cycle it arrived in would record 0
+        metrics.complete(volumeMetrics, r.metricsOp, moved, System.nanoTime() - r.startNs, r.status);
         if (moved > 0 && r.status == 0) {
             ioCounters.completed(r.opcode, moved);
         }
@@ -469,6 +472,7 @@ final class RdmaQueue {
     void connected(Controller c, int hostSqEntries) {
         this.controller = c;
         this.volume = c.subsystem.volume();
+        this.volumeMetrics = volume == null ? null : metrics.volume(volume.name()); // null: no volume (discovery)
         this.sqEntries = hostSqEntries;
         this.sqHead = this.sqHead % hostSqEntries;
     }

@@ -1,0 +1,103 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.client.Node;
+import io.rdmablock.mgmt.client.NodeState;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Every {@code intervalMs}, fetches {@code /metrics} of every node that is not down and has a metrics URL, and feeds
+ * the text to {@link VolumeStats}, so the dashboard reads live per-volume rates from the management server alone
+ * (the browser never talks to a node). A node whose fetch is still running is skipped; a failed fetch is logged
+ * once per node until it succeeds again (connect timeout 1 s, idle timeout 2 s). Nodes that went down are forgotten.
+ */
+final class MetricsScraper {
+    private static final Logger LOG = LoggerFactory.getLogger(MetricsScraper.class);
+
+    private final Vertx vertx;
+    private final ClusterService cluster;
+    private final VolumeStats stats;
+    private final long intervalMs;
+    private final HttpClient http;
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    private final Set<String> failing = ConcurrentHashMap.newKeySet();
+    private long timerId = -1;
+
+    MetricsScraper(Vertx vertx, ClusterService cluster, VolumeStats stats, long intervalMs) {
+        this.vertx = vertx;
+        this.cluster = cluster;
+        this.stats = stats;
+        this.intervalMs = intervalMs;
+        this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(1000).setIdleTimeout(2));
+    }
+
+    void start() {
+        timerId = vertx.setPeriodic(intervalMs, id -> round());
+    }
+
+    void stop() {
+        if (timerId >= 0) {
+            vertx.cancelTimer(timerId);
+        }
+        http.close();
+    }
+
+    private void round() {
+        vertx.executeBlocking(cluster::listNodes, false).onSuccess(this::scrapeAll)
+                .onFailure(e -> LOG.warn("metrics scrape: cannot list nodes: {}", e.toString()));
+    }
+
+    private void scrapeAll(List<Node> nodes) {
+        for (Node n : nodes) {
+            if (n.state() == NodeState.DOWN || n.metricsUrl() == null || n.metricsUrl().isEmpty()) {
+                stats.forgetNode(n.nodeId());
+                continue;
+            }
+            if (inFlight.add(n.nodeId())) {
+                scrape(n);
+            }
+        }
+    }
+
+    private void scrape(Node n) {
+        RequestOptions options;
+        try {
+            options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(n.metricsUrl())
+                    .setIdleTimeout(2000);
+        } catch (RuntimeException e) {
+            inFlight.remove(n.nodeId());
+            warnOnce(n, e);
+            return;
+        }
+        http.request(options)
+                .compose(req -> req.send())
+                .compose(resp -> resp.statusCode() == 200 ? resp.body()
+                        : io.vertx.core.Future.failedFuture("HTTP " + resp.statusCode()))
+                .onComplete(ar -> {
+                    inFlight.remove(n.nodeId());
+                    if (ar.succeeded()) {
+                        if (failing.remove(n.nodeId())) {
+                            LOG.info("metrics scrape of node {} works again", n.nodeId());
+                        }
+                        stats.record(n.nodeId(), System.currentTimeMillis(), ar.result().toString());
+                    } else {
+                        warnOnce(n, ar.cause());
+                    }
+                });
+    }
+
+    private void warnOnce(Node n, Throwable e) {
+        if (failing.add(n.nodeId())) {
+            LOG.warn("metrics scrape of node {} failed: url={}: {}", n.nodeId(), n.metricsUrl(), e.toString());
+        }
+    }
+}

@@ -1,0 +1,250 @@
+// The rdmablock dashboard: reads /v1/nodes, /v1/volumes and /v1/stats/volumes of the management server that serves
+// this page, every few seconds; with a token (kept in sessionStorage, sent as Bearer) it can create, resize and
+// delete volumes and drain nodes. Everything is built with DOM calls and textContent (no HTML from data).
+"use strict";
+
+const REFRESH_MS = 2000;
+const TOKEN_KEY = "rdmablock.token";
+const $ = id => document.getElementById(id);
+
+function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
+
+function fmtBytes(n) {
+  if (n === null || n === undefined || isNaN(n)) return "-";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let i = 0, v = Number(n);
+  while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return (i === 0 ? v.toFixed(0) : v.toFixed(v >= 100 ? 0 : 1)) + " " + units[i];
+}
+function fmtRate(n) { return fmtBytes(n) + "/s"; }
+function fmtNum(n) { return n >= 1000 ? (n / 1000).toFixed(n >= 10000 ? 0 : 1) + "k" : n.toFixed(0); }
+function fmtUs(n) { return n >= 1000 ? (n / 1000).toFixed(2) + " ms" : n.toFixed(0) + " µs"; }
+
+function parseSize(s) {
+  const m = /^\s*(\d+)\s*([KMGT]?)(i?B)?\s*$/i.exec(s);
+  if (!m) throw new Error("invalid size: " + s + " (bytes or K/M/G/T)");
+  const mul = {"": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40}[m[2].toUpperCase()];
+  return Number(m[1]) * mul;
+}
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+function cell(tr, text, cls) { const td = el("td", text, cls); tr.appendChild(td); return td; }
+function stateCell(tr, state) { return cell(tr, state, "state state-" + state); }
+
+async function api(method, path, body) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && token()) headers["Authorization"] = "Bearer " + token();
+  const r = await fetch(path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+                               cache: "no-store"});
+  const text = await r.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!r.ok) {
+    const why = data && data.detail ? data.title + ": " + data.detail : "HTTP " + r.status;
+    throw new Error(method + " " + path + ": " + why);
+  }
+  return data;
+}
+
+function showError(e) {
+  const p = $("error");
+  if (e) { p.textContent = String(e.message || e); p.hidden = false; } else { p.hidden = true; }
+}
+
+async function act(what) {
+  try { await what(); showError(null); } catch (e) { showError(e); }
+  refresh();
+}
+
+function button(label, onClick) {
+  const b = el("button", label);
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// usage: {nodeId: {usedBytes, provisionedBytes}} from /v1/stats/volumes (the nodes' metrics)
+function renderNodes(nodes, usage) {
+  const body = $("nodes").tBodies[0];
+  body.replaceChildren();
+  if (nodes.length === 0) {
+    const tr = el("tr"); const td = cell(tr, "no storage node registered", "empty"); td.colSpan = 8;
+    body.appendChild(tr);
+  }
+  for (const n of nodes) {
+    const tr = el("tr");
+    tr.dataset.node = n.nodeId;
+    cell(tr, n.nodeId);
+    stateCell(tr, n.state);
+    cell(tr, fmtBytes(n.capacityBytes), "num");
+    const u = usage[n.nodeId];
+    const usedCell = cell(tr, u && u.usedBytes >= 0 ? fmtBytes(u.usedBytes) : "-", "num");
+    if (u && u.provisionedBytes >= 0) usedCell.title = fmtBytes(u.provisionedBytes) + " provisioned in volumes";
+    cell(tr, fmtBytes(n.freeBytes), "num");
+    cell(tr, n.fabricAddress);
+    cell(tr, n.lastHeartbeat || "-");
+    const a = cell(tr, null, "act");
+    if (n.state !== "draining") {
+      a.appendChild(button("drain", () => {
+        if (confirm("Drain node " + n.nodeId + "? It gets no new volumes."))
+          act(() => api("POST", "/v1/nodes/" + encodeURIComponent(n.nodeId) + "/drain"));
+      }));
+    }
+    body.appendChild(tr);
+  }
+}
+
+// copies: the REST answer's copies when it has them (replication), else the one copy on nodeId
+function copiesOf(v) {
+  if (Array.isArray(v.copies) && v.copies.length > 0) return v.copies;
+  return [{nodeId: v.nodeId, state: v.state, primary: true}];
+}
+
+function resyncOf(v) {
+  const parts = [];
+  if (v.resync && typeof v.resync.progress === "number") parts.push({node: v.resync.nodeId || "", p: v.resync.progress});
+  for (const c of copiesOf(v)) {
+    const p = c.resyncProgress !== undefined ? c.resyncProgress : (c.resync && c.resync.progress);
+    if (typeof p === "number") parts.push({node: c.nodeId, p});
+  }
+  return parts;
+}
+
+// used: {volume: bytes written at least once} from /v1/stats/volumes
+function renderVolumes(volumes, used) {
+  const body = $("volumes").tBodies[0];
+  body.replaceChildren();
+  if (volumes.length === 0) {
+    const tr = el("tr"); const td = cell(tr, "no volume", "empty"); td.colSpan = 10;
+    body.appendChild(tr);
+  }
+  for (const v of volumes) {
+    const tr = el("tr");
+    tr.dataset.volume = v.name;
+    cell(tr, v.name);
+    cell(tr, fmtBytes(v.sizeBytes), "num");
+    cell(tr, used[v.name] >= 0 ? fmtBytes(used[v.name]) : "-", "num");
+    cell(tr, v.lbaSize, "num");
+    stateCell(tr, v.state);
+    const copies = cell(tr, null, "copies");
+    copiesOf(v).forEach((c, i) => {
+      if (i > 0) copies.appendChild(document.createTextNode(", "));
+      copies.appendChild(document.createTextNode(c.nodeId + " "));
+      copies.appendChild(el("span", c.state, "state-" + c.state));
+    });
+    const primary = v.primary || (copiesOf(v).find(c => c.primary) || {}).nodeId || v.nodeId;
+    cell(tr, primary);
+    cell(tr, v.epoch !== undefined ? v.epoch : "-", "num");
+    cell(tr, v.connectedHosts.length ? v.connectedHosts.join(", ") : "-");
+    const rs = cell(tr, null);
+    const parts = resyncOf(v);
+    if (parts.length === 0) rs.textContent = "-";
+    for (const part of parts) {
+      const pr = el("progress"); pr.max = 1; pr.value = part.p;
+      rs.appendChild(pr);
+      rs.appendChild(document.createTextNode(" " + part.node + " " + (part.p * 100).toFixed(0) + "%"));
+    }
+    const a = cell(tr, null, "act");
+    a.appendChild(button("resize", () => {
+      const s = prompt("New size of " + v.name + " (grow only), e.g. 2G:", fmtBytes(v.sizeBytes).replace(/ |iB/g, ""));
+      if (s) act(() => api("PATCH", "/v1/volumes/" + encodeURIComponent(v.name), {sizeBytes: parseSize(s)}));
+    }));
+    a.appendChild(button("delete", () => {
+      if (confirm("Delete volume " + v.name + "? Its data is gone."))
+        act(() => api("DELETE", "/v1/volumes/" + encodeURIComponent(v.name)));
+    }));
+    body.appendChild(tr);
+  }
+}
+
+function renderPlots(stats, volumes) {
+  $("interval").textContent = String(stats.intervalMs / 1000);
+  const box = $("plots");
+  const known = new Set(volumes.map(v => v.name));
+  const series = stats.volumes.filter(s => known.has(s.volume));
+  if (series.length === 0) {
+    box.replaceChildren(el("p", "no I/O statistics yet (they appear a few seconds after a node reports a volume)",
+                           "empty"));
+    return;
+  }
+  box.replaceChildren();
+  for (const s of series) {
+    const times = s.samples.map(x => x.timeMs);
+    const last = s.samples.length ? s.samples[s.samples.length - 1] : null;
+    const div = el("div", null, "plot");
+    div.dataset.volume = s.volume;
+    div.dataset.samples = String(s.samples.length);
+    div.dataset.ops = String(s.samples.reduce((sum, x) => sum + x.readIops + x.writeIops, 0));
+    div.appendChild(el("h3", s.volume + " (" + s.nodeId + ")"));
+    box.appendChild(div); // in the page before drawing: the canvas needs its laid-out size
+    const charts = [
+      ["IOPS", [s.samples.map(x => x.readIops), s.samples.map(x => x.writeIops)], fmtNum,
+        last ? "read " + fmtNum(last.readIops) + ", write " + fmtNum(last.writeIops) : "-"],
+      ["bandwidth", [s.samples.map(x => x.readBytesPerSec), s.samples.map(x => x.writeBytesPerSec)], fmtRate,
+        last ? "read " + fmtRate(last.readBytesPerSec) + ", write " + fmtRate(last.writeBytesPerSec) : "-"],
+      ["latency (mean, in target)", [s.samples.map(x => x.latencyUs)], fmtUs, last ? fmtUs(last.latencyUs) : "-"],
+    ];
+    for (const [title, values, fmt, now] of charts) {
+      div.appendChild(el("div", title + ": " + now, "label"));
+      const c = el("canvas");
+      c.dataset.chart = title.split(" ")[0];
+      c.dataset.points = String(times.length);
+      div.appendChild(c);
+      const colors = values.length === 2 ? ["#1f77b4", "#e4572e"] : ["#6a4c93"];
+      drawPlot(c, values.map((v, i) => ({values: v, color: colors[i]})), times, fmt);
+    }
+  }
+}
+
+async function refresh() {
+  try {
+    const [nodes, volumes, stats] = await Promise.all([api("GET", "/v1/nodes"), api("GET", "/v1/volumes"),
+                                                       api("GET", "/v1/stats/volumes")]);
+    const usage = {}, used = {};
+    for (const n of stats.nodes || []) usage[n.nodeId] = n;
+    for (const s of stats.volumes) used[s.volume] = s.usedBytes;
+    renderNodes(nodes, usage);
+    renderVolumes(volumes, used);
+    renderPlots(stats, volumes);
+    const up = nodes.filter(n => n.state === "up").length;
+    $("summary").textContent = nodes.length + " nodes (" + up + " up), " + volumes.length + " volumes, updated "
+      + new Date().toLocaleTimeString();
+    document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
+  } catch (e) {
+    showError(e);
+  }
+}
+
+function applyMode() {
+  const rw = token() !== "";
+  document.body.classList.toggle("ro", !rw);
+  $("mode").textContent = rw ? "token set: actions enabled" : "read-only";
+  $("mode").className = "badge " + (rw ? "rw" : "ro");
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("token-form").addEventListener("submit", e => {
+    e.preventDefault();
+    const t = $("token").value.trim();
+    if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    $("token").value = "";
+    applyMode();
+  });
+  $("forget-token").addEventListener("click", () => { sessionStorage.removeItem(TOKEN_KEY); applyMode(); });
+  $("create-form").addEventListener("submit", e => {
+    e.preventDefault();
+    act(async () => {
+      await api("POST", "/v1/volumes", {name: $("create-name").value.trim(), sizeBytes: parseSize($("create-size").value),
+                                        lbaSize: Number($("create-lba").value)});
+      $("create-name").value = ""; $("create-size").value = "";
+    });
+  });
+  applyMode();
+  refresh();
+  setInterval(refresh, REFRESH_MS);
+});
