@@ -230,16 +230,27 @@ public final class NodeMetrics {
     }
 
     /**
-     * Starts the {@code /metrics} HTTP endpoint.
+     * Starts the {@code /metrics} HTTP endpoint; every other path answers 404.
      *
      * @throws UncheckedIOException when the address cannot be bound
      */
     public HTTPServer serve(InetSocketAddress listen) {
         try {
             return HTTPServer.builder().inetAddress(listen.getAddress()).port(listen.getPort()).registry(registry)
-                    .buildAndStart();
+                    .registerHealthHandler(false).defaultHandler(NodeMetrics::notFound).buildAndStart();
         } catch (IOException e) {
             throw new UncheckedIOException("metrics endpoint bind failed: listen=" + listen, e);
+        }
+    }
+
+    /** Anything but {@code /metrics}: 404 (the exporter's default would serve the metrics on every path). */
+    private static void notFound(com.sun.net.httpserver.HttpExchange exchange) throws IOException {
+        byte[] body = ("no route " + exchange.getRequestMethod() + " " + exchange.getRequestURI().getRawPath()
+                + " (this endpoint serves GET /metrics)\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        exchange.sendResponseHeaders(404, body.length);
+        try (var out = exchange.getResponseBody()) {
+            out.write(body);
         }
     }
 }

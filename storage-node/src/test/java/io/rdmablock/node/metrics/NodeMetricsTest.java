@@ -21,6 +21,28 @@ class NodeMetricsTest {
     }
 
     @Test
+    void shouldServeMetricsOnlyOnGetMetrics() throws Exception {
+        var m = new NodeMetrics();
+        var server = m.serve(new java.net.InetSocketAddress("127.0.0.1", 0));
+        try {
+            var http = java.net.http.HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.getPort();
+            var ok = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, ok.statusCode());
+            assertTrue(ok.body().contains("rdmablock_"), ok.body());
+            for (String path : List.of("/", "/foo", "/-/healthy", "/admin/metrics")) {
+                var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + path)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(404, r.statusCode(), path + ": " + r.body());
+                assertFalse(r.body().contains("rdmablock_"), path);
+            }
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
     void shouldCountCommandsPerVolumeAndNodeWide() throws Exception {
         var m = new NodeMetrics();
         VolumeMetrics v = m.volume("vol1");
