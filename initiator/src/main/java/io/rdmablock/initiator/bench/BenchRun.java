@@ -158,7 +158,7 @@ final class BenchRun {
                     j.release();
                 }
                 failed |= j.errorCode() != 0;
-                if (j instanceof Worker w && w.clone() == 0 && j.spec.verifyStateSave && w.state() != null) {
+                if (j instanceof Worker w && w.cloneIndex() == 0 && j.spec.verifyStateSave && w.state() != null) {
                     Path f = w.stateFile(auxPath);
                     w.state().save(f);
                     progress.out().println("rdmablock bench: job '" + j.name + "': verify state saved to " + f);

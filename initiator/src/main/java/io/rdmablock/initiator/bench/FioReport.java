@@ -72,7 +72,7 @@ final class FioReport {
             verified += j.verifiedBlocks.sum();
             if (j instanceof Worker wk) {
                 depth = Math.max(depth, wk.latencyDepth());
-                never += wk.clone() == 0 ? wk.neverWritten() : 0; // the clones share one state
+                never += wk.cloneIndex() == 0 ? wk.neverWritten() : 0; // the clones share one state
             }
         }
         Job first = jobs.getFirst();

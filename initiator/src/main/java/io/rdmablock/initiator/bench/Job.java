@@ -49,7 +49,7 @@ abstract class Job {
     /** Starts issuing I/O; {@code startNs} is the common start of every job of the phase ({@code startdelay} later). */
     final void begin(long startNs) {
         this.startNs = startNs + spec.startDelayNs;
-        this.rampEndNs = startNs + spec.rampTimeNs;
+        this.rampEndNs = this.startNs + spec.rampTimeNs;
         this.endNs = spec.runtimeNs > 0 ? rampEndNs + spec.runtimeNs : 0;
         start();
     }

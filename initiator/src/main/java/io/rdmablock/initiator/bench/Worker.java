@@ -110,7 +110,7 @@ final class Worker extends Job {
         return dir.resolve("local-" + name.replaceAll("[^A-Za-z0-9._-]", "_") + "-0-verify.state");
     }
 
-    int clone() {
+    int cloneIndex() {
         return clone;
     }
 
@@ -382,6 +382,9 @@ final class Worker extends Job {
         if (bad == null && spec.verify != JobSpec.Verify.PATTERN && u.verifier.lastGeneration() < acked) {
             bad = "lost write at offset " + u.offset + ": block holds generation " + u.verifier.lastGeneration()
                     + ", the last acknowledged write was generation " + acked;
+        }
+        if (bad != null && acked > 0 && !bad.startsWith("lost write")) {
+            bad += " (the last acknowledged write there was generation " + acked + ")";
         }
         if (bad != null) {
             verifyFailed(bad);
