@@ -22,7 +22,7 @@ final class FioReport {
     /** One reported job (a clone, or several merged by group_reporting). */
     record Entry(String name, String description, int jobs, JobSpec spec, DirStats read, DirStats write, long runtimeNs,
                  int error, List<String> messages, List<long[]> deltas, int groupId, int latencyDepth,
-                 long verifiedBlocks, long neverWritten) {
+                 boolean latencySettled, long verifiedBlocks, long neverWritten) {
     }
 
     /** CPU figures of the run: this process and, when known, the storage node. */
@@ -60,6 +60,7 @@ final class FioReport {
         long runtime = 0;
         int error = 0;
         int depth = 0;
+        boolean settled = true;
         long verified = 0;
         long never = 0;
         List<String> msgs = new ArrayList<>();
@@ -72,12 +73,13 @@ final class FioReport {
             verified += j.verifiedBlocks.sum();
             if (j instanceof Worker wk) {
                 depth = Math.max(depth, wk.latencyDepth());
+                settled &= wk.latencySettled();
                 never += wk.cloneIndex() == 0 ? wk.neverWritten() : 0; // the clones share one state
             }
         }
         Job first = jobs.getFirst();
         return new Entry(first.name, first.spec.description, jobs.size(), first.spec, r, w, runtime, error,
-                List.copyOf(msgs), sumDeltas(jobs), first.spec.groupId, depth, verified, never);
+                List.copyOf(msgs), sumDeltas(jobs), first.spec.groupId, depth, settled, verified, never);
     }
 
     private static List<long[]> sumDeltas(List<Job> jobs) {
@@ -269,8 +271,9 @@ final class FioReport {
             sb.append(String.format(Locale.ROOT, "  IO depths    : %d (queue pairs: %d)%n", e.spec.iodepth, e.jobs));
             if (e.spec.latencyTargetNs > 0) {
                 sb.append(String.format(Locale.ROOT, "  latency      : target=%d usec, window=%d usec, percentile=%.2f%%,"
-                        + " depth=%d (searched 1..%d)%n", e.spec.latencyTargetNs / 1000, e.spec.latencyWindowNs / 1000,
-                        e.spec.latencyPercentile, e.latencyDepth, e.spec.iodepth));
+                        + " depth=%d (searched 1..%d%s)%n", e.spec.latencyTargetNs / 1000, e.spec.latencyWindowNs / 1000,
+                        e.spec.latencyPercentile, e.latencyDepth, e.spec.iodepth,
+                        e.latencySettled ? "" : "; search not finished when the job ended"));
             }
             if (e.spec.verify != JobSpec.Verify.NONE) {
                 sb.append(String.format(Locale.ROOT, "  verify       : %d blocks verified, %d blocks never written%n",

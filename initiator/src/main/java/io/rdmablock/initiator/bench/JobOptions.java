@@ -42,7 +42,8 @@ final class JobOptions {
 
     /** Accepted and without effect, with the reason. */
     static final Map<String, String> NO_EFFECT = table(
-            "direct", "I/O always bypasses any cache", "thread", "jobs are threads",
+            "direct", "I/O always bypasses any cache (direct=0 says so in a warning)",
+            "buffered", "I/O always bypasses any cache (buffered=1 says so in a warning)", "thread", "jobs are threads",
             "invalidate", "there is no page cache to invalidate", "norandommap", "random offsets never use a map",
             "cpumask", "no CPU pinning", "enable_sgl", "data always travels in SGLs");
 

@@ -112,7 +112,9 @@ final class JobSpec {
             } else if (JobOptions.TARGET.contains(k)) {
                 j.ignoredTarget.add(k);
             } else if (JobOptions.NO_EFFECT.containsKey(k)) {
-                continue;
+                if (k.equals("direct") && !FioValues.bool(k, v) || k.equals("buffered") && FioValues.bool(k, v)) {
+                    j.warnings.add(k + "=" + v + " ignored: rdmablock I/O always bypasses any cache (as direct=1)");
+                }
             } else if (!JobOptions.SUPPORTED.containsKey(k)) {
                 j.unsupported.add(k);
             } else {

@@ -11,7 +11,8 @@ import java.util.SplittableRandom;
  * (default theta 1.1, != 1), {@code pareto[:h[:center]]} (default 0.2, 0 < h < 1), {@code normal[:dev[:center]]}
  * (percent, 0 <= dev < 100), {@code zoned:a/s:...} and {@code zoned_abs:a/size:...}, optionally one list per
  * direction separated by commas (read,write; a single list applies to both). Zone access percentages must add up to
- * 100 (entries without one share the rest), size percentages to at most 100; center is 0..1.
+ * 100 (entries without one share the rest), size percentages to at most 100 (zoned zones without a size share
+ * the rest of the region, as in fio's {@code zone_split_ddir}); center is 0..1.
  *
  * @param readZones  zones for reads (and for writes when {@code writeZones} is null)
  * @param writeZones zones for writes, or null
@@ -103,14 +104,21 @@ record RandomDistribution(Kind kind, double value, double center, List<ZonedDist
             throw new IllegalArgumentException("invalid random_distribution: zone access percentages add up to " + perc
                     + (sperc > 100 ? ", sizes to " + sperc : "") + " in '" + list + "', want 100");
         }
+        int sizeMissing = 0;
+        for (String[] r : raw) {
+            sizeMissing += r.length < 2 || r[1].isBlank() ? 1 : 0;
+        }
         List<ZonedDistribution.Zone> out = new ArrayList<>();
         for (String[] r : raw) {
             int a = r[0].isBlank() ? (100 - perc) / missing : Integer.parseInt(r[0].strip());
-            if (r.length < 2 || r[1].isBlank()) {
-                throw new IllegalArgumentException("invalid random_distribution: zone '" + String.join("/", r)
-                        + "' has no size");
+            boolean noSize = r.length < 2 || r[1].isBlank();
+            if (noSize && absolute) {
+                throw new IllegalArgumentException("invalid random_distribution: zoned_abs zone '"
+                        + String.join("/", r) + "' has no size");
             }
-            long size = absolute ? FioValues.size("random_distribution", r[1]) : Long.parseLong(r[1].strip());
+            // zoned: zones without a size share the rest of the region (fio's zone_split_ddir)
+            long size = noSize ? (100 - sperc) / sizeMissing
+                    : absolute ? FioValues.size("random_distribution", r[1]) : Long.parseLong(r[1].strip());
             out.add(new ZonedDistribution.Zone(a, size));
         }
         return out;

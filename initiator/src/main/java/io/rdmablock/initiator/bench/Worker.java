@@ -424,6 +424,11 @@ final class Worker extends Job {
         return latency == null ? 0 : latency.depth();
     }
 
+    /** True when the latency search found its depth (or there is no target). */
+    boolean latencySettled() {
+        return latency == null || latencyDone;
+    }
+
     private void unpark() {
         LatencyTarget lt = latency;
         while (lt != null && inFlight.get() < lt.depth()) {
@@ -444,9 +449,7 @@ final class Worker extends Job {
 
     private void endMain(Unit u) {
         if (mainActive.decrementAndGet() != 0) {
-            if (ended(System.nanoTime())) {
-                drainParked();
-            }
+            drainParked(); // a unit ends MAIN only when the job does (time, size, stop): parked units end too
             return;
         }
         mainEndNs = System.nanoTime();
