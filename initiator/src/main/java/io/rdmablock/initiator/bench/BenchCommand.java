@@ -87,7 +87,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--verify_state_save", arity = "0..1", fallbackValue = "1", description = "Save the per-block write generations at the end.") String verifyStateSave;
     @Option(names = "--verify_state_load", arity = "0..1", fallbackValue = "1", description = "Check reads against saved generations.") String verifyStateLoad;
     @Option(names = "--aux-path", paramLabel = "DIR", defaultValue = ".", description = "Directory of verify state files (default: the working directory).") Path auxPath;
-    @Option(names = "--replay", paramLabel = "TRACE", description = "Replay a trace: time_ms dev start_sector size_sectors rw.") Path replay;
+    @Option(names = "--replay", paramLabel = "TRACE", description = "Replay a trace for performance (msn, msr CSV or blkparse, detected); requests not aligned to the LBA size are refused (rdmablock replay carries them out).") Path replay;
     @Option(names = "--replay_no_stall", arity = "0..1", fallbackValue = "1", description = "Replay as fast as possible.") String replayNoStall;
     @Option(names = "--replay_time_scale", defaultValue = "100", description = "Replay time scale in percent (default: 100).") int replayTimeScale;
     @Option(names = "--output-format", defaultValue = "normal", description = "normal or json (default: normal).") String outputFormat;
