@@ -26,11 +26,22 @@ import picocli.CommandLine.Parameters;
  * </pre>
  *
  * Options given on the command line together with a job file override the file's values for every job (unlike fio,
- * where they act as defaults), so a long job file can be shortened with {@code --runtime=10}.
- * Exit status: 0, or 1 when a job had an I/O or verify error, 2 on bad arguments.
+ * where they act as defaults), so a long job file can be shortened with {@code --runtime=10}. A job file runs as
+ * written apart from its engine line, which must say {@code ioengine=rdmablock}; other engines' target options
+ * ({@link JobOptions#TARGET}: filename, directory, ...) are ignored with one warning line, the target being the
+ * command line's device. Options outside {@link JobOptions} fail, listed for every job of the file.
+ * Exit status: 0, or 1 when a job had an I/O or verify error, 2 on bad arguments (a missing job file included).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "fio-style benchmark on a volume (fio option names and meanings, fio JSON output).")
+        description = {"fio-style benchmark on a volume (fio option names and meanings, fio JSON output).",
+                "Job files: fio's format, unchanged apart from the engine line: ioengine=rdmablock. The target is the"
+                        + " command line's --volume NAME, --address HOST:PORT --subnqn NQN, or --file PATH; the job"
+                        + " file's target options (filename, directory, uri, hostname, ...) are ignored with a warning.",
+                "Supported fio options: stonewall/new_group phases, random_distribution (random, zipf, pareto,"
+                        + " normal, zoned, zoned_abs), randrepeat/randseed, blockalign, random_generator (accepted;"
+                        + " offsets come from SplitMix64), latency_target/latency_window/latency_percentile (fio's"
+                        + " queue-depth search), rate/rate_iops, thinktime, loops, startdelay, verify with per-block"
+                        + " write generations (verify_backlog, verify_state_save/verify_state_load in --aux-path)."})
 public final class BenchCommand implements Callable<Integer> {
 
     @Mixin
@@ -58,7 +69,25 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--verify_fatal", arity = "0..1", fallbackValue = "1", description = "Stop at the first verify failure.") String verifyFatal;
     @Option(names = "--percentile_list", description = "Latency percentiles, e.g. 50:99:99.9.") String percentileList;
     @Option(names = "--group_reporting", arity = "0..1", fallbackValue = "1", description = "One result for all jobs.") String groupReporting;
-    @Option(names = "--replay", paramLabel = "TRACE", description = "Replay a trace: time_ms dev start_sector size_sectors rw.") Path replay;
+    @Option(names = "--blockalign", description = "Alignment of random offsets (default: the block size).") String blockalign;
+    @Option(names = "--random_distribution", description = "random, zipf:theta, pareto:h, normal:dev, zoned:a/s:..., zoned_abs:a/size:...") String randomDistribution;
+    @Option(names = "--randrepeat", arity = "0..1", fallbackValue = "1", description = "Same offsets every run (default: 1).") String randrepeat;
+    @Option(names = "--randseed", description = "Seed of the offsets.") String randseed;
+    @Option(names = "--random_generator", description = "tausworthe, lfsr or tausworthe64: accepted, SplitMix64 is used.") String randomGenerator;
+    @Option(names = "--latency_target", description = "Queue-depth search: latency target (us or with unit).") String latencyTarget;
+    @Option(names = "--latency_window", description = "Queue-depth search: window (us or with unit).") String latencyWindow;
+    @Option(names = "--latency_percentile", description = "Queue-depth search: percent within the target (default: 100).") String latencyPercentile;
+    @Option(names = "--rate", description = "Bandwidth cap in bytes/s, read,write.") String rate;
+    @Option(names = "--rate_iops", description = "IOPS cap, read,write.") String rateIops;
+    @Option(names = "--thinktime", description = "Pause (us or with unit) after thinktime_blocks I/Os.") String thinktime;
+    @Option(names = "--thinktime_blocks", description = "I/Os between pauses (default: 1).") String thinktimeBlocks;
+    @Option(names = "--loops", description = "Repeat the job's I/O (default: 1).") String loops;
+    @Option(names = "--startdelay", description = "Delay before the job starts (s or with unit).") String startdelay;
+    @Option(names = "--verify_backlog", description = "Verify after this many written blocks.") String verifyBacklog;
+    @Option(names = "--verify_state_save", arity = "0..1", fallbackValue = "1", description = "Save the per-block write generations at the end.") String verifyStateSave;
+    @Option(names = "--verify_state_load", arity = "0..1", fallbackValue = "1", description = "Check reads against saved generations.") String verifyStateLoad;
+    @Option(names = "--aux-path", paramLabel = "DIR", defaultValue = ".", description = "Directory of verify state files (default: the working directory).") Path auxPath;
+    @Option(names = "--replay", paramLabel = "TRACE", description = "Replay a trace for performance (msn, msr CSV or blkparse, detected); requests not aligned to the LBA size are refused (rdmablock replay carries them out).") Path replay;
     @Option(names = "--replay_no_stall", arity = "0..1", fallbackValue = "1", description = "Replay as fast as possible.") String replayNoStall;
     @Option(names = "--replay_time_scale", defaultValue = "100", description = "Replay time scale in percent (default: 100).") int replayTimeScale;
     @Option(names = "--output-format", defaultValue = "normal", description = "normal or json (default: normal).") String outputFormat;
@@ -79,15 +108,28 @@ public final class BenchCommand implements Callable<Integer> {
             specs.add(JobSpec.of(name != null ? name : replay != null ? "replay" : "rdmablock", cli));
         } else {
             for (Path f : jobFiles) {
+                if (!Files.isRegularFile(f)) {
+                    throw new IllegalArgumentException("invalid JOBFILE: " + f + ": no such file");
+                }
                 for (JobFile.Section s : JobFile.parse(f)) {
                     Map<String, String> opts = new LinkedHashMap<>(s.options());
                     opts.putAll(cli);
-                    specs.add(JobSpec.of(opts.getOrDefault("name", s.name()), opts));
+                    specs.add(JobSpec.parse(opts.getOrDefault("name", s.name()), opts));
                 }
             }
             if (specs.isEmpty()) {
                 throw new IllegalArgumentException("invalid job file: no jobs in " + jobFiles);
             }
+            JobSpec.checkSupported(specs);
+        }
+        if (replay != null && !Files.isRegularFile(replay)) {
+            throw new IllegalArgumentException("invalid --replay: " + replay + ": no such file");
+        }
+        java.util.Set<String> ignored = new java.util.TreeSet<>();
+        specs.forEach(s -> ignored.addAll(s.ignoredTarget));
+        if (!ignored.isEmpty()) {
+            System.err.println("rdmablock bench: warning: " + String.join(", ", ignored) + " ignored: the target comes"
+                    + " from the command line (" + deviceOptions.displayName() + ")");
         }
         for (JobSpec s : specs) {
             s.sizeStrict = size != null;
@@ -108,7 +150,7 @@ public final class BenchCommand implements Callable<Integer> {
         BenchRun.Outcome out = BenchRun.run(specs,
                 replay == null ? null : new BenchRun.Replay(replay, FioValues.bool("replay_no_stall",
                         replayNoStall == null ? "0" : replayNoStall), replayTimeScale),
-                () -> deviceOptions.open(1), pid, progress);
+                () -> deviceOptions.open(1), pid, progress, auxPath);
         String text = outputFormat.equals("json")
                 ? FioReport.json(out.entries(), out.cpu(), deviceOptions.displayName())
                 : FioReport.human(out.entries(), out.cpu());
@@ -157,6 +199,23 @@ public final class BenchCommand implements Callable<Integer> {
         put(m, "verify_fatal", verifyFatal);
         put(m, "percentile_list", percentileList);
         put(m, "group_reporting", groupReporting);
+        put(m, "blockalign", blockalign);
+        put(m, "random_distribution", randomDistribution);
+        put(m, "randrepeat", randrepeat);
+        put(m, "randseed", randseed);
+        put(m, "random_generator", randomGenerator);
+        put(m, "latency_target", latencyTarget);
+        put(m, "latency_window", latencyWindow);
+        put(m, "latency_percentile", latencyPercentile);
+        put(m, "rate", rate);
+        put(m, "rate_iops", rateIops);
+        put(m, "thinktime", thinktime);
+        put(m, "thinktime_blocks", thinktimeBlocks);
+        put(m, "loops", loops);
+        put(m, "startdelay", startdelay);
+        put(m, "verify_backlog", verifyBacklog);
+        put(m, "verify_state_save", verifyStateSave);
+        put(m, "verify_state_load", verifyStateLoad);
         return m;
     }
 

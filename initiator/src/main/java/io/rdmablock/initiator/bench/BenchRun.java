@@ -40,29 +40,71 @@ final class BenchRun {
 
     static Outcome run(List<JobSpec> specs, Replay replay, Supplier<BlockDevice> devices, String nodePid,
                        Progress progress) throws IOException, InterruptedException {
+        return run(specs, replay, devices, nodePid, progress, Path.of("."));
+    }
+
+    /**
+     * Runs the jobs phase by phase (fio's stonewall: a phase starts when every job of the previous one finished),
+     * the jobs of a phase concurrently.
+     *
+     * @param auxPath directory of verify state files (verify_state_save / verify_state_load)
+     */
+    static Outcome run(List<JobSpec> specs, Replay replay, Supplier<BlockDevice> devices, String nodePid,
+                       Progress progress, Path auxPath) throws IOException, InterruptedException {
+        JobSpec.assignGroups(specs);
+        List<Job> jobs = new ArrayList<>();
+        ProcStat[] cpu0 = new ProcStat[2];
+        int phases = specs.stream().mapToInt(s -> s.phase).max().orElse(0) + 1;
+        for (int p = 0; p < phases; p++) {
+            int phase = p;
+            List<JobSpec> in = specs.stream().filter(s -> s.phase == phase).toList();
+            if (phases > 1) {
+                progress.out().println("rdmablock bench: phase " + (p + 1) + " of " + phases + ": "
+                        + String.join(", ", in.stream().map(s -> s.name).toList()));
+            }
+            runPhase(in, replay, devices, nodePid, progress, auxPath, jobs, cpu0); // fio goes on after a failed phase
+        }
+        ProcStat c1 = ProcStat.read("self");
+        ProcStat n1 = nodePid == null ? null : ProcStat.read(nodePid);
+        FioReport.Cpu cpu = new FioReport.Cpu(cpu0[0] == null || c1 == null ? null : c1.minus(cpu0[0]),
+                cpu0[1] == null || n1 == null ? null : n1.minus(cpu0[1]), nodePid);
+        return new Outcome(jobs, FioReport.entries(jobs), cpu);
+    }
+
+    private static boolean runPhase(List<JobSpec> specs, Replay replay, Supplier<BlockDevice> devices, String nodePid,
+                                    Progress progress, Path auxPath, List<Job> all, ProcStat[] cpu0)
+            throws IOException, InterruptedException {
         List<BlockDevice> opened = new ArrayList<>();
         List<Job> jobs = new ArrayList<>();
         try {
-            long seed = System.nanoTime();
             for (JobSpec spec : specs) {
+                Worker first = null;
                 for (int c = 0; c < (replay != null ? 1 : spec.numjobs); c++) {
                     BlockDevice dev = devices.get();
                     opened.add(dev);
-                    jobs.add(replay != null
+                    Job j = replay != null
                             ? new ReplayWorker(spec, dev, replay.trace(), replay.noStall(), replay.timeScalePercent())
-                            : new Worker(spec, spec.name, dev, seed + 7919L * jobs.size()));
+                            : new Worker(spec, spec.name, dev, c, all.size() + jobs.size(), first);
+                    j.auxPath = auxPath;
+                    if (j instanceof Worker w && c == 0) {
+                        first = w;
+                        if (spec.verifyStateLoad) {
+                            w.loadState(auxPath);
+                        }
+                    }
+                    jobs.add(j);
                 }
                 for (String w : spec.warnings) {
                     progress.out().println("rdmablock bench: warning: job '" + spec.name + "': " + w);
                 }
             }
-            ProcStat[] cpu0 = new ProcStat[2];
+            all.addAll(jobs);
             long start = System.nanoTime();
             for (Job j : jobs) {
                 j.begin(start);
             }
-            long rampEnd = start + specs.stream().mapToLong(s -> s.rampTimeNs).max().orElse(0);
-            if (rampEnd == start) {
+            long rampEnd = start + specs.stream().mapToLong(s -> s.startDelayNs + s.rampTimeNs).max().orElse(0);
+            if (rampEnd == start && cpu0[0] == null) {
                 cpu0[0] = ProcStat.read("self");
                 cpu0[1] = nodePid == null ? null : ProcStat.read(nodePid);
             }
@@ -107,18 +149,22 @@ final class BenchRun {
                     break;
                 }
             }
-            ProcStat c1 = ProcStat.read("self");
-            ProcStat n1 = nodePid == null ? null : ProcStat.read(nodePid);
             if (progress.enabled() && progress.tty()) {
                 progress.out().print("\r" + " ".repeat(100) + "\r");
             }
-            FioReport.Cpu cpu = new FioReport.Cpu(cpu0[0] == null || c1 == null ? null : c1.minus(cpu0[0]),
-                    cpu0[1] == null || n1 == null ? null : n1.minus(cpu0[1]), nodePid);
-            boolean allFinished = jobs.stream().allMatch(j -> j.finished.getCount() == 0);
-            if (allFinished) {
-                jobs.forEach(Job::release);
+            boolean failed = false;
+            for (Job j : jobs) {
+                if (j.finished.getCount() == 0) {
+                    j.release();
+                }
+                failed |= j.errorCode() != 0;
+                if (j instanceof Worker w && w.cloneIndex() == 0 && j.spec.verifyStateSave && w.state() != null) {
+                    Path f = w.stateFile(auxPath);
+                    w.state().save(f);
+                    progress.out().println("rdmablock bench: job '" + j.name + "': verify state saved to " + f);
+                }
             }
-            return new Outcome(jobs, FioReport.entries(jobs), cpu);
+            return failed;
         } finally {
             for (BlockDevice d : opened) {
                 try {

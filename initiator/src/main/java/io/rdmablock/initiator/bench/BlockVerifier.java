@@ -16,16 +16,21 @@ import java.util.zip.CRC32C;
  *  4  u32 block length in bytes
  *  8  u64 device offset of the block
  * 16  u64 seed of the data
- * 24  16 bytes checksum (crc32c: first 4 bytes; md5: all 16) over the whole block with this field zeroed
- * 40  data: xorshift64 stream from the seed
+ * 24  u32 generation of the write (a job's write sequence number, see {@link VerifyState}; 0 = none)
+ * 28  u32 reserved 0
+ * 32  16 bytes checksum (crc32c: first 4 bytes; md5: all 16) over the whole block with this field zeroed
+ * 48  data: xorshift64 stream from the seed
  * </pre>
  *
- * A check fails on a wrong magic, length or offset (a misplaced or torn write) or a checksum mismatch. One instance
- * per I/O unit: not thread-safe.
+ * A check fails on a wrong magic, length or offset (a misplaced or torn write) or a checksum mismatch; the caller
+ * compares {@link #lastGeneration()} with the last acknowledged one (a lost write reads an older generation).
+ * {@code verify=pattern} has no header: it cannot tell generations apart (as in fio). One instance per I/O unit:
+ * not thread-safe.
  */
 final class BlockVerifier {
     static final int MAGIC = 0x52424b56;
-    static final int HEADER_BYTES = 40;
+    static final int HEADER_BYTES = 48;
+    private static final int CHECKSUM_AT = 32;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -44,7 +49,14 @@ final class BlockVerifier {
         }
     }
 
-    void fill(MemorySegment block, long offset, long seed) {
+    private int lastGeneration;
+
+    /** The generation in the header of the block last checked successfully. */
+    int lastGeneration() {
+        return lastGeneration;
+    }
+
+    void fill(MemorySegment block, long offset, long seed, int generation) {
         long n = block.byteSize();
         if (kind == JobSpec.Verify.PATTERN) {
             for (long i = 0; i + 4 <= n; i += 4) {
@@ -63,7 +75,9 @@ final class BlockVerifier {
         block.set(INT, 4, (int) n);
         block.set(LONG, 8, offset);
         block.set(LONG, 16, seed);
-        block.asSlice(24, 16).fill((byte) 0);
+        block.set(INT, 24, generation);
+        block.set(INT, 28, 0);
+        block.asSlice(CHECKSUM_AT, 16).fill((byte) 0);
         writeChecksum(block);
     }
 
@@ -88,11 +102,12 @@ final class BlockVerifier {
         if (len != n || off != offset) {
             return "bad header at offset " + offset + ": holds offset " + off + " length " + len + " (misplaced write)";
         }
-        long c0 = block.get(LONG, 24);
-        long c1 = block.get(LONG, 32);
-        block.asSlice(24, 16).fill((byte) 0);
+        long c0 = block.get(LONG, CHECKSUM_AT);
+        long c1 = block.get(LONG, CHECKSUM_AT + 8);
+        block.asSlice(CHECKSUM_AT, 16).fill((byte) 0);
         writeChecksum(block);
-        boolean ok = block.get(LONG, 24) == c0 && block.get(LONG, 32) == c1;
+        boolean ok = block.get(LONG, CHECKSUM_AT) == c0 && block.get(LONG, CHECKSUM_AT + 8) == c1;
+        lastGeneration = ok ? block.get(INT, 24) : 0;
         return ok ? null : "bad " + kind.name().toLowerCase() + " checksum at offset " + offset + " (corrupt or torn block)";
     }
 
@@ -101,11 +116,11 @@ final class BlockVerifier {
         if (kind == JobSpec.Verify.CRC32C) {
             crc.reset();
             crc.update(bb);
-            block.set(INT, 24, (int) crc.getValue());
+            block.set(INT, CHECKSUM_AT, (int) crc.getValue());
         } else {
             md5.reset();
             md5.update(bb);
-            MemorySegment.copy(MemorySegment.ofArray(md5.digest()), 0, block, 24, 16);
+            MemorySegment.copy(MemorySegment.ofArray(md5.digest()), 0, block, CHECKSUM_AT, 16);
         }
     }
 }

@@ -21,7 +21,8 @@ final class FioReport {
 
     /** One reported job (a clone, or several merged by group_reporting). */
     record Entry(String name, String description, int jobs, JobSpec spec, DirStats read, DirStats write, long runtimeNs,
-                 int error, List<String> messages, List<long[]> deltas) {
+                 int error, List<String> messages, List<long[]> deltas, int groupId, int latencyDepth,
+                 boolean latencySettled, long verifiedBlocks, long neverWritten) {
     }
 
     /** CPU figures of the run: this process and, when known, the storage node. */
@@ -31,33 +32,54 @@ final class FioReport {
     private FioReport() {
     }
 
-    /** Builds entries from jobs: one per job, or one for all with group_reporting. */
+    /**
+     * Builds entries from jobs: one per job clone, or, with group_reporting, one per reporting group (fio merges the
+     * jobs of a group; groups come from stonewall/new_group).
+     */
     static List<Entry> entries(List<Job> jobs) {
-        boolean group = jobs.stream().anyMatch(j -> j.spec.groupReporting);
         List<Entry> out = new ArrayList<>();
-        if (group) {
-            DirStats r = new DirStats();
-            DirStats w = new DirStats();
-            long runtime = 0;
-            int error = 0;
-            List<String> msgs = new ArrayList<>();
-            for (Job j : jobs) {
-                r.add(j.merged(true));
-                w.add(j.merged(false));
-                runtime = Math.max(runtime, j.runtimeNs());
-                error = error != 0 ? error : j.errorCode();
-                msgs.addAll(j.messages);
-            }
-            Job first = jobs.getFirst();
-            out.add(new Entry(first.name, first.spec.description, jobs.size(), first.spec, r, w, runtime, error, msgs,
-                    sumDeltas(jobs)));
-        } else {
-            for (Job j : jobs) {
-                out.add(new Entry(j.name, j.spec.description, 1, j.spec, j.merged(true), j.merged(false), j.runtimeNs(),
-                        j.errorCode(), List.copyOf(j.messages), sumDeltas(List.of(j))));
+        Map<Integer, List<Job>> groups = new java.util.TreeMap<>();
+        for (Job j : jobs) {
+            groups.computeIfAbsent(j.spec.groupId, g -> new ArrayList<>()).add(j);
+        }
+        for (List<Job> g : groups.values()) {
+            if (g.stream().anyMatch(j -> j.spec.groupReporting)) {
+                out.add(entry(g));
+            } else {
+                for (Job j : g) {
+                    out.add(entry(List.of(j)));
+                }
             }
         }
         return out;
+    }
+
+    private static Entry entry(List<Job> jobs) {
+        DirStats r = new DirStats();
+        DirStats w = new DirStats();
+        long runtime = 0;
+        int error = 0;
+        int depth = 0;
+        boolean settled = true;
+        long verified = 0;
+        long never = 0;
+        List<String> msgs = new ArrayList<>();
+        for (Job j : jobs) {
+            r.add(j.merged(true));
+            w.add(j.merged(false));
+            runtime = Math.max(runtime, j.runtimeNs());
+            error = error != 0 ? error : j.errorCode();
+            msgs.addAll(j.messages);
+            verified += j.verifiedBlocks.sum();
+            if (j instanceof Worker wk) {
+                depth = Math.max(depth, wk.latencyDepth());
+                settled &= wk.latencySettled();
+                never += wk.cloneIndex() == 0 ? wk.neverWritten() : 0; // the clones share one state
+            }
+        }
+        Job first = jobs.getFirst();
+        return new Entry(first.name, first.spec.description, jobs.size(), first.spec, r, w, runtime, error,
+                List.copyOf(msgs), sumDeltas(jobs), first.spec.groupId, depth, settled, verified, never);
     }
 
     private static List<long[]> sumDeltas(List<Job> jobs) {
@@ -93,7 +115,7 @@ final class FioReport {
         for (Entry e : entries) {
             Map<String, Object> j = new LinkedHashMap<>();
             j.put("jobname", e.name);
-            j.put("groupid", 0);
+            j.put("groupid", e.groupId);
             j.put("job_start", nowMs - e.runtimeNs / 1_000_000);
             j.put("error", e.error);
             j.put("eta", 0);
@@ -112,6 +134,14 @@ final class FioReport {
             j.put("majf", 0);
             j.put("minf", 0);
             j.put("iodepth", e.spec.iodepth);
+            j.put("latency_depth", e.latencyDepth > 0 ? e.latencyDepth : e.spec.iodepth);
+            j.put("latency_target", e.spec.latencyTargetNs);
+            j.put("latency_percentile", e.spec.latencyPercentile);
+            j.put("latency_window", e.spec.latencyWindowNs / 1000);
+            if (e.spec.verify != JobSpec.Verify.NONE) {
+                j.put("verified_blocks", e.verifiedBlocks);
+                j.put("never_written_blocks", e.neverWritten);
+            }
             long ios = e.read.ios + e.write.ios;
             if (cpu.client() != null && ios > 0) {
                 j.put("client_cpu_ns_per_io", cpu.client().totalNs() / (double) Math.max(1, totalIos));
@@ -222,7 +252,7 @@ final class FioReport {
         String when = ZonedDateTime.now().format(DateTimeFormatter.ofPattern("EEE MMM d HH:mm:ss yyyy", Locale.ROOT));
         long totalIos = entries.stream().mapToLong(e -> e.read.ios + e.write.ios).sum();
         for (Entry e : entries) {
-            sb.append(String.format(Locale.ROOT, "%s: (groupid=0, jobs=%d): err=%2d: pid=%d: %s%n", e.name, e.jobs, e.error,
+            sb.append(String.format(Locale.ROOT, "%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s%n", e.name, e.groupId, e.jobs, e.error,
                     ProcessHandle.current().pid(), when));
             if (!e.description.isEmpty()) {
                 sb.append("  Description  : [").append(e.description).append("]\n");
@@ -239,6 +269,16 @@ final class FioReport {
                         100.0 * cpu.client().systemNs() * share / e.runtimeNs, (long) (cpu.client().ctx() * share)));
             }
             sb.append(String.format(Locale.ROOT, "  IO depths    : %d (queue pairs: %d)%n", e.spec.iodepth, e.jobs));
+            if (e.spec.latencyTargetNs > 0) {
+                sb.append(String.format(Locale.ROOT, "  latency      : target=%d usec, window=%d usec, percentile=%.2f%%,"
+                        + " depth=%d (searched 1..%d%s)%n", e.spec.latencyTargetNs / 1000, e.spec.latencyWindowNs / 1000,
+                        e.spec.latencyPercentile, e.latencyDepth, e.spec.iodepth,
+                        e.latencySettled ? "" : "; search not finished when the job ended"));
+            }
+            if (e.spec.verify != JobSpec.Verify.NONE) {
+                sb.append(String.format(Locale.ROOT, "  verify       : %d blocks verified, %d blocks never written%n",
+                        e.verifiedBlocks, e.neverWritten));
+            }
         }
         if (totalIos > 0) {
             if (cpu.client() != null) {
@@ -252,7 +292,14 @@ final class FioReport {
                         cpu.node().systemNs() / 1000.0 / totalIos, cpu.nodePid()));
             }
         }
-        sb.append("\nRun status group 0 (all jobs):\n");
+        for (int g : entries.stream().map(Entry::groupId).distinct().sorted().toList()) {
+            runStatus(sb, g, entries.stream().filter(e -> e.groupId == g).toList());
+        }
+        return sb.toString();
+    }
+
+    private static void runStatus(StringBuilder sb, int group, List<Entry> entries) {
+        sb.append("\nRun status group ").append(group).append(" (all jobs):\n");
         for (boolean read : new boolean[] {true, false}) {
             long bytes = 0;
             long maxRt = 0;
@@ -272,7 +319,6 @@ final class FioReport {
             sb.append(String.format(Locale.ROOT, "  %5s: bw=%s (%s), io=%s (%s), run=%d-%dmsec%n", read ? "READ" : "WRITE",
                     bin(bw) + "/s", dec(bw) + "/s", bin(bytes), dec(bytes), minRt / 1_000_000, maxRt / 1_000_000));
         }
-        return sb.toString();
     }
 
     private static void humanDir(StringBuilder sb, Entry e, DirStats s, boolean read) {

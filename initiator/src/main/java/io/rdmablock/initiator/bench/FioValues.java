@@ -69,8 +69,16 @@ final class FioValues {
 
     /** A time in nanoseconds; plain numbers are seconds (fio's default unit for runtime and ramp_time). */
     static long timeNs(String name, String v) {
+        return timeNs(name, v, 1_000_000_000L);
+    }
+
+    /**
+     * A time in nanoseconds; plain numbers are in {@code defaultUnitNs} (fio: seconds for runtime, ramp_time and
+     * startdelay; microseconds for thinktime, latency_target and latency_window).
+     */
+    static long timeNs(String name, String v, long defaultUnitNs) {
         String s = v.trim().toLowerCase(Locale.ROOT);
-        long mult = 1_000_000_000L;
+        long mult = defaultUnitNs;
         String[][] units = {{"usec", "1000"}, {"us", "1000"}, {"msec", "1000000"}, {"ms", "1000000"},
                 {"sec", "1000000000"}, {"s", "1000000000"}, {"m", "60000000000"}, {"h", "3600000000000"},
                 {"d", "86400000000000"}};
@@ -112,6 +120,49 @@ final class FioValues {
             throw new IllegalArgumentException("invalid " + name + ": " + name + "=" + n + ", min=" + min + ", max=" + max);
         }
         return (int) n;
+    }
+
+    /** A non-negative decimal in [min, max]. */
+    static double decimal(String name, String v, double min, double max) {
+        double d;
+        try {
+            d = Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid " + name + ": '" + v + "' is not a number");
+        }
+        if (d < min || d > max) {
+            throw new IllegalArgumentException("invalid " + name + ": " + name + "=" + v + ", min=" + min + ", max=" + max);
+        }
+        return d;
+    }
+
+    /** An unsigned 64-bit integer (decimal or 0x hex), e.g. randseed. */
+    static long unsigned(String name, String v) {
+        String s = v.trim().toLowerCase(Locale.ROOT);
+        try {
+            return s.startsWith("0x") ? Long.parseUnsignedLong(s.substring(2), 16) : Long.parseUnsignedLong(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid " + name + ": '" + v + "' is not an unsigned integer");
+        }
+    }
+
+    /**
+     * fio's comma-separated per-direction values ("read,write[,trim]"): one value applies to reads and writes,
+     * an empty field means no limit. {@code sizes}: values are sizes (rate=1m), else plain counts (rate_iops=100).
+     *
+     * @return {read, write}, 0 = unlimited
+     */
+    static long[] perDirection(String name, String v, boolean sizes) {
+        String[] p = v.split(",", -1);
+        long[] out = new long[2];
+        for (int i = 0; i < 2; i++) {
+            String f = p.length == 1 ? p[0] : i < p.length ? p[i] : "";
+            if (f.isBlank()) {
+                continue;
+            }
+            out[i] = sizes ? size(name, f) : integer(name, f, 0, Integer.MAX_VALUE);
+        }
+        return out;
     }
 
     /** One entry of a bssplit: block size and its share in percent. */

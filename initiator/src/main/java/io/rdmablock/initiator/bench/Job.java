@@ -32,6 +32,8 @@ abstract class Job {
     final CountDownLatch finished;
     volatile long startNs;
     volatile long rampEndNs;
+    /** Where verify state files are saved and loaded (fio's --aux-path; default the working directory). */
+    volatile java.nio.file.Path auxPath = java.nio.file.Path.of(".");
     /** End of the run for time-limited jobs, 0 when only the size limits it. */
     volatile long endNs;
     volatile long mainEndNs;
@@ -44,10 +46,10 @@ abstract class Job {
         this.finished = new CountDownLatch(units);
     }
 
-    /** Starts issuing I/O; {@code startNs} is the common start of every job of the run. */
+    /** Starts issuing I/O; {@code startNs} is the common start of every job of the phase ({@code startdelay} later). */
     final void begin(long startNs) {
-        this.startNs = startNs;
-        this.rampEndNs = startNs + spec.rampTimeNs;
+        this.startNs = startNs + spec.startDelayNs;
+        this.rampEndNs = this.startNs + spec.rampTimeNs;
         this.endNs = spec.runtimeNs > 0 ? rampEndNs + spec.runtimeNs : 0;
         start();
     }
@@ -68,7 +70,8 @@ abstract class Job {
     final void fail(Throwable t) {
         if (error == null) {
             error = t;
-            messages.add("I/O error: " + t);
+            messages.add(t instanceof java.util.concurrent.TimeoutException ? "error: " + t.getMessage()
+                    : "I/O error: " + t);
         }
         stop = true;
     }
@@ -83,8 +86,14 @@ abstract class Job {
         }
     }
 
-    /** fio's per-job error number: 0, EIO (5) for an I/O error, EILSEQ (84) for a verify failure. */
+    /**
+     * fio's per-job error number: 0, EIO (5) for an I/O error, ETIMEDOUT (110) for a latency beyond latency_target at
+     * depth 1 or a job that did not finish, EILSEQ (84) for a verify failure.
+     */
     final int errorCode() {
+        if (error instanceof java.util.concurrent.TimeoutException) {
+            return 110;
+        }
         return error != null ? 5 : verifyErrors.get() > 0 ? 84 : 0;
     }
 

@@ -7,18 +7,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One benchmark job, resolved from fio options (fio(1), "JOB PARAMETERS"); the meanings are fio's.
- *
- * <p>Options understood: {@code rw|readwrite} (read, write, randread, randwrite, rw|readwrite, randrw),
- * {@code rwmixread}, {@code rwmixwrite}, {@code bs|blocksize} ("4k" or "4k,64k" for read,write), {@code bssplit},
- * {@code iodepth}, {@code numjobs}, {@code size} (bytes or % of the device; default: device size - offset; clamped to
- * the device with a warning), {@code offset} (bytes or %), {@code runtime}, {@code time_based}, {@code ramp_time},
- * {@code verify} (crc32c, md5, pattern, 0/none), {@code verify_pattern}, {@code do_verify}, {@code verify_fatal},
- * {@code percentile_list}, {@code group_reporting}, {@code name}, {@code description}.
- * Accepted without effect, with the reason: {@code direct} (I/O always bypasses any cache), {@code thread} (jobs are
- * threads), {@code invalidate}, {@code norandommap} (random offsets never use a map). Engine lines
- * ({@code ioengine}, which must say {@code rdmablock}, and target options such as {@code filename}, {@code uri},
- * {@code hostname}) are ignored: the target is the command line's device. Anything else is an error naming it.
+ * One benchmark job, resolved from fio options (fio(1), "JOB PARAMETERS"); the meanings are fio's. The accepted
+ * options, their groups and what each does here are in {@link JobOptions}. {@link #parse} records unknown options in
+ * {@link #unsupported} (so a job file can be checked as a whole, {@link #checkSupported}); {@link #of} fails on them.
+ * A bad value fails with {@link IllegalArgumentException} naming the option, the value and its bounds.
  */
 final class JobSpec {
 
@@ -39,14 +31,9 @@ final class JobSpec {
 
     enum Verify { NONE, CRC32C, MD5, PATTERN }
 
-    static final Set<String> ENGINE_LINES = Set.of("ioengine", "filename", "uri", "hostname", "port", "spdk_conf",
-            "enable_sgl", "clientname", "pool", "rbdname", "namespace", "exportname", "verb", "bindname");
-    static final Set<String> NO_EFFECT = Set.of("direct", "thread", "invalidate", "norandommap");
-    static final Set<String> WARN_IGNORED = Set.of("cpumask", "verify_backlog");
-    static final Set<String> SUBSET = Set.of("rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bssplit",
-            "iodepth", "numjobs", "size", "offset", "runtime", "time_based", "ramp_time", "verify", "verify_pattern",
-            "do_verify", "verify_fatal", "percentile_list", "group_reporting", "name", "description");
     static final double[] DEFAULT_PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+    /** fio's FIO_RANDSEED (fio.h): the base seed when randrepeat=1 and no randseed is given. */
+    static final long FIO_RANDSEED = 0xb1899bedL;
 
     String name = "job";
     String description = "";
@@ -55,6 +42,8 @@ final class JobSpec {
     int bsRead = 4096;
     int bsWrite = 4096;
     List<FioValues.Split> bssplit = List.of();
+    /** Alignment of random offsets in bytes; 0 = the block size of the I/O (fio's default). */
+    int blockAlign;
     int iodepth = 1;
     int numjobs = 1;
     String size;      // raw, resolved against the device
@@ -64,55 +53,126 @@ final class JobSpec {
     long runtimeNs;
     boolean timeBased;
     long rampTimeNs;
+    long startDelayNs;
+    int loops = 1;
+    boolean stonewall;
+    boolean newGroup;
+    /** Reporting group (fio's groupid) and execution phase, assigned by {@link #assignGroups}. */
+    int groupId;
+    int phase;
+    RandomDistribution distribution = RandomDistribution.UNIFORM;
+    boolean randrepeat = true;
+    Long randseed;
+    String randomGenerator = "tausworthe";
+    long latencyTargetNs;
+    long latencyWindowNs;
+    double latencyPercentile = 100;
+    /** Bandwidth caps {read, write} in bytes/s and IOPS caps {read, write}; 0 = none. */
+    long[] rateBytes = {0, 0};
+    long[] rateIops = {0, 0};
+    long thinktimeNs;
+    int thinktimeBlocks = 1;
     Verify verify = Verify.NONE;
     int verifyPattern = 0xdeadbeef;
     boolean doVerify = true;
     boolean verifyFatal;
+    int verifyBacklog;
+    boolean verifyStateSave;
+    boolean verifyStateLoad;
     double[] percentiles = DEFAULT_PERCENTILES;
     boolean groupReporting;
     /** The options as given (after [global] merge and command-line overrides), for "job options" in the JSON. */
     final Map<String, String> options = new LinkedHashMap<>();
     final java.util.Set<String> warnings = new java.util.LinkedHashSet<>();
+    /** Options of this job that rdmablock bench does not know. */
+    final List<String> unsupported = new ArrayList<>();
+    /** Target options of other engines given in this job (ignored: the target is the command line's). */
+    final java.util.Set<String> ignoredTarget = new java.util.LinkedHashSet<>();
 
-    /** Resolves {@code opts} (fio option name to value; flags have value "" ) into a job. */
+    /** Resolves {@code opts} (fio option name to value; flags have value "") into a job; fails on unknown options. */
     static JobSpec of(String name, Map<String, String> opts) {
+        JobSpec j = parse(name, opts);
+        checkSupported(List.of(j));
+        return j;
+    }
+
+    /** Like {@link #of} but records unknown options in {@link #unsupported} instead of failing. */
+    static JobSpec parse(String name, Map<String, String> opts) {
         JobSpec j = new JobSpec();
         j.name = name;
-        List<String> unknown = new ArrayList<>();
         for (Map.Entry<String, String> e : opts.entrySet()) {
             String k = e.getKey();
             String v = e.getValue() == null ? "" : e.getValue();
             j.options.put(k, v);
-            if (ENGINE_LINES.contains(k)) {
-                if (k.equals("ioengine") && !v.equals("rdmablock")) {
+            if (k.equals("ioengine")) {
+                if (!v.equals("rdmablock")) {
                     throw new IllegalArgumentException("invalid ioengine: '" + v + "': change the engine line to"
                             + " ioengine=rdmablock (the target is the command line's --volume/--address/--file)");
                 }
-                continue;
+            } else if (JobOptions.TARGET.contains(k)) {
+                j.ignoredTarget.add(k);
+            } else if (JobOptions.NO_EFFECT.containsKey(k)) {
+                if (k.equals("direct") && !FioValues.bool(k, v) || k.equals("buffered") && FioValues.bool(k, v)) {
+                    j.warnings.add(k + "=" + v + " ignored: rdmablock I/O always bypasses any cache (as direct=1)");
+                }
+            } else if (!JobOptions.SUPPORTED.containsKey(k)) {
+                j.unsupported.add(k);
+            } else {
+                j.set(k, v);
             }
-            if (NO_EFFECT.contains(k)) {
-                continue;
-            }
-            if (WARN_IGNORED.contains(k)) {
-                j.warnings.add(k + "=" + v + " ignored (" + (k.equals("cpumask") ? "no CPU pinning"
-                        : "verification runs after the write phase and on reads of written blocks") + ")");
-                continue;
-            }
-            if (!SUBSET.contains(k)) {
-                unknown.add(k);
-                continue;
-            }
-            j.set(k, v);
-        }
-        if (!unknown.isEmpty()) {
-            throw new IllegalArgumentException("unsupported fio options in job '" + name + "': " + String.join(", ", unknown)
-                    + " (rdmablock bench supports: " + String.join(", ", new java.util.TreeSet<>(SUBSET)) + ")");
         }
         if (j.verify != Verify.NONE && (!j.bssplit.isEmpty() || j.bsRead != j.bsWrite)) {
             throw new IllegalArgumentException("invalid verify: verify=" + j.verify.name().toLowerCase()
                     + " needs one block size (no bssplit, same read and write bs)");
         }
+        if ((j.verifyStateSave || j.verifyStateLoad || j.verifyBacklog > 0) && j.verify == Verify.NONE) {
+            throw new IllegalArgumentException("invalid job '" + name + "': verify_state_save, verify_state_load and"
+                    + " verify_backlog need verify=crc32c|md5|pattern");
+        }
         return j;
+    }
+
+    /** Fails listing, for every job with any, the options rdmablock bench does not know, and the accepted ones. */
+    static void checkSupported(List<JobSpec> jobs) {
+        List<String> bad = new ArrayList<>();
+        for (JobSpec j : jobs) {
+            if (!j.unsupported.isEmpty()) {
+                bad.add("job '" + j.name + "': " + String.join(", ", j.unsupported));
+            }
+        }
+        if (!bad.isEmpty()) {
+            throw new IllegalArgumentException("unsupported fio options: " + String.join("; ", bad)
+                    + " (rdmablock bench accepts: " + JobOptions.acceptedList() + "; target options ignored: "
+                    + JobOptions.targetList() + ")");
+        }
+    }
+
+    /**
+     * fio's stonewall/new_group: a job with stonewall (or wait_for_previous) starts a new phase, which runs after
+     * every job before it has finished, and a new reporting group; new_group starts a new group only.
+     */
+    static void assignGroups(List<JobSpec> jobs) {
+        int group = 0;
+        int phase = 0;
+        for (int i = 0; i < jobs.size(); i++) {
+            JobSpec j = jobs.get(i);
+            if (i > 0 && j.stonewall) {
+                phase++;
+            }
+            if (i > 0 && (j.stonewall || j.newGroup)) {
+                group++;
+            }
+            j.phase = phase;
+            j.groupId = group;
+        }
+    }
+
+    /** The base seed of this job: randseed, else fio's fixed seed with randrepeat=1, else the clock. */
+    long seed() {
+        if (randseed != null) {
+            return randseed;
+        }
+        return randrepeat ? FIO_RANDSEED : System.nanoTime();
     }
 
     private void set(String k, String v) {
@@ -137,6 +197,7 @@ final class JobSpec {
                 bsWrite = p.length > 1 && !p[1].isBlank() ? blockSize(k, p[1]) : bsRead;
             }
             case "bssplit" -> bssplit = FioValues.bssplit(v);
+            case "blockalign", "ba" -> blockAlign = blockSize(k, v.split(",")[0]);
             case "iodepth" -> iodepth = FioValues.integer(k, v, 1, 4096);
             case "numjobs" -> numjobs = FioValues.integer(k, v, 1, 256);
             case "size" -> size = v;
@@ -144,6 +205,35 @@ final class JobSpec {
             case "runtime" -> runtimeNs = FioValues.timeNs(k, v);
             case "time_based" -> timeBased = FioValues.bool(k, v);
             case "ramp_time" -> rampTimeNs = FioValues.timeNs(k, v);
+            case "startdelay" -> startDelayNs = FioValues.timeNs(k, v);
+            case "loops" -> loops = FioValues.integer(k, v, 1, 1_000_000);
+            case "stonewall", "wait_for_previous" -> stonewall = FioValues.bool(k, v);
+            case "new_group" -> newGroup = FioValues.bool(k, v);
+            case "random_distribution" -> distribution = RandomDistribution.parse(v);
+            case "randrepeat" -> randrepeat = FioValues.bool(k, v);
+            case "randseed" -> randseed = FioValues.unsigned(k, v);
+            case "random_generator" -> {
+                if (!v.equals("tausworthe") && !v.equals("lfsr") && !v.equals("tausworthe64")) {
+                    throw new IllegalArgumentException("invalid random_generator: '" + v
+                            + "', allowed=tausworthe|lfsr|tausworthe64");
+                }
+                randomGenerator = v;
+                warnings.add("random_generator=" + v + ": offsets come from SplitMix64 (java.util.SplittableRandom)"
+                        + " seeded with randseed, not fio's " + v + (v.equals("lfsr")
+                        ? "; blocks may repeat within a pass (an LFSR visits each block once)" : ""));
+            }
+            case "latency_target" -> latencyTargetNs = FioValues.timeNs(k, v, 1_000L);
+            case "latency_window" -> latencyWindowNs = FioValues.timeNs(k, v, 1_000L);
+            case "latency_percentile" -> {
+                latencyPercentile = FioValues.decimal(k, v, 0, 100);
+                if (latencyPercentile <= 0) {
+                    throw new IllegalArgumentException("invalid latency_percentile: " + v + ", min>0, max=100");
+                }
+            }
+            case "rate" -> rateBytes = FioValues.perDirection(k, v, true);
+            case "rate_iops" -> rateIops = FioValues.perDirection(k, v, false);
+            case "thinktime" -> thinktimeNs = FioValues.timeNs(k, v, 1_000L);
+            case "thinktime_blocks" -> thinktimeBlocks = FioValues.integer(k, v, 1, 1 << 30);
             case "verify" -> verify = switch (v) {
                 case "0", "none", "" -> Verify.NONE;
                 case "crc32c", "crc32c-intel" -> Verify.CRC32C;
@@ -157,15 +247,15 @@ final class JobSpec {
             }
             case "do_verify" -> doVerify = FioValues.bool(k, v);
             case "verify_fatal" -> verifyFatal = FioValues.bool(k, v);
+            case "verify_backlog" -> verifyBacklog = FioValues.integer(k, v, 0, 1 << 30);
+            case "verify_state_save" -> verifyStateSave = FioValues.bool(k, v);
+            case "verify_state_load" -> verifyStateLoad = FioValues.bool(k, v);
             case "group_reporting" -> groupReporting = FioValues.bool(k, v);
             case "percentile_list" -> {
                 String[] p = v.split(":");
                 percentiles = new double[p.length];
                 for (int i = 0; i < p.length; i++) {
-                    percentiles[i] = Double.parseDouble(p[i].trim());
-                    if (percentiles[i] < 0 || percentiles[i] > 100) {
-                        throw new IllegalArgumentException("invalid percentile_list: " + p[i]);
-                    }
+                    percentiles[i] = FioValues.decimal(k, p[i], 0, 100);
                 }
             }
             default -> throw new IllegalStateException("unhandled option " + k);

@@ -1,10 +1,10 @@
 package io.rdmablock.initiator.bench;
 
 import io.rdmablock.initiator.BlockDevice;
-import java.io.BufferedReader;
+import io.rdmablock.initiator.replay.Trace;
+import io.rdmablock.initiator.replay.TraceFormat;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -12,10 +12,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Replays a block trace ({@code --replay=FILE}): lines {@code time_ms device start_sector size_sectors rw} with 512-byte
- * sectors and rw 1 = read, 0 = write (the SNIA MSN file-server format used by the quickstart). Offsets are folded into
- * the device: {@code offset = (sector * 512) mod capacity}, aligned down to the LBA size, moved back so the request
- * ends inside the device; lengths are rounded up to the LBA size and capped at {@link #MAX_REQUEST_BYTES}.
+ * Replays a block trace ({@code --replay=FILE}, any {@link TraceFormat}, detected from its first line) for its
+ * performance: requests as written, offsets beyond the device folded into it ({@link Trace#foldedInto}, counted in
+ * a warning line). A request whose offset or length is not a multiple of the device's LBA size is refused before the
+ * first I/O, naming the first one, the LBA size and how many there are: {@code rdmablock replay} carries such
+ * requests out exactly (read-modify-write) and verifies them.
  *
  * <p>A dispatcher thread issues each request at its timestamp (scaled by {@code timeScalePercent}, or as fast as
  * possible with {@code noStall}) on one of {@code iodepth} units; when every unit is busy the request waits (the
@@ -23,8 +24,6 @@ import java.util.concurrent.locks.LockSupport;
  * {@code runtime}.
  */
 final class ReplayWorker extends Job {
-    static final int MAX_REQUEST_BYTES = 4 << 20;
-
     private final BlockDevice dev;
     private final long[] timeNs;
     private final long[] offsets;
@@ -52,71 +51,35 @@ final class ReplayWorker extends Job {
         }
     }
 
+    /** @throws IllegalArgumentException for a missing or malformed trace, or requests not aligned to the LBA size */
     ReplayWorker(JobSpec spec, BlockDevice dev, Path trace, boolean noStall, int timeScalePercent) throws IOException {
         super(spec, "replay", 1);
         this.dev = dev;
         this.noStall = noStall;
         this.timeScalePercent = timeScalePercent;
-        long cap = dev.capacityBytes();
         int lba = dev.lbaSize();
-        int n = 0;
-        long[] t = new long[1 << 16];
-        long[] o = new long[t.length];
-        int[] l = new int[t.length];
-        boolean[] r = new boolean[t.length];
-        int maxLen = lba;
-        try (BufferedReader in = Files.newBufferedReader(trace)) {
-            String line;
-            int lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                String s = line.strip();
-                if (s.isEmpty() || s.startsWith("#")) {
-                    continue;
-                }
-                String[] f = s.split("\\s+");
-                if (f.length < 5) {
-                    throw new IllegalArgumentException("invalid trace: " + trace + " line " + lineNo
-                            + ": want 'time_ms device start_sector size_sectors rw', got '" + s + "'");
-                }
-                if (n == t.length) {
-                    t = java.util.Arrays.copyOf(t, n * 2);
-                    o = java.util.Arrays.copyOf(o, n * 2);
-                    l = java.util.Arrays.copyOf(l, n * 2);
-                    r = java.util.Arrays.copyOf(r, n * 2);
-                }
-                try {
-                    t[n] = Math.round(Double.parseDouble(f[0]) * 1_000_000);
-                    long sector = Long.parseLong(f[2]);
-                    long bytes = Long.parseLong(f[3]) * 512;
-                    long len = Math.min(Math.min((bytes + lba - 1) / lba * lba, MAX_REQUEST_BYTES), cap / lba * lba);
-                    len = Math.max(len, lba);
-                    long off = Math.floorMod(sector * 512, cap) / lba * lba;
-                    if (off + len > cap) {
-                        off = cap - len;
-                    }
-                    o[n] = off;
-                    l[n] = (int) len;
-                    r[n] = Integer.parseInt(f[4]) == 1;
-                    maxLen = Math.max(maxLen, (int) len);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("invalid trace: " + trace + " line " + lineNo + ": " + e.getMessage());
-                }
-                n++;
-            }
+        Trace t = Trace.load(trace, null, Integer.MAX_VALUE).foldedInto(dev.capacityBytes());
+        int mis = t.misaligned(lba);
+        if (mis > 0) {
+            int i = t.firstMisaligned(lba);
+            throw new IllegalArgumentException("invalid --replay: " + mis + " of " + t.count() + " requests are not"
+                    + " aligned to the " + lba + "-byte LBA size, first: line " + t.lines()[i] + " offset="
+                    + t.offsets()[i] + " length=" + t.lengths()[i] + " (nothing was issued; `rdmablock replay` carries"
+                    + " them out with read-modify-write)");
         }
-        if (n == 0) {
-            throw new IllegalArgumentException("invalid trace: " + trace + " has no requests");
+        if (t.folded() > 0) {
+            spec.warnings.add(t.folded() + " of " + t.count() + " trace requests lie beyond the " + dev.capacityBytes()
+                    + "-byte device: folded into it (offset mod capacity)");
         }
-        this.count = n;
-        this.timeNs = t;
-        this.offsets = o;
-        this.lengths = l;
-        this.reads = r;
+        this.count = t.count();
+        this.timeNs = t.timesNs();
+        this.offsets = t.offsets();
+        this.lengths = t.lengths();
+        this.reads = t.reads();
         this.free = new ArrayBlockingQueue<>(spec.iodepth);
         this.units = new RUnit[spec.iodepth];
         for (int i = 0; i < units.length; i++) {
-            units[i] = new RUnit(dev.allocateBuffer(maxLen));
+            units[i] = new RUnit(dev.allocateBuffer(Math.max(lba, t.maxLength())));
             free.add(units[i]);
         }
     }

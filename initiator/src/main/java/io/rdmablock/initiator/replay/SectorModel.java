@@ -5,8 +5,9 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * What the device must hold: per 512-byte sector, the version of the last write (0 = never written, reads zero).
- * The data of version {@code v} of sector {@code s} is a deterministic function of (s, v), so the model needs 4 bytes
- * per sector and no copy of the data (a 1 GiB device: 8 MiB).
+ * The data of version {@code v} of sector {@code s} is a deterministic function of (s, v) — the trace's own bytes for
+ * that write — so the model needs 4 bytes per sector and no copy of the data (a 1 GiB device: 8 MiB). Offsets and
+ * lengths are multiples of {@link #SECTOR}.
  */
 final class SectorModel {
     static final int SECTOR = 512;
@@ -21,41 +22,46 @@ final class SectorModel {
         versions = new int[(int) sectors];
     }
 
-    /** Fills {@code buf} with the data of a new version of each sector of {@code [offset, offset + len)} and records it. */
-    void fillForWrite(MemorySegment buf, long offsetBytes, int lengthBytes, int version) {
+    /** Records that {@code [offset, offset + len)} now holds {@code version} (when the write is issued). */
+    void record(long offsetBytes, int lengthBytes, int version) {
         int first = (int) (offsetBytes / SECTOR);
         for (int i = 0; i < lengthBytes / SECTOR; i++) {
-            int s = first + i;
-            versions[s] = version;
-            fillSector(buf, (long) i * SECTOR, s, version);
+            versions[first + i] = version;
         }
     }
 
     /**
-     * Checks {@code buf} against the model.
+     * Fills {@code buf} from {@code bufOffsetBytes} with the data of {@code version} of the sectors of
+     * {@code [offsetBytes, offsetBytes + lengthBytes)}.
+     */
+    static void fill(MemorySegment buf, long bufOffsetBytes, long offsetBytes, int lengthBytes, int version) {
+        int first = (int) (offsetBytes / SECTOR);
+        for (int i = 0; i < lengthBytes / SECTOR; i++) {
+            long base = bufOffsetBytes + (long) i * SECTOR;
+            for (int w = 0; w < SECTOR / 8; w++) {
+                buf.set(ValueLayout.JAVA_LONG_UNALIGNED, base + 8L * w, word(first + i, version, w));
+            }
+        }
+    }
+
+    /**
+     * Checks {@code buf} (holding the device bytes from {@code offsetBytes}) against the model, sectors
+     * {@code [fromBytes, toBytes)} relative to the buffer.
      *
      * @return -1 if every sector matches, else the index of the first mismatching sector of the device
      */
-    long verify(MemorySegment buf, long offsetBytes, int lengthBytes) {
-        int first = (int) (offsetBytes / SECTOR);
-        for (int i = 0; i < lengthBytes / SECTOR; i++) {
-            int s = first + i;
+    long verify(MemorySegment buf, long offsetBytes, long fromBytes, long toBytes) {
+        for (long b = fromBytes; b < toBytes; b += SECTOR) {
+            int s = (int) ((offsetBytes + b) / SECTOR);
             int v = versions[s];
-            long base = (long) i * SECTOR;
             for (int w = 0; w < SECTOR / 8; w++) {
                 long expect = v == 0 ? 0 : word(s, v, w);
-                if (buf.get(ValueLayout.JAVA_LONG_UNALIGNED, base + 8L * w) != expect) {
+                if (buf.get(ValueLayout.JAVA_LONG_UNALIGNED, b + 8L * w) != expect) {
                     return s;
                 }
             }
         }
         return -1;
-    }
-
-    private static void fillSector(MemorySegment buf, long base, int sector, int version) {
-        for (int w = 0; w < SECTOR / 8; w++) {
-            buf.set(ValueLayout.JAVA_LONG_UNALIGNED, base + 8L * w, word(sector, version, w));
-        }
     }
 
     /** SplitMix64 of (sector, version, word): never all zero in practice, different for every version. */
