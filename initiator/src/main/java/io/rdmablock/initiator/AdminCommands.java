@@ -87,9 +87,9 @@ final class AdminCommands {
 
     /**
      * Set Features Number of Queues (FID 07h; NVMe Base 2.0 section 5.27.1.5): asks for {@code count} I/O submission
-     * and completion queues; returns how many the controller allocated (min(NSQA, NCQA) + 1, at least 1).
-     *
-     * @throws NvmeStatusException when the controller answers an error status
+     * and completion queues; returns how many the controller allocated (min(NSQA, NCQA) + 1, at least 1), or
+     * {@code count} when the controller answers an error status (a target without the feature; the I/O queue
+     * Connects then tell).
      */
     static int setNumberOfQueues(QueueConnection a, int count, long timeoutNs) {
         QueueConnection.Completion r = a.execSync(sqe -> {
@@ -97,7 +97,9 @@ final class AdminCommands {
             SqeDescriptor.cdw(sqe, 10, FID_NUMBER_OF_QUEUES);
             SqeDescriptor.cdw(sqe, 11, (count - 1) | (count - 1) << 16); // NSQR, NCQR: 0-based
         }, timeoutNs);
-        check(r, "Set Features Number of Queues (" + count + ")");
+        if (r.status() != NvmeStatus.SUCCESS) {
+            return count;
+        }
         int nsqa = r.dw0() & 0xFFFF;
         int ncqa = r.dw0() >>> 16;
         return Math.min(nsqa, ncqa) + 1;

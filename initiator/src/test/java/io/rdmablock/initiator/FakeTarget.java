@@ -82,6 +82,10 @@ final class FakeTarget implements AutoCloseable {
     /** Commands refused by the strict checks, and the last one described. */
     final AtomicInteger refusals = new AtomicInteger();
     volatile String lastRefusal;
+    /** CC.EN answers CSTS.CFS (controller fatal status) whatever CC says. */
+    volatile boolean fatalOnEnable;
+    /** HOSTNQN of the last Connect. */
+    volatile String lastHostnqn;
     /** CC as the host last wrote it, and CSTS (one controller at a time; reset by an admin Connect). */
     volatile int cc;
     volatile int csts;
@@ -352,6 +356,7 @@ final class FakeTarget implements AutoCloseable {
                     }
                     int sqsize = Short.toUnsignedInt(cap.get(ValueLayout.JAVA_SHORT_UNALIGNED,
                             ConnectDataDescriptor.SQSIZE_OFFSET));
+                    lastHostnqn = ConnectDataDescriptor.hostnqn(staging);
                     if (!ConnectDataDescriptor.subnqn(staging).equals(subnqn)) {
                         status = NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS);
                     } else if (strict && sqsize > (FakeTarget.this.capValue() & 0xFFFF)) {
@@ -375,7 +380,7 @@ final class FakeTarget implements AutoCloseable {
                     dw1 = (SqeDescriptor.cdw(cap, 10) & 1) != 0 ? (int) (v >>> 32) : 0;
                 } else if (fct == Opcodes.FCTYPE_PROPERTY_SET && SqeDescriptor.cdw(cap, 11) == Opcodes.PROP_CC) {
                     cc = SqeDescriptor.cdw(cap, 12);
-                    csts = NvmetRules.cstsAfter(cc);
+                    csts = fatalOnEnable ? AdminCommands.CSTS_CFS : NvmetRules.cstsAfter(cc);
                 }
             } else if (qid == 0) {
                 if (opcode == Opcodes.ADMIN_ASYNC_EVENT_REQUEST) {

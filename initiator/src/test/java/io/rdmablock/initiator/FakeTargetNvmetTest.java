@@ -154,4 +154,11 @@ class FakeTargetNvmetTest {
         assertEquals(Controller.State.LOST, d.state());
         assertTrue(d.lossReason().contains("serial changed"), d.lossReason());
     }
+
+    @Test
+    void shouldFailOpenNamingTheFatalStatusWhenTheControllerRefusesCc() {
+        target.fatalOnEnable = true;
+        BlockIoException e = assertThrows(BlockIoException.class, () -> open(DeviceOptions.defaults()));
+        assertTrue(e.getMessage().contains("controller fatal status"), e.getMessage());
+    }
 }

@@ -9,8 +9,9 @@ package io.rdmablock.rdma.verbs;
  * completion has {@link WorkCompletion#withInv} and {@link WorkCompletion#invalidatedRkey}. Only on devices where
  * {@link DeviceContext#supportsSendWithInvalidate()} is true (ibverbs: IBV_DEVICE_MEM_MGT_EXTENSIONS); elsewhere
  * posting it fails with {@link PostException} (EINVAL). Which memory the receiving device accepts to invalidate is
- * the device's: IB/RoCE devices (rxe: rxe_invalidate_mr) only fast-registration MRs, siw (siw_invalidate_stag) any
- * MR or MW of the receiving QP's PD; a refused key fails the receiving QP (REM_INV_REQ_ERR / TERMINATE).
+ * the device's: the IB spec allows fast-registration MRs and memory windows (rxe_invalidate_mr accepts only
+ * IB_MR_TYPE_MEM_REG); rxe and siw refuse the rkey of an ordinary registered MR, failing the receiving QP with
+ * REM_INV_REQ_ERR (siw: seen on Linux 6.1).
  */
 public enum WrOpcode {
     RDMA_WRITE, RDMA_WRITE_WITH_IMM, SEND, SEND_WITH_IMM, RDMA_READ, SEND_WITH_INV

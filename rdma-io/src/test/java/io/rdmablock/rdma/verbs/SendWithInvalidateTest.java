@@ -2,7 +2,6 @@ package io.rdmablock.rdma.verbs;
 
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.assertSameBytes;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.fill;
-import static io.rdmablock.rdma.verbs.VerbsTestSupport.rdma;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.recv;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,21 +46,20 @@ class SendWithInvalidateTest {
     }
 
     /**
-     * The receiver's RECV completion says WITH_INV and names the rkey; the memory is invalidated: a later RDMA WRITE
-     * to it fails the connection. Runs on iWARP only: siw invalidates any MR of the receiving QP's PD
-     * (siw_invalidate_stag), while IB/RoCE devices invalidate only fast-registration MRs (rxe_invalidate_mr refuses
-     * any type but IB_MR_TYPE_MEM_REG), which this verbs API cannot create.
+     * The opcode reaches the receiver as Send with Invalidate: its RECV completion either says WITH_INV and names the
+     * rkey (a device that invalidates plain MRs), or fails with REM_INV_REQ_ERR because the device refuses to
+     * invalidate a plain MR (a plain SEND would complete successfully without WITH_INV). Kernel devices refuse: rxe
+     * (rxe_invalidate_mr accepts only IB_MR_TYPE_MEM_REG, i.e. fast-registration MRs) and siw (seen on 6.1 in the VM
+     * runner: REM_INV_REQ_ERR); this verbs API has no fast-registration MRs or memory windows, so the successful
+     * invalidation itself is only checked through the ffm stub (FfmStubDeviceTest).
      */
     @ParameterizedTest
     @MethodSource(PROVIDERS)
-    void shouldDeliverSendWithInvalidateAndReportTheInvalidatedRkey(String provider) {
+    void shouldCarrySendWithInvalidateToTheReceiver(String provider) {
         try (Connection c = Connection.open(provider)) {
             DeviceContext dev = c.client.id.device();
             assumeTrue(dev.supportsSendWithInvalidate(), "device " + dev.name()
                     + " has no SEND_WITH_INV (IBV_DEVICE_MEM_MGT_EXTENSIONS not set)");
-            assumeTrue(VerbsTestSupport.iwarp(c), "device " + dev.name() + " (" + dev.transport() + ") invalidates "
-                    + "only fast-registration MRs (rxe_invalidate_mr: IB_MR_TYPE_MEM_REG), which this API cannot "
-                    + "create; a plain MR's rkey fails the receiver with REM_INV_REQ_ERR");
             MemoryRegion src = c.client.register(4096, Access.LOCAL_WRITE);
             MemoryRegion dst = c.server.register(4096, Access.LOCAL_WRITE);
             MemoryRegion target = c.server.register(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
@@ -70,19 +68,21 @@ class SendWithInvalidateTest {
             SendWr w = send(2, WrOpcode.SEND_WITH_INV, src, 0, 100);
             w.invalidateRkey = target.rkey();
             c.client.qp.postSend(w);
-            WorkCompletion s = c.client.next();
-            assertEquals(WcStatus.SUCCESS, s.status, s.toString());
-            assertEquals(WcOpcode.SEND, s.opcode);
             WorkCompletion r = c.server.next();
-            assertEquals(WcStatus.SUCCESS, r.status, r.toString());
-            assertEquals(WcOpcode.RECV, r.opcode);
-            assertEquals(100, r.byteLen);
-            assertTrue(r.withInv, r.toString());
-            assertFalse(r.withImm, r.toString());
-            assertEquals(target.rkey(), r.invalidatedRkey, r.toString());
-            assertSameBytes(src.segment().asSlice(0, 100), dst.segment().asSlice(0, 100), "payload");
-            c.client.qp.postSend(rdma(3, WrOpcode.RDMA_WRITE, src, 0, 64, target, 0));
-            VerbsTestSupport.awaitConnectionFailed(c, "RDMA WRITE to the invalidated rkey");
+            assertEquals(1, r.wrId, r.toString());
+            if (r.status == WcStatus.SUCCESS) {
+                assertEquals(WcOpcode.RECV, r.opcode);
+                assertEquals(100, r.byteLen);
+                assertTrue(r.withInv, r.toString());
+                assertFalse(r.withImm, r.toString());
+                assertEquals(target.rkey(), r.invalidatedRkey, r.toString());
+                assertSameBytes(src.segment().asSlice(0, 100), dst.segment().asSlice(0, 100), "payload");
+                WorkCompletion s = c.client.next();
+                assertEquals(WcStatus.SUCCESS, s.status, s.toString());
+                assertEquals(WcOpcode.SEND, s.opcode);
+            } else {
+                assertEquals(WcStatus.REM_INV_REQ_ERR, r.status, "the receiver refused the invalidation: " + r);
+            }
         }
     }
 }
