@@ -2,7 +2,7 @@
  * Prints the size and the field offsets/sizes of every native struct the ffm verbs provider touches, as seen by
  * the installed rdma-core headers. Compiled and run by FfmLayoutsTest (gcc ffm_layouts.c -o target/...).
  *
- * Output, one line each:  <struct> sizeof <bytes>  |  <struct> <field.path> <offset> <size>
+ * Output, one line each:  <struct> sizeof <bytes>  |  <struct> <field.path> <offset> <size>  |  const <name> <value>
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -12,6 +12,8 @@
 #include <rdma/rdma_cma.h>
 
 #define S(type) printf("%s sizeof %zu\n", #type, sizeof(struct type))
+#define K(name) printf("const %s %lld\n", #name, (long long) (name))
+#define U(type, path) printf("const offsetof.%s.%s %zu\n", #type, #path, offsetof(struct type, path))
 #define F(type, path) printf("%s %s %zu %zu\n", #type, #path, offsetof(struct type, path), sizeof(((struct type *)0)->path))
 
 int main(void) {
@@ -20,6 +22,11 @@ int main(void) {
     S(ibv_send_wr); F(ibv_send_wr, wr_id); F(ibv_send_wr, next); F(ibv_send_wr, sg_list); F(ibv_send_wr, num_sge);
     F(ibv_send_wr, opcode); F(ibv_send_wr, send_flags); F(ibv_send_wr, imm_data);
     F(ibv_send_wr, wr); F(ibv_send_wr, wr.rdma.remote_addr); F(ibv_send_wr, wr.rdma.rkey);
+
+    K(IBV_WR_RDMA_WRITE); K(IBV_WR_RDMA_WRITE_WITH_IMM); K(IBV_WR_SEND); K(IBV_WR_SEND_WITH_IMM);
+    K(IBV_WR_RDMA_READ); K(IBV_WR_SEND_WITH_INV); K(IBV_WC_WITH_IMM); K(IBV_WC_WITH_INV);
+    K(IBV_DEVICE_MEM_MGT_EXTENSIONS);
+    U(ibv_send_wr, invalidate_rkey); U(ibv_wc, invalidated_rkey); /* union arms of imm_data */
 
     S(ibv_recv_wr); F(ibv_recv_wr, wr_id); F(ibv_recv_wr, next); F(ibv_recv_wr, sg_list); F(ibv_recv_wr, num_sge);
 

@@ -66,6 +66,12 @@ static int stub_post_send(struct ibv_qp *q, struct ibv_send_wr *wr, struct ibv_s
                 *bad = wr;
                 return ENOMEM;
             }
+            /* loopback of a SEND_WITH_INV: the receiver's completion, wr_id with bit 63 set */
+            if (wr->opcode == IBV_WR_SEND_WITH_INV
+                    && push(wr->wr_id | 1ULL << 63, IBV_WC_RECV, len, wr->invalidate_rkey, IBV_WC_WITH_INV, q->qp_num)) {
+                *bad = wr;
+                return ENOMEM;
+            }
         }
     }
     return 0;

@@ -6,8 +6,6 @@ import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WrOpcode;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
@@ -18,52 +16,108 @@ import java.util.concurrent.locks.LockSupport;
  * Keep Alive 5.21, Asynchronous Event Request 5.2) and NVMe over Fabrics 1.1 section 3.4 (Property Get/Set).
  */
 final class AdminCommands {
-    private static final Logger LOG = LoggerFactory.getLogger(AdminCommands.class);
-    /** CC: EN=1, IOSQES=6 (64-byte SQE), IOCQES=4 (16-byte CQE). */
-    private static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
+    /** CC: EN=1, CSS=0 (NVM), MPS=0, AMS=0, SHN=0, IOSQES=6 (64-byte SQE), IOCQES=4 (16-byte CQE). */
+    static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
+    static final int CSTS_RDY = 1;
+    /** CSTS bit 1: Controller Fatal Status. */
+    static final int CSTS_CFS = 1 << 1;
+    static final int FID_NUMBER_OF_QUEUES = 0x07;
+    static final int LID_CHANGED_NAMESPACES = 0x04;
 
     private AdminCommands() {
     }
 
     /**
-     * Property Set CC.EN=1, then Property Get CSTS until RDY=1 (every 10 ms).
+     * Property Get CAP (offset 00h, 8 bytes; NVMe-oF 1.1 section 3.4, NVMe Base 2.0 section 3.1.3.1).
      *
-     * @throws BlockIoException when CSTS.RDY stays 0 for {@code timeoutNs}
+     * @throws NvmeStatusException when the controller answers an error status
      */
-    static void enable(QueueConnection a, long timeoutNs) {
+    static long readCap(QueueConnection a, long timeoutNs) {
+        QueueConnection.Completion r = a.execSync(sqe -> {
+            fabrics(sqe, Opcodes.FCTYPE_PROPERTY_GET);
+            SqeDescriptor.cdw(sqe, 10, 1); // ATTRIB: 8-byte property
+            SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CAP);
+        }, timeoutNs);
+        check(r, "Property Get CAP");
+        return Integer.toUnsignedLong(r.dw0()) | (long) r.dw1() << 32;
+    }
+
+    /**
+     * Property Set CC as a Linux host writes it ({@code nvme_enable_ctrl}: EN=1, CSS=000b NVM, MPS=0 (4 KiB),
+     * AMS=000b round robin, SHN=0, IOSQES=6, IOCQES=4), then Property Get CSTS every 10 ms until RDY=1
+     * (NVMe Base 2.0 section 3.5.1). Linux nvmet answers a CC whose IOSQES/IOCQES/MPS/AMS/CSS it cannot use with
+     * CSTS.CFS=1 ({@code nvmet_start_ctrl}) and every other command before CSTS.RDY=1 with Command Sequence Error.
+     *
+     * @param readyTimeoutNs how long CSTS.RDY may stay 0 (CAP.TO)
+     * @throws NvmeStatusException when the Property Set or Get is answered with an error status
+     * @throws BlockIoException    when CSTS.CFS=1 (controller fatal status) or CSTS.RDY stays 0 for readyTimeoutNs
+     */
+    static void enable(QueueConnection a, long timeoutNs, long readyTimeoutNs) {
         QueueConnection.Completion set = a.execSync(sqe -> {
-            SqeDescriptor.clear(sqe);
-            SqeDescriptor.opcode(sqe, Opcodes.FABRICS);
-            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-            SqeDescriptor.fctype(sqe, Opcodes.FCTYPE_PROPERTY_SET);
+            fabrics(sqe, Opcodes.FCTYPE_PROPERTY_SET);
             SqeDescriptor.cdw(sqe, 10, 0); // ATTRIB: 4-byte property
             SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CC);
             SqeDescriptor.cdw(sqe, 12, CC_ENABLE);
             SqeDescriptor.cdw(sqe, 13, 0);
         }, timeoutNs);
-        if (set.status() != NvmeStatus.SUCCESS) {
-            LOG.warn("Property Set CC.EN=1 answered {}; continuing", NvmeStatus.describe(set.status()));
-            return;
-        }
-        long deadline = System.nanoTime() + timeoutNs;
+        check(set, "Property Set CC=0x" + Integer.toHexString(CC_ENABLE));
+        long deadline = System.nanoTime() + readyTimeoutNs;
         while (true) {
             QueueConnection.Completion get = a.execSync(sqe -> {
-                SqeDescriptor.clear(sqe);
-                SqeDescriptor.opcode(sqe, Opcodes.FABRICS);
-                SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-                SqeDescriptor.fctype(sqe, Opcodes.FCTYPE_PROPERTY_GET);
+                fabrics(sqe, Opcodes.FCTYPE_PROPERTY_GET);
                 SqeDescriptor.cdw(sqe, 10, 0);
                 SqeDescriptor.cdw(sqe, 11, Opcodes.PROP_CSTS);
             }, timeoutNs);
-            if (get.status() != NvmeStatus.SUCCESS || (get.dw0() & 1) != 0) {
+            check(get, "Property Get CSTS");
+            int csts = get.dw0();
+            if ((csts & CSTS_CFS) != 0) {
+                throw new BlockIoException("controller fatal status after CC=0x" + Integer.toHexString(CC_ENABLE)
+                        + ": CSTS=0x" + Integer.toHexString(csts) + " (the controller refused the configuration)");
+            }
+            if ((csts & CSTS_RDY) != 0) {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new BlockIoException("controller did not become ready (CSTS.RDY=0) within "
-                        + timeoutNs / 1_000_000 + " ms");
+                        + readyTimeoutNs / 1_000_000 + " ms (CAP.TO)");
             }
             LockSupport.parkNanos(10_000_000);
         }
+    }
+
+    /**
+     * Set Features Number of Queues (FID 07h; NVMe Base 2.0 section 5.27.1.5): asks for {@code count} I/O submission
+     * and completion queues; returns how many the controller allocated (min(NSQA, NCQA) + 1, at least 1).
+     *
+     * @throws NvmeStatusException when the controller answers an error status
+     */
+    static int setNumberOfQueues(QueueConnection a, int count, long timeoutNs) {
+        QueueConnection.Completion r = a.execSync(sqe -> {
+            noData(sqe, Opcodes.ADMIN_SET_FEATURES);
+            SqeDescriptor.cdw(sqe, 10, FID_NUMBER_OF_QUEUES);
+            SqeDescriptor.cdw(sqe, 11, (count - 1) | (count - 1) << 16); // NSQR, NCQR: 0-based
+        }, timeoutNs);
+        check(r, "Set Features Number of Queues (" + count + ")");
+        int nsqa = r.dw0() & 0xFFFF;
+        int ncqa = r.dw0() >>> 16;
+        return Math.min(nsqa, ncqa) + 1;
+    }
+
+    /**
+     * Get Log Page Changed Namespace List (LID 04h, 4096 bytes, RAE=0; NVMe Base 2.0 section 5.16.1.5) into the
+     * Identify area: reading it re-arms the controller's namespace-attribute notices (Linux nvmet masks them until
+     * then, {@code nvmet_clear_aen_bit}). Returns the completion status.
+     */
+    static int readChangedNamespaceLog(QueueConnection a, long timeoutNs) {
+        return a.execSync(sqe -> {
+            SqeDescriptor.clear(sqe);
+            SqeDescriptor.opcode(sqe, Opcodes.ADMIN_GET_LOG_PAGE);
+            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+            SqeDescriptor.nsid(sqe, 0xFFFFFFFF);
+            SqeDescriptor.cdw(sqe, 10, LID_CHANGED_NAMESPACES | (QueueMemory.IDENTIFY_BYTES / 4 - 1) << 16);
+            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.mem.mr.address() + a.mem.identifyOffset(),
+                    QueueMemory.IDENTIFY_BYTES, a.mem.mr.rkey());
+        }, timeoutNs).status();
     }
 
     /**
@@ -91,10 +145,7 @@ final class AdminCommands {
     /** One Keep Alive, waited for at most {@code timeoutNs}; returns its completion. */
     static QueueConnection.Completion keepAlive(QueueConnection a, long timeoutNs) {
         return a.execSync(sqe -> {
-            SqeDescriptor.clear(sqe);
-            SqeDescriptor.opcode(sqe, Opcodes.ADMIN_KEEP_ALIVE);
-            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
-            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
+            noData(sqe, Opcodes.ADMIN_KEEP_ALIVE);
         }, timeoutNs);
     }
 
@@ -104,11 +155,8 @@ final class AdminCommands {
      */
     static void postAsyncEventRequest(QueueConnection a) {
         MemorySegment sqe = a.mem.capsule(1);
-        SqeDescriptor.clear(sqe);
-        SqeDescriptor.opcode(sqe, Opcodes.ADMIN_ASYNC_EVENT_REQUEST);
-        SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+        noData(sqe, Opcodes.ADMIN_ASYNC_EVENT_REQUEST);
         SqeDescriptor.cid(sqe, QueueConnection.AER_CID);
-        SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
         SendWr wr = new SendWr(1);
         wr.wrId = QueueConnection.SEND_TAG | 1;
         wr.opcode = WrOpcode.SEND;
@@ -116,5 +164,31 @@ final class AdminCommands {
         wr.sgList[0].set(a.mem.mr, a.mem.capsuleOffset(1), SqeDescriptor.LENGTH);
         wr.numSge = 1;
         a.qp.postSend(wr);
+    }
+
+    /**
+     * Clears the SQE and writes opcode, PSDT=01b (SGL) and the null descriptor every command without data carries:
+     * a Keyed SGL Data Block (40h) with address 0, length 0, key 0, as Linux {@code nvme_rdma_set_sg_null}. Linux
+     * nvmet refuses an all-zero SGL1 (type 0, subtype 0: "invalid SGL subtype", Invalid Field in Command;
+     * {@code nvmet_rdma_map_sgl}).
+     */
+    static void noData(MemorySegment sqe, int opcode) {
+        SqeDescriptor.clear(sqe);
+        SqeDescriptor.opcode(sqe, opcode);
+        SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+        SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), 0, 0, 0);
+    }
+
+    /** A Fabrics command (opcode 7Fh, FCTYPE in byte 4) without data. */
+    private static void fabrics(MemorySegment sqe, int fctype) {
+        noData(sqe, Opcodes.FABRICS);
+        SqeDescriptor.fctype(sqe, fctype);
+    }
+
+    private static void check(QueueConnection.Completion r, String what) {
+        if (r.status() != NvmeStatus.SUCCESS) {
+            throw new NvmeStatusException(what + " failed", NvmeStatus.sct(r.status()), NvmeStatus.sc(r.status()),
+                    NvmeStatus.dnr(r.status()));
+        }
     }
 }

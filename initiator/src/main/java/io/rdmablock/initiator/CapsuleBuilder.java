@@ -38,6 +38,7 @@ final class CapsuleBuilder implements AutoCloseable {
     private final Arena bounceArena = Arena.ofShared();
     private final int bounceBytes;
     private volatile int inCapsuleBytes;
+    private volatile int nsid = 1;
     private int sendsSinceSignal;
 
     CapsuleBuilder(RegisteredBuffers buffers, ProtectionDomain pd, QueueMemory mem, int slots, int inCapsuleBytes,
@@ -72,6 +73,11 @@ final class CapsuleBuilder implements AutoCloseable {
         inCapsuleBytes = Math.min(advertised, mem.inCapsuleBytes);
     }
 
+    /** The namespace of the device's commands (the controller's choice on the first association). */
+    void nsid(int nsid) {
+        this.nsid = nsid;
+    }
+
     /**
      * Writes the SQE of {@code r} with {@code cid} into the slot's capsule and returns its send work request.
      *
@@ -85,7 +91,7 @@ final class CapsuleBuilder implements AutoCloseable {
         SqeDescriptor.opcode(cap, r.opcode);
         SqeDescriptor.flags(cap, SqeDescriptor.PSDT_SGL);
         SqeDescriptor.cid(cap, cid);
-        SqeDescriptor.nsid(cap, r.nsid);
+        SqeDescriptor.nsid(cap, r.nsid == IoRequest.DEVICE_NSID ? nsid : r.nsid);
         int sqeBytes = SqeDescriptor.LENGTH;
         wr.numSge = 1;
         bounced[slot] = false;

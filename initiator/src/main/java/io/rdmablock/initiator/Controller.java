@@ -1,14 +1,9 @@
 package io.rdmablock.initiator;
 
-import io.rdmablock.rdma.fabric.CmPrivateData;
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
-import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
-import io.rdmablock.rdma.fabric.Opcodes;
-import io.rdmablock.rdma.verbs.CmEventType;
-import io.rdmablock.rdma.verbs.CmException;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 import org.slf4j.Logger;
@@ -28,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
  * is detached (its outstanding commands wait for resubmission), the old queues are torn down, and a new association
  * (admin Connect, enable, Identify, I/O queue Connects) is tried every {@code reconnectDelayMs} until one succeeds
  * or {@code ctrlLossTimeoutMs} has passed since the loss, or until an attempt is rejected in a way that cannot
- * succeed on retry ({@link #isPermanent}: NVMe status with DNR=1, NVMe/RDMA CM reject; when an earlier attempt of
+ * succeed on retry ({@link ReconnectPolicy#isPermanent}: NVMe status with DNR=1, NVMe/RDMA CM reject; when an earlier attempt of
  * the same loss found the node unreachable, such rejects are retried for {@link #RESTART_GRACE_NS} first, as a
  * restarting node listens before its subsystems exist); then every queue fails its I/O with
  * {@link DeviceLostException}. A loss is reported by the admin queue (failed completion, CM DISCONNECTED, Keep Alive
@@ -36,7 +31,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class Controller implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
-    /** CC: EN (bit 0), IOSQES = 6 (bits 19:16), IOCQES = 4 (bits 23:20). */
 
     enum State { LIVE, RECONNECTING, LOST, CLOSED }
 
@@ -64,8 +58,8 @@ final class Controller implements Runnable {
     private QueueConnection[] ioConns;
     private long lossStartNs;
     private String lastError;
-    /** Identify Controller serial number (the node's volume id) of the first association. */
-    private String serial;
+    /** Namespace choice and the identity a reconnect must find again. */
+    private final TargetIdentity identity;
     private long nextKeepAliveNs;
     private volatile int reconnects;
     private volatile String lostMessage;
@@ -84,6 +78,7 @@ final class Controller implements Runnable {
         this.opts = opts;
         this.timeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.connectTimeoutMs());
         this.stepTimeoutNs = timeoutNs;
+        this.identity = new TargetIdentity(opts.nsid());
         this.thread = Thread.ofPlatform().daemon().name("rdmablock-ctrl").unstarted(this);
     }
 
@@ -264,6 +259,10 @@ final class Controller implements Runnable {
         int type = event.dw0() & 0x7;
         int info = (event.dw0() >>> 8) & 0xFF;
         if (type == 2 && info == 0) {
+            int st = AdminCommands.readChangedNamespaceLog(a, stepTimeoutNs); // re-arms the notice (nvmet)
+            if (st != NvmeStatus.SUCCESS) {
+                LOG.debug("Get Log Page changed namespaces answered {}", NvmeStatus.describe(st));
+            }
             identifyNamespace(a);
         }
         AdminCommands.postAsyncEventRequest(a);
@@ -338,11 +337,11 @@ final class Controller implements Runnable {
         } catch (RuntimeException e) {
             lastError = e.getMessage();
             closeConnections();
-            boolean permanent = isPermanent(e);
+            boolean permanent = ReconnectPolicy.isPermanent(e);
             if (!permanent) {
                 transientSeen = true;
                 firstPermanentNs = 0;
-            } else if (transientSeen && !(e instanceof IdentityChanged)) {
+            } else if (transientSeen && !(e instanceof IdentityChangedException)) {
                 long now = System.nanoTime();
                 if (firstPermanentNs == 0) {
                     firstPermanentNs = now;
@@ -357,34 +356,6 @@ final class Controller implements Runnable {
             }
             LOG.warn("reconnect to {} failed: {}", dev.address(), e.getMessage());
         }
-    }
-
-    /**
-     * True when a failed reconnect cannot succeed on retry: the Connect (or Identify) answered an NVMe status with
-     * DNR=1 (e.g. unknown subnqn after the volume was deleted, invalid host), or the CM connect was rejected with
-     * NVMe/RDMA reject data other than "no resources" (NVMe/RDMA Transport 1.0 section 3.2, Figure 7). Timeouts,
-     * refused connections, rejects without NVMe/RDMA data and DNR=0 statuses are transient.
-     */
-    static boolean isPermanent(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof IdentityChanged) {
-                return true;
-            }
-            if (t instanceof NvmeStatusException s) {
-                return s.dnr();
-            }
-            if (t instanceof CmException cm) {
-                if (cm.event() != CmEventType.REJECTED) {
-                    return false;
-                }
-                CmPrivateData.Reject rej = CmPrivateData.Reject.decode(cm.privateData());
-                return rej != null && rej.sts() != CmPrivateData.REJECT_NO_RESOURCES;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
     }
 
     private void declareLost() {
@@ -414,7 +385,12 @@ final class Controller implements Runnable {
 
     // ---- association setup ---------------------------------------------------------------------------------------
 
-    /** Connects admin queue, enables the controller, identifies, connects and attaches every I/O queue. */
+    /**
+     * Connects admin queue, reads CAP, enables the controller (CC, wait for CSTS.RDY within CAP.TO), identifies
+     * controller and namespace, asks for the I/O queues (Set Features Number of Queues), connects and attaches every
+     * I/O queue. Limits the target states (CAP.MQES, MAXCMD, MDTS, IOCCSZ/ICDOFF/SGLS) are applied on the first
+     * association; a reconnect that grants less than the queues already built fails (transient).
+     */
     private void connectAll() {
         QueueConnection.ConnectParams adminParams = new QueueConnection.ConnectParams(dev.subnqn(), dev.hostnqn(),
                 dev.hostId(), (int) opts.keepAliveTimeoutMs());
@@ -430,11 +406,21 @@ final class Controller implements Runnable {
             throw e;
         }
         admin = a;
-        AdminCommands.enable(a, stepTimeoutNs);
-        IdentifyControllerDescriptor.Info ctrl = identifyController(a);
+        long cap = AdminCommands.readCap(a, stepTimeoutNs);
+        AdminCommands.enable(a, stepTimeoutNs, TargetLimits.readyTimeoutNs(cap, stepTimeoutNs));
+        IdentifyControllerDescriptor.Info ctrl = identity.identifyController(a, dev.subnqn(), stepTimeoutNs);
+        TargetLimits limits = TargetLimits.of(cap, a.mem.identify(), ctrl);
+        dev.controllerIdentified(ctrl, limits);
+        identity.chooseNamespace(a, stepTimeoutNs);
         identifyNamespace(a);
-        dev.ensureQueues(ctrl);
+        int granted = AdminCommands.setNumberOfQueues(a, opts.ioQueues(), stepTimeoutNs);
+        dev.ensureQueues(ctrl, limits, Math.min(granted, opts.ioQueues()));
         IoQueue[] queues = dev.queues();
+        if (granted < queues.length || limits.maxQueueEntries() < queues[0].mem.entries) {
+            throw new BlockIoException("connect: the controller now grants " + granted + " I/O queues of at most "
+                    + limits.maxQueueEntries() + " entries; this device has " + queues.length + " of "
+                    + queues[0].mem.entries);
+        }
         QueueConnection[] conns = new QueueConnection[queues.length];
         ioConns = conns;
         QueueConnection.ConnectParams ioParams = new QueueConnection.ConnectParams(dev.subnqn(), dev.hostnqn(),
@@ -451,8 +437,8 @@ final class Controller implements Runnable {
             CmId qid = dev.provider().createId();
             try {
                 qid.resolve(dev.address(), stepTimeoutNs);
-                conns[i] = QueueConnection.establish(qid, dev.pd(), queues[i].mem, queues[i].qid, opts.queueEntries(),
-                        a.cntlid, ioParams, stepTimeoutNs);
+                conns[i] = QueueConnection.establish(qid, dev.pd(), queues[i].mem, queues[i].qid,
+                        queues[i].mem.entries, a.cntlid, ioParams, stepTimeoutNs);
             } catch (RuntimeException e) {
                 qid.close();
                 throw e;
@@ -465,46 +451,16 @@ final class Controller implements Runnable {
             throw new BlockIoException("connect: the device was closed meanwhile");
         }
         for (int i = 0; i < queues.length; i++) {
-            queues[i].attach(conns[i], Math.max(0, ctrl.inCapsuleDataBytes()));
+            queues[i].attach(conns[i], limits.inCapsuleBytes(), identity.nsid());
         }
         AdminCommands.postAsyncEventRequest(a);
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
     }
 
-
-    private IdentifyControllerDescriptor.Info identifyController(QueueConnection a) {
-        AdminCommands.identify(a, 0, Opcodes.CNS_CONTROLLER, stepTimeoutNs);
-        IdentifyControllerDescriptor.Info info = IdentifyControllerDescriptor.decode(a.mem.identify());
-        if (serial == null) {
-            serial = info.serial();
-        } else if (!serial.equals(info.serial())) {
-            throw new IdentityChanged("controller serial changed from '" + serial + "' to '" + info.serial()
-                    + "': another volume answers under " + dev.subnqn() + " (deleted and re-created?)");
-        }
-        dev.controllerIdentified(info);
-        return info;
-    }
-
     private void identifyNamespace(QueueConnection a) {
-        AdminCommands.identify(a, 1, Opcodes.CNS_NAMESPACE, stepTimeoutNs);
-        IdentifyNamespaceDescriptor.Info info = IdentifyNamespaceDescriptor.decode(a.mem.identify());
-        if (dev.capacityBytes() != 0 && info.lbaSize() != dev.lbaSize()) {
-            throw new IdentityChanged("namespace LBA size changed from " + dev.lbaSize() + " to " + info.lbaSize()
-                    + " bytes: held I/O addresses blocks of the old size");
-        }
-        dev.namespaceIdentified(info);
+        dev.namespaceIdentified(identity.identifyNamespace(a, dev.capacityBytes() == 0 ? 0 : dev.lbaSize(),
+                stepTimeoutNs));
     }
-
-    /**
-     * The node answers for something other than what this device was opened on (another volume under the same NQN,
-     * another LBA format): resubmitting held I/O would read or write the wrong data, so the device is lost at once.
-     */
-    static final class IdentityChanged extends BlockIoException {
-        IdentityChanged(String message) {
-            super(message);
-        }
-    }
-
 
     private void closeConnections() {
         QueueConnection a = admin;

@@ -24,10 +24,13 @@ import io.rdmablock.rdma.verbs.VerbsProvider;
  * @param providerMode       {@code auto | soft | ffm}; null = {@link io.rdmablock.rdma.verbs.Providers#configuredMode()}
  * @param provider           a provider to use (not closed by the device); overrides {@code providerMode} when set
  * @param maxBufferBytes     largest buffer {@link BlockDevice#allocateBuffer} hands out; default 256 MiB
+ * @param nsid               namespace id to open; 0 (default) = nsid 1 when it is active, else the first active one
+ *                           (Identify CNS 02h); 1 .. FFFFFFFEh
  */
 public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntries, long keepAliveTimeoutMs,
                             long commandTimeoutMs, long reconnectDelayMs, long ctrlLossTimeoutMs,
-                            long connectTimeoutMs, String providerMode, VerbsProvider provider, long maxBufferBytes) {
+                            long connectTimeoutMs, String providerMode, VerbsProvider provider, long maxBufferBytes,
+                            int nsid) {
 
     public DeviceOptions {
         check("ioQueues", ioQueues, 1, 64);
@@ -39,66 +42,73 @@ public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntrie
         check("ctrlLossTimeoutMs", ctrlLossTimeoutMs, 0, 86_400_000);
         check("connectTimeoutMs", connectTimeoutMs, 1, 3_600_000);
         check("maxBufferBytes", maxBufferBytes, 4096, 1L << 40);
+        check("nsid", Integer.toUnsignedLong(nsid), 0, 0xFFFFFFFEL);
     }
 
     /** The defaults listed on the record components. */
     public static DeviceOptions defaults() {
-        return new DeviceOptions(2, 128, 32, 10_000, 30_000, 2_000, 60_000, 5_000, null, null, 256L << 20);
+        return new DeviceOptions(2, 128, 32, 10_000, 30_000, 2_000, 60_000, 5_000, null, null, 256L << 20, 0);
     }
 
     public DeviceOptions ioQueues(int v) {
         return new DeviceOptions(v, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions queueEntries(int v) {
         return new DeviceOptions(ioQueues, v, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions adminQueueEntries(int v) {
         return new DeviceOptions(ioQueues, queueEntries, v, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions keepAliveTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, v, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions commandTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, v,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions reconnectDelayMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                v, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+                v, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions ctrlLossTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, v, connectTimeoutMs, providerMode, provider, maxBufferBytes);
+                reconnectDelayMs, v, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions connectTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, v, providerMode, provider, maxBufferBytes);
+                reconnectDelayMs, ctrlLossTimeoutMs, v, providerMode, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions providerMode(String v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, v, provider, maxBufferBytes);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, v, provider, maxBufferBytes, nsid);
     }
 
     public DeviceOptions provider(VerbsProvider v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, v, maxBufferBytes);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, v, maxBufferBytes, nsid);
     }
 
     public DeviceOptions maxBufferBytes(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, v);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, v, nsid);
+    }
+
+    /** @param v the namespace to use; 0 = nsid 1 when active, else the first active one */
+    public DeviceOptions nsid(int v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, v);
     }
 
     private static void check(String field, long v, long min, long max) {

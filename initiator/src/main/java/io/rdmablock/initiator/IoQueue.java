@@ -132,8 +132,9 @@ final class IoQueue implements Runnable {
      * Hands the poller a new connection; call only once {@link #isDetached()}. A detach request still pending was
      * for the previous connection: it is withdrawn, so the poller cannot drop the new one.
      */
-    void attach(QueueConnection c, int inCapsuleBytes) {
+    void attach(QueueConnection c, int inCapsuleBytes, int nsid) {
         capsules.inCapsuleBytes(inCapsuleBytes);
+        capsules.nsid(nsid);
         detachRequested = false;
         conn = c;
         wake();

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * MDTS, or above a command's block-count limit) reports to its {@link Split} parent instead of completing itself.
  */
 final class IoRequest extends CompletableFuture<Void> {
+    /** {@link #nsid} value meaning "the namespace the device was opened on" (FFFFFFFEh is no valid nsid). */
+    static final int DEVICE_NSID = 0xFFFFFFFE;
     /** NVM opcode ({@link io.rdmablock.rdma.fabric.Opcodes}). */
     final int opcode;
     final long slba;
@@ -23,8 +25,8 @@ final class IoRequest extends CompletableFuture<Void> {
     final Split parent;
     /** Link in the submission stack / the poller's pending list. */
     IoRequest next;
-    /** Namespace id on the wire (tests put invalid ones here). */
-    int nsid = 1;
+    /** Namespace id on the wire: {@link #DEVICE_NSID} for the device's (tests put invalid ones here). */
+    int nsid = DEVICE_NSID;
     /** Raw-command hook for tests: keyed SGL length to send instead of the buffer length; -1 = the buffer's. */
     int sglBytes = -1;
     /** Times this request was put on the wire (resubmission after a reconnect raises it). */

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@link BlockDevice} over NVMe-oF/RDMA: one controller association (admin queue + {@link DeviceOptions#ioQueues()}
- * I/O queues) with one namespace (nsid 1) of a node's subsystem. See {@link IoQueue} for the data path and
+ * I/O queues, fewer when the controller grants fewer) with one namespace of a subsystem: the {@link DeviceOptions#nsid()}
+ * option, else nsid 1 or the first active one ({@link TargetIdentity}). Works with rdmablock's storage node and with
+ * standard NVMe-oF/RDMA targets (Linux nvmet-rdma, SPDK). See {@link IoQueue} for the data path and
  * {@link Controller} for keep-alive and reconnect.
  *
  * <p>Limits per command: READ/WRITE at most {@link #maxTransferBytes()} (MDTS, capped at 1 MiB; larger I/O is split
@@ -104,7 +106,8 @@ public final class NvmeBlockDevice implements BlockDevice {
         }
         LOG.info("opened {} at {}: capacityBytes={}, lbaSize={}, maxTransferBytes={}, inCapsuleBytes={}, "
                         + "ioQueues={}x{}, provider={}", subnqn, address, dev.capacityBytes, dev.lbaSize,
-                dev.maxTransferBytes, dev.inCapsuleBytes, opts.ioQueues(), opts.queueEntries(), dev.provider.name());
+                dev.maxTransferBytes, dev.inCapsuleBytes, dev.queues.length, dev.queues[0].mem.entries,
+                dev.provider.name());
         return dev;
     }
 
@@ -411,9 +414,9 @@ public final class NvmeBlockDevice implements BlockDevice {
         }
     }
 
-    void controllerIdentified(IdentifyControllerDescriptor.Info info) {
-        mdtsBytes = info.mdtsBytes();
-        inCapsuleBytes = Math.max(0, info.inCapsuleDataBytes());
+    void controllerIdentified(IdentifyControllerDescriptor.Info info, TargetLimits limits) {
+        mdtsBytes = limits.mdtsBytes();
+        inCapsuleBytes = limits.inCapsuleBytes();
     }
 
     void namespaceIdentified(IdentifyNamespaceDescriptor.Info info) {
@@ -426,9 +429,13 @@ public final class NvmeBlockDevice implements BlockDevice {
         }
     }
 
-    /** Creates the I/O queues on the first connect (memory sized from Identify) and starts their pollers. */
-    void ensureQueues(IdentifyControllerDescriptor.Info info) {
-        long mdts = info.mdtsBytes() == 0 ? MAX_TRANSFER_CAP : Math.min(info.mdtsBytes(), MAX_TRANSFER_CAP);
+    /**
+     * Creates the I/O queues on the first connect ({@code count} queues of min(queueEntries, the controller's
+     * maximum) entries, memory sized from Identify) and starts their pollers; later calls only lower the transfer
+     * size when MDTS shrank.
+     */
+    void ensureQueues(IdentifyControllerDescriptor.Info info, TargetLimits limits, int count) {
+        long mdts = limits.mdtsBytes() == 0 ? MAX_TRANSFER_CAP : Math.min(limits.mdtsBytes(), MAX_TRANSFER_CAP);
         long perCommand = Math.min(mdts, (long) MAX_WRITE_ZEROES_BLOCKS * lbaSize);
         perCommand = Math.min(perCommand, SglDescriptor.MAX_KEYED_LENGTH) / lbaSize * lbaSize;
         if (queues.length > 0) {
@@ -439,9 +446,17 @@ public final class NvmeBlockDevice implements BlockDevice {
         }
         maxTransferBytes = (int) perCommand;
         long timeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.commandTimeoutMs());
-        IoQueue[] qs = new IoQueue[opts.ioQueues()];
+        int entries = Math.min(opts.queueEntries(), limits.maxQueueEntries());
+        if (entries < 2) {
+            throw new BlockIoException("controller allows " + limits.maxQueueEntries() + " queue entries, min=2");
+        }
+        if (count < opts.ioQueues() || entries < opts.queueEntries()) {
+            LOG.info("{}: the controller grants {} I/O queues of {} entries (asked {} of {})", subnqn, count, entries,
+                    opts.ioQueues(), opts.queueEntries());
+        }
+        IoQueue[] qs = new IoQueue[count];
         for (int i = 0; i < qs.length; i++) {
-            qs[i] = new IoQueue(this, pd, i + 1, opts.queueEntries(), inCapsuleBytes, maxTransferBytes, timeoutNs);
+            qs[i] = new IoQueue(this, pd, i + 1, entries, inCapsuleBytes, maxTransferBytes, timeoutNs);
         }
         queues = qs;
         for (IoQueue q : qs) {

@@ -26,6 +26,7 @@ import io.rdmablock.rdma.verbs.WrOpcode;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -70,6 +71,20 @@ final class FakeTarget implements AutoCloseable {
     volatile String serial = "fake";
     /** I/O queue commands received. */
     final AtomicInteger commands = new AtomicInteger();
+    /** Strict mode: refuse what Linux nvmet-rdma refuses and describe itself as nvmet does ({@link NvmetRules}). */
+    volatile boolean nvmet;
+    /** CAP as Property Get answers it (both modes). */
+    volatile long cap = NvmetRules.CAP;
+    /** Active namespaces: I/O to others is Invalid Namespace, their Identify Namespace all zero (strict mode). */
+    volatile int[] activeNsids = {1};
+    /** Set Features Number of Queues grants this many I/O queues. */
+    volatile int grantedQueues = 64;
+    /** Commands refused by the strict checks, and the last one described. */
+    final AtomicInteger refusals = new AtomicInteger();
+    volatile String lastRefusal;
+    /** CC as the host last wrote it, and CSTS (one controller at a time; reset by an admin Connect). */
+    volatile int cc;
+    volatile int csts;
 
     FakeTarget(VerbsProvider provider, String subnqn, long capacityBytes, long maxCapacityBytes, int lbaSize,
                int mdtsBytes, boolean zeroesAfterTrim) {
@@ -82,6 +97,22 @@ final class FakeTarget implements AutoCloseable {
         this.store = arena.allocate(maxCapacityBytes, 4096);
     }
 
+    /** Switches to strict, nvmet-like behaviour (random hex serial, MN "Linux", 4096-byte inline, NN 1024). */
+    FakeTarget nvmetLike() {
+        nvmet = true;
+        serial = NvmetRules.randomSerial();
+        return this;
+    }
+
+    private boolean active(int nsid) {
+        for (int n : activeNsids) {
+            if (n == nsid) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     InetSocketAddress start() {
         listener = provider.listen(new InetSocketAddress("127.0.0.1", port), 16);
         port = listener.localAddress().getPort();
@@ -89,6 +120,10 @@ final class FakeTarget implements AutoCloseable {
         Thread t = Thread.ofPlatform().daemon().name("fake-target-accept").start(() -> acceptLoop(l));
         acceptor = t;
         return listener.localAddress();
+    }
+
+    private long capValue() {
+        return cap;
     }
 
     void resize(long newCapacityBytes) {
@@ -294,39 +329,83 @@ final class FakeTarget implements AutoCloseable {
             int opcode = SqeDescriptor.opcode(cap);
             int cid = SqeDescriptor.cid(cap);
             MemorySegment sgl = SqeDescriptor.sgl1(cap);
-            int status = 0;
             int dw0 = 0;
+            int dw1 = 0;
             SendWr write = null;
-            if (opcode == Opcodes.FABRICS) {
+            boolean strict = nvmet;
+            int status = strict ? NvmetRules.check(cap, qid, (csts & AdminCommands.CSTS_RDY) != 0) : 0;
+            if (status == 0 && strict) {
+                status = NvmetRules.checkTransfer(cap, qid, lbaSize);
+            }
+            if (status != 0) {
+                refusals.incrementAndGet();
+                lastRefusal = "qid=" + qid + ", opcode=0x" + Integer.toHexString(opcode) + ", sgl id=0x"
+                        + Integer.toHexString(SglDescriptor.id(sgl)) + ": " + NvmeStatus.describe(status);
+            } else if (opcode == Opcodes.FABRICS) {
                 int fct = SqeDescriptor.fctype(cap);
                 if (fct == Opcodes.FCTYPE_CONNECT) {
-                    if (!rdmaRead(sgl, 0, ConnectDataDescriptor.DATA_LENGTH)) {
+                    if (SglDescriptor.id(sgl) == SglDescriptor.ID_DATA_BLOCK_OFFSET) {
+                        MemorySegment.copy(cap, SqeDescriptor.LENGTH + SglDescriptor.address(sgl), staging, 0,
+                                ConnectDataDescriptor.DATA_LENGTH);
+                    } else if (!rdmaRead(sgl, 0, ConnectDataDescriptor.DATA_LENGTH)) {
                         return;
                     }
+                    int sqsize = Short.toUnsignedInt(cap.get(ValueLayout.JAVA_SHORT_UNALIGNED,
+                            ConnectDataDescriptor.SQSIZE_OFFSET));
                     if (!ConnectDataDescriptor.subnqn(staging).equals(subnqn)) {
                         status = NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS);
+                    } else if (strict && sqsize > (FakeTarget.this.capValue() & 0xFFFF)) {
+                        status = NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS);
+                        dw0 = ConnectDataDescriptor.SQSIZE_OFFSET << 16; // nvmet_install_queue
                     } else {
                         dw0 = qid == 0 ? cntlids.getAndIncrement() : ConnectDataDescriptor.cntlid(staging);
+                        if (qid == 0) {
+                            cc = 0;
+                            csts = 0;
+                        }
                     }
                 } else if (fct == Opcodes.FCTYPE_PROPERTY_GET) {
-                    dw0 = 1; // CSTS.RDY
+                    long v = switch (SqeDescriptor.cdw(cap, 11)) {
+                        case Opcodes.PROP_CAP -> capValue();
+                        case Opcodes.PROP_CC -> cc;
+                        case Opcodes.PROP_CSTS -> strict ? csts : AdminCommands.CSTS_RDY;
+                        default -> 0;
+                    };
+                    dw0 = (int) v;
+                    dw1 = (SqeDescriptor.cdw(cap, 10) & 1) != 0 ? (int) (v >>> 32) : 0;
+                } else if (fct == Opcodes.FCTYPE_PROPERTY_SET && SqeDescriptor.cdw(cap, 11) == Opcodes.PROP_CC) {
+                    cc = SqeDescriptor.cdw(cap, 12);
+                    csts = NvmetRules.cstsAfter(cc);
                 }
             } else if (qid == 0) {
                 if (opcode == Opcodes.ADMIN_ASYNC_EVENT_REQUEST) {
                     postRecv(index); // held, never answered
                     return;
                 }
+                if (opcode == Opcodes.ADMIN_SET_FEATURES && SqeDescriptor.cdw(cap, 10) == 0x07) {
+                    dw0 = (grantedQueues - 1) | (grantedQueues - 1) << 16;
+                }
                 if (opcode == Opcodes.ADMIN_IDENTIFY) {
                     MemorySegment d = staging.asSlice(0, 4096);
-                    if (SqeDescriptor.cdw(cap, 10) == Opcodes.CNS_CONTROLLER) {
+                    int cns = SqeDescriptor.cdw(cap, 10);
+                    int nsid = SqeDescriptor.nsid(cap);
+                    if (cns == Opcodes.CNS_CONTROLLER && strict) {
+                        NvmetRules.identifyController(d, serial, 1, mdtsBytes, subnqn);
+                    } else if (cns == Opcodes.CNS_CONTROLLER) {
                         IdentifyControllerDescriptor.encode(d, new IdentifyControllerDescriptor.Info(serial, "fake",
                                 "1", 1, mdtsBytes, 128, 1, true, subnqn, IN_CAPSULE));
+                    } else if (cns == Opcodes.CNS_ACTIVE_NAMESPACE_LIST) {
+                        NvmetRules.activeNamespaceList(d, nsid, activeNsids);
+                    } else if (strict && !active(nsid)) {
+                        d.fill((byte) 0); // nvmet_execute_identify_ns: inactive nsid
                     } else {
                         IdentifyNamespaceDescriptor.encode(d, new IdentifyNamespaceDescriptor.Info(
                                 capacityBytes / lbaSize, 0, lbaSize, zeroesAfterTrim));
                     }
                     write = rdmaWrite(sgl, 0, 4096);
                 }
+            } else if (strict && !active(SqeDescriptor.nsid(cap))) { // nvmet_req_find_ns
+                status = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_INVALID_NAMESPACE, true);
             } else {
                 long cap0 = capacityBytes / lbaSize;
                 long slba = SqeDescriptor.slba(cap);
@@ -386,6 +465,7 @@ final class FakeTarget implements AutoCloseable {
             }
             MemorySegment r = rsp.asSlice(16L * index, 16);
             CqeDescriptor.set(r, dw0, 0, qid, cid, status);
+            r.set(ValueLayout.JAVA_INT_UNALIGNED, 4, dw1);
             SendWr send = new SendWr();
             send.wrId = (2L << 50) + (++seq);
             send.opcode = WrOpcode.SEND;

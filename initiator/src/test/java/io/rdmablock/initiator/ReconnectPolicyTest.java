@@ -18,21 +18,21 @@ class ReconnectPolicyTest {
     @Test
     void shouldRetryACmRejectWithoutNvmeRdmaRejectData() {
         // rxe/IB: a connect to a port nobody listens on (node restarting) is a REJ with 148 zero bytes
-        assertFalse(Controller.isPermanent(rejected(new byte[148])), "zero-filled IB CM REJ data");
-        assertFalse(Controller.isPermanent(rejected(null)), "no private data");
-        assertFalse(Controller.isPermanent(rejected(new CmPrivateData.Reject(0, CmPrivateData.REJECT_NO_RESOURCES)
+        assertFalse(ReconnectPolicy.isPermanent(rejected(new byte[148])), "zero-filled IB CM REJ data");
+        assertFalse(ReconnectPolicy.isPermanent(rejected(null)), "no private data");
+        assertFalse(ReconnectPolicy.isPermanent(rejected(new CmPrivateData.Reject(0, CmPrivateData.REJECT_NO_RESOURCES)
                 .encode())), "no resources");
-        assertFalse(Controller.isPermanent(new CmException("timed out", null, null)), "timeout");
-        assertFalse(Controller.isPermanent(new BlockIoException("x", rejected(new byte[148]))), "wrapped");
+        assertFalse(ReconnectPolicy.isPermanent(new CmException("timed out", null, null)), "timeout");
+        assertFalse(ReconnectPolicy.isPermanent(new BlockIoException("x", rejected(new byte[148]))), "wrapped");
     }
 
     @Test
     void shouldGiveUpOnAnNvmeRdmaRejectOrADnrStatus() {
-        assertTrue(Controller.isPermanent(rejected(new CmPrivateData.Reject(0, CmPrivateData.REJECT_INVALID_QID)
+        assertTrue(ReconnectPolicy.isPermanent(rejected(new CmPrivateData.Reject(0, CmPrivateData.REJECT_INVALID_QID)
                 .encode())), "invalid qid");
-        assertTrue(Controller.isPermanent(new NvmeStatusException("Connect failed",
+        assertTrue(ReconnectPolicy.isPermanent(new NvmeStatusException("Connect failed",
                 NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_INVALID_HOST, true)));
-        assertFalse(Controller.isPermanent(new NvmeStatusException("Connect failed",
+        assertFalse(ReconnectPolicy.isPermanent(new NvmeStatusException("Connect failed",
                 NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_CONTROLLER_BUSY, false)));
     }
 }

@@ -13,7 +13,8 @@ import java.net.URI;
  * How a command reaches a volume on a storage node (picocli mixin; the one set of these options for every command):
  * {@code --volume NAME} through the management server ({@code --mgmt-url}, {@code --token}; environment
  * {@code RDMABLOCK_MGMT_URL}, {@code RDMABLOCK_TOKEN}), or directly with {@code --address host:port --subnqn NQN}
- * (no management server); {@code --hostnqn}, {@code --provider} and {@code --io-queues} for the connection.
+ * (no management server, any NVMe-oF/RDMA target: also Linux nvmet or SPDK); {@code --hostnqn}, {@code --nsid},
+ * {@code --provider} and {@code --io-queues} for the connection.
  */
 public final class ConnectOptions {
     static final String DEFAULT_MGMT_URL = "http://127.0.0.1:8080";
@@ -37,6 +38,10 @@ public final class ConnectOptions {
 
     @Option(names = "--hostnqn", paramLabel = "NQN", description = "Host NQN (default: a random UUID-based NQN).")
     String hostnqn;
+
+    @Option(names = "--nsid", paramLabel = "N", defaultValue = "0",
+            description = "Namespace id (default 0: nsid 1 when active, else the subsystem's first active namespace).")
+    long nsid;
 
     @Option(names = "--provider", paramLabel = "auto|soft|ffm", description = "Verbs provider (default: $RDMABLOCK_RDMA_PROVIDER or auto).")
     String provider;
@@ -74,7 +79,10 @@ public final class ConnectOptions {
      * @throws io.rdmablock.initiator.BlockIoException   as {@link NvmeBlockDevice#open}
      */
     public NvmeBlockDevice open(int ioQueues) {
-        DeviceOptions opts = DeviceOptions.defaults().ioQueues(ioQueues).providerMode(provider);
+        if (nsid < 0 || nsid > 0xFFFFFFFEL) {
+            throw new IllegalArgumentException("invalid --nsid: " + nsid + ", min=0, max=4294967294");
+        }
+        DeviceOptions opts = DeviceOptions.defaults().ioQueues(ioQueues).providerMode(provider).nsid((int) nsid);
         if (address != null || subnqn != null) {
             if (address == null || subnqn == null) {
                 throw new IllegalArgumentException("--address and --subnqn go together");

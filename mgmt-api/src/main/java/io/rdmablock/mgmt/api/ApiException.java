@@ -31,6 +31,6 @@ public final class ApiException extends RuntimeException {
     }
 
     static ApiException noCapacity(String detail) {
-        return new ApiException(503, ProblemTypes.NO_CAPACITY, "No capacity", detail);
+        return new ApiException(409, ProblemTypes.NO_CAPACITY, "No capacity", detail);
     }
 }

@@ -12,7 +12,8 @@ import java.util.Objects;
 /**
  * Bearer-token check (RFC 6750) on every mutating request (POST, PUT, PATCH, DELETE), run before validation:
  * no or malformed {@code Authorization} header → 401 with {@code WWW-Authenticate: Bearer realm="rdmablock"};
- * a token that is not the cluster token → 403. Tokens are compared in constant time. GET/HEAD pass.
+ * a token that is not the cluster token → 401 with {@code error="invalid_token"} (RFC 6750 section 3.1: 403 is for a
+ * valid token lacking scope, which does not exist here). Tokens are compared in constant time. GET/HEAD pass.
  * A platform handler (Vert.x Web's first class), so it answers before the body is read or validated.
  */
 final class BearerAuth implements PlatformHandler {
@@ -45,7 +46,8 @@ final class BearerAuth implements PlatformHandler {
         byte[] given = header.substring(7).trim().getBytes(StandardCharsets.UTF_8);
         if (!MessageDigest.isEqual(given, token)) {
             ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"rdmablock\", error=\"invalid_token\"");
-            Problems.send(ctx, 403, ProblemTypes.FORBIDDEN, "Forbidden", "the bearer token is not the cluster token");
+            Problems.send(ctx, 401, ProblemTypes.UNAUTHORIZED, "Unauthorized",
+                    "the bearer token is not the cluster token");
             return;
         }
         ctx.next();

@@ -37,7 +37,7 @@ import java.util.function.LongSupplier;
  * {@code nodeTimeoutMs}), not draining, and has the most free capacity, where free is
  * {@code min(reported freeBytes - what was placed or grown there since that report, capacityBytes - sum of the
  * sizes of the volumes placed on it)}; ties go to the
- * smaller nodeId. No such node with room: 503 {@link ProblemTypes#NO_CAPACITY}.
+ * smaller nodeId. No such node with room: 409 {@link ProblemTypes#NO_CAPACITY} (a conflict with the cluster's state, not a server fault: retry after adding capacity).
  *
  * <p>Reconciliation on heartbeat: a reported volume placed on this node takes the reported connected hosts; a
  * {@code creating} volume becomes {@code ready} when reported {@code ready} at the desired size; a
@@ -76,7 +76,7 @@ public final class ClusterService {
 
     // ---- volumes ----
 
-    /** Creates and places a volume. Errors: 400 validation, 409 exists, 503 no capacity. */
+    /** Creates and places a volume. Errors: 400 validation, 409 exists or no capacity. */
     public synchronized Volume createVolume(CreateVolumeRequest request) {
         check(() -> Limits.check(request));
         var existing = store.volume(request.name());
@@ -103,7 +103,7 @@ public final class ClusterService {
         return toVolume(requireVolume(name));
     }
 
-    /** Grows a volume. Errors: 400 bounds or shrink, 404, 409 deleting, 503 no room on its node. */
+    /** Grows a volume. Errors: 400 bounds or shrink, 404, 409 deleting or no room on its node. */
     public synchronized Volume resizeVolume(String name, long sizeBytes) {
         check(() -> Limits.checkSize("sizeBytes", sizeBytes));
         VolumeRecord v = requireVolume(name);
@@ -237,6 +237,34 @@ public final class ClusterService {
             store.putNode(node);
         }
         return toNode(node);
+    }
+
+    /** Undrains a node: volumes may be placed there again. Errors: 404. Idempotent. */
+    public synchronized Node undrainNode(String nodeId) {
+        NodeRecord node = store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
+        if (node.draining()) {
+            node = node.withDraining(false);
+            store.putNode(node);
+        }
+        return toNode(node);
+    }
+
+    /**
+     * Forgets a node. Errors: 404; 409 {@link ProblemTypes#NODE_IN_USE} while a volume is placed on it (the detail
+     * names up to 5). Its runtime state (last heartbeat, free bytes) goes too.
+     */
+    public synchronized void removeNode(String nodeId) {
+        store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
+        List<String> held = store.volumes().stream().filter(v -> nodeId.equals(v.nodeId()))
+                .map(VolumeRecord::name).toList();
+        if (!held.isEmpty()) {
+            throw new ApiException(409, ProblemTypes.NODE_IN_USE, "Node in use", "node " + nodeId + " holds "
+                    + held.size() + " volume(s) (" + String.join(", ", held.subList(0, Math.min(5, held.size())))
+                    + (held.size() > 5 ? ", ..." : "") + "): delete them first");
+        }
+        store.removeNode(nodeId);
+        lastSeenMs.remove(nodeId);
+        reportedFreeBytes.remove(nodeId);
     }
 
     /** @return every node, ordered by id */

@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The management REST server. Routes come from the OpenAPI contract {@value #CONTRACT} (every request is validated
@@ -48,12 +49,21 @@ public final class MgmtVerticle extends VerticleBase {
     public static final String CONTRACT = "io/rdmablock/mgmt/api/openapi.yaml";
     private static final Logger LOG = LoggerFactory.getLogger(MgmtVerticle.class);
     private static final String OPERATION = "rdmablock.operation";
+    /** Longest accepted request line (a longer one is 414). */
+    static final int MAX_INITIAL_LINE_BYTES = 16 * 1024;
+    /** Largest accepted request headers (larger is 431; Vert.x's default). */
+    static final int MAX_HEADER_BYTES = 8 * 1024;
+    /** Default time within which a request must arrive whole (else 408, connection closed). */
+    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+    /** A connection that sends and receives nothing for this long is closed. */
+    static final long IDLE_TIMEOUT_MS = 120_000;
 
     private final ClusterService cluster;
     private final String token;
     private final String host;
     private final int port;
     private final long bodyLimitBytes;
+    private final long requestTimeoutMs;
     private ApiMetrics metrics;
     private String contractText;
     private HttpServer server;
@@ -66,6 +76,20 @@ public final class MgmtVerticle extends VerticleBase {
      * @param bodyLimitBytes largest accepted request body
      */
     public MgmtVerticle(ClusterService cluster, String token, String host, int port, long bodyLimitBytes) {
+        this(cluster, token, host, port, bodyLimitBytes, DEFAULT_REQUEST_TIMEOUT_MS);
+    }
+
+    /**
+     * @param requestTimeoutMs a request whose body has not arrived whole within this is answered 408 and its
+     *                         connection closed, &gt; 0 (see {@link HttpFaults})
+     */
+    public MgmtVerticle(ClusterService cluster, String token, String host, int port, long bodyLimitBytes,
+                        long requestTimeoutMs) {
+        if (requestTimeoutMs <= 0) {
+            throw new IllegalArgumentException("invalid requestTimeoutMs: requestTimeoutMs=" + requestTimeoutMs
+                    + ", min=1");
+        }
+        this.requestTimeoutMs = requestTimeoutMs;
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.token = Objects.requireNonNull(token, "token");
         this.host = Objects.requireNonNull(host, "host");
@@ -85,8 +109,11 @@ public final class MgmtVerticle extends VerticleBase {
                 .compose(contract -> vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port)
                         // a request line longer than 4096 bytes (e.g. an over-long volume name) would get a bare 414
                         // from the HTTP codec; let it reach validation, which answers problem+json naming the field
-                        .setMaxInitialLineLength(16 * 1024))
+                        .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
+                        .setMaxHeaderSize(MAX_HEADER_BYTES)
+                        .setIdleTimeout((int) IDLE_TIMEOUT_MS).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
                         .requestHandler(router(contract))
+                        .invalidRequestHandler(HttpFaults.invalidRequest())
                         .listen())
                 .onSuccess(s -> {
                     server = s;
@@ -103,7 +130,10 @@ public final class MgmtVerticle extends VerticleBase {
         RouterBuilder builder = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
         builder.rootHandler((PlatformHandler) this::timed);
         builder.rootHandler(new BearerAuth(token));
+        builder.rootHandler(HttpFaults.armRequestTimeout(requestTimeoutMs));
         builder.rootHandler(BodyHandler.create(false).setBodyLimit(bodyLimitBytes));
+        builder.rootHandler(HttpFaults.disarmRequestTimeout());
+        builder.rootHandler(new StrictJson());
         for (OpenAPIRoute route : builder.getRoutes()) {
             route.setDoSecurity(false); // BearerAuth above answers 401/403 before validation
             String operationId = route.getOperation().getOperationId();
@@ -124,6 +154,18 @@ public final class MgmtVerticle extends VerticleBase {
                 ctx.pathParam("nodeId"), Json.read(ctx.body().asString(), HeartbeatRequest.class))));
         builder.getRoute("drainNode").addHandler(ctx -> answer(ctx, 200,
                 () -> cluster.drainNode(ctx.pathParam("nodeId"))));
+        builder.getRoute("undrainNode").addHandler(ctx -> answer(ctx, 200,
+                () -> cluster.undrainNode(ctx.pathParam("nodeId"))));
+        builder.getRoute("removeNode").addHandler(ctx -> vertx.executeBlocking(() -> {
+            cluster.removeNode(ctx.pathParam("nodeId"));
+            return null;
+        }).onComplete(ar -> {
+            if (ar.succeeded()) {
+                ctx.response().setStatusCode(204).end();
+            } else {
+                ctx.fail(ar.cause());
+            }
+        }));
 
         Router router = builder.createRouter();
         router.get("/openapi.yaml").handler(ctx -> {
@@ -152,6 +194,8 @@ public final class MgmtVerticle extends VerticleBase {
             });
         });
         router.route().failureHandler(this::failure);
+        router.errorHandler(400, ctx -> Problems.send(ctx, 400, ProblemTypes.VALIDATION, "Invalid request",
+                "the request path could not be decoded (malformed percent-escape?): " + ctx.request().uri()));
         router.errorHandler(404, Problems::notFound);
         router.errorHandler(405, Problems::methodNotAllowed);
         return router;
@@ -229,6 +273,11 @@ public final class MgmtVerticle extends VerticleBase {
     private void failure(RoutingContext ctx) {
         Throwable failure = ctx.failure();
         int status = ctx.statusCode();
+        if (ctx.response().closed()) { // the client hung up: nobody to answer, and not a server fault
+            LOG.debug("{} {}: client closed the connection before the answer ({})", ctx.request().method(),
+                    ctx.request().path(), failure == null ? "status " + status : failure.toString());
+            return;
+        }
         if (failure instanceof HttpException http) {
             status = http.getStatusCode();
             failure = http.getCause();

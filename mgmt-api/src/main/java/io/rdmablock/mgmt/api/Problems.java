@@ -16,10 +16,24 @@ final class Problems {
         }
         var withInstance = new Problem(problem.type(), problem.title(), problem.status(), problem.detail(),
                 ctx.request().path());
+        if (!ctx.request().isEnded()) {
+            closeAfterAnswer(ctx.request());
+        }
         ctx.response()
                 .setStatusCode(problem.status())
                 .putHeader("Content-Type", Problem.MEDIA_TYPE)
                 .end(Json.write(withInstance));
+    }
+
+    /**
+     * Answered before the body was read (401, 413, 408): on HTTP/1.x the rest of the body would be taken for the next
+     * request, or hold the connection, so it is closed after the answer. (HTTP/2 forbids the header; its stream ends
+     * with the answer.)
+     */
+    static void closeAfterAnswer(io.vertx.core.http.HttpServerRequest request) {
+        if (request.version() != io.vertx.core.http.HttpVersion.HTTP_2) {
+            request.response().putHeader("Connection", "close");
+        }
     }
 
     static void send(RoutingContext ctx, int status, String type, String title, String detail) {

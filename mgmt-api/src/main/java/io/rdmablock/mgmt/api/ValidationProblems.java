@@ -155,7 +155,14 @@ final class ValidationProblems {
         return map;
     }
 
+    private static final java.util.regex.Pattern PARAMETER =
+            java.util.regex.Pattern.compile("^The value of (\\w+) parameter (\\S+) is invalid\\. Reason: (.*)$");
+
     private static String schemaMessage(ValidatorException e) {
+        var parameter = PARAMETER.matcher(e.getMessage() == null ? "" : e.getMessage());
+        if (parameter.matches()) { // a path or query parameter: name it, not "body"
+            return "invalid " + parameter.group(1) + " parameter " + parameter.group(2) + ": " + parameter.group(3);
+        }
         if (e instanceof SchemaValidationException s && s.getOutputUnit() != null) {
             OutputUnit unit = deepest(s.getOutputUnit());
             String field = field(unit.getInstanceLocation());

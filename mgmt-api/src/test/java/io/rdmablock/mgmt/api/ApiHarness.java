@@ -24,7 +24,8 @@ final class ApiHarness {
     final AtomicLong nowMs = new AtomicLong(1_800_000_000_000L);
     final InMemoryMetadataStore store = new InMemoryMetadataStore();
     final ClusterService cluster = new ClusterService(store, nowMs::get, NODE_TIMEOUT_MS);
-    final MgmtVerticle verticle = new MgmtVerticle(cluster, TOKEN, "127.0.0.1", 0, 4096);
+    static final long REQUEST_TIMEOUT_MS = 2_000;
+    final MgmtVerticle verticle = new MgmtVerticle(cluster, TOKEN, "127.0.0.1", 0, 4096, REQUEST_TIMEOUT_MS);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     ApiHarness deploy(Vertx vertx) throws Exception {

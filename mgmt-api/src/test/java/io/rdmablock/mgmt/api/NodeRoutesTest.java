@@ -73,14 +73,14 @@ class NodeRoutesTest {
     void shouldRequireTokenOnNodeRoutes() throws Exception {
         assertProblem(api.send("POST", "/v1/nodes", REGISTER, null, "application/json"), 401,
                 ProblemTypes.UNAUTHORIZED);
-        assertProblem(api.send("POST", "/v1/nodes", REGISTER, "bad", "application/json"), 403, ProblemTypes.FORBIDDEN);
+        assertProblem(api.send("POST", "/v1/nodes", REGISTER, "bad", "application/json"), 401, ProblemTypes.UNAUTHORIZED);
         api.send("POST", "/v1/nodes", REGISTER);
         assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]"), null, "application/json"), 401,
                 ProblemTypes.UNAUTHORIZED);
-        assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]"), "bad", "application/json"), 403,
-                ProblemTypes.FORBIDDEN);
+        assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]"), "bad", "application/json"), 401,
+                ProblemTypes.UNAUTHORIZED);
         assertProblem(api.send("POST", "/v1/nodes/n1/drain", null, null, null), 401, ProblemTypes.UNAUTHORIZED);
-        assertProblem(api.send("POST", "/v1/nodes/n1/drain", null, "bad", null), 403, ProblemTypes.FORBIDDEN);
+        assertProblem(api.send("POST", "/v1/nodes/n1/drain", null, "bad", null), 401, ProblemTypes.UNAUTHORIZED);
     }
 
     @Test
@@ -220,6 +220,41 @@ class NodeRoutesTest {
     }
 
     @Test
+    void shouldUndrainNode() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        api.send("POST", "/v1/nodes/n1/drain", null);
+        var r = api.send("POST", "/v1/nodes/n1/undrain", null);
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals(NodeState.UP, Json.read(r.body(), Node.class).state());
+        assertFalse(Json.read(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]")).body(),
+                HeartbeatResponse.class).draining());
+        createVolume("after-undrain"); // placement takes the node again
+        assertProblem(api.send("POST", "/v1/nodes/n1/undrain", null, null, null), 401, ProblemTypes.UNAUTHORIZED);
+        assertProblem(api.send("POST", "/v1/nodes/n9/undrain", null), 404, ProblemTypes.NODE_NOT_FOUND);
+    }
+
+    @Test
+    void shouldRemoveANodeThatNeverHeartbeats() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        api.nowMs.addAndGet(10 * ApiHarness.NODE_TIMEOUT_MS); // registered, then silent: down
+        assertProblem(api.send("DELETE", "/v1/nodes/n1", null, null, null), 401, ProblemTypes.UNAUTHORIZED);
+        var r = api.send("DELETE", "/v1/nodes/n1", null);
+        assertEquals(204, r.statusCode(), r.body());
+        assertEquals(0, Json.read(api.get("/v1/nodes").body(), Node[].class).length);
+        assertProblem(api.send("DELETE", "/v1/nodes/n1", null), 404, ProblemTypes.NODE_NOT_FOUND);
+        assertProblem(api.send("POST", "/v1/nodes/n1/heartbeat", heartbeat("[]")), 404, ProblemTypes.NODE_NOT_FOUND);
+    }
+
+    @Test
+    void shouldRefuseToRemoveANodeHoldingVolumes() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        createVolume("held");
+        var p = assertProblem(api.send("DELETE", "/v1/nodes/n1", null), 409, ProblemTypes.NODE_IN_USE);
+        assertTrue(p.detail().contains("held"), p.detail());
+        assertEquals(1, Json.read(api.get("/v1/nodes").body(), Node[].class).length, "still registered");
+    }
+
+    @Test
     void shouldListNodesWithLiveness() throws Exception {
         api.send("POST", "/v1/nodes", REGISTER);
         api.send("POST", "/v1/nodes", REGISTER.replace("\"n1\"", "\"n0\""));
@@ -251,8 +286,8 @@ class NodeRoutesTest {
         String body = "{\"name\":\"%s\",\"sizeBytes\":629145600,\"lbaSize\":4096}"; // 600 MiB
         assertEquals(201, api.send("POST", "/v1/volumes", body.formatted("big1")).statusCode());
         var second = api.send("POST", "/v1/volumes", body.formatted("big2"));
-        assertEquals(503, second.statusCode(), "the first 600 MiB is not in the node's last report yet: "
+        assertEquals(409, second.statusCode(), "the first 600 MiB is not in the node's last report yet: "
                 + second.body());
-        assertProblem(second, 503, ProblemTypes.NO_CAPACITY);
+        assertProblem(second, 409, ProblemTypes.NO_CAPACITY);
     }
 }

@@ -151,8 +151,8 @@ class VolumeRoutesTest {
         var missing = api.send("POST", "/v1/volumes", create("v", MIB), null, "application/json");
         assertProblem(missing, 401, ProblemTypes.UNAUTHORIZED);
         assertTrue(missing.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Bearer"));
-        assertProblem(api.send("POST", "/v1/volumes", create("v", MIB), "wrong", "application/json"), 403,
-                ProblemTypes.FORBIDDEN);
+        assertProblem(api.send("POST", "/v1/volumes", create("v", MIB), "wrong", "application/json"), 401,
+                ProblemTypes.UNAUTHORIZED);
         assertEquals("[]", api.get("/v1/volumes").body());
     }
 
@@ -169,17 +169,17 @@ class VolumeRoutesTest {
 
     @Test
     void shouldAnswerNoCapacityWhenNoNodeHasRoom() throws Exception {
-        var p = assertProblem(api.send("POST", "/v1/volumes", create("v", 2048 * MIB)), 503, ProblemTypes.NO_CAPACITY);
+        var p = assertProblem(api.send("POST", "/v1/volumes", create("v", 2048 * MIB)), 409, ProblemTypes.NO_CAPACITY);
         assertTrue(p.detail().contains("n1"), p.detail());
     }
 
     @Test
     void shouldAnswerNoCapacityWhenNodesAreDownOrDraining() throws Exception {
         api.nowMs.addAndGet(ApiHarness.NODE_TIMEOUT_MS + 1);
-        assertProblem(api.send("POST", "/v1/volumes", create("v", MIB)), 503, ProblemTypes.NO_CAPACITY);
+        assertProblem(api.send("POST", "/v1/volumes", create("v", MIB)), 409, ProblemTypes.NO_CAPACITY);
         api.register("n1", 1024 * MIB);
         api.send("POST", "/v1/nodes/n1/drain", null);
-        assertProblem(api.send("POST", "/v1/volumes", create("v", MIB)), 503, ProblemTypes.NO_CAPACITY);
+        assertProblem(api.send("POST", "/v1/volumes", create("v", MIB)), 409, ProblemTypes.NO_CAPACITY);
     }
 
     @Test
@@ -223,12 +223,12 @@ class VolumeRoutesTest {
         assertProblem(api.send("PATCH", "/v1/volumes/a", "{}"), 400, ProblemTypes.VALIDATION);
         assertProblem(api.send("PATCH", "/v1/volumes/zz", "{\"sizeBytes\":4194304}"), 404,
                 ProblemTypes.VOLUME_NOT_FOUND);
-        assertProblem(api.send("PATCH", "/v1/volumes/a", "{\"sizeBytes\":1099511627776}"), 503,
+        assertProblem(api.send("PATCH", "/v1/volumes/a", "{\"sizeBytes\":1099511627776}"), 409,
                 ProblemTypes.NO_CAPACITY);
         assertProblem(api.send("PATCH", "/v1/volumes/a", "{\"sizeBytes\":8388608}", null, "application/json"), 401,
                 ProblemTypes.UNAUTHORIZED);
-        assertProblem(api.send("PATCH", "/v1/volumes/a", "{\"sizeBytes\":8388608}", "x", "application/json"), 403,
-                ProblemTypes.FORBIDDEN);
+        assertProblem(api.send("PATCH", "/v1/volumes/a", "{\"sizeBytes\":8388608}", "x", "application/json"), 401,
+                ProblemTypes.UNAUTHORIZED);
     }
 
     @Test
@@ -240,7 +240,7 @@ class VolumeRoutesTest {
         var inUse = assertProblem(api.send("DELETE", "/v1/volumes/a", null), 409, ProblemTypes.VOLUME_IN_USE);
         assertTrue(inUse.detail().contains("nqn.2026-11.io.rdmablock:host-1"), inUse.detail());
         assertProblem(api.send("DELETE", "/v1/volumes/a", null, null, null), 401, ProblemTypes.UNAUTHORIZED);
-        assertProblem(api.send("DELETE", "/v1/volumes/a", null, "x", null), 403, ProblemTypes.FORBIDDEN);
+        assertProblem(api.send("DELETE", "/v1/volumes/a", null, "x", null), 401, ProblemTypes.UNAUTHORIZED);
         assertProblem(api.send("DELETE", "/v1/volumes/a?force=maybe", null), 400, ProblemTypes.VALIDATION);
         var forced = api.send("DELETE", "/v1/volumes/a?force=true", null);
         assertEquals(202, forced.statusCode(), forced.body());

@@ -55,7 +55,7 @@ public final class MgmtClient {
 
     // ---- volumes ----
 
-    /** {@code POST /v1/volumes}: 201 + the new volume (state creating). Errors 400, 401/403, 409, 503. */
+    /** {@code POST /v1/volumes}: 201 + the new volume (state creating). Errors 400, 401, 409 (exists, no capacity). */
     public Volume createVolume(CreateVolumeRequest request) {
         return send("POST", "/v1/volumes", request, Volume.class);
     }
@@ -70,14 +70,14 @@ public final class MgmtClient {
         return send("GET", "/v1/volumes/" + segment(name), null, Volume.class);
     }
 
-    /** {@code PATCH /v1/volumes/{name}} (grow only). Errors 400 (shrink, bounds), 401/403, 404, 409 (deleting). */
+    /** {@code PATCH /v1/volumes/{name}} (grow only). Errors 400 (shrink, bounds), 401, 404, 409 (deleting). */
     public Volume resizeVolume(String name, long sizeBytes) {
         return send("PATCH", "/v1/volumes/" + segment(name), new ResizeVolumeRequest(sizeBytes), Volume.class);
     }
 
     /**
      * {@code DELETE /v1/volumes/{name}[?force=true]}: 202 + the volume in state deleting (the node removes it).
-     * Errors 401/403, 404, 409 when a host is connected and not forced.
+     * Errors 401, 404, 409 when a host is connected and not forced.
      */
     public Volume deleteVolume(String name, boolean force) {
         return send("DELETE", "/v1/volumes/" + segment(name) + (force ? "?force=true" : ""), null, Volume.class);
@@ -85,19 +85,29 @@ public final class MgmtClient {
 
     // ---- nodes ----
 
-    /** {@code POST /v1/nodes}: register or re-register a node. Errors 400, 401/403. */
+    /** {@code POST /v1/nodes}: register or re-register a node. Errors 400, 401. */
     public Node registerNode(RegisterNodeRequest request) {
         return send("POST", "/v1/nodes", request, Node.class);
     }
 
-    /** {@code POST /v1/nodes/{nodeId}/heartbeat}: report, get the desired state. Errors 400, 401/403, 404. */
+    /** {@code POST /v1/nodes/{nodeId}/heartbeat}: report, get the desired state. Errors 400, 401, 404. */
     public HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request) {
         return send("POST", "/v1/nodes/" + segment(nodeId) + "/heartbeat", request, HeartbeatResponse.class);
     }
 
-    /** {@code POST /v1/nodes/{nodeId}/drain}: no new volumes go to the node. Errors 401/403, 404. */
+    /** {@code POST /v1/nodes/{nodeId}/drain}: no new volumes go to the node. Errors 401, 404. */
     public Node drainNode(String nodeId) {
         return send("POST", "/v1/nodes/" + segment(nodeId) + "/drain", null, Node.class);
+    }
+
+    /** {@code POST /v1/nodes/{nodeId}/undrain}: volumes may be placed on the node again. Errors 401, 404. */
+    public Node undrainNode(String nodeId) {
+        return send("POST", "/v1/nodes/" + segment(nodeId) + "/undrain", null, Node.class);
+    }
+
+    /** {@code DELETE /v1/nodes/{nodeId}}: forget the node. Errors 401, 404, 409 while volumes are placed on it. */
+    public void removeNode(String nodeId) {
+        exchange("DELETE", "/v1/nodes/" + segment(nodeId), null);
     }
 
     /** {@code GET /v1/nodes}: every node, ordered by id. */

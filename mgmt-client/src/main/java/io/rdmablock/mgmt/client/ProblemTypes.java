@@ -13,9 +13,9 @@ public final class ProblemTypes {
     public static final String MALFORMED_BODY = BASE + "malformed-body";
     /** 400: PATCH with a size smaller than the current one (grow only). */
     public static final String SHRINK_NOT_ALLOWED = BASE + "shrink-not-allowed";
-    /** 401: a mutating route without {@code Authorization: Bearer <token>}. */
+    /** 401: a mutating route without {@code Authorization: Bearer <token>}, or with a token that is not the cluster token. */
     public static final String UNAUTHORIZED = BASE + "unauthorized";
-    /** 403: a bearer token that is not the cluster token. */
+    /** 403: kept for clients of older servers; a wrong token is 401 {@link #UNAUTHORIZED} (RFC 6750 section 3.1). */
     public static final String FORBIDDEN = BASE + "forbidden";
     /** 404: no volume with that name. */
     public static final String VOLUME_NOT_FOUND = BASE + "volume-not-found";
@@ -35,8 +35,16 @@ public final class ProblemTypes {
     public static final String BODY_TOO_LARGE = BASE + "body-too-large";
     /** 415: a body that is not {@code application/json}. */
     public static final String UNSUPPORTED_MEDIA_TYPE = BASE + "unsupported-media-type";
-    /** 503: no node is up, not draining, and has room for the volume. */
+    /** 409: no node is up, not draining, and has room for the volume (or, on resize, its node has no room). */
     public static final String NO_CAPACITY = BASE + "no-capacity";
+    /** 409: {@code DELETE /v1/nodes/{id}} while volumes are placed on the node. */
+    public static final String NODE_IN_USE = BASE + "node-in-use";
+    /** 408: the request did not arrive whole within the server's request timeout. */
+    public static final String REQUEST_TIMEOUT = BASE + "request-timeout";
+    /** 414: the request line is longer than the server accepts. */
+    public static final String URI_TOO_LONG = BASE + "uri-too-long";
+    /** 431: the request headers are larger than the server accepts. */
+    public static final String HEADERS_TOO_LARGE = BASE + "headers-too-large";
     /** 500: a bug or a metadata store failure; detail says which. */
     public static final String INTERNAL = BASE + "internal";
 

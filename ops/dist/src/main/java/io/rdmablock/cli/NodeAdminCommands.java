@@ -10,7 +10,8 @@ import java.io.PrintWriter;
 import java.util.List;
 
 /**
- * {@code rdmablock node list} and {@code rdmablock node drain NODE}: subcommands added under {@code node}
+ * {@code rdmablock node list}, {@code node drain NODE}, {@code node undrain NODE} and {@code node remove NODE}:
+ * subcommands added under {@code node}
  * (whose own body, running a storage node, lives in the storage-node module).
  */
 final class NodeAdminCommands {
@@ -51,6 +52,40 @@ final class NodeAdminCommands {
         public Integer call() {
             Limits.checkName("NODE", nodeId);
             print(out(), output, List.of(client().drainNode(nodeId)));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "undrain", description = "Place volumes on a node again (undoes drain).",
+            mixinStandardHelpOptions = true)
+    static final class Undrain extends MgmtCall {
+        @Parameters(index = "0", paramLabel = "NODE")
+        String nodeId;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NODE", nodeId);
+            print(out(), output, List.of(client().undrainNode(nodeId)));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "remove", description = "Forget a node (e.g. one that never sends heartbeats); refused while "
+            + "volumes are placed on it.", mixinStandardHelpOptions = true)
+    static final class Remove extends MgmtCall {
+        @Parameters(index = "0", paramLabel = "NODE")
+        String nodeId;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NODE", nodeId);
+            client().removeNode(nodeId);
+            if (output.json()) {
+                out().println("{\"removed\": \"" + nodeId + "\"}");
+            } else {
+                out().println("node " + nodeId + " removed");
+            }
+            out().flush();
             return ExitCodes.OK;
         }
     }

@@ -67,6 +67,8 @@ public final class RdmablockCli implements Callable<Integer> {
                 var node = new CommandLine(command != null ? command : new NodeCommandPlaceholder());
                 node.addSubcommand("list", new NodeAdminCommands.ListNodes());
                 node.addSubcommand("drain", new NodeAdminCommands.Drain());
+                node.addSubcommand("undrain", new NodeAdminCommands.Undrain());
+                node.addSubcommand("remove", new NodeAdminCommands.Remove());
                 RequiredUnlessSubcommand.apply(node);
                 root.addSubcommand("node", node);
             } else if (command != null) {

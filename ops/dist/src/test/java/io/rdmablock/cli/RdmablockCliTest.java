@@ -145,14 +145,14 @@ class RdmablockCliTest {
         assertTrue(exists.err().contains("(409)"), exists.err());
         var noRoom = run("volume", "create", "big", "--size", "2G");
         assertEquals(ExitCodes.FAILED, noRoom.exitCode());
-        assertTrue(noRoom.err().contains("No capacity (503)"), noRoom.err());
+        assertTrue(noRoom.err().contains("No capacity (409)"), noRoom.err());
     }
 
     @Test
     void shouldExitOneForWrongTokenAndTwoForMissingTokenFile() {
         var wrong = CliRun.of("volume", "create", "a", "--size", "1M", "--mgmt-url", server.url(), "--token", "nope");
         assertEquals(ExitCodes.FAILED, wrong.exitCode());
-        assertTrue(wrong.err().contains("Forbidden (403)"), wrong.err());
+        assertTrue(wrong.err().contains("Unauthorized (401)"), wrong.err());
         var file = CliRun.of("volume", "list", "--mgmt-url", server.url(), "--token-file",
                 dir.resolve("absent").toString());
         assertEquals(ExitCodes.BAD_INPUT, file.exitCode());
@@ -184,6 +184,18 @@ class RdmablockCliTest {
         assertTrue(drain.out().contains("draining"), drain.out());
         var missing = run("node", "drain", "n9");
         assertEquals(ExitCodes.FAILED, missing.exitCode());
+        var undrain = run("node", "undrain", "n1");
+        assertEquals(0, undrain.exitCode(), undrain.err());
+        assertTrue(undrain.out().contains("n1    up"), undrain.out());
+    }
+
+    @Test
+    void shouldRefuseToRemoveANodeHoldingAVolumeAndRemoveItOnceEmpty() {
+        assertEquals(0, run("volume", "create", "held", "--size", "1M").exitCode());
+        var refused = run("node", "remove", "n1");
+        assertEquals(ExitCodes.FAILED, refused.exitCode());
+        assertTrue(refused.err().contains("(409)") && refused.err().contains("held"), refused.err());
+        assertEquals(0, run("volume", "delete", "held", "--force").exitCode());
     }
 
     @Test

@@ -7,8 +7,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <pre>
  *  0 NSZE(8, LBAs) 8 NCAP(8) 16 NUSE(8) 24 NSFEAT(1: bit 2 DAE deallocated error, bit 3 ...) 25 NLBAF(1, 0-based)
- *  26 FLBAS(1: format index in bits 3:0) 33 DLFEAT(1: bits 2:0 read behaviour after deallocate, 001b = zeroes;
- *  bit 3 Write Zeroes supports Deallocate) 128 LBAF0(4: bits 23:16 LBADS = log2(LBA size))
+ *  26 FLBAS(1: format index in bits 3:0) 30 NMIC(1: bit 0 shared, may be attached to several controllers)
+ *  33 DLFEAT(1: bits 2:0 read behaviour after deallocate, 001b = zeroes; bit 3 Write Zeroes supports Deallocate)
+ *  104 NGUID(16) 120 EUI64(8) 128 LBAF0(4: bits 23:16 LBADS = log2(LBA size))
  * </pre>
  */
 public final class IdentifyNamespaceDescriptor {
@@ -19,7 +20,12 @@ public final class IdentifyNamespaceDescriptor {
     public static final int NSFEAT = 24;
     public static final int NLBAF = 25;
     public static final int FLBAS = 26;
+    public static final int NMIC = 30;
     public static final int DLFEAT = 33;
+    public static final int NGUID = 104;
+    public static final int EUI64 = 120;
+    /** NMIC bit 0: the namespace may be attached to two or more controllers (multipath). */
+    public static final int NMIC_SHARED = 1;
     public static final int LBAF0 = 128;
 
     /** DLFEAT read behaviour 001b: deallocated blocks read as all zeroes. */
@@ -49,6 +55,20 @@ public final class IdentifyNamespaceDescriptor {
         Wire.u8(data, FLBAS, 0);
         Wire.u8(data, DLFEAT, info.zeroesAfterTrim() ? DLFEAT_READS_ZEROES | DLFEAT_WRITE_ZEROES_DEAC : 0);
         Wire.u32(data, LBAF0, Integer.numberOfTrailingZeros(info.lbaSize()) << 16);
+    }
+
+    /**
+     * Sets NMIC (byte 30) and the namespace's NGUID (104, 16 bytes) and EUI64 (120, 8 bytes) after {@link #encode};
+     * they must equal the descriptors of Identify CNS 03h ({@link NamespaceIdDescriptor}).
+     */
+    public static void identifiers(MemorySegment data, int nmic, byte[] nguid16, byte[] eui64) {
+        Wire.u8(data, NMIC, nmic);
+        MemorySegment.copy(nguid16, 0, data, java.lang.foreign.ValueLayout.JAVA_BYTE, NGUID, 16);
+        MemorySegment.copy(eui64, 0, data, java.lang.foreign.ValueLayout.JAVA_BYTE, EUI64, 8);
+    }
+
+    public static int nmic(MemorySegment data) {
+        return Wire.u8(data, NMIC);
     }
 
     public static Info decode(MemorySegment data) {

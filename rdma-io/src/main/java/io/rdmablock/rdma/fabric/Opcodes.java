@@ -30,6 +30,16 @@ public final class Opcodes {
     public static final int CNS_NAMESPACE = 0x00;
     public static final int CNS_CONTROLLER = 0x01;
     public static final int CNS_ACTIVE_NAMESPACE_LIST = 0x02;
+    /** Namespace Identification Descriptor list (NVMe Base 2.0 section 5.17.2.3). */
+    public static final int CNS_NAMESPACE_ID_DESCRIPTORS = 0x03;
+    /** I/O Command Set specific Identify Controller; CSI in cdw11 bits 31:24 (NVM Command Set 1.0 section 4.1.5.3). */
+    public static final int CNS_CS_CONTROLLER = 0x06;
+
+    /** Feature identifiers (NVMe Base 2.0 Figure 317). */
+    public static final int FID_VOLATILE_WRITE_CACHE = 0x06;
+    public static final int FID_NUMBER_OF_QUEUES = 0x07;
+    public static final int FID_ASYNC_EVENT_CONFIG = 0x0B;
+    public static final int FID_KEEP_ALIVE_TIMER = 0x0F;
 
     /** Identify data length: 4096 bytes for every CNS. */
     public static final int IDENTIFY_DATA_LENGTH = 4096;

@@ -39,6 +39,14 @@ public final class SglDescriptor {
     private SglDescriptor() {
     }
 
+    /**
+     * True for a Keyed SGL Data Block, with either subtype a host uses: 40h (address) or 4Fh (address, and the host
+     * asks the target to invalidate the key with SEND with Invalidate; Linux nvme-rdma with fast-registration MRs).
+     */
+    public static boolean isKeyed(int id) {
+        return id == ID_KEYED_DATA_BLOCK || id == ID_KEYED_DATA_BLOCK_INVALIDATE;
+    }
+
     public static int id(MemorySegment sgl) {
         return Wire.u8(sgl, ID_OFFSET);
     }
@@ -84,6 +92,12 @@ public final class SglDescriptor {
         Wire.u8(sgl, LENGTH_OFFSET + 2, lengthBytes >>> 16);
         Wire.u32(sgl, KEY_OFFSET, rkey);
         Wire.u8(sgl, ID_OFFSET, ID_KEYED_DATA_BLOCK);
+    }
+
+    /** Writes a Keyed SGL Data Block with the invalidate subtype (identifier 4Fh), as Linux nvme-rdma does. */
+    public static void keyedInvalidate(MemorySegment sgl, long address, int lengthBytes, int rkey) {
+        keyed(sgl, address, lengthBytes, rkey);
+        Wire.u8(sgl, ID_OFFSET, ID_KEYED_DATA_BLOCK_INVALIDATE);
     }
 
     /** Writes an in-capsule SGL Data Block descriptor (offset from the start of in-capsule data). */

@@ -12,6 +12,12 @@ public interface DeviceContext {
     Transport transport();
 
     /**
+     * True when the device executes {@link WrOpcode#SEND_WITH_INV} (ibverbs: {@code IBV_DEVICE_MEM_MGT_EXTENSIONS}
+     * in {@code ibv_device_attr.device_cap_flags}, ibv_query_device(3); rxe and siw set it). The soft provider: false.
+     */
+    boolean supportsSendWithInvalidate();
+
+    /**
      * Allocates a protection domain ({@code ibv_alloc_pd(3)}).
      *
      * @throws VerbsException on failure

@@ -28,6 +28,11 @@ public final class SendWr {
     public int rkey;
     /** Immediate data (network byte order on the wire; here a plain int) for *_WITH_IMM. */
     public int immData;
+    /**
+     * {@link WrOpcode#SEND_WITH_INV}: the receiver's rkey to invalidate (ibv_send_wr.invalidate_rkey, which shares
+     * its 4 bytes with imm_data); ignored for other opcodes.
+     */
+    public int invalidateRkey;
     /** Next WR in a posted list, or null. */
     public SendWr next;
 

@@ -14,6 +14,13 @@ public final class WorkCompletion {
     /** Immediate data, valid when {@link #withImm}. */
     public int imm;
     public boolean withImm;
+    /**
+     * RECV completion of a {@link WrOpcode#SEND_WITH_INV}: the device invalidated {@link #invalidatedRkey}
+     * (ibverbs IBV_WC_WITH_INV, ibv_wc.invalidated_rkey).
+     */
+    public boolean withInv;
+    /** The rkey the peer's SEND_WITH_INV invalidated, valid when {@link #withInv}; else 0. */
+    public int invalidatedRkey;
     public int qpNum;
     public int vendorErr;
 
@@ -24,7 +31,8 @@ public final class WorkCompletion {
     @Override
     public String toString() {
         return "WorkCompletion{wrId=" + wrId + ", status=" + status + ", opcode=" + opcode + ", byteLen=" + byteLen
-                + (withImm ? ", imm=" + imm : "") + ", qpNum=" + qpNum + "}";
+                + (withImm ? ", imm=" + imm : "") + (withInv ? ", invalidatedRkey=0x"
+                + Integer.toHexString(invalidatedRkey) : "") + ", qpNum=" + qpNum + "}";
     }
 
     /** Creates {@code n} completions for a poll array. */

@@ -55,6 +55,54 @@ class ConnectionManagerTest {
         }
     }
 
+    /**
+     * accept returns once the connection is established, whether or not the active side has sent anything (no
+     * provider-private handshake a real peer would not take part in), and the accept private data arrives as given.
+     * Then the NVMe-oF order: on iWARP the client's SEND comes first (RFC 5044: the passive side must not send
+     * before it received a message), elsewhere the server may send first.
+     */
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    void shouldAcceptWithoutAnyMessageFromTheActiveSide(String provider) throws Exception {
+        try (VerbsProvider p = Providers.select(provider);
+             CmListener listener = p.listen(new InetSocketAddress(VerbsTestSupport.address(), 0), 4)) {
+            CmId cid = p.createId();
+            cid.resolve(new InetSocketAddress(VerbsTestSupport.address(), listener.localAddress().getPort()),
+                    TIMEOUT_NS);
+            try (Side client = new Side(cid, 16, a -> { })) {
+                CompletableFuture<Void> f = CompletableFuture.runAsync(() -> cid.connect(null, TIMEOUT_NS));
+                CmId sid = listener.getRequest(TIMEOUT_NS);
+                try (Side server = new Side(sid, 16, a -> { })) {
+                    MemoryRegion sbuf = server.register(4096, Access.LOCAL_WRITE);
+                    MemoryRegion cbuf = client.register(4096, Access.LOCAL_WRITE);
+                    server.qp.postRecv(VerbsTestSupport.recv(1, sbuf, 0, 64));
+                    client.qp.postRecv(VerbsTestSupport.recv(2, cbuf, 0, 64));
+                    byte[] reply = new byte[CmId.MAX_PRIVATE_DATA];
+                    java.util.Arrays.fill(reply, (byte) 0x5A);
+                    sid.accept(reply, TIMEOUT_NS); // the client posts nothing before this returns
+                    f.get(TIMEOUT_NS, TimeUnit.NANOSECONDS);
+                    byte[] got = cid.privateData();
+                    assertArrayEquals(reply, java.util.Arrays.copyOf(got, reply.length));
+                    DeviceContext.Transport t = client.id.device().transport();
+                    if (t == DeviceContext.Transport.SOFT || t == DeviceContext.Transport.IWARP) { // IB CM pads
+                        assertEquals(reply.length, got.length, "no trailer: exactly the bytes accept was given");
+                    }
+                    boolean clientFirst = client.id.device().transport() == DeviceContext.Transport.IWARP;
+                    Side first = clientFirst ? client : server;
+                    Side second = clientFirst ? server : client;
+                    MemoryRegion firstBuf = clientFirst ? cbuf : sbuf;
+                    MemoryRegion secondBuf = clientFirst ? sbuf : cbuf;
+                    first.qp.postSend(VerbsTestSupport.send(10, WrOpcode.SEND, firstBuf, 1024, 64));
+                    assertEquals(WcStatus.SUCCESS, first.next().status);
+                    assertEquals(WcStatus.SUCCESS, second.next().status, "the first SEND arrived");
+                    second.qp.postSend(VerbsTestSupport.send(11, WrOpcode.SEND, secondBuf, 1024, 16));
+                    assertEquals(WcStatus.SUCCESS, second.next().status);
+                    assertEquals(16, first.next().byteLen, "the answer arrived");
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource(PROVIDERS)
     void shouldRejectWithPrivateData(String provider) {

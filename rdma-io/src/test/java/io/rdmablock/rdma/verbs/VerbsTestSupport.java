@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -25,6 +26,9 @@ import java.util.stream.Stream;
  * runner raises it, since a TCG-emulated guest connecting 16 queue pairs can be that slow).
  */
 final class VerbsTestSupport {
+    /** wrId of the test-only iWARP handshake WRITE ({@link Connection#clientSpeaksFirst}). */
+    static final long HANDSHAKE_WR_ID = 0x4853_4B00L;
+    private static final java.lang.invoke.VarHandle FLAG = ValueLayout.JAVA_LONG.varHandle();
     static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(Long.getLong("rdmablock.test.timeoutSeconds", 10));
 
     private VerbsTestSupport() {
@@ -108,6 +112,8 @@ final class VerbsTestSupport {
         c.byteLen = w.byteLen;
         c.imm = w.imm;
         c.withImm = w.withImm;
+        c.withInv = w.withInv;
+        c.invalidatedRkey = w.invalidatedRkey;
         c.qpNum = w.qpNum;
         c.vendorErr = w.vendorErr;
         return c;
@@ -256,6 +262,9 @@ final class VerbsTestSupport {
                 beforeAccept.accept(server);
                 server.id.accept(new byte[] {4, 5}, TIMEOUT_NS);
                 connected.get(TIMEOUT_NS, TimeUnit.NANOSECONDS);
+                if (c.id.device().transport() == DeviceContext.Transport.IWARP) {
+                    clientSpeaksFirst(c, server);
+                }
                 return new Connection(provider, listener, client, server);
             } catch (Exception | AssertionError e) {
                 closeAll(client, server, listener, provider);
@@ -266,6 +275,29 @@ final class VerbsTestSupport {
                     throw a;
                 }
                 throw new IllegalStateException(e);
+            }
+        }
+
+        /**
+         * iWARP (RFC 5044 MPA): the passive side must not send before it has received the active side's first
+         * message (siw drops the connection otherwise). The providers do nothing private for that (a real peer, e.g.
+         * a Linux nvme-rdma host, would not take part); NVMe-oF meets it by protocol, the host's Connect command comes
+         * first. Tests whose server may send first get this test-only handshake instead: the client RDMA WRITEs 8
+         * bytes into a server flag (signaled; its completion is consumed here, nothing else is posted yet) and the
+         * server side waits until the flag is set.
+         */
+        static void clientSpeaksFirst(Side client, Side server) {
+            MemoryRegion flag = server.register(64, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            MemoryRegion src = client.register(64, Access.LOCAL_WRITE);
+            src.segment().set(ValueLayout.JAVA_LONG, 0, 1L);
+            client.qp.postSend(rdma(HANDSHAKE_WR_ID, WrOpcode.RDMA_WRITE, src, 0, 8, flag, 0));
+            WorkCompletion wc = client.next();
+            assertEquals(WcStatus.SUCCESS, wc.status, "test handshake WRITE: " + wc);
+            assertEquals(HANDSHAKE_WR_ID, wc.wrId, "test handshake WRITE: " + wc);
+            long deadline = System.nanoTime() + TIMEOUT_NS;
+            while ((long) FLAG.getVolatile(flag.segment(), 0L) == 0) {
+                assertTrue(System.nanoTime() < deadline, "test handshake WRITE did not land at the server");
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
             }
         }
 

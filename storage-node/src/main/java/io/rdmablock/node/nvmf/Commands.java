@@ -84,8 +84,8 @@ final class Commands {
         }
         r.metricsOp = NodeMetrics.OP_ADMIN;
         switch (r.opcode) {
-            case Opcodes.ADMIN_IDENTIFY, Opcodes.ADMIN_GET_LOG_PAGE ->
-                    dataToHost(r, q, Opcodes.IDENTIFY_DATA_LENGTH, false);
+            case Opcodes.ADMIN_IDENTIFY -> dataToHost(r, q, Opcodes.IDENTIFY_DATA_LENGTH, false);
+            case Opcodes.ADMIN_GET_LOG_PAGE -> LogPages.prepare(r, q);
             case Opcodes.ADMIN_KEEP_ALIVE, Opcodes.ADMIN_SET_FEATURES, Opcodes.ADMIN_GET_FEATURES,
                  Opcodes.ADMIN_ASYNC_EVENT_REQUEST -> r.state = Request.State.READY_TO_EXECUTE;
             default -> q.reject(r, INVALID_OPCODE, "opcode", r.opcode, "admin queue");
@@ -122,7 +122,7 @@ final class Commands {
         }
         MemorySegment sgl = q.recvSgl(r);
         int id = SglDescriptor.id(sgl);
-        if (id == SglDescriptor.ID_KEYED_DATA_BLOCK) {
+        if (SglDescriptor.isKeyed(id)) {
             int len = SglDescriptor.keyedLength(sgl);
             if (exact ? len != lengthBytes : len < lengthBytes) {
                 q.reject(r, NvmeStatus.generic(NvmeStatus.SC_DATA_SGL_LENGTH_INVALID), "keyed SGL length", len,
@@ -133,6 +133,7 @@ final class Commands {
             r.transferBytes = lengthBytes;
             r.remoteAddress = SglDescriptor.address(sgl);
             r.rkey = SglDescriptor.key(sgl);
+            r.remoteInvalidate = id == SglDescriptor.ID_KEYED_DATA_BLOCK_INVALIDATE;
             r.data = r.dataSlice(lengthBytes);
             q.readFromHost(r);
         } else if (id == SglDescriptor.ID_DATA_BLOCK_OFFSET && q.options.inCapsuleDataBytes() > 0) {
@@ -161,7 +162,7 @@ final class Commands {
             r.state = Request.State.READY_TO_EXECUTE;
         } else {
             q.reject(r, NvmeStatus.generic(NvmeStatus.SC_SGL_DESCRIPTOR_TYPE_INVALID), "SGL identifier", id,
-                    "supported=0x40 (keyed data block), 0x01 (in-capsule offset)");
+                    "supported=0x40, 0x4f (keyed data block), 0x01 (in-capsule offset)");
         }
     }
 
@@ -175,9 +176,9 @@ final class Commands {
         }
         MemorySegment sgl = q.recvSgl(r);
         int id = SglDescriptor.id(sgl);
-        if (id != SglDescriptor.ID_KEYED_DATA_BLOCK) {
+        if (!SglDescriptor.isKeyed(id)) {
             q.reject(r, NvmeStatus.generic(NvmeStatus.SC_SGL_DESCRIPTOR_TYPE_INVALID), "SGL identifier", id,
-                    "supported=0x40 (keyed data block)");
+                    "supported=0x40, 0x4f (keyed data block)");
             return;
         }
         int len = SglDescriptor.keyedLength(sgl);
@@ -190,6 +191,7 @@ final class Commands {
         r.transferBytes = Math.min(len, lengthBytes);
         r.remoteAddress = SglDescriptor.address(sgl);
         r.rkey = SglDescriptor.key(sgl);
+        r.remoteInvalidate = id == SglDescriptor.ID_KEYED_DATA_BLOCK_INVALIDATE;
         r.state = Request.State.READY_TO_EXECUTE;
     }
 
@@ -241,6 +243,11 @@ final class Commands {
             return;
         }
         Controller c;
+        if (qid != 0 && s.isDiscovery()) {
+            invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid
+                    + ", max=0 (a discovery controller has no I/O queues)");
+            return;
+        }
         if (qid == 0) {
             if (cntlid != ConnectDataDescriptor.CNTLID_DYNAMIC) {
                 invalidParameter(r, q, true, ConnectDataDescriptor.CNTLID_OFFSET, "cntlid=" + cntlid
@@ -249,7 +256,7 @@ final class Commands {
             }
             long idHigh = data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET);
             long idLow = data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET + 8);
-            if (r.fence == null) {
+            if (r.fence == null && !s.isDiscovery()) { // discovery: no I/O to fence, concurrent discoveries coexist
                 List<Controller> previous = s.controllersOf(hostnqn, idHigh, idLow);
                 if (!previous.isEmpty()) {
                     // C8: the host starts a new association; the old one must not complete anything after the
@@ -264,7 +271,7 @@ final class Commands {
                     q.awaitFence(r);
                     return;
                 }
-            } else if (!r.fence.stream().allMatch(Controller::drained)) {
+            } else if (r.fence != null && !r.fence.stream().allMatch(Controller::drained)) {
                 LOG.warn("connect rejected: previous association did not drain within {} ms: hostnqn={}, subnqn={}",
                         RdmaQueue.DRAIN_TIMEOUT_NS / 1_000_000, hostnqn, subnqn);
                 r.fail(NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_CONTROLLER_BUSY, false));

@@ -1,8 +1,7 @@
 package io.rdmablock.node.nvmf;
 
-import io.rdmablock.node.store.Volume;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
-import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
+import io.rdmablock.rdma.fabric.LogPageDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
@@ -16,8 +15,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One controller: the association of a host (hostnqn) with a {@link Subsystem}, made of the admin queue (qid 0) and
- * up to {@link TargetOptions#maxIoQueues()} I/O queues (NVMe-oF 1.1 section 3.3, dynamic controller model). Owns the
- * properties (CAP, VS, CC, CSTS), the admin command set rdmablock supports and the keep-alive timer.
+ * up to {@link TargetOptions#maxIoQueues()} I/O queues (NVMe-oF 1.1 section 3.3, dynamic controller model); with the
+ * discovery subsystem, a discovery controller (admin queue only, NVMe-oF 1.1 section 5). Owns the properties (CAP, VS,
+ * CC, CSTS), the admin command dispatch ({@link Identify}, {@link LogPages}, Set/Get Features 06h, 07h, 0Bh, 0Fh,
+ * Keep Alive, AER) and the keep-alive timer.
  *
  * <p>Threading: admin commands and property accesses run on the admin queue's poller only; {@link #destroy} and the
  * queue table may be touched from any thread (connect on another poller, management removing the volume).
@@ -28,17 +29,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 final class Controller {
     private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
     static final int MAX_HELD_AER = 4;
-    /** Set/Get Features identifiers rdmablock answers. */
-    static final int FID_VOLATILE_WRITE_CACHE = 0x06;
-    static final int FID_NUMBER_OF_QUEUES = 0x07;
-    static final int FID_KEEP_ALIVE_TIMER = 0x0F;
-    /** Log page: Changed Namespace List. */
-    static final int LID_CHANGED_NS_LIST = 0x04;
     /** AEN dw0: type 2 (notice), info 0 (namespace attribute changed), log page 04h. */
-    static final int AEN_NS_ATTRIBUTE_CHANGED = 0x02 | (0x00 << 8) | (LID_CHANGED_NS_LIST << 16);
+    static final int AEN_NS_ATTRIBUTE_CHANGED = 0x02 | (0x00 << 8)
+            | (LogPageDescriptor.LID_CHANGED_NAMESPACE_LIST << 16);
     private static final int SC_AER_LIMIT_EXCEEDED = 0x05;
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     final int cntlid;
     final Subsystem subsystem;
@@ -48,7 +43,8 @@ final class Controller {
     final long hostIdLow;
     /** Queues connected and not yet fully released (store I/O drained); guarded by this. */
     private int liveQueues;
-    final int katoMs;
+    /** Keep-alive timeout (ms, 0 = none): the Connect's KATO, or a Set Features 0Fh; read by the admin poller. */
+    private volatile int katoMs;
     private final TargetOptions options;
     private final Target target;
     private final AtomicReferenceArray<RdmaQueue> ioQueues;
@@ -61,6 +57,12 @@ final class Controller {
     private final Request[] heldAer = new Request[MAX_HELD_AER];
     private long announcedBlocks;
     private boolean namespaceChanged;
+    private boolean changedNamespaceUnread;
+    /** Asynchronous Event Configuration (Set Features 0Bh), masked to the supported bits. */
+    private int asyncEventConfig;
+    private MemorySegment scratch;
+    /** Counters of this association's I/O queues that closed; guarded by this. */
+    private final long[] closedIoCounters = new long[IoCounters.COUNT];
 
     Controller(int cntlid, Subsystem subsystem, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
                TargetOptions options, Target target, long nowNs) {
@@ -74,7 +76,11 @@ final class Controller {
         this.target = target;
         this.ioQueues = new AtomicReferenceArray<>(options.maxIoQueues() + 1);
         this.lastCommandNs = nowNs;
-        this.announcedBlocks = subsystem.volume().blockCount();
+        this.announcedBlocks = subsystem.isDiscovery() ? 0 : subsystem.volume().blockCount();
+    }
+
+    int katoMs() {
+        return katoMs;
     }
 
     String hostnqn() {
@@ -149,6 +155,7 @@ final class Controller {
      * queues busy need not also get a Keep Alive through, and a host still connecting its I/O queues is alive.
      */
     void checkKeepAlive(long nowNs) {
+        int katoMs = this.katoMs;
         if (katoMs == 0 || destroyed) {
             return;
         }
@@ -167,10 +174,14 @@ final class Controller {
      * @return the request to complete, or null
      */
     Request pollAsyncEvent() {
+        if (subsystem.isDiscovery()) {
+            return null;
+        }
         long blocks = subsystem.volume().blockCount();
         if (blocks != announcedBlocks) {
             announcedBlocks = blocks;
             namespaceChanged = true;
+            changedNamespaceUnread = true;
         }
         if (!namespaceChanged) {
             return null;
@@ -206,85 +217,109 @@ final class Controller {
         MemorySegment sqe = r.sqe;
         switch (r.opcode) {
             case Opcodes.ADMIN_KEEP_ALIVE -> r.state = Request.State.READY_TO_COMPLETE;
-            case Opcodes.ADMIN_IDENTIFY -> identify(r, sqe, q);
+            case Opcodes.ADMIN_IDENTIFY -> Identify.execute(r, q, this);
             case Opcodes.ADMIN_SET_FEATURES, Opcodes.ADMIN_GET_FEATURES -> features(r, sqe);
-            case Opcodes.ADMIN_GET_LOG_PAGE -> logPage(r, sqe);
+            case Opcodes.ADMIN_GET_LOG_PAGE -> LogPages.execute(r, q, this);
             case Opcodes.ADMIN_ASYNC_EVENT_REQUEST -> holdAer(r);
             default -> q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE), "opcode", r.opcode, "admin");
         }
     }
 
-    private void identify(Request r, MemorySegment sqe, RdmaQueue q) {
-        int cns = SqeDescriptor.cdw(sqe, 10) & 0xFF;
-        int nsid = SqeDescriptor.nsid(sqe);
-        MemorySegment data = r.dataBuffer;
-        switch (cns) {
-            case Opcodes.CNS_CONTROLLER -> {
-                Volume v = subsystem.volume();
-                String serial = v.id().length() > 20 ? v.id().substring(0, 20) : v.id();
-                IdentifyControllerDescriptor.encode(data, new IdentifyControllerDescriptor.Info(serial, "rdmablock",
-                        "0.1", cntlid, options.mdtsBytes(), options.maxQueueEntries(), 1, true, subsystem.subnqn(),
-                        options.inCapsuleDataBytes()));
-                data.set(ValueLayout.JAVA_BYTE, 259, (byte) (MAX_HELD_AER - 1)); // AERL, 0-based
-            }
-            case Opcodes.CNS_NAMESPACE -> {
-                if (nsid != Subsystem.NSID) {
-                    q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid", nsid, "min=1, max=1");
-                    return;
-                }
-                Volume v = subsystem.volume();
-                IdentifyNamespaceDescriptor.encode(data, new IdentifyNamespaceDescriptor.Info(v.blockCount(),
-                        v.allocatedBytes() / v.lbaSizeBytes(), v.lbaSizeBytes(), target.zeroesAfterTrim()));
-            }
-            case Opcodes.CNS_ACTIVE_NAMESPACE_LIST -> {
-                data.asSlice(0, Opcodes.IDENTIFY_DATA_LENGTH).fill((byte) 0);
-                if (Integer.compareUnsigned(nsid, Subsystem.NSID) < 0) {
-                    data.set(U32, 0, Subsystem.NSID);
-                }
-            }
-            default -> {
-                q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "cns", cns, "supported=0,1,2");
-                return;
-            }
-        }
-        r.state = Request.State.READY_TO_COMPLETE;
-    }
-
     private void features(Request r, MemorySegment sqe) {
         int fid = SqeDescriptor.cdw(sqe, 10) & 0xFF;
+        int cdw11 = SqeDescriptor.cdw(sqe, 11);
         boolean set = r.opcode == Opcodes.ADMIN_SET_FEATURES;
+        boolean discovery = subsystem.isDiscovery();
         int maxIo = options.maxIoQueues() - 1;
         switch (fid) {
-            case FID_NUMBER_OF_QUEUES -> {
-                int want = SqeDescriptor.cdw(sqe, 11);
-                int nsqr = set ? Math.min(want & 0xFFFF, maxIo) : maxIo;
-                int ncqr = set ? Math.min(want >>> 16, maxIo) : maxIo;
-                if (set && ((want & 0xFFFF) == 0xFFFF || (want >>> 16) == 0xFFFF)) {
+            case Opcodes.FID_NUMBER_OF_QUEUES -> {
+                if (discovery) {
+                    unsupportedFeature(r, fid);
+                    return;
+                }
+                int nsqr = set ? Math.min(cdw11 & 0xFFFF, maxIo) : maxIo;
+                int ncqr = set ? Math.min(cdw11 >>> 16, maxIo) : maxIo;
+                if (set && ((cdw11 & 0xFFFF) == 0xFFFF || (cdw11 >>> 16) == 0xFFFF)) {
                     r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
                     return;
                 }
                 r.dw0 = nsqr | ncqr << 16;
             }
-            case FID_VOLATILE_WRITE_CACHE -> r.dw0 = 1; // always on; a Set is accepted and changes nothing
-            case FID_KEEP_ALIVE_TIMER -> r.dw0 = katoMs;
+            case Opcodes.FID_VOLATILE_WRITE_CACHE -> {
+                if (discovery) {
+                    unsupportedFeature(r, fid);
+                    return;
+                }
+                r.dw0 = 1; // always on; a Set is accepted and changes nothing
+            }
+            case Opcodes.FID_ASYNC_EVENT_CONFIG -> {
+                if (set) {
+                    asyncEventConfig = cdw11 & supportedAsyncEvents();
+                }
+                r.dw0 = asyncEventConfig;
+            }
+            case Opcodes.FID_KEEP_ALIVE_TIMER -> {
+                if (set) {
+                    katoMs = cdw11;
+                    LOG.info("keep-alive timer set: cntlid={}, katoMs={}", cntlid, katoMs);
+                }
+                r.dw0 = katoMs;
+            }
             default -> {
-                LOG.debug("feature not supported: fid=0x{}, cntlid={}", Integer.toHexString(fid), cntlid);
-                r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
+                unsupportedFeature(r, fid);
                 return;
             }
         }
         r.state = Request.State.READY_TO_COMPLETE;
     }
 
-    private void logPage(Request r, MemorySegment sqe) {
-        int lid = SqeDescriptor.cdw(sqe, 10) & 0xFF;
-        if (lid != LID_CHANGED_NS_LIST) {
-            r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
-            return;
+    private void unsupportedFeature(Request r, int fid) {
+        LOG.debug("feature not supported: fid=0x{}, cntlid={}, discovery={}", Integer.toHexString(fid), cntlid,
+                subsystem.isDiscovery());
+        r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
+    }
+
+    /** Asynchronous Event Configuration bits this controller can send: namespace attribute notices (I/O only). */
+    private int supportedAsyncEvents() {
+        return subsystem.isDiscovery() ? 0 : IdentifyControllerDescriptor.OAES_NAMESPACE_ATTRIBUTE;
+    }
+
+    /** Admin poller: a 4096-byte scratch buffer for building log pages. */
+    MemorySegment scratch() {
+        if (scratch == null) {
+            scratch = java.lang.foreign.Arena.ofAuto().allocate(Opcodes.IDENTIFY_DATA_LENGTH, 8);
         }
-        r.dataBuffer.asSlice(0, Opcodes.IDENTIFY_DATA_LENGTH).fill((byte) 0);
-        r.dataBuffer.set(U32, 0, Subsystem.NSID);
-        r.state = Request.State.READY_TO_COMPLETE;
+        return scratch;
+    }
+
+    /** Admin poller: true when a namespace size change has not yet been read from log page 04h with RAE = 0. */
+    boolean changedNamespaceUnread() {
+        return changedNamespaceUnread;
+    }
+
+    /** Admin poller: log page 04h was read with RAE = 0. */
+    void changedNamespaceRead() {
+        changedNamespaceUnread = false;
+    }
+
+    /** A closed I/O queue's counters, kept for the SMART log of the association. */
+    synchronized void ioQueueClosed(IoCounters counters) {
+        counters.addTo(closedIoCounters);
+    }
+
+    /** READ/WRITE commands and bytes of this association ({@link IoCounters} indices): closed and live queues. */
+    long[] ioCounters() {
+        long[] sums = new long[IoCounters.COUNT];
+        synchronized (this) {
+            System.arraycopy(closedIoCounters, 0, sums, 0, IoCounters.COUNT);
+        }
+        for (int i = 1; i < ioQueues.length(); i++) {
+            RdmaQueue q = ioQueues.get(i);
+            if (q != null) {
+                q.ioCounters.addTo(sums);
+            }
+        }
+        return sums;
     }
 
     private void holdAer(Request r) {

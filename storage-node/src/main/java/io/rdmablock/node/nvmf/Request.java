@@ -79,6 +79,12 @@ final class Request {
     boolean inCapsuleData;
     long remoteAddress;
     int rkey;
+    /**
+     * The keyed SGL had the invalidate subtype (4Fh): the host asked for remote invalidation of {@link #rkey}. The
+     * response is a plain SEND today (the Linux host then invalidates the key itself); a provider with SEND with
+     * Invalidate can answer with it.
+     */
+    boolean remoteInvalidate;
     /** Where the command's data lives: a slice of {@link #dataBuffer} or of the RECV slot (in-capsule data). */
     MemorySegment data;
 
@@ -128,6 +134,7 @@ final class Request {
         inCapsuleData = false;
         remoteAddress = 0;
         rkey = 0;
+        remoteInvalidate = false;
         data = null;
         storeOffsetBytes = 0;
         storeLengthBytes = 0;

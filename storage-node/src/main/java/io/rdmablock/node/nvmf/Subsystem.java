@@ -2,6 +2,14 @@ package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.node.store.VolumeSpec;
+import io.rdmablock.rdma.fabric.DiscoveryLogDescriptor;
+import io.rdmablock.rdma.fabric.NamespaceIdDescriptor;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.UUID;
 
 import java.util.Set;
 import java.util.TreeSet;
@@ -9,8 +17,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * An NVM subsystem: its subnqn, one namespace (nsid 1) backed by one store {@link Volume}, and the hosts allowed to
- * connect (the volume's allow-list). Thread-safe: controllers attach and detach from any poller; the volume's size
- * is read per command (it only grows).
+ * connect (the volume's allow-list). Or the node's discovery subsystem ({@link #discovery()}, the well-known NQN
+ * {@value DiscoveryLogDescriptor#DISCOVERY_NQN}): no namespace, any host, admin queue only. Thread-safe: controllers
+ * attach and detach from any poller; the volume's size is read per command (it only grows).
  */
 public final class Subsystem {
     /** subnqn prefix: {@code nqn.2026-11.io.rdmablock:volume:<volume name>}. */
@@ -19,7 +28,10 @@ public final class Subsystem {
     public static final int NSID = 1;
 
     private final String subnqn;
+    /** The namespace's volume; null for the discovery subsystem. */
     private final Volume volume;
+    /** EUI64, NGUID, UUID of the namespace (stable: derived from the volume id); null for the discovery subsystem. */
+    private final NamespaceIdDescriptor.Ids namespaceIds;
     /** Live controllers and destroyed ones whose queues are still draining. */
     private final CopyOnWriteArrayList<Controller> controllers = new CopyOnWriteArrayList<>();
     private volatile boolean removed;
@@ -27,6 +39,47 @@ public final class Subsystem {
     Subsystem(String subnqn, Volume volume) {
         this.subnqn = subnqn;
         this.volume = volume;
+        this.namespaceIds = volume == null ? null : namespaceIdsOf(volume.id());
+    }
+
+    /** The discovery subsystem of a node (NQN {@value DiscoveryLogDescriptor#DISCOVERY_NQN}). */
+    static Subsystem discovery() {
+        return new Subsystem(DiscoveryLogDescriptor.DISCOVERY_NQN, null);
+    }
+
+    /** True for the discovery subsystem: Identify CNTRLTYPE 2, Discovery log page, no I/O queues, any host. */
+    boolean isDiscovery() {
+        return volume == null;
+    }
+
+    /**
+     * Namespace identifiers of the volume with id {@code volumeId}, the same on every node exporting it (so Linux
+     * multipath sees one namespace behind several paths, {@code nvme_init_ns_head}) and distinct between volumes
+     * ({@code nvme_global_check_duplicate_ids}): UUID = name-based (RFC 4122 version 3) of
+     * {@code "rdmablock:volume:" + volumeId}; NGUID = bytes 0..15 and EUI64 = bytes 16..23 of SHA-256 of the same
+     * string; CSI 0 (NVM).
+     */
+    static NamespaceIdDescriptor.Ids namespaceIdsOf(String volumeId) {
+        byte[] name = ("rdmablock:volume:" + volumeId).getBytes(StandardCharsets.UTF_8);
+        byte[] sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256").digest(name);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 unavailable", e);
+        }
+        UUID u = UUID.nameUUIDFromBytes(name);
+        byte[] uuid = new byte[16];
+        for (int i = 0; i < 8; i++) {
+            uuid[i] = (byte) (u.getMostSignificantBits() >>> (56 - 8 * i));
+            uuid[8 + i] = (byte) (u.getLeastSignificantBits() >>> (56 - 8 * i));
+        }
+        return new NamespaceIdDescriptor.Ids(Arrays.copyOfRange(sha, 16, 24), Arrays.copyOfRange(sha, 0, 16), uuid,
+                NamespaceIdDescriptor.CSI_NVM);
+    }
+
+    /** EUI64, NGUID, UUID and CSI of namespace 1; null for the discovery subsystem. */
+    NamespaceIdDescriptor.Ids namespaceIds() {
+        return namespaceIds;
     }
 
     /** The subnqn of a volume by name. */
@@ -38,6 +91,7 @@ public final class Subsystem {
         return subnqn;
     }
 
+    /** The namespace's volume; null for the discovery subsystem ({@link #isDiscovery()}). */
     public Volume volume() {
         return volume;
     }
@@ -47,6 +101,9 @@ public final class Subsystem {
      * {@link VolumeSpec#ANY_HOST}, or holds the hostnqn.
      */
     public boolean allowsHost(String hostnqn) {
+        if (volume == null) {
+            return true; // discovery: any host; the log page lists only what the host may connect to
+        }
         Set<String> hosts = volume.allowedHosts();
         return hosts.isEmpty() || volume.isHostAllowed(hostnqn);
     }
@@ -109,6 +166,6 @@ public final class Subsystem {
 
     @Override
     public String toString() {
-        return "Subsystem[" + subnqn + ", volume=" + volume.id() + "]";
+        return "Subsystem[" + subnqn + ", volume=" + (volume == null ? "none (discovery)" : volume.id()) + "]";
     }
 }

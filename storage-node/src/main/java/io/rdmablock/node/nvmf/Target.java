@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The NVMe-oF-style target: listens through the connection manager, checks each queue's connect request (NVMe/RDMA
  * transport 1.0 section 3.2: RECFMT, QID, HSQSIZE), builds the {@link RdmaQueue} (RECVs posted before the accept),
- * accepts with CRQSIZE and hands the queue to a {@link Poller}. Holds the subsystems (one per exported volume) and the
- * controllers.
+ * accepts with CRQSIZE and hands the queue to a {@link Poller}. Holds the subsystems (one per exported volume, plus
+ * the node's discovery subsystem {@code nqn.2014-08.org.nvmexpress.discovery}) and the controllers.
  *
  * <p>Lifecycle: {@link #start} binds (port 0 picks a free port, see {@link #localAddress()}); {@link #close} stops
  * accepting, tears down every queue on its poller, and leaves the store and provider to their owner. Thread-safe.
@@ -36,6 +36,13 @@ public final class Target implements AutoCloseable {
     private final TargetOptions options;
     private final NodeMetrics metrics;
     private final ConcurrentHashMap<String, Subsystem> subsystems = new ConcurrentHashMap<>();
+    /** The node's discovery subsystem (well-known NQN); not in {@link #subsystems}. */
+    private final Subsystem discovery = Subsystem.discovery();
+    /**
+     * Discovery log GENCTR: incremented whenever the set of exported subsystems or an allow-list may have changed, so
+     * a host's list (which depends on its hostnqn) never changes without GENCTR changing.
+     */
+    private final java.util.concurrent.atomic.AtomicLong discoveryGeneration = new java.util.concurrent.atomic.AtomicLong();
     private final ConcurrentHashMap<Integer, Controller> controllers = new ConcurrentHashMap<>();
     private final AtomicInteger nextCntlid = new AtomicInteger(1);
     private final Poller[] pollers;
@@ -55,6 +62,9 @@ public final class Target implements AutoCloseable {
 
     /** Ends the associations of hosts an allow-list change no longer admits (they must not keep doing I/O). */
     private final java.util.function.Consumer<io.rdmablock.node.store.VolumeEvent> hostsListener = e -> {
+        if (e.kind() != io.rdmablock.node.store.VolumeEvent.Kind.RESIZED) {
+            discoveryGeneration.incrementAndGet();
+        }
         if (e.kind() == io.rdmablock.node.store.VolumeEvent.Kind.ALLOWED_HOSTS_CHANGED) {
             for (Subsystem s : subsystems.values()) {
                 if (s.volume().id().equals(e.info().id())) {
@@ -100,6 +110,9 @@ public final class Target implements AutoCloseable {
     /** Exports {@code volume} as subsystem {@code subnqn} ({@code null}: {@link Subsystem#nqnFor} of its name). */
     public Subsystem addVolume(Volume volume, String subnqn) {
         String nqn = subnqn == null ? Subsystem.nqnFor(volume.name()) : subnqn;
+        if (nqn.equals(discovery.subnqn())) {
+            throw new IllegalArgumentException("subnqn reserved for the discovery subsystem: subnqn=" + nqn);
+        }
         Subsystem s = new Subsystem(nqn, volume);
         Subsystem old = subsystems.putIfAbsent(nqn, s);
         if (old != null) {
@@ -109,6 +122,7 @@ public final class Target implements AutoCloseable {
             throw new IllegalArgumentException("subnqn already exported: subnqn=" + nqn + ", volume="
                     + old.volume().id());
         }
+        discoveryGeneration.incrementAndGet();
         LOG.info("subsystem added: subnqn={}, volume={}, sizeBytes={}, lbaSizeBytes={}", nqn, volume.id(),
                 volume.sizeBytes(), volume.lbaSizeBytes());
         return s;
@@ -118,6 +132,7 @@ public final class Target implements AutoCloseable {
     public void removeVolume(String volumeId) {
         for (Subsystem s : subsystems.values()) {
             if (s.volume().id().equals(volumeId) && subsystems.remove(s.subnqn(), s)) {
+                discoveryGeneration.incrementAndGet();
                 LOG.info("subsystem removed: subnqn={}, volume={}", s.subnqn(), volumeId);
                 s.remove("subsystem removed");
             }
@@ -165,7 +180,16 @@ public final class Target implements AutoCloseable {
         return store.zeroesAfterTrim();
     }
 
+    /** The discovery log's generation counter (GENCTR). */
+    long discoveryGeneration() {
+        return discoveryGeneration.get();
+    }
+
+    /** The subsystem with {@code subnqn} (the discovery subsystem for the well-known NQN), or null. */
     Subsystem subsystem(String subnqn) {
+        if (discovery.subnqn().equals(subnqn)) {
+            return discovery;
+        }
         Subsystem s = subsystems.get(subnqn);
         return s == null || s.isRemoved() ? null : s;
     }

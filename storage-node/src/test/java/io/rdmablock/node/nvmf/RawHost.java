@@ -264,6 +264,33 @@ final class RawHost implements AutoCloseable {
         return c;
     }
 
+    /** Get Log Page into host data offset 0: {@code lengthBytes} from byte {@code offsetBytes}; keyed SGL (4Fh). */
+    Cqe getLogPage(int cid, int lid, int nsid, int lengthBytes, long offsetBytes, boolean rae) {
+        MemorySegment c = capsule(0);
+        io.rdmablock.rdma.fabric.LogPageDescriptor.sqe(c, cid, nsid, lid, rae, lengthBytes, offsetBytes);
+        SglDescriptor.keyedInvalidate(SqeDescriptor.sgl1(c), dataAddress(0), lengthBytes, rkey());
+        return exec(c);
+    }
+
+    /**
+     * A command without data as Linux sends it ({@code nvme_rdma_set_sg_null}): keyed SGL 40h with address 0,
+     * length 0, key 0.
+     */
+    MemorySegment nullSglCommand(int slot, int opcode, int cid, int nsid) {
+        MemorySegment c = command(slot, opcode, cid, nsid);
+        SglDescriptor.keyed(SqeDescriptor.sgl1(c), 0, 0, 0);
+        return c;
+    }
+
+    /** Fabrics Property Get of a 4-byte (or, for CAP, 8-byte) property with a null keyed SGL. */
+    Cqe propertyGet(int cid, int offset) {
+        MemorySegment c = nullSglCommand(0, Opcodes.FABRICS, cid, 0);
+        SqeDescriptor.fctype(c, Opcodes.FCTYPE_PROPERTY_GET);
+        SqeDescriptor.cdw(c, 10, offset == Opcodes.PROP_CAP ? 1 : 0);
+        SqeDescriptor.cdw(c, 11, offset);
+        return exec(c);
+    }
+
     /** Keep Alive on slot {@code slot}. */
     MemorySegment keepAlive(int slot, int cid) {
         return command(slot, Opcodes.ADMIN_KEEP_ALIVE, cid, 0);

@@ -45,6 +45,11 @@ public final class InMemoryMetadataStore implements MetadataStore {
     }
 
     @Override
+    public void removeNode(String nodeId) {
+        nodes.remove(nodeId);
+    }
+
+    @Override
     public void close() {
         // nothing to release
     }

@@ -30,6 +30,9 @@ public interface MetadataStore extends AutoCloseable {
     /** Inserts or replaces the node with {@code node.nodeId()}. */
     void putNode(NodeRecord node);
 
+    /** Removes the node with that id (no-op when absent). */
+    void removeNode(String nodeId);
+
     /** Releases the store; idempotent. */
     @Override
     void close();

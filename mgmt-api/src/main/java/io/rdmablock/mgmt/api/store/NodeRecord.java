@@ -17,6 +17,11 @@ public record NodeRecord(
 
     /** @return a copy with draining set */
     public NodeRecord drained() {
-        return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, true, registeredAtMs);
+        return withDraining(true);
+    }
+
+    /** @return a copy with draining as given */
+    public NodeRecord withDraining(boolean draining) {
+        return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs);
     }
 }

@@ -74,10 +74,19 @@ public final class RocksMetadataStore implements MetadataStore {
 
     @Override
     public void removeVolume(String name) {
+        delete(VOLUME_PREFIX + name);
+    }
+
+    @Override
+    public void removeNode(String nodeId) {
+        delete(NODE_PREFIX + nodeId);
+    }
+
+    private void delete(String key) {
         try {
-            db.delete(writeOptions, key(VOLUME_PREFIX + name));
+            db.delete(writeOptions, key(key));
         } catch (RocksDBException e) {
-            throw new MetadataStoreException("delete " + VOLUME_PREFIX + name + " failed in " + dir, e);
+            throw new MetadataStoreException("delete " + key + " failed in " + dir, e);
         }
     }
 

@@ -25,14 +25,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * channel with {@code rdma_migrate_id(3)}). Every wait is bounded by the caller's timeout.
  *
  * <p>Private data is what rdma_cm delivers: on IB/RoCE the transport pads it with zeros to its fixed size (connect
- * request 56 bytes, accept 196, reject 148; rdma_cm(7)); on iWARP it has the exact length sent. The iWARP hello
- * trailer ({@link IwarpHello}) is removed before the caller sees it.
+ * request 56 bytes, accept 196, reject 148; rdma_cm(7)); on iWARP it has the exact length sent. Nothing is added
+ * to it or removed from it: a peer sees exactly the caller's bytes.
+ *
+ * <p>iWARP (RFC 5044 MPA): the passive side must not send before it has received the active side's first message
+ * (siw drops a connection whose MPA reply is followed by early data). This provider does nothing private for that:
+ * the protocol on top meets it (NVMe-oF: the host's first capsule is the Connect command; the target only answers).
+ * A caller whose passive side speaks first on iWARP must first have its peer send.
  *
  * <p>RNR and transport retries: each side's {@code rnrRetryCount}/{@code retryCount} govern its own QP (see
  * {@link DirectQp}); iWARP has no RNR (a SEND without a posted RECV terminates the connection).
  *
  * <p>Teardown ({@link #close}): disconnect if connected, destroy the QP (ERROR first, so outstanding WRs flush),
- * the iWARP hello buffer, then {@code rdma_destroy_id} and the channel.
+ * then {@code rdma_destroy_id} and the channel.
  */
 final class FfmCmId implements CmId {
     private static final long ID_VERBS = off(RDMA_CM_ID, "verbs");
@@ -51,7 +56,6 @@ final class FfmCmId implements CmId {
     private final int requestRnrRetryCount;
     private byte[] privateData;
     private FfmQueuePair qp;
-    private IwarpHello hello;
     private volatile boolean connected;
     /** rdma_disconnect was issued (by the caller, or in reply to the peer's DISCONNECTED). */
     private boolean disconnected;
@@ -188,12 +192,11 @@ final class FfmCmId implements CmId {
                     + dev.name());
         }
         QpAttrs.validate(attr, dev);
-        int reserved = dev.iwarp() && !passive ? 1 : 0; // the iWARP hello WRITE
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ia = a.allocate(IBV_QP_INIT_ATTR);
             ia.set(ADDRESS, off(IBV_QP_INIT_ATTR, "send_cq"), scq.cq);
             ia.set(ADDRESS, off(IBV_QP_INIT_ATTR, "recv_cq"), rcq.cq);
-            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_wr"), attr.maxSendWr + reserved);
+            ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_wr"), attr.maxSendWr);
             ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_wr"), attr.maxRecvWr);
             ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_sge"), attr.maxSendSge);
             ia.set(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_sge"), attr.maxRecvSge);
@@ -223,11 +226,8 @@ final class FfmCmId implements CmId {
             actual.maxSendSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_sge"));
             actual.maxRecvSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_sge"));
             actual.maxInlineData = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_inline_data"));
-            qp = new FfmQueuePair(dev, owner, id, qpPtr, actual, reserved);
+            qp = new FfmQueuePair(dev, owner, id, qpPtr, actual);
             dev.registerQp(qp);
-            if (reserved > 0) {
-                actual.maxSendWr -= reserved;
-            }
             return qp;
         } catch (VerbsException | IllegalArgumentException e) {
             throw e;
@@ -305,14 +305,6 @@ final class FfmCmId implements CmId {
         connected = true;
         qp.connected();
         privateData = e.privateData();
-        if (dev.iwarp()) {
-            IwarpHello.Trailer t = IwarpHello.strip(privateData);
-            if (t != null) {
-                privateData = t.appData();
-                hello = new IwarpHello((FfmProtectionDomain) qp.attr().pd);
-                hello.sayHello(qp, t);
-            }
-        }
     }
 
     @Override
@@ -326,10 +318,6 @@ final class FfmCmId implements CmId {
         requireQp("accept");
         long deadline = System.nanoTime() + timeoutNs;
         FfmDeviceContext dev = qp.device();
-        if (dev.iwarp()) {
-            hello = new IwarpHello((FfmProtectionDomain) qp.attr().pd);
-            d = hello.withTrailer(d);
-        }
         // responder_resources <= the peer's initiator_depth and initiator_depth <= its responder_resources
         // (rdma_accept(3)); 0 from the peer means "not given".
         int rr = Math.min(qp.attr().responderResources, dev.maxQpRdAtom);
@@ -362,10 +350,6 @@ final class FfmCmId implements CmId {
         expect(CmEventType.ESTABLISHED, deadline, "rdma_accept remote=" + remoteAddress());
         connected = true;
         qp.connected();
-        if (hello != null && !hello.awaitHello(Math.max(0, deadline - System.nanoTime()))) {
-            throw new CmException("rdma_accept remote=" + remoteAddress() + ": iWARP peer did not send its first "
-                    + "message (provider hello) before the timeout", null, null);
-        }
     }
 
     @Override
@@ -496,7 +480,6 @@ final class FfmCmId implements CmId {
         RuntimeException first = null;
         first = Closer.close(this::disconnect, first);
         first = Closer.close(qp, first);
-        first = Closer.close(hello, first);
         waitLock.lock(); // no thread is inside channel.next() past this point
         try {
             int rc = (int) Native.RDMA_DESTROY_ID.invokeExact(Native.errnoSegment(), id);

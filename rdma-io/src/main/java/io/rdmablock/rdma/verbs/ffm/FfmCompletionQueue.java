@@ -30,14 +30,11 @@ import java.lang.foreign.ValueLayout;
  * {@link WorkCompletion}s: no allocation. {@link #await} arms {@code ops.req_notify_cq}, re-polls (closing the
  * race), then {@code poll(2)}s the O_NONBLOCK channel fd together with an eventfd ({@link #wakeup}); events are
  * acked in batches ({@code ibv_ack_cq_events}) and all remaining ones before {@code ibv_destroy_cq}.
- *
- * <p>Completions of provider-internal work requests ({@link IwarpHello#WR_ID}) are consumed here, never returned.
  */
 final class FfmCompletionQueue implements CompletionQueue {
     static final int WC_BATCH = 32;
     private static final ValueLayout.OfLong J_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt J_INT = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final int IBV_WC_WITH_IMM = 1 << 1;
     private static final int ACK_BATCH = 64;
     private static final WcOpcode[] SEND_OPCODES = {WcOpcode.SEND, WcOpcode.RDMA_WRITE, WcOpcode.RDMA_READ};
 
@@ -176,9 +173,6 @@ final class FfmCompletionQueue implements CompletionQueue {
             for (int i = 0; i < n; i++) {
                 long base = (long) i * IBV_WC.byteSize();
                 long wrId = wcs.get(J_LONG, base + WC_WR_ID);
-                if (wrId == IwarpHello.WR_ID) {
-                    continue;
-                }
                 copy(base, wrId, out[total++]);
             }
             if (n < want) {
@@ -212,8 +206,10 @@ final class FfmCompletionQueue implements CompletionQueue {
         }
         wc.vendorErr = Words.low(vendorLen);
         wc.byteLen = Words.high(vendorLen);
-        wc.withImm = (flags & IBV_WC_WITH_IMM) != 0;
+        wc.withImm = (flags & NativeStructs.IBV_WC_WITH_IMM) != 0;
         wc.imm = wc.withImm ? Integer.reverseBytes(Words.low(immQpn)) : 0;
+        wc.withInv = (flags & NativeStructs.IBV_WC_WITH_INV) != 0;
+        wc.invalidatedRkey = wc.withInv ? Words.low(immQpn) : 0; // host order, the imm_data union
         wc.qpNum = Words.high(immQpn);
     }
 

@@ -47,6 +47,8 @@ final class FfmDeviceContext implements DeviceContext {
     final int maxCqe;
     final int maxQpRdAtom;
     final int maxQpInitRdAtom;
+    /** IBV_DEVICE_MEM_MGT_EXTENSIONS: SEND_WITH_INV supported. */
+    private final boolean sendWithInvalidate;
     /** {@code ibv_context.async_fd}, O_NONBLOCK; -1 for the stub context. */
     final int asyncFd;
     private final Set<AutoCloseable> pds = ConcurrentHashMap.newKeySet();
@@ -61,7 +63,7 @@ final class FfmDeviceContext implements DeviceContext {
 
     /**
      * A context whose limits are not queried (the benchmark's and tests' stub context, on which only the ops table
-     * may be used): 16384 WRs, 30 SGEs, 65536 CQEs, 16 RDMA READs.
+     * may be used): 16384 WRs, 30 SGEs, 65536 CQEs, 16 RDMA READs, SEND_WITH_INV supported.
      */
     static FfmDeviceContext unqueried(MemorySegment context) {
         return new FfmDeviceContext(context, false);
@@ -84,6 +86,7 @@ final class FfmDeviceContext implements DeviceContext {
             maxCqe = 65536;
             maxQpRdAtom = 16;
             maxQpInitRdAtom = 16;
+            sendWithInvalidate = true;
             return;
         }
         try (Arena a = Arena.ofConfined()) {
@@ -97,6 +100,8 @@ final class FfmDeviceContext implements DeviceContext {
             maxCqe = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_cqe"));
             maxQpRdAtom = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_qp_rd_atom"));
             maxQpInitRdAtom = attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "max_qp_init_rd_atom"));
+            sendWithInvalidate = (attr.get(JAVA_INT, off(IBV_DEVICE_ATTR, "device_cap_flags"))
+                    & NativeStructs.IBV_DEVICE_MEM_MGT_EXTENSIONS) != 0;
             asyncFd = ctx.get(JAVA_INT, off(IBV_CONTEXT, "async_fd"));
             Native.setNonBlocking(asyncFd, "ibv_context.async_fd");
         } catch (VerbsException e) {
@@ -124,6 +129,11 @@ final class FfmDeviceContext implements DeviceContext {
     @Override
     public Transport transport() {
         return transport;
+    }
+
+    @Override
+    public boolean supportsSendWithInvalidate() {
+        return sendWithInvalidate;
     }
 
     boolean iwarp() {

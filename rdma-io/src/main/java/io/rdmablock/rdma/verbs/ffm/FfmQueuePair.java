@@ -93,13 +93,11 @@ final class FfmQueuePair implements QueuePair {
     private final MemorySegment sendSges;
     private final MemorySegment recvSges;
     private final MemorySegment badWr;
-    private final MemorySegment internalWr;
     private boolean closed;
     /** iWARP: siw's query_qp does not report the state, so the provider tracks it (see {@link #state()}). */
     private volatile QpState trackedState = QpState.INIT;
 
-    FfmQueuePair(FfmDeviceContext device, Owner owner, MemorySegment cmId, MemorySegment qp, QpInitAttr attr,
-                 int reservedSendWrs) {
+    FfmQueuePair(FfmDeviceContext device, Owner owner, MemorySegment cmId, MemorySegment qp, QpInitAttr attr) {
         this.device = device;
         this.owner = owner;
         this.cmId = cmId;
@@ -108,7 +106,7 @@ final class FfmQueuePair implements QueuePair {
         this.attr = attr;
         this.fnPostSend = device.fnPostSend;
         this.fnPostRecv = device.fnPostRecv;
-        this.sendSlots = Math.max(1, attr.maxSendWr - reservedSendWrs);
+        this.sendSlots = Math.max(1, attr.maxSendWr);
         this.recvSlots = attr.maxRecvWr;
         this.maxSendSge = attr.maxSendSge;
         this.maxRecvSge = attr.maxRecvSge;
@@ -123,8 +121,6 @@ final class FfmQueuePair implements QueuePair {
             recvWrs.set(ADDRESS, i * RWR_SIZE + RWR_SG_LIST, recvSges.asSlice(SGE_SIZE * i * maxRecvSge));
         }
         this.badWr = Native.unscoped(arena.allocate(ADDRESS));
-        this.internalWr = Native.unscoped(arena.allocate(SWR_SIZE + SGE_SIZE, 8));
-        internalWr.set(ADDRESS, SWR_SG_LIST, internalWr.asSlice(SWR_SIZE));
     }
 
     @Override
@@ -160,7 +156,8 @@ final class FfmQueuePair implements QueuePair {
     }
 
     private boolean validSend(SendWr w) {
-        return w.numSge >= 0 && w.numSge <= maxSendSge && w.numSge <= w.sgList.length && w.opcode != null;
+        return w.numSge >= 0 && w.numSge <= maxSendSge && w.numSge <= w.sgList.length && w.opcode != null
+                && (w.opcode != WrOpcode.SEND_WITH_INV || device.supportsSendWithInvalidate());
     }
 
     private void postSendChain(SendWr wr) {
@@ -192,7 +189,10 @@ final class FfmQueuePair implements QueuePair {
             if (invalid != null) {
                 throw new PostException("ibv_post_send not called: errno=22 (EINVAL), qpNum=" + qpNum + ", wrId="
                         + invalid.wrId + ", opcode=" + invalid.opcode + ", numSge=" + invalid.numSge + ", maxSendSge="
-                        + maxSendSge + ", sgList.length=" + invalid.sgList.length, Errno.EINVAL, invalid.wrId);
+                        + maxSendSge + ", sgList.length=" + invalid.sgList.length
+                        + (invalid.opcode == WrOpcode.SEND_WITH_INV ? " (device " + device.name()
+                        + " does not support SEND_WITH_INV: no IBV_DEVICE_MEM_MGT_EXTENSIONS)" : ""),
+                        Errno.EINVAL, invalid.wrId);
             }
         }
     }
@@ -204,8 +204,11 @@ final class FfmQueuePair implements QueuePair {
         s.set(J_LONG, base + SWR_WR_ID, w.wrId);
         s.set(J_LONG, base + SWR_NEXT, next);
         // num_sge|opcode and send_flags|imm_data are adjacent u32 pairs (checked in Words): one 8-byte store each
-        s.set(J_LONG, base + SWR_NUM_SGE, Words.pair(w.numSge, w.opcode.ordinal())); // ordinals == ibv_wr_opcode
-        s.set(J_LONG, base + SWR_SEND_FLAGS, Words.pair(w.sendFlags, Integer.reverseBytes(w.immData))); // __be32
+        WrOpcode op = w.opcode;
+        s.set(J_LONG, base + SWR_NUM_SGE, Words.pair(w.numSge, NativeStructs.IBV_WR_OPCODE[op.ordinal()]));
+        // the imm_data (__be32) / invalidate_rkey (host order) union
+        int immOrInv = op == WrOpcode.SEND_WITH_INV ? w.invalidateRkey : Integer.reverseBytes(w.immData);
+        s.set(J_LONG, base + SWR_SEND_FLAGS, Words.pair(w.sendFlags, immOrInv));
         s.set(J_LONG, base + SWR_REMOTE_ADDR, w.remoteAddr);
         s.set(J_INT, base + SWR_RKEY, w.rkey);
         MemorySegment sges = sendSges;
@@ -272,34 +275,6 @@ final class FfmQueuePair implements QueuePair {
             long o = first + i * SGE_SIZE;
             sges.set(J_LONG, o + SGE_ADDR, g.addr);
             sges.set(J_LONG, o + SGE_LENGTH, Words.pair(g.length, g.lkey)); // length|lkey
-        }
-    }
-
-    /**
-     * Posts one provider-internal, unsignaled send WR ({@link IwarpHello#WR_ID}) outside the caller's slots (a
-     * send-queue entry was reserved for it at creation).
-     */
-    void postInternal(WrOpcode opcode, long addr, int length, int lkey, long remoteAddr, int rkey) {
-        MemorySegment s = internalWr;
-        s.set(JAVA_LONG, SWR_WR_ID, IwarpHello.WR_ID);
-        s.set(ADDRESS, SWR_NEXT, MemorySegment.NULL);
-        s.set(JAVA_INT, SWR_NUM_SGE, 1);
-        s.set(JAVA_INT, SWR_OPCODE, opcode.ordinal());
-        s.set(JAVA_INT, SWR_SEND_FLAGS, 0);
-        s.set(JAVA_LONG, SWR_REMOTE_ADDR, remoteAddr);
-        s.set(JAVA_INT, SWR_RKEY, rkey);
-        s.set(JAVA_LONG, SWR_SIZE + SGE_ADDR, addr);
-        s.set(JAVA_INT, SWR_SIZE + SGE_LENGTH, length);
-        s.set(JAVA_INT, SWR_SIZE + SGE_LKEY, lkey);
-        int rc;
-        try {
-            rc = (int) Native.OPS_POST_SEND.invokeExact(fnPostSend, qp, s, badWr);
-        } catch (Throwable t) {
-            throw new VerbsException("ibv_post_send failed: " + t, 0, t);
-        }
-        if (rc != 0) {
-            throw Native.fail("ibv_post_send", Math.abs(rc), "qpNum=" + qpNum + ", internal " + opcode
-                    + " (iWARP hello)");
         }
     }
 

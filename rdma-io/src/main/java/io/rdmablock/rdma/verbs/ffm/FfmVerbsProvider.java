@@ -25,8 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>iWARP (transport {@code IBV_TRANSPORT_IWARP}, e.g. siw) differences are handled here, not by callers:
  * memory registered with LOCAL_WRITE also gets REMOTE_WRITE (an RDMA READ sink is written by the READ response,
- * which iWARP checks as a remote write), and the passive side does not return from {@link CmId#accept} until the
- * active side has spoken first (see {@link IwarpHello}).
+ * which iWARP checks as a remote write). Connection setup is plain rdma_cm: no private protocol, so any peer
+ * (a Linux nvme-rdma host or nvmet target over siw or rxe) interoperates; iWARP's "active side sends first" rule is
+ * the caller's protocol's to meet (NVMe-oF meets it: the host sends the Connect command first).
  */
 final class FfmVerbsProvider implements VerbsProvider {
     private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();

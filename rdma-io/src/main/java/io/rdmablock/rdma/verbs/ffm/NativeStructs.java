@@ -30,11 +30,24 @@ final class NativeStructs {
     private NativeStructs() {
     }
 
+    /** {@code enum ibv_wr_opcode} value of each {@link io.rdmablock.rdma.verbs.WrOpcode}, by ordinal. */
+    static final int[] IBV_WR_OPCODE = {0 /* RDMA_WRITE */, 1 /* RDMA_WRITE_WITH_IMM */, 2 /* SEND */,
+            3 /* SEND_WITH_IMM */, 4 /* RDMA_READ */, 9 /* SEND_WITH_INV */};
+    /** {@code IBV_WC_WITH_IMM} in {@code ibv_wc.wc_flags}. */
+    static final int IBV_WC_WITH_IMM = 1 << 1;
+    /** {@code IBV_WC_WITH_INV} in {@code ibv_wc.wc_flags}: {@code invalidated_rkey} (the imm_data union) is valid. */
+    static final int IBV_WC_WITH_INV = 1 << 3;
+    /** {@code IBV_DEVICE_MEM_MGT_EXTENSIONS} in {@code ibv_device_attr.device_cap_flags}. */
+    static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21;
+
     /** {@code struct ibv_sge}: 16 bytes. */
     static final StructLayout IBV_SGE = structLayout(
             JAVA_LONG.withName("addr"), JAVA_INT.withName("length"), JAVA_INT.withName("lkey")).withName("ibv_sge");
 
-    /** {@code struct ibv_send_wr}: 128 bytes; only the {@code wr.rdma} arm of the {@code wr} union is used. */
+    /**
+     * {@code struct ibv_send_wr}: 128 bytes; only the {@code wr.rdma} arm of the {@code wr} union is used;
+     * {@code imm_data} is one arm of a union whose other arm is {@code invalidate_rkey} (same offset and size).
+     */
     static final StructLayout IBV_SEND_WR = structLayout(
             JAVA_LONG.withName("wr_id"), ADDRESS.withName("next"), ADDRESS.withName("sg_list"),
             JAVA_INT.withName("num_sge"), JAVA_INT.withName("opcode"), JAVA_INT.withName("send_flags"),
@@ -52,7 +65,7 @@ final class NativeStructs {
             JAVA_LONG.withName("wr_id"), ADDRESS.withName("next"), ADDRESS.withName("sg_list"),
             JAVA_INT.withName("num_sge"), paddingLayout(4)).withName("ibv_recv_wr");
 
-    /** {@code struct ibv_wc}: 48 bytes. */
+    /** {@code struct ibv_wc}: 48 bytes; {@code imm_data} shares its union with {@code invalidated_rkey}. */
     static final StructLayout IBV_WC = structLayout(
             JAVA_LONG.withName("wr_id"), JAVA_INT.withName("status"), JAVA_INT.withName("opcode"),
             JAVA_INT.withName("vendor_err"), JAVA_INT.withName("byte_len"), JAVA_INT.withName("imm_data"),

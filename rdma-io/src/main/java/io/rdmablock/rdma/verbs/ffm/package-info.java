@@ -14,8 +14,9 @@
  * <li>Every wait (CM events, completion events) is {@code poll(2)} with a timeout on an O_NONBLOCK fd plus an
  *     eventfd for wake-ups.</li>
  * <li>iWARP differences are handled inside: REMOTE_WRITE added to LOCAL_WRITE registrations (RDMA READ sinks), and
- *     the active side speaks first ({@link io.rdmablock.rdma.verbs.ffm.IwarpHello}); *_WITH_IMM is refused by
- *     iWARP devices at post time (PostException says so).</li>
+ *     nothing private on the wire: the "active side sends first" rule of iWARP (RFC 5044) is left to the protocol
+ *     on top (NVMe-oF's host sends the Connect command first); *_WITH_IMM is refused by iWARP devices at post time
+ *     (PostException says so).</li>
  * </ul>
  * "No device" (ibv_get_device_list NULL with ENOSYS, or empty) is an empty device list, so
  * {@code rdma.provider=auto} falls back to {@code soft}.

@@ -278,7 +278,7 @@ final class QpEngine implements Runnable {
         long wrId = qp.sqWrId[i];
         int total = qp.sqTotal[i];
         WcOpcode op = switch (SoftQp.WR_OPCODES[qp.sqOpcode[i]]) {
-            case SEND, SEND_WITH_IMM -> WcOpcode.SEND;
+            case SEND, SEND_WITH_IMM, SEND_WITH_INV -> WcOpcode.SEND; // SEND_WITH_INV is refused at post
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;
             case RDMA_READ -> WcOpcode.RDMA_READ;
         };

@@ -37,6 +37,12 @@ final class SoftDevice implements DeviceContext {
         return Transport.SOFT;
     }
 
+    /** No: the soft provider has no memory-management extensions; posting SEND_WITH_INV fails with EINVAL. */
+    @Override
+    public boolean supportsSendWithInvalidate() {
+        return false;
+    }
+
     SoftVerbsProvider provider() {
         return provider;
     }

@@ -233,6 +233,11 @@ final class SoftQp implements QueuePair {
             throw new PostException("ibv_post_send failed: errno=22 (EINVAL), numSge=" + w.numSge + ", max="
                     + maxSendSge + ", opcode=" + w.opcode, EINVAL, w.wrId);
         }
+        if (w.opcode == WrOpcode.SEND_WITH_INV) {
+            throw new PostException("ibv_post_send failed: errno=22 (EINVAL), opcode=SEND_WITH_INV is not supported "
+                    + "by the soft provider (DeviceContext.supportsSendWithInvalidate() is false), qpNum=" + qpNum,
+                    EINVAL, w.wrId);
+        }
         long t = sqTailLocal;
         if (t - sqRetired > sqMask || t - sqRetired >= attr.maxSendWr) {
             throw new PostException("ibv_post_send failed: errno=12 (ENOMEM), send queue full, maxSendWr="

@@ -184,6 +184,7 @@ final class Transmitter {
                 case RDMA_WRITE -> FrameDescriptor.WRITE;
                 case RDMA_WRITE_WITH_IMM -> FrameDescriptor.WRITE_IMM;
                 case RDMA_READ -> FrameDescriptor.READ_REQ;
+                case SEND_WITH_INV -> throw new IllegalStateException("SEND_WITH_INV is refused at post");
             };
             int plen = read ? 0 : total;
             ByteBuffer h = qp.sqHeader[i];

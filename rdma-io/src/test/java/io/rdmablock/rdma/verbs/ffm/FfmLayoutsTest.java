@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 class FfmLayoutsTest {
     /** struct name -> (field path or "sizeof") -> {offset, size} ({offset = size} for sizeof). */
     private static final Map<String, Map<String, long[]>> C = new HashMap<>();
+    /** "const" lines: enum values, flags, and offsets of union arms the Java layouts do not name. */
+    private static final Map<String, Long> CONST = new HashMap<>();
 
     @BeforeAll
     static void compileAndRun() throws Exception {
@@ -32,7 +34,9 @@ class FfmLayoutsTest {
         assertNotNull(out, "ffm_layouts failed: " + Gcc.lastOutput());
         for (String line : out.split("\n")) {
             String[] f = line.trim().split(" ");
-            if (f.length == 3 && f[1].equals("sizeof")) {
+            if (f.length == 3 && f[0].equals("const")) {
+                CONST.put(f[1], Long.parseLong(f[2]));
+            } else if (f.length == 3 && f[1].equals("sizeof")) {
                 C.computeIfAbsent(f[0], k -> new HashMap<>()).put("sizeof", new long[] {Long.parseLong(f[2])});
             } else if (f.length == 4) {
                 C.computeIfAbsent(f[0], k -> new HashMap<>())
@@ -71,6 +75,24 @@ class FfmLayoutsTest {
             }
         }
         assertTrue(mismatches.isEmpty(), "layout mismatches:\n" + String.join("\n", mismatches));
+    }
+
+    @Test
+    void opcodesFlagsAndUnionArmsMatchTheHeaders() {
+        String[] wr = {"IBV_WR_RDMA_WRITE", "IBV_WR_RDMA_WRITE_WITH_IMM", "IBV_WR_SEND", "IBV_WR_SEND_WITH_IMM",
+                "IBV_WR_RDMA_READ", "IBV_WR_SEND_WITH_INV"};
+        assertEquals(io.rdmablock.rdma.verbs.WrOpcode.values().length, wr.length, "one header name per WrOpcode");
+        for (int i = 0; i < wr.length; i++) {
+            assertEquals(io.rdmablock.rdma.verbs.WrOpcode.values()[i].name(), wr[i].substring("IBV_WR_".length()));
+            assertEquals(CONST.get(wr[i]), (long) NativeStructs.IBV_WR_OPCODE[i], wr[i]);
+        }
+        assertEquals(CONST.get("IBV_WC_WITH_IMM"), (long) NativeStructs.IBV_WC_WITH_IMM);
+        assertEquals(CONST.get("IBV_WC_WITH_INV"), (long) NativeStructs.IBV_WC_WITH_INV);
+        assertEquals(CONST.get("IBV_DEVICE_MEM_MGT_EXTENSIONS"), (long) NativeStructs.IBV_DEVICE_MEM_MGT_EXTENSIONS);
+        assertEquals(CONST.get("offsetof.ibv_send_wr.invalidate_rkey"),
+                NativeStructs.off(NativeStructs.IBV_SEND_WR, "imm_data"), "invalidate_rkey shares imm_data's union");
+        assertEquals(CONST.get("offsetof.ibv_wc.invalidated_rkey"),
+                NativeStructs.off(NativeStructs.IBV_WC, "imm_data"), "invalidated_rkey shares imm_data's union");
     }
 
     @Test

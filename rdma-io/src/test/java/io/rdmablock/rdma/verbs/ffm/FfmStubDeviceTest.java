@@ -13,6 +13,7 @@ import static io.rdmablock.rdma.verbs.ffm.NativeStructs.SWR_WR_ID;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -81,6 +82,30 @@ class FfmStubDeviceTest {
         assertEquals(0x2000, sges.get(JAVA_LONG, 16 + SGE_ADDR));
         assertEquals(28, sges.get(JAVA_INT, 16 + SGE_LENGTH));
         assertEquals(0xdef, sges.get(JAVA_INT, 16 + SGE_LKEY));
+    }
+
+    @Test
+    void shouldPostSendWithInvalidateAsIbvOpcode9AndReportTheInvalidatedRkey() throws Throwable {
+        SendWr wr = new SendWr(1);
+        wr.wrId = 77;
+        wr.opcode = WrOpcode.SEND_WITH_INV;
+        wr.sendFlags = SendWr.SIGNALED;
+        wr.numSge = 1;
+        wr.sgList[0].set(0x1000, 64, 1);
+        wr.immData = 0x0BADBEEF; // ignored: the union carries invalidate_rkey
+        wr.invalidateRkey = 0x12345678;
+        stub.qp.postSend(wr);
+        var n = stub.lastWr();
+        assertEquals(9 /* IBV_WR_SEND_WITH_INV */, n.get(JAVA_INT, SWR_OPCODE));
+        assertEquals(0x12345678, n.get(JAVA_INT, SWR_IMM_DATA), "invalidate_rkey, host order, in imm_data's union");
+        WorkCompletion[] wc = WorkCompletion.array(4);
+        assertEquals(2, stub.cq.poll(wc, 4), "the send's completion and the stub's loopback RECV");
+        assertEquals(WcOpcode.SEND, wc[0].opcode);
+        assertFalse(wc[0].withInv);
+        assertEquals(WcOpcode.RECV, wc[1].opcode);
+        assertTrue(wc[1].withInv, wc[1].toString());
+        assertFalse(wc[1].withImm);
+        assertEquals(0x12345678, wc[1].invalidatedRkey);
     }
 
     @Test
@@ -183,14 +208,15 @@ class FfmStubDeviceTest {
     }
 
     @Test
-    void shouldConsumeProviderInternalCompletions() {
-        SendWr hello = signaledSend(IwarpHello.WR_ID);
+    void shouldReturnEveryCompletionWhateverItsWrId() {
+        SendWr formerlyReserved = signaledSend(0xFFFF_FFFF_5242_4831L); // the removed iWARP hello's wrId
         SendWr user = signaledSend(5);
-        hello.next = user;
-        stub.qp.postSend(hello);
+        formerlyReserved.next = user;
+        stub.qp.postSend(formerlyReserved);
         WorkCompletion[] wc = WorkCompletion.array(4);
-        assertEquals(1, stub.cq.poll(wc, 4));
-        assertEquals(5, wc[0].wrId);
+        assertEquals(2, stub.cq.poll(wc, 4), "the provider filters no completion: it posts no work request of its own");
+        assertEquals(0xFFFF_FFFF_5242_4831L, wc[0].wrId);
+        assertEquals(5, wc[1].wrId);
     }
 
     @Test

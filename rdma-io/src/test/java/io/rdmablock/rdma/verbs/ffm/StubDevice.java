@@ -31,7 +31,7 @@ final class StubDevice {
         cq = FfmCompletionQueue.external(device, call(l, "stub_cq"));
         attr.sendCq = cq;
         attr.recvCq = cq;
-        qp = new FfmQueuePair(device, FfmQueuePair.Owner.EXTERNAL, MemorySegment.NULL, call(l, "stub_qp"), attr, 0);
+        qp = new FfmQueuePair(device, FfmQueuePair.Owner.EXTERNAL, MemorySegment.NULL, call(l, "stub_qp"), attr);
         reset();
     }
 

@@ -1,0 +1,110 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.node.store.Volume;
+import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
+import io.rdmablock.rdma.fabric.NamespaceIdDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The Identify command (NVMe Base 2.0 section 5.17) on the admin queue; every answer is 4096 bytes, of which
+ * min(SGL length, 4096) are written. CNS values, for an I/O controller:
+ * <ul>
+ * <li>00h Identify Namespace (nsid 1; else Invalid Namespace or Format), NMIC shared, NGUID and EUI64;</li>
+ * <li>01h Identify Controller (CNTRLTYPE 1, CMIC multi-controller, OAES namespace attribute notices);</li>
+ * <li>02h active namespace list ({@code [1]} when cdw1 nsid &lt; 1, else empty);</li>
+ * <li>03h Namespace Identification Descriptor list (nsid 1): EUI64, NGUID, UUID, CSI 0 (see
+ *     {@link Subsystem#namespaceIdsOf});</li>
+ * <li>06h I/O Command Set specific Identify Controller, CSI 0 (cdw11 bits 31:24): all zeros (no NVM-specific limits;
+ *     Linux {@code nvme_init_non_mdts_limits} then keeps its defaults); another CSI: Invalid Field.</li>
+ * </ul>
+ * A discovery controller answers CNS 01h only (CNTRLTYPE 2, NN 0), like nvmet; other CNS: Invalid Field in Command.
+ */
+final class Identify {
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private Identify() {
+    }
+
+    /** Fills {@code r.dataBuffer} and moves to READY_TO_COMPLETE, or rejects. Admin poller. */
+    static void execute(Request r, RdmaQueue q, Controller c) {
+        MemorySegment sqe = r.sqe;
+        int cns = SqeDescriptor.cdw(sqe, 10) & 0xFF;
+        int nsid = SqeDescriptor.nsid(sqe);
+        MemorySegment data = r.dataBuffer;
+        Subsystem s = c.subsystem;
+        TargetOptions options = q.options;
+        if (s.isDiscovery() && cns != Opcodes.CNS_CONTROLLER) {
+            q.reject(r, Commands.INVALID_FIELD, "cns", cns, "supported=1 (discovery controller)");
+            return;
+        }
+        switch (cns) {
+            case Opcodes.CNS_CONTROLLER -> controller(data, c, options);
+            case Opcodes.CNS_NAMESPACE -> {
+                if (nsid != Subsystem.NSID) {
+                    q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid", nsid, "min=1, max=1");
+                    return;
+                }
+                Volume v = s.volume();
+                IdentifyNamespaceDescriptor.encode(data, new IdentifyNamespaceDescriptor.Info(v.blockCount(),
+                        v.allocatedBytes() / v.lbaSizeBytes(), v.lbaSizeBytes(), q.target.zeroesAfterTrim()));
+                NamespaceIdDescriptor.Ids ids = s.namespaceIds();
+                IdentifyNamespaceDescriptor.identifiers(data, IdentifyNamespaceDescriptor.NMIC_SHARED, ids.nguid(),
+                        ids.eui64());
+            }
+            case Opcodes.CNS_ACTIVE_NAMESPACE_LIST -> {
+                data.asSlice(0, Opcodes.IDENTIFY_DATA_LENGTH).fill((byte) 0);
+                if (Integer.compareUnsigned(nsid, Subsystem.NSID) < 0) {
+                    data.set(U32, 0, Subsystem.NSID);
+                }
+            }
+            case Opcodes.CNS_NAMESPACE_ID_DESCRIPTORS -> {
+                if (nsid != Subsystem.NSID) {
+                    q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid", nsid, "min=1, max=1");
+                    return;
+                }
+                NamespaceIdDescriptor.encode(data, s.namespaceIds());
+            }
+            case Opcodes.CNS_CS_CONTROLLER -> {
+                int csi = SqeDescriptor.cdw(sqe, 11) >>> 24;
+                if (csi != NamespaceIdDescriptor.CSI_NVM) {
+                    q.reject(r, Commands.INVALID_FIELD, "csi", csi, "supported=0 (NVM)");
+                    return;
+                }
+                data.asSlice(0, Opcodes.IDENTIFY_DATA_LENGTH).fill((byte) 0);
+            }
+            default -> {
+                q.reject(r, Commands.INVALID_FIELD, "cns", cns, "supported=0,1,2,3,6");
+                return;
+            }
+        }
+        r.state = Request.State.READY_TO_COMPLETE;
+    }
+
+    /** Identify Controller of an I/O or discovery controller (field values: docs/wire-protocol.md section 6.1). */
+    private static void controller(MemorySegment data, Controller c, TargetOptions options) {
+        Subsystem s = c.subsystem;
+        boolean discovery = s.isDiscovery();
+        String serial = discovery ? "discovery" : s.volume().id();
+        serial = serial.length() > 20 ? serial.substring(0, 20) : serial;
+        IdentifyControllerDescriptor.encode(data, new IdentifyControllerDescriptor.Info(serial, "rdmablock", "0.1",
+                c.cntlid, options.mdtsBytes(), options.maxQueueEntries(), discovery ? 0 : 1, !discovery,
+                s.subnqn(), options.inCapsuleDataBytes()));
+        if (discovery) {
+            data.set(ValueLayout.JAVA_SHORT_UNALIGNED, IdentifyControllerDescriptor.ONCS, (short) 0);
+            IdentifyControllerDescriptor.controllerModel(data, 0, 0, IdentifyControllerDescriptor.CNTRLTYPE_DISCOVERY,
+                    Controller.MAX_HELD_AER - 1, IdentifyControllerDescriptor.LPA_EXTENDED_DATA);
+        } else {
+            IdentifyControllerDescriptor.controllerModel(data, IdentifyControllerDescriptor.CMIC_MULTI_CONTROLLER,
+                    IdentifyControllerDescriptor.OAES_NAMESPACE_ATTRIBUTE, IdentifyControllerDescriptor.CNTRLTYPE_IO,
+                    Controller.MAX_HELD_AER - 1, IdentifyControllerDescriptor.LPA_SMART_PER_NAMESPACE
+                            | IdentifyControllerDescriptor.LPA_EXTENDED_DATA);
+        }
+    }
+}
