@@ -80,8 +80,6 @@ final class RdmaQueue {
     private final long[] reapUserData = new long[BATCH];
     private final int[] reapResult = new int[BATCH];
     final int dataBytesPerRequest;
-    /** The device can answer a keyed SGL with invalidate (4Fh) with SEND with Invalidate. */
-    private final boolean sendWithInvalidate;
     /** READ/WRITE commands and bytes completed on this queue (SMART log). */
     final IoCounters ioCounters = new IoCounters();
 
@@ -140,7 +138,6 @@ final class RdmaQueue {
         this.peer = String.valueOf(id.remoteAddress());
         this.connectDeadlineNs = System.nanoTime() + 2 * target.options().connectTimeoutNs();
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
-        this.sendWithInvalidate = id.device().supportsSendWithInvalidate();
         ProtectionDomain pdTmp = null;
         CompletionQueue cqTmp = null;
         QueueMemory memTmp = null;
@@ -376,14 +373,6 @@ final class RdmaQueue {
             qp.postRecv(recvWrs[r.recvIndex]);
             r.recvIndex = -1;
             SendWr first = r.responseWr;
-            // keyed SGL 4Fh: the host asked us to invalidate exactly its rkey with the response (RDMA 1.0 section
-            // 3.3, nvmet-rdma's IB_WR_SEND_WITH_INV); a plain SEND is also correct, the host then invalidates itself
-            if (r.remoteInvalidate && sendWithInvalidate) {
-                first.opcode = WrOpcode.SEND_WITH_INV;
-                first.invalidateRkey = r.rkey;
-            } else {
-                first.opcode = WrOpcode.SEND;
-            }
             if (r.xfer == Request.XFER_CONTROLLER_TO_HOST && r.status == 0) {
                 SendWr w = r.dataWr;
                 w.wrId = wrId(WR_WRITE, r.index);
