@@ -43,42 +43,43 @@ final class NodeAdminCommands {
         }
     }
 
-    @Command(name = "drain", description = "Place no new volume on a node.", mixinStandardHelpOptions = true)
-    static final class Drain extends MgmtCall {
+    /** A call about one node, named by its id ({@code NODE}, checked like every name). */
+    abstract static class OneNodeCall extends MgmtCall {
         @Parameters(index = "0", paramLabel = "NODE")
         String nodeId;
 
+        /** @return the node id, checked (a bad one is exit 2 naming NODE and its bounds) */
+        String node() {
+            Limits.checkName("NODE", nodeId);
+            return nodeId;
+        }
+    }
+
+    @Command(name = "drain", description = "Place no new volume on a node.", mixinStandardHelpOptions = true)
+    static final class Drain extends OneNodeCall {
         @Override
         public Integer call() {
-            Limits.checkName("NODE", nodeId);
-            print(out(), output, List.of(client().drainNode(nodeId)));
+            print(out(), output, List.of(client().drainNode(node())));
             return ExitCodes.OK;
         }
     }
 
     @Command(name = "undrain", description = "Place volumes on a node again (undoes drain).",
             mixinStandardHelpOptions = true)
-    static final class Undrain extends MgmtCall {
-        @Parameters(index = "0", paramLabel = "NODE")
-        String nodeId;
-
+    static final class Undrain extends OneNodeCall {
         @Override
         public Integer call() {
-            Limits.checkName("NODE", nodeId);
-            print(out(), output, List.of(client().undrainNode(nodeId)));
+            print(out(), output, List.of(client().undrainNode(node())));
             return ExitCodes.OK;
         }
     }
 
     @Command(name = "remove", description = "Forget a node (e.g. one that never sends heartbeats); refused while "
             + "volumes are placed on it.", mixinStandardHelpOptions = true)
-    static final class Remove extends MgmtCall {
-        @Parameters(index = "0", paramLabel = "NODE")
-        String nodeId;
-
+    static final class Remove extends OneNodeCall {
         @Override
         public Integer call() {
-            Limits.checkName("NODE", nodeId);
+            String nodeId = node();
             client().removeNode(nodeId);
             if (output.json()) {
                 out().println("{\"removed\": \"" + nodeId + "\"}");
