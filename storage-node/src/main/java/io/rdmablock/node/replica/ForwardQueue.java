@@ -1,0 +1,34 @@
+package io.rdmablock.node.replica;
+
+/**
+ * One queue to one secondary, owned by the poller thread of one host I/O queue of the primary. Implemented over
+ * the shared host-side queue code (nvmf-host); faked in tests.
+ */
+public interface ForwardQueue {
+    /** Status delivered when the command got no answer within the replica timeout (the queue is then broken). */
+    int TIMED_OUT = -1;
+    /** Status delivered for every outstanding command when the connection to the secondary was lost. */
+    int PATH_LOST = -2;
+
+    /** Completions, delivered from within {@link #poll} on the owner thread. */
+    interface Listener {
+        /** {@code status}: the NVMe status of the secondary's CQE (0 = success), or {@link #TIMED_OUT} / {@link #PATH_LOST}. */
+        void forwarded(int tag, int status);
+    }
+
+    /**
+     * Puts {@code c} on the wire with {@code tag}.
+     *
+     * @return false when every slot is busy (retry later); the command is then not sent
+     */
+    boolean submit(ForwardCommand c, int tag);
+
+    /** Handles what arrived; returns the number of events (0 = idle). */
+    int poll(long nowNs);
+
+    /**
+     * Destroys the queue pair: from then on the secondary cannot touch the primary's buffers through it. Outstanding
+     * commands are reported {@link #PATH_LOST} if not yet reported. Idempotent.
+     */
+    void close();
+}

@@ -1,0 +1,274 @@
+package io.rdmablock.node.replica;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The copies of one volume as its primary sees them: the record's epoch, min-in-sync and which secondaries are in
+ * sync, as one immutable {@link View} that the data path reads without a lock (one volatile read per command).
+ *
+ * <p>Changes: {@link #apply} (the management plane's record, from heartbeats) and {@link #reportFailure} (the data
+ * path: a forwarded command failed or timed out). A failure is turned into a compare-and-set at the management
+ * plane by the {@link Dropper} on its own thread; only when it succeeded (epoch + 1, copy stale) is the copy's
+ * missed-regions bitmap created durably and the new view published. Until then, writes that the copy missed wait
+ * ({@link ReplicatedWrites}): nothing is acknowledged on fewer copies than the record says are in sync.
+ *
+ * <p>The bitmaps of stale copies ({@link DirtyRegions}, file {@code <dir>/<volumeId>.dirty-<nodeId>}) are flushed
+ * by the {@link #flusher} thread when marked; the data path waits for their durable generation.
+ */
+public final class ReplicaSet implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaSet.class);
+
+    /** A secondary copy; {@link #index} is stable for the life of the set (bit of {@link View#inSync}). */
+    public static final class Copy {
+        public final int index;
+        public final String nodeId;
+        final ForwardLink link;
+        volatile DirtyRegions missed;
+        volatile boolean failureReported;
+
+        Copy(int index, String nodeId, ForwardLink link) {
+            this.index = index;
+            this.nodeId = nodeId;
+            this.link = link;
+        }
+
+        /** The missed-regions bitmap while stale, else null. */
+        public DirtyRegions missed() {
+            return missed;
+        }
+    }
+
+    /**
+     * What the primary acts on: {@code epoch} (put in every forwarded command), {@code minInSync} (counting the
+     * primary), {@code inSync} (bit {@link Copy#index} set = that secondary is in sync, gets every write).
+     */
+    public record View(long epoch, int minInSync, long inSync, Copy[] copies) {
+        /** Copies in sync, the primary included. */
+        public int inSyncCount() {
+            return 1 + Long.bitCount(inSync);
+        }
+
+        public boolean isInSync(int index) {
+            return (inSync & (1L << index)) != 0;
+        }
+    }
+
+    /** Does the compare-and-set that drops a copy; blocking, run on the dropper thread. */
+    public interface Dropper {
+        /**
+         * Asks the management plane to mark {@code nodeId} stale at {@code epoch}.
+         *
+         * @return the record's epoch afterwards (epoch + 1 on success, or the current one when the record had moved
+         *         on and already shows the copy stale)
+         * @throws RuntimeException when the management plane cannot be reached or refuses (retried)
+         */
+        long markStale(String nodeId, long epoch);
+    }
+
+    private final String volumeId;
+    private final long volumeBytes;
+    private final Path bitmapDir;
+    private final Dropper dropper;
+    private final Thread flusher;
+    private final Thread dropperThread;
+    private volatile View view;
+    private volatile boolean closed;
+    /** Next index for a new copy (copies are only added in this issue's scope: indices never reused). */
+    private int nextIndex;
+
+    /**
+     * @param volumeId    the volume's id (bitmap file names)
+     * @param volumeBytes size of the volume, bytes (bitmap size)
+     * @param bitmapDir   directory of the bitmaps (beside the volume data)
+     * @param epoch       the record's epoch, >= 1
+     * @param minInSync   the record's min-in-sync, >= 1
+     * @param secondaries node id -> (link, in sync?) for every secondary copy in the record, in record order
+     */
+    public ReplicaSet(String volumeId, long volumeBytes, Path bitmapDir, long epoch, int minInSync,
+                      List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries, Dropper dropper) {
+        if (epoch < 1) {
+            throw new IllegalArgumentException("epoch=" + epoch + ": >= 1");
+        }
+        if (secondaries.size() > 63) {
+            throw new IllegalArgumentException("secondaries=" + secondaries.size() + ": at most 63");
+        }
+        this.volumeId = volumeId;
+        this.volumeBytes = volumeBytes;
+        this.bitmapDir = bitmapDir;
+        this.dropper = dropper;
+        Copy[] copies = new Copy[secondaries.size()];
+        long inSync = 0;
+        for (var e : secondaries) {
+            Copy c = new Copy(nextIndex++, e.getKey(), e.getValue().getKey());
+            copies[c.index] = c;
+            if (e.getValue().getValue()) {
+                inSync |= 1L << c.index;
+            } else {
+                c.missed = loadOrCreateBitmap(c.nodeId, epoch);
+            }
+        }
+        this.view = new View(epoch, minInSync, inSync, copies);
+        this.flusher = new Thread(this::flushLoop, "replica-bitmaps-" + volumeId);
+        this.flusher.setDaemon(true);
+        this.dropperThread = new Thread(this::dropLoop, "replica-drop-" + volumeId);
+        this.dropperThread.setDaemon(true);
+        flusher.start();
+        dropperThread.start();
+    }
+
+    /** The current view; one volatile read. */
+    public View view() {
+        return view;
+    }
+
+    public String volumeId() {
+        return volumeId;
+    }
+
+    /**
+     * The data path saw {@code copy} fail a command sent at {@code epoch}: start dropping it (once per copy). Any
+     * thread; never blocks.
+     */
+    public void reportFailure(Copy copy, long epoch, String reason) {
+        if (!copy.failureReported && view.isInSync(copy.index)) {
+            copy.failureReported = true;
+            LOG.warn("replica failed: volume={}, node={}, epoch={}: {}; dropping it from the in-sync set", volumeId,
+                    copy.nodeId, epoch, reason);
+            LockSupport.unpark(dropperThread);
+        }
+    }
+
+    /** Wakes the flusher: a bitmap was marked. Any thread. */
+    public void bitmapMarked() {
+        LockSupport.unpark(flusher);
+    }
+
+    /**
+     * The management plane's record: adopts a higher epoch and the copies it shows stale (a copy it shows in sync
+     * that this set dropped stays dropped: only resync brings a copy back). Agent thread.
+     */
+    public synchronized void apply(long epoch, int minInSync, Map<String, Boolean> inSyncByNode) {
+        View v = view;
+        if (epoch < v.epoch()) {
+            return;
+        }
+        long inSync = v.inSync();
+        for (Copy c : v.copies()) {
+            Boolean s = inSyncByNode.get(c.nodeId);
+            if ((s == null || !s) && v.isInSync(c.index)) {
+                if (c.missed == null) {
+                    c.missed = loadOrCreateBitmap(c.nodeId, epoch);
+                }
+                inSync &= ~(1L << c.index);
+            }
+        }
+        view = new View(epoch, minInSync, inSync, v.copies());
+    }
+
+    private void dropLoop() {
+        long backoffNs = 50_000_000L;
+        while (!closed) {
+            Copy pending = null;
+            View v = view;
+            for (Copy c : v.copies()) {
+                if (c.failureReported && v.isInSync(c.index)) {
+                    pending = c;
+                    break;
+                }
+            }
+            if (pending == null) {
+                LockSupport.parkNanos(this, 200_000_000L);
+                continue;
+            }
+            try {
+                long newEpoch = dropper.markStale(pending.nodeId, v.epoch());
+                dropped(pending, newEpoch);
+                backoffNs = 50_000_000L;
+            } catch (RuntimeException e) {
+                LOG.warn("dropping replica not confirmed yet (writes it missed wait): volume={}, node={}, epoch={}: "
+                        + "{}", volumeId, pending.nodeId, v.epoch(), e.toString());
+                LockSupport.parkNanos(this, backoffNs);
+                backoffNs = Math.min(1_000_000_000L, backoffNs * 2);
+            }
+        }
+    }
+
+    /** The CAS succeeded: bitmap made durable first, then the view without the copy is published. */
+    private synchronized void dropped(Copy c, long newEpoch) {
+        View v = view;
+        if (c.missed == null) {
+            c.missed = DirtyRegions.create(bitmapFile(c.nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes,
+                    newEpoch);
+            c.missed.flush();
+        }
+        view = new View(Math.max(newEpoch, v.epoch()), v.minInSync(), v.inSync() & ~(1L << c.index), v.copies());
+        LOG.warn("replica dropped from the in-sync set: volume={}, node={}, epoch={} -> {}, inSync={}/{}", volumeId,
+                c.nodeId, v.epoch(), view.epoch(), view.inSyncCount(), v.copies().length + 1);
+        c.link.close();
+    }
+
+    private DirtyRegions loadOrCreateBitmap(String nodeId, long epoch) {
+        DirtyRegions d = DirtyRegions.load(bitmapFile(nodeId), volumeBytes);
+        if (d == null) {
+            // nothing can prove what the copy missed: a new bitmap, and the resync must be full (issue 13 reads
+            // sinceEpoch against the copy's last in-sync epoch)
+            d = DirtyRegions.create(bitmapFile(nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes, epoch);
+            d.flush();
+        }
+        return d;
+    }
+
+    private Path bitmapFile(String nodeId) {
+        return bitmapDir.resolve(volumeId + ".dirty-" + nodeId);
+    }
+
+    private void flushLoop() {
+        while (!closed) {
+            boolean any = false;
+            for (Copy c : view.copies()) {
+                DirtyRegions d = c.missed;
+                if (d != null && d.needsFlush()) {
+                    try {
+                        d.flush();
+                    } catch (RuntimeException e) {
+                        LOG.error("missed-regions bitmap not written (writes to that copy's regions wait): volume={},"
+                                + " node={}: {}", volumeId, c.nodeId, e.toString());
+                        LockSupport.parkNanos(this, 100_000_000L);
+                    }
+                    any = true;
+                }
+            }
+            if (!any) {
+                LockSupport.parkNanos(this, 100_000_000L);
+            }
+        }
+    }
+
+    /** Copies by state, for answers and logs. */
+    public List<String> describe() {
+        View v = view;
+        List<String> out = new ArrayList<>();
+        for (Copy c : v.copies()) {
+            out.add(c.nodeId + "=" + (v.isInSync(c.index) ? "in_sync" : "stale"));
+        }
+        return out;
+    }
+
+    /** Stops the threads and closes the links. */
+    @Override
+    public void close() {
+        closed = true;
+        LockSupport.unpark(flusher);
+        LockSupport.unpark(dropperThread);
+        for (Copy c : view.copies()) {
+            c.link.close();
+        }
+    }
+}

@@ -1,0 +1,358 @@
+package io.rdmablock.node.replica;
+
+import io.rdmablock.rdma.fabric.NvmeStatus;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The write side of one host I/O queue of a primary: every write-type command (WRITE, FLUSH, WRITE ZEROES,
+ * DATASET MANAGEMENT) goes to the local copy (started by the caller) and to every in-sync secondary through this
+ * queue's {@link ForwardQueue}s, and completes once, with one merged status, when all of them did (the merge rule
+ * of Mayastor's nexus {@code complete}: the host sees success only if the local copy succeeded and every copy that
+ * did not is out of the in-sync set).
+ *
+ * <p>Per command slot, in order:
+ * <ol>
+ *   <li>{@link #begin}: refuses with Namespace Not Ready (retryable) when fewer copies than {@code minInSync} are in
+ *       sync; marks the regions in the bitmaps of stale copies; forwards to each in-sync copy (or waits for its
+ *       queue: connecting, or every slot busy) with the view's epoch.</li>
+ *   <li>Children complete ({@link #localDone}, forwarded completions in {@link #poll}). A secondary that fails,
+ *       times out or cannot be reached within the replica timeout is reported to the {@link ReplicaSet}.</li>
+ *   <li>If a copy failed: waits until the set's view no longer lists it in sync (the management plane confirmed the
+ *       drop, epoch + 1), then marks the command's regions in its bitmap.</li>
+ *   <li>Waits until every bitmap the command marked is durable, then completes.</li>
+ * </ol>
+ *
+ * <p>Threading: one owner thread (the host queue's poller) calls every method; completions of {@link ForwardQueue}s
+ * arrive from within {@link #poll}. Preallocated per slot; no allocation or lock per command.
+ */
+public final class ReplicatedWrites {
+    /** Completion of a command slot, called from within {@link #localDone} or {@link #poll}. */
+    public interface Completer {
+        void completed(int slot, int nvmeStatus);
+    }
+
+    static final int NOT_READY = NvmeStatus.generic(NvmeStatus.SC_NAMESPACE_NOT_READY);
+    private static final int IDLE = 0;
+    private static final int IN_FLIGHT = 1;
+    private static final int WAIT_DROP = 2;
+    private static final int WAIT_DURABLE = 3;
+
+    private final ReplicaSet set;
+    private final Completer done;
+    private final int entries;
+    private final long timeoutNs;
+    private final int copiesCap;
+    private final ForwardQueue[] queues;
+    private final CompletableFuture<ForwardQueue>[] opening;
+    private final long[] openDeadlineNs;
+    private final ForwardCommand[] commands;
+    private final int[] phase;
+    private final int[] pending;
+    private final long[] toSend;
+    private final long[] sent;
+    private final long[] failed;
+    private final int[] localStatus;
+    private final long[] epoch;
+    private final long[] sendDeadlineNs;
+    /** [slot * copiesCap + copy]: bitmap generation that must be durable, 0 = none. */
+    private final long[] needGen;
+    private final int[] waiting;
+    private int waitingCount;
+    private boolean closed;
+
+    /**
+     * @param slots     command slots of the host queue (tags 0..slots-1)
+     * @param entries   slots of each forward queue
+     * @param timeoutNs replica timeout: longest wait for a secondary's answer or queue
+     */
+    @SuppressWarnings("unchecked")
+    public ReplicatedWrites(ReplicaSet set, int slots, int entries, long timeoutNs, Completer done) {
+        this.set = set;
+        this.done = done;
+        this.entries = entries;
+        this.timeoutNs = timeoutNs;
+        ReplicaSet.View v = set.view();
+        this.copiesCap = Math.max(1, v.copies().length);
+        this.queues = new ForwardQueue[copiesCap];
+        this.opening = new CompletableFuture[copiesCap];
+        this.openDeadlineNs = new long[copiesCap];
+        this.commands = new ForwardCommand[slots];
+        for (int i = 0; i < slots; i++) {
+            commands[i] = new ForwardCommand();
+        }
+        this.phase = new int[slots];
+        this.pending = new int[slots];
+        this.toSend = new long[slots];
+        this.sent = new long[slots];
+        this.failed = new long[slots];
+        this.localStatus = new int[slots];
+        this.epoch = new long[slots];
+        this.sendDeadlineNs = new long[slots];
+        this.needGen = new long[slots * copiesCap];
+        this.waiting = new int[slots];
+        long now = System.nanoTime();
+        for (ReplicaSet.Copy c : v.copies()) {
+            if (v.isInSync(c.index)) {
+                int idx = c.index;
+                opening[idx] = c.link.open(entries, (tag, status) -> forwarded(idx, tag, status));
+                openDeadlineNs[idx] = now + timeoutNs + 10 * timeoutNs; // connecting may take longer than one I/O
+            }
+        }
+    }
+
+    /** The command slot's preallocated forward command, to fill before {@link #begin}. */
+    public ForwardCommand command(int slot) {
+        return commands[slot];
+    }
+
+    /**
+     * Starts a write-type command whose {@link #command} is filled. On 0 the caller starts the local copy's
+     * execution and later calls {@link #localDone}; otherwise the command must be answered with the returned
+     * status at once (nothing was started).
+     */
+    public int begin(int slot, long nowNs) {
+        ReplicaSet.View v = set.view();
+        if (closed) {
+            return NvmeStatus.generic(NvmeStatus.SC_ABORTED_SQ_DELETION);
+        }
+        if (v.inSyncCount() < v.minInSync()) {
+            return NOT_READY;
+        }
+        adoptQueues(nowNs);
+        ForwardCommand c = commands[slot];
+        c.epoch = v.epoch();
+        epoch[slot] = v.epoch();
+        phase[slot] = IN_FLIGHT;
+        failed[slot] = 0;
+        sent[slot] = 0;
+        localStatus[slot] = 0;
+        int base = slot * copiesCap;
+        boolean marked = false;
+        for (ReplicaSet.Copy copy : v.copies()) {
+            needGen[base + copy.index] = 0;
+            if (!v.isInSync(copy.index)) {
+                DirtyRegions d = copy.missed;
+                if (d != null && c.lengthBytes > 0) {
+                    long g = d.mark(c.offsetBytes, c.lengthBytes);
+                    needGen[base + copy.index] = g;
+                    marked |= g > 0;
+                }
+            }
+        }
+        if (marked) {
+            set.bitmapMarked();
+        }
+        toSend[slot] = v.inSync();
+        pending[slot] = 1 + Long.bitCount(v.inSync());
+        sendDeadlineNs[slot] = nowNs + timeoutNs;
+        if (stillWaiting(slot, nowNs)) {
+            addWaiting(slot);
+        }
+        return 0;
+    }
+
+    /** The local copy finished the command of {@code slot} with {@code nvmeStatus}. */
+    public void localDone(int slot, int nvmeStatus) {
+        if (phase[slot] != IN_FLIGHT) {
+            return;
+        }
+        localStatus[slot] = nvmeStatus;
+        childDone(slot);
+    }
+
+    /** Polls the forward queues and the waiting commands; returns the number of events. */
+    public int poll(long nowNs) {
+        int work = adoptQueues(nowNs);
+        for (int i = 0; i < copiesCap; i++) {
+            ForwardQueue q = queues[i];
+            if (q != null) {
+                work += q.poll(nowNs);
+            }
+        }
+        for (int w = 0; w < waitingCount; w++) {
+            int slot = waiting[w];
+            if (!stillWaiting(slot, nowNs)) {
+                waiting[w--] = waiting[--waitingCount];
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /** Takes the queues whose connection finished; fails the copies whose connection failed or took too long. */
+    private int adoptQueues(long nowNs) {
+        int work = 0;
+        for (int i = 0; i < copiesCap; i++) {
+            CompletableFuture<ForwardQueue> f = opening[i];
+            if (f == null) {
+                continue;
+            }
+            if (f.isDone()) {
+                opening[i] = null;
+                try {
+                    queues[i] = f.join();
+                } catch (RuntimeException e) {
+                    copyFailed(i, "no queue to the secondary: " + e.getMessage());
+                }
+                work++;
+            } else if (nowNs - openDeadlineNs[i] > 0) {
+                opening[i] = null;
+                f.thenAccept(ForwardQueue::close);
+                copyFailed(i, "no queue to the secondary within " + 11 * timeoutNs / 1_000_000 + " ms");
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /** True when no command is in flight or waiting. */
+    public boolean idle() {
+        for (int p : phase) {
+            if (p != IDLE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Teardown of the host queue: closes every forward queue (the secondaries can no longer read the host queue's
+     * buffers) and forgets every command (the host queue answers none of them). Idempotent.
+     */
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int i = 0; i < copiesCap; i++) {
+            if (queues[i] != null) {
+                queues[i].close();
+            }
+            CompletableFuture<ForwardQueue> f = opening[i];
+            if (f != null) {
+                f.thenAccept(ForwardQueue::close);
+            }
+        }
+        java.util.Arrays.fill(phase, IDLE);
+        waitingCount = 0;
+    }
+
+    private void forwarded(int copy, int slot, int status) {
+        long bit = 1L << copy;
+        if (phase[slot] != IN_FLIGHT || (sent[slot] & bit) == 0) {
+            return; // late, duplicate or after teardown
+        }
+        sent[slot] &= ~bit;
+        if (status != 0) {
+            failed[slot] |= bit;
+            String why = status == ForwardQueue.TIMED_OUT ? "no answer within " + timeoutNs / 1_000_000 + " ms"
+                    : status == ForwardQueue.PATH_LOST ? "connection lost" : "status " + NvmeStatus.name(status);
+            if (status == ForwardQueue.TIMED_OUT && queues[copy] != null) {
+                queues[copy].close(); // the secondary must not read our buffer after we answer the host
+            }
+            set.reportFailure(set.view().copies()[copy], epoch[slot], why);
+        }
+        childDone(slot);
+    }
+
+    private void childDone(int slot) {
+        if (--pending[slot] > 0) {
+            return;
+        }
+        if (stillWaiting(slot, System.nanoTime())) {
+            addWaiting(slot);
+        }
+    }
+
+    /**
+     * Moves a slot on as far as it goes; true while it must stay on the waiting list (forwards not yet sent, drop
+     * not yet confirmed, bitmap not yet durable), false when it completed or only waits for completions.
+     */
+    private boolean stillWaiting(int slot, long nowNs) {
+        if (phase[slot] == IN_FLIGHT) {
+            if (toSend[slot] != 0) {
+                send(slot, nowNs);
+            }
+            if (pending[slot] > 0) {
+                return toSend[slot] != 0;
+            }
+            phase[slot] = failed[slot] != 0 ? WAIT_DROP : WAIT_DURABLE;
+        }
+        ReplicaSet.View v = set.view();
+        if (phase[slot] == WAIT_DROP) {
+            if ((v.inSync() & failed[slot]) != 0) {
+                return true; // the management plane has not confirmed the drop yet
+            }
+            ForwardCommand c = commands[slot];
+            int base = slot * copiesCap;
+            boolean marked = false;
+            for (ReplicaSet.Copy copy : v.copies()) {
+                if ((failed[slot] & (1L << copy.index)) != 0 && copy.missed != null && c.lengthBytes > 0) {
+                    long g = copy.missed.mark(c.offsetBytes, c.lengthBytes);
+                    needGen[base + copy.index] = Math.max(needGen[base + copy.index], g);
+                    marked |= g > 0;
+                }
+            }
+            if (marked) {
+                set.bitmapMarked();
+            }
+            phase[slot] = WAIT_DURABLE;
+        }
+        if (phase[slot] == WAIT_DURABLE) {
+            int base = slot * copiesCap;
+            for (ReplicaSet.Copy copy : v.copies()) {
+                long g = needGen[base + copy.index];
+                if (g > 0 && (copy.missed == null || copy.missed.durableGeneration() < g)) {
+                    return true;
+                }
+            }
+            finish(slot, v);
+        }
+        return false;
+    }
+
+    private void finish(int slot, ReplicaSet.View v) {
+        phase[slot] = IDLE;
+        int status = localStatus[slot];
+        if (status == 0 && failed[slot] != 0 && v.inSyncCount() < v.minInSync()) {
+            status = NOT_READY; // it landed on every copy still in sync, but on fewer than minInSync
+        }
+        done.completed(slot, status);
+    }
+
+    /** Sends to the copies not yet sent to; a copy without a queue (failed) or past the deadline fails its child. */
+    private void send(int slot, long nowNs) {
+        long rest = toSend[slot];
+        while (rest != 0) {
+            int copy = Long.numberOfTrailingZeros(rest);
+            long bit = 1L << copy;
+            rest &= ~bit;
+            ForwardQueue q = queues[copy];
+            if (q != null && q.submit(commands[slot], slot)) {
+                sent[slot] |= bit;
+                toSend[slot] &= ~bit;
+            } else if ((q == null && opening[copy] == null) || nowNs - sendDeadlineNs[slot] > 0) {
+                toSend[slot] &= ~bit;
+                failed[slot] |= bit;
+                pending[slot]--;
+                set.reportFailure(set.view().copies()[copy], epoch[slot], q == null ? "no queue to the secondary"
+                        : "no free slot on the queue to the secondary within " + timeoutNs / 1_000_000 + " ms");
+            }
+        }
+    }
+
+    private void copyFailed(int copy, String why) {
+        queues[copy] = null;
+        set.reportFailure(set.view().copies()[copy], set.view().epoch(), why);
+    }
+
+    private void addWaiting(int slot) {
+        for (int i = 0; i < waitingCount; i++) {
+            if (waiting[i] == slot) {
+                return;
+            }
+        }
+        waiting[waitingCount++] = slot;
+    }
+}
