@@ -1,0 +1,166 @@
+package io.rdmablock.e2e;
+
+import io.rdmablock.mgmt.api.MgmtServer;
+import io.rdmablock.mgmt.client.MgmtClient;
+import io.rdmablock.mgmt.client.Node;
+import io.rdmablock.mgmt.client.NodeState;
+import io.rdmablock.mgmt.client.Volume;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A management server in this JVM and storage nodes as separate processes ({@code NodeMain}, soft provider,
+ * loopback), so a node can be killed with SIGKILL and restarted on the same data directory. Node {@code k} is
+ * {@code n<k>} with data in {@code <dir>/n<k>} and its log in {@code <dir>/n<k>.log}. Every wait is bounded.
+ */
+final class NodeCluster implements AutoCloseable {
+    static final String TOKEN = "e2e-token";
+    private final Path dir;
+    private final MgmtServer mgmt;
+    private final MgmtClient client;
+    private final Process[] nodes;
+    private final List<String> extraArgs;
+
+    NodeCluster(Path dir, int nodeCount, List<String> extraNodeArgs) throws IOException {
+        this.dir = dir;
+        this.extraArgs = List.copyOf(extraNodeArgs);
+        this.mgmt = MgmtServer.start(dir.resolve("mgmt"), "127.0.0.1", 0, TOKEN, 3_000);
+        this.client = new MgmtClient(URI.create(mgmt.url()), TOKEN, Duration.ofSeconds(10));
+        this.nodes = new Process[nodeCount + 1];
+        for (int k = 1; k <= nodeCount; k++) {
+            start(k);
+        }
+        for (int k = 1; k <= nodeCount; k++) {
+            awaitNode(k, NodeState.UP, 60);
+        }
+    }
+
+    MgmtClient client() {
+        return client;
+    }
+
+    static String nodeId(int k) {
+        return "n" + k;
+    }
+
+    /** Node index of a node id {@code n<k>}. */
+    static int index(String nodeId) {
+        return Integer.parseInt(nodeId.substring(1));
+    }
+
+    Path dataDir(int k) {
+        return dir.resolve(nodeId(k));
+    }
+
+    /** The data file of volume {@code id} on node {@code k}. */
+    Path volumeFile(int k, String volumeId) {
+        return dataDir(k).resolve("volumes").resolve(volumeId + ".vol");
+    }
+
+    String log(int k) {
+        try {
+            return Files.readString(dir.resolve(nodeId(k) + ".log"));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    void start(int k) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+                "-cp", childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", dataDir(k).toString(),
+                "--listen", "127.0.0.1:0", "--provider", "soft", "--mgmt-url", mgmt.url(), "--token", TOKEN,
+                "--node-id", nodeId(k), "--heartbeat-ms", "300", "--capacity", "4G"));
+        cmd.addAll(extraArgs);
+        nodes[k] = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(nodeId(k) + ".log").toFile())).start();
+    }
+
+    /** SIGKILL, then waits for the process to be gone. */
+    void kill(int k) throws InterruptedException {
+        Process p = nodes[k];
+        p.destroyForcibly();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(nodeId(k) + " did not die on SIGKILL");
+        }
+    }
+
+    /** SIGTERM (clean shutdown: drain, flush, close), then waits. */
+    void stop(int k) throws Exception {
+        Process p = nodes[k];
+        if (p == null || !p.isAlive()) {
+            return;
+        }
+        new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            throw new IllegalStateException(nodeId(k) + " did not stop on SIGTERM:\n" + log(k));
+        }
+    }
+
+    void awaitNode(int k, NodeState state, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            try {
+                for (Node n : client.listNodes()) {
+                    if (n.nodeId().equals(nodeId(k)) && n.state() == state) {
+                        return;
+                    }
+                }
+            } catch (RuntimeException e) {
+                // not yet
+            }
+            if (!nodes[k].isAlive() && state == NodeState.UP) {
+                throw new IllegalStateException(nodeId(k) + " exited:\n" + log(k));
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException(nodeId(k) + " not " + state + " within " + seconds + " s:\n" + log(k));
+    }
+
+    /** Polls the volume until {@code until} holds (bounded); returns it. */
+    Volume awaitVolume(String name, Predicate<Volume> until, int seconds, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        Volume last = null;
+        while (System.nanoTime() < deadline) {
+            last = client.getVolume(name);
+            if (until.test(last)) {
+                return last;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("volume " + name + " not " + what + " within " + seconds + " s: " + last);
+    }
+
+    private static String childClasspath() {
+        String cp = System.getProperty("rdmablock.test.classpath", "");
+        return cp.isBlank() ? System.getProperty("java.class.path") : cp;
+    }
+
+    @Override
+    public void close() {
+        for (int k = 1; k < nodes.length; k++) {
+            if (nodes[k] != null) {
+                nodes[k].destroyForcibly();
+            }
+        }
+        for (int k = 1; k < nodes.length; k++) {
+            try {
+                if (nodes[k] != null) {
+                    nodes[k].waitFor(30, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        mgmt.close();
+    }
+}
