@@ -1,5 +1,7 @@
 package io.rdmablock.node.replica;
 
+import io.rdmablock.rdma.verbs.ProtectionDomain;
+
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -7,8 +9,13 @@ import java.util.concurrent.CompletableFuture;
  * host I/O queues (connection set-up runs off the pollers; the future completes on another thread).
  */
 public interface ForwardLink extends AutoCloseable {
-    /** Opens a queue of {@code entries} slots whose completions go to {@code listener}; fails when unreachable. */
-    CompletableFuture<ForwardQueue> open(int entries, ForwardQueue.Listener listener);
+    /**
+     * Opens a queue of {@code entries} slots whose completions go to {@code listener}; fails when unreachable.
+     *
+     * @param pd the protection domain of the host queue's device: the forward queue's queue pair is created in it,
+     *           so the secondary's RDMA READ can reach the host queue's registered buffers (null in tests)
+     */
+    CompletableFuture<ForwardQueue> open(int entries, ProtectionDomain pd, ForwardQueue.Listener listener);
 
     /** Closes the association and every queue it opened. Idempotent. */
     @Override

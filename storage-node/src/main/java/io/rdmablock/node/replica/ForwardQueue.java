@@ -23,6 +23,13 @@ public interface ForwardQueue {
      */
     boolean submit(ForwardCommand c, int tag);
 
+    /**
+     * True once the queue can carry no more commands (a command timed out: its queue pair is already destroyed, so
+     * the secondary cannot touch the primary's buffers; or the connection was lost). Its owner closes it after the
+     * poll round.
+     */
+    boolean isBroken();
+
     /** Handles what arrived; returns the number of events (0 = idle). */
     int poll(long nowNs);
 

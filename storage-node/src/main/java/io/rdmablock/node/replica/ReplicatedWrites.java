@@ -1,6 +1,7 @@
 package io.rdmablock.node.replica;
 
 import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.verbs.ProtectionDomain;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -65,9 +66,11 @@ public final class ReplicatedWrites {
      * @param slots     command slots of the host queue (tags 0..slots-1)
      * @param entries   slots of each forward queue
      * @param timeoutNs replica timeout: longest wait for a secondary's answer or queue
+     * @param pd        protection domain of the host queue's buffers (forward queues are created in it)
      */
     @SuppressWarnings("unchecked")
-    public ReplicatedWrites(ReplicaSet set, int slots, int entries, long timeoutNs, Completer done) {
+    public ReplicatedWrites(ReplicaSet set, int slots, int entries, long timeoutNs, ProtectionDomain pd,
+                            Completer done) {
         this.set = set;
         this.done = done;
         this.entries = entries;
@@ -95,7 +98,7 @@ public final class ReplicatedWrites {
         for (ReplicaSet.Copy c : v.copies()) {
             if (v.isInSync(c.index)) {
                 int idx = c.index;
-                opening[idx] = c.link.open(entries, (tag, status) -> forwarded(idx, tag, status));
+                opening[idx] = c.link.open(entries, pd, (tag, status) -> forwarded(idx, tag, status));
                 openDeadlineNs[idx] = now + timeoutNs + 10 * timeoutNs; // connecting may take longer than one I/O
             }
         }
@@ -168,6 +171,13 @@ public final class ReplicatedWrites {
             ForwardQueue q = queues[i];
             if (q != null) {
                 work += q.poll(nowNs);
+                if (q.isBroken()) {
+                    // its queue pair is gone already (the secondary can no longer touch our buffers); every
+                    // command on it was reported; what is still to be sent to it fails at once
+                    q.close();
+                    queues[i] = null;
+                    copyFailed(i, "queue to the secondary broken");
+                }
             }
         }
         for (int w = 0; w < waitingCount; w++) {
@@ -240,7 +250,7 @@ public final class ReplicatedWrites {
 
     private void forwarded(int copy, int slot, int status) {
         long bit = 1L << copy;
-        if (phase[slot] != IN_FLIGHT || (sent[slot] & bit) == 0) {
+        if (closed || phase[slot] != IN_FLIGHT || (sent[slot] & bit) == 0) {
             return; // late, duplicate or after teardown
         }
         sent[slot] &= ~bit;
@@ -248,9 +258,6 @@ public final class ReplicatedWrites {
             failed[slot] |= bit;
             String why = status == ForwardQueue.TIMED_OUT ? "no answer within " + timeoutNs / 1_000_000 + " ms"
                     : status == ForwardQueue.PATH_LOST ? "connection lost" : "status " + NvmeStatus.name(status);
-            if (status == ForwardQueue.TIMED_OUT && queues[copy] != null) {
-                queues[copy].close(); // the secondary must not read our buffer after we answer the host
-            }
             set.reportFailure(set.view().copies()[copy], epoch[slot], why);
         }
         childDone(slot);

@@ -1,6 +1,7 @@
 package io.rdmablock.node.replica;
 
 import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.verbs.ProtectionDomain;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,7 +58,7 @@ class ReplicatedWritesTest {
             drops.incrementAndGet();
             return epoch + 1;
         });
-        return new ReplicatedWrites(set, 8, 8, TIMEOUT_NS, (slot, status) -> {
+        return new ReplicatedWrites(set, 8, 8, TIMEOUT_NS, null, (slot, status) -> {
             completed.put(slot, status);
             completions.incrementAndGet();
         });
@@ -122,7 +123,7 @@ class ReplicatedWritesTest {
             w.poll(System.nanoTime());
         }
         assertEquals(0, completions.get(), "acknowledged while the record still lists n3 in sync");
-        assertTrue(links.get("n3").queue.closed, "a timed-out queue is closed before anything is answered");
+        assertTrue(links.get("n3").queue.closed, "a broken queue is closed by its owner after the poll round");
         mgmtUp.set(true);
         pollUntil(w, () -> completions.get() == 1, "completion after the drop");
         assertEquals(0, completed.get(1), "R=3, M=2: still enough copies");
@@ -205,7 +206,7 @@ class ReplicatedWritesTest {
         volatile boolean closed;
 
         @Override
-        public CompletableFuture<ForwardQueue> open(int entries, ForwardQueue.Listener listener) {
+        public CompletableFuture<ForwardQueue> open(int entries, ProtectionDomain pd, ForwardQueue.Listener listener) {
             opened = true;
             if (unreachable) {
                 pending.completeExceptionally(new IllegalStateException("connection refused"));
@@ -227,6 +228,7 @@ class ReplicatedWritesTest {
         final List<ForwardCommand> sent = new ArrayList<>();
         final List<int[]> answers = new ArrayList<>();
         boolean closed;
+        boolean broken;
 
         FakeQueue(Listener listener) {
             this.listener = listener;
@@ -247,9 +249,15 @@ class ReplicatedWritesTest {
         }
 
         @Override
+        public boolean isBroken() {
+            return broken;
+        }
+
+        @Override
         public int poll(long nowNs) {
             int n = answers.size();
             for (int[] a : answers) {
+                broken |= a[1] == ForwardQueue.TIMED_OUT || a[1] == ForwardQueue.PATH_LOST;
                 listener.forwarded(a[0], a[1]);
             }
             answers.clear();

@@ -1,0 +1,160 @@
+package io.rdmablock.node.replica;
+
+import io.rdmablock.nvmf.host.NvmCommand;
+import io.rdmablock.nvmf.host.PeerAssociation;
+import io.rdmablock.nvmf.host.PeerQueue;
+import io.rdmablock.rdma.verbs.ProtectionDomain;
+import io.rdmablock.rdma.verbs.VerbsProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A primary's {@link ForwardLink} to one secondary copy over NVMe-oF: each {@link #open} sets up one controller
+ * association on the shared host-side code ({@link PeerAssociation}: admin queue + one I/O queue, hostnqn = this
+ * node's) on the link thread, and wraps its I/O queue in a {@link PeerQueue} owned by the host queue's poller. The
+ * link thread also sends each association's Keep Alive every KATO / 2 and closes admin queues (never the pollers:
+ * both wait for the peer).
+ */
+public final class PeerLink implements ForwardLink {
+    private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
+    /** KATO of the associations to secondaries, ms: long enough that a loaded box does not drop a live primary. */
+    static final int KEEP_ALIVE_TIMEOUT_MS = 15_000;
+    /** Bound of each connection step (CM, Fabrics Connect, enable), ns. */
+    static final long SETUP_TIMEOUT_NS = 10_000_000_000L;
+
+    private final VerbsProvider provider;
+    private final InetSocketAddress address;
+    private final String subnqn;
+    private final String hostnqn;
+    private final long commandTimeoutNs;
+    private final ScheduledExecutorService thread;
+    private final Set<PeerAssociation> associations = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * @param address          the secondary's fabric address; null when unknown (every open then fails)
+     * @param thread           the link thread (shared by the node's links; single-threaded)
+     * @param commandTimeoutNs replica timeout for each forwarded command
+     */
+    public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
+                    long commandTimeoutNs, ScheduledExecutorService thread) {
+        this.provider = provider;
+        this.address = address;
+        this.subnqn = subnqn;
+        this.hostnqn = hostnqn;
+        this.commandTimeoutNs = commandTimeoutNs;
+        this.thread = thread;
+    }
+
+    /** Keep Alive of every association (link thread, every few seconds). */
+    public void keepAlive() {
+        for (PeerAssociation a : associations) {
+            try {
+                a.keepAlive();
+            } catch (RuntimeException e) {
+                LOG.debug("keep alive to {} failed (its I/O queue reports the loss): {}", address, e.toString());
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<ForwardQueue> open(int entries, ProtectionDomain pd, ForwardQueue.Listener listener) {
+        CompletableFuture<ForwardQueue> f = new CompletableFuture<>();
+        thread.execute(() -> {
+            if (closed || address == null) {
+                f.completeExceptionally(new IllegalStateException(closed ? "link to " + address + " closed"
+                        : "the secondary has no fabric address (not registered)"));
+                return;
+            }
+            try {
+                PeerAssociation a = PeerAssociation.connect(provider, pd, new PeerAssociation.Params(address, subnqn,
+                        hostnqn, 1, Math.max(2, entries + 1), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS));
+                associations.add(a);
+                PeerQueue q = new PeerQueue(a.ioQueue(0), commandTimeoutNs, listener::forwarded);
+                f.complete(new Queue(a, q));
+            } catch (RuntimeException e) {
+                LOG.warn("no forward queue to the secondary: address={}, subnqn={}: {}", address, subnqn,
+                        e.toString());
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.execute(() -> {
+            for (PeerAssociation a : associations) {
+                closeQuietly(a);
+            }
+            associations.clear();
+        });
+    }
+
+    /** Starts the link thread's Keep Alive timer for {@code link}. */
+    public static void scheduleKeepAlive(ScheduledExecutorService thread, PeerLink link) {
+        long periodMs = KEEP_ALIVE_TIMEOUT_MS / 3;
+        thread.scheduleWithFixedDelay(link::keepAlive, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.debug("close failed: {}", e.toString());
+        }
+    }
+
+    /** The poller's side: a {@link PeerQueue}, filled from {@link ForwardCommand}s; one preallocated command. */
+    private final class Queue implements ForwardQueue {
+        private final PeerAssociation association;
+        private final PeerQueue queue;
+        private final NvmCommand command = new NvmCommand();
+        private boolean closedHere;
+
+        Queue(PeerAssociation association, PeerQueue queue) {
+            this.association = association;
+            this.queue = queue;
+        }
+
+        @Override
+        public boolean submit(ForwardCommand c, int tag) {
+            command.clear().opcode(c.opcode).nsid(c.nsid).epoch(c.epoch)
+                    .cdw(10, c.cdw10).cdw(11, c.cdw11).cdw(12, c.cdw12)
+                    .cdw(13, c.cdw13).cdw(14, c.cdw14).cdw(15, c.cdw15);
+            if (c.dataLength > 0) {
+                command.keyedSgl(c.dataAddress, c.dataLength, c.rkey);
+            }
+            return queue.submit(command, tag, System.nanoTime());
+        }
+
+        @Override
+        public boolean isBroken() {
+            return queue.state() != PeerQueue.State.LIVE;
+        }
+
+        @Override
+        public int poll(long nowNs) {
+            return queue.poll(nowNs);
+        }
+
+        @Override
+        public void close() {
+            if (closedHere) {
+                return;
+            }
+            closedHere = true;
+            queue.close(); // on the poller: fences the host queue's buffers at once
+            associations.remove(association);
+            thread.execute(() -> closeQuietly(association)); // the admin queue's teardown waits for the peer
+        }
+    }
+}
