@@ -1,5 +1,9 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.nvmf.host.CapsuleBuilder;
+import io.rdmablock.nvmf.host.CidAllocator;
+import io.rdmablock.nvmf.host.QueueConnection;
+import io.rdmablock.nvmf.host.QueueMemory;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
@@ -70,6 +74,8 @@ final class IoQueue implements Runnable {
     private final Thread thread;
 
     private volatile QueueConnection conn;
+    /** The namespace of {@link IoRequest#DEVICE_NSID} requests (the controller's choice, set on attach). */
+    private volatile int nsid = 1;
     private volatile boolean detachRequested;
     private volatile Throwable lostCause;
     private volatile boolean closed;
@@ -134,7 +140,7 @@ final class IoQueue implements Runnable {
      */
     void attach(QueueConnection c, int inCapsuleBytes, int nsid) {
         capsules.inCapsuleBytes(inCapsuleBytes);
-        capsules.nsid(nsid);
+        this.nsid = nsid;
         detachRequested = false;
         conn = c;
         wake();
@@ -179,7 +185,7 @@ final class IoQueue implements Runnable {
         LockSupport.unpark(thread);
         QueueConnection c = conn;
         if (c != null) {
-            c.cq.wakeup();
+            c.cq().wakeup();
         }
     }
 
@@ -219,7 +225,7 @@ final class IoQueue implements Runnable {
                 }
                 try {
                     boolean progress = submitPending(c);
-                    int n = c.cq.poll(wcs, wcs.length);
+                    int n = c.cq().poll(wcs, wcs.length);
                     if (n > 0) {
                         progress = true;
                         process(c, n);
@@ -236,7 +242,7 @@ final class IoQueue implements Runnable {
                     } else if (now - idleSinceNs > SPIN_NS) {
                         sleeping = true;
                         if (submissions.isEmpty() && !detachRequested && !closed && lostCause == null) {
-                            n = c.cq.await(wcs, wcs.length, AWAIT_NS);
+                            n = c.cq().await(wcs, wcs.length, AWAIT_NS);
                             sleeping = false;
                             if (n > 0) {
                                 process(c, n);
@@ -359,7 +365,9 @@ final class IoQueue implements Runnable {
             int slot = cids.allocate();
             SendWr wr;
             try {
-                wr = capsules.prepare(slot, cids.cid(slot), r);
+                wr = capsules.prepareBlockIo(slot, cids.cid(slot), r.opcode,
+                        r.nsid == IoRequest.DEVICE_NSID ? nsid : r.nsid, r.slba, r.blockCount, r.cdw12Flags, r.data,
+                        r.sglBytes);
             } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
                 // the caller's segment is not accessible from this thread (confined arena) or was closed
                 cids.release(slot);
@@ -387,7 +395,7 @@ final class IoQueue implements Runnable {
             return false;
         }
         try {
-            c.qp.postSend(head);
+            c.qp().postSend(head);
         } catch (RuntimeException e) {
             throw new QueueFailure("qid " + qid + ": post send failed: " + e.getMessage());
         }
@@ -426,7 +434,7 @@ final class IoQueue implements Runnable {
         }
         if (head != null) {
             try {
-                c.qp.postRecv(head);
+                c.qp().postRecv(head);
             } catch (RuntimeException e) {
                 throw new QueueFailure("qid " + qid + ": post recv failed: " + e.getMessage());
             }
@@ -446,7 +454,7 @@ final class IoQueue implements Runnable {
         if (status == NvmeStatus.SUCCESS) {
             if (r.opcode == Opcodes.IO_READ) {
                 try {
-                    capsules.copyOutBounce(slot, r);
+                    capsules.copyOutBounce(slot, r.data);
                 } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
                     // the application released its buffer while the READ was outstanding: its error, not the link's
                     r.fail(new IllegalArgumentException("invalid buffer: released or made inaccessible while the "
@@ -503,7 +511,7 @@ final class IoQueue implements Runnable {
     /** Destroys {@code c}'s queue pair (idempotent; the controller tears down the rest of the connection). */
     private void closeQueuePair(QueueConnection c) {
         try {
-            c.qp.close();
+            c.qp().close();
         } catch (RuntimeException e) {
             // already failing: the controller's teardown reports what remains
         }
