@@ -8,7 +8,6 @@ import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
-import io.rdmablock.rdma.verbs.RecvWr;
 import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 
@@ -65,11 +64,11 @@ final class IoQueue implements Runnable {
     private final CidAllocator cids;
     private final IoRequest[] slotReq;
     private final long[] slotDeadlineNs;
-    private final MemorySegment[] cqes;
     private final CapsuleBuilder capsules;
     private final SubmissionStack submissions = new SubmissionStack();
     private final ArrayDeque<IoRequest> pending = new ArrayDeque<>();
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
+    private final QueueConnection.ResponseConsumer completer = this::complete;
     private final long commandTimeoutNs;
     private final Thread thread;
 
@@ -100,10 +99,6 @@ final class IoQueue implements Runnable {
         this.commandTimeoutNs = commandTimeoutNs;
         slotReq = new IoRequest[slots];
         slotDeadlineNs = new long[slots];
-        cqes = new MemorySegment[entries];
-        for (int i = 0; i < entries; i++) {
-            cqes[i] = mem.cqe(i);
-        }
         thread = Thread.ofPlatform().daemon().name("rdmablock-ioq-" + qid).unstarted(this);
     }
 
@@ -261,7 +256,7 @@ final class IoQueue implements Runnable {
         } finally {
             QueueConnection c = conn;
             if (c != null) {
-                closeQueuePair(c); // before the outstanding commands fail below (see scan)
+                c.destroyQueuePair(); // before the outstanding commands fail below (see scan)
                 detach(c);
             }
             exited = true;
@@ -333,7 +328,7 @@ final class IoQueue implements Runnable {
             }
         }
         if (exhausted != null) {
-            closeQueuePair(c); // no late data transfer for a request whose future fails (see scan)
+            c.destroyQueuePair(); // no late data transfer for a request whose future fails (see scan)
             for (IoRequest r : exhausted) {
                 r.fail(new BlockIoException(Opcodes.ioName(r.opcode) + " failed: qid=" + qid + ", slba=" + r.slba
                         + ", blockCount=" + r.blockCount + ": the association was lost during each of its "
@@ -403,41 +398,9 @@ final class IoQueue implements Runnable {
     }
 
     private void process(QueueConnection c, int n) {
-        RecvWr head = null;
-        RecvWr tail = null;
-        QueueFailure failure = null;
-        for (int i = 0; i < n; i++) {
-            WorkCompletion wc = wcs[i];
-            if (!wc.ok()) {
-                if (failure == null) {
-                    failure = new QueueFailure("qid " + qid + ": work completion failed: " + wc.status + " (wrId=0x"
-                            + Long.toHexString(wc.wrId) + ")");
-                }
-                continue;
-            }
-            if ((wc.wrId & QueueConnection.TAG_MASK) != QueueConnection.RECV_TAG) {
-                continue; // send completion: nothing to do, the response completes the command
-            }
-            int index = (int) (wc.wrId & 0xFFFFFFFFL);
-            complete(cqes[index]);
-            RecvWr rw = c.recvWr(index);
-            rw.next = null;
-            if (head == null) {
-                head = rw;
-            } else {
-                tail.next = rw;
-            }
-            tail = rw;
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        if (head != null) {
-            try {
-                c.qp().postRecv(head);
-            } catch (RuntimeException e) {
-                throw new QueueFailure("qid " + qid + ": post recv failed: " + e.getMessage());
-            }
+        String failed = c.processCompletions(wcs, n, completer);
+        if (failed != null) {
+            throw new QueueFailure("qid " + qid + ": " + failed);
         }
     }
 
@@ -500,21 +463,12 @@ final class IoQueue implements Runnable {
         }
         // the node may still answer: destroy the queue pair first, so no late RDMA WRITE/READ touches the buffer of
         // a request whose future failed (its caller owns the buffer again)
-        closeQueuePair(c);
+        c.destroyQueuePair();
         for (IoRequest r : timedOut) {
             r.fail(new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid + ", slba=" + r.slba
                     + ", blockCount=" + r.blockCount + ", commandTimeoutMs=" + commandTimeoutNs / 1_000_000));
         }
         throw new QueueFailure("qid " + qid + ": command timeout, resetting the association");
-    }
-
-    /** Destroys {@code c}'s queue pair (idempotent; the controller tears down the rest of the connection). */
-    private void closeQueuePair(QueueConnection c) {
-        try {
-            c.qp().close();
-        } catch (RuntimeException e) {
-            // already failing: the controller's teardown reports what remains
-        }
     }
 
     /** The queue's connection failed; the message says how. */

@@ -15,12 +15,17 @@ public class NvmfStatusException extends NvmfHostException {
 
     /** @param detail what failed (command, qid, fields), without the status; the status is appended */
     public NvmfStatusException(String detail, int sct, int sc, boolean dnr) {
-        super(detail + String.format(" (NVMe status sct=0x%x sc=0x%02x: %s, dnr=%s)", sct, sc,
-                NvmeStatus.name(NvmeStatus.of(sct, sc, dnr)), dnr));
+        super(detail + describe(sct, sc, dnr));
         this.detail = detail;
         this.sct = sct;
         this.sc = sc;
         this.dnr = dnr;
+    }
+
+    /** The text appended to a failure's message: {@code " (NVMe status sct=0x1 sc=0x84: <name>, dnr=true)"}. */
+    public static String describe(int sct, int sc, boolean dnr) {
+        return String.format(" (NVMe status sct=0x%x sc=0x%02x: %s, dnr=%s)", sct, sc,
+                NvmeStatus.name(NvmeStatus.of(sct, sc, dnr)), dnr);
     }
 
     /** Builds one from a CQE status field ({@link NvmeStatus} encoding). */

@@ -39,7 +39,7 @@ public final class PeerAssociation implements AutoCloseable {
     /**
      * What to connect to and how.
      *
-     * @param address            the target's fabric address
+     * @param address            the target's fabric address ({@link FabricAddress#parse} reads {@code host:port})
      * @param subnqn             the subsystem NQN
      * @param hostnqn            the host NQN (a node's: {@code nqn.2026-11.io.rdmablock:node:<nodeId>})
      * @param ioQueues           I/O queues, 1 .. 64
@@ -85,33 +85,6 @@ public final class PeerAssociation implements AutoCloseable {
         this.admin = admin;
         this.ioQueues = ioQueues;
         this.limits = limits;
-    }
-
-    /**
-     * Parses a fabric address {@code "host:port"} ({@code "[v6]:port"} for IPv6), resolving the host name.
-     *
-     * @throws IllegalArgumentException when there is no port or it is outside 1 .. 65535
-     */
-    public static InetSocketAddress parseAddress(String hostPort) {
-        int colon = hostPort == null ? -1 : hostPort.lastIndexOf(':');
-        if (colon <= 0 || colon == hostPort.length() - 1) {
-            throw new IllegalArgumentException("invalid address: address=" + hostPort + ", expected host:port");
-        }
-        String host = hostPort.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port;
-        try {
-            port = Integer.parseInt(hostPort.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("invalid address: address=" + hostPort + ", port is not a number");
-        }
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("invalid address: address=" + hostPort + ", port=" + port
-                    + ", min=1, max=65535");
-        }
-        return new InetSocketAddress(host, port);
     }
 
     /** The 16-byte Host Identifier used for {@code hostnqn}: the name-based (type 3) UUID of its UTF-8 bytes. */

@@ -1,7 +1,6 @@
 package io.rdmablock.nvmf.host;
 
 import io.rdmablock.rdma.fabric.CqeDescriptor;
-import io.rdmablock.rdma.verbs.RecvWr;
 import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 
@@ -79,7 +78,9 @@ public final class PeerQueue implements AutoCloseable {
     private final int[] slotTag;
     private final long[] slotDeadlineNs;
     private final byte[] slotState;
-    private final MemorySegment[] cqes;
+    private final QueueConnection.ResponseConsumer onResponse = this::onResponse;
+    /** Completions delivered by the current reap. */
+    private int reaped;
     private final WorkCompletion[] wcs = WorkCompletion.array(32);
     private State state = State.LIVE;
     private int outstanding;
@@ -117,10 +118,6 @@ public final class PeerQueue implements AutoCloseable {
         this.slotTag = new int[slots];
         this.slotDeadlineNs = new long[slots];
         this.slotState = new byte[slots];
-        this.cqes = new MemorySegment[conn.entries()];
-        for (int i = 0; i < cqes.length; i++) {
-            cqes[i] = mem.cqe(i);
-        }
     }
 
     /** The queue's qid. */
@@ -222,57 +219,32 @@ public final class PeerQueue implements AutoCloseable {
     }
 
     private int reap() {
-        int n = conn.cq().poll(wcs, wcs.length);
+        int n;
+        try {
+            n = conn.cq().poll(wcs, wcs.length);
+        } catch (RuntimeException e) { // e.g. CQ overrun: every queue pair on it is in ERROR
+            markLost("qid " + conn.qid() + ": poll failed: " + e.getMessage());
+            return 0;
+        }
         if (n == 0) {
             return 0;
         }
-        int delivered = 0;
-        RecvWr head = null;
-        RecvWr tail = null;
-        for (int i = 0; i < n; i++) {
-            WorkCompletion wc = wcs[i];
-            if (!wc.ok()) {
-                if (!lostPending) {
-                    markLost("qid " + conn.qid() + ": work completion failed: " + wc.status + " (wrId=0x"
-                            + Long.toHexString(wc.wrId) + ")");
-                }
-                continue;
-            }
-            if ((wc.wrId & QueueConnection.TAG_MASK) != QueueConnection.RECV_TAG) {
-                continue; // send completion: the response completes the command
-            }
-            int index = (int) (wc.wrId & 0xFFFFFFFFL);
-            MemorySegment cqe = cqes[index];
-            int cid = CqeDescriptor.cid(cqe);
-            int status = CqeDescriptor.status(cqe);
-            RecvWr rw = conn.recvWr(index);
-            rw.next = null;
-            if (head == null) {
-                head = rw;
-            } else {
-                tail.next = rw;
-            }
-            tail = rw;
-            int slot = cids.lookup(cid);
-            if (slot < 0 || slotState[slot] != OUTSTANDING) {
-                staleResponses++;
-                continue;
-            }
-            int tag = slotTag[slot];
-            slotState[slot] = FREE;
-            cids.release(slot);
-            outstanding--;
-            delivered++;
-            handler.complete(tag, status);
+        reaped = 0;
+        String failed = conn.processCompletions(wcs, n, onResponse);
+        if (failed != null && !lostPending) {
+            markLost("qid " + conn.qid() + ": " + failed);
         }
-        if (head != null && !lostPending) {
-            try {
-                conn.qp().postRecv(head);
-            } catch (RuntimeException e) {
-                markLost("qid " + conn.qid() + ": post recv failed: " + e.getMessage());
-            }
+        return reaped;
+    }
+
+    private void onResponse(MemorySegment cqe) {
+        int slot = cids.lookup(CqeDescriptor.cid(cqe));
+        if (slot < 0 || slotState[slot] != OUTSTANDING) {
+            staleResponses++; // a timed-out command's cid stays reserved: its late response lands here
+            return;
         }
-        return delivered;
+        reaped++;
+        completeSlot(slot, CqeDescriptor.status(cqe));
     }
 
     /** Times out every command past its deadline; then the queue is broken and fenced (see the class comment). */
@@ -303,7 +275,7 @@ public final class PeerQueue implements AutoCloseable {
             return 0;
         }
         state = State.BROKEN;
-        destroyQueuePair(); // no late RDMA READ / WRITE of the caller's memory after it saw the timeout
+        conn.destroyQueuePair(); // no late RDMA READ / WRITE of the caller's memory after it saw the timeout
         return delivered + failAll(STATUS_PATH_LOST, State.BROKEN);
     }
 
@@ -321,22 +293,20 @@ public final class PeerQueue implements AutoCloseable {
         int delivered = 0;
         for (int s = 0; s < slots; s++) {
             if (slotState[s] == OUTSTANDING) {
-                slotState[s] = FREE;
-                cids.release(s);
-                outstanding--;
+                completeSlot(s, status);
                 delivered++;
-                handler.complete(slotTag[s], status);
             }
         }
         return delivered;
     }
 
-    private void destroyQueuePair() {
-        try {
-            conn.qp().close();
-        } catch (RuntimeException e) {
-            // already failing: close() releases the rest
-        }
+    /** Frees an outstanding slot (its cid too), then tells the handler: the handler may submit into it at once. */
+    private void completeSlot(int slot, int status) {
+        int tag = slotTag[slot];
+        slotState[slot] = FREE;
+        cids.release(slot);
+        outstanding--;
+        handler.complete(tag, status);
     }
 
     /**
@@ -352,7 +322,7 @@ public final class PeerQueue implements AutoCloseable {
         if (failure == null) {
             failure = "qid " + conn.qid() + ": closed";
         }
-        destroyQueuePair(); // first: nothing may touch the callers' memory once their commands completed
+        conn.destroyQueuePair(); // first: nothing may touch the callers' memory once their commands completed
         failAll(STATUS_PATH_LOST, State.CLOSED);
         RuntimeException first = null;
         for (AutoCloseable c : new AutoCloseable[]{conn, capsules, conn.memory()}) {

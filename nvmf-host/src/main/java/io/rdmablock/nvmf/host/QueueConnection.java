@@ -59,6 +59,7 @@ public final class QueueConnection implements AutoCloseable {
     private final QueuePair qp;
     private final QueueMemory mem;
     private final RecvWr[] recvWrs;
+    private final MemorySegment[] cqes;
     /** cntlid from the Connect response (the admin queue's is the controller's). */
     private int cntlid;
     /** Completion of the outstanding Asynchronous Event Request, when execSync saw it; see takeAsyncEvent. */
@@ -75,12 +76,14 @@ public final class QueueConnection implements AutoCloseable {
         this.qp = qp;
         this.mem = mem;
         this.recvWrs = new RecvWr[entries];
+        this.cqes = new MemorySegment[entries];
         for (int i = 0; i < entries; i++) {
             RecvWr r = new RecvWr(1);
             r.wrId = RECV_TAG | i;
             r.sgList[0].set(mem.mr(), mem.cqeOffset(i), CqeDescriptor.LENGTH);
             r.numSge = 1;
             recvWrs[i] = r;
+            cqes[i] = mem.cqe(i);
         }
     }
 
@@ -242,6 +245,59 @@ public final class QueueConnection implements AutoCloseable {
         return recvWrs[index];
     }
 
+    /** Takes one response buffer (16-byte CQE) of {@link #processCompletions}; valid only during the call. */
+    @FunctionalInterface
+    public interface ResponseConsumer {
+        void accept(MemorySegment cqe);
+    }
+
+    /**
+     * The I/O poller's half of a completion-queue poll: of {@code n} work completions already polled into
+     * {@code wcs}, hands every received response buffer to {@code consumer} in order, skips send completions, then
+     * reposts the RECVs of those buffers as one chained post (Linux {@code nvme_rdma_recv_done} reposts each).
+     * Allocates nothing.
+     *
+     * @return null when every completion succeeded and the repost worked; otherwise what failed ({@code "work
+     * completion failed: <status> (wrId=0x..)"} for the first failed one, then nothing is reposted; or {@code "post
+     * recv failed: .."}): the queue is failing
+     */
+    public String processCompletions(WorkCompletion[] wcs, int n, ResponseConsumer consumer) {
+        RecvWr head = null;
+        RecvWr tail = null;
+        String failure = null;
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = wcs[i];
+            if (!wc.ok()) {
+                if (failure == null) {
+                    failure = "work completion failed: " + wc.status + " (wrId=0x" + Long.toHexString(wc.wrId) + ")";
+                }
+                continue;
+            }
+            if ((wc.wrId & TAG_MASK) != RECV_TAG) {
+                continue; // send completion: the response completes the command
+            }
+            int index = (int) (wc.wrId & 0xFFFFFFFFL);
+            consumer.accept(cqes[index]);
+            RecvWr rw = recvWrs[index];
+            rw.next = null;
+            if (head == null) {
+                head = rw;
+            } else {
+                tail.next = rw;
+            }
+            tail = rw;
+        }
+        if (failure != null || head == null) {
+            return failure;
+        }
+        try {
+            qp.postRecv(head);
+        } catch (RuntimeException e) {
+            return "post recv failed: " + e.getMessage();
+        }
+        return null;
+    }
+
     /** 0 for the admin queue, else the I/O queue's id. */
     public int qid() {
         return qid;
@@ -356,6 +412,19 @@ public final class QueueConnection implements AutoCloseable {
     public boolean disconnectedEvent() {
         CmEventType e = id.pollEvent(0);
         return e == CmEventType.DISCONNECTED || e == CmEventType.DEVICE_REMOVAL;
+    }
+
+    /**
+     * Destroys the queue pair now, ignoring failures (the queue is failing already), so the target can no longer
+     * RDMA READ or WRITE memory named by an outstanding command: the fence before such a command is failed to its
+     * caller, as Linux {@code nvme_rdma_timeout} stops the queue first. {@link #close()} releases the rest. Idempotent.
+     */
+    public void destroyQueuePair() {
+        try {
+            qp.close();
+        } catch (RuntimeException e) {
+            // already failing: close() reports what remains
+        }
     }
 
     /** Disconnects, destroys the QP, the id and the CQ; idempotent. The memory stays (it belongs to the queue). */
