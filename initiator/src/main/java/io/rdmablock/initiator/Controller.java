@@ -1,5 +1,9 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.nvmf.host.AdminCommands;
+import io.rdmablock.nvmf.host.NvmfHostException;
+import io.rdmablock.nvmf.host.QueueConnection;
+import io.rdmablock.nvmf.host.TargetLimits;
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
@@ -152,7 +156,7 @@ final class Controller implements Runnable {
         QueueConnection a = admin;
         if (a != null) {
             try {
-                a.cq.wakeup();
+                a.cq().wakeup();
             } catch (RuntimeException ignored) {
                 // the CQ may be closing
             }
@@ -199,7 +203,8 @@ final class Controller implements Runnable {
         QueueConnection a = admin;
         long wait = Math.min(nextKeepAliveNs - System.nanoTime(), 100_000_000L);
         try {
-            int n = wait > 0 ? a.cq.await(wcs, wcs.length, wait) : a.cq.poll(wcs, wcs.length);
+            int n = wait > 0 ? a.cq().await(wcs, wcs.length, wait) : a.cq().poll(wcs, wcs.length);
+            QueueConnection.Completion event = a.takeAsyncEvent(); // seen by an earlier execSync
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs[i];
                 if (!wc.ok()) {
@@ -207,17 +212,14 @@ final class Controller implements Runnable {
                 }
                 if ((wc.wrId & QueueConnection.TAG_MASK) == QueueConnection.RECV_TAG) {
                     int index = (int) (wc.wrId & 0xFFFFFFFFL);
-                    MemorySegment cqe = a.mem.cqe(index);
+                    MemorySegment cqe = a.memory().cqe(index);
                     if (CqeDescriptor.cid(cqe) == QueueConnection.AER_CID) {
-                        a.asyncEvent = new QueueConnection.Completion(CqeDescriptor.dw0(cqe), 0,
-                                CqeDescriptor.status(cqe));
+                        event = new QueueConnection.Completion(CqeDescriptor.dw0(cqe), 0, CqeDescriptor.status(cqe));
                     }
-                    a.qp.postRecv(a.recvWr(index)); // otherwise a late response: dropped
+                    a.qp().postRecv(a.recvWr(index)); // otherwise a late response: dropped
                 }
             }
-            QueueConnection.Completion event = a.asyncEvent;
             if (event != null) {
-                a.asyncEvent = null;
                 onAsyncEvent(a, event);
             }
             if (a.disconnectedEvent()) {
@@ -392,6 +394,14 @@ final class Controller implements Runnable {
      * association; a reconnect that grants less than the queues already built fails (transient).
      */
     private void connectAll() {
+        try {
+            connectAssociation();
+        } catch (NvmfHostException e) {
+            throw HostErrors.translate(e);
+        }
+    }
+
+    private void connectAssociation() {
         QueueConnection.ConnectParams adminParams = new QueueConnection.ConnectParams(dev.subnqn(), dev.hostnqn(),
                 dev.hostId(), (int) opts.keepAliveTimeoutMs());
         CmId id = dev.provider().createId();
@@ -406,20 +416,19 @@ final class Controller implements Runnable {
             throw e;
         }
         admin = a;
-        long cap = AdminCommands.readCap(a, stepTimeoutNs);
-        AdminCommands.enable(a, stepTimeoutNs, TargetLimits.readyTimeoutNs(cap, stepTimeoutNs));
+        long cap = AdminCommands.readCapAndEnable(a, stepTimeoutNs, stepTimeoutNs);
         IdentifyControllerDescriptor.Info ctrl = identity.identifyController(a, dev.subnqn(), stepTimeoutNs);
-        TargetLimits limits = TargetLimits.of(cap, a.mem.identify(), ctrl);
+        TargetLimits limits = TargetLimits.of(cap, a.memory().identify(), ctrl);
         dev.controllerIdentified(ctrl, limits);
         identity.chooseNamespace(a, stepTimeoutNs);
         identifyNamespace(a);
         int granted = AdminCommands.setNumberOfQueues(a, opts.ioQueues(), stepTimeoutNs);
         dev.ensureQueues(ctrl, limits, Math.min(granted, opts.ioQueues()));
         IoQueue[] queues = dev.queues();
-        if (granted < queues.length || limits.maxQueueEntries() < queues[0].mem.entries) {
+        if (granted < queues.length || limits.maxQueueEntries() < queues[0].mem.entries()) {
             throw new BlockIoException("connect: the controller now grants " + granted + " I/O queues of at most "
                     + limits.maxQueueEntries() + " entries; this device has " + queues.length + " of "
-                    + queues[0].mem.entries);
+                    + queues[0].mem.entries());
         }
         QueueConnection[] conns = new QueueConnection[queues.length];
         ioConns = conns;
@@ -434,15 +443,8 @@ final class Controller implements Runnable {
                     throw new BlockIoException("connect: " + failed + " before I/O queue " + queues[i].qid);
                 }
             }
-            CmId qid = dev.provider().createId();
-            try {
-                qid.resolve(dev.address(), stepTimeoutNs);
-                conns[i] = QueueConnection.establish(qid, dev.pd(), queues[i].mem, queues[i].qid,
-                        queues[i].mem.entries, a.cntlid, ioParams, stepTimeoutNs);
-            } catch (RuntimeException e) {
-                qid.close();
-                throw e;
-            }
+            conns[i] = QueueConnection.connect(dev.provider(), dev.address(), dev.pd(), queues[i].mem, queues[i].qid,
+                    queues[i].mem.entries(), a.cntlid(), ioParams, stepTimeoutNs);
         }
         lossReason = null;
         // LIVE only from RECONNECTING (the first connect starts LIVE): close() may have set CLOSED meanwhile, and a
@@ -483,7 +485,7 @@ final class Controller implements Runnable {
         try {
             c.close();
         } catch (RuntimeException e) {
-            LOG.debug("closing qid {}: {}", c.qid, e.toString());
+            LOG.debug("closing qid {}: {}", c.qid(), e.toString());
         }
     }
 }

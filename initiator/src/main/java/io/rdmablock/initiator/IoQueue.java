@@ -1,10 +1,13 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.nvmf.host.CapsuleBuilder;
+import io.rdmablock.nvmf.host.CidAllocator;
+import io.rdmablock.nvmf.host.QueueConnection;
+import io.rdmablock.nvmf.host.QueueMemory;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
-import io.rdmablock.rdma.verbs.RecvWr;
 import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 
@@ -61,15 +64,17 @@ final class IoQueue implements Runnable {
     private final CidAllocator cids;
     private final IoRequest[] slotReq;
     private final long[] slotDeadlineNs;
-    private final MemorySegment[] cqes;
     private final CapsuleBuilder capsules;
     private final SubmissionStack submissions = new SubmissionStack();
     private final ArrayDeque<IoRequest> pending = new ArrayDeque<>();
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
+    private final QueueConnection.ResponseConsumer completer = this::complete;
     private final long commandTimeoutNs;
     private final Thread thread;
 
     private volatile QueueConnection conn;
+    /** The namespace of {@link IoRequest#DEVICE_NSID} requests (the controller's choice, set on attach). */
+    private volatile int nsid = 1;
     private volatile boolean detachRequested;
     private volatile Throwable lostCause;
     private volatile boolean closed;
@@ -94,10 +99,6 @@ final class IoQueue implements Runnable {
         this.commandTimeoutNs = commandTimeoutNs;
         slotReq = new IoRequest[slots];
         slotDeadlineNs = new long[slots];
-        cqes = new MemorySegment[entries];
-        for (int i = 0; i < entries; i++) {
-            cqes[i] = mem.cqe(i);
-        }
         thread = Thread.ofPlatform().daemon().name("rdmablock-ioq-" + qid).unstarted(this);
     }
 
@@ -134,7 +135,7 @@ final class IoQueue implements Runnable {
      */
     void attach(QueueConnection c, int inCapsuleBytes, int nsid) {
         capsules.inCapsuleBytes(inCapsuleBytes);
-        capsules.nsid(nsid);
+        this.nsid = nsid;
         detachRequested = false;
         conn = c;
         wake();
@@ -179,7 +180,7 @@ final class IoQueue implements Runnable {
         LockSupport.unpark(thread);
         QueueConnection c = conn;
         if (c != null) {
-            c.cq.wakeup();
+            c.cq().wakeup();
         }
     }
 
@@ -219,7 +220,7 @@ final class IoQueue implements Runnable {
                 }
                 try {
                     boolean progress = submitPending(c);
-                    int n = c.cq.poll(wcs, wcs.length);
+                    int n = c.cq().poll(wcs, wcs.length);
                     if (n > 0) {
                         progress = true;
                         process(c, n);
@@ -236,7 +237,7 @@ final class IoQueue implements Runnable {
                     } else if (now - idleSinceNs > SPIN_NS) {
                         sleeping = true;
                         if (submissions.isEmpty() && !detachRequested && !closed && lostCause == null) {
-                            n = c.cq.await(wcs, wcs.length, AWAIT_NS);
+                            n = c.cq().await(wcs, wcs.length, AWAIT_NS);
                             sleeping = false;
                             if (n > 0) {
                                 process(c, n);
@@ -255,7 +256,7 @@ final class IoQueue implements Runnable {
         } finally {
             QueueConnection c = conn;
             if (c != null) {
-                closeQueuePair(c); // before the outstanding commands fail below (see scan)
+                c.destroyQueuePair(); // before the outstanding commands fail below (see scan)
                 detach(c);
             }
             exited = true;
@@ -327,7 +328,7 @@ final class IoQueue implements Runnable {
             }
         }
         if (exhausted != null) {
-            closeQueuePair(c); // no late data transfer for a request whose future fails (see scan)
+            c.destroyQueuePair(); // no late data transfer for a request whose future fails (see scan)
             for (IoRequest r : exhausted) {
                 r.fail(new BlockIoException(Opcodes.ioName(r.opcode) + " failed: qid=" + qid + ", slba=" + r.slba
                         + ", blockCount=" + r.blockCount + ": the association was lost during each of its "
@@ -359,7 +360,9 @@ final class IoQueue implements Runnable {
             int slot = cids.allocate();
             SendWr wr;
             try {
-                wr = capsules.prepare(slot, cids.cid(slot), r);
+                wr = capsules.prepareBlockIo(slot, cids.cid(slot), r.opcode,
+                        r.nsid == IoRequest.DEVICE_NSID ? nsid : r.nsid, r.slba, r.blockCount, r.cdw12Flags, r.data,
+                        r.sglBytes);
             } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
                 // the caller's segment is not accessible from this thread (confined arena) or was closed
                 cids.release(slot);
@@ -387,7 +390,7 @@ final class IoQueue implements Runnable {
             return false;
         }
         try {
-            c.qp.postSend(head);
+            c.qp().postSend(head);
         } catch (RuntimeException e) {
             throw new QueueFailure("qid " + qid + ": post send failed: " + e.getMessage());
         }
@@ -395,41 +398,9 @@ final class IoQueue implements Runnable {
     }
 
     private void process(QueueConnection c, int n) {
-        RecvWr head = null;
-        RecvWr tail = null;
-        QueueFailure failure = null;
-        for (int i = 0; i < n; i++) {
-            WorkCompletion wc = wcs[i];
-            if (!wc.ok()) {
-                if (failure == null) {
-                    failure = new QueueFailure("qid " + qid + ": work completion failed: " + wc.status + " (wrId=0x"
-                            + Long.toHexString(wc.wrId) + ")");
-                }
-                continue;
-            }
-            if ((wc.wrId & QueueConnection.TAG_MASK) != QueueConnection.RECV_TAG) {
-                continue; // send completion: nothing to do, the response completes the command
-            }
-            int index = (int) (wc.wrId & 0xFFFFFFFFL);
-            complete(cqes[index]);
-            RecvWr rw = c.recvWr(index);
-            rw.next = null;
-            if (head == null) {
-                head = rw;
-            } else {
-                tail.next = rw;
-            }
-            tail = rw;
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        if (head != null) {
-            try {
-                c.qp.postRecv(head);
-            } catch (RuntimeException e) {
-                throw new QueueFailure("qid " + qid + ": post recv failed: " + e.getMessage());
-            }
+        String failed = c.processCompletions(wcs, n, completer);
+        if (failed != null) {
+            throw new QueueFailure("qid " + qid + ": " + failed);
         }
     }
 
@@ -446,7 +417,7 @@ final class IoQueue implements Runnable {
         if (status == NvmeStatus.SUCCESS) {
             if (r.opcode == Opcodes.IO_READ) {
                 try {
-                    capsules.copyOutBounce(slot, r);
+                    capsules.copyOutBounce(slot, r.data);
                 } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
                     // the application released its buffer while the READ was outstanding: its error, not the link's
                     r.fail(new IllegalArgumentException("invalid buffer: released or made inaccessible while the "
@@ -492,21 +463,12 @@ final class IoQueue implements Runnable {
         }
         // the node may still answer: destroy the queue pair first, so no late RDMA WRITE/READ touches the buffer of
         // a request whose future failed (its caller owns the buffer again)
-        closeQueuePair(c);
+        c.destroyQueuePair();
         for (IoRequest r : timedOut) {
             r.fail(new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid + ", slba=" + r.slba
                     + ", blockCount=" + r.blockCount + ", commandTimeoutMs=" + commandTimeoutNs / 1_000_000));
         }
         throw new QueueFailure("qid " + qid + ": command timeout, resetting the association");
-    }
-
-    /** Destroys {@code c}'s queue pair (idempotent; the controller tears down the rest of the connection). */
-    private void closeQueuePair(QueueConnection c) {
-        try {
-            c.qp.close();
-        } catch (RuntimeException e) {
-            // already failing: the controller's teardown reports what remains
-        }
     }
 
     /** The queue's connection failed; the message says how. */

@@ -28,7 +28,7 @@ final class IoRequest extends CompletableFuture<Void> {
     /** Namespace id on the wire: {@link #DEVICE_NSID} for the device's (tests put invalid ones here). */
     int nsid = DEVICE_NSID;
     /** Raw-command hook for tests: keyed SGL length to send instead of the buffer length; -1 = the buffer's. */
-    int sglBytes = -1;
+    int sglBytes = io.rdmablock.nvmf.host.CapsuleBuilder.SGL_BYTES_OF_DATA;
     /** Times this request was put on the wire (resubmission after a reconnect raises it). */
     int attempts;
 

@@ -1,5 +1,8 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.nvmf.host.QueueMemory;
+import io.rdmablock.nvmf.host.RegisteredBuffers;
+import io.rdmablock.nvmf.host.TargetLimits;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
@@ -106,7 +109,7 @@ public final class NvmeBlockDevice implements BlockDevice {
         }
         LOG.info("opened {} at {}: capacityBytes={}, lbaSize={}, maxTransferBytes={}, inCapsuleBytes={}, "
                         + "ioQueues={}x{}, provider={}", subnqn, address, dev.capacityBytes, dev.lbaSize,
-                dev.maxTransferBytes, dev.inCapsuleBytes, dev.queues.length, dev.queues[0].mem.entries,
+                dev.maxTransferBytes, dev.inCapsuleBytes, dev.queues.length, dev.queues[0].mem.entries(),
                 dev.provider.name());
         return dev;
     }
@@ -410,7 +413,7 @@ public final class NvmeBlockDevice implements BlockDevice {
         if (pd == null) {
             pd = device.allocPd();
             buffers = new RegisteredBuffers(pd, opts.maxBufferBytes());
-            adminMemory = new QueueMemory(pd, 2, 0, adminEntries); // slot 0: commands, slot 1: the AER
+            adminMemory = QueueMemory.forAdminQueue(pd, adminEntries);
         }
     }
 

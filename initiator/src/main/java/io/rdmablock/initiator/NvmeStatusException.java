@@ -11,8 +11,7 @@ public class NvmeStatusException extends BlockIoException {
     private final boolean dnr;
 
     public NvmeStatusException(String message, int sct, int sc, boolean dnr) {
-        super(message + String.format(" (NVMe status sct=0x%x sc=0x%02x: %s, dnr=%s)", sct, sc,
-                io.rdmablock.rdma.fabric.NvmeStatus.name(io.rdmablock.rdma.fabric.NvmeStatus.of(sct, sc, dnr)), dnr));
+        super(message + io.rdmablock.nvmf.host.NvmfStatusException.describe(sct, sc, dnr));
         this.sct = sct;
         this.sc = sc;
         this.dnr = dnr;

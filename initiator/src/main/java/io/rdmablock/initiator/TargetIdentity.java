@@ -1,5 +1,8 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.nvmf.host.AdminCommands;
+import io.rdmablock.nvmf.host.NvmfStatusException;
+import io.rdmablock.nvmf.host.QueueConnection;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.Opcodes;
@@ -56,8 +59,7 @@ final class TargetIdentity {
      * @throws IdentityChangedException when the serial differs (another controller answers under the subnqn)
      */
     IdentifyControllerDescriptor.Info identifyController(QueueConnection a, String subnqn, long timeoutNs) {
-        AdminCommands.identify(a, 0, Opcodes.CNS_CONTROLLER, timeoutNs);
-        IdentifyControllerDescriptor.Info info = IdentifyControllerDescriptor.decode(a.mem.identify());
+        IdentifyControllerDescriptor.Info info = AdminCommands.identifyController(a, timeoutNs);
         if (serial == null) {
             serial = info.serial();
         } else if (!serial.equals(info.serial())) {
@@ -79,8 +81,8 @@ final class TargetIdentity {
         int[] active;
         try {
             AdminCommands.identify(a, 0, Opcodes.CNS_ACTIVE_NAMESPACE_LIST, timeoutNs);
-            active = activeNamespaces(a.mem.identify());
-        } catch (NvmeStatusException e) {
+            active = activeNamespaces(a.memory().identify());
+        } catch (NvmfStatusException e) {
             LOG.debug("active namespace list not available ({}); using nsid 1", e.getMessage());
             nsid = 1;
             return;
@@ -104,7 +106,7 @@ final class TargetIdentity {
      */
     IdentifyNamespaceDescriptor.Info identifyNamespace(QueueConnection a, int knownLbaSize, long timeoutNs) {
         AdminCommands.identify(a, nsid, Opcodes.CNS_NAMESPACE, timeoutNs);
-        MemorySegment data = a.mem.identify();
+        MemorySegment data = a.memory().identify();
         IdentifyNamespaceDescriptor.Info info = decodeNamespace(nsid, data);
         byte[] id = data.asSlice(NGUID, NGUID_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         if (nguid == null) {

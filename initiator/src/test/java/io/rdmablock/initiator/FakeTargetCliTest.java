@@ -1,5 +1,6 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.nvmf.host.FakeTarget;
 import io.rdmablock.initiator.bench.BenchCommand;
 import io.rdmablock.initiator.cli.ExportCommand;
 import io.rdmablock.initiator.cli.ImportCommand;

@@ -1,5 +1,6 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.nvmf.host.FakeTarget;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
 import org.junit.jupiter.api.AfterEach;

@@ -1,5 +1,8 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.nvmf.host.AdminCommands;
+import io.rdmablock.nvmf.host.FakeTarget;
+import io.rdmablock.nvmf.host.NvmetRules;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
 import org.junit.jupiter.api.AfterEach;
@@ -117,7 +120,7 @@ class FakeTargetNvmetTest {
         target.grantedQueues = 2;
         NvmeBlockDevice d = open(DeviceOptions.defaults().ioQueues(4).queueEntries(128));
         assertEquals(2, d.queues().length);
-        assertEquals(64, d.queues()[0].mem.entries);
+        assertEquals(64, d.queues()[0].mem.entries());
         List<java.util.concurrent.CompletableFuture<Void>> fs = new ArrayList<>();
         MemorySegment w = FakeTargetDeviceTest.pattern(d.allocateBuffer(4096), 3);
         for (int i = 0; i < 200; i++) {

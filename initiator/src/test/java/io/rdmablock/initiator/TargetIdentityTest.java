@@ -1,6 +1,6 @@
 package io.rdmablock.initiator;
 
-import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.nvmf.host.NvmetRules;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Identify decoding for foreign targets: FLBAS/LBAF, metadata, inactive namespaces, limits. */
+/** Identify decoding for foreign targets: FLBAS/LBAF, metadata, inactive namespaces (the limits: nvmf-host TargetLimitsTest). */
 class TargetIdentityTest {
     private final MemorySegment d = Arena.ofAuto().allocate(4096);
 
@@ -56,20 +56,5 @@ class TargetIdentityTest {
     void shouldReadTheActiveNamespaceList() {
         NvmetRules.activeNamespaceList(d, 0, new int[]{2, 9, 40});
         assertArrayEquals(new int[]{2, 9, 40}, TargetIdentity.activeNamespaces(d));
-    }
-
-    @Test
-    void shouldSendNoInCapsuleDataWhenIcdoffIsSetOrOffsetSglsAreNotSupported() {
-        NvmetRules.identifyController(d, "0123456789abcdef", 1, 1 << 20, "nqn.x");
-        IdentifyControllerDescriptor.Info info = IdentifyControllerDescriptor.decode(d);
-        TargetLimits l = TargetLimits.of(NvmetRules.CAP, d, info);
-        assertEquals(4096, l.inCapsuleBytes());
-        assertEquals(128, l.maxQueueEntries(), "min(MQES + 1, MAXCMD + 1)");
-        d.set(ValueLayout.JAVA_SHORT_UNALIGNED, IdentifyControllerDescriptor.ICDOFF, (short) 1);
-        assertEquals(0, TargetLimits.of(NvmetRules.CAP, d, info).inCapsuleBytes());
-        d.set(ValueLayout.JAVA_SHORT_UNALIGNED, IdentifyControllerDescriptor.ICDOFF, (short) 0);
-        d.set(ValueLayout.JAVA_INT_UNALIGNED, IdentifyControllerDescriptor.SGLS, 1 << 2);
-        assertEquals(0, TargetLimits.of(NvmetRules.CAP, d, info).inCapsuleBytes());
-        assertEquals(7_500_000_000L, TargetLimits.readyTimeoutNs(NvmetRules.CAP, 1));
     }
 }

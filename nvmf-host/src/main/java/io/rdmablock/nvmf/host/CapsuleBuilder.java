@@ -1,4 +1,4 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
 import io.rdmablock.rdma.fabric.Opcodes;
@@ -14,16 +14,22 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Builds the command capsule of each slot of one I/O queue in place, in the queue's registered memory, and the send
- * work request that carries it; everything per slot is preallocated (the bounce buffer on first need).
+ * Builds the command capsule of each slot of one I/O queue in place, in the queue's registered {@link QueueMemory},
+ * and the send work request that carries it; everything per slot is preallocated (the bounce buffer on first need),
+ * so preparing a command allocates nothing. Capsule = 64-byte SQE followed by in-capsule data (NVMe-oF 1.1 section
+ * 2.2; Linux {@code nvme_rdma_map_data}, {@code nvme_rdma_map_sg_inline}, {@code nvme_rdma_map_sg_single}).
  *
- * <p>Data placement: a buffer from {@link BlockDevice#allocateBuffer} becomes a keyed SGL to the caller's memory (zero
- * copy); a write of at most {@link #inCapsuleBytes} goes in-capsule (offset SGL; a second SGE points at the caller's
- * registered buffer, other memory is copied behind the SQE); any other native memory is staged through the slot's
- * registered bounce buffer. Commands without data carry a keyed SGL of length 0 (as Linux nvme-rdma does). Sends are
+ * <p>Two ways in: {@link #prepareBlockIo} with data placement for a block device's READ / WRITE / WRITE ZEROES / DSM
+ * / FLUSH — a buffer from {@link RegisteredBuffers} becomes a keyed SGL to the caller's memory (zero copy); a write
+ * of at most {@link #inCapsuleBytes} goes in-capsule (offset SGL; a second SGE points at the caller's registered
+ * buffer, other memory is copied behind the SQE); any other native memory is staged through the slot's registered
+ * bounce buffer; commands without data carry a keyed SGL of length 0 (as Linux). And {@link #prepare(int, int,
+ * NvmCommand)}, where the caller gives every field and the keyed SGL itself (no placement, no bounce). Sends are
  * signaled every {@link QueueConnection#SIGNAL_INTERVAL}th so the send queue drains. Owned by the poller thread.
  */
-final class CapsuleBuilder implements AutoCloseable {
+public final class CapsuleBuilder implements AutoCloseable {
+    /** {@code sglBytes} value of {@link #prepareBlockIo} meaning "the data segment's length". */
+    public static final int SGL_BYTES_OF_DATA = -1;
     private final RegisteredBuffers buffers;
     private final ProtectionDomain pd;
     private final QueueMemory mem;
@@ -38,11 +44,21 @@ final class CapsuleBuilder implements AutoCloseable {
     private final Arena bounceArena = Arena.ofShared();
     private final int bounceBytes;
     private volatile int inCapsuleBytes;
-    private volatile int nsid = 1;
     private int sendsSinceSignal;
 
-    CapsuleBuilder(RegisteredBuffers buffers, ProtectionDomain pd, QueueMemory mem, int slots, int inCapsuleBytes,
-                   int bounceBytes) {
+    /**
+     * @param buffers        the caller's registered data buffers, looked up for zero copy; null when there are none
+     * @param pd             the protection domain bounce buffers are registered on (that of {@code mem}); null when
+     *                       only {@link #prepare(int, int, NvmCommand)} is used
+     * @param slots          command slots, at most {@code mem.capsuleCount()}
+     * @param inCapsuleBytes in-capsule data limit until {@link #inCapsuleBytes(int)} (at most mem's)
+     * @param bounceBytes    size of a slot's bounce buffer (the largest transfer), 0 when never needed
+     */
+    public CapsuleBuilder(RegisteredBuffers buffers, ProtectionDomain pd, QueueMemory mem, int slots,
+                          int inCapsuleBytes, int bounceBytes) {
+        if (slots < 1 || slots > mem.capsuleCount()) {
+            throw new IllegalArgumentException("invalid slots: slots=" + slots + ", min=1, max=" + mem.capsuleCount());
+        }
         this.buffers = buffers;
         this.pd = pd;
         this.mem = mem;
@@ -69,43 +85,58 @@ final class CapsuleBuilder implements AutoCloseable {
     }
 
     /** The in-capsule size the controller advertised (capped at what the capsule memory holds). */
-    void inCapsuleBytes(int advertised) {
-        inCapsuleBytes = Math.min(advertised, mem.inCapsuleBytes);
-    }
-
-    /** The namespace of the device's commands (the controller's choice on the first association). */
-    void nsid(int nsid) {
-        this.nsid = nsid;
+    public void inCapsuleBytes(int advertised) {
+        inCapsuleBytes = Math.min(advertised, mem.inCapsuleBytes());
     }
 
     /**
-     * Writes the SQE of {@code r} with {@code cid} into the slot's capsule and returns its send work request.
+     * Writes the SQE of a caller-composed command with {@code cid} into the slot's capsule (keyed SGL as given,
+     * nothing in-capsule) and returns its send work request (not linked: {@code next} is the caller's).
+     */
+    public SendWr prepare(int slot, int cid, NvmCommand command) {
+        command.writeSqe(sqes[slot], cid);
+        SendWr wr = sendWrs[slot];
+        wr.numSge = 1;
+        bounced[slot] = false;
+        return finish(slot, wr, SqeDescriptor.LENGTH);
+    }
+
+    /**
+     * Writes the SQE of one block I/O with {@code cid} into the slot's capsule, placing its data (see the class
+     * comment), and returns its send work request.
      *
+     * @param opcode     {@link Opcodes#IO_READ}, {@code IO_WRITE}, {@code IO_WRITE_ZEROES}, {@code
+     *                   IO_DATASET_MANAGEMENT} (one range) or {@code IO_FLUSH}
+     * @param nsid       the namespace
+     * @param blockCount logical blocks, 1-based
+     * @param cdw12Flags extra CDW12 bits (FUA)
+     * @param data       READ / WRITE data (exactly the transfer), else null
+     * @param sglBytes   keyed SGL length to send instead of the data's (a test hook), or {@link #SGL_BYTES_OF_DATA}
      * @throws IllegalStateException or {@link WrongThreadException} when the caller's segment cannot be read here
      */
-    SendWr prepare(int slot, int cid, IoRequest r) {
+    public SendWr prepareBlockIo(int slot, int cid, int opcode, int nsid, long slba, int blockCount,
+                                 int cdw12Flags, MemorySegment data, int sglBytes) {
         MemorySegment cap = capsules[slot];
         MemorySegment sgl = sgls[slot];
         SendWr wr = sendWrs[slot];
         sqes[slot].fill((byte) 0);
-        SqeDescriptor.opcode(cap, r.opcode);
+        SqeDescriptor.opcode(cap, opcode);
         SqeDescriptor.flags(cap, SqeDescriptor.PSDT_SGL);
         SqeDescriptor.cid(cap, cid);
-        SqeDescriptor.nsid(cap, r.nsid == IoRequest.DEVICE_NSID ? nsid : r.nsid);
+        SqeDescriptor.nsid(cap, nsid);
         int sqeBytes = SqeDescriptor.LENGTH;
         wr.numSge = 1;
         bounced[slot] = false;
-        switch (r.opcode) {
+        switch (opcode) {
             case Opcodes.IO_READ, Opcodes.IO_WRITE -> {
-                SqeDescriptor.slba(cap, r.slba);
-                SqeDescriptor.blockCount(cap, r.blockCount, r.cdw12Flags);
-                MemorySegment data = r.data;
+                SqeDescriptor.slba(cap, slba);
+                SqeDescriptor.blockCount(cap, blockCount, cdw12Flags);
                 int len = (int) data.byteSize();
                 long addr = data.address();
-                MemoryRegion mr = buffers.find(addr, len);
-                boolean write = r.opcode == Opcodes.IO_WRITE;
-                if (r.sglBytes >= 0) {
-                    SglDescriptor.keyed(sgl, addr, r.sglBytes, mr == null ? 0 : mr.rkey()); // raw test hook
+                MemoryRegion mr = buffers == null ? null : buffers.find(addr, len);
+                boolean write = opcode == Opcodes.IO_WRITE;
+                if (sglBytes >= 0) {
+                    SglDescriptor.keyed(sgl, addr, sglBytes, mr == null ? 0 : mr.rkey()); // raw test hook
                 } else if (write && len <= inCapsuleBytes) {
                     SglDescriptor.inCapsule(sgl, 0, len);
                     if (mr != null) {
@@ -127,26 +158,30 @@ final class CapsuleBuilder implements AutoCloseable {
                 }
             }
             case Opcodes.IO_WRITE_ZEROES -> {
-                SqeDescriptor.slba(cap, r.slba);
-                SqeDescriptor.blockCount(cap, r.blockCount, 0);
+                SqeDescriptor.slba(cap, slba);
+                SqeDescriptor.blockCount(cap, blockCount, 0);
                 SglDescriptor.keyed(sgl, 0, 0, 0);
             }
             case Opcodes.IO_DATASET_MANAGEMENT -> {
                 SqeDescriptor.cdw(cap, 10, 0); // NR = 0: one range
                 SqeDescriptor.cdw(cap, 11, SqeDescriptor.DSM_CDW11_AD);
                 if (inCapsuleBytes >= DsmRangeDescriptor.LENGTH) {
-                    DsmRangeDescriptor.set(capsuleData[slot], 0, r.slba, r.blockCount);
+                    DsmRangeDescriptor.set(capsuleData[slot], 0, slba, blockCount);
                     SglDescriptor.inCapsule(sgl, 0, DsmRangeDescriptor.LENGTH);
                     sqeBytes += DsmRangeDescriptor.LENGTH;
                 } else {
                     MemorySegment b = bounce(slot);
-                    DsmRangeDescriptor.set(b, 0, r.slba, r.blockCount);
+                    DsmRangeDescriptor.set(b, 0, slba, blockCount);
                     SglDescriptor.keyed(sgl, b.address(), DsmRangeDescriptor.LENGTH, bounceMr[slot].rkey());
                 }
             }
             default -> SglDescriptor.keyed(sgl, 0, 0, 0); // FLUSH: no data
         }
-        wr.sgList[0].set(mem.mr, mem.capsuleOffset(slot), sqeBytes);
+        return finish(slot, wr, sqeBytes);
+    }
+
+    private SendWr finish(int slot, SendWr wr, int sqeBytes) {
+        wr.sgList[0].set(mem.mr(), mem.capsuleOffset(slot), sqeBytes);
         if (++sendsSinceSignal >= QueueConnection.SIGNAL_INTERVAL) {
             sendsSinceSignal = 0;
             wr.sendFlags = SendWr.SIGNALED;
@@ -157,9 +192,9 @@ final class CapsuleBuilder implements AutoCloseable {
     }
 
     /** After a successful READ: copies the bounce buffer to the caller's segment when the slot used one. */
-    void copyOutBounce(int slot, IoRequest r) {
+    public void copyOutBounce(int slot, MemorySegment data) {
         if (bounced[slot]) {
-            MemorySegment.copy(bounce[slot], 0, r.data, 0, r.data.byteSize());
+            MemorySegment.copy(bounce[slot], 0, data, 0, data.byteSize());
         }
     }
 
@@ -173,6 +208,7 @@ final class CapsuleBuilder implements AutoCloseable {
         return b;
     }
 
+    /** Deregisters and frees the bounce buffers; the queue memory is the caller's. */
     @Override
     public void close() {
         for (MemoryRegion mr : bounceMr) {

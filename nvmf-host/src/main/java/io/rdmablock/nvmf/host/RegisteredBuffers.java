@@ -1,4 +1,4 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
 import io.rdmablock.rdma.verbs.Access;
 import io.rdmablock.rdma.verbs.MemoryRegion;
@@ -9,13 +9,15 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * Buffers handed out by {@link BlockDevice#allocateBuffer}: page-aligned (4096 B) native memory, each registered once
- * with the device's protection domain (LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE) so the node can RDMA READ/WRITE it
- * directly (zero copy). The data path finds the keys of a segment with {@link #find}, a binary search over an
- * immutable snapshot: no lock and no allocation per I/O. Registration and release are synchronized (rare).
+ * Data buffers of a host (the initiator's {@code BlockDevice.allocateBuffer}): page-aligned (4096 B) native memory,
+ * each in its own shared arena and registered once with the owner's protection domain
+ * (LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE) so the target can RDMA READ/WRITE it directly (zero copy). The data
+ * path finds the keys of a segment with {@link #find}, a binary search over an immutable snapshot: no lock and no
+ * allocation per I/O, safe from any thread. Registration and release are synchronized (rare).
  */
-final class RegisteredBuffers implements AutoCloseable {
-    static final long PAGE_BYTES = 4096;
+public final class RegisteredBuffers implements AutoCloseable {
+    /** Alignment of every registered allocation. */
+    public static final long PAGE_BYTES = 4096;
 
     /** Immutable, sorted by start address. */
     private record Snapshot(long[] starts, long[] ends, MemoryRegion[] regions, Arena[] arenas) {
@@ -26,12 +28,20 @@ final class RegisteredBuffers implements AutoCloseable {
     private volatile Snapshot snapshot = new Snapshot(new long[0], new long[0], new MemoryRegion[0], new Arena[0]);
     private boolean closed;
 
-    RegisteredBuffers(ProtectionDomain pd, long maxBufferBytes) {
+    /** @param maxBufferBytes largest buffer {@link #allocate} hands out */
+    public RegisteredBuffers(ProtectionDomain pd, long maxBufferBytes) {
         this.pd = pd;
         this.maxBufferBytes = maxBufferBytes;
     }
 
-    synchronized MemorySegment allocate(long lengthBytes) {
+    /**
+     * Allocates and registers a buffer of {@code lengthBytes}.
+     *
+     * @throws IllegalArgumentException when lengthBytes is outside 1 .. maxBufferBytes
+     * @throws IllegalStateException    after {@link #close()}
+     * @throws io.rdmablock.rdma.verbs.VerbsException when the registration fails
+     */
+    public synchronized MemorySegment allocate(long lengthBytes) {
         if (lengthBytes < 1 || lengthBytes > maxBufferBytes) {
             throw new IllegalArgumentException("invalid lengthBytes: lengthBytes=" + lengthBytes + ", min=1, max="
                     + maxBufferBytes);
@@ -63,7 +73,12 @@ final class RegisteredBuffers implements AutoCloseable {
         return mr.segment();
     }
 
-    synchronized void free(MemorySegment buffer) {
+    /**
+     * Deregisters and frees a buffer from {@link #allocate}.
+     *
+     * @throws IllegalArgumentException when {@code buffer} does not start a buffer from {@link #allocate}
+     */
+    public synchronized void free(MemorySegment buffer) {
         Snapshot s = snapshot;
         int i = Arrays.binarySearch(s.starts, buffer.address());
         if (i < 0) {
@@ -82,7 +97,7 @@ final class RegisteredBuffers implements AutoCloseable {
      * The region that wholly contains {@code [address, address + lengthBytes)}, or null when the range is not
      * (entirely) inside one buffer from {@link #allocate}.
      */
-    MemoryRegion find(long address, long lengthBytes) {
+    public MemoryRegion find(long address, long lengthBytes) {
         Snapshot s = snapshot;
         long[] starts = s.starts;
         int lo = 0;
@@ -103,6 +118,7 @@ final class RegisteredBuffers implements AutoCloseable {
         return s.regions[found];
     }
 
+    /** Deregisters and frees every buffer still allocated; idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {

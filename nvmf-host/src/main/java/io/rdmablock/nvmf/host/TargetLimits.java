@@ -1,4 +1,4 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
@@ -25,21 +25,26 @@ import java.util.concurrent.TimeUnit;
  * {@code inCapsuleBytes} = IOCCSZ x 16 - 64 on I/O queues, 0 when SGLS bit 20 is clear or ICDOFF is not 0 (as Linux
  * {@code nvme_rdma_setup_ctrl}, which refuses ICDOFF != 0, and {@code use_inline_data}). The admin queue never
  * carries in-capsule data (Linux nvmet gives it none).
+ *
+ * @param maxQueueEntries entries of the largest I/O queue the controller accepts (at least 1)
+ * @param mdtsBytes       largest data transfer of one command in bytes (0 = no limit)
+ * @param inCapsuleBytes  in-capsule data bytes an I/O command may carry behind its SQE (0 = none)
  */
-record TargetLimits(int maxQueueEntries, long mdtsBytes, int inCapsuleBytes) {
+public record TargetLimits(int maxQueueEntries, long mdtsBytes, int inCapsuleBytes) {
     private static final Logger LOG = LoggerFactory.getLogger(TargetLimits.class);
-    static final int SGLS_OFFSET_SUPPORTED = 1 << 20;
+    /** SGLS bit 20: SGL Data Block descriptor with the Offset address type (in-capsule data). */
+    public static final int SGLS_OFFSET_SUPPORTED = 1 << 20;
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /**
      * From CAP and the raw Identify Controller data ({@code identify}, 4096 bytes) and its decoded {@code info}.
      *
-     * @throws BlockIoException when CAP.CSS does not include the NVM command set
+     * @throws NvmfHostException when CAP.CSS does not include the NVM command set
      */
-    static TargetLimits of(long cap, MemorySegment identify, IdentifyControllerDescriptor.Info info) {
+    public static TargetLimits of(long cap, MemorySegment identify, IdentifyControllerDescriptor.Info info) {
         if ((cap & 1L << 37) == 0) {
-            throw new BlockIoException("controller does not support the NVM command set: CAP=0x" + Long.toHexString(cap));
+            throw new NvmfHostException("controller does not support the NVM command set: CAP=0x" + Long.toHexString(cap));
         }
         int mqes = (int) (cap & 0xFFFF) + 1;
         int maxCmd = Short.toUnsignedInt(identify.get(U16, IdentifyControllerDescriptor.MAXCMD));
@@ -60,7 +65,7 @@ record TargetLimits(int maxQueueEntries, long mdtsBytes, int inCapsuleBytes) {
     }
 
     /** How long CSTS.RDY may take after CC.EN=1: CAP.TO x 500 ms, {@code fallbackNs} when TO is 0. */
-    static long readyTimeoutNs(long cap, long fallbackNs) {
+    public static long readyTimeoutNs(long cap, long fallbackNs) {
         int to = (int) (cap >>> 24) & 0xFF;
         return to == 0 ? fallbackNs : TimeUnit.MILLISECONDS.toNanos(500L * to);
     }

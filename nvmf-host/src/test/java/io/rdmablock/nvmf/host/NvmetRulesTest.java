@@ -1,4 +1,4 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;

@@ -1,4 +1,4 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
@@ -17,13 +17,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * What Linux nvmet-rdma (kernel 6.1) refuses and how it describes itself, for {@link FakeTarget}'s strict mode. Each
  * rule names the kernel function it copies (drivers/nvme/target/).
  */
-final class NvmetRules {
+public final class NvmetRules {
     /** nvmet-rdma's default port inline_data_size (NVMET_RDMA_DEFAULT_INLINE_DATA_SIZE = PAGE_SIZE). */
-    static final int INLINE_DATA_BYTES = 4096;
+    public static final int INLINE_DATA_BYTES = 4096;
     /** NVMET_MAX_NAMESPACES: nvmet's Identify Controller NN. */
-    static final int NN = 1024;
+    public static final int NN = 1024;
     /** CAP as nvmet_init_cap builds it: CSS bits 37 (NVM) and 43 (I/O command sets), TO 15 (7.5 s), MQES 127. */
-    static final long CAP = 1L << 37 | 1L << 43 | 15L << 24 | 127;
+    public static final long CAP = 1L << 37 | 1L << 43 | 15L << 24 | 127;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private NvmetRules() {
@@ -37,7 +37,7 @@ final class NvmetRules {
      * allocates no inline pages for it) SGL Offset Invalid; keyed (type 4) only with subtype 0 or Fh (else Invalid
      * Field); any other type SGL Descriptor Type Invalid; PSDT must be 01b ({@code nvmet_req_init}).
      */
-    static int check(MemorySegment cap, int qid, boolean ready) {
+    public static int check(MemorySegment cap, int qid, boolean ready) {
         int flags = SqeDescriptor.flags(cap);
         if ((flags & 0xC0) != SqeDescriptor.PSDT_SGL) {
             return NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_INVALID_FIELD, true);
@@ -67,7 +67,7 @@ final class NvmetRules {
     }
 
     /** Transfer length of SGL1: keyed length or data block length. */
-    static long transferBytes(MemorySegment cap) {
+    public static long transferBytes(MemorySegment cap) {
         MemorySegment sgl = SqeDescriptor.sgl1(cap);
         return SglDescriptor.type(sgl) == 4 ? SglDescriptor.keyedLength(sgl) : SglDescriptor.dataBlockLength(sgl);
     }
@@ -76,13 +76,13 @@ final class NvmetRules {
      * {@code nvmet_check_transfer_len}: a command whose data length differs from what it needs is answered Data SGL
      * Length Invalid (0 for Keep Alive, Set Features, AER, Property Get/Set; 4096 for Identify; 1024 for Connect).
      */
-    static int checkTransfer(MemorySegment cap, long needed) {
+    public static int checkTransfer(MemorySegment cap, long needed) {
         return transferBytes(cap) == needed ? 0
                 : NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_DATA_SGL_LENGTH_INVALID, true);
     }
 
     /** {@link #checkTransfer(MemorySegment, long)} with the length each command the fake target knows needs. */
-    static int checkTransfer(MemorySegment cap, int qid, int lbaSize) {
+    public static int checkTransfer(MemorySegment cap, int qid, int lbaSize) {
         int opcode = SqeDescriptor.opcode(cap);
         if (opcode == Opcodes.FABRICS) {
             boolean connect = SqeDescriptor.fctype(cap) == Opcodes.FCTYPE_CONNECT;
@@ -103,7 +103,7 @@ final class NvmetRules {
      * CSTS after a CC write ({@code nvmet_update_cc}, {@code nvmet_start_ctrl}): EN with IOSQES 6, IOCQES 4, MPS 0,
      * AMS 0 and CSS 0 or 6 gives RDY; EN with anything else CFS; EN=0 gives 0.
      */
-    static int cstsAfter(int cc) {
+    public static int cstsAfter(int cc) {
         if ((cc & 1) == 0) {
             return 0;
         }
@@ -118,7 +118,7 @@ final class NvmetRules {
      * kernel release, NN 1024, MAXCMD 128 (NVMET_MAX_CMD of nvmet-rdma's queue size), SGLS bits 0, 2, 20, IOCCSZ
      * (64 + 4096) / 16, ICDOFF 0, KAS 10 (1 s). MDTS as given.
      */
-    static void identifyController(MemorySegment d, String serial, int cntlid, long mdtsBytes, String subnqn) {
+    public static void identifyController(MemorySegment d, String serial, int cntlid, long mdtsBytes, String subnqn) {
         IdentifyControllerDescriptor.encode(d, new IdentifyControllerDescriptor.Info(serial, "Linux", "6.1.0", cntlid,
                 mdtsBytes, 128, NN, true, subnqn, INLINE_DATA_BYTES));
         d.set(ValueLayout.JAVA_SHORT_UNALIGNED, IdentifyControllerDescriptor.VID, (short) 0);
@@ -127,14 +127,14 @@ final class NvmetRules {
     }
 
     /** A serial number as nvmet makes one (configfs attr_serial default: 8 random bytes, hex). */
-    static String randomSerial() {
+    public static String randomSerial() {
         byte[] b = new byte[8];
         ThreadLocalRandom.current().nextBytes(b);
         return HexFormat.of().formatHex(b);
     }
 
     /** Active Namespace ID list ({@code nvmet_execute_identify_nslist}): nsids above {@code from}, ascending. */
-    static void activeNamespaceList(MemorySegment d, int from, int[] active) {
+    public static void activeNamespaceList(MemorySegment d, int from, int[] active) {
         d.asSlice(0, 4096).fill((byte) 0);
         int n = 0;
         for (int id : active) {

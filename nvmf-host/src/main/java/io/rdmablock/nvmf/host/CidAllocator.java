@@ -1,4 +1,4 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
 /**
  * Command identifiers of one queue: a 16-bit cid = {@code generation << slotBits | slot}. The slot indexes the
@@ -7,9 +7,11 @@ package io.rdmablock.initiator;
  * matches and is dropped (case C9). With 127 slots (128 entries) {@code slotBits} is 7, leaving 9 bits (512
  * generations) before a cid value repeats for a slot.
  *
- * <p>Not thread-safe: owned by the queue's poller thread. Allocation and release never allocate memory.
+ * <p>Not thread-safe: owned by the queue's poller thread. Allocation and release never allocate memory. Same scheme
+ * as Linux {@code nvme_cid()} / {@code nvme_genctr_mask} ({@code drivers/nvme/host/nvme.h}), which keeps a 4-bit
+ * generation counter in the upper cid bits.
  */
-final class CidAllocator {
+public final class CidAllocator {
     private final int slots;
     private final int slotBits;
     private final int slotMask;
@@ -22,8 +24,9 @@ final class CidAllocator {
 
     /**
      * @param slots number of command slots, 1 .. 32768 (leaves at least one generation bit)
+     * @throws IllegalArgumentException when slots is out of range
      */
-    CidAllocator(int slots) {
+    public CidAllocator(int slots) {
         if (slots < 1 || slots > 32768) {
             throw new IllegalArgumentException("invalid slots: slots=" + slots + ", min=1, max=32768");
         }
@@ -41,20 +44,23 @@ final class CidAllocator {
         freeTop = slots;
     }
 
-    int slots() {
+    /** Command slots. */
+    public int slots() {
         return slots;
     }
 
-    int inUse() {
+    /** Slots busy now. */
+    public int inUse() {
         return slots - freeTop;
     }
 
-    boolean hasFree() {
+    /** True when {@link #allocate} would succeed. */
+    public boolean hasFree() {
         return freeTop > 0;
     }
 
     /** Takes a free slot and gives it a new generation; returns the slot, or -1 when every slot is busy. */
-    int allocate() {
+    public int allocate() {
         if (freeTop == 0) {
             return -1;
         }
@@ -65,12 +71,13 @@ final class CidAllocator {
         return slot;
     }
 
-    /** The cid of a busy slot. */
-    int cid(int slot) {
+    /** The cid of a busy slot (-1 when it is free). */
+    public int cid(int slot) {
         return cidOfSlot[slot];
     }
 
-    boolean busy(int slot) {
+    /** True when {@code slot} is allocated. */
+    public boolean busy(int slot) {
         return cidOfSlot[slot] >= 0;
     }
 
@@ -79,7 +86,7 @@ final class CidAllocator {
      *
      * @return the slot when {@code cid} is the current cid of a busy slot; -1 for a stale, duplicate or unknown cid
      */
-    int lookup(int cid) {
+    public int lookup(int cid) {
         int slot = cid & slotMask;
         if (slot >= slots || cidOfSlot[slot] != cid) {
             return -1;
@@ -87,8 +94,12 @@ final class CidAllocator {
         return slot;
     }
 
-    /** Frees a busy slot; a completion with its old cid is dropped by {@link #lookup} from now on. */
-    void release(int slot) {
+    /**
+     * Frees a busy slot; a completion with its old cid is dropped by {@link #lookup} from now on.
+     *
+     * @throws IllegalStateException when the slot is not busy
+     */
+    public void release(int slot) {
         if (cidOfSlot[slot] < 0) {
             throw new IllegalStateException("slot not busy: slot=" + slot);
         }

@@ -1,5 +1,6 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
+import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
@@ -11,18 +12,26 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The admin-queue commands the host's {@link Controller} sends, one method per command, each waiting at most the
- * given time (controller thread only). Capsule layouts: NVMe Base Specification 2.0 section 5 (Identify 5.17,
- * Keep Alive 5.21, Asynchronous Event Request 5.2) and NVMe over Fabrics 1.1 section 3.4 (Property Get/Set).
+ * The admin-queue commands a host sends (the initiator's controller, a node's peer association), one method per
+ * command, each run with {@link QueueConnection#execSync} and waiting at most the given time (on the admin queue's
+ * owner thread only). Capsule layouts: NVMe Base Specification 2.0 section 5 (Identify 5.17, Keep Alive 5.21,
+ * Asynchronous Event Request 5.2) and NVMe over Fabrics 1.1 section 3.4 (Property Get/Set); the sequence as Linux
+ * {@code nvme_rdma_setup_ctrl} / {@code nvme_enable_ctrl} ({@code drivers/nvme/host/rdma.c}, {@code core.c}).
+ *
+ * <p>Errors: {@link NvmfStatusException} for an error status, {@link NvmfHostException} for a timeout or a failed
+ * queue (from {@link QueueConnection#execSync}).
  */
-final class AdminCommands {
+public final class AdminCommands {
     /** CC: EN=1, CSS=0 (NVM), MPS=0, AMS=0, SHN=0, IOSQES=6 (64-byte SQE), IOCQES=4 (16-byte CQE). */
-    static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
-    static final int CSTS_RDY = 1;
+    public static final int CC_ENABLE = 1 | 6 << 16 | 4 << 20;
+    /** CSTS bit 0: Ready. */
+    public static final int CSTS_RDY = 1;
     /** CSTS bit 1: Controller Fatal Status. */
-    static final int CSTS_CFS = 1 << 1;
-    static final int FID_NUMBER_OF_QUEUES = 0x07;
-    static final int LID_CHANGED_NAMESPACES = 0x04;
+    public static final int CSTS_CFS = 1 << 1;
+    /** Set Features: Number of Queues. */
+    public static final int FID_NUMBER_OF_QUEUES = 0x07;
+    /** Get Log Page: Changed Namespace List. */
+    public static final int LID_CHANGED_NAMESPACES = 0x04;
 
     private AdminCommands() {
     }
@@ -30,9 +39,9 @@ final class AdminCommands {
     /**
      * Property Get CAP (offset 00h, 8 bytes; NVMe-oF 1.1 section 3.4, NVMe Base 2.0 section 3.1.3.1).
      *
-     * @throws NvmeStatusException when the controller answers an error status
+     * @throws NvmfStatusException when the controller answers an error status
      */
-    static long readCap(QueueConnection a, long timeoutNs) {
+    public static long readCap(QueueConnection a, long timeoutNs) {
         QueueConnection.Completion r = a.execSync(sqe -> {
             fabrics(sqe, Opcodes.FCTYPE_PROPERTY_GET);
             SqeDescriptor.cdw(sqe, 10, 1); // ATTRIB: 8-byte property
@@ -49,10 +58,10 @@ final class AdminCommands {
      * CSTS.CFS=1 ({@code nvmet_start_ctrl}) and every other command before CSTS.RDY=1 with Command Sequence Error.
      *
      * @param readyTimeoutNs how long CSTS.RDY may stay 0 (CAP.TO)
-     * @throws NvmeStatusException when the Property Set or Get is answered with an error status
-     * @throws BlockIoException    when CSTS.CFS=1 (controller fatal status) or CSTS.RDY stays 0 for readyTimeoutNs
+     * @throws NvmfStatusException when the Property Set or Get is answered with an error status
+     * @throws NvmfHostException   when CSTS.CFS=1 (controller fatal status) or CSTS.RDY stays 0 for readyTimeoutNs
      */
-    static void enable(QueueConnection a, long timeoutNs, long readyTimeoutNs) {
+    public static void enable(QueueConnection a, long timeoutNs, long readyTimeoutNs) {
         QueueConnection.Completion set = a.execSync(sqe -> {
             fabrics(sqe, Opcodes.FCTYPE_PROPERTY_SET);
             SqeDescriptor.cdw(sqe, 10, 0); // ATTRIB: 4-byte property
@@ -71,14 +80,14 @@ final class AdminCommands {
             check(get, "Property Get CSTS");
             int csts = get.dw0();
             if ((csts & CSTS_CFS) != 0) {
-                throw new BlockIoException("controller fatal status after CC=0x" + Integer.toHexString(CC_ENABLE)
+                throw new NvmfHostException("controller fatal status after CC=0x" + Integer.toHexString(CC_ENABLE)
                         + ": CSTS=0x" + Integer.toHexString(csts) + " (the controller refused the configuration)");
             }
             if ((csts & CSTS_RDY) != 0) {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new BlockIoException("controller did not become ready (CSTS.RDY=0) within "
+                throw new NvmfHostException("controller did not become ready (CSTS.RDY=0) within "
                         + readyTimeoutNs / 1_000_000 + " ms (CAP.TO)");
             }
             LockSupport.parkNanos(10_000_000);
@@ -91,7 +100,7 @@ final class AdminCommands {
      * {@code count} when the controller answers an error status (a target without the feature; the I/O queue
      * Connects then tell).
      */
-    static int setNumberOfQueues(QueueConnection a, int count, long timeoutNs) {
+    public static int setNumberOfQueues(QueueConnection a, int count, long timeoutNs) {
         QueueConnection.Completion r = a.execSync(sqe -> {
             noData(sqe, Opcodes.ADMIN_SET_FEATURES);
             SqeDescriptor.cdw(sqe, 10, FID_NUMBER_OF_QUEUES);
@@ -110,15 +119,15 @@ final class AdminCommands {
      * Identify area: reading it re-arms the controller's namespace-attribute notices (Linux nvmet masks them until
      * then, {@code nvmet_clear_aen_bit}). Returns the completion status.
      */
-    static int readChangedNamespaceLog(QueueConnection a, long timeoutNs) {
+    public static int readChangedNamespaceLog(QueueConnection a, long timeoutNs) {
         return a.execSync(sqe -> {
             SqeDescriptor.clear(sqe);
             SqeDescriptor.opcode(sqe, Opcodes.ADMIN_GET_LOG_PAGE);
             SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
             SqeDescriptor.nsid(sqe, 0xFFFFFFFF);
             SqeDescriptor.cdw(sqe, 10, LID_CHANGED_NAMESPACES | (QueueMemory.IDENTIFY_BYTES / 4 - 1) << 16);
-            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.mem.mr.address() + a.mem.identifyOffset(),
-                    QueueMemory.IDENTIFY_BYTES, a.mem.mr.rkey());
+            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.memory().mr().address() + a.memory().identifyOffset(),
+                    QueueMemory.IDENTIFY_BYTES, a.memory().mr().rkey());
         }, timeoutNs).status();
     }
 
@@ -126,26 +135,49 @@ final class AdminCommands {
      * Identify with CNS {@code cns} for {@code nsid}; the 4096-byte data structure lands in the queue memory's
      * Identify area ({@link QueueMemory#identify()}).
      *
-     * @throws NvmeStatusException when the controller answers an error status
+     * @throws NvmfStatusException when the controller answers an error status
      */
-    static void identify(QueueConnection a, int nsid, int cns, long timeoutNs) {
+    public static void identify(QueueConnection a, int nsid, int cns, long timeoutNs) {
         QueueConnection.Completion r = a.execSync(sqe -> {
             SqeDescriptor.clear(sqe);
             SqeDescriptor.opcode(sqe, Opcodes.ADMIN_IDENTIFY);
             SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
             SqeDescriptor.nsid(sqe, nsid);
             SqeDescriptor.cdw(sqe, 10, cns);
-            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.mem.mr.address() + a.mem.identifyOffset(),
-                    QueueMemory.IDENTIFY_BYTES, a.mem.mr.rkey());
+            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.memory().mr().address() + a.memory().identifyOffset(),
+                    QueueMemory.IDENTIFY_BYTES, a.memory().mr().rkey());
         }, timeoutNs);
         if (r.status() != NvmeStatus.SUCCESS) {
-            throw new NvmeStatusException("Identify failed: cns=" + cns + ", nsid=" + nsid,
-                    NvmeStatus.sct(r.status()), NvmeStatus.sc(r.status()), NvmeStatus.dnr(r.status()));
+            throw NvmfStatusException.of("Identify failed: cns=" + cns + ", nsid=" + nsid, r.status());
         }
     }
 
-    /** One Keep Alive, waited for at most {@code timeoutNs}; returns its completion. */
-    static QueueConnection.Completion keepAlive(QueueConnection a, long timeoutNs) {
+    /**
+     * Property Get CAP, then CC.EN=1 and wait for CSTS.RDY within CAP.TO ({@code fallbackReadyNs} when TO is 0):
+     * the controller-enable step of every new association. Returns CAP.
+     *
+     * @throws NvmfStatusException as {@link #readCap} and {@link #enable}
+     * @throws NvmfHostException   as {@link #enable}
+     */
+    public static long readCapAndEnable(QueueConnection a, long timeoutNs, long fallbackReadyNs) {
+        long cap = readCap(a, timeoutNs);
+        enable(a, timeoutNs, TargetLimits.readyTimeoutNs(cap, fallbackReadyNs));
+        return cap;
+    }
+
+    /**
+     * Identify Controller (CNS 01h) into the Identify area, decoded; the raw 4096 bytes stay in
+     * {@link QueueMemory#identify()} for {@link TargetLimits#of}.
+     *
+     * @throws NvmfStatusException when the controller answers an error status
+     */
+    public static IdentifyControllerDescriptor.Info identifyController(QueueConnection a, long timeoutNs) {
+        identify(a, 0, Opcodes.CNS_CONTROLLER, timeoutNs);
+        return IdentifyControllerDescriptor.decode(a.memory().identify());
+    }
+
+    /** One Keep Alive, waited for at most {@code timeoutNs}; returns its completion (status 0 = success). */
+    public static QueueConnection.Completion keepAlive(QueueConnection a, long timeoutNs) {
         return a.execSync(sqe -> {
             noData(sqe, Opcodes.ADMIN_KEEP_ALIVE);
         }, timeoutNs);
@@ -155,17 +187,17 @@ final class AdminCommands {
      * Posts the one Asynchronous Event Request (cid {@link QueueConnection#AER_CID}, capsule slot 1) without
      * waiting: it completes when the controller has an event (a namespace attribute change after a resize).
      */
-    static void postAsyncEventRequest(QueueConnection a) {
-        MemorySegment sqe = a.mem.capsule(1);
+    public static void postAsyncEventRequest(QueueConnection a) {
+        MemorySegment sqe = a.memory().capsule(1);
         noData(sqe, Opcodes.ADMIN_ASYNC_EVENT_REQUEST);
         SqeDescriptor.cid(sqe, QueueConnection.AER_CID);
         SendWr wr = new SendWr(1);
         wr.wrId = QueueConnection.SEND_TAG | 1;
         wr.opcode = WrOpcode.SEND;
         wr.sendFlags = SendWr.SIGNALED;
-        wr.sgList[0].set(a.mem.mr, a.mem.capsuleOffset(1), SqeDescriptor.LENGTH);
+        wr.sgList[0].set(a.memory().mr(), a.memory().capsuleOffset(1), SqeDescriptor.LENGTH);
         wr.numSge = 1;
-        a.qp.postSend(wr);
+        a.qp().postSend(wr);
     }
 
     /**
@@ -173,8 +205,10 @@ final class AdminCommands {
      * a Keyed SGL Data Block (40h) with address 0, length 0, key 0, as Linux {@code nvme_rdma_set_sg_null}. Linux
      * nvmet refuses an all-zero SGL1 (type 0, subtype 0: "invalid SGL subtype", Invalid Field in Command;
      * {@code nvmet_rdma_map_sgl}).
+     *
+     * @param sqe at least 64 bytes
      */
-    static void noData(MemorySegment sqe, int opcode) {
+    public static void noData(MemorySegment sqe, int opcode) {
         SqeDescriptor.clear(sqe);
         SqeDescriptor.opcode(sqe, opcode);
         SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
@@ -189,8 +223,7 @@ final class AdminCommands {
 
     private static void check(QueueConnection.Completion r, String what) {
         if (r.status() != NvmeStatus.SUCCESS) {
-            throw new NvmeStatusException(what + " failed", NvmeStatus.sct(r.status()), NvmeStatus.sc(r.status()),
-                    NvmeStatus.dnr(r.status()));
+            throw NvmfStatusException.of(what + " failed", r.status());
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.rdmablock.initiator;
+package io.rdmablock.nvmf.host;
 
 import io.rdmablock.rdma.fabric.CmPrivateData;
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
@@ -38,13 +38,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * link (C6). One thread per queue, commands handled one at a time. Not the storage node: the end-to-end tests run
  * against that.
  */
-final class FakeTarget implements AutoCloseable {
-    static final int IN_CAPSULE = 8192;
-    final VerbsProvider provider;
-    final String subnqn;
-    final int lbaSize;
-    final int mdtsBytes;
-    final boolean zeroesAfterTrim;
+public final class FakeTarget implements AutoCloseable {
+    public static final int IN_CAPSULE = 8192;
+    public final VerbsProvider provider;
+    public final String subnqn;
+    public final int lbaSize;
+    public final int mdtsBytes;
+    public final boolean zeroesAfterTrim;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment store;
     private volatile long capacityBytes;
@@ -55,42 +55,42 @@ final class FakeTarget implements AutoCloseable {
     private ProtectionDomain pd;
     private int port;
     /** Responses still to drop (the command is consumed, never answered). */
-    final AtomicInteger dropResponses = new AtomicInteger();
-    volatile boolean duplicateResponses;
+    public final AtomicInteger dropResponses = new AtomicInteger();
+    public volatile boolean duplicateResponses;
     /** When set, I/O queue responses (and READ data) wait until it opens (at most 10 s). */
-    volatile java.util.concurrent.CountDownLatch holdResponses;
+    public volatile java.util.concurrent.CountDownLatch holdResponses;
     /** When set, each connection request waits until it opens (at most 10 s) before it is accepted. */
-    volatile java.util.concurrent.CountDownLatch holdAccepts;
+    public volatile java.util.concurrent.CountDownLatch holdAccepts;
     /** Connection requests received while {@link #holdAccepts} was set. */
-    final AtomicInteger heldAccepts = new AtomicInteger();
+    public final AtomicInteger heldAccepts = new AtomicInteger();
     /** I/O commands on this qid (0: none) are answered at once with Internal Error, never held. */
-    volatile int failQid;
+    public volatile int failQid;
     /** An I/O command at this slba (-1: none) tears down its connection instead of being answered. */
-    volatile long poisonSlba = -1;
+    public volatile long poisonSlba = -1;
     /** Serial number in Identify Controller (the storage node puts the volume id there). */
-    volatile String serial = "fake";
+    public volatile String serial = "fake";
     /** I/O queue commands received. */
-    final AtomicInteger commands = new AtomicInteger();
+    public final AtomicInteger commands = new AtomicInteger();
     /** Strict mode: refuse what Linux nvmet-rdma refuses and describe itself as nvmet does ({@link NvmetRules}). */
-    volatile boolean nvmet;
+    public volatile boolean nvmet;
     /** CAP as Property Get answers it (both modes). */
-    volatile long cap = NvmetRules.CAP;
+    public volatile long cap = NvmetRules.CAP;
     /** Active namespaces: I/O to others is Invalid Namespace, their Identify Namespace all zero (strict mode). */
-    volatile int[] activeNsids = {1};
+    public volatile int[] activeNsids = {1};
     /** Set Features Number of Queues grants this many I/O queues. */
-    volatile int grantedQueues = 64;
+    public volatile int grantedQueues = 64;
     /** Commands refused by the strict checks, and the last one described. */
-    final AtomicInteger refusals = new AtomicInteger();
-    volatile String lastRefusal;
+    public final AtomicInteger refusals = new AtomicInteger();
+    public volatile String lastRefusal;
     /** CC.EN answers CSTS.CFS (controller fatal status) whatever CC says. */
-    volatile boolean fatalOnEnable;
+    public volatile boolean fatalOnEnable;
     /** HOSTNQN of the last Connect. */
-    volatile String lastHostnqn;
+    public volatile String lastHostnqn;
     /** CC as the host last wrote it, and CSTS (one controller at a time; reset by an admin Connect). */
-    volatile int cc;
-    volatile int csts;
+    public volatile int cc;
+    public volatile int csts;
 
-    FakeTarget(VerbsProvider provider, String subnqn, long capacityBytes, long maxCapacityBytes, int lbaSize,
+    public FakeTarget(VerbsProvider provider, String subnqn, long capacityBytes, long maxCapacityBytes, int lbaSize,
                int mdtsBytes, boolean zeroesAfterTrim) {
         this.provider = provider;
         this.subnqn = subnqn;
@@ -102,7 +102,7 @@ final class FakeTarget implements AutoCloseable {
     }
 
     /** Switches to strict, nvmet-like behaviour (random hex serial, MN "Linux", 4096-byte inline, NN 1024). */
-    FakeTarget nvmetLike() {
+    public FakeTarget nvmetLike() {
         nvmet = true;
         serial = NvmetRules.randomSerial();
         return this;
@@ -117,7 +117,7 @@ final class FakeTarget implements AutoCloseable {
         return false;
     }
 
-    InetSocketAddress start() {
+    public InetSocketAddress start() {
         listener = provider.listen(new InetSocketAddress("127.0.0.1", port), 16);
         port = listener.localAddress().getPort();
         CmListener l = listener;
@@ -130,16 +130,16 @@ final class FakeTarget implements AutoCloseable {
         return cap;
     }
 
-    void resize(long newCapacityBytes) {
+    public void resize(long newCapacityBytes) {
         capacityBytes = newCapacityBytes;
     }
 
-    MemorySegment store() {
+    public MemorySegment store() {
         return store;
     }
 
     /** Closes the listener and every queue: the host sees its connections fail and cannot reconnect. */
-    void cutLink() {
+    public void cutLink() {
         CmListener l = listener;
         listener = null;
         if (l != null) {
@@ -159,7 +159,7 @@ final class FakeTarget implements AutoCloseable {
     }
 
     /** Listens again on the same port. */
-    void restore() {
+    public void restore() {
         start();
     }
 
