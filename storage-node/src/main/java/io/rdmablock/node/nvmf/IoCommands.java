@@ -29,7 +29,8 @@ final class IoCommands {
     private IoCommands() {
     }
 
-    static void prepare(Request r, RdmaQueue q) {
+    /** NEW: {@link Outcome#TRANSFER_FROM_HOST}, {@link Outcome#EXECUTE} or {@link Outcome#COMPLETE} (rejected). */
+    static Outcome prepare(Request r, RdmaQueue q) {
         MemorySegment sqe = r.sqe;
         int op = r.opcode;
         switch (op) {
@@ -40,59 +41,55 @@ final class IoCommands {
             case Opcodes.IO_DATASET_MANAGEMENT -> r.metricsOp = NodeMetrics.OP_DSM;
             default -> {
                 r.metricsOp = NodeMetrics.OP_OTHER;
-                q.reject(r, Commands.INVALID_OPCODE, "opcode", op, "supported=0x0,0x1,0x2,0x8,0x9");
-                return;
+                return q.reject(r, Commands.INVALID_OPCODE, "opcode", op, "supported=0x0,0x1,0x2,0x8,0x9");
             }
         }
         int nsid = SqeDescriptor.nsid(sqe);
         if (nsid != Subsystem.NSID && !(op == Opcodes.IO_FLUSH && nsid == NSID_ALL)) {
-            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid", Integer.toUnsignedLong(nsid),
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE),
+                    "nsid", Integer.toUnsignedLong(nsid),
                     "valid=1");
-            return;
         }
         if (op == Opcodes.IO_FLUSH) {
-            r.state = Request.State.READY_TO_EXECUTE;
-            return;
+            return Outcome.EXECUTE;
         }
         if (op == Opcodes.IO_DATASET_MANAGEMENT) {
             r.rangeCount = (SqeDescriptor.cdw(sqe, 10) & 0xFF) + 1;
-            Commands.dataFromHost(r, q, r.rangeCount * DsmRangeDescriptor.LENGTH, false);
-            return;
+            return Commands.dataFromHost(r, q, r.rangeCount * DsmRangeDescriptor.LENGTH, false);
         }
         Volume v = q.volume;
         long capacity = v.blockCount();
         long slba = SqeDescriptor.slba(sqe);
         int nlb = SqeDescriptor.blockCount(sqe);
         if (Long.compareUnsigned(slba, capacity) >= 0 || nlb > capacity - slba) {
-            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE), "slba", slba, "blockCount=" + nlb
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE), "slba", slba, "blockCount=" + nlb
                     + ", capacityBlocks=" + capacity);
-            return;
         }
         int lba = v.lbaSizeBytes();
         r.storeOffsetBytes = slba * lba;
         r.storeLengthBytes = (long) nlb * lba;
         if (op == Opcodes.IO_WRITE_ZEROES) {
-            r.state = Request.State.READY_TO_EXECUTE;
-            return;
+            return Outcome.EXECUTE;
         }
         if (r.storeLengthBytes > q.options.mdtsBytes()) {
-            q.reject(r, Commands.INVALID_FIELD, "transfer bytes", r.storeLengthBytes, "max=" + q.options.mdtsBytes()
+            return q.reject(r, Commands.INVALID_FIELD,
+                    "transfer bytes", r.storeLengthBytes, "max=" + q.options.mdtsBytes()
                     + " (MDTS)");
-            return;
         }
         int len = (int) r.storeLengthBytes;
         r.fua = (SqeDescriptor.cdw(sqe, 12) & SqeDescriptor.CDW12_FUA) != 0;
         if (op == Opcodes.IO_READ) {
-            Commands.dataToHost(r, q, len, true);
-            if (r.state == Request.State.READY_TO_EXECUTE) {
+            Outcome o = Commands.dataToHost(r, q, len, true);
+            if (o == Outcome.EXECUTE) {
                 r.data = r.dataSlice(len);
             }
-        } else {
-            Commands.dataFromHost(r, q, len, true);
+            return o;
         }
+        return Commands.dataFromHost(r, q, len, true);
     }
 
-    static void execute(Request r, RdmaQueue q) {
+    /** READY_TO_EXECUTE: {@link Outcome#ASYNC} (store command submitted) or {@link Outcome#COMPLETE}. */
+    static Outcome execute(Request r, RdmaQueue q) {
         BlockQueue bq = q.blockQueue();
         Volume v = q.volume;
         try {
@@ -104,55 +101,52 @@ final class IoCommands {
                         r.index);
                 case Opcodes.IO_DATASET_MANAGEMENT -> {
                     if ((SqeDescriptor.cdw(r.sqe, 11) & SqeDescriptor.DSM_CDW11_AD) == 0) {
-                        r.state = Request.State.READY_TO_COMPLETE; // no attribute we act on: nothing to do
-                        return;
+                        return Outcome.COMPLETE; // no attribute we act on: nothing to do
                     }
                     long capacity = v.blockCount();
                     for (int i = 0; i < r.rangeCount; i++) {
                         long slba = DsmRangeDescriptor.slba(r.data, i);
                         long nlb = Integer.toUnsignedLong(DsmRangeDescriptor.blockCount(r.data, i));
                         if (Long.compareUnsigned(slba, capacity) > 0 || nlb > capacity - slba) {
-                            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE), "DSM range " + i + " slba",
+                            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE),
+                                    "DSM range " + i + " slba",
                                     slba, "blockCount=" + nlb + ", capacityBlocks=" + capacity);
-                            return;
                         }
                     }
-                    nextTrim(r, q, bq, v);
-                    return;
+                    return nextTrim(r, bq, v);
                 }
                 default -> throw new IllegalStateException("opcode " + r.opcode);
             }
-            r.state = Request.State.EXECUTING;
+            return Outcome.ASYNC;
         } catch (RuntimeException e) {
             LOG.warn("store submit failed: opcode=0x{}, cid={}, qid={}, offsetBytes={}, lengthBytes={}: {}",
                     Integer.toHexString(r.opcode), r.cid, q.qid, r.storeOffsetBytes, r.storeLengthBytes, e.toString());
-            r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
+            return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
         }
     }
 
-    static void executed(Request r, RdmaQueue q) {
+    /** EXECUTED: {@link Outcome#ASYNC} (next DSM range submitted) or {@link Outcome#COMPLETE}. */
+    static Outcome executed(Request r, RdmaQueue q) {
         int res = r.storeResult;
         if (res < 0) {
             int status = statusFor(r.opcode, -res);
             LOG.warn("store command failed: opcode=0x{}, cid={}, qid={}, offsetBytes={}, errno={}, status={}",
                     Integer.toHexString(r.opcode), r.cid, q.qid, r.storeOffsetBytes, -res, NvmeStatus.describe(status));
-            r.fail(status);
-            return;
+            return r.fail(status);
         }
         if (r.opcode == Opcodes.IO_DATASET_MANAGEMENT) {
             try {
-                nextTrim(r, q, q.blockQueue(), q.volume);
+                return nextTrim(r, q.blockQueue(), q.volume);
             } catch (RuntimeException e) {
                 LOG.warn("trim submit failed: cid={}, qid={}: {}", r.cid, q.qid, e.toString());
-                r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
+                return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
             }
-            return;
         }
-        r.state = Request.State.READY_TO_COMPLETE;
+        return Outcome.COMPLETE;
     }
 
-    /** Submits the next non-empty DSM range (EXECUTING) or finishes the command (READY_TO_COMPLETE). */
-    private static void nextTrim(Request r, RdmaQueue q, BlockQueue bq, Volume v) {
+    /** Submits the next non-empty DSM range ({@link Outcome#ASYNC}) or finishes the command (COMPLETE). */
+    private static Outcome nextTrim(Request r, BlockQueue bq, Volume v) {
         int lba = v.lbaSizeBytes();
         while (r.rangeNext < r.rangeCount) {
             int i = r.rangeNext++;
@@ -163,10 +157,9 @@ final class IoCommands {
             r.storeOffsetBytes = DsmRangeDescriptor.slba(r.data, i) * lba;
             r.storeLengthBytes = nlb * lba;
             bq.submitTrim(v, r.storeOffsetBytes, r.storeLengthBytes, r.index);
-            r.state = Request.State.EXECUTING;
-            return;
+            return Outcome.ASYNC;
         }
-        r.state = Request.State.READY_TO_COMPLETE;
+        return Outcome.COMPLETE;
     }
 
     /** NVMe status for a store errno. */

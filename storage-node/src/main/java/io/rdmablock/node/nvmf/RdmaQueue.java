@@ -221,7 +221,7 @@ final class RdmaQueue {
                 for (int i = 0; i < m; i++) {
                     Request r = requests[(int) reapUserData[i]];
                     r.storeResult = reapResult[i];
-                    r.state = Request.State.EXECUTED;
+                    r.event(Request.Event.STORE_DONE);
                     advance(r, nowNs);
                 }
                 work += m;
@@ -252,9 +252,9 @@ final class RdmaQueue {
 
     private void housekeeping(long nowNs) {
         Request fenced = fenceWaiting;
-        if (fenced != null && Commands.fenceDone(fenced, nowNs)) {
+        if (fenced != null && AssociationFence.done(fenced, nowNs)) {
             fenceWaiting = null;
-            fenced.state = Request.State.READY_TO_EXECUTE;
+            fenced.event(Request.Event.FENCE_DONE);
             advance(fenced, nowNs);
         }
         Controller c = controller;
@@ -295,10 +295,14 @@ final class RdmaQueue {
             case WR_RECV -> onCapsule(index, wc.byteLen, nowNs);
             case WR_READ -> {
                 Request r = requests[index];
-                r.state = Request.State.READY_TO_EXECUTE;
+                r.event(Request.Event.DATA_RECEIVED);
                 advance(r, nowNs);
             }
-            case WR_SEND -> release(requests[index], nowNs);
+            case WR_SEND -> {
+                Request r = requests[index];
+                r.event(Request.Event.SENT);
+                advance(r, nowNs);
+            }
             default -> {
             }
         }
@@ -324,14 +328,14 @@ final class RdmaQueue {
 
     private void start(Request r, int recvIndex, int byteLen, long nowNs) {
         r.reset(recvIndex, recvSqe[recvIndex], byteLen, nowNs);
-        r.state = Request.State.NEW;
+        r.event(Request.Event.CAPSULE);
         outstanding++;
         metrics.started();
         advance(r, nowNs);
     }
 
+    /** Back to the free list (state FREE, set by {@link #advance}); starts a capsule that waited for a request. */
     private void release(Request r, long nowNs) {
-        r.state = Request.State.FREE;
         free[freeCount++] = r.index;
         if (pendingCount > 0 && fatal == null) {
             int recvIndex = pendingRecv[pendingHead];
@@ -343,8 +347,11 @@ final class RdmaQueue {
     }
 
     /**
-     * The request state machine: applies transitions until the request waits for an event (RDMA READ, store,
-     * SEND completion) or is held.
+     * The request state machine (after SPDK {@code lib/nvmf/rdma.c} {@code nvmf_rdma_request_process}): the only
+     * writer of {@link Request#state}. Applies transitions until the request waits for an event that is not pending
+     * (RDMA READ, store, fence, asynchronous event, SEND completion). Handlers ({@link Commands} and what it dispatches
+     * to) return an {@link Outcome}; {@link #stateAfter} maps it to the next state. Outside events are recorded with
+     * {@link Request#event} before this is called.
      */
     void advance(Request r, long nowNs) {
         Request.State prev;
@@ -354,19 +361,69 @@ final class RdmaQueue {
                 return;
             }
             switch (r.state) {
-                case NEW -> Commands.prepare(r, this, nowNs);
-                case TRANSFERRING_HOST_TO_CONTROLLER, EXECUTING, HELD, AWAITING_FENCE, COMPLETING, FREE -> {
-                    // waiting for an event
+                case FREE -> {
+                    if (r.take(Request.Event.CAPSULE)) {
+                        r.state = Request.State.NEW;
+                    }
                 }
-                case READY_TO_EXECUTE -> Commands.execute(r, this);
-                case EXECUTED -> Commands.executed(r, this);
-                case READY_TO_COMPLETE -> complete(r, nowNs);
+                case NEW -> r.state = stateAfter(r, Commands.prepare(r, this, nowNs));
+                case TRANSFERRING_HOST_TO_CONTROLLER -> {
+                    if (r.take(Request.Event.DATA_RECEIVED)) {
+                        r.state = Request.State.READY_TO_EXECUTE;
+                    }
+                }
+                case READY_TO_EXECUTE -> r.state = stateAfter(r, Commands.execute(r, this));
+                case EXECUTING -> {
+                    if (r.take(Request.Event.STORE_DONE)) {
+                        r.state = Request.State.EXECUTED;
+                    }
+                }
+                case EXECUTED -> r.state = stateAfter(r, Commands.executed(r, this));
+                case HELD -> {
+                    if (r.take(Request.Event.ASYNC_EVENT)) {
+                        r.state = Request.State.READY_TO_COMPLETE;
+                    }
+                }
+                case AWAITING_FENCE -> {
+                    if (r.take(Request.Event.FENCE_DONE)) {
+                        r.state = Request.State.READY_TO_EXECUTE; // Connect runs again and sees r.fence
+                    }
+                }
+                case READY_TO_COMPLETE -> {
+                    r.state = Request.State.COMPLETING;
+                    complete(r);
+                }
+                case COMPLETING -> {
+                    if (r.take(Request.Event.SENT)) {
+                        r.state = Request.State.FREE;
+                        release(r, nowNs); // may bind r to a waiting capsule and advance it: nothing more here
+                        return;
+                    }
+                }
             }
         } while (r.state != prev);
     }
 
+    /** The state a handler's outcome leads to; posts the RDMA READ for {@link Outcome#TRANSFER_FROM_HOST}. */
+    private Request.State stateAfter(Request r, Outcome o) {
+        return switch (o) {
+            case COMPLETE -> Request.State.READY_TO_COMPLETE;
+            case EXECUTE -> Request.State.READY_TO_EXECUTE;
+            case TRANSFER_FROM_HOST -> {
+                readFromHost(r);
+                yield Request.State.TRANSFERRING_HOST_TO_CONTROLLER;
+            }
+            case ASYNC -> Request.State.EXECUTING;
+            case HOLD -> Request.State.HELD;
+            case AWAIT_FENCE -> {
+                fenceWaiting = r;
+                yield Request.State.AWAITING_FENCE;
+            }
+        };
+    }
+
     /** READY_TO_COMPLETE -> COMPLETING: response capsule, RECV repost, (RDMA WRITE +) SEND. */
-    private void complete(Request r, long nowNs) {
+    private void complete(Request r) {
         CqeDescriptor.set(r.response, r.dw0, sqHead, qid, r.cid, r.status);
         CqeDescriptor.dw1(r.response, r.dw1);
         try {
@@ -384,7 +441,6 @@ final class RdmaQueue {
                 w.next = r.responseWr;
                 first = w;
             }
-            r.state = Request.State.COMPLETING;
             qp.postSend(first);
             releaseCid(r); // the host may reuse the cid once it has this response; later capsules come after this
         } catch (RuntimeException e) {
@@ -400,8 +456,8 @@ final class RdmaQueue {
         }
     }
 
-    /** Posts the RDMA READ of the host's data into {@code r.dataBuffer}. */
-    void readFromHost(Request r) {
+    /** Posts the RDMA READ of the host's data into {@code r.dataBuffer} (keyed SGL set by the handler). */
+    private void readFromHost(Request r) {
         SendWr w = r.dataWr;
         w.wrId = wrId(WR_READ, r.index);
         w.opcode = WrOpcode.RDMA_READ;
@@ -410,7 +466,6 @@ final class RdmaQueue {
         w.rkey = r.rkey;
         w.sgList[0].set(r.dataBuffer.address(), r.transferBytes, r.dataLkey);
         w.next = null;
-        r.state = Request.State.TRANSFERRING_HOST_TO_CONTROLLER;
         try {
             qp.postSend(w);
         } catch (RuntimeException e) {
@@ -446,15 +501,9 @@ final class RdmaQueue {
         sqHead = (sqHead + 1) % sqEntries;
     }
 
-    /** True while an admin Connect of this queue is parked by {@link #awaitFence}. */
+    /** True while an admin Connect of this queue waits for the host's previous association to drain. */
     boolean connectAwaitingFence() {
         return fenceWaiting != null;
-    }
-
-    /** Parks an admin Connect until the host's previous association has drained ({@link Commands#fenceDone}). */
-    void awaitFence(Request r) {
-        r.state = Request.State.AWAITING_FENCE;
-        fenceWaiting = r;
     }
 
     /** After a successful Connect: the host's SQ size (sqsize + 1). */
@@ -479,13 +528,17 @@ final class RdmaQueue {
         return blockQueue;
     }
 
-    /** Fails {@code r} with {@code status} and logs the field, its value and its bounds. */
-    void reject(Request r, int status, String field, long value, String bounds) {
+    /**
+     * Fails {@code r} with {@code status} and logs the field, its value and its bounds.
+     *
+     * @return {@link Outcome#COMPLETE}, for handlers to return
+     */
+    Outcome reject(Request r, int status, String field, long value, String bounds) {
         if (LOG.isDebugEnabled()) {
             LOG.debug("command rejected: {}, field={}, value={}, {}, opcode=0x{}, cid={}, qid={}, peer={}",
                     NvmeStatus.name(status), field, value, bounds, Integer.toHexString(r.opcode), r.cid, qid, peer);
         }
-        r.fail(status);
+        return r.fail(status);
     }
 
     /** Marks the queue for teardown (once); the poller closes it after this round. */

@@ -12,9 +12,10 @@ import java.lang.foreign.MemorySegment;
 final class Request {
 
     /**
-     * Request states (after SPDK {@code enum spdk_nvmf_rdma_request_state}). {@link RdmaQueue#advance} moves a request
-     * forward until no transition applies; events (work completions, store completions) move it out of the waiting
-     * states.
+     * Request states (after SPDK {@code enum spdk_nvmf_rdma_request_state}). Only {@link RdmaQueue#advance} writes
+     * {@link #state}: it moves a request forward until no transition applies. Outside events (work completions, store
+     * completions, fence drained, asynchronous event) are recorded in {@link #pending} and only move a request out of
+     * the waiting state that expects them.
      */
     enum State {
         /** In the queue's free list, bound to no capsule. */
@@ -42,6 +43,27 @@ final class Request {
         COMPLETING
     }
 
+    /**
+     * Outside events, recorded by {@link #event} and applied by {@link RdmaQueue#advance} (each is expected in exactly
+     * one waiting state).
+     */
+    enum Event {
+        /** Nothing pending. */
+        NONE,
+        /** FREE: a capsule was received and bound to this request ({@link #reset}). */
+        CAPSULE,
+        /** TRANSFERRING_HOST_TO_CONTROLLER: the RDMA READ of the host's data completed. */
+        DATA_RECEIVED,
+        /** EXECUTING: the volume store command completed ({@link #storeResult}). */
+        STORE_DONE,
+        /** AWAITING_FENCE: the host's previous association drained, or the fence deadline passed. */
+        FENCE_DONE,
+        /** HELD: the controller has an asynchronous event for this request ({@link #dw0} set). */
+        ASYNC_EVENT,
+        /** COMPLETING: the response SEND completed. */
+        SENT
+    }
+
     /** Data direction of a command. */
     static final int XFER_NONE = 0;
     static final int XFER_HOST_TO_CONTROLLER = 1;
@@ -58,7 +80,10 @@ final class Request {
     /** Response capsule SEND. */
     final SendWr responseWr = new SendWr();
 
+    /** Written by {@link RdmaQueue#advance} only. */
     State state = State.FREE;
+    /** The outside event not yet applied by {@link RdmaQueue#advance}, or {@link Event#NONE}. */
+    Event pending = Event.NONE;
     /** RECV slot holding the capsule, -1 when none. */
     int recvIndex = -1;
     /** The 64-byte SQE in the RECV slot. */
@@ -158,10 +183,28 @@ final class Request {
         return s;
     }
 
-    /** Sets the response status and moves to {@link State#READY_TO_COMPLETE} (no data goes back to the host). */
-    void fail(int nvmeStatus) {
+    /**
+     * Sets the response status; no data goes back to the host.
+     *
+     * @return {@link Outcome#COMPLETE}, for handlers to return
+     */
+    Outcome fail(int nvmeStatus) {
         status = nvmeStatus;
         xfer = XFER_NONE;
-        state = State.READY_TO_COMPLETE;
+        return Outcome.COMPLETE;
+    }
+
+    /** Records an outside event for {@link RdmaQueue#advance} to apply (the caller then calls advance). */
+    void event(Event e) {
+        pending = e;
+    }
+
+    /** True (and the event consumed) when {@code e} is pending. */
+    boolean take(Event e) {
+        if (pending != e) {
+            return false;
+        }
+        pending = Event.NONE;
+        return true;
     }
 }

@@ -108,6 +108,11 @@ public final class Subsystem {
         return hosts.isEmpty() || volume.isHostAllowed(hostnqn);
     }
 
+    /** The hosts this subsystem admits, for log lines: the volume's allow-list (empty = any host). */
+    Set<String> admittedHosts() {
+        return volume == null ? Set.of() : volume.allowedHosts();
+    }
+
     /** hostnqns of the controllers currently connected. */
     public Set<String> connectedHosts() {
         Set<String> s = new TreeSet<>();
