@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ and protection domain, {@code entries} RECV
+ * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ (in the device's protection domain, shared by
+ * every queue on that device: {@link Target#protectionDomain}), {@code entries} RECV
  * capsule buffers, {@code entries} preallocated {@link Request}s (each with a registered data buffer and response
  * capsule), and for I/O queues a {@link BlockQueue} of the same depth. Everything is allocated and registered when
  * the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
@@ -62,7 +63,6 @@ final class RdmaQueue {
     /** Queue entries (1-based) = RECVs posted = requests preallocated. */
     final int entries;
     final String peer;
-    private final ProtectionDomain pd;
     private final CompletionQueue cq;
     private final QueuePair qp;
     private final QueueMemory memory;
@@ -138,12 +138,11 @@ final class RdmaQueue {
         this.peer = String.valueOf(id.remoteAddress());
         this.connectDeadlineNs = System.nanoTime() + 2 * target.options().connectTimeoutNs();
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
-        ProtectionDomain pdTmp = null;
         CompletionQueue cqTmp = null;
         QueueMemory memTmp = null;
         BlockQueue bqTmp = null;
         try {
-            pdTmp = id.device().allocPd();
+            ProtectionDomain pdTmp = target.protectionDomain(id.device());
             cqTmp = id.device().createCq(3 * entries + 8);
             memTmp = new QueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest);
             QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
@@ -178,10 +177,8 @@ final class RdmaQueue {
             }
             closeQuietly(memTmp);
             closeQuietly(cqTmp);
-            closeQuietly(pdTmp);
             throw e;
         }
-        this.pd = pdTmp;
         this.cq = cqTmp;
         this.memory = memTmp;
         this.recvSqe = memTmp.recvSqe;
@@ -620,8 +617,7 @@ final class RdmaQueue {
         }
         closeQuietly(id);
         closeQuietly(cq);
-        closeQuietly(memory);
-        closeQuietly(pd);
+        closeQuietly(memory); // the protection domain is the device's: the target closes it
         metrics.queueDown(fatal);
         Controller c = controller;
         if (c != null) {

@@ -73,6 +73,9 @@ final class Request {
     /** Registered buffer, page aligned, {@code dataCapacity} bytes. */
     final MemorySegment dataBuffer;
     final int dataLkey;
+    /** Remote key of the data region ({@link #dataBuffer}) and of the RECV region (in-capsule data). */
+    private final int dataRegionRkey;
+    private final int recvRegionRkey;
     /** Registered 16-byte response capsule. */
     final MemorySegment response;
     /** RDMA READ (host write data) or RDMA WRITE (host read data). */
@@ -132,10 +135,13 @@ final class Request {
     /** Last slice of {@link #dataBuffer} handed out, reused while the length repeats (no allocation per I/O). */
     private MemorySegment dataSlice;
 
-    Request(int index, MemorySegment dataBuffer, int dataLkey, MemorySegment response, int responseLkey) {
+    Request(int index, MemorySegment dataBuffer, int dataLkey, int dataRegionRkey, int recvRegionRkey,
+            MemorySegment response, int responseLkey) {
         this.index = index;
         this.dataBuffer = dataBuffer;
         this.dataLkey = dataLkey;
+        this.dataRegionRkey = dataRegionRkey;
+        this.recvRegionRkey = recvRegionRkey;
         this.response = response;
         responseWr.wrId = RdmaQueue.wrId(RdmaQueue.WR_SEND, index);
         responseWr.numSge = 1;
@@ -171,6 +177,34 @@ final class Request {
         dw0 = 0;
         dw1 = 0;
         fence = null;
+    }
+
+    /**
+     * Native address of the command's data where it lives on this node: a slice of the request's registered data
+     * buffer (keyed SGL: WRITE payload after its RDMA READ, READ data before its RDMA WRITE, DSM range list) or the
+     * in-capsule data in the RECV slot. Valid from READY_TO_EXECUTE until the response is posted; 0 when the
+     * command has no data (FLUSH, WRITE ZEROES). With {@link #dataRkey()} and {@link #dataLengthBytes()}, a keyed
+     * SGL (NVMe-oF 1.1 section 2.3.2) a peer node can RDMA READ the payload from (docs/replication.md, "Wire").
+     */
+    public long dataAddress() {
+        return data == null ? 0 : data.address();
+    }
+
+    /**
+     * Remote key covering {@link #dataAddress()}: the data region's (registered LOCAL_WRITE | REMOTE_WRITE |
+     * REMOTE_READ) or, for in-capsule data, the RECV region's (LOCAL_WRITE | REMOTE_READ); both in the device's
+     * protection domain ({@link Target#protectionDomain}). 0 when the command has no data.
+     */
+    public int dataRkey() {
+        if (data == null) {
+            return 0;
+        }
+        return inCapsuleData ? recvRegionRkey : dataRegionRkey;
+    }
+
+    /** Bytes of the command's data at {@link #dataAddress()}; 0 when none. */
+    public int dataLengthBytes() {
+        return data == null ? 0 : (int) data.byteSize();
     }
 
     /** The first {@code lengthBytes} of the data buffer, as a segment of exactly that size. */
