@@ -87,11 +87,6 @@ final class Commands {
         return IoCommands.execute(r, q);
     }
 
-    /** EXECUTED: {@link Outcome#ASYNC} (next DSM range) or {@link Outcome#COMPLETE}. */
-    static Outcome executed(Request r, RdmaQueue q) {
-        return IoCommands.executed(r, q);
-    }
-
     /**
      * Host-to-controller data of {@code lengthBytes} (exactly, or at least when {@code exact} is false): a keyed
      * SGL is fetched with an RDMA READ into the request's buffer, in-capsule data is used where it landed.

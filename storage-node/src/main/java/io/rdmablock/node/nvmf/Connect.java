@@ -16,7 +16,8 @@ import java.lang.foreign.ValueLayout;
  * dw0 (IATTR, IPO): RECFMT 0, QID = the qid of the connection's private data, SQSIZE 1 .. min(queue entries,
  * maxQueueEntries) - 1 (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and a live controller of the same subsystem and
  * HOSTNQN on qid >= 1; a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
- * Host (SCT 1, SC 84h). Runs on the connecting queue's poller.
+ * Host (SCT 1, SC 84h). An I/O queue gets its {@link VolumeIo} here, from the subsystem's factory of the moment; if
+ * it cannot be opened the Connect is answered Internal Error. Runs on the connecting queue's poller.
  */
 final class Connect {
     private static final Logger LOG = LoggerFactory.getLogger(Connect.class);
@@ -81,6 +82,7 @@ final class Connect {
                     + ", max=0 (a discovery controller has no I/O queues)");
         }
         Controller c;
+        VolumeIo volumeIo = null;
         if (qid == 0) {
             if (cntlid != ConnectDataDescriptor.CNTLID_DYNAMIC) {
                 return invalidParameter(r, q, true, ConnectDataDescriptor.CNTLID_OFFSET, "cntlid=" + cntlid
@@ -113,13 +115,25 @@ final class Connect {
                 return invalidParameter(r, q, true, ConnectDataDescriptor.HOSTNQN_OFFSET, "hostnqn=" + hostnqn
                         + ", expected=" + c.hostnqn() + " (hostnqn of cntlid " + cntlid + ")");
             }
-            if (qid > q.options.maxIoQueues() || !c.attachIoQueue(qid, q)) {
+            if (qid > q.options.maxIoQueues()) {
                 return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
-                        + q.options.maxIoQueues() + " (or already connected)");
+                        + q.options.maxIoQueues());
+            }
+            try {
+                volumeIo = q.openVolumeIo(s, hostnqn, cntlid);
+            } catch (RuntimeException e) {
+                LOG.warn("connect failed: volume I/O could not be opened: subnqn={}, qid={}, cntlid={}, peer={}: {}",
+                        subnqn, qid, cntlid, q.peer, e.toString());
+                return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
+            }
+            if (!c.attachIoQueue(qid, q)) {
+                QueueMemory.closeQuietly(volumeIo);
+                return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
+                        + q.options.maxIoQueues() + " (already connected)");
             }
         }
         c.commandReceived(r.startNs);
-        q.connected(c, sqsize + 1);
+        q.connected(c, sqsize + 1, volumeIo);
         r.dw0 = c.cntlid;
         LOG.info("queue connected: qid={}, cntlid={}, sqsize={} (0-based), subnqn={}, hostnqn={}, peer={}", qid,
                 c.cntlid, sqsize, subnqn, hostnqn, q.peer);

@@ -2,7 +2,6 @@ package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.node.metrics.VolumeMetrics;
-import io.rdmablock.node.store.BlockQueue;
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
@@ -28,8 +27,8 @@ import java.lang.foreign.MemorySegment;
  * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ (in the device's protection domain, shared by
  * every queue on that device: {@link Target#protectionDomain}), {@code entries} RECV
  * capsule buffers, {@code entries} preallocated {@link Request}s (each with a registered data buffer and response
- * capsule), and for I/O queues a {@link BlockQueue} of the same depth. Everything is allocated and registered when
- * the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
+ * capsule), and for I/O queues the {@link VolumeIo} its subsystem gives it at Connect (by default a {@link LocalVolumeIo}
+ * on a store queue of the same depth). Everything is allocated and registered when the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
  * are cached per request and RECV slot; a new slice object is made only when a request's transfer length changes).
  *
  * <p>The registered memory (RECV capsule slots, request data buffers, response capsules) and its layout are
@@ -45,13 +44,6 @@ final class RdmaQueue {
     static final int WR_SEND = 3;
     static final int WR_WRITE = 4;
     private static final int BATCH = 32;
-    /**
-     * System property {@value}: {@code false} skips registering the queue's buffers with its store queue (io_uring
-     * fixed buffers); for A/B measurements and kernels that refuse them. Default true.
-     */
-    static final String REGISTER_STORE_BUFFERS_PROPERTY = "rdmablock.target.registerStoreBuffers";
-    private static final boolean REGISTER_STORE_BUFFERS =
-            !"false".equalsIgnoreCase(System.getProperty(REGISTER_STORE_BUFFERS_PROPERTY, "true"));
     /** Longest wait for store I/O in flight when a queue is torn down. */
     static final long DRAIN_TIMEOUT_NS = 30_000_000_000L;
 
@@ -66,7 +58,6 @@ final class RdmaQueue {
     private final CompletionQueue cq;
     private final QueuePair qp;
     private final QueueMemory memory;
-    private final BlockQueue blockQueue;
     private final MemorySegment[] recvSqe;
     private final RecvWr[] recvWrs;
     private final Request[] requests;
@@ -77,13 +68,21 @@ final class RdmaQueue {
     private int pendingHead;
     private int pendingCount;
     private final WorkCompletion[] wcs = WorkCompletion.array(BATCH);
-    private final long[] reapUserData = new long[BATCH];
-    private final int[] reapResult = new int[BATCH];
+    /** Receives the volume I/O's completions (one object for the queue's life: nothing allocated per command). */
+    private final VolumeIo.Completions completions = this::volumeIoCompleted;
+    /** Drops completions while draining after {@link #beginClose}. */
+    private static final VolumeIo.Completions DROP = (r, status) -> { };
+    /** The clock of the current polling round, for requests advanced from a volume I/O completion. */
+    private long roundNowNs;
     final int dataBytesPerRequest;
     /** READ/WRITE commands and bytes completed on this queue (SMART log). */
     final IoCounters ioCounters = new IoCounters();
 
     Controller controller;
+    /** The poller serving this queue; set by it before the queue's first poll. */
+    Poller poller;
+    /** The store behind this I/O queue, opened at Connect ({@link #openVolumeIo}); null on the admin queue. */
+    private VolumeIo volumeIo;
     Volume volume;
     VolumeMetrics volumeMetrics; // per-volume data points, resolved once at Connect
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
@@ -140,7 +139,6 @@ final class RdmaQueue {
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
         CompletionQueue cqTmp = null;
         QueueMemory memTmp = null;
-        BlockQueue bqTmp = null;
         try {
             ProtectionDomain pdTmp = target.protectionDomain(id.device());
             cqTmp = id.device().createCq(3 * entries + 8);
@@ -149,14 +147,6 @@ final class RdmaQueue {
             attr.maxSendWr = 2 * entries;
             attr.maxRecvWr = entries;
             createQpRetryingTransientFailures(id, attr);
-            if (qid != 0) {
-                bqTmp = target.store().newQueue(entries);
-                // io_uring fixed buffers: every store READ/WRITE moves through one of these two regions (request
-                // data buffers; in-capsule data of a RECV slot), so the kernel pins them once, not per I/O
-                if (REGISTER_STORE_BUFFERS) {
-                    bqTmp.registerBuffers(memTmp.dataRegion, memTmp.recvRegion);
-                }
-            }
             this.free = new int[entries];
             this.pendingRecv = new int[entries];
             this.pendingLength = new int[entries];
@@ -168,9 +158,6 @@ final class RdmaQueue {
                 qp.postRecv(rwr);
             }
         } catch (RuntimeException e) {
-            if (bqTmp != null) {
-                bqTmp.close();
-            }
             QueuePair created = id.qp();
             if (created != null) {
                 closeQuietly(created);
@@ -184,7 +171,6 @@ final class RdmaQueue {
         this.recvSqe = memTmp.recvSqe;
         this.recvWrs = memTmp.recvWrs;
         this.requests = memTmp.requests;
-        this.blockQueue = bqTmp;
         metrics.queueUp();
     }
 
@@ -197,13 +183,15 @@ final class RdmaQueue {
         return fatal != null;
     }
 
+    /** Commands in flight in the volume I/O (0 on the admin queue). */
     int storeInFlight() {
-        return blockQueue == null ? 0 : blockQueue.inFlight();
+        VolumeIo v = volumeIo;
+        return v == null ? 0 : v.inFlight();
     }
 
     /**
-     * One polling round: work completions (batch), store completions (batch), then timers. Returns the number of
-     * events handled (0 = idle).
+     * One polling round: work completions (batch), volume I/O completions (batch), then timers. Returns the number
+     * of events handled (0 = idle).
      */
     int poll(long nowNs) {
         int work = 0;
@@ -213,15 +201,10 @@ final class RdmaQueue {
                 onWorkCompletion(wcs[i], nowNs);
             }
             work += n;
-            if (blockQueue != null && blockQueue.inFlight() > 0) {
-                int m = blockQueue.reap(reapUserData, reapResult, BATCH);
-                for (int i = 0; i < m; i++) {
-                    Request r = requests[(int) reapUserData[i]];
-                    r.storeResult = reapResult[i];
-                    r.event(Request.Event.STORE_DONE);
-                    advance(r, nowNs);
-                }
-                work += m;
+            VolumeIo v = volumeIo;
+            if (v != null) {
+                roundNowNs = nowNs;
+                work += v.poll(completions, BATCH);
             }
         } catch (RuntimeException e) {
             fail("transport", "poll failed: " + e);
@@ -231,6 +214,15 @@ final class RdmaQueue {
             housekeeping(nowNs);
         }
         return work;
+    }
+
+    /** A command handed back by the volume I/O: its status, then the state machine. */
+    private void volumeIoCompleted(Request r, int nvmeStatus) {
+        if (nvmeStatus != 0) {
+            r.fail(nvmeStatus);
+        }
+        r.event(Request.Event.VOLUME_IO_DONE);
+        advance(r, roundNowNs);
     }
 
     /** Waits up to {@code timeoutNs} for a work completion, then handles what came (idle path of a poller). */
@@ -371,11 +363,10 @@ final class RdmaQueue {
                 }
                 case READY_TO_EXECUTE -> r.state = stateAfter(r, Commands.execute(r, this));
                 case EXECUTING -> {
-                    if (r.take(Request.Event.STORE_DONE)) {
-                        r.state = Request.State.EXECUTED;
+                    if (r.take(Request.Event.VOLUME_IO_DONE)) {
+                        r.state = Request.State.READY_TO_COMPLETE;
                     }
                 }
-                case EXECUTED -> r.state = stateAfter(r, Commands.executed(r, this));
                 case HELD -> {
                     if (r.take(Request.Event.ASYNC_EVENT)) {
                         r.state = Request.State.READY_TO_COMPLETE;
@@ -503,9 +494,25 @@ final class RdmaQueue {
         return fenceWaiting != null;
     }
 
-    /** After a successful Connect: the host's SQ size (sqsize + 1). */
-    void connected(Controller c, int hostSqEntries) {
+    /**
+     * Connect of an I/O queue: opens its volume I/O with the subsystem's current factory (the queue keeps it until it
+     * is released, even if the subsystem's factory changes meanwhile). Poller thread.
+     *
+     * @throws RuntimeException whatever the factory throws
+     */
+    VolumeIo openVolumeIo(Subsystem s, String hostnqn, int cntlid) {
+        VolumeIo.Factory f = s.volumeIoFactory();
+        return f.open(new VolumeIo.Context(s.volume(), target.store(), s.subnqn(), hostnqn, cntlid, qid, entries,
+                poller, id.device(), target.protectionDomain(id.device()), memory.dataRegion, memory.recvRegion));
+    }
+
+    /**
+     * After a successful Connect: the host's SQ size (sqsize + 1) and, on an I/O queue, its volume I/O (from
+     * {@link #openVolumeIo}; null on the admin queue). The queue owns and closes it from now on.
+     */
+    void connected(Controller c, int hostSqEntries, VolumeIo volumeIo) {
         this.controller = c;
+        this.volumeIo = volumeIo;
         this.volume = c.subsystem.volume();
         this.volumeMetrics = volume == null ? null : metrics.volume(volume.name()); // null: no volume (discovery)
         this.sqEntries = hostSqEntries;
@@ -521,8 +528,8 @@ final class RdmaQueue {
         return memory.recvData(r.recvIndex, offset, lengthBytes);
     }
 
-    BlockQueue blockQueue() {
-        return blockQueue;
+    VolumeIo volumeIo() {
+        return volumeIo;
     }
 
     /**
@@ -580,7 +587,7 @@ final class RdmaQueue {
     }
 
     /**
-     * One round of draining after {@link #beginClose}: reaps (and drops) store completions; when none is left in
+     * One round of draining after {@link #beginClose}: polls (and drops) volume I/O completions; when none is left in
      * flight, or after {@link #DRAIN_TIMEOUT_NS}, releases everything.
      *
      * @return true when the queue is fully closed
@@ -589,9 +596,10 @@ final class RdmaQueue {
         if (released) {
             return true;
         }
-        if (blockQueue != null && blockQueue.inFlight() > 0 && nowNs - drainDeadlineNs < 0) {
+        VolumeIo v = volumeIo;
+        if (v != null && v.inFlight() > 0 && nowNs - drainDeadlineNs < 0) {
             try {
-                blockQueue.reap(reapUserData, reapResult, BATCH);
+                v.poll(DROP, BATCH);
             } catch (RuntimeException e) {
                 LOG.debug("reap while draining failed: {}", e.toString());
             }
@@ -612,8 +620,8 @@ final class RdmaQueue {
             return;
         }
         released = true;
-        if (blockQueue != null) {
-            closeQuietly(blockQueue); // waits for what is still in flight: it may still use our buffers
+        if (volumeIo != null) {
+            closeQuietly(volumeIo); // waits for what is still in flight: it may still use our buffers
         }
         closeQuietly(id);
         closeQuietly(cq);

@@ -1,5 +1,6 @@
 package io.rdmablock.node.nvmf;
 
+import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.SendWr;
 
 import java.lang.foreign.MemorySegment;
@@ -8,8 +9,12 @@ import java.lang.foreign.MemorySegment;
  * One preallocated command slot of an {@link RdmaQueue}: its state, the capsule it serves, its registered data
  * buffer and response capsule, and the two send work requests it posts (data transfer, response SEND). Created when
  * the queue connects; reused for every command; never shared between queues or threads.
+ *
+ * <p>Public for {@link VolumeIo} implementations outside this package: they read the command they execute or forward
+ * through the accessors below (valid between {@link VolumeIo#start} and the command's completion; every other member
+ * is the queue's). The accessors allocate nothing.
  */
-final class Request {
+public final class Request {
 
     /**
      * Request states (after SPDK {@code enum spdk_nvmf_rdma_request_state}). Only {@link RdmaQueue#advance} writes
@@ -26,10 +31,8 @@ final class Request {
         TRANSFERRING_HOST_TO_CONTROLLER,
         /** Parsed and valid, host data (if any) in place; the command can be executed. */
         READY_TO_EXECUTE,
-        /** A volume store command is in flight (waits for its reap). */
+        /** The queue's {@link VolumeIo} executes the command (waits for its completion, status then set). */
         EXECUTING,
-        /** The volume store command completed; {@link #storeResult} holds 0 or -errno. */
-        EXECUTED,
         /** Held by the controller without a response (Asynchronous Event Request); completed by an event or teardown. */
         HELD,
         /**
@@ -54,8 +57,8 @@ final class Request {
         CAPSULE,
         /** TRANSFERRING_HOST_TO_CONTROLLER: the RDMA READ of the host's data completed. */
         DATA_RECEIVED,
-        /** EXECUTING: the volume store command completed ({@link #storeResult}). */
-        STORE_DONE,
+        /** EXECUTING: the queue's {@link VolumeIo} handed the command back; {@link #status} is set. */
+        VOLUME_IO_DONE,
         /** AWAITING_FENCE: the host's previous association drained, or the fence deadline passed. */
         FENCE_DONE,
         /** HELD: the controller has an asynchronous event for this request ({@link #dw0} set). */
@@ -119,7 +122,6 @@ final class Request {
     long storeOffsetBytes;
     long storeLengthBytes;
     boolean fua;
-    int storeResult;
     /** DATASET MANAGEMENT: next range to trim and number of ranges. */
     int rangeNext;
     int rangeCount;
@@ -170,7 +172,6 @@ final class Request {
         storeOffsetBytes = 0;
         storeLengthBytes = 0;
         fua = false;
-        storeResult = 0;
         rangeNext = 0;
         rangeCount = 0;
         status = 0;
@@ -205,6 +206,78 @@ final class Request {
     /** Bytes of the command's data at {@link #dataAddress()}; 0 when none. */
     public int dataLengthBytes() {
         return data == null ? 0 : (int) data.byteSize();
+    }
+
+    /** The request's slot in its queue, 0 .. entries - 1 (stable for the queue's life; a handle can index by it). */
+    public int index() {
+        return index;
+    }
+
+    /** Opcode (SQE byte 0), e.g. {@link io.rdmablock.rdma.fabric.Opcodes#IO_WRITE}. */
+    public int opcode() {
+        return opcode;
+    }
+
+    /** Command identifier (SQE bytes 2..3). */
+    public int cid() {
+        return cid;
+    }
+
+    /** Namespace id (SQE bytes 4..7): 1, or FFFFFFFFh for a FLUSH of every namespace. */
+    public int nsid() {
+        return SqeDescriptor.nsid(sqe);
+    }
+
+    /** READ / WRITE / WRITE ZEROES: starting LBA (CDW10-11). */
+    public long slba() {
+        return SqeDescriptor.slba(sqe);
+    }
+
+    /** READ / WRITE / WRITE ZEROES: number of logical blocks, 1-based (NLB of CDW12 + 1). */
+    public int blockCount() {
+        return SqeDescriptor.blockCount(sqe);
+    }
+
+    /** READ / WRITE / WRITE ZEROES: byte offset in the volume (slba x LBA size). */
+    public long offsetBytes() {
+        return storeOffsetBytes;
+    }
+
+    /** READ / WRITE / WRITE ZEROES: byte length (blockCount x LBA size). */
+    public long lengthBytes() {
+        return storeLengthBytes;
+    }
+
+    /** WRITE / READ: Force Unit Access (CDW12 bit 30). */
+    public boolean fua() {
+        return fua;
+    }
+
+    /** Command dword {@code n}, 10 .. 15 ({@link SqeDescriptor#cdw}). */
+    public int cdw(int n) {
+        return SqeDescriptor.cdw(sqe, n);
+    }
+
+    /**
+     * The 64-byte SQE as received, in the RECV slot (NVMe Base 2.0 Figure 88); to copy into a forwarded capsule. Must
+     * not be written.
+     */
+    public MemorySegment sqe() {
+        return sqe;
+    }
+
+    /**
+     * DATASET MANAGEMENT: number of ranges (NR of CDW10 + 1); the range list ({@link
+     * io.rdmablock.rdma.fabric.DsmRangeDescriptor}, 16 bytes each) is the command's data ({@link #data()},
+     * {@link #dataAddress()}). 0 for other commands.
+     */
+    public int dsmRangeCount() {
+        return rangeCount;
+    }
+
+    /** The command's data as a segment of {@link #dataLengthBytes()} bytes at {@link #dataAddress()}; null if none. */
+    public MemorySegment data() {
+        return data;
     }
 
     /** The first {@code lengthBytes} of the data buffer, as a segment of exactly that size. */

@@ -35,6 +35,8 @@ public final class Subsystem {
     /** Live controllers and destroyed ones whose queues are still draining. */
     private final CopyOnWriteArrayList<Controller> controllers = new CopyOnWriteArrayList<>();
     private volatile boolean removed;
+    /** Opens the {@link VolumeIo} of each I/O queue at its Connect; swappable at runtime. */
+    private volatile VolumeIo.Factory volumeIoFactory = LocalVolumeIo::open;
 
     Subsystem(String subnqn, Volume volume) {
         this.subnqn = subnqn;
@@ -122,6 +124,30 @@ public final class Subsystem {
             }
         }
         return s;
+    }
+
+    /** The factory the next I/O queue Connect opens its {@link VolumeIo} with (default: {@link LocalVolumeIo}). */
+    public VolumeIo.Factory volumeIoFactory() {
+        return volumeIoFactory;
+    }
+
+    /**
+     * Replaces the factory of the volume's {@link VolumeIo}s (e.g. a replicated one when this node becomes the
+     * volume's primary). Takes effect at the next I/O queue Connect: queues connected before keep the handle they
+     * opened until they are torn down and the host reconnects (call {@link #disconnectAll} to make that happen now).
+     * Any thread.
+     *
+     * @throws NullPointerException when {@code factory} is null
+     */
+    public void setVolumeIoFactory(VolumeIo.Factory factory) {
+        volumeIoFactory = java.util.Objects.requireNonNull(factory, "factory");
+    }
+
+    /** Destroys every controller of this subsystem (hosts reconnect and get the current factory and mode). */
+    public void disconnectAll(String reason) {
+        for (Controller c : controllers) {
+            c.destroy(reason);
+        }
     }
 
     boolean isRemoved() {
