@@ -85,13 +85,10 @@ final class IoCommands {
     /**
      * READY_TO_EXECUTE: the checks that need the host's data (DSM ranges within the namespace, NVM Command Set 1.0
      * section 3.3.3), then the queue's {@link VolumeIo} starts the command: {@link Outcome#ASYNC}, or
-     * {@link Outcome#COMPLETE} when it is answered at once (a DSM without the Deallocate attribute: nothing to do).
+     * {@link Outcome#COMPLETE} when it is answered at once.
      */
     static Outcome execute(Request r, RdmaQueue q) {
         if (r.opcode == Opcodes.IO_DATASET_MANAGEMENT) {
-            if ((SqeDescriptor.cdw(r.sqe, 11) & SqeDescriptor.DSM_CDW11_AD) == 0) {
-                return Outcome.COMPLETE; // no attribute we act on: nothing to do
-            }
             long capacity = q.volume.blockCount();
             for (int i = 0; i < r.rangeCount; i++) {
                 long slba = DsmRangeDescriptor.slba(r.data, i);

@@ -5,13 +5,14 @@ import io.rdmablock.node.store.Volume;
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The node's own copy of a volume behind one I/O queue: a {@link BlockQueue} of the queue's depth. READ, WRITE (FUA:
- * {@code RWF_DSYNC}), FLUSH, WRITE ZEROES are one store command each; DATASET MANAGEMENT trims its non-empty ranges
- * one after another (one store command per request in flight at a time, so the store queue never overflows). A store
+ * {@code RWF_DSYNC}), FLUSH, WRITE ZEROES are one store command each; DATASET MANAGEMENT with the Deallocate
+ * attribute (CDW11 AD; without it nothing is done, success) trims its non-empty ranges one after another (one store command per request in flight at a time, so the store queue never overflows). A store
  * result {@code -errno} becomes an NVMe status ({@link #statusFor}). Zero allocation per command: the request of a
  * store completion is found by its index ({@code userData}), reap arrays are preallocated.
  */
@@ -73,6 +74,9 @@ public final class LocalVolumeIo implements VolumeIo {
                 case Opcodes.IO_FLUSH -> queue.submitFlush(v, i);
                 case Opcodes.IO_WRITE_ZEROES -> queue.submitWriteZeroes(v, r.storeOffsetBytes, r.storeLengthBytes, i);
                 case Opcodes.IO_DATASET_MANAGEMENT -> {
+                    if ((SqeDescriptor.cdw(r.sqe, 11) & SqeDescriptor.DSM_CDW11_AD) == 0) {
+                        return 0; // no attribute we act on (CDW11 AD clear): nothing to do
+                    }
                     r.rangeNext = 0;
                     int s = nextTrim(r);
                     if (s == IN_FLIGHT) {

@@ -259,6 +259,14 @@ public final class Request {
     }
 
     /**
+     * The epoch a primary forwards with a write-type command: CDW2 (bits 31:0) and CDW3 (bits 63:32), SQE bytes 8..15
+     * ({@link SqeDescriptor#cdw23}; docs/replication.md, "Wire"). 0 from a host, which leaves them reserved.
+     */
+    public long epoch() {
+        return SqeDescriptor.cdw23(sqe);
+    }
+
+    /**
      * The 64-byte SQE as received, in the RECV slot (NVMe Base 2.0 Figure 88); to copy into a forwarded capsule. Must
      * not be written.
      */
