@@ -32,6 +32,11 @@ public final class NvmeStatus {
     public static final int SC_LBA_OUT_OF_RANGE = 0x80;
     public static final int SC_CAPACITY_EXCEEDED = 0x81;
     public static final int SC_NAMESPACE_NOT_READY = 0x82;
+    /**
+     * Generic 83h Reservation Conflict (NVMe Base 2.0 Figure 102). rdmablock also answers it to a forwarded write whose
+     * epoch is below the highest the secondary accepted (docs/replication.md, "Wire").
+     */
+    public static final int SC_RESERVATION_CONFLICT = 0x83;
 
     // Command specific (SCT 1)
     public static final int SC_INVALID_QUEUE_IDENTIFIER = 0x01;
@@ -107,6 +112,7 @@ public final class NvmeStatus {
                 case SC_LBA_OUT_OF_RANGE -> "LBA out of range";
                 case SC_CAPACITY_EXCEEDED -> "capacity exceeded";
                 case SC_NAMESPACE_NOT_READY -> "namespace not ready";
+                case SC_RESERVATION_CONFLICT -> "reservation conflict";
                 default -> "generic status";
             };
         }

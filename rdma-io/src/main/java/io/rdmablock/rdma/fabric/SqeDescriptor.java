@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
  *  +-------+-------+---------------+-------------------------------+
  *  |opcode |flags  |      cid      |             nsid              |   flags: FUSE 1:0, PSDT 7:6 (01b = SGL)
  *  +-------+-------+---------------+-------------------------------+
- *  8  cdw2-3 (reserved; Fabrics: byte 4 of the SQE is FCTYPE, see {@link #FCTYPE_OFFSET})      16
+ *  8  cdw2 | 12 cdw3 (NVM commands without PI: reserved; rdmablock's forwarded epoch, {@link #cdw23})  16
  *  16 mptr (unused, 0)                                                                          24
  *  24 SGL1: 16-byte SGL descriptor ({@link SglDescriptor})                                       40
  *  40 cdw10 | 44 cdw11 | 48 cdw12 | 52 cdw13 | 56 cdw14 | 60 cdw15                              64
@@ -28,6 +28,14 @@ public final class SqeDescriptor {
     public static final int NSID_OFFSET = 4;
     /** Fabrics commands (opcode 0x7F): FCTYPE at byte 4 (overlaps nsid, NVMe-oF 1.1 Figure 9). */
     public static final int FCTYPE_OFFSET = 4;
+    /**
+     * Command dword 2 (SQE bytes 8..11). NVM WRITE / FLUSH / WRITE ZEROES / DATASET MANAGEMENT on a namespace without
+     * protection information: reserved (NVM Command Set 1.0 section 3.2.6); rdmablock's node-to-node forwarding puts
+     * the primary's epoch bits 31:0 here (docs/replication.md, "Wire").
+     */
+    public static final int CDW2_OFFSET = 8;
+    /** Command dword 3 (SQE bytes 12..15): the forwarded epoch's bits 63:32 (see {@link #CDW2_OFFSET}). */
+    public static final int CDW3_OFFSET = 12;
     public static final int SGL1_OFFSET = 24;
     public static final int CDW10_OFFSET = 40;
     public static final int CDW11_OFFSET = 44;
@@ -87,6 +95,19 @@ public final class SqeDescriptor {
 
     public static void fctype(MemorySegment s, int v) {
         Wire.u8(s, FCTYPE_OFFSET, v);
+    }
+
+    /**
+     * CDW2 (bits 31:0) and CDW3 (bits 63:32) as one little-endian 64-bit value, SQE bytes 8..15: the primary's epoch
+     * in a forwarded write-type command (docs/replication.md, "Wire"); 0 when the host sent none.
+     */
+    public static long cdw23(MemorySegment s) {
+        return Wire.u64(s, CDW2_OFFSET);
+    }
+
+    /** Sets SQE bytes 8..15: CDW2 = bits 31:0 of {@code v}, CDW3 = bits 63:32. */
+    public static void cdw23(MemorySegment s, long v) {
+        Wire.u64(s, CDW2_OFFSET, v);
     }
 
     /** Command dword {@code n}, 10 .. 15. */

@@ -169,9 +169,9 @@ final class Controller {
 
     /**
      * Admin poller: when the namespace grew or shrank since the last notice, answers one held Asynchronous Event
-     * Request (namespace attribute changed).
+     * Request (namespace attribute changed): records the event on it for the queue to advance.
      *
-     * @return the request to complete, or null
+     * @return the request to advance, or null
      */
     Request pollAsyncEvent() {
         if (subsystem.isDiscovery()) {
@@ -192,7 +192,7 @@ final class Controller {
                 heldAer[i] = null;
                 namespaceChanged = false;
                 r.dw0 = AEN_NS_ATTRIBUTE_CHANGED;
-                r.state = Request.State.READY_TO_COMPLETE;
+                r.event(Request.Event.ASYNC_EVENT);
                 return r;
             }
         }
@@ -211,21 +211,21 @@ final class Controller {
 
     /**
      * Executes an admin command whose data buffer (if any) is ready: sets status/dw0, fills {@code r.data} for
-     * controller-to-host commands, or holds the request.
+     * controller-to-host commands, or holds the request ({@link Outcome#HOLD}).
      */
-    void executeAdmin(Request r, RdmaQueue q) {
+    Outcome executeAdmin(Request r, RdmaQueue q) {
         MemorySegment sqe = r.sqe;
-        switch (r.opcode) {
-            case Opcodes.ADMIN_KEEP_ALIVE -> r.state = Request.State.READY_TO_COMPLETE;
+        return switch (r.opcode) {
+            case Opcodes.ADMIN_KEEP_ALIVE -> Outcome.COMPLETE;
             case Opcodes.ADMIN_IDENTIFY -> Identify.execute(r, q, this);
             case Opcodes.ADMIN_SET_FEATURES, Opcodes.ADMIN_GET_FEATURES -> features(r, sqe);
             case Opcodes.ADMIN_GET_LOG_PAGE -> LogPages.execute(r, q, this);
             case Opcodes.ADMIN_ASYNC_EVENT_REQUEST -> holdAer(r);
             default -> q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE), "opcode", r.opcode, "admin");
-        }
+        };
     }
 
-    private void features(Request r, MemorySegment sqe) {
+    private Outcome features(Request r, MemorySegment sqe) {
         int fid = SqeDescriptor.cdw(sqe, 10) & 0xFF;
         int cdw11 = SqeDescriptor.cdw(sqe, 11);
         boolean set = r.opcode == Opcodes.ADMIN_SET_FEATURES;
@@ -234,21 +234,18 @@ final class Controller {
         switch (fid) {
             case Opcodes.FID_NUMBER_OF_QUEUES -> {
                 if (discovery) {
-                    unsupportedFeature(r, fid);
-                    return;
+                    return unsupportedFeature(r, fid);
                 }
                 int nsqr = set ? Math.min(cdw11 & 0xFFFF, maxIo) : maxIo;
                 int ncqr = set ? Math.min(cdw11 >>> 16, maxIo) : maxIo;
                 if (set && ((cdw11 & 0xFFFF) == 0xFFFF || (cdw11 >>> 16) == 0xFFFF)) {
-                    r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
-                    return;
+                    return r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
                 }
                 r.dw0 = nsqr | ncqr << 16;
             }
             case Opcodes.FID_VOLATILE_WRITE_CACHE -> {
                 if (discovery) {
-                    unsupportedFeature(r, fid);
-                    return;
+                    return unsupportedFeature(r, fid);
                 }
                 r.dw0 = 1; // always on; a Set is accepted and changes nothing
             }
@@ -266,17 +263,16 @@ final class Controller {
                 r.dw0 = katoMs;
             }
             default -> {
-                unsupportedFeature(r, fid);
-                return;
+                return unsupportedFeature(r, fid);
             }
         }
-        r.state = Request.State.READY_TO_COMPLETE;
+        return Outcome.COMPLETE;
     }
 
-    private void unsupportedFeature(Request r, int fid) {
+    private Outcome unsupportedFeature(Request r, int fid) {
         LOG.debug("feature not supported: fid=0x{}, cntlid={}, discovery={}", Integer.toHexString(fid), cntlid,
                 subsystem.isDiscovery());
-        r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
+        return r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
     }
 
     /** Asynchronous Event Configuration bits this controller can send: namespace attribute notices (I/O only). */
@@ -322,19 +318,18 @@ final class Controller {
         return sums;
     }
 
-    private void holdAer(Request r) {
+    private Outcome holdAer(Request r) {
         for (int i = 0; i < heldAer.length; i++) {
             if (heldAer[i] == null) {
                 heldAer[i] = r;
-                r.state = Request.State.HELD;
-                return;
+                return Outcome.HOLD;
             }
         }
-        r.fail(NvmeStatus.commandSpecific(SC_AER_LIMIT_EXCEEDED));
+        return r.fail(NvmeStatus.commandSpecific(SC_AER_LIMIT_EXCEEDED));
     }
 
     /** Fabrics Property Get/Set (NVMe-oF 1.1 sections 3.4, 3.5): CAP, VS, CC, CSTS. */
-    void property(Request r, RdmaQueue q) {
+    Outcome property(Request r, RdmaQueue q) {
         MemorySegment sqe = r.sqe;
         boolean eightBytes = (SqeDescriptor.cdw(sqe, 10) & 0x7) == 1;
         int offset = SqeDescriptor.cdw(sqe, 11);
@@ -346,21 +341,19 @@ final class Controller {
             case Opcodes.PROP_CC -> value = cc & 0xFFFFFFFFL;
             case Opcodes.PROP_CSTS -> value = csts & 0xFFFFFFFFL;
             default -> {
-                q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "property offset", offset,
+                return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "property offset", offset,
                         "supported=0x0,0x8,0x14,0x1c");
-                return;
             }
         }
         if (eightBytes != (offset == Opcodes.PROP_CAP)) {
-            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "property size", eightBytes ? 8 : 4,
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "property size", eightBytes ? 8 : 4,
                     "offset=0x" + Integer.toHexString(offset));
-            return;
         }
         if (set) {
             if (offset != Opcodes.PROP_CC) {
-                q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "property offset (read-only)", offset,
+                return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD),
+                        "property offset (read-only)", offset,
                         "writable=0x14");
-                return;
             }
             int newCc = (int) sqe.get(U64, SqeDescriptor.CDW12_OFFSET);
             boolean en = (newCc & 1) != 0;
@@ -374,7 +367,7 @@ final class Controller {
             r.dw0 = (int) value;
             r.dw1 = (int) (value >>> 32);
         }
-        r.state = Request.State.READY_TO_COMPLETE;
+        return Outcome.COMPLETE;
     }
 
     @Override

@@ -32,8 +32,8 @@ final class Identify {
     private Identify() {
     }
 
-    /** Fills {@code r.dataBuffer} and moves to READY_TO_COMPLETE, or rejects. Admin poller. */
-    static void execute(Request r, RdmaQueue q, Controller c) {
+    /** Fills {@code r.dataBuffer} ({@link Outcome#COMPLETE}), or rejects. Admin poller. */
+    static Outcome execute(Request r, RdmaQueue q, Controller c) {
         MemorySegment sqe = r.sqe;
         int cns = SqeDescriptor.cdw(sqe, 10) & 0xFF;
         int nsid = SqeDescriptor.nsid(sqe);
@@ -41,15 +41,14 @@ final class Identify {
         Subsystem s = c.subsystem;
         TargetOptions options = q.options;
         if (s.isDiscovery() && cns != Opcodes.CNS_CONTROLLER) {
-            q.reject(r, Commands.INVALID_FIELD, "cns", cns, "supported=1 (discovery controller)");
-            return;
+            return q.reject(r, Commands.INVALID_FIELD, "cns", cns, "supported=1 (discovery controller)");
         }
         switch (cns) {
             case Opcodes.CNS_CONTROLLER -> controller(data, c, options);
             case Opcodes.CNS_NAMESPACE -> {
                 if (nsid != Subsystem.NSID) {
-                    q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid", nsid, "min=1, max=1");
-                    return;
+                    return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE),
+                            "nsid", nsid, "min=1, max=1");
                 }
                 Volume v = s.volume();
                 IdentifyNamespaceDescriptor.encode(data, new IdentifyNamespaceDescriptor.Info(v.blockCount(),
@@ -66,25 +65,23 @@ final class Identify {
             }
             case Opcodes.CNS_NAMESPACE_ID_DESCRIPTORS -> {
                 if (nsid != Subsystem.NSID) {
-                    q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid", nsid, "min=1, max=1");
-                    return;
+                    return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE),
+                            "nsid", nsid, "min=1, max=1");
                 }
                 NamespaceIdDescriptor.encode(data, s.namespaceIds());
             }
             case Opcodes.CNS_CS_CONTROLLER -> {
                 int csi = SqeDescriptor.cdw(sqe, 11) >>> 24;
                 if (csi != NamespaceIdDescriptor.CSI_NVM) {
-                    q.reject(r, Commands.INVALID_FIELD, "csi", csi, "supported=0 (NVM)");
-                    return;
+                    return q.reject(r, Commands.INVALID_FIELD, "csi", csi, "supported=0 (NVM)");
                 }
                 data.asSlice(0, Opcodes.IDENTIFY_DATA_LENGTH).fill((byte) 0);
             }
             default -> {
-                q.reject(r, Commands.INVALID_FIELD, "cns", cns, "supported=0,1,2,3,6");
-                return;
+                return q.reject(r, Commands.INVALID_FIELD, "cns", cns, "supported=0,1,2,3,6");
             }
         }
-        r.state = Request.State.READY_TO_COMPLETE;
+        return Outcome.COMPLETE;
     }
 
     /** Identify Controller of an I/O or discovery controller (field values: docs/wire-protocol.md section 6.1). */

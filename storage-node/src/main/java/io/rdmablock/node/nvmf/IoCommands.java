@@ -1,14 +1,11 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
-import io.rdmablock.node.store.BlockQueue;
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 
@@ -17,19 +14,17 @@ import java.lang.foreign.MemorySegment;
  * MANAGEMENT (deallocate). Checks, each answered with its status, in this order: opcode (Invalid Opcode), nsid
  * (Invalid Namespace), LBA range incl. 64-bit wrap (LBA Out of Range), transfer size above MDTS (Invalid Field), then
  * the data descriptor (Invalid Field for PSDT, SGL Descriptor Type Invalid, SGL Offset Invalid, Data SGL Length
- * Invalid). One store command per request is in flight at a time (DSM ranges are trimmed one after another), so a
- * {@link BlockQueue} of the queue's depth never overflows.
+ * Invalid), and once the data is in place the DSM ranges (LBA Out of Range). Execution is the queue's
+ * {@link VolumeIo}'s.
  */
 final class IoCommands {
-    private static final Logger LOG = LoggerFactory.getLogger(IoCommands.class);
     private static final int NSID_ALL = 0xFFFFFFFF;
-    private static final int ENXIO = 6;
-    private static final int ENOSPC = 28;
 
     private IoCommands() {
     }
 
-    static void prepare(Request r, RdmaQueue q) {
+    /** NEW: {@link Outcome#TRANSFER_FROM_HOST}, {@link Outcome#EXECUTE} or {@link Outcome#COMPLETE} (rejected). */
+    static Outcome prepare(Request r, RdmaQueue q) {
         MemorySegment sqe = r.sqe;
         int op = r.opcode;
         switch (op) {
@@ -40,148 +35,74 @@ final class IoCommands {
             case Opcodes.IO_DATASET_MANAGEMENT -> r.metricsOp = NodeMetrics.OP_DSM;
             default -> {
                 r.metricsOp = NodeMetrics.OP_OTHER;
-                q.reject(r, Commands.INVALID_OPCODE, "opcode", op, "supported=0x0,0x1,0x2,0x8,0x9");
-                return;
+                return q.reject(r, Commands.INVALID_OPCODE, "opcode", op, "supported=0x0,0x1,0x2,0x8,0x9");
             }
         }
         int nsid = SqeDescriptor.nsid(sqe);
         if (nsid != Subsystem.NSID && !(op == Opcodes.IO_FLUSH && nsid == NSID_ALL)) {
-            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid", Integer.toUnsignedLong(nsid),
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE),
+                    "nsid", Integer.toUnsignedLong(nsid),
                     "valid=1");
-            return;
         }
         if (op == Opcodes.IO_FLUSH) {
-            r.state = Request.State.READY_TO_EXECUTE;
-            return;
+            return Outcome.EXECUTE;
         }
         if (op == Opcodes.IO_DATASET_MANAGEMENT) {
             r.rangeCount = (SqeDescriptor.cdw(sqe, 10) & 0xFF) + 1;
-            Commands.dataFromHost(r, q, r.rangeCount * DsmRangeDescriptor.LENGTH, false);
-            return;
+            return Commands.dataFromHost(r, q, r.rangeCount * DsmRangeDescriptor.LENGTH, false);
         }
         Volume v = q.volume;
         long capacity = v.blockCount();
         long slba = SqeDescriptor.slba(sqe);
         int nlb = SqeDescriptor.blockCount(sqe);
         if (Long.compareUnsigned(slba, capacity) >= 0 || nlb > capacity - slba) {
-            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE), "slba", slba, "blockCount=" + nlb
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE), "slba", slba, "blockCount=" + nlb
                     + ", capacityBlocks=" + capacity);
-            return;
         }
         int lba = v.lbaSizeBytes();
         r.storeOffsetBytes = slba * lba;
         r.storeLengthBytes = (long) nlb * lba;
         if (op == Opcodes.IO_WRITE_ZEROES) {
-            r.state = Request.State.READY_TO_EXECUTE;
-            return;
+            return Outcome.EXECUTE;
         }
         if (r.storeLengthBytes > q.options.mdtsBytes()) {
-            q.reject(r, Commands.INVALID_FIELD, "transfer bytes", r.storeLengthBytes, "max=" + q.options.mdtsBytes()
+            return q.reject(r, Commands.INVALID_FIELD,
+                    "transfer bytes", r.storeLengthBytes, "max=" + q.options.mdtsBytes()
                     + " (MDTS)");
-            return;
         }
         int len = (int) r.storeLengthBytes;
         r.fua = (SqeDescriptor.cdw(sqe, 12) & SqeDescriptor.CDW12_FUA) != 0;
         if (op == Opcodes.IO_READ) {
-            Commands.dataToHost(r, q, len, true);
-            if (r.state == Request.State.READY_TO_EXECUTE) {
+            Outcome o = Commands.dataToHost(r, q, len, true);
+            if (o == Outcome.EXECUTE) {
                 r.data = r.dataSlice(len);
             }
-        } else {
-            Commands.dataFromHost(r, q, len, true);
+            return o;
         }
+        return Commands.dataFromHost(r, q, len, true);
     }
 
-    static void execute(Request r, RdmaQueue q) {
-        BlockQueue bq = q.blockQueue();
-        Volume v = q.volume;
-        try {
-            switch (r.opcode) {
-                case Opcodes.IO_READ -> bq.submitRead(v, r.storeOffsetBytes, r.data, r.index);
-                case Opcodes.IO_WRITE -> bq.submitWrite(v, r.storeOffsetBytes, r.data, r.fua, r.index);
-                case Opcodes.IO_FLUSH -> bq.submitFlush(v, r.index);
-                case Opcodes.IO_WRITE_ZEROES -> bq.submitWriteZeroes(v, r.storeOffsetBytes, r.storeLengthBytes,
-                        r.index);
-                case Opcodes.IO_DATASET_MANAGEMENT -> {
-                    if ((SqeDescriptor.cdw(r.sqe, 11) & SqeDescriptor.DSM_CDW11_AD) == 0) {
-                        r.state = Request.State.READY_TO_COMPLETE; // no attribute we act on: nothing to do
-                        return;
-                    }
-                    long capacity = v.blockCount();
-                    for (int i = 0; i < r.rangeCount; i++) {
-                        long slba = DsmRangeDescriptor.slba(r.data, i);
-                        long nlb = Integer.toUnsignedLong(DsmRangeDescriptor.blockCount(r.data, i));
-                        if (Long.compareUnsigned(slba, capacity) > 0 || nlb > capacity - slba) {
-                            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE), "DSM range " + i + " slba",
-                                    slba, "blockCount=" + nlb + ", capacityBlocks=" + capacity);
-                            return;
-                        }
-                    }
-                    nextTrim(r, q, bq, v);
-                    return;
-                }
-                default -> throw new IllegalStateException("opcode " + r.opcode);
-            }
-            r.state = Request.State.EXECUTING;
-        } catch (RuntimeException e) {
-            LOG.warn("store submit failed: opcode=0x{}, cid={}, qid={}, offsetBytes={}, lengthBytes={}: {}",
-                    Integer.toHexString(r.opcode), r.cid, q.qid, r.storeOffsetBytes, r.storeLengthBytes, e.toString());
-            r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
-        }
-    }
-
-    static void executed(Request r, RdmaQueue q) {
-        int res = r.storeResult;
-        if (res < 0) {
-            int status = statusFor(r.opcode, -res);
-            LOG.warn("store command failed: opcode=0x{}, cid={}, qid={}, offsetBytes={}, errno={}, status={}",
-                    Integer.toHexString(r.opcode), r.cid, q.qid, r.storeOffsetBytes, -res, NvmeStatus.describe(status));
-            r.fail(status);
-            return;
-        }
+    /**
+     * READY_TO_EXECUTE: the checks that need the host's data (DSM ranges within the namespace, NVM Command Set 1.0
+     * section 3.3.3), then the queue's {@link VolumeIo} starts the command: {@link Outcome#ASYNC}, or
+     * {@link Outcome#COMPLETE} when it is answered at once.
+     */
+    static Outcome execute(Request r, RdmaQueue q) {
         if (r.opcode == Opcodes.IO_DATASET_MANAGEMENT) {
-            try {
-                nextTrim(r, q, q.blockQueue(), q.volume);
-            } catch (RuntimeException e) {
-                LOG.warn("trim submit failed: cid={}, qid={}: {}", r.cid, q.qid, e.toString());
-                r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
+            long capacity = q.volume.blockCount();
+            for (int i = 0; i < r.rangeCount; i++) {
+                long slba = DsmRangeDescriptor.slba(r.data, i);
+                long nlb = Integer.toUnsignedLong(DsmRangeDescriptor.blockCount(r.data, i));
+                if (Long.compareUnsigned(slba, capacity) > 0 || nlb > capacity - slba) {
+                    return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_LBA_OUT_OF_RANGE),
+                            "DSM range " + i + " slba", slba, "blockCount=" + nlb + ", capacityBlocks=" + capacity);
+                }
             }
-            return;
         }
-        r.state = Request.State.READY_TO_COMPLETE;
-    }
-
-    /** Submits the next non-empty DSM range (EXECUTING) or finishes the command (READY_TO_COMPLETE). */
-    private static void nextTrim(Request r, RdmaQueue q, BlockQueue bq, Volume v) {
-        int lba = v.lbaSizeBytes();
-        while (r.rangeNext < r.rangeCount) {
-            int i = r.rangeNext++;
-            long nlb = Integer.toUnsignedLong(DsmRangeDescriptor.blockCount(r.data, i));
-            if (nlb == 0) {
-                continue;
-            }
-            r.storeOffsetBytes = DsmRangeDescriptor.slba(r.data, i) * lba;
-            r.storeLengthBytes = nlb * lba;
-            bq.submitTrim(v, r.storeOffsetBytes, r.storeLengthBytes, r.index);
-            r.state = Request.State.EXECUTING;
-            return;
+        int status = q.volumeIo().start(r);
+        if (status == VolumeIo.IN_FLIGHT) {
+            return Outcome.ASYNC;
         }
-        r.state = Request.State.READY_TO_COMPLETE;
-    }
-
-    /** NVMe status for a store errno. */
-    static int statusFor(int opcode, int errno) {
-        if (errno == ENXIO) {
-            return NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE);
-        }
-        if (errno == ENOSPC) {
-            return NvmeStatus.generic(NvmeStatus.SC_CAPACITY_EXCEEDED);
-        }
-        return switch (opcode) {
-            case Opcodes.IO_READ -> NvmeStatus.of(NvmeStatus.SCT_MEDIA, NvmeStatus.SC_UNRECOVERED_READ_ERROR, false);
-            case Opcodes.IO_WRITE, Opcodes.IO_WRITE_ZEROES, Opcodes.IO_FLUSH ->
-                    NvmeStatus.of(NvmeStatus.SCT_MEDIA, NvmeStatus.SC_WRITE_FAULT, false);
-            default -> NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_INTERNAL_ERROR, false);
-        };
+        return status == 0 ? Outcome.COMPLETE : r.fail(status);
     }
 }

@@ -40,23 +40,23 @@ final class LogPages {
     private LogPages() {
     }
 
-    /** NEW -> READY_TO_EXECUTE | READY_TO_COMPLETE (rejected): the data length and the keyed SGL. */
-    static void prepare(Request r, RdmaQueue q) {
+    /** NEW: {@link Outcome#EXECUTE} or {@link Outcome#COMPLETE} (rejected): the data length and the keyed SGL. */
+    static Outcome prepare(Request r, RdmaQueue q) {
         long len = LogPageDescriptor.lengthBytes(r.sqe);
         if (len > q.dataBytesPerRequest) {
-            q.reject(r, Commands.INVALID_FIELD, "log page length (NUMD)", len, "max=" + q.dataBytesPerRequest
+            return q.reject(r, Commands.INVALID_FIELD, "log page length (NUMD)", len, "max=" + q.dataBytesPerRequest
                     + " (admin data buffer)");
-            return;
         }
-        Commands.dataToHost(r, q, (int) len, false);
-        if (r.state == Request.State.READY_TO_EXECUTE && r.transferBytes < len) {
-            q.reject(r, NvmeStatus.generic(NvmeStatus.SC_DATA_SGL_LENGTH_INVALID), "keyed SGL length",
+        Outcome o = Commands.dataToHost(r, q, (int) len, false);
+        if (o == Outcome.EXECUTE && r.transferBytes < len) {
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_DATA_SGL_LENGTH_INVALID), "keyed SGL length",
                     r.transferBytes, "min=" + len + " (NUMD)");
         }
+        return o;
     }
 
-    /** READY_TO_EXECUTE -> READY_TO_COMPLETE: fills the first {@code r.transferBytes} of the data buffer. */
-    static void execute(Request r, RdmaQueue q, Controller c) {
+    /** READY_TO_EXECUTE: fills the first {@code r.transferBytes} of the data buffer ({@link Outcome#COMPLETE}). */
+    static Outcome execute(Request r, RdmaQueue q, Controller c) {
         MemorySegment sqe = r.sqe;
         int lid = LogPageDescriptor.lid(sqe);
         long offset = LogPageDescriptor.offsetBytes(sqe);
@@ -76,14 +76,13 @@ final class LogPages {
                     * DiscoveryLogDescriptor.ENTRY_LENGTH;
         }
         if (logLength < 0) {
-            q.reject(r, Commands.INVALID_FIELD, "lid", lid, discovery ? "supported=0x70 (discovery controller)"
+            return q.reject(r, Commands.INVALID_FIELD, "lid", lid, discovery ? "supported=0x70 (discovery controller)"
                     : "supported=0x1,0x2,0x4");
-            return;
         }
         if ((offset & 3) != 0 || Long.compareUnsigned(offset, logLength) > 0) {
-            q.reject(r, Commands.INVALID_FIELD, "log page offset (LPO)", offset, "dword aligned, max=" + logLength
+            return q.reject(r, Commands.INVALID_FIELD,
+                    "log page offset (LPO)", offset, "dword aligned, max=" + logLength
                     + ", lid=0x" + Integer.toHexString(lid));
-            return;
         }
         MemorySegment out = r.dataBuffer.asSlice(0, len);
         out.fill((byte) 0);
@@ -95,9 +94,8 @@ final class LogPages {
             case LogPageDescriptor.LID_SMART_HEALTH -> {
                 int nsid = SqeDescriptor.nsid(sqe);
                 if (nsid != 0 && nsid != Subsystem.NSID && nsid != 0xFFFFFFFF) {
-                    q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid",
+                    return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE), "nsid",
                             Integer.toUnsignedLong(nsid), "valid=0,1,0xffffffff");
-                    return;
                 }
                 smart(scratch, c);
                 window(scratch, logLength, offset, out);
@@ -114,7 +112,7 @@ final class LogPages {
             }
             default -> discovery(scratch, offset, out, q, c, listed);
         }
-        r.state = Request.State.READY_TO_COMPLETE;
+        return Outcome.COMPLETE;
     }
 
     /** Copies bytes [offset, min(offset + out size, logLength)) of {@code log} to {@code out} at 0. */

@@ -16,8 +16,11 @@ import java.util.concurrent.locks.LockSupport;
  * it spins {@link TargetOptions#idleSpinIterations()} rounds, then waits: on the CQ's completion channel (up to
  * {@link #EVENT_WAIT_NS}) when it serves one queue with no store I/O in flight, otherwise parked for
  * {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn cores.
+ *
+ * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link VolumeIo}s (e.g. the peer
+ * queues of a replicated volume's primary), every round after the queues; their work counts like the queues'.
  */
-final class Poller implements Runnable {
+public final class Poller implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Poller.class);
 
     /** Longest wait on a CQ's completion channel when the poller serves one idle queue. */
@@ -29,6 +32,8 @@ final class Poller implements Runnable {
     private final ArrayList<RdmaQueue> queues = new ArrayList<>();
     /** Queues torn down whose store I/O is still draining (they keep their buffers until it has). */
     private final ArrayList<RdmaQueue> closing = new ArrayList<>();
+    /** Extra work polled every round (poller thread only). */
+    private final ArrayList<Pollable> pollables = new ArrayList<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile Thread thread;
@@ -45,6 +50,44 @@ final class Poller implements Runnable {
         t.start();
     }
 
+    /**
+     * Something a poller polls every round besides its queues, on its thread: e.g. the queue pairs and store queues a
+     * replicated {@link VolumeIo} talks to.
+     */
+    @FunctionalInterface
+    public interface Pollable {
+        /**
+         * One non-blocking round of work.
+         *
+         * @param nowNs the round's clock ({@link System#nanoTime()}, read once per round)
+         * @return the number of events handled, 0 when idle (the poller then spins, then waits)
+         */
+        int poll(long nowNs);
+    }
+
+    /**
+     * Polls {@code p} every round from the next one on, until {@link #removePollable}. Poller thread only (e.g. from
+     * a {@link VolumeIo.Factory}, which runs there); no lock.
+     *
+     * @throws IllegalStateException when called from another thread
+     */
+    public void addPollable(Pollable p) {
+        checkThread();
+        pollables.add(java.util.Objects.requireNonNull(p, "pollable"));
+    }
+
+    /** Stops polling {@code p} (from the next round on); false when it was not registered. Poller thread only. */
+    public boolean removePollable(Pollable p) {
+        checkThread();
+        return pollables.remove(p);
+    }
+
+    private void checkThread() {
+        if (Thread.currentThread() != thread) {
+            throw new IllegalStateException("poller " + name + " used from thread " + Thread.currentThread().getName());
+        }
+    }
+
     /** Hands a connected queue to this poller (from the acceptor thread). */
     void add(RdmaQueue q) {
         incoming.add(q);
@@ -59,6 +102,7 @@ final class Poller implements Runnable {
                 long nowNs = System.nanoTime();
                 RdmaQueue added;
                 while ((added = incoming.poll()) != null) {
+                    added.poller = this;
                     queues.add(added);
                 }
                 int work = 0;
@@ -69,6 +113,9 @@ final class Poller implements Runnable {
                         queues.remove(i--);
                         retire(q, nowNs);
                     }
+                }
+                for (int i = 0; i < pollables.size(); i++) {
+                    work += pollables.get(i).poll(nowNs);
                 }
                 for (int i = 0; i < closing.size(); i++) {
                     if (closing.get(i).drainStep(nowNs)) {
@@ -111,7 +158,7 @@ final class Poller implements Runnable {
     }
 
     private void idle() {
-        if (queues.size() == 1 && closing.isEmpty() && queues.get(0).storeInFlight() == 0) {
+        if (queues.size() == 1 && closing.isEmpty() && pollables.isEmpty() && queues.get(0).storeInFlight() == 0) {
             RdmaQueue q = queues.get(0);
             long nowNs = System.nanoTime();
             // event driven: a completion ends the wait at once, so it can be longer than a park; a queue handed

@@ -15,16 +15,18 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The registered memory of one {@link RdmaQueue}, allocated and registered once when the queue connects: three
- * regions in one shared arena, each registered with the queue's protection domain.
+ * regions in one shared arena, each registered with the device's protection domain ({@link Target#protectionDomain}).
  *
  * <ul>
  *   <li>RECV region: {@code entries} slots of {@code 4096 + roundUp(inCapsuleDataBytes, 4096)} bytes; the capsule
  *   of slot {@code i} starts at {@code 4096 - 64} so the in-capsule data after the 64-byte SQE is page aligned
  *   (O_DIRECT writes straight from the RECV buffer). One prebuilt {@link RecvWr} per slot (wrId
- *   {@code WR_RECV << 32 | i}, one SGE of 64 + in-capsule bytes). Local write only.</li>
+ *   {@code WR_RECV << 32 | i}, one SGE of 64 + in-capsule bytes). Local write + remote read: a peer node may RDMA
+ *   READ a forwarded write's in-capsule data from here (docs/replication.md, "Wire").</li>
  *   <li>Data region: {@code entries x dataBytesPerRequest} (MDTS on I/O queues, 4096 on the admin queue), page
  *   aligned; request {@code i} owns slice {@code i}. Local write + remote write (iWARP needs it on the sink of an
- *   RDMA READ; the rkey is never given to a host).</li>
+ *   RDMA READ) + remote read (a peer node RDMA READs a forwarded write's payload from here). The rkey is never given
+ *   to a host; only to peer nodes, through forwarded commands ({@link Request#dataRkey()}).</li>
  *   <li>Response region: {@code entries x 16} bytes, 64-byte aligned; request {@code i}'s response capsule.</li>
  * </ul>
  *
@@ -65,8 +67,8 @@ final class QueueMemory implements AutoCloseable {
             recvRegion = arena.allocate((long) slotBytes * entries, PAGE);
             dataRegion = arena.allocate((long) dataBytesPerRequest * entries, PAGE);
             MemorySegment rspRegion = arena.allocate((long) CqeDescriptor.LENGTH * entries, 64);
-            recvTmp = pd.registerMemory(recvRegion, Access.LOCAL_WRITE);
-            dataTmp = pd.registerMemory(dataRegion, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            recvTmp = pd.registerMemory(recvRegion, Access.LOCAL_WRITE | Access.REMOTE_READ);
+            dataTmp = pd.registerMemory(dataRegion, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
             rspTmp = pd.registerMemory(rspRegion, Access.LOCAL_WRITE);
             recvSqe = new MemorySegment[entries];
             recvSgl = new MemorySegment[entries];
@@ -86,8 +88,8 @@ final class QueueMemory implements AutoCloseable {
                 rwr.sgList[0].set(capsule.address(), capsuleBytes, recvTmp.lkey());
                 recvWrs[i] = rwr;
                 requests[i] = new Request(i, dataRegion.asSlice((long) dataBytesPerRequest * i, dataBytesPerRequest),
-                        dataTmp.lkey(), rspRegion.asSlice((long) CqeDescriptor.LENGTH * i, CqeDescriptor.LENGTH),
-                        rspTmp.lkey());
+                        dataTmp.lkey(), dataTmp.rkey(), recvTmp.rkey(),
+                        rspRegion.asSlice((long) CqeDescriptor.LENGTH * i, CqeDescriptor.LENGTH), rspTmp.lkey());
             }
         } catch (RuntimeException e) {
             for (AutoCloseable c : new AutoCloseable[]{rspTmp, dataTmp, recvTmp}) {

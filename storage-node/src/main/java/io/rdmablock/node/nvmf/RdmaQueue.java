@@ -2,7 +2,6 @@ package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.node.metrics.VolumeMetrics;
-import io.rdmablock.node.store.BlockQueue;
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
@@ -25,10 +24,11 @@ import org.slf4j.LoggerFactory;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ and protection domain, {@code entries} RECV
+ * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ (in the device's protection domain, shared by
+ * every queue on that device: {@link Target#protectionDomain}), {@code entries} RECV
  * capsule buffers, {@code entries} preallocated {@link Request}s (each with a registered data buffer and response
- * capsule), and for I/O queues a {@link BlockQueue} of the same depth. Everything is allocated and registered when
- * the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
+ * capsule), and for I/O queues the {@link VolumeIo} its subsystem gives it at Connect (by default a {@link LocalVolumeIo}
+ * on a store queue of the same depth). Everything is allocated and registered when the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
  * are cached per request and RECV slot; a new slice object is made only when a request's transfer length changes).
  *
  * <p>The registered memory (RECV capsule slots, request data buffers, response capsules) and its layout are
@@ -44,13 +44,6 @@ final class RdmaQueue {
     static final int WR_SEND = 3;
     static final int WR_WRITE = 4;
     private static final int BATCH = 32;
-    /**
-     * System property {@value}: {@code false} skips registering the queue's buffers with its store queue (io_uring
-     * fixed buffers); for A/B measurements and kernels that refuse them. Default true.
-     */
-    static final String REGISTER_STORE_BUFFERS_PROPERTY = "rdmablock.target.registerStoreBuffers";
-    private static final boolean REGISTER_STORE_BUFFERS =
-            !"false".equalsIgnoreCase(System.getProperty(REGISTER_STORE_BUFFERS_PROPERTY, "true"));
     /** Longest wait for store I/O in flight when a queue is torn down. */
     static final long DRAIN_TIMEOUT_NS = 30_000_000_000L;
 
@@ -62,11 +55,9 @@ final class RdmaQueue {
     /** Queue entries (1-based) = RECVs posted = requests preallocated. */
     final int entries;
     final String peer;
-    private final ProtectionDomain pd;
     private final CompletionQueue cq;
     private final QueuePair qp;
     private final QueueMemory memory;
-    private final BlockQueue blockQueue;
     private final MemorySegment[] recvSqe;
     private final RecvWr[] recvWrs;
     private final Request[] requests;
@@ -77,13 +68,21 @@ final class RdmaQueue {
     private int pendingHead;
     private int pendingCount;
     private final WorkCompletion[] wcs = WorkCompletion.array(BATCH);
-    private final long[] reapUserData = new long[BATCH];
-    private final int[] reapResult = new int[BATCH];
+    /** Receives the volume I/O's completions (one object for the queue's life: nothing allocated per command). */
+    private final VolumeIo.Completions completions = this::volumeIoCompleted;
+    /** Drops completions while draining after {@link #beginClose}. */
+    private static final VolumeIo.Completions DROP = (r, status) -> { };
+    /** The clock of the current polling round, for requests advanced from a volume I/O completion. */
+    private long roundNowNs;
     final int dataBytesPerRequest;
     /** READ/WRITE commands and bytes completed on this queue (SMART log). */
     final IoCounters ioCounters = new IoCounters();
 
     Controller controller;
+    /** The poller serving this queue; set by it before the queue's first poll. */
+    Poller poller;
+    /** The store behind this I/O queue, opened at Connect ({@link #openVolumeIo}); null on the admin queue. */
+    private VolumeIo volumeIo;
     Volume volume;
     VolumeMetrics volumeMetrics; // per-volume data points, resolved once at Connect
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
@@ -138,26 +137,16 @@ final class RdmaQueue {
         this.peer = String.valueOf(id.remoteAddress());
         this.connectDeadlineNs = System.nanoTime() + 2 * target.options().connectTimeoutNs();
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
-        ProtectionDomain pdTmp = null;
         CompletionQueue cqTmp = null;
         QueueMemory memTmp = null;
-        BlockQueue bqTmp = null;
         try {
-            pdTmp = id.device().allocPd();
+            ProtectionDomain pdTmp = target.protectionDomain(id.device());
             cqTmp = id.device().createCq(3 * entries + 8);
             memTmp = new QueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest);
             QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
             attr.maxSendWr = 2 * entries;
             attr.maxRecvWr = entries;
             createQpRetryingTransientFailures(id, attr);
-            if (qid != 0) {
-                bqTmp = target.store().newQueue(entries);
-                // io_uring fixed buffers: every store READ/WRITE moves through one of these two regions (request
-                // data buffers; in-capsule data of a RECV slot), so the kernel pins them once, not per I/O
-                if (REGISTER_STORE_BUFFERS) {
-                    bqTmp.registerBuffers(memTmp.dataRegion, memTmp.recvRegion);
-                }
-            }
             this.free = new int[entries];
             this.pendingRecv = new int[entries];
             this.pendingLength = new int[entries];
@@ -169,25 +158,19 @@ final class RdmaQueue {
                 qp.postRecv(rwr);
             }
         } catch (RuntimeException e) {
-            if (bqTmp != null) {
-                bqTmp.close();
-            }
             QueuePair created = id.qp();
             if (created != null) {
                 closeQuietly(created);
             }
             closeQuietly(memTmp);
             closeQuietly(cqTmp);
-            closeQuietly(pdTmp);
             throw e;
         }
-        this.pd = pdTmp;
         this.cq = cqTmp;
         this.memory = memTmp;
         this.recvSqe = memTmp.recvSqe;
         this.recvWrs = memTmp.recvWrs;
         this.requests = memTmp.requests;
-        this.blockQueue = bqTmp;
         metrics.queueUp();
     }
 
@@ -200,13 +183,15 @@ final class RdmaQueue {
         return fatal != null;
     }
 
+    /** Commands in flight in the volume I/O (0 on the admin queue). */
     int storeInFlight() {
-        return blockQueue == null ? 0 : blockQueue.inFlight();
+        VolumeIo v = volumeIo;
+        return v == null ? 0 : v.inFlight();
     }
 
     /**
-     * One polling round: work completions (batch), store completions (batch), then timers. Returns the number of
-     * events handled (0 = idle).
+     * One polling round: work completions (batch), volume I/O completions (batch), then timers. Returns the number
+     * of events handled (0 = idle).
      */
     int poll(long nowNs) {
         int work = 0;
@@ -216,15 +201,10 @@ final class RdmaQueue {
                 onWorkCompletion(wcs[i], nowNs);
             }
             work += n;
-            if (blockQueue != null && blockQueue.inFlight() > 0) {
-                int m = blockQueue.reap(reapUserData, reapResult, BATCH);
-                for (int i = 0; i < m; i++) {
-                    Request r = requests[(int) reapUserData[i]];
-                    r.storeResult = reapResult[i];
-                    r.state = Request.State.EXECUTED;
-                    advance(r, nowNs);
-                }
-                work += m;
+            VolumeIo v = volumeIo;
+            if (v != null) {
+                roundNowNs = nowNs;
+                work += v.poll(completions, BATCH);
             }
         } catch (RuntimeException e) {
             fail("transport", "poll failed: " + e);
@@ -234,6 +214,15 @@ final class RdmaQueue {
             housekeeping(nowNs);
         }
         return work;
+    }
+
+    /** A command handed back by the volume I/O: its status, then the state machine. */
+    private void volumeIoCompleted(Request r, int nvmeStatus) {
+        if (nvmeStatus != 0) {
+            r.fail(nvmeStatus);
+        }
+        r.event(Request.Event.VOLUME_IO_DONE);
+        advance(r, roundNowNs);
     }
 
     /** Waits up to {@code timeoutNs} for a work completion, then handles what came (idle path of a poller). */
@@ -252,9 +241,9 @@ final class RdmaQueue {
 
     private void housekeeping(long nowNs) {
         Request fenced = fenceWaiting;
-        if (fenced != null && Commands.fenceDone(fenced, nowNs)) {
+        if (fenced != null && AssociationFence.done(fenced, nowNs)) {
             fenceWaiting = null;
-            fenced.state = Request.State.READY_TO_EXECUTE;
+            fenced.event(Request.Event.FENCE_DONE);
             advance(fenced, nowNs);
         }
         Controller c = controller;
@@ -295,10 +284,14 @@ final class RdmaQueue {
             case WR_RECV -> onCapsule(index, wc.byteLen, nowNs);
             case WR_READ -> {
                 Request r = requests[index];
-                r.state = Request.State.READY_TO_EXECUTE;
+                r.event(Request.Event.DATA_RECEIVED);
                 advance(r, nowNs);
             }
-            case WR_SEND -> release(requests[index], nowNs);
+            case WR_SEND -> {
+                Request r = requests[index];
+                r.event(Request.Event.SENT);
+                advance(r, nowNs);
+            }
             default -> {
             }
         }
@@ -324,14 +317,14 @@ final class RdmaQueue {
 
     private void start(Request r, int recvIndex, int byteLen, long nowNs) {
         r.reset(recvIndex, recvSqe[recvIndex], byteLen, nowNs);
-        r.state = Request.State.NEW;
+        r.event(Request.Event.CAPSULE);
         outstanding++;
         metrics.started();
         advance(r, nowNs);
     }
 
+    /** Back to the free list (state FREE, set by {@link #advance}); starts a capsule that waited for a request. */
     private void release(Request r, long nowNs) {
-        r.state = Request.State.FREE;
         free[freeCount++] = r.index;
         if (pendingCount > 0 && fatal == null) {
             int recvIndex = pendingRecv[pendingHead];
@@ -343,8 +336,11 @@ final class RdmaQueue {
     }
 
     /**
-     * The request state machine: applies transitions until the request waits for an event (RDMA READ, store,
-     * SEND completion) or is held.
+     * The request state machine (after SPDK {@code lib/nvmf/rdma.c} {@code nvmf_rdma_request_process}): the only
+     * writer of {@link Request#state}. Applies transitions until the request waits for an event that is not pending
+     * (RDMA READ, store, fence, asynchronous event, SEND completion). Handlers ({@link Commands} and what it dispatches
+     * to) return an {@link Outcome}; {@link #stateAfter} maps it to the next state. Outside events are recorded with
+     * {@link Request#event} before this is called.
      */
     void advance(Request r, long nowNs) {
         Request.State prev;
@@ -354,19 +350,68 @@ final class RdmaQueue {
                 return;
             }
             switch (r.state) {
-                case NEW -> Commands.prepare(r, this, nowNs);
-                case TRANSFERRING_HOST_TO_CONTROLLER, EXECUTING, HELD, AWAITING_FENCE, COMPLETING, FREE -> {
-                    // waiting for an event
+                case FREE -> {
+                    if (r.take(Request.Event.CAPSULE)) {
+                        r.state = Request.State.NEW;
+                    }
                 }
-                case READY_TO_EXECUTE -> Commands.execute(r, this);
-                case EXECUTED -> Commands.executed(r, this);
-                case READY_TO_COMPLETE -> complete(r, nowNs);
+                case NEW -> r.state = stateAfter(r, Commands.prepare(r, this, nowNs));
+                case TRANSFERRING_HOST_TO_CONTROLLER -> {
+                    if (r.take(Request.Event.DATA_RECEIVED)) {
+                        r.state = Request.State.READY_TO_EXECUTE;
+                    }
+                }
+                case READY_TO_EXECUTE -> r.state = stateAfter(r, Commands.execute(r, this));
+                case EXECUTING -> {
+                    if (r.take(Request.Event.VOLUME_IO_DONE)) {
+                        r.state = Request.State.READY_TO_COMPLETE;
+                    }
+                }
+                case HELD -> {
+                    if (r.take(Request.Event.ASYNC_EVENT)) {
+                        r.state = Request.State.READY_TO_COMPLETE;
+                    }
+                }
+                case AWAITING_FENCE -> {
+                    if (r.take(Request.Event.FENCE_DONE)) {
+                        r.state = Request.State.READY_TO_EXECUTE; // Connect runs again and sees r.fence
+                    }
+                }
+                case READY_TO_COMPLETE -> {
+                    r.state = Request.State.COMPLETING;
+                    complete(r);
+                }
+                case COMPLETING -> {
+                    if (r.take(Request.Event.SENT)) {
+                        r.state = Request.State.FREE;
+                        release(r, nowNs); // may bind r to a waiting capsule and advance it: nothing more here
+                        return;
+                    }
+                }
             }
         } while (r.state != prev);
     }
 
+    /** The state a handler's outcome leads to; posts the RDMA READ for {@link Outcome#TRANSFER_FROM_HOST}. */
+    private Request.State stateAfter(Request r, Outcome o) {
+        return switch (o) {
+            case COMPLETE -> Request.State.READY_TO_COMPLETE;
+            case EXECUTE -> Request.State.READY_TO_EXECUTE;
+            case TRANSFER_FROM_HOST -> {
+                readFromHost(r);
+                yield Request.State.TRANSFERRING_HOST_TO_CONTROLLER;
+            }
+            case ASYNC -> Request.State.EXECUTING;
+            case HOLD -> Request.State.HELD;
+            case AWAIT_FENCE -> {
+                fenceWaiting = r;
+                yield Request.State.AWAITING_FENCE;
+            }
+        };
+    }
+
     /** READY_TO_COMPLETE -> COMPLETING: response capsule, RECV repost, (RDMA WRITE +) SEND. */
-    private void complete(Request r, long nowNs) {
+    private void complete(Request r) {
         CqeDescriptor.set(r.response, r.dw0, sqHead, qid, r.cid, r.status);
         CqeDescriptor.dw1(r.response, r.dw1);
         try {
@@ -384,7 +429,6 @@ final class RdmaQueue {
                 w.next = r.responseWr;
                 first = w;
             }
-            r.state = Request.State.COMPLETING;
             qp.postSend(first);
             releaseCid(r); // the host may reuse the cid once it has this response; later capsules come after this
         } catch (RuntimeException e) {
@@ -400,8 +444,8 @@ final class RdmaQueue {
         }
     }
 
-    /** Posts the RDMA READ of the host's data into {@code r.dataBuffer}. */
-    void readFromHost(Request r) {
+    /** Posts the RDMA READ of the host's data into {@code r.dataBuffer} (keyed SGL set by the handler). */
+    private void readFromHost(Request r) {
         SendWr w = r.dataWr;
         w.wrId = wrId(WR_READ, r.index);
         w.opcode = WrOpcode.RDMA_READ;
@@ -410,7 +454,6 @@ final class RdmaQueue {
         w.rkey = r.rkey;
         w.sgList[0].set(r.dataBuffer.address(), r.transferBytes, r.dataLkey);
         w.next = null;
-        r.state = Request.State.TRANSFERRING_HOST_TO_CONTROLLER;
         try {
             qp.postSend(w);
         } catch (RuntimeException e) {
@@ -446,20 +489,30 @@ final class RdmaQueue {
         sqHead = (sqHead + 1) % sqEntries;
     }
 
-    /** True while an admin Connect of this queue is parked by {@link #awaitFence}. */
+    /** True while an admin Connect of this queue waits for the host's previous association to drain. */
     boolean connectAwaitingFence() {
         return fenceWaiting != null;
     }
 
-    /** Parks an admin Connect until the host's previous association has drained ({@link Commands#fenceDone}). */
-    void awaitFence(Request r) {
-        r.state = Request.State.AWAITING_FENCE;
-        fenceWaiting = r;
+    /**
+     * Connect of an I/O queue: opens its volume I/O with the subsystem's current factory (the queue keeps it until it
+     * is released, even if the subsystem's factory changes meanwhile). Poller thread.
+     *
+     * @throws RuntimeException whatever the factory throws
+     */
+    VolumeIo openVolumeIo(Subsystem s, String hostnqn, int cntlid) {
+        VolumeIo.Factory f = s.volumeIoFactory();
+        return f.open(new VolumeIo.Context(s.volume(), target.store(), s.subnqn(), hostnqn, cntlid, qid, entries,
+                poller, id.device(), target.protectionDomain(id.device()), memory.dataRegion, memory.recvRegion));
     }
 
-    /** After a successful Connect: the host's SQ size (sqsize + 1). */
-    void connected(Controller c, int hostSqEntries) {
+    /**
+     * After a successful Connect: the host's SQ size (sqsize + 1) and, on an I/O queue, its volume I/O (from
+     * {@link #openVolumeIo}; null on the admin queue). The queue owns and closes it from now on.
+     */
+    void connected(Controller c, int hostSqEntries, VolumeIo volumeIo) {
         this.controller = c;
+        this.volumeIo = volumeIo;
         this.volume = c.subsystem.volume();
         this.volumeMetrics = volume == null ? null : metrics.volume(volume.name()); // null: no volume (discovery)
         this.sqEntries = hostSqEntries;
@@ -475,17 +528,21 @@ final class RdmaQueue {
         return memory.recvData(r.recvIndex, offset, lengthBytes);
     }
 
-    BlockQueue blockQueue() {
-        return blockQueue;
+    VolumeIo volumeIo() {
+        return volumeIo;
     }
 
-    /** Fails {@code r} with {@code status} and logs the field, its value and its bounds. */
-    void reject(Request r, int status, String field, long value, String bounds) {
+    /**
+     * Fails {@code r} with {@code status} and logs the field, its value and its bounds.
+     *
+     * @return {@link Outcome#COMPLETE}, for handlers to return
+     */
+    Outcome reject(Request r, int status, String field, long value, String bounds) {
         if (LOG.isDebugEnabled()) {
             LOG.debug("command rejected: {}, field={}, value={}, {}, opcode=0x{}, cid={}, qid={}, peer={}",
                     NvmeStatus.name(status), field, value, bounds, Integer.toHexString(r.opcode), r.cid, qid, peer);
         }
-        r.fail(status);
+        return r.fail(status);
     }
 
     /** Marks the queue for teardown (once); the poller closes it after this round. */
@@ -530,7 +587,7 @@ final class RdmaQueue {
     }
 
     /**
-     * One round of draining after {@link #beginClose}: reaps (and drops) store completions; when none is left in
+     * One round of draining after {@link #beginClose}: polls (and drops) volume I/O completions; when none is left in
      * flight, or after {@link #DRAIN_TIMEOUT_NS}, releases everything.
      *
      * @return true when the queue is fully closed
@@ -539,9 +596,10 @@ final class RdmaQueue {
         if (released) {
             return true;
         }
-        if (blockQueue != null && blockQueue.inFlight() > 0 && nowNs - drainDeadlineNs < 0) {
+        VolumeIo v = volumeIo;
+        if (v != null && v.inFlight() > 0 && nowNs - drainDeadlineNs < 0) {
             try {
-                blockQueue.reap(reapUserData, reapResult, BATCH);
+                v.poll(DROP, BATCH);
             } catch (RuntimeException e) {
                 LOG.debug("reap while draining failed: {}", e.toString());
             }
@@ -562,13 +620,12 @@ final class RdmaQueue {
             return;
         }
         released = true;
-        if (blockQueue != null) {
-            closeQuietly(blockQueue); // waits for what is still in flight: it may still use our buffers
+        if (volumeIo != null) {
+            closeQuietly(volumeIo); // waits for what is still in flight: it may still use our buffers
         }
         closeQuietly(id);
         closeQuietly(cq);
-        closeQuietly(memory);
-        closeQuietly(pd);
+        closeQuietly(memory); // the protection domain is the device's: the target closes it
         metrics.queueDown(fatal);
         Controller c = controller;
         if (c != null) {

@@ -1,5 +1,6 @@
 package io.rdmablock.node.nvmf;
 
+import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.SendWr;
 
 import java.lang.foreign.MemorySegment;
@@ -8,13 +9,18 @@ import java.lang.foreign.MemorySegment;
  * One preallocated command slot of an {@link RdmaQueue}: its state, the capsule it serves, its registered data
  * buffer and response capsule, and the two send work requests it posts (data transfer, response SEND). Created when
  * the queue connects; reused for every command; never shared between queues or threads.
+ *
+ * <p>Public for {@link VolumeIo} implementations outside this package: they read the command they execute or forward
+ * through the accessors below (valid between {@link VolumeIo#start} and the command's completion; every other member
+ * is the queue's). The accessors allocate nothing.
  */
-final class Request {
+public final class Request {
 
     /**
-     * Request states (after SPDK {@code enum spdk_nvmf_rdma_request_state}). {@link RdmaQueue#advance} moves a request
-     * forward until no transition applies; events (work completions, store completions) move it out of the waiting
-     * states.
+     * Request states (after SPDK {@code enum spdk_nvmf_rdma_request_state}). Only {@link RdmaQueue#advance} writes
+     * {@link #state}: it moves a request forward until no transition applies. Outside events (work completions, store
+     * completions, fence drained, asynchronous event) are recorded in {@link #pending} and only move a request out of
+     * the waiting state that expects them.
      */
     enum State {
         /** In the queue's free list, bound to no capsule. */
@@ -25,10 +31,8 @@ final class Request {
         TRANSFERRING_HOST_TO_CONTROLLER,
         /** Parsed and valid, host data (if any) in place; the command can be executed. */
         READY_TO_EXECUTE,
-        /** A volume store command is in flight (waits for its reap). */
+        /** The queue's {@link VolumeIo} executes the command (waits for its completion, status then set). */
         EXECUTING,
-        /** The volume store command completed; {@link #storeResult} holds 0 or -errno. */
-        EXECUTED,
         /** Held by the controller without a response (Asynchronous Event Request); completed by an event or teardown. */
         HELD,
         /**
@@ -42,6 +46,27 @@ final class Request {
         COMPLETING
     }
 
+    /**
+     * Outside events, recorded by {@link #event} and applied by {@link RdmaQueue#advance} (each is expected in exactly
+     * one waiting state).
+     */
+    enum Event {
+        /** Nothing pending. */
+        NONE,
+        /** FREE: a capsule was received and bound to this request ({@link #reset}). */
+        CAPSULE,
+        /** TRANSFERRING_HOST_TO_CONTROLLER: the RDMA READ of the host's data completed. */
+        DATA_RECEIVED,
+        /** EXECUTING: the queue's {@link VolumeIo} handed the command back; {@link #status} is set. */
+        VOLUME_IO_DONE,
+        /** AWAITING_FENCE: the host's previous association drained, or the fence deadline passed. */
+        FENCE_DONE,
+        /** HELD: the controller has an asynchronous event for this request ({@link #dw0} set). */
+        ASYNC_EVENT,
+        /** COMPLETING: the response SEND completed. */
+        SENT
+    }
+
     /** Data direction of a command. */
     static final int XFER_NONE = 0;
     static final int XFER_HOST_TO_CONTROLLER = 1;
@@ -51,6 +76,9 @@ final class Request {
     /** Registered buffer, page aligned, {@code dataCapacity} bytes. */
     final MemorySegment dataBuffer;
     final int dataLkey;
+    /** Remote key of the data region ({@link #dataBuffer}) and of the RECV region (in-capsule data). */
+    private final int dataRegionRkey;
+    private final int recvRegionRkey;
     /** Registered 16-byte response capsule. */
     final MemorySegment response;
     /** RDMA READ (host write data) or RDMA WRITE (host read data). */
@@ -58,7 +86,10 @@ final class Request {
     /** Response capsule SEND. */
     final SendWr responseWr = new SendWr();
 
+    /** Written by {@link RdmaQueue#advance} only. */
     State state = State.FREE;
+    /** The outside event not yet applied by {@link RdmaQueue#advance}, or {@link Event#NONE}. */
+    Event pending = Event.NONE;
     /** RECV slot holding the capsule, -1 when none. */
     int recvIndex = -1;
     /** The 64-byte SQE in the RECV slot. */
@@ -91,7 +122,6 @@ final class Request {
     long storeOffsetBytes;
     long storeLengthBytes;
     boolean fua;
-    int storeResult;
     /** DATASET MANAGEMENT: next range to trim and number of ranges. */
     int rangeNext;
     int rangeCount;
@@ -107,10 +137,13 @@ final class Request {
     /** Last slice of {@link #dataBuffer} handed out, reused while the length repeats (no allocation per I/O). */
     private MemorySegment dataSlice;
 
-    Request(int index, MemorySegment dataBuffer, int dataLkey, MemorySegment response, int responseLkey) {
+    Request(int index, MemorySegment dataBuffer, int dataLkey, int dataRegionRkey, int recvRegionRkey,
+            MemorySegment response, int responseLkey) {
         this.index = index;
         this.dataBuffer = dataBuffer;
         this.dataLkey = dataLkey;
+        this.dataRegionRkey = dataRegionRkey;
+        this.recvRegionRkey = recvRegionRkey;
         this.response = response;
         responseWr.wrId = RdmaQueue.wrId(RdmaQueue.WR_SEND, index);
         responseWr.numSge = 1;
@@ -139,13 +172,120 @@ final class Request {
         storeOffsetBytes = 0;
         storeLengthBytes = 0;
         fua = false;
-        storeResult = 0;
         rangeNext = 0;
         rangeCount = 0;
         status = 0;
         dw0 = 0;
         dw1 = 0;
         fence = null;
+    }
+
+    /**
+     * Native address of the command's data where it lives on this node: a slice of the request's registered data
+     * buffer (keyed SGL: WRITE payload after its RDMA READ, READ data before its RDMA WRITE, DSM range list) or the
+     * in-capsule data in the RECV slot. Valid from READY_TO_EXECUTE until the response is posted; 0 when the
+     * command has no data (FLUSH, WRITE ZEROES). With {@link #dataRkey()} and {@link #dataLengthBytes()}, a keyed
+     * SGL (NVMe-oF 1.1 section 2.3.2) a peer node can RDMA READ the payload from (docs/replication.md, "Wire").
+     */
+    public long dataAddress() {
+        return data == null ? 0 : data.address();
+    }
+
+    /**
+     * Remote key covering {@link #dataAddress()}: the data region's (registered LOCAL_WRITE | REMOTE_WRITE |
+     * REMOTE_READ) or, for in-capsule data, the RECV region's (LOCAL_WRITE | REMOTE_READ); both in the device's
+     * protection domain ({@link Target#protectionDomain}). 0 when the command has no data.
+     */
+    public int dataRkey() {
+        if (data == null) {
+            return 0;
+        }
+        return inCapsuleData ? recvRegionRkey : dataRegionRkey;
+    }
+
+    /** Bytes of the command's data at {@link #dataAddress()}; 0 when none. */
+    public int dataLengthBytes() {
+        return data == null ? 0 : (int) data.byteSize();
+    }
+
+    /** The request's slot in its queue, 0 .. entries - 1 (stable for the queue's life; a handle can index by it). */
+    public int index() {
+        return index;
+    }
+
+    /** Opcode (SQE byte 0), e.g. {@link io.rdmablock.rdma.fabric.Opcodes#IO_WRITE}. */
+    public int opcode() {
+        return opcode;
+    }
+
+    /** Command identifier (SQE bytes 2..3). */
+    public int cid() {
+        return cid;
+    }
+
+    /** Namespace id (SQE bytes 4..7): 1, or FFFFFFFFh for a FLUSH of every namespace. */
+    public int nsid() {
+        return SqeDescriptor.nsid(sqe);
+    }
+
+    /** READ / WRITE / WRITE ZEROES: starting LBA (CDW10-11). */
+    public long slba() {
+        return SqeDescriptor.slba(sqe);
+    }
+
+    /** READ / WRITE / WRITE ZEROES: number of logical blocks, 1-based (NLB of CDW12 + 1). */
+    public int blockCount() {
+        return SqeDescriptor.blockCount(sqe);
+    }
+
+    /** READ / WRITE / WRITE ZEROES: byte offset in the volume (slba x LBA size). */
+    public long offsetBytes() {
+        return storeOffsetBytes;
+    }
+
+    /** READ / WRITE / WRITE ZEROES: byte length (blockCount x LBA size). */
+    public long lengthBytes() {
+        return storeLengthBytes;
+    }
+
+    /** WRITE / READ: Force Unit Access (CDW12 bit 30). */
+    public boolean fua() {
+        return fua;
+    }
+
+    /** Command dword {@code n}, 10 .. 15 ({@link SqeDescriptor#cdw}). */
+    public int cdw(int n) {
+        return SqeDescriptor.cdw(sqe, n);
+    }
+
+    /**
+     * The epoch a primary forwards with a write-type command: CDW2 (bits 31:0) and CDW3 (bits 63:32), SQE bytes 8..15
+     * ({@link SqeDescriptor#cdw23}; docs/replication.md, "Wire"). 0 from a host, which leaves them reserved.
+     */
+    public long epoch() {
+        return SqeDescriptor.cdw23(sqe);
+    }
+
+    /**
+     * The 64-byte SQE as received, in the RECV slot (NVMe Base 2.0 Figure 88); to copy into a forwarded capsule. Must
+     * not be written.
+     */
+    public MemorySegment sqe() {
+        return sqe;
+    }
+
+    /**
+     * DATASET MANAGEMENT: number of ranges (NR of CDW10 + 1); the range list ({@link
+     * io.rdmablock.rdma.fabric.DsmRangeDescriptor}, 16 bytes each) is the command's data ({@link #data()},
+     * {@link #dataAddress()}). 0 for other commands.
+     */
+    public int dsmRangeCount() {
+        return rangeCount;
+    }
+
+    /** The command's data as a segment of {@link #dataLengthBytes()} bytes at {@link #dataAddress()}; null if none. */
+    public MemorySegment data() {
+        return data;
     }
 
     /** The first {@code lengthBytes} of the data buffer, as a segment of exactly that size. */
@@ -158,10 +298,28 @@ final class Request {
         return s;
     }
 
-    /** Sets the response status and moves to {@link State#READY_TO_COMPLETE} (no data goes back to the host). */
-    void fail(int nvmeStatus) {
+    /**
+     * Sets the response status; no data goes back to the host.
+     *
+     * @return {@link Outcome#COMPLETE}, for handlers to return
+     */
+    Outcome fail(int nvmeStatus) {
         status = nvmeStatus;
         xfer = XFER_NONE;
-        state = State.READY_TO_COMPLETE;
+        return Outcome.COMPLETE;
+    }
+
+    /** Records an outside event for {@link RdmaQueue#advance} to apply (the caller then calls advance). */
+    void event(Event e) {
+        pending = e;
+    }
+
+    /** True (and the event consumed) when {@code e} is pending. */
+    boolean take(Event e) {
+        if (pending != e) {
+            return false;
+        }
+        pending = Event.NONE;
+        return true;
     }
 }

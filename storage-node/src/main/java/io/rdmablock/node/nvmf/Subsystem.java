@@ -16,12 +16,14 @@ import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * An NVM subsystem: its subnqn, one namespace (nsid 1) backed by one store {@link Volume}, and the hosts allowed to
- * connect (the volume's allow-list). Or the node's discovery subsystem ({@link #discovery()}, the well-known NQN
+ * An NVM subsystem: its subnqn, one namespace (nsid 1) backed by one store {@link Volume}, the hosts allowed to
+ * connect (the volume's allow-list), its replication {@link Mode} and the {@link VolumeIo.Factory} its I/O queues get
+ * their store handle from. Or the node's discovery subsystem ({@link #discovery()}, the well-known NQN
  * {@value DiscoveryLogDescriptor#DISCOVERY_NQN}): no namespace, any host, admin queue only. Thread-safe: controllers
  * attach and detach from any poller; the volume's size is read per command (it only grows).
  */
 public final class Subsystem {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Subsystem.class);
     /** subnqn prefix: {@code nqn.2026-11.io.rdmablock:volume:<volume name>}. */
     public static final String NQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
     /** The one namespace id of every subsystem. */
@@ -35,6 +37,30 @@ public final class Subsystem {
     /** Live controllers and destroyed ones whose queues are still draining. */
     private final CopyOnWriteArrayList<Controller> controllers = new CopyOnWriteArrayList<>();
     private volatile boolean removed;
+    /** Opens the {@link VolumeIo} of each I/O queue at its Connect; swappable at runtime. */
+    private volatile VolumeIo.Factory volumeIoFactory = LocalVolumeIo::open;
+    /** Mode and (secondary) the one admitted host, replaced together. */
+    private volatile Role role = new Role(Mode.PLAIN, null);
+
+    /**
+     * How this node exports the volume (docs/replication.md). Changed by the management sync ({@link #plain},
+     * {@link #primary}, {@link #secondaryOf}); a change of mode ends every association of the subsystem, so each
+     * host reconnects under the new mode and gets the new mode's {@link VolumeIo}.
+     */
+    public enum Mode {
+        /** Not replicated: the volume's allow-list admits hosts; the local copy serves them; CDW2-3 are ignored. */
+        PLAIN,
+        /** This node is the primary: as PLAIN for admission; its I/O queues get the factory given to {@link #primary}. */
+        PRIMARY,
+        /**
+         * This node holds a secondary copy: only the primary node's host NQN is admitted (the allow-list does not
+         * apply), and write-type commands are fenced by the epoch they carry ({@link EpochFencedVolumeIo}).
+         */
+        SECONDARY
+    }
+
+    private record Role(Mode mode, String primaryHostNqn) {
+    }
 
     Subsystem(String subnqn, Volume volume) {
         this.subnqn = subnqn;
@@ -97,15 +123,90 @@ public final class Subsystem {
     }
 
     /**
-     * True when {@code hostnqn} may connect: the allow-list is empty (any host, rdmablock's rule), holds
+     * True when {@code hostnqn} may connect. {@link Mode#SECONDARY}: it is the primary node's host NQN given to
+     * {@link #secondaryOf}. Otherwise: the allow-list is empty (any host, rdmablock's rule), holds
      * {@link VolumeSpec#ANY_HOST}, or holds the hostnqn.
      */
     public boolean allowsHost(String hostnqn) {
         if (volume == null) {
             return true; // discovery: any host; the log page lists only what the host may connect to
         }
+        Role r = role;
+        if (r.mode() == Mode.SECONDARY) {
+            return r.primaryHostNqn().equals(hostnqn);
+        }
         Set<String> hosts = volume.allowedHosts();
         return hosts.isEmpty() || volume.isHostAllowed(hostnqn);
+    }
+
+    /** The hosts this subsystem admits, for log lines: the primary's (secondary mode) or the allow-list (empty = any). */
+    Set<String> admittedHosts() {
+        Role r = role;
+        if (volume == null) {
+            return Set.of();
+        }
+        return r.mode() == Mode.SECONDARY ? Set.of(r.primaryHostNqn()) : volume.allowedHosts();
+    }
+
+    /** The current replication mode (PLAIN for the discovery subsystem). */
+    public Mode mode() {
+        return role.mode();
+    }
+
+    /** The primary node's host NQN in {@link Mode#SECONDARY}, else null. */
+    public String primaryHostNqn() {
+        return role.primaryHostNqn();
+    }
+
+    /**
+     * Not replicated ({@link Mode#PLAIN}): the allow-list admits hosts, I/O queues get a {@link LocalVolumeIo}. The
+     * initial mode. A change of mode ends every association (hosts reconnect under the new mode). Any thread.
+     */
+    public synchronized void plain() {
+        setRole(new Role(Mode.PLAIN, null), LocalVolumeIo::open);
+    }
+
+    /**
+     * This node is the volume's primary ({@link Mode#PRIMARY}): the allow-list admits hosts, I/O queues get their
+     * handle from {@code replicated} (e.g. the local copy plus the in-sync secondaries). A change of mode ends every
+     * association; staying primary with another factory only swaps the factory (queues connected before keep
+     * theirs until they reconnect). Any thread.
+     *
+     * @throws NullPointerException when {@code replicated} is null
+     */
+    public synchronized void primary(VolumeIo.Factory replicated) {
+        java.util.Objects.requireNonNull(replicated, "replicated");
+        setRole(new Role(Mode.PRIMARY, null), replicated);
+    }
+
+    /**
+     * This node holds a secondary copy ({@link Mode#SECONDARY}): only {@code primaryHostNqn} (the primary node's
+     * {@code nqn.2026-11.io.rdmablock:node:<nodeId>}) may connect, the volume's allow-list does not apply, and write-type
+     * commands are fenced by the epoch in CDW2-3 ({@link EpochFencedVolumeIo}); READ is served unchecked. A change of
+     * mode or of the primary ends every association of the subsystem. Any thread.
+     *
+     * @throws IllegalArgumentException when {@code primaryHostNqn} is null or blank
+     */
+    public synchronized void secondaryOf(String primaryHostNqn) {
+        if (primaryHostNqn == null || primaryHostNqn.isBlank()) {
+            throw new IllegalArgumentException("invalid primaryHostNqn: primaryHostNqn=" + primaryHostNqn
+                    + " (the primary node's host NQN is required)");
+        }
+        setRole(new Role(Mode.SECONDARY, primaryHostNqn), EpochFencedVolumeIo::open);
+    }
+
+    private void setRole(Role next, VolumeIo.Factory factory) {
+        if (volume == null) {
+            throw new IllegalStateException("the discovery subsystem has no replication mode");
+        }
+        Role prev = role;
+        volumeIoFactory = factory; // before the role: a host admitted under the new role gets the new handle
+        role = next;
+        if (!prev.equals(next)) {
+            LOG.info("subsystem mode changed: subnqn={}, mode={} -> {}, primaryHostNqn={}", subnqn, prev.mode(),
+                    next.mode(), next.primaryHostNqn());
+            disconnectAll("subsystem mode changed to " + next.mode());
+        }
     }
 
     /** hostnqns of the controllers currently connected. */
@@ -117,6 +218,30 @@ public final class Subsystem {
             }
         }
         return s;
+    }
+
+    /** The factory the next I/O queue Connect opens its {@link VolumeIo} with (default: {@link LocalVolumeIo}). */
+    public VolumeIo.Factory volumeIoFactory() {
+        return volumeIoFactory;
+    }
+
+    /**
+     * Replaces the factory of the volume's {@link VolumeIo}s (e.g. a replicated one when this node becomes the
+     * volume's primary). Takes effect at the next I/O queue Connect: queues connected before keep the handle they
+     * opened until they are torn down and the host reconnects (call {@link #disconnectAll} to make that happen now).
+     * Any thread.
+     *
+     * @throws NullPointerException when {@code factory} is null
+     */
+    public void setVolumeIoFactory(VolumeIo.Factory factory) {
+        volumeIoFactory = java.util.Objects.requireNonNull(factory, "factory");
+    }
+
+    /** Destroys every controller of this subsystem (hosts reconnect and get the current factory and mode). */
+    public void disconnectAll(String reason) {
+        for (Controller c : controllers) {
+            c.destroy(reason);
+        }
     }
 
     boolean isRemoved() {

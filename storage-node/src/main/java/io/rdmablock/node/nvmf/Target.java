@@ -6,6 +6,8 @@ import io.rdmablock.node.store.VolumeStore;
 import io.rdmablock.rdma.fabric.CmPrivateData;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.CmListener;
+import io.rdmablock.rdma.verbs.DeviceContext;
+import io.rdmablock.rdma.verbs.ProtectionDomain;
 import io.rdmablock.rdma.verbs.VerbsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +46,12 @@ public final class Target implements AutoCloseable {
      */
     private final java.util.concurrent.atomic.AtomicLong discoveryGeneration = new java.util.concurrent.atomic.AtomicLong();
     private final ConcurrentHashMap<Integer, Controller> controllers = new ConcurrentHashMap<>();
+    /**
+     * One protection domain per device context (keyed by identity: providers hand out one object per device),
+     * allocated on first use and closed by {@link #close} after every queue.
+     */
+    private final ConcurrentHashMap<DeviceContext, ProtectionDomain> protectionDomains = new ConcurrentHashMap<>();
+    private volatile boolean closed;
     private final AtomicInteger nextCntlid = new AtomicInteger(1);
     private final Poller[] pollers;
     private final AtomicInteger nextPoller = new AtomicInteger();
@@ -162,6 +170,23 @@ public final class Target implements AutoCloseable {
     /** Live controllers. */
     public int controllerCount() {
         return controllers.size();
+    }
+
+    /**
+     * The protection domain of {@code device}, shared by every queue of this target on that device (as SPDK
+     * {@code lib/nvmf/rdma.c} keeps one {@code ibv_pd} per {@code ibv_context}); allocated on first use. The queues'
+     * data buffers and RECV slots are registered in it with REMOTE_READ, so a queue pair of this node in the same
+     * domain (a primary's connection to a secondary) lets the peer RDMA READ a write's payload where it landed
+     * ({@link Request#dataAddress()}, {@link Request#dataRkey()}). Callers must not close it. Any thread.
+     *
+     * @throws IllegalStateException after {@link #close}
+     * @throws io.rdmablock.rdma.verbs.VerbsException when {@code ibv_alloc_pd} fails
+     */
+    public ProtectionDomain protectionDomain(DeviceContext device) {
+        if (closed) {
+            throw new IllegalStateException("target closed: no protection domain for device " + device.name());
+        }
+        return protectionDomains.computeIfAbsent(device, DeviceContext::allocPd);
     }
 
     TargetOptions options() {
@@ -339,6 +364,15 @@ public final class Target implements AutoCloseable {
         for (Controller c : controllers.values()) {
             c.destroy("target shutdown");
         }
+        closed = true; // every queue is closed (pollers stopped, acceptor joined): their memory is deregistered
+        for (var e : protectionDomains.entrySet()) {
+            try {
+                e.getValue().close();
+            } catch (RuntimeException ex) {
+                LOG.warn("protection domain close failed: device={}: {}", e.getKey().name(), ex.toString());
+            }
+        }
+        protectionDomains.clear();
         LOG.info("target stopped");
     }
 }

@@ -28,9 +28,12 @@ import org.rocksdb.WriteOptions;
  * "v/" id                               volume row: u8 version=1, UTF name, i64 sizeBytes, i32 lbaSizeBytes,
  *                                       UTF state, i32 hostCount, hostCount x UTF hostnqn (DataOutput encoding)
  * "a/" id "/" chunk (16 hex digits)     empty: the 1 MiB chunk has been written at least once
+ * "e/" id                               i64 big endian: the highest replication epoch accepted as a secondary
+ *                                       (docs/replication.md); absent = 0
  * </pre>
  *
- * Volume rows are written with {@code sync=true} (WAL fsync before return); chunk keys with {@code sync=false}.
+ * Volume rows and epochs are written with {@code sync=true} (WAL fsync before return); chunk keys with
+ * {@code sync=false}.
  */
 final class MetadataDb implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MetadataDb.class);
@@ -173,9 +176,36 @@ final class MetadataDb implements AutoCloseable {
         try (WriteBatch b = new WriteBatch()) {
             b.deleteRange(key("a/" + id + "/"), key("a/" + id + "0"));
             b.delete(key("v/" + id));
+            b.delete(key("e/" + id));
             db.write(syncWrite, b);
         } catch (RocksDBException e) {
             throw fail("delete volume id=" + id, e);
+        }
+    }
+
+    /** Writes the epoch of volume {@code id}, synced (durable when this returns). */
+    void putEpoch(String id, long epoch) {
+        try {
+            db.put(syncWrite, key("e/" + id), java.nio.ByteBuffer.allocate(8).putLong(epoch).array());
+        } catch (RocksDBException e) {
+            throw fail("put epoch id=" + id + ", epoch=" + epoch, e);
+        }
+    }
+
+    /** The epoch of volume {@code id}, 0 when none was written. */
+    long getEpoch(String id) {
+        try {
+            byte[] v = db.get(key("e/" + id));
+            if (v == null) {
+                return 0;
+            }
+            if (v.length != 8) {
+                throw new StoreException("corrupt epoch row: id=" + id + ", lengthBytes=" + v.length + ", expected=8",
+                        0);
+            }
+            return java.nio.ByteBuffer.wrap(v).getLong();
+        } catch (RocksDBException e) {
+            throw fail("get epoch id=" + id, e);
         }
     }
 

@@ -32,6 +32,8 @@ public final class Volume {
     private volatile String name;
     private volatile Set<String> allowedHosts;
     private volatile boolean deleted;
+    /** Highest replication epoch accepted as a secondary (persisted by {@link VolumeStore#raiseEpoch}); 0 = none. */
+    private volatile long epoch;
     private volatile AtomicLongArray chunkBits;
 
     Volume(VolumeStore store, String id, String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts,
@@ -129,6 +131,14 @@ public final class Volume {
             chunkBits = grown;
         }
         sizeBytes = newSize;
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    void setEpoch(long e) {
+        epoch = e;
     }
 
     void setAllowedHosts(Set<String> hosts) {

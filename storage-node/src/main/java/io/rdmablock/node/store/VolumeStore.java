@@ -56,6 +56,8 @@ public final class VolumeStore implements AutoCloseable {
     private final Set<String> unavailableIds = ConcurrentHashMap.newKeySet();
     private final CopyOnWriteArrayList<Consumer<VolumeEvent>> listeners = new CopyOnWriteArrayList<>();
     private boolean closed;
+    /** Serialises {@link #raiseEpoch} (not the store's monitor: a long management call must not stall a poller). */
+    private final Object epochLock = new Object();
     /** Fault-injection rule for new queues (tests, drills), or null: queues are then the backend's own. */
     private volatile StoreFaults faults;
     private static final java.util.concurrent.atomic.AtomicInteger FILE_SLOTS = new java.util.concurrent.atomic.AtomicInteger();
@@ -285,6 +287,42 @@ public final class VolumeStore implements AutoCloseable {
         return unavailableIds.contains(id);
     }
 
+    /**
+     * The highest replication epoch accepted for the volume as a secondary (docs/replication.md, "Wire"); 0 when none
+     * was. A volatile read of the in-memory copy of the persisted value: lock-free, no allocation, for the data path.
+     *
+     * @throws NoSuchElementException when there is no such volume
+     */
+    public long epoch(String volumeId) {
+        return get(volumeId).epoch();
+    }
+
+    /**
+     * Raises the volume's accepted epoch to {@code epoch}, durably: the metadata row is written with {@code sync=true}
+     * (RocksDB WAL fsync) before this returns, and only then is the new value visible to {@link #epoch}. Never lowers
+     * it: an {@code epoch} at or below the current one changes nothing. Raising is rare (once per epoch change of the
+     * volume), so a target poller may call this on its own thread and wait for the sync write; concurrent raises are
+     * serialised on a lock of their own, never the store's management lock.
+     *
+     * @throws IllegalArgumentException when {@code epoch} is below 1
+     * @throws NoSuchElementException   when there is no such volume
+     * @throws StoreException           when the write fails (the epoch is then not raised)
+     */
+    public void raiseEpoch(String volumeId, long epoch) {
+        if (epoch < 1) {
+            throw new IllegalArgumentException("invalid epoch: epoch=" + epoch + ", min=1");
+        }
+        Volume v = get(volumeId);
+        synchronized (epochLock) {
+            if (epoch <= v.epoch()) {
+                return;
+            }
+            meta.putEpoch(volumeId, epoch);
+            v.setEpoch(epoch);
+        }
+        LOG.info("replication epoch raised: id={}, epoch={}", volumeId, epoch);
+    }
+
     /** The volume with this id, if any. */
     public Optional<Volume> find(String id) {
         return Optional.ofNullable(volumes.get(id));
@@ -450,6 +488,7 @@ public final class VolumeStore implements AutoCloseable {
                 }
             }
             meta.loadChunks(row.id(), v::loadChunk);
+            v.setEpoch(meta.getEpoch(row.id()));
             volumes.put(row.id(), v);
         }
         try (var files = Files.list(volumesDir)) {

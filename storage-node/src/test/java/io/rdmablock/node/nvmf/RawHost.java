@@ -180,22 +180,66 @@ final class RawHost implements AutoCloseable {
             }
             int n = cq.await(wcs, wcs.length, Math.min(left, 100_000_000L));
             for (int i = 0; i < n; i++) {
-                WorkCompletion wc = wcs[i];
-                if (!wc.ok()) {
-                    if (error == null) {
-                        error = wc.status;
-                    }
-                    continue;
-                }
-                if (wc.opcode == WcOpcode.RECV) {
-                    MemorySegment r = responseMr.segment().asSlice(16L * wc.wrId, 16);
-                    responses.add(new Cqe(CqeDescriptor.dw0(r), CqeDescriptor.dw1(r), CqeDescriptor.sqhd(r),
-                            CqeDescriptor.sqid(r), CqeDescriptor.cid(r), CqeDescriptor.status(r), null));
-                    qp.postRecv(recvs[(int) wc.wrId]);
-                }
+                handle(wcs[i]);
             }
         }
         return responses.poll();
+    }
+
+    /** A work completion: an error is kept in {@link #error}, a RECV becomes a response (RECV reposted). */
+    private void handle(WorkCompletion wc) {
+        if (!wc.ok()) {
+            if (error == null) {
+                error = wc.status;
+            }
+            return;
+        }
+        if (wc.opcode == WcOpcode.RECV) {
+            MemorySegment r = responseMr.segment().asSlice(16L * wc.wrId, 16);
+            responses.add(new Cqe(CqeDescriptor.dw0(r), CqeDescriptor.dw1(r), CqeDescriptor.sqhd(r),
+                    CqeDescriptor.sqid(r), CqeDescriptor.cid(r), CqeDescriptor.status(r), null));
+            qp.postRecv(recvs[(int) wc.wrId]);
+        }
+    }
+
+    /**
+     * RDMA READ of {@code lengthBytes} at {@code remoteAddress} / {@code rkey} of the peer (the target's queue pair
+     * answers it) into host data at {@code dataOffset}; waits for its completion. Responses arriving meanwhile are
+     * kept for {@link #await}.
+     *
+     * @return the READ's completion status, or null on timeout
+     */
+    WcStatus rdmaRead(long dataOffset, int lengthBytes, long remoteAddress, int rkey) {
+        final long wrId = 3_000_000L;
+        SendWr w = new SendWr();
+        w.wrId = wrId;
+        w.opcode = io.rdmablock.rdma.verbs.WrOpcode.RDMA_READ;
+        w.sendFlags = SendWr.SIGNALED;
+        w.numSge = 1;
+        w.sgList[0].set(dataMr, GUARD_BYTES + dataOffset, lengthBytes);
+        w.remoteAddr = remoteAddress;
+        w.rkey = rkey;
+        qp.postSend(w);
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (System.nanoTime() < deadline) {
+            int n = cq.await(wcs, wcs.length, 100_000_000L);
+            WcStatus read = null;
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = wcs[i];
+                if (wc.wrId == wrId) {
+                    read = wc.status;
+                    if (!wc.ok() && error == null) {
+                        error = wc.status;
+                    }
+                } else {
+                    handle(wc);
+                }
+            }
+            if (read != null) {
+                return read;
+            }
+        }
+        return null;
     }
 
     Cqe await() {

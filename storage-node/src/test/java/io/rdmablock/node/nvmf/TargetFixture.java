@@ -25,8 +25,13 @@ final class TargetFixture implements AutoCloseable {
     final String subnqn;
 
     TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts) {
+        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts));
+    }
+
+    /** {@code spec} null: reopens the store in {@code dir} and exports its volume "vol1" (a node restart). */
+    private TargetFixture(Path dir, TargetOptions options, VolumeSpec spec) {
         store = VolumeStore.open(dir);
-        volume = store.create(new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts));
+        volume = spec == null ? store.get("vol1") : store.create(spec);
         target = new Target(provider, store, options, metrics);
         target.start(new InetSocketAddress("127.0.0.1", 0));
         subnqn = target.addVolume(volume, null).subnqn();
@@ -34,6 +39,11 @@ final class TargetFixture implements AutoCloseable {
 
     TargetFixture(Path dir) {
         this(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of());
+    }
+
+    /** The node restarted: the store in {@code dir} reopened (it must hold "vol1"), a new target exporting it. */
+    static TargetFixture reopen(Path dir) {
+        return new TargetFixture(dir, TargetOptions.defaults(), null);
     }
 
     RawHost host(int qid, int entries) {

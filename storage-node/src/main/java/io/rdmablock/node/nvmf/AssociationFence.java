@@ -1,0 +1,62 @@
+package io.rdmablock.node.nvmf;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+
+/**
+ * The cross-path fence of an admin Connect (case C8): a host that starts a new association with a subsystem while an
+ * older one of it (same hostnqn and HOSTID, or a destroyed one of the same hostnqn still draining) exists must not
+ * have the new one acknowledged before every store command of the old one has drained, so nothing of the old
+ * association can land after a write of the new one. The old controllers are destroyed, the Connect waits in
+ * {@link Request.State#AWAITING_FENCE} (at most {@link RdmaQueue#DRAIN_TIMEOUT_NS} from its arrival) and then runs
+ * again; if the old association still has not drained it is answered Connect Controller Busy (NVMe-oF 1.1 Figure
+ * 20, SC 81h). SPDK fences the same way in {@code lib/nvmf/ctrlr.c} ({@code nvmf_ctrlr_add_qpair}, the "duplicate
+ * controller" path, answered when the old one's qpairs are destroyed). Admin poller of the connecting queue only.
+ */
+final class AssociationFence {
+    private static final Logger LOG = LoggerFactory.getLogger(AssociationFence.class);
+
+    private AssociationFence() {
+    }
+
+    /**
+     * Begins the fence for the first run of a Connect: destroys the host's previous associations with {@code s}.
+     *
+     * @return true when the Connect must wait ({@code r.fence} and its deadline set), false when there is nothing
+     * to fence (discovery subsystems are never fenced: they have no I/O, and concurrent discoveries coexist)
+     */
+    static boolean begin(Request r, Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow) {
+        if (s.isDiscovery()) {
+            return false;
+        }
+        List<Controller> previous = s.controllersOf(hostnqn, hostIdHigh, hostIdLow);
+        if (previous.isEmpty()) {
+            return false;
+        }
+        for (Controller old : previous) {
+            old.destroy("replaced by a new association from the same host");
+        }
+        r.fence = previous;
+        r.fenceDeadlineNs = r.startNs + RdmaQueue.DRAIN_TIMEOUT_NS;
+        LOG.info("connect waits for the previous association to drain: hostnqn={}, subnqn={}, cntlids={}",
+                hostnqn, s.subnqn(), previous.stream().map(x -> x.cntlid).toList());
+        return true;
+    }
+
+    /** True when the Connect's fence is over: every previous association drained, or the deadline passed. */
+    static boolean done(Request r, long nowNs) {
+        return nowNs - r.fenceDeadlineNs >= 0 || drained(r);
+    }
+
+    /** True when every association the Connect waited for has drained (its queues released their resources). */
+    static boolean drained(Request r) {
+        for (Controller c : r.fence) {
+            if (!c.drained()) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,150 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The Fabrics Connect command (NVMe-oF 1.1 section 3.3; SPDK {@code lib/nvmf/ctrlr.c} {@code nvmf_ctrlr_cmd_connect}):
+ * on qid 0 it creates the controller of a new association (dynamic controller model, after the
+ * {@link AssociationFence} of the host's previous one), on qid >= 1 it attaches the I/O queue to the controller
+ * named by CNTLID. Checks, each answered Connect Invalid Parameters (SCT 1, SC 82h) with the offending byte in
+ * dw0 (IATTR, IPO): RECFMT 0, QID = the qid of the connection's private data, SQSIZE 1 .. min(queue entries,
+ * maxQueueEntries) - 1 (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and a live controller of the same subsystem and
+ * HOSTNQN on qid >= 1; a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
+ * Host (SCT 1, SC 84h). An I/O queue gets its {@link VolumeIo} here, from the subsystem's factory of the moment; if
+ * it cannot be opened the Connect is answered Internal Error. Runs on the connecting queue's poller.
+ */
+final class Connect {
+    private static final Logger LOG = LoggerFactory.getLogger(Connect.class);
+    private static final ValueLayout.OfLong HOSTID = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    private Connect() {
+    }
+
+    /** NEW: the queue is not yet connected and no Connect of it waits; the 1024-byte connect data from the host. */
+    static Outcome prepare(Request r, RdmaQueue q) {
+        if (q.controller != null) {
+            return q.reject(r, Commands.CSE, "connect", 1, "queue already connected");
+        }
+        if (q.connectAwaitingFence()) {
+            return q.reject(r, Commands.CSE, "connect", 1, "a Connect on this queue already waits for the host's "
+                    + "previous association to drain");
+        }
+        return Commands.dataFromHost(r, q, ConnectDataDescriptor.DATA_LENGTH, false);
+    }
+
+    /**
+     * READY_TO_EXECUTE: creates the controller (qid 0) or attaches the I/O queue to it; {@link Outcome#AWAIT_FENCE}
+     * when the host's previous association must drain first (the command then runs again with {@code r.fence} set).
+     */
+    static Outcome execute(Request r, RdmaQueue q) {
+        MemorySegment sqe = r.sqe;
+        MemorySegment data = r.data;
+        Target t = q.target;
+        int recfmt = ConnectDataDescriptor.recfmt(sqe);
+        if (recfmt != 0) {
+            return invalidParameter(r, q, false, ConnectDataDescriptor.RECFMT_OFFSET, "recfmt=" + recfmt
+                    + ", supported=0");
+        }
+        int qid = ConnectDataDescriptor.qid(sqe);
+        if (qid != q.qid) {
+            return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", expected="
+                    + q.qid + " (qid of the connection private data)");
+        }
+        int sqsize = ConnectDataDescriptor.sqsize(sqe);
+        int maxEntries = q.options.maxEntries(qid);
+        int max = Math.min(maxEntries, q.entries) - 1;
+        if (sqsize < 1 || sqsize > max) {
+            return invalidParameter(r, q, false, ConnectDataDescriptor.SQSIZE_OFFSET, "sqsize=" + sqsize
+                    + ", min=1, max=" + max + " (0-based; maxQueueEntries=" + maxEntries + ", queue entries="
+                    + q.entries + ")");
+        }
+        String subnqn = ConnectDataDescriptor.subnqn(data);
+        String hostnqn = ConnectDataDescriptor.hostnqn(data);
+        int cntlid = ConnectDataDescriptor.cntlid(data);
+        Subsystem s = t.subsystem(subnqn);
+        if (s == null) {
+            return invalidParameter(r, q, true, ConnectDataDescriptor.SUBNQN_OFFSET, "subnqn=" + subnqn
+                    + " (unknown)");
+        }
+        if (!s.allowsHost(hostnqn)) {
+            LOG.info("connect rejected: invalid host: hostnqn={}, subnqn={}, admits={}, qid={}, peer={}",
+                    hostnqn, subnqn, s.admittedHosts(), qid, q.peer);
+            return r.fail(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST));
+        }
+        if (qid != 0 && s.isDiscovery()) {
+            return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid
+                    + ", max=0 (a discovery controller has no I/O queues)");
+        }
+        Controller c;
+        VolumeIo volumeIo = null;
+        if (qid == 0) {
+            if (cntlid != ConnectDataDescriptor.CNTLID_DYNAMIC) {
+                return invalidParameter(r, q, true, ConnectDataDescriptor.CNTLID_OFFSET, "cntlid=" + cntlid
+                        + ", expected=0xffff (dynamic controller model)");
+            }
+            long idHigh = data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET);
+            long idLow = data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET + 8);
+            if (r.fence == null) {
+                if (AssociationFence.begin(r, s, hostnqn, idHigh, idLow)) {
+                    return Outcome.AWAIT_FENCE;
+                }
+            } else if (!AssociationFence.drained(r)) {
+                LOG.warn("connect rejected: previous association did not drain within {} ms: hostnqn={}, subnqn={}",
+                        RdmaQueue.DRAIN_TIMEOUT_NS / 1_000_000, hostnqn, subnqn);
+                return r.fail(NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_CONTROLLER_BUSY,
+                        false));
+            }
+            c = t.createController(s, hostnqn, idHigh, idLow, ConnectDataDescriptor.kato(sqe), r.startNs);
+        } else {
+            c = t.controller(cntlid);
+            if (c == null || c.isDestroyed()) {
+                return invalidParameter(r, q, true, ConnectDataDescriptor.CNTLID_OFFSET, "cntlid=" + cntlid
+                        + " (unknown)");
+            }
+            if (c.subsystem != s) {
+                return invalidParameter(r, q, true, ConnectDataDescriptor.SUBNQN_OFFSET, "subnqn=" + subnqn
+                        + ", expected=" + c.subsystem.subnqn() + " (subnqn of cntlid " + cntlid + ")");
+            }
+            if (!c.hostnqn().equals(hostnqn)) {
+                return invalidParameter(r, q, true, ConnectDataDescriptor.HOSTNQN_OFFSET, "hostnqn=" + hostnqn
+                        + ", expected=" + c.hostnqn() + " (hostnqn of cntlid " + cntlid + ")");
+            }
+            if (qid > q.options.maxIoQueues()) {
+                return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
+                        + q.options.maxIoQueues());
+            }
+            try {
+                volumeIo = q.openVolumeIo(s, hostnqn, cntlid);
+            } catch (RuntimeException e) {
+                LOG.warn("connect failed: volume I/O could not be opened: subnqn={}, qid={}, cntlid={}, peer={}: {}",
+                        subnqn, qid, cntlid, q.peer, e.toString());
+                return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
+            }
+            if (!c.attachIoQueue(qid, q)) {
+                QueueMemory.closeQuietly(volumeIo);
+                return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
+                        + q.options.maxIoQueues() + " (already connected)");
+            }
+        }
+        c.commandReceived(r.startNs);
+        q.connected(c, sqsize + 1, volumeIo);
+        r.dw0 = c.cntlid;
+        LOG.info("queue connected: qid={}, cntlid={}, sqsize={} (0-based), subnqn={}, hostnqn={}, peer={}", qid,
+                c.cntlid, sqsize, subnqn, hostnqn, q.peer);
+        return Outcome.COMPLETE;
+    }
+
+    /** Connect Invalid Parameters with IATTR/IPO in dw0 (NVMe-oF 1.1 Figure 21). */
+    private static Outcome invalidParameter(Request r, RdmaQueue q, boolean inData, int offset, String detail) {
+        LOG.info("connect rejected: invalid parameter: {} ({} byte {}), qid={}, peer={}", detail,
+                inData ? "connect data" : "SQE", offset, q.qid, q.peer);
+        r.dw0 = ConnectDataDescriptor.invalidParameterDw0(inData, offset);
+        return r.fail(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS));
+    }
+}
