@@ -36,6 +36,11 @@ public record Problem(String type, String title, int status, String detail, Stri
         return new Problem(type, title, status, detail, newInstance, needed, available, epoch);
     }
 
+    /** @return this problem with these extension members (null: absent) */
+    public Problem withExtensions(Integer newNeeded, Integer newAvailable, Long newEpoch) {
+        return new Problem(type, title, status, detail, instance, newNeeded, newAvailable, newEpoch);
+    }
+
     /** @return this problem with another status, extension members kept */
     public Problem withStatus(int newStatus) {
         return new Problem(type, title, newStatus, detail, instance, needed, available, epoch);
