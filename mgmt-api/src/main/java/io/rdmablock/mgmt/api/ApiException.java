@@ -8,8 +8,13 @@ public final class ApiException extends RuntimeException {
     private final transient Problem problem;
 
     ApiException(int status, String type, String title, String detail) {
-        super(detail, null, false, false);
-        this.problem = Problem.of(type, title, status, detail);
+        this(Problem.of(type, title, status, detail));
+    }
+
+    /** An answer with extension members ({@link Problem#needed()}, {@link Problem#epoch()}, ...). */
+    ApiException(Problem problem) {
+        super(problem.detail(), null, false, false);
+        this.problem = problem;
     }
 
     /** @return the problem to answer (without instance; the router adds the path) */

@@ -1,18 +1,26 @@
 package io.rdmablock.mgmt.api;
 
+import io.rdmablock.mgmt.api.store.CopyRecord;
 import io.rdmablock.mgmt.api.store.MetadataStore;
 import io.rdmablock.mgmt.api.store.NodeRecord;
+import io.rdmablock.mgmt.api.store.Versioned;
 import io.rdmablock.mgmt.api.store.VolumeRecord;
+import io.rdmablock.mgmt.client.CopyRole;
+import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
+import io.rdmablock.mgmt.client.DesiredCopy;
 import io.rdmablock.mgmt.client.DesiredVolume;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.HeartbeatResponse;
 import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
 import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.NodeState;
 import io.rdmablock.mgmt.client.ProblemTypes;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
+import io.rdmablock.mgmt.client.Problem;
 import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeCopy;
 import io.rdmablock.mgmt.client.VolumeReport;
 import io.rdmablock.mgmt.client.VolumeState;
 
@@ -33,19 +41,28 @@ import java.util.function.LongSupplier;
  * synchronized: one writer, so read-modify-write sequences on the store are consistent. Time comes from the
  * {@code nowMs} supplier so tests can step a clock.
  *
- * <p>Placement: a new volume goes to the node that is up (a registration or heartbeat within
- * {@code nodeTimeoutMs}), not draining, and has the most free capacity, where free is
- * {@code min(reported freeBytes - what was placed or grown there since that report, capacityBytes - sum of the
- * sizes of the volumes placed on it)}; ties go to the
- * smaller nodeId. No such node with room: 409 {@link ProblemTypes#NO_CAPACITY} (a conflict with the cluster's state, not a server fault: retry after adding capacity).
+ * <p>Placement (docs/replication.md): the {@code replicas} copies of a new volume go to distinct nodes that are up
+ * (a registration or heartbeat within {@code nodeTimeoutMs}), not draining, and have room, the ones with the most
+ * free capacity first, where free is {@code min(reported freeBytes - what was placed or grown there since that
+ * report, capacityBytes - sum of the sizes of the copies placed on it)}; ties go to the smaller nodeId. The first
+ * chosen holds the primary. Fewer such nodes than replicas: 409 {@link ProblemTypes#INSUFFICIENT_NODES} with
+ * {@code needed} and {@code available}; for a single copy it stays 409 {@link ProblemTypes#NO_CAPACITY} as before
+ * replication (a conflict with the cluster's state, not a server fault: retry after adding nodes or capacity).
  *
- * <p>Reconciliation on heartbeat: a reported volume placed on this node takes the reported connected hosts; a
- * {@code creating} volume becomes {@code ready} when reported {@code ready} at the desired size; a
- * {@code deleting} volume that the node no longer reports is forgotten. Reported volumes unknown here are
- * ignored (the node keeps them as orphans). The first report of a volume marks it provisioned: from then on the
- * desired state tells the node so, and a node that no longer holds it (wiped data directory) does not recreate it
- * empty. A volume whose node is down, or whose node held it and no longer reports it, reads {@code unavailable}
- * (derived when answering, never stored).
+ * <p>Reconciliation on heartbeat, per copy on the reporting node: the primary's report gives the connected hosts;
+ * the first report of a copy marks it provisioned (from then on the desired state tells that node so, and a node
+ * that no longer holds it, e.g. a wiped data directory, does not recreate it empty); a {@code creating} volume
+ * becomes {@code ready} when the primary and every other {@code in_sync} copy whose node is up reported it
+ * {@code ready} at the desired size (a copy whose node is down is not waited for: its primary drops it from the
+ * in-sync set at the first write it misses; a stale or syncing copy is resync's business); a {@code deleting}
+ * volume is forgotten once no copy's node reports it. Reported volumes unknown here are ignored (the node keeps
+ * them as orphans). Derived when answering, never stored: {@code unavailable} while the primary's node is down or
+ * no longer holds its copy; {@code degraded} while a {@code ready} volume has fewer in-sync copies than replicas.
+ *
+ * <p>Epoch: every change of the primary or of the in-sync set is a compare-and-set on the store
+ * ({@link MetadataStore#replaceVolume}) that raises the epoch by exactly 1 ({@link #compareAndSetEpoch}). Other
+ * volume writes (connected hosts, provisioned, state) are plain puts under this service's lock; with more than one
+ * management server (etcd) they too must become compare-and-sets.
  */
 public final class ClusterService {
     private final MetadataStore store;
@@ -53,10 +70,14 @@ public final class ClusterService {
     private final long nodeTimeoutMs;
     /** nodeId → last registration/heartbeat time, ms; runtime only. */
     private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
-    /** volumeId → size its node reported in its last heartbeat (absent: not reported); runtime only. */
-    private final Map<String, Long> reportedSizeBytes = new ConcurrentHashMap<>();
-    /** Volumes whose node held them and did not report them in its last heartbeat (data lost); runtime only. */
+    /** copyKey → that copy's report in its node's last heartbeat (absent: not reported); runtime only. */
+    private final Map<String, VolumeReport> reports = new ConcurrentHashMap<>();
+    /** copyKeys of copies whose node held them and did not report them in its last heartbeat (data lost). */
     private final java.util.Set<String> missingOnNode = ConcurrentHashMap.newKeySet();
+    /** copyKeys of copies of deleting volumes their node no longer reports (deleted there); runtime only. */
+    private final java.util.Set<String> deletedOnNode = ConcurrentHashMap.newKeySet();
+    /** Compare-and-set attempts of one change before giving up (only other writers of the store make one fail). */
+    private static final int CAS_ATTEMPTS = 16;
     /** nodeId → freeBytes from the last registration/heartbeat; runtime only. */
     private final Map<String, Long> reportedFreeBytes = new ConcurrentHashMap<>();
 
@@ -76,21 +97,92 @@ public final class ClusterService {
 
     // ---- volumes ----
 
-    /** Creates and places a volume. Errors: 400 validation, 409 exists or no capacity. */
+    /**
+     * Creates and places a volume: epoch 1, every copy in sync. Errors: 400 validation (replicas, minInSync, ...),
+     * 409 exists, insufficient nodes or no capacity.
+     */
     public synchronized Volume createVolume(CreateVolumeRequest request) {
         check(() -> Limits.check(request));
         var existing = store.volume(request.name());
         if (existing.isPresent()) {
-            throw new ApiException(409, ProblemTypes.VOLUME_EXISTS, "Volume exists",
-                    "a volume named " + request.name() + " exists (state " + existing.get().state().wireName()
-                            + ")");
+            throw exists(existing.get());
         }
-        NodeRecord node = place(request.sizeBytes());
-        var record = new VolumeRecord(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
-                request.lbaSize(), request.replicas(), request.allowedHosts(), node.nodeId(), VolumeState.CREATING,
-                List.of(), nowMs.getAsLong(), false);
-        store.putVolume(record);
+        List<String> nodes = place(request.sizeBytes(), request.replicas()).stream().map(NodeRecord::nodeId).toList();
+        var record = VolumeRecord.created(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
+                request.lbaSize(), request.minInSync(), request.allowedHosts(), nodes, nowMs.getAsLong());
+        if (!store.replaceVolume(record.name(), 0, record)) { // created meanwhile by another writer of the store
+            throw exists(store.volume(request.name()).orElse(record));
+        }
         return toVolume(record);
+    }
+
+    private static ApiException exists(VolumeRecord v) {
+        return new ApiException(409, ProblemTypes.VOLUME_EXISTS, "Volume exists",
+                "a volume named " + v.name() + " exists (state " + v.state().wireName() + ")");
+    }
+
+    /**
+     * A primary drops a secondary from the in-sync set (docs/replication.md): one compare-and-set that makes the
+     * copy on {@code nodeId} stale and raises the epoch to {@code request.epoch() + 1}. Judged in this order: 404 no
+     * such volume; 409 {@link ProblemTypes#NOT_A_SECONDARY} when {@code nodeId} holds no secondary copy; the
+     * current volume when the reporter is the primary and the copy is already stale (a retried report); 409
+     * {@link ProblemTypes#EPOCH_MISMATCH} (member {@code epoch}) when the record's epoch is not the reported one; 409
+     * {@link ProblemTypes#NOT_PRIMARY} when the reporter is not the primary. Errors also: 400 epoch &lt; 1, bad names.
+     */
+    public synchronized Volume markCopyStale(String name, String nodeId, MarkCopyStaleRequest request) {
+        check(() -> {
+            Limits.checkName("name", name);
+            Limits.checkName("nodeId", nodeId);
+            Limits.check(request);
+        });
+        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+            Versioned<VolumeRecord> current = store.volumeVersioned(name)
+                    .orElseThrow(() -> ApiException.volumeNotFound(name));
+            VolumeRecord v = current.value();
+            CopyRecord copy = v.copyOn(nodeId).filter(c -> c.role() == CopyRole.SECONDARY).orElseThrow(() ->
+                    new ApiException(409, ProblemTypes.NOT_A_SECONDARY, "Not a secondary", "invalid nodeId: nodeId="
+                            + nodeId + " holds no secondary copy of volume " + name + " (copies: " + describe(v) + ")"));
+            boolean fromPrimary = v.primary().nodeId().equals(request.reporter());
+            if (fromPrimary && copy.state() == CopyState.STALE) {
+                return toVolume(v);
+            }
+            if (v.epoch() != request.epoch()) {
+                throw new ApiException(Problem.of(ProblemTypes.EPOCH_MISMATCH, "Epoch mismatch", 409,
+                                "invalid epoch: epoch=" + request.epoch() + ", volume " + name + " is at epoch "
+                                        + v.epoch() + " (read it again and adopt it)")
+                        .withExtensions(null, null, v.epoch()));
+            }
+            if (!fromPrimary) {
+                throw new ApiException(409, ProblemTypes.NOT_PRIMARY, "Not the primary", "invalid reporter: reporter="
+                        + request.reporter() + ", the primary of volume " + name + " at epoch " + v.epoch()
+                        + " is " + v.primary().nodeId());
+            }
+            VolumeRecord next = v.withEpoch(v.epoch() + 1, copy.withState(CopyState.STALE));
+            if (compareAndSetEpoch(current, next)) {
+                return toVolume(next);
+            }
+        }
+        throw new ApiException(503, ProblemTypes.INTERNAL, "Store contention", "volume " + name + " changed "
+                + CAS_ATTEMPTS + " times while marking copy " + nodeId + " stale; retry");
+    }
+
+    /**
+     * The one way to change the primary or the in-sync set: a compare-and-set against the revision read that raises
+     * the epoch by exactly 1.
+     *
+     * @return false when the record changed since {@code current} was read (nothing written)
+     */
+    private boolean compareAndSetEpoch(Versioned<VolumeRecord> current, VolumeRecord next) {
+        if (next.epoch() != current.value().epoch() + 1) {
+            throw new IllegalStateException("invalid epoch: next.epoch=" + next.epoch() + ", must be "
+                    + (current.value().epoch() + 1));
+        }
+        return store.replaceVolume(next.name(), current.revision(), next);
+    }
+
+    private static String describe(VolumeRecord v) {
+        return String.join(", ", v.copies().stream()
+                .map(c -> c.nodeId() + " " + c.role().wireName() + " " + c.state().wireName()).toList());
     }
 
     /** @return every volume, ordered by name */
@@ -103,7 +195,7 @@ public final class ClusterService {
         return toVolume(requireVolume(name));
     }
 
-    /** Grows a volume. Errors: 400 bounds or shrink, 404, 409 deleting or no room on its node. */
+    /** Grows a volume (every copy). Errors: 400 bounds or shrink, 404, 409 deleting or no room on a copy's node. */
     public synchronized Volume resizeVolume(String name, long sizeBytes) {
         check(() -> Limits.checkSize("sizeBytes", sizeBytes));
         VolumeRecord v = requireVolume(name);
@@ -119,10 +211,12 @@ public final class ClusterService {
             return toVolume(v);
         }
         long growBytes = sizeBytes - v.sizeBytes();
-        long free = freeBytes(v.nodeId());
-        if (growBytes > free) {
-            throw ApiException.noCapacity("node " + v.nodeId() + " has " + free + " bytes free, growing "
-                    + name + " to " + sizeBytes + " needs " + growBytes);
+        for (CopyRecord c : v.copies()) {
+            long free = freeBytes(c.nodeId());
+            if (growBytes > free) {
+                throw ApiException.noCapacity("node " + c.nodeId() + " (" + c.role().wireName() + " copy) has "
+                        + free + " bytes free, growing " + name + " to " + sizeBytes + " needs " + growBytes);
+            }
         }
         VolumeRecord grown = v.withSize(sizeBytes, VolumeState.CREATING);
         store.putVolume(grown);
@@ -186,47 +280,102 @@ public final class ClusterService {
         }
         var desired = new ArrayList<DesiredVolume>();
         for (VolumeRecord v : store.volumes()) {
-            if (!v.nodeId().equals(nodeId)) {
+            CopyRecord copy = v.copyOn(nodeId).orElse(null);
+            if (copy == null) {
                 continue;
             }
+            String key = copyKey(v.id(), nodeId);
             VolumeReport r = reported.get(v.id());
             if (r == null) {
-                reportedSizeBytes.remove(v.id());
+                reports.remove(key);
             } else {
-                reportedSizeBytes.put(v.id(), r.sizeBytes());
+                reports.put(key, r);
             }
-            if (r == null && v.holdsData() && v.state() != VolumeState.DELETING) {
-                missingOnNode.add(v.id()); // the node held it and does not report it: its data is gone
+            if (r == null && copy.provisioned() && v.state() != VolumeState.DELETING) {
+                missingOnNode.add(key); // the node held it and does not report it: its data is gone
             } else {
-                missingOnNode.remove(v.id());
+                missingOnNode.remove(key);
             }
-            VolumeRecord next = reconcile(v, r);
-            if (next == null) {
-                store.removeVolume(v.name());
+            if (v.state() == VolumeState.DELETING) {
+                if (r != null) {
+                    deletedOnNode.remove(key);
+                    desired.add(toDesired(v, copy));
+                    continue;
+                }
+                deletedOnNode.add(key);
+                if (v.copies().stream().allMatch(c -> deletedOnNode.contains(copyKey(v.id(), c.nodeId())))) {
+                    store.removeVolume(v.name());
+                    v.copies().forEach(c -> forgetCopy(copyKey(v.id(), c.nodeId())));
+                }
                 continue;
             }
+            VolumeRecord next = reconcile(v, copy, r);
             if (!next.equals(v)) {
                 store.putVolume(next);
             }
-            desired.add(new DesiredVolume(next.id(), next.name(), next.sizeBytes(), next.lbaSize(),
-                    next.allowedHosts(), Volume.subnqnOf(next.name()), next.state(), next.holdsData()));
+            desired.add(toDesired(next, next.copyOn(nodeId).orElseThrow()));
         }
         return new HeartbeatResponse(node.draining(), desired);
     }
 
-    /** @return the record after the node's report, or null when a deleting volume is gone from the node */
-    private static VolumeRecord reconcile(VolumeRecord v, VolumeReport r) {
-        if (r == null) {
-            return v.state() == VolumeState.DELETING ? null : v.withConnectedHosts(List.of());
+    /** @return the record after one copy's node reported (r null: that node does not hold the volume) */
+    private VolumeRecord reconcile(VolumeRecord v, CopyRecord copy, VolumeReport r) {
+        VolumeRecord next = v;
+        if (copy.role() == CopyRole.PRIMARY) { // hosts connect to the primary only
+            next = next.withConnectedHosts(r == null ? List.of() : r.connectedHosts());
         }
-        VolumeRecord next = v.withConnectedHosts(r.connectedHosts());
-        if (!v.provisioned()) {
-            next = next.withProvisioned();
+        if (r != null && !copy.provisioned()) {
+            next = next.withCopy(copy.withProvisioned());
         }
-        if (v.state() == VolumeState.CREATING && r.state() == VolumeState.READY && r.sizeBytes() == v.sizeBytes()) {
+        if (next.state() == VolumeState.CREATING && readyOnEveryCopy(next)) {
             next = next.withState(VolumeState.READY);
         }
         return next;
+    }
+
+    /**
+     * True when the primary and every other in-sync copy whose node is up last reported the volume ready at its
+     * desired size (a down node's copy is not waited for; stale and syncing copies are not in the in-sync set).
+     */
+    private boolean readyOnEveryCopy(VolumeRecord v) {
+        for (CopyRecord c : v.copies()) {
+            boolean mustReport = c.role() == CopyRole.PRIMARY
+                    || (c.state() == CopyState.IN_SYNC && !nodeDown(c.nodeId()));
+            if (!mustReport) {
+                continue;
+            }
+            VolumeReport r = reports.get(copyKey(v.id(), c.nodeId()));
+            if (r == null || r.state() != VolumeState.READY || r.sizeBytes() != v.sizeBytes()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean nodeDown(String nodeId) {
+        return store.node(nodeId).map(n -> stateOf(n) == NodeState.DOWN).orElse(true);
+    }
+
+    private static String copyKey(String volumeId, String nodeId) {
+        return volumeId + "/" + nodeId;
+    }
+
+    private void forgetCopy(String key) {
+        reports.remove(key);
+        missingOnNode.remove(key);
+        deletedOnNode.remove(key);
+    }
+
+    private DesiredVolume toDesired(VolumeRecord v, CopyRecord copy) {
+        var copies = v.copies().stream().map(c -> new DesiredCopy(c.nodeId(), c.role(), c.state(),
+                fabricAddressOf(c.nodeId()), Node.hostnqnOf(c.nodeId()))).toList();
+        return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.allowedHosts(),
+                Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
+                copies);
+    }
+
+    private String fabricAddressOf(String nodeId) {
+        return store.node(nodeId).map(NodeRecord::fabricAddress).orElse("");
     }
 
     /** Drains a node: no new volumes go there. Errors: 404. Idempotent. */
@@ -250,12 +399,12 @@ public final class ClusterService {
     }
 
     /**
-     * Forgets a node. Errors: 404; 409 {@link ProblemTypes#NODE_IN_USE} while a volume is placed on it (the detail
-     * names up to 5). Its runtime state (last heartbeat, free bytes) goes too.
+     * Forgets a node. Errors: 404; 409 {@link ProblemTypes#NODE_IN_USE} while a copy of a volume is placed on it (the
+     * detail names up to 5 volumes). Its runtime state (last heartbeat, free bytes) goes too.
      */
     public synchronized void removeNode(String nodeId) {
         store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
-        List<String> held = store.volumes().stream().filter(v -> nodeId.equals(v.nodeId()))
+        List<String> held = store.volumes().stream().filter(v -> v.copyOn(nodeId).isPresent())
                 .map(VolumeRecord::name).toList();
         if (!held.isEmpty()) {
             throw new ApiException(409, ProblemTypes.NODE_IN_USE, "Node in use", "node " + nodeId + " holds "
@@ -294,23 +443,32 @@ public final class ClusterService {
 
     // ---- helpers ----
 
-    private NodeRecord place(long sizeBytes) {
-        List<NodeRecord> candidates = store.nodes().stream()
+    /** @return {@code replicas} distinct nodes for a new volume, the primary's first (see the class comment) */
+    private List<NodeRecord> place(long sizeBytes, int replicas) {
+        List<NodeRecord> up = store.nodes().stream()
                 .filter(n -> stateOf(n) == NodeState.UP)
                 .sorted(Comparator.comparingLong((NodeRecord n) -> freeBytes(n.nodeId())).reversed()
                         .thenComparing(NodeRecord::nodeId))
                 .toList();
-        if (candidates.isEmpty()) {
+        List<NodeRecord> withRoom = up.stream().filter(n -> freeBytes(n.nodeId()) >= sizeBytes).toList();
+        if (withRoom.size() >= replicas) {
+            return withRoom.subList(0, replicas);
+        }
+        if (replicas > 1) {
+            throw new ApiException(Problem.of(ProblemTypes.INSUFFICIENT_NODES, "Insufficient nodes", 409,
+                    "invalid replicas: replicas=" + replicas + " needs " + replicas + " distinct nodes that are up,"
+                            + " not draining and have room for sizeBytes=" + sizeBytes + "; available="
+                            + withRoom.size() + " (" + store.nodes().size() + " registered, " + up.size()
+                            + " up and not draining, node timeout " + nodeTimeoutMs + " ms)")
+                    .withExtensions(replicas, withRoom.size(), null));
+        }
+        if (up.isEmpty()) {
             throw ApiException.noCapacity("no storage node is up and not draining (" + store.nodes().size()
                     + " registered, node timeout " + nodeTimeoutMs + " ms)");
         }
-        NodeRecord best = candidates.getFirst();
-        long free = freeBytes(best.nodeId());
-        if (free < sizeBytes) {
-            throw ApiException.noCapacity("no node has room for sizeBytes=" + sizeBytes + "; most free is node "
-                    + best.nodeId() + " with " + free + " bytes");
-        }
-        return best;
+        NodeRecord best = up.getFirst();
+        throw ApiException.noCapacity("no node has room for sizeBytes=" + sizeBytes + "; most free is node "
+                + best.nodeId() + " with " + freeBytes(best.nodeId()) + " bytes");
     }
 
     private long freeBytes(String nodeId) {
@@ -321,10 +479,11 @@ public final class ClusterService {
         long placed = 0;
         long notYetReported = 0; // placed or grown since the node's last report: not in its reported free space
         for (VolumeRecord v : store.volumes()) {
-            if (v.nodeId().equals(nodeId)) {
+            if (v.copyOn(nodeId).isPresent()) {
                 placed += v.sizeBytes();
                 if (v.state() != VolumeState.DELETING) {
-                    notYetReported += Math.max(0, v.sizeBytes() - reportedSizeBytes.getOrDefault(v.id(), 0L));
+                    VolumeReport r = reports.get(copyKey(v.id(), nodeId));
+                    notYetReported += Math.max(0, v.sizeBytes() - (r == null ? 0 : r.sizeBytes()));
                 }
             }
         }
@@ -351,23 +510,25 @@ public final class ClusterService {
     }
 
     private Volume toVolume(VolumeRecord v) {
-        String fabricAddress = store.node(v.nodeId()).map(NodeRecord::fabricAddress).orElse("");
+        var copies = v.copies().stream()
+                .map(c -> new VolumeCopy(c.nodeId(), c.role(), c.state(), fabricAddressOf(c.nodeId()))).toList();
         return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
-                fabricAddress, Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),
-                Instant.ofEpochMilli(v.createdAtMs()).toString());
+                fabricAddressOf(v.nodeId()), Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),
+                Instant.ofEpochMilli(v.createdAtMs()).toString(), v.epoch(), v.minInSync(), copies);
     }
 
     /**
-     * The stored state, or {@code unavailable} while the volume's node is down or no longer holds it (a deleting volume
-     * stays deleting).
+     * The stored state; or {@code unavailable} while the primary's node is down or no longer holds its copy; or
+     * {@code degraded} while a ready volume has fewer in-sync copies than replicas (a deleting volume stays deleting).
      */
     private VolumeState reportedState(VolumeRecord v) {
         if (v.state() == VolumeState.DELETING) {
             return v.state();
         }
-        NodeRecord node = store.node(v.nodeId()).orElse(null);
-        return node == null || stateOf(node) == NodeState.DOWN || missingOnNode.contains(v.id())
-                ? VolumeState.UNAVAILABLE : v.state();
+        if (nodeDown(v.nodeId()) || missingOnNode.contains(copyKey(v.id(), v.nodeId()))) {
+            return VolumeState.UNAVAILABLE;
+        }
+        return v.state() == VolumeState.READY && v.inSyncCount() < v.replicas() ? VolumeState.DEGRADED : v.state();
     }
 
     private Node toNode(NodeRecord n) {

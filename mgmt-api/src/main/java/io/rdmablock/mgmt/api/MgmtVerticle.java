@@ -3,6 +3,8 @@ package io.rdmablock.mgmt.api;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
 import io.rdmablock.mgmt.client.ProblemTypes;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.rdmablock.mgmt.client.Volume;
@@ -174,6 +176,7 @@ public final class MgmtVerticle extends VerticleBase {
         builder.getRoute("resizeVolume").addHandler(this::resizeVolume);
         builder.getRoute("deleteVolume").addHandler(ctx -> answer(ctx, 202,
                 () -> cluster.deleteVolume(name(ctx), "true".equals(ctx.request().getParam("force")))));
+        builder.getRoute("markCopyStale").addHandler(this::markCopyStale);
         builder.getRoute("registerNode").addHandler(this::registerNode);
         builder.getRoute("listNodes").addHandler(ctx -> answer(ctx, 200, cluster::listNodes));
         builder.getRoute("heartbeat").addHandler(ctx -> answer(ctx, 200, () -> cluster.heartbeat(
@@ -237,10 +240,7 @@ public final class MgmtVerticle extends VerticleBase {
     }
 
     private void createVolume(RoutingContext ctx) {
-        JsonObject body = ctx.body().asJsonObject();
-        var request = new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
-                body.getInteger("lbaSize", 4096), body.getInteger("replicas", 1),
-                strings(body.getJsonArray("allowedHosts")));
+        var request = createRequest(ctx.body().asJsonObject());
         vertx.executeBlocking(() -> cluster.createVolume(request)).onComplete(ar -> {
             if (ar.succeeded()) {
                 Volume v = ar.result();
@@ -250,6 +250,22 @@ public final class MgmtVerticle extends VerticleBase {
                 ctx.fail(ar.cause());
             }
         });
+    }
+
+    /** @return the create request of a body the contract accepted; an absent minInSync is the default */
+    static CreateVolumeRequest createRequest(JsonObject body) {
+        int replicas = body.getInteger("replicas", 1);
+        Integer minInSync = body.getInteger("minInSync");
+        return new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
+                body.getInteger("lbaSize", 4096), replicas,
+                minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync,
+                strings(body.getJsonArray("allowedHosts")));
+    }
+
+    private void markCopyStale(RoutingContext ctx) {
+        JsonObject body = ctx.body().asJsonObject();
+        var request = new MarkCopyStaleRequest(body.getLong("epoch"), body.getString("reporter"));
+        answer(ctx, 200, () -> cluster.markCopyStale(name(ctx), ctx.pathParam("nodeId"), request));
     }
 
     private void resizeVolume(RoutingContext ctx) {
@@ -288,7 +304,7 @@ public final class MgmtVerticle extends VerticleBase {
         return ctx.pathParam("name");
     }
 
-    private static List<String> strings(JsonArray array) {
+    static List<String> strings(JsonArray array) {
         var out = new ArrayList<String>();
         if (array != null) {
             for (Object o : array) {

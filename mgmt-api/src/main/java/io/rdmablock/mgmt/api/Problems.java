@@ -14,8 +14,7 @@ final class Problems {
         if (ctx.response().ended() || ctx.response().headWritten()) {
             return;
         }
-        var withInstance = new Problem(problem.type(), problem.title(), problem.status(), problem.detail(),
-                ctx.request().path());
+        var withInstance = problem.withInstance(ctx.request().path());
         if (!ctx.request().isEnded()) {
             closeAfterAnswer(ctx.request());
         }

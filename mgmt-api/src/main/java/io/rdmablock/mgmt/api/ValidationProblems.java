@@ -1,7 +1,7 @@
 package io.rdmablock.mgmt.api;
 
-import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
 import io.rdmablock.mgmt.client.Problem;
 import io.rdmablock.mgmt.client.ProblemTypes;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
@@ -15,7 +15,6 @@ import io.vertx.json.schema.OutputUnit;
 import io.vertx.openapi.validation.SchemaValidationException;
 import io.vertx.openapi.validation.ValidatorException;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +75,9 @@ final class ValidationProblems {
 
     private static final Shape CREATE = new Shape(List.of("name", "sizeBytes"), ordered(
             "name", "string", "sizeBytes", "integer", "lbaSize", "integer", "replicas", "integer",
-            "allowedHosts", "array"));
+            "minInSync", "integer", "allowedHosts", "array"));
+    private static final Shape STALE = new Shape(List.of("epoch", "reporter"),
+            ordered("epoch", "integer", "reporter", "string"));
     private static final Shape RESIZE = new Shape(List.of("sizeBytes"), ordered("sizeBytes", "integer"));
     private static final Shape REGISTER = new Shape(List.of("nodeId", "fabricAddress", "capacityBytes", "freeBytes"),
             ordered("nodeId", "string", "fabricAddress", "string", "metricsUrl", "string", "capacityBytes", "integer",
@@ -100,6 +101,8 @@ final class ValidationProblems {
             shape = REGISTER;
         } else if (method == HttpMethod.POST && path.endsWith("/heartbeat")) {
             shape = HEARTBEAT;
+        } else if (method == HttpMethod.POST && path.startsWith("/v1/volumes/") && path.endsWith("/stale")) {
+            shape = STALE;
         } else {
             return null;
         }
@@ -128,9 +131,9 @@ final class ValidationProblems {
         }
         try {
             if (shape == CREATE) {
-                Limits.check(new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
-                        body.getInteger("lbaSize", 4096), body.getInteger("replicas", 1),
-                        strings(body.getJsonArray("allowedHosts"))));
+                Limits.check(MgmtVerticle.createRequest(body));
+            } else if (shape == STALE) {
+                Limits.check(new MarkCopyStaleRequest(body.getLong("epoch"), body.getString("reporter")));
             } else if (shape == RESIZE) {
                 Limits.checkSize("sizeBytes", body.getLong("sizeBytes"));
             } else if (shape == REGISTER) {
@@ -214,16 +217,6 @@ final class ValidationProblems {
             }
         }
         return out.isEmpty() ? "body" : out.toString();
-    }
-
-    private static List<String> strings(JsonArray array) {
-        var out = new ArrayList<String>();
-        if (array != null) {
-            for (Object o : array) {
-                out.add(o instanceof String s ? s : String.valueOf(o));
-            }
-        }
-        return out;
     }
 
     private static String firstLine(String message) {

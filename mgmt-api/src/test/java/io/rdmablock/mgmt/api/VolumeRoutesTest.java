@@ -107,7 +107,8 @@ class VolumeRoutesTest {
         var type = assertProblem(api.send("POST", "/v1/volumes", "{\"name\":\"v\",\"sizeBytes\":\"big\"}"),
                 400, ProblemTypes.VALIDATION);
         assertEquals("invalid sizeBytes: missing, required fields=[name, sizeBytes]", missing.detail());
-        assertEquals("invalid size: unknown field, allowed fields=[name, sizeBytes, lbaSize, replicas, allowedHosts]",
+        assertEquals("invalid size: unknown field, allowed fields=[name, sizeBytes, lbaSize, replicas, minInSync, "
+                + "allowedHosts]",
                 unknown.detail());
         assertEquals("invalid sizeBytes: sizeBytes=\"big\", must be an integer", type.detail());
     }
@@ -118,8 +119,8 @@ class VolumeRoutesTest {
                 400, ProblemTypes.VALIDATION);
         assertEquals("invalid lbaSize: lbaSize=1024, must be one of [512, 4096]", lba.detail());
         var replicas = assertProblem(api.send("POST", "/v1/volumes",
-                "{\"name\":\"v\",\"sizeBytes\":1048576,\"replicas\":3}"), 400, ProblemTypes.VALIDATION);
-        assertEquals("invalid replicas: replicas=3, min=1, max=1", replicas.detail());
+                "{\"name\":\"v\",\"sizeBytes\":1048576,\"replicas\":6}"), 400, ProblemTypes.VALIDATION);
+        assertEquals("invalid replicas: replicas=6, min=1, max=5", replicas.detail());
         var hosts = assertProblem(api.send("POST", "/v1/volumes",
                 "{\"name\":\"v\",\"sizeBytes\":1048576,\"allowedHosts\":[\"host-1\"]}"), 400, ProblemTypes.VALIDATION);
         assertTrue(hosts.detail().startsWith("invalid allowedHosts[0]: allowedHosts[0]=\"host-1\""), hosts.detail());

@@ -8,16 +8,24 @@ import java.util.List;
  * @param name         {@link Limits#NAME_PATTERN}
  * @param sizeBytes    &gt; 0, a multiple of {@link Limits#SIZE_ALIGNMENT_BYTES}, at most {@link Limits#MAX_SIZE_BYTES}
  * @param lbaSize      512 or 4096
- * @param replicas     1
+ * @param replicas     copies on distinct nodes, {@link Limits#MIN_REPLICAS}..{@link Limits#MAX_REPLICAS}
+ * @param minInSync    fewest in-sync copies with which writes are accepted, 1..replicas; on the wire it may be
+ *                     absent, then the server takes {@link Limits#defaultMinInSync(int)}
  * @param allowedHosts host NQNs (at most {@link Limits#MAX_ALLOWED_HOSTS}); empty = any host
  */
-public record CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts) {
+public record CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int replicas, int minInSync,
+                                  List<String> allowedHosts) {
     public CreateVolumeRequest {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
     }
 
     /** @return a request with lbaSize 4096, 1 replica and any host allowed */
     public static CreateVolumeRequest of(String name, long sizeBytes) {
-        return new CreateVolumeRequest(name, sizeBytes, 4096, 1, List.of());
+        return replicated(name, sizeBytes, 1);
+    }
+
+    /** @return a request with lbaSize 4096, {@code replicas} copies, the default minInSync and any host allowed */
+    public static CreateVolumeRequest replicated(String name, long sizeBytes, int replicas) {
+        return new CreateVolumeRequest(name, sizeBytes, 4096, replicas, Limits.defaultMinInSync(replicas), List.of());
     }
 }

@@ -14,12 +14,31 @@ import java.util.List;
  * @param state        {@link VolumeState#DELETING}: remove it and stop reporting it; otherwise hold and serve it
  * @param provisioned  the node has reported holding it before: if the node does not hold it now, its data is lost
  *                     (data directory replaced or wiped) and it must not be created again empty; false (or absent,
- *                     from older servers) = create it when missing
+ *                     from older servers) = create it when missing. Per copy: it says whether this node's copy was
+ *                     reported before
+ * @param epoch        the volume's epoch (docs/replication.md); the node keeps {@code max(persisted, desired)}; 0 from
+ *                     older servers (a single copy, never fenced)
+ * @param role         this node's copy's role; absent (older servers) reads as {@link CopyRole#PRIMARY}
+ * @param minInSync    fewest in-sync copies with which the primary accepts writes; 0 from older servers (= 1)
+ * @param copies       every copy of the volume, the primary first, with each node's fabric address and host NQN; empty
+ *                     from older servers (this node holds the only copy)
  */
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
-        VolumeState state, boolean provisioned) {
+        VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies) {
     public DesiredVolume {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+        role = role == null ? CopyRole.PRIMARY : role;
+        copies = copies == null ? List.of() : List.copyOf(copies);
+    }
+
+    /**
+     * A single-copy volume as older servers described it: this node's copy is the primary, epoch 1, minInSync 1, no
+     * peer copies listed (for tests and callers that do not replicate).
+     */
+    public DesiredVolume(String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts,
+                         String subnqn, VolumeState state, boolean provisioned) {
+        this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, 1, CopyRole.PRIMARY, 1,
+                List.of());
     }
 }

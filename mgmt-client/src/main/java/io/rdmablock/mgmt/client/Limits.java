@@ -26,10 +26,14 @@ public final class Limits {
     public static final long MAX_SIZE_BYTES = 64L << 40;
     /** The accepted logical block sizes in bytes. */
     public static final List<Integer> LBA_SIZES = List.of(512, 4096);
-    /** Replication factor bounds (only 1 until replication lands). */
+    /** Fewest copies of a volume. */
     public static final int MIN_REPLICAS = 1;
-    /** Replication factor bounds (only 1 until replication lands). */
-    public static final int MAX_REPLICAS = 1;
+    /** Most copies of a volume (each on its own node). */
+    public static final int MAX_REPLICAS = 5;
+    /** Smallest minInSync; the largest is the volume's replicas. */
+    public static final int MIN_IN_SYNC = 1;
+    /** Smallest volume epoch (0 in a forwarded command is Invalid Field, docs/replication.md). */
+    public static final long MIN_EPOCH = 1;
     /** Most entries in allowedHosts. */
     public static final int MAX_ALLOWED_HOSTS = 64;
     /** Longest NQN in bytes (NVMe Base Specification 2.0, section 4.5: NQNs are at most 223 bytes). */
@@ -77,6 +81,31 @@ public final class Limits {
         }
     }
 
+    /** @return the default minInSync for {@code replicas} copies: {@code max(1, replicas - 1)} */
+    public static int defaultMinInSync(int replicas) {
+        return Math.max(MIN_IN_SYNC, replicas - 1);
+    }
+
+    /** Checks minInSync against the volume's replicas: {@code 1 <= minInSync <= replicas}. */
+    public static void checkMinInSync(String field, int minInSync, int replicas) {
+        if (minInSync < MIN_IN_SYNC || minInSync > replicas) {
+            throw invalid(field, Integer.toString(minInSync), "min=" + MIN_IN_SYNC + ", max=replicas=" + replicas);
+        }
+    }
+
+    /** Checks a volume epoch: {@code >= 1}. */
+    public static void checkEpoch(long epoch) {
+        if (epoch < MIN_EPOCH) {
+            throw invalid("epoch", Long.toString(epoch), "min=" + MIN_EPOCH);
+        }
+    }
+
+    /** Checks a stale-copy report: epoch {@code >= 1}, reporter a node id. */
+    public static void check(MarkCopyStaleRequest request) {
+        checkEpoch(request.epoch());
+        checkName("reporter", request.reporter());
+    }
+
     /** Checks allowedHosts: at most 64 distinct NQNs, each well-formed and at most 223 bytes. */
     public static void checkAllowedHosts(List<String> hosts) {
         if (hosts == null) {
@@ -105,6 +134,7 @@ public final class Limits {
         checkLbaSize(request.lbaSize());
         checkSize("sizeBytes", request.sizeBytes());
         checkReplicas(request.replicas());
+        checkMinInSync("minInSync", request.minInSync(), request.replicas());
         checkAllowedHosts(request.allowedHosts());
     }
 

@@ -83,6 +83,18 @@ public final class MgmtClient {
         return send("DELETE", "/v1/volumes/" + segment(name) + (force ? "?force=true" : ""), null, Volume.class);
     }
 
+    /**
+     * {@code POST /v1/volumes/{volume}/copies/{nodeId}/stale}: the primary {@code reporter} drops secondary
+     * {@code nodeId} from the in-sync set under {@code epoch}; answers the volume (epoch + 1, that copy stale), or
+     * the current volume when the copy is already stale. Errors 400 (epoch &lt; 1, bad names), 401, 404 (volume),
+     * 409 {@link ProblemTypes#EPOCH_MISMATCH} (see {@link Problem#epoch()}), {@link ProblemTypes#NOT_PRIMARY},
+     * {@link ProblemTypes#NOT_A_SECONDARY}.
+     */
+    public Volume markCopyStale(String volume, String nodeId, long epoch, String reporter) {
+        return send("POST", "/v1/volumes/" + segment(volume) + "/copies/" + segment(nodeId) + "/stale",
+                new MarkCopyStaleRequest(epoch, reporter), Volume.class);
+    }
+
     // ---- nodes ----
 
     /** {@code POST /v1/nodes}: register or re-register a node. Errors 400, 401. */
@@ -187,8 +199,7 @@ public final class MgmtClient {
             try {
                 Problem p = Json.MAPPER.readValue(response.body(), Problem.class);
                 if (p.type() != null) {
-                    return new Problem(p.type(), p.title(), p.status() == 0 ? response.statusCode() : p.status(),
-                            p.detail(), p.instance());
+                    return p.status() == 0 ? p.withStatus(response.statusCode()) : p;
                 }
             } catch (JsonProcessingException ignored) {
                 // fall through: not a problem document

@@ -19,4 +19,15 @@ public record Node(
         long freeBytes,
         NodeState state,
         String lastHeartbeat) {
+
+    /** Prefix of every node host NQN; the node id follows. */
+    public static final String HOSTNQN_PREFIX = "nqn.2026-11.io.rdmablock:node:";
+
+    /**
+     * @return the host NQN a storage node uses when it connects to a peer node (a primary to its secondaries),
+     *         {@code nqn.2026-11.io.rdmablock:node:<nodeId>}; a secondary admits only its primary's
+     */
+    public static String hostnqnOf(String nodeId) {
+        return HOSTNQN_PREFIX + nodeId;
+    }
 }

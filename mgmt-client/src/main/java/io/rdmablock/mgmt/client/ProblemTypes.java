@@ -39,6 +39,20 @@ public final class ProblemTypes {
     public static final String NO_CAPACITY = BASE + "no-capacity";
     /** 409: {@code DELETE /v1/nodes/{id}} while volumes are placed on the node. */
     public static final String NODE_IN_USE = BASE + "node-in-use";
+    /**
+     * 409: fewer nodes are up, not draining and have room for the volume than its replicas; extension members
+     * {@code needed} (the replicas) and {@code available} (the nodes that qualified).
+     */
+    public static final String INSUFFICIENT_NODES = BASE + "insufficient-nodes";
+    /**
+     * 409: a stale-copy report under an epoch that is no longer the volume's; extension member {@code epoch} (the
+     * current one). The reporter adopts the current record ({@code GET /v1/volumes/{name}}).
+     */
+    public static final String EPOCH_MISMATCH = BASE + "epoch-mismatch";
+    /** 409: a stale-copy report from a node that is not the volume's primary. */
+    public static final String NOT_PRIMARY = BASE + "not-primary";
+    /** 409: a stale-copy report naming a node that holds no secondary copy of the volume. */
+    public static final String NOT_A_SECONDARY = BASE + "not-a-secondary";
     /** 408: the request did not arrive whole within the server's request timeout. */
     public static final String REQUEST_TIMEOUT = BASE + "request-timeout";
     /** 414: the request line is longer than the server accepts. */

@@ -9,15 +9,19 @@ import java.util.List;
  * @param name           unique name, {@link Limits#NAME_PATTERN}
  * @param sizeBytes      capacity in bytes; a multiple of {@link Limits#SIZE_ALIGNMENT_BYTES}
  * @param lbaSize        logical block size in bytes, 512 or 4096
- * @param replicas       replication factor (1 for now)
+ * @param replicas       copies wanted, {@link Limits#MIN_REPLICAS}..{@link Limits#MAX_REPLICAS}
  * @param allowedHosts   host NQNs allowed to connect; empty = any host
- * @param nodeId         node holding the (primary) replica
+ * @param nodeId         node holding the primary copy (hosts connect there)
  * @param fabricAddress  that node's fabric listener, {@code "host:port"}
  * @param subnqn         NVMe subsystem NQN of the volume, {@code nqn.2026-11.io.rdmablock:volume:<name>}
  * @param nsid           namespace id inside that subsystem (always 1)
  * @param state          lifecycle state
  * @param connectedHosts host NQNs connected now, as last reported by the node
  * @param createdAt      creation time, ISO-8601 UTC ({@code 2026-11-29T22:00:00Z})
+ * @param epoch          1 at create, + 1 at every change of primary or of the in-sync set (0 from older servers)
+ * @param minInSync      fewest in-sync copies with which writes are accepted, 1..replicas (0 from older servers)
+ * @param copies         one per copy, the primary first; empty from older servers (then {@code nodeId} is the only
+ *                       copy)
  */
 public record Volume(
         String id,
@@ -32,7 +36,10 @@ public record Volume(
         int nsid,
         VolumeState state,
         List<String> connectedHosts,
-        String createdAt) {
+        String createdAt,
+        long epoch,
+        int minInSync,
+        List<VolumeCopy> copies) {
 
     /** Prefix of every volume subsystem NQN; the volume name follows. */
     public static final String SUBNQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
@@ -40,6 +47,12 @@ public record Volume(
     public Volume {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
+        copies = copies == null ? List.of() : List.copyOf(copies);
+    }
+
+    /** @return how many copies are {@code in_sync} */
+    public long inSyncCount() {
+        return copies.stream().filter(c -> c.state() == CopyState.IN_SYNC).count();
     }
 
     /** @return the subsystem NQN for a volume name */

@@ -15,7 +15,12 @@ public enum VolumeState {
      * most likely cannot reach it. Resize and delete are still accepted and applied when the node returns; the
      * volume reads {@code ready} (or {@code creating}) again at the node's next heartbeat.
      */
-    @JsonProperty("unavailable") UNAVAILABLE;
+    @JsonProperty("unavailable") UNAVAILABLE,
+    /**
+     * Reported, never stored: the volume serves (its primary's node is up) but fewer of its copies are
+     * {@code in_sync} than it has {@code replicas}; a copy was dropped and misses writes until resynced.
+     */
+    @JsonProperty("degraded") DEGRADED;
 
     /** @return the wire name, e.g. {@code "ready"} */
     public String wireName() {

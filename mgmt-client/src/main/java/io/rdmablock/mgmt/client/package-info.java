@@ -7,11 +7,15 @@
  *   <li>{@code POST /v1/nodes} registers a node ({@link RegisterNodeRequest} → {@link Node});</li>
  *   <li>{@code POST /v1/nodes/{nodeId}/heartbeat} ({@link HeartbeatRequest} → {@link HeartbeatResponse}) reports
  *       what the node holds and returns the desired state for that node; the node creates/grows/deletes its
- *       volumes to match and reports back. The server marks a volume {@code ready} once the node reports it
- *       {@code ready} with the desired size, and forgets a {@code deleting} volume once the node stops
- *       reporting it;</li>
+ *       volumes to match and reports back. Every node holding a copy of a volume gets it, with its
+ *       copy's role, the epoch and every copy ({@link DesiredVolume}). The server marks a volume {@code ready} once
+ *       the nodes of its copies report it {@code ready} with the desired size, and forgets a {@code deleting}
+ *       volume once no copy's node reports it;</li>
  *   <li>{@code POST /v1/nodes/{nodeId}/drain}, {@code GET /v1/nodes};</li>
- *   <li>{@code POST/GET /v1/volumes}, {@code GET/PATCH/DELETE /v1/volumes/{name}}.</li>
+ *   <li>{@code POST/GET /v1/volumes}, {@code GET/PATCH/DELETE /v1/volumes/{name}};</li>
+ *   <li>{@code POST /v1/volumes/{name}/copies/{nodeId}/stale} ({@link MarkCopyStaleRequest} → {@link Volume}): a
+ *       primary drops a secondary from the in-sync set, a compare-and-set on the volume's epoch
+ *       (docs/replication.md).</li>
  * </ul>
  * Every error answer is {@code application/problem+json} ({@link Problem}, RFC 9457) with a stable
  * {@link ProblemTypes type}; the client throws it as a {@link MgmtException}. The storage node plugs into

@@ -47,9 +47,32 @@ class LimitsTest {
     }
 
     @Test
-    void shouldRejectReplicasOtherThanOne() {
-        var e = assertThrows(IllegalArgumentException.class, () -> Limits.checkReplicas(2));
-        assertEquals("invalid replicas: replicas=2, min=1, max=1", e.getMessage());
+    void shouldAcceptReplicasOneToFive() {
+        assertDoesNotThrow(() -> Limits.checkReplicas(1));
+        assertDoesNotThrow(() -> Limits.checkReplicas(5));
+        assertEquals("invalid replicas: replicas=0, min=1, max=5",
+                assertThrows(IllegalArgumentException.class, () -> Limits.checkReplicas(0)).getMessage());
+        assertEquals("invalid replicas: replicas=6, min=1, max=5",
+                assertThrows(IllegalArgumentException.class, () -> Limits.checkReplicas(6)).getMessage());
+    }
+
+    @Test
+    void shouldRejectMinInSyncAboveReplicas() {
+        assertDoesNotThrow(() -> Limits.checkMinInSync("minInSync", 3, 3));
+        assertEquals("invalid minInSync: minInSync=4, min=1, max=replicas=3",
+                assertThrows(IllegalArgumentException.class, () -> Limits.checkMinInSync("minInSync", 4, 3))
+                        .getMessage());
+        assertEquals("invalid minInSync: minInSync=0, min=1, max=replicas=3",
+                assertThrows(IllegalArgumentException.class, () -> Limits.checkMinInSync("minInSync", 0, 3))
+                        .getMessage());
+    }
+
+    @Test
+    void shouldDefaultMinInSyncToOneLessThanReplicas() {
+        assertEquals(1, Limits.defaultMinInSync(1));
+        assertEquals(1, Limits.defaultMinInSync(2));
+        assertEquals(2, Limits.defaultMinInSync(3));
+        assertEquals(4, Limits.defaultMinInSync(5));
     }
 
     @Test

@@ -99,4 +99,58 @@ class MgmtClientTest {
             assertEquals(new ResizeVolumeRequest(2 << 20), Json.read(seen.body(), ResizeVolumeRequest.class));
         }
     }
+
+    @Test
+    void shouldPostStaleReportAndDecodeCopies() throws Exception {
+        String answer = VOLUME_JSON.replace("\"futureField\":42", """
+                "epoch":4,"minInSync":1,"copies":[
+                 {"nodeId":"n1","role":"primary","state":"in_sync","fabricAddress":"127.0.0.1:4420"},
+                 {"nodeId":"n2","role":"secondary","state":"stale","fabricAddress":"127.0.0.1:4421"}]""");
+        try (var server = new FakeServer(s -> new FakeServer.Answer(200, "application/json", answer))) {
+            Volume v = new MgmtClient(server.uri(), "t").markCopyStale("vol-1", "n2", 3, "n1");
+            assertEquals("POST", server.seen.getFirst().method());
+            assertEquals("/v1/volumes/vol-1/copies/n2/stale", server.seen.getFirst().path());
+            assertEquals(new MarkCopyStaleRequest(3, "n1"),
+                    Json.read(server.seen.getFirst().body(), MarkCopyStaleRequest.class));
+            assertEquals(4, v.epoch());
+            assertEquals(List.of(new VolumeCopy("n1", CopyRole.PRIMARY, CopyState.IN_SYNC, "127.0.0.1:4420"),
+                    new VolumeCopy("n2", CopyRole.SECONDARY, CopyState.STALE, "127.0.0.1:4421")), v.copies());
+            assertEquals(1, v.inSyncCount());
+        }
+    }
+
+    @Test
+    void shouldExposeCurrentEpochOfEpochMismatch() throws Exception {
+        String problem = """
+                {"type":"https://rdmablock.io/problems/epoch-mismatch","title":"Epoch mismatch","status":409,
+                 "detail":"volume vol-1 is at epoch 5, not 3","epoch":5}""";
+        try (var server = new FakeServer(s -> new FakeServer.Answer(409, Problem.MEDIA_TYPE, problem))) {
+            var e = assertThrows(MgmtException.class,
+                    () -> new MgmtClient(server.uri(), "t").markCopyStale("vol-1", "n2", 3, "n1"));
+            assertEquals(ProblemTypes.EPOCH_MISMATCH, e.type());
+            assertEquals(5L, e.problem().epoch());
+        }
+    }
+
+    @Test
+    void shouldReadDesiredVolumeOfOlderServerAsSinglePrimaryCopy() {
+        var dv = Json.read("""
+                {"id":"v1","name":"a","sizeBytes":1048576,"lbaSize":4096,"allowedHosts":[],
+                 "subnqn":"nqn.2026-11.io.rdmablock:volume:a","state":"ready","provisioned":true}""",
+                DesiredVolume.class);
+        assertEquals(CopyRole.PRIMARY, dv.role());
+        assertEquals(List.of(), dv.copies());
+        assertEquals(0, dv.epoch());
+    }
+
+    @Test
+    void shouldRoundTripDesiredVolumeWithCopies() {
+        var dv = new DesiredVolume("v1", "a", 1 << 20, 4096, List.of(), Volume.subnqnOf("a"), VolumeState.READY, true,
+                7, CopyRole.SECONDARY, 2, List.of(
+                new DesiredCopy("n1", CopyRole.PRIMARY, CopyState.IN_SYNC, "10.0.0.1:4420", Node.hostnqnOf("n1")),
+                new DesiredCopy("n2", CopyRole.SECONDARY, CopyState.IN_SYNC, "10.0.0.2:4420", Node.hostnqnOf("n2"))));
+        assertEquals(dv, Json.read(Json.write(dv), DesiredVolume.class));
+        assertTrue(Json.write(dv).contains("\"role\":\"secondary\""), Json.write(dv));
+        assertTrue(Json.write(dv).contains("\"hostnqn\":\"nqn.2026-11.io.rdmablock:node:n1\""), Json.write(dv));
+    }
 }

@@ -4,28 +4,49 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
 
-/** A non-durable {@link MetadataStore} for tests and throw-away servers. */
+/**
+ * A non-durable {@link MetadataStore} for tests and throw-away servers. Volume writes take this object's lock, so
+ * a compare-and-set is atomic against every other volume write; revisions count volume writes from 1.
+ */
 public final class InMemoryMetadataStore implements MetadataStore {
-    private final ConcurrentSkipListMap<String, VolumeRecord> volumes = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<String, Versioned<VolumeRecord>> volumes = new ConcurrentSkipListMap<>();
     private final ConcurrentSkipListMap<String, NodeRecord> nodes = new ConcurrentSkipListMap<>();
+    /** Last revision given out; guarded by this. */
+    private long revision;
 
     @Override
     public Optional<VolumeRecord> volume(String name) {
+        return volumeVersioned(name).map(Versioned::value);
+    }
+
+    @Override
+    public Optional<Versioned<VolumeRecord>> volumeVersioned(String name) {
         return Optional.ofNullable(volumes.get(name));
     }
 
     @Override
     public List<VolumeRecord> volumes() {
-        return List.copyOf(volumes.values());
+        return volumes.values().stream().map(Versioned::value).toList();
     }
 
     @Override
-    public void putVolume(VolumeRecord volume) {
-        volumes.put(volume.name(), volume);
+    public synchronized void putVolume(VolumeRecord volume) {
+        volumes.put(volume.name(), new Versioned<>(volume, ++revision));
     }
 
     @Override
-    public void removeVolume(String name) {
+    public synchronized boolean replaceVolume(String name, long expectedRevision, VolumeRecord next) {
+        MetadataStore.checkReplace(name, expectedRevision, next);
+        Versioned<VolumeRecord> current = volumes.get(name);
+        if ((current == null ? 0 : current.revision()) != expectedRevision) {
+            return false;
+        }
+        volumes.put(name, new Versioned<>(next, ++revision));
+        return true;
+    }
+
+    @Override
+    public synchronized void removeVolume(String name) {
         volumes.remove(name);
     }
 

@@ -7,16 +7,35 @@ import java.util.Optional;
  * Durable cluster metadata: volumes by name, nodes by id. Every write is durable when the call returns.
  * Implementations are thread-safe; the cluster service serialises read-modify-write sequences itself.
  * Failures surface as {@link MetadataStoreException}.
+ *
+ * <p>Compare-and-set on volumes: {@link #volumeVersioned(String)} reads a record with its store revision
+ * ({@link Versioned}), {@link #replaceVolume(String, long, VolumeRecord)} writes only if that revision is still
+ * the key's. The shape is etcd's: a read returns {@code mod_revision}; the write is one transaction
+ * {@code If(ModRevision(key) == expected).Then(Put(key, next))}, and {@code expected == 0} means "the key does
+ * not exist" (etcd's revision of a missing key). Every write ({@link #putVolume}, {@link #replaceVolume}) gives
+ * the key a new revision, larger than any before it in this store.
  */
 public interface MetadataStore extends AutoCloseable {
     /** @return the volume with that name */
     Optional<VolumeRecord> volume(String name);
 
+    /** @return the volume with that name and the store's revision of it */
+    Optional<Versioned<VolumeRecord>> volumeVersioned(String name);
+
     /** @return every volume, ordered by name */
     List<VolumeRecord> volumes();
 
-    /** Inserts or replaces the volume with {@code volume.name()}. */
+    /** Inserts or replaces the volume with {@code volume.name()}, unconditionally. */
     void putVolume(VolumeRecord volume);
+
+    /**
+     * Compare-and-set: writes {@code next} under {@code name} only if the key's current revision is
+     * {@code expectedRevision} (0: only if absent). Atomic against every other write of the store.
+     *
+     * @return true when written; false when the key's revision differs (nothing written)
+     * @throws IllegalArgumentException when {@code next.name()} is not {@code name} or expectedRevision &lt; 0
+     */
+    boolean replaceVolume(String name, long expectedRevision, VolumeRecord next);
 
     /** Removes the volume with that name (no-op when absent). */
     void removeVolume(String name);
@@ -36,4 +55,15 @@ public interface MetadataStore extends AutoCloseable {
     /** Releases the store; idempotent. */
     @Override
     void close();
+
+    /** Checks the arguments of {@link #replaceVolume} (shared by the implementations). */
+    static void checkReplace(String name, long expectedRevision, VolumeRecord next) {
+        if (!name.equals(next.name())) {
+            throw new IllegalArgumentException("invalid next.name: next.name=" + next.name() + ", must be " + name);
+        }
+        if (expectedRevision < 0) {
+            throw new IllegalArgumentException("invalid expectedRevision: expectedRevision=" + expectedRevision
+                    + ", min=0");
+        }
+    }
 }

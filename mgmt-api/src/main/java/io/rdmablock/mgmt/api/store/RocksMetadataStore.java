@@ -6,9 +6,11 @@ import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,16 +24,29 @@ import java.util.Optional;
  * {@code sync=true} (fsync of the WAL before returning), so an acknowledged change survives a crash.
  * Only one process may open the directory (RocksDB's LOCK file); a second open fails with
  * {@link MetadataStoreException}.
+ *
+ * <p>Revisions ({@link Versioned}): {@code "meta/revision"} holds the last revision given out (8 bytes, big
+ * endian) and {@code "volume-rev/<name>"} the revision of each volume key; a volume write puts the record, its
+ * revision and the counter in one {@link WriteBatch}, under this store's lock, so a compare-and-set is atomic
+ * against every other volume write. A volume record written before revisions existed (no revision key) reads as
+ * revision 1; the counter of such a database starts at 1, so every later write is above it.
  */
 public final class RocksMetadataStore implements MetadataStore {
     private static final String VOLUME_PREFIX = "volume/";
+    private static final String VOLUME_REVISION_PREFIX = "volume-rev/";
     private static final String NODE_PREFIX = "node/";
+    private static final String REVISION_KEY = "meta/revision";
+    /** Revision of a volume record written before revisions were stored. */
+    private static final long LEGACY_REVISION = 1;
 
     private final Options options;
     private final WriteOptions writeOptions;
     private final RocksDB db;
     private final Path dir;
     private boolean closed;
+    /** Last revision given out; guarded by {@link #volumeLock}. */
+    private long revision;
+    private final Object volumeLock = new Object();
 
     /**
      * Opens (creating if needed) the database in {@code dir}.
@@ -55,6 +70,8 @@ public final class RocksMetadataStore implements MetadataStore {
             options.close();
             throw new MetadataStoreException("cannot open metadata store " + dir + ": " + e.getMessage(), e);
         }
+        long stored = readLong(REVISION_KEY);
+        revision = stored > 0 ? stored : LEGACY_REVISION;
     }
 
     @Override
@@ -68,13 +85,85 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
+    public Optional<Versioned<VolumeRecord>> volumeVersioned(String name) {
+        synchronized (volumeLock) { // the record and its revision key, as one write left them
+            return volume(name).map(v -> new Versioned<>(v, revisionOf(name)));
+        }
+    }
+
+    @Override
     public void putVolume(VolumeRecord volume) {
-        put(VOLUME_PREFIX + volume.name(), volume);
+        synchronized (volumeLock) {
+            writeVolume(volume);
+        }
+    }
+
+    @Override
+    public boolean replaceVolume(String name, long expectedRevision, VolumeRecord next) {
+        MetadataStore.checkReplace(name, expectedRevision, next);
+        synchronized (volumeLock) {
+            long current = get(VOLUME_PREFIX + name, VolumeRecord.class).isPresent() ? revisionOf(name) : 0;
+            if (current != expectedRevision) {
+                return false;
+            }
+            writeVolume(next);
+            return true;
+        }
+    }
+
+    /** Puts the record, its new revision and the counter in one batch; caller holds {@link #volumeLock}. */
+    private void writeVolume(VolumeRecord volume) {
+        String key = VOLUME_PREFIX + volume.name();
+        long next = revision + 1;
+        try (var batch = new WriteBatch()) {
+            batch.put(key(key), Json.write(volume).getBytes(StandardCharsets.UTF_8));
+            batch.put(key(VOLUME_REVISION_PREFIX + volume.name()), longBytes(next));
+            batch.put(key(REVISION_KEY), longBytes(next));
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw new MetadataStoreException("put " + key + " failed in " + dir, e);
+        }
+        revision = next;
+    }
+
+    /** @return the stored revision of an existing volume key (legacy records: {@link #LEGACY_REVISION}) */
+    private long revisionOf(String name) {
+        long r = readLong(VOLUME_REVISION_PREFIX + name);
+        return r > 0 ? r : LEGACY_REVISION;
     }
 
     @Override
     public void removeVolume(String name) {
-        delete(VOLUME_PREFIX + name);
+        synchronized (volumeLock) {
+            try (var batch = new WriteBatch()) {
+                batch.delete(key(VOLUME_PREFIX + name));
+                batch.delete(key(VOLUME_REVISION_PREFIX + name));
+                db.write(writeOptions, batch);
+            } catch (RocksDBException e) {
+                throw new MetadataStoreException("delete " + VOLUME_PREFIX + name + " failed in " + dir, e);
+            }
+        }
+    }
+
+    /** @return the 8-byte big-endian value of a key, 0 when absent */
+    private long readLong(String key) {
+        try {
+            byte[] value = db.get(key(key));
+            if (value == null) {
+                return 0;
+            }
+            if (value.length != Long.BYTES) {
+                throw new MetadataStoreException("corrupt record " + key + ": length=" + value.length
+                        + ", must be " + Long.BYTES, null);
+            }
+            return ByteBuffer.wrap(value).getLong();
+        } catch (RocksDBException e) {
+            throw new MetadataStoreException("get " + key + " failed in " + dir, e);
+        }
+    }
+
+    private static byte[] longBytes(long value) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
     }
 
     @Override

@@ -1,50 +1,135 @@
 package io.rdmablock.mgmt.api.store;
 
+import io.rdmablock.mgmt.client.CopyRole;
+import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.VolumeState;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * A volume as stored (the durable part of {@link io.rdmablock.mgmt.client.Volume}; the fabric address is read
- * from the node at answer time).
+ * A volume as stored (the durable part of {@link io.rdmablock.mgmt.client.Volume}; fabric addresses are read
+ * from the nodes at answer time). docs/replication.md is the contract for replicas, copies and epoch.
+ *
+ * <p>Records written before replication (no {@code copies}, {@code epoch} or {@code minInSync}) read as one
+ * primary {@code in_sync} copy on {@code nodeId}, provisioned as {@link #provisioned} or a {@code ready} state
+ * said, epoch 1, minInSync 1.
  *
  * @param id             UUID
  * @param name           unique name (the store key)
- * @param sizeBytes      desired size
+ * @param sizeBytes      desired size (of every copy)
  * @param lbaSize        512 or 4096
- * @param replicas       replication factor
+ * @param replicas       copies wanted, 1..5
  * @param allowedHosts   host NQNs; empty = any
- * @param nodeId         node it is placed on
+ * @param nodeId         the primary copy's node (always {@code copies}' primary; kept for older readers)
  * @param state          lifecycle state
- * @param connectedHosts host NQNs connected, as last reported
+ * @param connectedHosts host NQNs connected, as last reported by the primary's node
  * @param createdAtMs    creation time, ms since the epoch
- * @param provisioned    its node has reported it (it holds data from then on): a node that no longer holds it lost
- *                       it and must not create it again empty; false in records written before this field existed
- *                       (a {@code ready} state then means the same, see {@link #holdsData()})
+ * @param provisioned    legacy (records before per-copy state): the node had reported it; now true once the
+ *                       primary's copy is, each copy carries its own ({@link CopyRecord#provisioned()})
+ * @param epoch          1 at create, + 1 at every change of primary or of the in-sync set, &gt;= 1
+ * @param minInSync      fewest in-sync copies with which writes are accepted, 1..replicas
+ * @param copies         one per copy on distinct nodes, exactly one {@link CopyRole#PRIMARY}, the primary first
  */
 public record VolumeRecord(
         String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
-        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs, boolean provisioned) {
+        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs, boolean provisioned,
+        long epoch, int minInSync, List<CopyRecord> copies) {
     public VolumeRecord {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
+        if (copies == null || copies.isEmpty()) { // a record of a server before replication
+            copies = List.of(new CopyRecord(nodeId, CopyRole.PRIMARY, CopyState.IN_SYNC,
+                    provisioned || state == VolumeState.READY));
+        }
+        copies = primaryFirst(copies);
+        nodeId = copies.getFirst().nodeId();
+        epoch = epoch < 1 ? 1 : epoch;
+        minInSync = minInSync < 1 ? 1 : minInSync;
+        replicas = replicas < 1 ? 1 : replicas;
+    }
+
+    /** A new volume: epoch 1, every copy in sync and not yet provisioned, the first copy's node the primary. */
+    public static VolumeRecord created(String id, String name, long sizeBytes, int lbaSize, int minInSync,
+                                       List<String> allowedHosts, List<String> copyNodeIds, long createdAtMs) {
+        var copies = new ArrayList<CopyRecord>();
+        for (int i = 0; i < copyNodeIds.size(); i++) {
+            copies.add(new CopyRecord(copyNodeIds.get(i), i == 0 ? CopyRole.PRIMARY : CopyRole.SECONDARY,
+                    CopyState.IN_SYNC, false));
+        }
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, copies.size(), allowedHosts, copyNodeIds.getFirst(),
+                VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies);
+    }
+
+    private static List<CopyRecord> primaryFirst(List<CopyRecord> copies) {
+        var primaries = copies.stream().filter(c -> c.role() == CopyRole.PRIMARY).toList();
+        if (primaries.size() != 1) {
+            throw new IllegalArgumentException("invalid copies: primaries=" + primaries.size() + ", must be 1");
+        }
+        if (copies.stream().map(CopyRecord::nodeId).distinct().count() != copies.size()) {
+            throw new IllegalArgumentException("invalid copies: nodes must be distinct, copies=" + copies);
+        }
+        var out = new ArrayList<CopyRecord>(copies.size());
+        out.add(primaries.getFirst());
+        copies.stream().filter(c -> c.role() != CopyRole.PRIMARY).forEach(out::add);
+        return List.copyOf(out);
+    }
+
+    /** @return the primary copy */
+    public CopyRecord primary() {
+        return copies.getFirst();
+    }
+
+    /** @return this volume's copy on that node */
+    public Optional<CopyRecord> copyOn(String nodeOfCopy) {
+        return copies.stream().filter(c -> c.nodeId().equals(nodeOfCopy)).findFirst();
+    }
+
+    /** @return how many copies are in sync */
+    public int inSyncCount() {
+        return (int) copies.stream().filter(c -> c.state() == CopyState.IN_SYNC).count();
     }
 
     /** @return a copy with another size and state */
     public VolumeRecord withSize(long newSizeBytes, VolumeState newState) {
         return new VolumeRecord(id, name, newSizeBytes, lbaSize, replicas, allowedHosts, nodeId, newState,
-                connectedHosts, createdAtMs, provisioned);
+                connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies);
     }
 
-    /** @return a copy marked provisioned (its node has reported holding it) */
-    public VolumeRecord withProvisioned() {
+    /**
+     * @return a copy whose copy on {@code copy.nodeId()} is replaced by {@code copy}, same epoch: only for changes
+     *         that touch neither the primary nor the in-sync set (e.g. provisioned)
+     * @throws IllegalArgumentException when that would change a role or the in-sync set
+     */
+    public VolumeRecord withCopy(CopyRecord copy) {
+        CopyRecord old = copyOn(copy.nodeId()).orElseThrow(() -> new IllegalArgumentException(
+                "invalid copy: no copy on nodeId=" + copy.nodeId()));
+        if (old.role() != copy.role() || (old.state() == CopyState.IN_SYNC) != (copy.state() == CopyState.IN_SYNC)) {
+            throw new IllegalArgumentException("invalid copy: " + old + " -> " + copy
+                    + " changes the primary or the in-sync set; use withEpoch");
+        }
+        return withCopies(epoch, copy);
+    }
+
+    /**
+     * @return a copy at {@code newEpoch} whose copy on {@code copy.nodeId()} is replaced by {@code copy} (a change of
+     *         the primary or the in-sync set; the caller writes it by compare-and-set, epoch + 1)
+     */
+    public VolumeRecord withEpoch(long newEpoch, CopyRecord copy) {
+        return withCopies(newEpoch, copy);
+    }
+
+    private VolumeRecord withCopies(long newEpoch, CopyRecord copy) {
+        var next = copies.stream().map(c -> c.nodeId().equals(copy.nodeId()) ? copy : c).toList();
+        boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, true);
+                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next);
     }
 
-    /** True when the volume's node once held it: {@link #provisioned}, or a {@code ready} record of older servers. */
-    public boolean holdsData() {
-        return provisioned || state == VolumeState.READY;
+    /** True when this copy's node once held it: {@link CopyRecord#provisioned()}. */
+    public boolean holdsData(String nodeOfCopy) {
+        return copyOn(nodeOfCopy).map(CopyRecord::provisioned).orElse(false);
     }
 
     /** @return a copy with another state */
@@ -55,6 +140,6 @@ public record VolumeRecord(
     /** @return a copy with other connected hosts */
     public VolumeRecord withConnectedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, hosts,
-                createdAtMs, provisioned);
+                createdAtMs, provisioned, epoch, minInSync, copies);
     }
 }

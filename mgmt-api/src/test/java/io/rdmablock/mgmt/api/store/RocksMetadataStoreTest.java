@@ -1,20 +1,26 @@
 package io.rdmablock.mgmt.api.store;
 
+import io.rdmablock.mgmt.client.CopyRole;
+import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.VolumeState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RocksMetadataStoreTest {
     private static VolumeRecord volume(String name) {
         return new VolumeRecord("id-" + name, name, 1 << 20, 4096, 1, List.of("nqn.2026-11.io.rdmablock:h"), "n1",
-                VolumeState.CREATING, List.of(), 1234, false);
+                VolumeState.CREATING, List.of(), 1234, false, 1, 1, null);
     }
 
     @Test
@@ -42,6 +48,32 @@ class RocksMetadataStoreTest {
             assertTrue(store.volume("a").isEmpty());
             assertTrue(store.volumes().isEmpty());
             assertEquals(1, store.nodes().size());
+        }
+    }
+
+    /** A record as servers before replication wrote it: no copies, epoch, minInSync, no revision key. */
+    static final String OLD_RECORD = """
+            {"id":"id-old","name":"old","sizeBytes":1048576,"lbaSize":4096,"replicas":1,"allowedHosts":[],
+             "nodeId":"n7","state":"ready","connectedHosts":[],"createdAtMs":1234,"provisioned":false}""";
+
+    @Test
+    void shouldReadRecordOfOlderServerAsOnePrimaryInSyncCopyAtRevisionOne(@TempDir Path dir) throws Exception {
+        RocksDB.loadLibrary();
+        try (var options = new Options().setCreateIfMissing(true); var db = RocksDB.open(options, dir.toString())) {
+            db.put("volume/old".getBytes(StandardCharsets.UTF_8), OLD_RECORD.getBytes(StandardCharsets.UTF_8));
+        }
+        try (var store = new RocksMetadataStore(dir)) {
+            var read = store.volumeVersioned("old").orElseThrow();
+            VolumeRecord v = read.value();
+            assertEquals(List.of(new CopyRecord("n7", CopyRole.PRIMARY, CopyState.IN_SYNC, true)), v.copies());
+            assertEquals("n7", v.nodeId());
+            assertEquals(1, v.epoch());
+            assertEquals(1, v.minInSync());
+            assertEquals(1, read.revision());
+            assertTrue(store.replaceVolume("old", 1, v.withState(VolumeState.DELETING)));
+            long after = store.volumeVersioned("old").orElseThrow().revision();
+            assertTrue(after > 1, "revision after the first write: " + after);
+            assertFalse(store.replaceVolume("old", 1, v), "a stale legacy revision must not match again");
         }
     }
 
