@@ -229,7 +229,8 @@ public final class Subsystem {
      * Replaces the factory of the volume's {@link VolumeIo}s (e.g. a replicated one when this node becomes the
      * volume's primary). Takes effect at the next I/O queue Connect: queues connected before keep the handle they
      * opened until they are torn down and the host reconnects (call {@link #disconnectAll} to make that happen now).
-     * Any thread.
+     * The mode setters ({@link #plain}, {@link #primary}, {@link #secondaryOf}) set the factory too; a factory set
+     * in {@link Mode#SECONDARY} replaces the epoch fence and must provide its own. Any thread.
      *
      * @throws NullPointerException when {@code factory} is null
      */

@@ -179,6 +179,12 @@ public final class Target implements AutoCloseable {
      * domain (a primary's connection to a secondary) lets the peer RDMA READ a write's payload where it landed
      * ({@link Request#dataAddress()}, {@link Request#dataRkey()}). Callers must not close it. Any thread.
      *
+     * <p>Trade-off: the domain is shared by every connection on the device, hosts' included, and the request data
+     * and RECV regions allow remote read (data: also remote write) in it, so a host that learnt or guessed an rkey
+     * and an address of another queue's buffer could reach it through its own connection. The rkeys are only ever
+     * sent to peer nodes (in forwarded commands), never to hosts; memory windows bound to one peer's queue pair
+     * would close the gap where a device supports them.
+     *
      * @throws IllegalStateException after {@link #close}
      * @throws io.rdmablock.rdma.verbs.VerbsException when {@code ibv_alloc_pd} fails
      */
