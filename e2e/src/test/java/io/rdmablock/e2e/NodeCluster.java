@@ -29,7 +29,7 @@ final class NodeCluster implements AutoCloseable {
     private final Process[] nodes;
     private final List<String> extraArgs;
 
-    NodeCluster(Path dir, int nodeCount, List<String> extraNodeArgs) throws IOException {
+    NodeCluster(Path dir, int nodeCount, List<String> extraNodeArgs) throws IOException, InterruptedException {
         this.dir = dir;
         this.extraArgs = List.copyOf(extraNodeArgs);
         this.mgmt = MgmtServer.start(dir.resolve("mgmt"), "127.0.0.1", 0, TOKEN, 3_000);
@@ -162,5 +162,18 @@ final class NodeCluster implements AutoCloseable {
             }
         }
         mgmt.close();
+        // keep the node logs for a look after the run (the test's directory is deleted)
+        try {
+            Path keep = Path.of("target", "e2e-logs", dir.getFileName().toString());
+            Files.createDirectories(keep);
+            for (int k = 1; k < nodes.length; k++) {
+                Path log = dir.resolve(nodeId(k) + ".log");
+                if (Files.exists(log)) {
+                    Files.copy(log, keep.resolve(nodeId(k) + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        } catch (IOException e) {
+            // logs are a courtesy
+        }
     }
 }

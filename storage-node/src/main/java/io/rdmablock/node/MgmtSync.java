@@ -39,10 +39,18 @@ final class MgmtSync implements NodeAgent.Handler {
     private final Set<String> orphansLogged = new HashSet<>();
     private final Set<String> lostLogged = new HashSet<>();
 
-    MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
+    private final Replication replication;
+
+    /** @param replication the copies' roles (replicated volumes), or null on a node that does not replicate */
+    MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes, Replication replication) {
         this.store = store;
         this.target = target;
         this.freeBytes = freeBytes;
+        this.replication = replication;
+    }
+
+    MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
+        this(store, target, freeBytes, null);
     }
 
     @Override
@@ -70,6 +78,9 @@ final class MgmtSync implements NodeAgent.Handler {
         for (VolumeInfo v : store.list()) {
             if (!byId.containsKey(v.id()) && target.subsystemOfVolume(v.id()) != null) {
                 target.removeVolume(v.id());
+                if (replication != null) {
+                    replication.close(v.id());
+                }
             }
             if (!byId.containsKey(v.id()) && orphansLogged.add(v.id())) {
                 LOG.warn("orphan volume (unknown to the management server, kept, not exported): id={}, sizeBytes={}",
@@ -82,6 +93,9 @@ final class MgmtSync implements NodeAgent.Handler {
         Volume v = store.find(dv.id()).orElse(null);
         if (dv.state() == VolumeState.DELETING) {
             if (v != null || store.isUnavailable(dv.id())) {
+                if (replication != null) {
+                    replication.close(dv.id());
+                }
                 target.removeVolume(dv.id());
                 store.delete(dv.id());
                 LOG.info("volume deleted: id={}, name={}", dv.id(), dv.name());
@@ -122,6 +136,10 @@ final class MgmtSync implements NodeAgent.Handler {
         }
         if (s == null) {
             target.addVolume(v, subnqn);
+            s = target.subsystemOfVolume(dv.id());
+        }
+        if (replication != null && s != null) {
+            replication.apply(dv, v, s, store);
         }
         orphansLogged.remove(dv.id());
     }

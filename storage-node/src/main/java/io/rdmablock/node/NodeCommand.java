@@ -66,6 +66,10 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--max-queue-entries", defaultValue = "128", description = "Largest I/O queue, entries (default ${DEFAULT-VALUE}).")
     int maxQueueEntries;
 
+    @Option(names = "--replica-timeout-ms", defaultValue = "1000", description = "A primary drops a secondary that "
+            + "does not answer a forwarded command within this, ms (100..60000, default ${DEFAULT-VALUE}).")
+    long replicaTimeoutMs;
+
     @Option(names = "--pollers", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
@@ -85,7 +89,8 @@ public final class NodeCommand implements Callable<Integer> {
         TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers);
         NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, bearer, id,
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),
-                heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity));
+                heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity))
+                .withReplicaTimeoutMs(replicaTimeoutMs);
         StorageNode node = new StorageNode(cfg).start();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {

@@ -23,10 +23,22 @@ import java.util.List;
  * @param createVolumes  volumes to create at start when missing, {@code name:size[:lbaSize]} (size with K/M/G/T)
  * @param target         target options
  * @param capacityBytes  capacity registered with the management server; 0 = the store's file system size
+ * @param replicaTimeoutMs a primary drops a secondary that has not answered a forwarded command within this, ms
+ *                       (100..60000, default {@value #DEFAULT_REPLICA_TIMEOUT_MS}; docs/replication.md)
  */
 public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
                          String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
-                         List<String> createVolumes, TargetOptions target, long capacityBytes) {
+                         List<String> createVolumes, TargetOptions target, long capacityBytes,
+                         long replicaTimeoutMs) {
+    /** Default replica timeout, ms. */
+    public static final long DEFAULT_REPLICA_TIMEOUT_MS = 1000;
+
+    public NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
+                      String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
+                      List<String> createVolumes, TargetOptions target, long capacityBytes) {
+        this(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen, heartbeatMs,
+                createVolumes, target, capacityBytes, DEFAULT_REPLICA_TIMEOUT_MS);
+    }
 
     public NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
                       String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
@@ -45,6 +57,10 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("invalid capacityBytes: capacityBytes=" + capacityBytes + ", min=0");
         }
+        if (replicaTimeoutMs < 100 || replicaTimeoutMs > 60_000) {
+            throw new IllegalArgumentException("invalid replicaTimeoutMs: replicaTimeoutMs=" + replicaTimeoutMs
+                    + ", min=100, max=60000");
+        }
         if (heartbeatMs < 10 || heartbeatMs > 600_000) {
             throw new IllegalArgumentException("invalid heartbeatMs: heartbeatMs=" + heartbeatMs
                     + ", min=10, max=600000");
@@ -59,26 +75,31 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
 
     public NodeConfig withCreateVolumes(List<String> specs) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, specs, target, capacityBytes);
+                heartbeatMs, specs, target, capacityBytes, replicaTimeoutMs);
     }
 
     public NodeConfig withTarget(TargetOptions options) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, options, capacityBytes);
+                heartbeatMs, createVolumes, options, capacityBytes, replicaTimeoutMs);
     }
 
     public NodeConfig withMetricsListen(InetSocketAddress address) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, address,
-                heartbeatMs, createVolumes, target, capacityBytes);
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs);
     }
 
     public NodeConfig withCapacityBytes(long bytes) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, bytes);
+                heartbeatMs, createVolumes, target, bytes, replicaTimeoutMs);
+    }
+
+    public NodeConfig withReplicaTimeoutMs(long ms) {
+        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+                heartbeatMs, createVolumes, target, capacityBytes, ms);
     }
 
     public NodeConfig withMgmt(URI url, String bearerToken, String id) {
         return new NodeConfig(dataDir, listen, provider, url, bearerToken, id, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, capacityBytes);
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs);
     }
 }

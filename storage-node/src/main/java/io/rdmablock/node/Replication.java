@@ -112,8 +112,19 @@ final class Replication implements AutoCloseable {
         ReplicaSet set = sets.get(v.id());
         if (set != null) {
             set.apply(dv.epoch(), dv.minInSync(), inSync);
-            return;
+        } else {
+            set = open(dv, v);
         }
+        if (s.mode() != Subsystem.Mode.PRIMARY) {
+            ReplicaSet copies = set;
+            int lbaSize = v.lbaSizeBytes();
+            s.primary(ctx -> new ReplicatedVolumeIo(LocalVolumeIo.open(ctx), copies, ctx.entries(), lbaSize,
+                    timeoutNs, ctx.protectionDomain()));
+        }
+    }
+
+    /** A new replica set for this primary: a {@link PeerLink} per secondary. */
+    private ReplicaSet open(DesiredVolume dv, io.rdmablock.node.store.Volume v) {
         List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries = new ArrayList<>();
         for (DesiredCopy c : dv.copies()) {
             if (c.role() == CopyRole.SECONDARY) {
@@ -126,11 +137,9 @@ final class Replication implements AutoCloseable {
         ReplicaSet created = new ReplicaSet(v.id(), v.sizeBytes(), bitmapDir, Math.max(1, dv.epoch()),
                 Math.max(1, dv.minInSync()), secondaries, (node, epoch) -> markStale(dv.name(), node, epoch));
         sets.put(v.id(), created);
-        int lbaSize = v.lbaSize();
-        s.primary(ctx -> new ReplicatedVolumeIo(LocalVolumeIo.open(ctx), created, ctx.entries(), lbaSize, timeoutNs,
-                ctx.protectionDomain()));
         LOG.info("replicated volume served as primary: id={}, name={}, epoch={}, minInSync={}, copies={}", v.id(),
                 dv.name(), dv.epoch(), dv.minInSync(), created.describe());
+        return created;
     }
 
     private static InetSocketAddress address(DesiredCopy c) {

@@ -45,6 +45,7 @@ public final class StorageNode implements AutoCloseable {
     private HTTPServer metricsServer;
     private NodeAgent agent;
     private MgmtSync sync;
+    private Replication replication;
     private boolean closed;
 
     public StorageNode(NodeConfig config) {
@@ -78,12 +79,19 @@ public final class StorageNode implements AutoCloseable {
             // Export what the store holds before the listener accepts, so a restarted node serves its volumes
             // at once; with a management server, MgmtSync then reconciles (delete, grow, allow-list, subnqn).
             for (VolumeInfo info : store.list()) {
+                if (config.mgmtUrl() != null && store.epoch(info.id()) > 0) {
+                    // a copy of a replicated volume: its role (primary, or secondary admitting only its primary)
+                    // comes with the first heartbeat answer; exported plain, hosts could write to a secondary
+                    continue;
+                }
                 target.addVolume(store.get(info.id()), null);
             }
             target.start(config.listen());
             if (config.mgmtUrl() != null) {
-                sync = new MgmtSync(store, target, this::freeBytes);
                 MgmtClient client = new MgmtClient(config.mgmtUrl(), config.token());
+                replication = new Replication(config.nodeId(), provider, client,
+                        config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L);
+                sync = new MgmtSync(store, target, this::freeBytes, replication);
                 agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs()).start();
             }
             LOG.info("storage node started: nodeId={}, fabric={}, dataDir={}, volumes={}, mgmt={}", config.nodeId(),
@@ -273,6 +281,9 @@ public final class StorageNode implements AutoCloseable {
         }
         if (target != null) {
             target.close();
+        }
+        if (replication != null) {
+            replication.close(); // after the target: no queue forwards any more
         }
         if (store != null) {
             flushAll();

@@ -144,7 +144,7 @@ class ImportExportCommandTest {
         InetSocketAddress fa = node.fabricAddress();
         io.rdmablock.mgmt.client.Volume v = new io.rdmablock.mgmt.client.Volume("id-1", "byname", 8L << 20, 4096, 1,
                 List.of(), "n1", fa.getHostString() + ":" + fa.getPort(), Subsystem.nqnFor("byname"), 1,
-                io.rdmablock.mgmt.client.VolumeState.READY, List.of(), "2026-11-29T22:00:00Z");
+                io.rdmablock.mgmt.client.VolumeState.READY, List.of(), "2026-11-29T22:00:00Z", 1, 1, List.of());
         com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
                 new InetSocketAddress("127.0.0.1", 0), 0);
         java.util.concurrent.atomic.AtomicReference<String> auth = new java.util.concurrent.atomic.AtomicReference<>();

@@ -100,7 +100,21 @@ public final class PeerAssociation implements AutoCloseable {
      * @param pd the protection domain of the device that routes to {@code params.address()}
      */
     public static PeerAssociation connect(VerbsProvider provider, ProtectionDomain pd, Params params) {
-        byte[] hostId = hostId(params.hostnqn());
+        return connect(provider, pd, params, hostId(params.hostnqn()));
+    }
+
+    /**
+     * As {@link #connect(VerbsProvider, ProtectionDomain, Params)} with a given 16-byte Host Identifier: several
+     * associations of one host NQN that must coexist (a target fences a new association of the same hostnqn and
+     * HOSTID against the old one, as a host restart) each get their own.
+     *
+     * @throws IllegalArgumentException when {@code hostId} is not 16 bytes
+     */
+    public static PeerAssociation connect(VerbsProvider provider, ProtectionDomain pd, Params params, byte[] hostId) {
+        if (hostId == null || hostId.length != 16) {
+            throw new IllegalArgumentException("invalid hostId: length=" + (hostId == null ? -1 : hostId.length)
+                    + ", expected 16");
+        }
         long t = params.timeoutNs();
         QueueMemory adminMemory = QueueMemory.forAdminQueue(pd, ADMIN_QUEUE_ENTRIES);
         QueueConnection admin = null;

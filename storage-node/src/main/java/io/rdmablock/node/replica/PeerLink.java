@@ -29,6 +29,7 @@ public final class PeerLink implements ForwardLink {
     /** Bound of each connection step (CM, Fabrics Connect, enable), ns. */
     static final long SETUP_TIMEOUT_NS = 10_000_000_000L;
 
+    private static final java.util.concurrent.atomic.AtomicLong OPENED = new java.util.concurrent.atomic.AtomicLong();
     private final VerbsProvider provider;
     private final InetSocketAddress address;
     private final String subnqn;
@@ -74,8 +75,12 @@ public final class PeerLink implements ForwardLink {
                 return;
             }
             try {
+                // one association per host queue, each with its own HOSTID: the secondary fences a new association
+                // of the same hostnqn and HOSTID against the old one (a host restart), and these must coexist
+                byte[] hostId = PeerAssociation.hostId(hostnqn + "/" + subnqn + "/" + ProcessHandle.current().pid()
+                        + "/" + System.nanoTime() + "/" + OPENED.incrementAndGet());
                 PeerAssociation a = PeerAssociation.connect(provider, pd, new PeerAssociation.Params(address, subnqn,
-                        hostnqn, 1, Math.max(2, entries + 1), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS));
+                        hostnqn, 1, Math.max(2, entries + 1), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS), hostId);
                 associations.add(a);
                 PeerQueue q = new PeerQueue(a.ioQueue(0), commandTimeoutNs, listener::forwarded);
                 f.complete(new Queue(a, q));

@@ -33,7 +33,10 @@ public final class ReplicatedWrites {
         void completed(int slot, int nvmeStatus);
     }
 
-    static final int NOT_READY = NvmeStatus.generic(NvmeStatus.SC_NAMESPACE_NOT_READY);
+    /** Namespace Not Ready with DNR clear: the host retries (NVMe Base 2.0 figure 100, SC 82h). */
+    static final int NOT_READY = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, false);
+    /** Longest wait for a forward queue's set-up (CM connect, Fabrics Connect, enable) before the copy is dropped. */
+    static final long OPEN_TIMEOUT_NS = 10_000_000_000L;
     private static final int IDLE = 0;
     private static final int IN_FLIGHT = 1;
     private static final int WAIT_DROP = 2;
@@ -99,7 +102,7 @@ public final class ReplicatedWrites {
             if (v.isInSync(c.index)) {
                 int idx = c.index;
                 opening[idx] = c.link.open(entries, pd, (tag, status) -> forwarded(idx, tag, status));
-                openDeadlineNs[idx] = now + timeoutNs + 10 * timeoutNs; // connecting may take longer than one I/O
+                openDeadlineNs[idx] = now + Math.max(OPEN_TIMEOUT_NS, timeoutNs); // set-up takes several round trips
             }
         }
     }
@@ -209,7 +212,8 @@ public final class ReplicatedWrites {
             } else if (nowNs - openDeadlineNs[i] > 0) {
                 opening[i] = null;
                 f.thenAccept(ForwardQueue::close);
-                copyFailed(i, "no queue to the secondary within " + 11 * timeoutNs / 1_000_000 + " ms");
+                copyFailed(i, "no queue to the secondary within " + Math.max(OPEN_TIMEOUT_NS, timeoutNs) / 1_000_000
+                        + " ms");
                 work++;
             }
         }
@@ -339,7 +343,9 @@ public final class ReplicatedWrites {
             if (q != null && q.submit(commands[slot], slot)) {
                 sent[slot] |= bit;
                 toSend[slot] &= ~bit;
-            } else if ((q == null && opening[copy] == null) || nowNs - sendDeadlineNs[slot] > 0) {
+            } else if (q == null ? opening[copy] == null : nowNs - sendDeadlineNs[slot] > 0) {
+                // no queue and none coming (its set-up failed or took too long: the open deadline), or a live
+                // queue without a free slot for longer than the replica timeout
                 toSend[slot] &= ~bit;
                 failed[slot] |= bit;
                 pending[slot]--;

@@ -156,7 +156,7 @@ class ReplicatedWritesTest {
         w.localDone(0, 0);
         links.get("n2").queue.answer(0, ForwardQueue.PATH_LOST);
         pollUntil(w, () -> completions.get() == 1, "completion");
-        int notReady = NvmeStatus.generic(NvmeStatus.SC_NAMESPACE_NOT_READY);
+        int notReady = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, false);
         assertEquals(notReady, completed.get(0));
         fill(w, 1, 0, 4096);
         assertEquals(notReady, w.begin(1, System.nanoTime()), "refused before anything is written");
