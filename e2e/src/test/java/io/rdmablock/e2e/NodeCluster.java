@@ -28,9 +28,21 @@ final class NodeCluster implements AutoCloseable {
     private final MgmtClient client;
     private final Process[] nodes;
     private final List<String> extraArgs;
+    private final String provider;
 
+    /** Soft provider on loopback. */
     NodeCluster(Path dir, int nodeCount, List<String> extraNodeArgs) throws IOException, InterruptedException {
+        this(dir, nodeCount, "soft", extraNodeArgs);
+    }
+
+    /**
+     * @param provider the nodes' verbs provider ({@code soft}, {@code ffm}); they listen on
+     *                 {@code rdmablock.test.address} (default 127.0.0.1), as the VM runner sets it
+     */
+    NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs)
+            throws IOException, InterruptedException {
         this.dir = dir;
+        this.provider = provider;
         this.extraArgs = List.copyOf(extraNodeArgs);
         this.mgmt = MgmtServer.start(dir.resolve("mgmt"), "127.0.0.1", 0, TOKEN, 3_000);
         this.client = new MgmtClient(URI.create(mgmt.url()), TOKEN, Duration.ofSeconds(10));
@@ -77,7 +89,7 @@ final class NodeCluster implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
                 "-cp", childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", dataDir(k).toString(),
-                "--listen", "127.0.0.1:0", "--provider", "soft", "--mgmt-url", mgmt.url(), "--token", TOKEN,
+                "--listen", host() + ":0", "--provider", provider, "--mgmt-url", mgmt.url(), "--token", TOKEN,
                 "--node-id", nodeId(k), "--heartbeat-ms", "300", "--capacity", "4G"));
         cmd.addAll(extraArgs);
         nodes[k] = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -138,6 +150,17 @@ final class NodeCluster implements AutoCloseable {
             Thread.sleep(100);
         }
         throw new IllegalStateException("volume " + name + " not " + what + " within " + seconds + " s: " + last);
+    }
+
+    /** The address nodes listen on: {@code rdmablock.test.address}, default 127.0.0.1. */
+    static String host() {
+        return System.getProperty("rdmablock.test.address", "127.0.0.1");
+    }
+
+    /** Providers to run on: {@code rdmablock.test.providers} (comma list), default {@code soft}. */
+    static java.util.stream.Stream<String> providers() {
+        return java.util.Arrays.stream(System.getProperty("rdmablock.test.providers", "soft").split(","))
+                .map(String::trim).filter(p -> !p.isEmpty());
     }
 
     private static String childClasspath() {

@@ -9,7 +9,10 @@ import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
 import io.rdmablock.mgmt.client.VolumeState;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,8 +35,12 @@ class ReplicationE2eTest {
     @TempDir
     Path dir;
 
-    private static DeviceOptions options() {
-        return DeviceOptions.defaults().providerMode("soft").ioQueues(2).queueEntries(64);
+    private static DeviceOptions options(String provider) {
+        return DeviceOptions.defaults().providerMode(provider).ioQueues(2).queueEntries(64);
+    }
+
+    static java.util.stream.Stream<String> providers() {
+        return NodeCluster.providers();
     }
 
     private static int primary(Volume v) {
@@ -50,16 +57,19 @@ class ReplicationE2eTest {
         return v.state() == VolumeState.READY && v.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC);
     }
 
-    @Test
-    @Timeout(value = 240, unit = TimeUnit.SECONDS)
-    void everyCopyHoldsEveryAcknowledgedWriteAfterFlushEvenAfterKill9OfAll() throws Exception {
-        try (NodeCluster cluster = new NodeCluster(dir, 3, List.of())) {
+    /** Also in the VM runner on rxe and siw (tag rdma-e2e): the forwarding path over real verbs devices. */
+    @ParameterizedTest
+    @MethodSource("providers")
+    @Tag("rdma-e2e")
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void everyCopyHoldsEveryAcknowledgedWriteAfterFlushEvenAfterKill9OfAll(String provider) throws Exception {
+        try (NodeCluster cluster = new NodeCluster(dir, 3, provider, List.of())) {
             Volume v = cluster.client().createVolume(CreateVolumeRequest.replicated("r3", SIZE, 3));
             assertEquals(3, v.copies().stream().map(VolumeCopy::nodeId).distinct().count(), "distinct nodes");
             v = cluster.awaitVolume("r3", ReplicationE2eTest::allInSync, 60, "ready with 3 in-sync copies");
             AckedWrites model = new AckedWrites(SIZE, 16);
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
-            try (NvmeBlockDevice dev = VolumeLocator.open(cluster.client(), "r3", null, options())) {
+            try (NvmeBlockDevice dev = VolumeLocator.open(cluster.client(), "r3", null, options(provider))) {
                 model.run(dev, () -> System.nanoTime() > until, 400);
                 assertNull(model.firstFailure(), "a write failed");
                 assertTrue(model.ackedCount.get() > 100, "too few writes: " + model.ackedCount.get());
@@ -72,7 +82,7 @@ class ReplicationE2eTest {
             for (int k = 1; k <= 3; k++) {
                 assertNull(model.checkFile(cluster.volumeFile(k, v.id())), "copy on n" + k);
             }
-            System.out.printf("replication e2e: R=3, %d acknowledged writes, every copy identical to the model%n",
+            System.out.printf("replication e2e (" + provider + "): R=3, %d acknowledged writes, every copy identical to the model%n",
                     model.ackedCount.get());
         }
     }
@@ -90,7 +100,7 @@ class ReplicationE2eTest {
             int survivor = secondaries(v).get(0);
             AckedWrites model = new AckedWrites(SIZE, 32);
             long[] ackedAtKill = new long[1];
-            try (NvmeBlockDevice dev = VolumeLocator.open(cluster.client(), "r3k", null, options())) {
+            try (NvmeBlockDevice dev = VolumeLocator.open(cluster.client(), "r3k", null, options("soft"))) {
                 Thread killer = new Thread(() -> {
                     try {
                         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
