@@ -8,8 +8,8 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmablock.mgmt.client.BuildInfo;
+import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.Volume;
-import io.rdmablock.mgmt.client.VolumeState;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -22,8 +22,8 @@ import java.io.UncheckedIOException;
  *       operationId, or {@code health}, {@code metrics}, {@code openapi}, {@code other};</li>
  *   <li>{@code rdmablock_mgmt_request_duration_seconds{operation}} — time to answer;</li>
  *   <li>{@code rdmablock_volumes{state}}, {@code rdmablock_nodes{state}} — read from the cluster at scrape time;</li>
- *   <li>{@code rdmablock_volume_copies{state}} — copies of volumes by state (a volume has one copy, in the
- *       volume's state, until replication gives each copy its own);</li>
+ *   <li>{@code rdmablock_volume_copies{state}} — copies of volumes by copy state ({@code in_sync}, {@code stale},
+ *       {@code syncing}; docs/replication.md);</li>
  *   <li>{@code rdmablock_build_info{version,commit}} — always 1;</li>
  *   <li>the standard JVM metrics ({@code jvm_*}, {@code process_*}).</li>
  * </ul>
@@ -48,7 +48,7 @@ final class ApiMetrics {
                 .register(registry);
         GaugeWithCallback.builder().name("rdmablock_volume_copies").help("Copies of volumes by state")
                 .labelNames("state")
-                .callback(cb -> copyCounts(cluster.listVolumes()).forEach((s, n) -> cb.call(n, s.wireName())))
+                .callback(cb -> copyCounts(cluster.listVolumes()).forEach((st, n) -> cb.call(n, st.wireName())))
                 .register(registry);
         BuildInfo build = BuildInfo.current();
         Info.builder().name("rdmablock_build_info").help("Build of the running management server")
@@ -56,13 +56,13 @@ final class ApiMetrics {
         JvmMetrics.builder().register(registry);
     }
 
-    /** Copies by state: one per volume, in the volume's state (every state present, 0 when none). */
-    static java.util.Map<VolumeState, Long> copyCounts(java.util.List<Volume> volumes) {
-        var counts = new java.util.EnumMap<VolumeState, Long>(VolumeState.class);
-        for (VolumeState s : VolumeState.values()) {
+    /** Copies by copy state, over every copy of every volume (every state present, 0 when none). */
+    static java.util.Map<CopyState, Long> copyCounts(java.util.List<Volume> volumes) {
+        var counts = new java.util.EnumMap<CopyState, Long>(CopyState.class);
+        for (CopyState s : CopyState.values()) {
             counts.put(s, 0L);
         }
-        volumes.forEach(v -> counts.merge(v.state(), 1L, Long::sum));
+        volumes.forEach(v -> v.copies().forEach(c -> counts.merge(c.state(), 1L, Long::sum)));
         return counts;
     }
 

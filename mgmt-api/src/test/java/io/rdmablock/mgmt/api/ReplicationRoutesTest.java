@@ -267,6 +267,8 @@ class ReplicationRoutesTest {
         String metrics = api.get("/metrics").body();
         assertTrue(metrics.contains("rdmablock_mgmt_requests_total{operation=\"markCopyStale\",status=\"200\"} 1"),
                 metrics);
+        assertTrue(metrics.contains("rdmablock_volume_copies{state=\"in_sync\"} 1"), metrics);
+        assertTrue(metrics.contains("rdmablock_volume_copies{state=\"stale\"} 1"), metrics);
     }
 
     @Test

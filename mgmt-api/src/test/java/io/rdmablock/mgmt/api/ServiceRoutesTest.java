@@ -50,7 +50,7 @@ class ServiceRoutesTest {
         assertTrue(body.contains("rdmablock_nodes{state=\"up\"} 1"), body);
         assertTrue(body.contains("rdmablock_volumes{state=\"ready\"} 0"), body);
         assertTrue(body.contains("jvm_memory_used_bytes"), body);
-        assertTrue(body.contains("rdmablock_volume_copies{state=\"ready\"} 0"), body);
+        assertTrue(body.contains("rdmablock_volume_copies{state=\"in_sync\"} 0"), body);
         assertTrue(body.contains("rdmablock_build_info{commit=\""), body);
     }
 

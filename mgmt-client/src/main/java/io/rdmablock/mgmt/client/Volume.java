@@ -50,6 +50,18 @@ public record Volume(
         copies = copies == null ? List.of() : List.copyOf(copies);
     }
 
+    /**
+     * A single-copy volume (callers that do not replicate, tests): one primary {@code in_sync} copy on {@code nodeId},
+     * epoch 1, minInSync 1.
+     */
+    public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                  String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
+                  List<String> connectedHosts, String createdAt) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
+                connectedHosts, createdAt, 1, 1,
+                List.of(new VolumeCopy(nodeId, CopyRole.PRIMARY, CopyState.IN_SYNC, fabricAddress)));
+    }
+
     /** @return how many copies are {@code in_sync} */
     public long inSyncCount() {
         return copies.stream().filter(c -> c.state() == CopyState.IN_SYNC).count();

@@ -36,12 +36,18 @@ public final class VolumeCommand implements Callable<Integer> {
             out.flush();
             return;
         }
-        var table = new Table("NAME", "SIZE", "LBA", "STATE", "NODE", "FABRIC", "SUBNQN", "HOSTS");
+        var table = new Table("NAME", "SIZE", "LBA", "STATE", "REPLICAS", "IN-SYNC", "EPOCH", "NODE", "FABRIC",
+                "SUBNQN", "HOSTS");
         for (Volume v : volumes) {
-            table.row(v.name(), Sizes.format(v.sizeBytes()), v.lbaSize(), v.state().wireName(), v.nodeId(),
-                    v.fabricAddress(), v.subnqn(), v.connectedHosts().size());
+            table.row(v.name(), Sizes.format(v.sizeBytes()), v.lbaSize(), v.state().wireName(), v.replicas(),
+                    inSync(v), v.epoch(), v.nodeId(), v.fabricAddress(), v.subnqn(), v.connectedHosts().size());
         }
         table.print(out);
+    }
+
+    /** @return in-sync copies of replicas, e.g. {@code 2/3} (a server before replication: {@code 1/1}) */
+    static String inSync(Volume v) {
+        return (v.copies().isEmpty() ? v.replicas() : v.inSyncCount()) + "/" + v.replicas();
     }
 
     static void print(PrintWriter out, OutputOptions output, Volume v) {
@@ -53,16 +59,25 @@ public final class VolumeCommand implements Callable<Integer> {
         var table = new Table("FIELD", "VALUE");
         table.row("name", v.name()).row("id", v.id())
                 .row("size", Sizes.format(v.sizeBytes()) + " (" + v.sizeBytes() + " bytes)")
-                .row("lbaSize", v.lbaSize()).row("replicas", v.replicas()).row("state", v.state().wireName())
+                .row("lbaSize", v.lbaSize()).row("replicas", v.replicas()).row("minInSync", v.minInSync())
+                .row("inSync", inSync(v)).row("epoch", v.epoch()).row("state", v.state().wireName())
                 .row("node", v.nodeId()).row("fabricAddress", v.fabricAddress()).row("subnqn", v.subnqn())
                 .row("nsid", v.nsid())
                 .row("allowedHosts", v.allowedHosts().isEmpty() ? "(any)" : String.join(",", v.allowedHosts()))
                 .row("connectedHosts", v.connectedHosts().isEmpty() ? "(none)" : String.join(",", v.connectedHosts()))
                 .row("createdAt", v.createdAt());
         table.print(out);
+        if (!v.copies().isEmpty()) {
+            out.println();
+            var copies = new Table("NODE", "ROLE", "STATE", "FABRIC");
+            v.copies().forEach(c -> copies.row(c.nodeId(), c.role().wireName(), c.state().wireName(),
+                    c.fabricAddress().isEmpty() ? null : c.fabricAddress()));
+            copies.print(out);
+        }
     }
 
-    @Command(name = "create", description = "Create a volume (placed on the up node with the most free capacity).",
+    @Command(name = "create", description = "Create a volume: its copies go to distinct up nodes, the most free "
+            + "capacity first (that one holds the primary).",
             mixinStandardHelpOptions = true)
     static final class Create extends MgmtCall {
 
@@ -77,9 +92,14 @@ public final class VolumeCommand implements Callable<Integer> {
                 description = "Logical block size: 512 or 4096 (default ${DEFAULT-VALUE}).")
         int lbaSize;
 
-        @Option(names = "--replicas", paramLabel = "N", defaultValue = "1",
-                description = "Replication factor (only 1 for now).")
+        @Option(names = "--replicas", paramLabel = "R", defaultValue = "1",
+                description = "Copies on distinct nodes, " + Limits.MIN_REPLICAS + ".." + Limits.MAX_REPLICAS
+                        + " (default ${DEFAULT-VALUE}).")
         int replicas;
+
+        @Option(names = "--min-in-sync", paramLabel = "M",
+                description = "Fewest in-sync copies with which writes are accepted, 1..R (default max(1, R-1)).")
+        Integer minInSync;
 
         @Option(names = "--allow-host", paramLabel = "HOSTNQN",
                 description = "Host NQN allowed to connect (repeatable; none = any host).")
@@ -97,7 +117,9 @@ public final class VolumeCommand implements Callable<Integer> {
                 throw Limits.invalid("--replicas", Integer.toString(replicas),
                         "min=" + Limits.MIN_REPLICAS + ", max=" + Limits.MAX_REPLICAS);
             }
-            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, allowedHosts);
+            int m = minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync;
+            Limits.checkMinInSync("--min-in-sync", m, replicas);
+            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, allowedHosts);
             Limits.check(request);
             print(out(), output, client().createVolume(request));
             return ExitCodes.OK;

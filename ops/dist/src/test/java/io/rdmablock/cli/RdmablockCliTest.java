@@ -114,6 +114,75 @@ class RdmablockCliTest {
         assertTrue(host.err().startsWith("rdmablock: invalid allowedHosts[0]:"), host.err());
     }
 
+    private void registerMoreNodes() {
+        var client = new MgmtClient(URI.create(server.url()), TOKEN);
+        client.registerNode(new RegisterNodeRequest("n2", "127.0.0.1:4421", "", 2L << 30, 2L << 30));
+        client.registerNode(new RegisterNodeRequest("n3", "127.0.0.1:4422", "", 4L << 30, 4L << 30));
+    }
+
+    @Test
+    void shouldCreateReplicatedVolumeAndShowItsCopies() {
+        registerMoreNodes();
+        var created = run("volume", "create", "r", "--size", "4M", "--replicas", "3", "--min-in-sync", "3");
+        assertEquals(0, created.exitCode(), created.err());
+        var r = run("volume", "get", "r");
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().contains("replicas        3"), r.out());
+        assertTrue(r.out().contains("minInSync       3"), r.out());
+        assertTrue(r.out().contains("inSync          3/3"), r.out());
+        assertTrue(r.out().contains("epoch           1"), r.out());
+        assertTrue(r.out().contains("NODE  ROLE       STATE    FABRIC"), r.out());
+        assertTrue(r.out().contains("n3    primary    in_sync  127.0.0.1:4422"), r.out());
+        assertTrue(r.out().contains("n2    secondary  in_sync  127.0.0.1:4421"), r.out());
+        assertTrue(r.out().contains("n1    secondary  in_sync  127.0.0.1:4420"), r.out());
+    }
+
+    @Test
+    void shouldListReplicasInSyncCountAndEpoch() {
+        registerMoreNodes();
+        run("volume", "create", "r", "--size", "1M", "--replicas", "2");
+        var r = run("volume", "list");
+        assertEquals(0, r.exitCode(), r.err());
+        String[] lines = r.out().split("\n");
+        assertTrue(lines[0].startsWith("NAME  SIZE   LBA   STATE     REPLICAS  IN-SYNC  EPOCH  NODE"), lines[0]);
+        assertTrue(lines[1].matches("r +1 MiB +4096 +creating +2 +2/2 +1 +n3 .*"), lines[1]);
+    }
+
+    @Test
+    void shouldPrintTheRestShapeOfCopiesAsJson() {
+        registerMoreNodes();
+        run("volume", "create", "r", "--size", "1M", "--replicas", "2");
+        var r = run("volume", "get", "r", "-o", "json");
+        assertEquals(0, r.exitCode(), r.err());
+        Volume v = Json.read(r.out(), Volume.class);
+        assertEquals(2, v.copies().size());
+        assertEquals(1, v.minInSync());
+        assertTrue(r.out().contains("\"role\" : \"primary\""), r.out());
+        assertTrue(r.out().contains("\"state\" : \"in_sync\""), r.out());
+        assertTrue(r.out().contains("\"epoch\" : 1"), r.out());
+    }
+
+    @Test
+    void shouldExitTwoNamingReplicaBounds() {
+        var replicas = run("volume", "create", "a", "--size", "1M", "--replicas", "6");
+        assertEquals(ExitCodes.BAD_INPUT, replicas.exitCode());
+        assertEquals("rdmablock: invalid --replicas: --replicas=6, min=1, max=5\n", replicas.err());
+        var zero = run("volume", "create", "a", "--size", "1M", "--replicas", "0");
+        assertEquals("rdmablock: invalid --replicas: --replicas=0, min=1, max=5\n", zero.err());
+        var m = run("volume", "create", "a", "--size", "1M", "--replicas", "2", "--min-in-sync", "3");
+        assertEquals(ExitCodes.BAD_INPUT, m.exitCode());
+        assertEquals("rdmablock: invalid --min-in-sync: --min-in-sync=3, min=1, max=replicas=2\n", m.err());
+        assertEquals("", m.out());
+    }
+
+    @Test
+    void shouldExitOneWhenTooFewNodesAreUp() {
+        var r = run("volume", "create", "a", "--size", "1M", "--replicas", "3");
+        assertEquals(1, r.exitCode(), r.err());
+        assertTrue(r.err().contains("replicas=3"), r.err());
+        assertTrue(r.err().contains("available=1"), r.err());
+    }
+
     @Test
     void shouldExitTwoForUsageErrors() {
         var missing = run("volume", "create", "a");

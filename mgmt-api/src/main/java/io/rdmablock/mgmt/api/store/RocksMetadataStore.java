@@ -70,8 +70,13 @@ public final class RocksMetadataStore implements MetadataStore {
             options.close();
             throw new MetadataStoreException("cannot open metadata store " + dir + ": " + e.getMessage(), e);
         }
-        long stored = readLong(REVISION_KEY);
-        revision = stored > 0 ? stored : LEGACY_REVISION;
+        try {
+            long stored = readLong(REVISION_KEY);
+            revision = stored > 0 ? stored : LEGACY_REVISION;
+        } catch (MetadataStoreException e) {
+            close();
+            throw e;
+        }
     }
 
     @Override

@@ -127,11 +127,6 @@ public record VolumeRecord(
                 createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next);
     }
 
-    /** True when this copy's node once held it: {@link CopyRecord#provisioned()}. */
-    public boolean holdsData(String nodeOfCopy) {
-        return copyOn(nodeOfCopy).map(CopyRecord::provisioned).orElse(false);
-    }
-
     /** @return a copy with another state */
     public VolumeRecord withState(VolumeState newState) {
         return withSize(sizeBytes, newState);

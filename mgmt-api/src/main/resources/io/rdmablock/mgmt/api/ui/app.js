@@ -102,7 +102,7 @@ function renderNodes(nodes, usage) {
 // copies: the REST answer's copies when it has them (replication), else the one copy on nodeId
 function copiesOf(v) {
   if (Array.isArray(v.copies) && v.copies.length > 0) return v.copies;
-  return [{nodeId: v.nodeId, state: v.state, primary: true}];
+  return [{nodeId: v.nodeId, state: v.state, role: "primary"}];
 }
 
 function resyncOf(v) {
@@ -137,7 +137,7 @@ function renderVolumes(volumes, used) {
       copies.appendChild(document.createTextNode(c.nodeId + " "));
       copies.appendChild(el("span", c.state, "state-" + c.state));
     });
-    const primary = v.primary || (copiesOf(v).find(c => c.primary) || {}).nodeId || v.nodeId;
+    const primary = v.primary || (copiesOf(v).find(c => c.role === "primary" || c.primary) || {}).nodeId || v.nodeId;
     cell(tr, primary);
     cell(tr, v.epoch !== undefined ? v.epoch : "-", "num");
     cell(tr, v.connectedHosts.length ? v.connectedHosts.join(", ") : "-");
