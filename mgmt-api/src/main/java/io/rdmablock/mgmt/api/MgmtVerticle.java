@@ -124,6 +124,9 @@ public final class MgmtVerticle extends VerticleBase {
                         // from the HTTP codec; let it reach validation, which answers problem+json naming the field
                         .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
                         .setMaxHeaderSize(MAX_HEADER_BYTES)
+                        // HTTP/1.1 only: an h2c upgrade (the JDK client's default) stalled answers above the
+                        // 16 KiB HTTP/2 initial window (the OpenAPI contract, 22 KB) until the idle timeout
+                        .setHttp2ClearTextEnabled(false)
                         .setIdleTimeout((int) IDLE_TIMEOUT_MS).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
                         .requestHandler(router(contract, dashboard))
                         .invalidRequestHandler(HttpFaults.invalidRequest())
