@@ -51,7 +51,7 @@ final class NodeCluster implements AutoCloseable {
             start(k);
         }
         for (int k = 1; k <= nodeCount; k++) {
-            awaitNode(k, NodeState.UP, 60);
+            awaitNode(k, NodeState.UP, 240); // a bound: node JVMs start slowly in the TCG guest
         }
     }
 
