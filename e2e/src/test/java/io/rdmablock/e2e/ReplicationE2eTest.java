@@ -36,7 +36,7 @@ class ReplicationE2eTest {
     Path dir;
 
     private static DeviceOptions options(String provider) {
-        return DeviceOptions.defaults().providerMode(provider).ioQueues(2).queueEntries(64);
+        return DeviceOptions.defaults().providerMode(provider).ioQueues(2); // default queue size: as large as the node allows
     }
 
     static java.util.stream.Stream<String> providers() {

@@ -43,7 +43,8 @@ public final class PeerAssociation implements AutoCloseable {
      * @param subnqn             the subsystem NQN
      * @param hostnqn            the host NQN (a node's: {@code nqn.2026-11.io.rdmablock:node:<nodeId>})
      * @param ioQueues           I/O queues, 1 .. 64
-     * @param queueEntries       entries of each I/O queue, 2 .. 4096 (entries - 1 commands outstanding)
+     * @param queueEntries       most entries of each I/O queue, 2 .. 4096 (entries - 1 commands outstanding); a target
+     *                           with smaller queues (CAP.MQES + 1) gets queues of its size
      * @param keepAliveTimeoutMs KATO sent in the admin Connect, 1000 .. 3600000 ms; Keep Alive every KATO / 2
      * @param timeoutNs          bound of each setup step and of each Keep Alive's wait, &gt; 0
      */
@@ -127,7 +128,9 @@ public final class PeerAssociation implements AutoCloseable {
             IdentifyControllerDescriptor.Info info = AdminCommands.identifyController(admin, t);
             TargetLimits limits = TargetLimits.of(cap, admin.memory().identify(), info);
             int granted = AdminCommands.setNumberOfQueues(admin, params.ioQueues(), t);
-            if (granted < params.ioQueues() || limits.maxQueueEntries() < params.queueEntries()) {
+            // queueEntries is an upper bound: a target with smaller queues (CAP.MQES) gets queues of its size
+            int entries = Math.min(params.queueEntries(), limits.maxQueueEntries());
+            if (granted < params.ioQueues() || entries < 2) {
                 throw new NvmfHostException("peer " + params.address() + " (" + params.subnqn() + ") grants "
                         + granted + " I/O queues of at most " + limits.maxQueueEntries() + " entries; asked for "
                         + params.ioQueues() + " of " + params.queueEntries());
@@ -135,10 +138,10 @@ public final class PeerAssociation implements AutoCloseable {
             QueueConnection.ConnectParams ioParams = new QueueConnection.ConnectParams(params.subnqn(),
                     params.hostnqn(), hostId, 0);
             for (int i = 0; i < io.length; i++) {
-                QueueMemory mem = new QueueMemory(pd, params.queueEntries() - 1, 0, params.queueEntries());
+                QueueMemory mem = new QueueMemory(pd, entries - 1, 0, entries);
                 try {
                     io[i] = QueueConnection.connect(provider, params.address(), pd, mem, i + 1,
-                            params.queueEntries(), admin.cntlid(), ioParams, t);
+                            entries, admin.cntlid(), ioParams, t);
                 } catch (RuntimeException e) {
                     mem.close();
                     throw e;

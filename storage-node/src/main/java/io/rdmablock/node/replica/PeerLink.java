@@ -80,7 +80,7 @@ public final class PeerLink implements ForwardLink {
                 byte[] hostId = PeerAssociation.hostId(hostnqn + "/" + subnqn + "/" + ProcessHandle.current().pid()
                         + "/" + System.nanoTime() + "/" + OPENED.incrementAndGet());
                 PeerAssociation a = PeerAssociation.connect(provider, pd, new PeerAssociation.Params(address, subnqn,
-                        hostnqn, 1, Math.max(2, entries + 1), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS), hostId);
+                        hostnqn, 1, Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS), hostId);
                 associations.add(a);
                 PeerQueue q = new PeerQueue(a.ioQueue(0), commandTimeoutNs, listener::forwarded);
                 f.complete(new Queue(a, q));
