@@ -134,12 +134,26 @@ final class MgmtSync implements NodeAgent.Handler {
             target.removeVolume(dv.id());
             s = null;
         }
-        if (s == null) {
+        Volume held = v;
+        if (s == null && replication != null && Replication.replicated(dv)) {
+            // the copy's mode is set before the subsystem is published: never a window in which hosts could
+            // connect to a secondary, or write to a primary without replication; a failure exports nothing
+            target.addVolume(v, subnqn, sub -> replication.apply(dv, held, sub, store));
+        } else if (s == null) {
             target.addVolume(v, subnqn);
-            s = target.subsystemOfVolume(dv.id());
-        }
-        if (replication != null && s != null) {
-            replication.apply(dv, v, s, store);
+            if (replication != null) {
+                replication.apply(dv, v, target.subsystemOfVolume(dv.id()), store);
+            }
+        } else if (replication != null) {
+            try {
+                replication.apply(dv, v, s, store);
+            } catch (RuntimeException e) {
+                if (Replication.replicated(dv)) {
+                    // not in the role the record says: serve nothing rather than serve it in the wrong mode
+                    target.removeVolume(dv.id());
+                }
+                throw e;
+            }
         }
         orphansLogged.remove(dv.id());
     }

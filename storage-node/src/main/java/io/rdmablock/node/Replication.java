@@ -32,14 +32,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Puts each volume's subsystem in the mode its copy's role says (docs/replication.md, "Node channel"): a single copy
  * is plain; a secondary admits only its primary's node host NQN and fences writes by epoch; a primary gets a
  * {@link ReplicaSet} with a {@link PeerLink} per secondary and replicated I/O queues. Runs on the agent thread
- * ({@link MgmtSync}); the links' connection set-up and Keep Alives run on one "replica-links" thread.
+ * ({@link MgmtSync}); each link's connection set-up and Keep Alives run on a thread of that link.
  */
 final class Replication implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Replication.class);
@@ -49,7 +47,6 @@ final class Replication implements AutoCloseable {
     private final MgmtClient client;
     private final Path bitmapDir;
     private final long timeoutNs;
-    private final ScheduledExecutorService linkThread;
     private final Map<String, ReplicaSet> sets = new ConcurrentHashMap<>();
 
     /**
@@ -66,11 +63,6 @@ final class Replication implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("creating " + bitmapDir, e);
         }
-        this.linkThread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "replica-links");
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     /** True when {@code dv} has more than one copy (the volume is replicated). */
@@ -95,8 +87,8 @@ final class Replication implements AutoCloseable {
             String primaryNqn = dv.copies().stream().filter(c -> c.role() == CopyRole.PRIMARY)
                     .map(DesiredCopy::hostnqn).findFirst().orElse(null);
             if (primaryNqn == null) {
-                LOG.warn("replicated volume without a primary in the record: id={}, name={}", v.id(), dv.name());
-                return;
+                throw new IllegalStateException("replicated volume without a primary in the record: id=" + v.id()
+                        + ", name=" + dv.name() + " (not exported)");
             }
             if (s.mode() != Subsystem.Mode.SECONDARY || !primaryNqn.equals(s.primaryHostNqn())) {
                 s.secondaryOf(primaryNqn);
@@ -128,9 +120,7 @@ final class Replication implements AutoCloseable {
         List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries = new ArrayList<>();
         for (DesiredCopy c : dv.copies()) {
             if (c.role() == CopyRole.SECONDARY) {
-                PeerLink link = new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs,
-                        linkThread);
-                PeerLink.scheduleKeepAlive(linkThread, link);
+                PeerLink link = new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs);
                 secondaries.add(Map.entry(c.nodeId(), Map.entry(link, c.state() == CopyState.IN_SYNC)));
             }
         }
@@ -185,6 +175,5 @@ final class Replication implements AutoCloseable {
         for (String id : List.copyOf(sets.keySet())) {
             close(id);
         }
-        linkThread.shutdownNow();
     }
 }

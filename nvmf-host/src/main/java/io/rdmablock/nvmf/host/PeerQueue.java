@@ -249,14 +249,30 @@ public final class PeerQueue implements AutoCloseable {
 
     /** Times out every command past its deadline; then the queue is broken and fenced (see the class comment). */
     private int expire(long nowNs) {
-        int delivered = 0;
         long next = Long.MAX_VALUE;
         boolean nextSet = false;
+        boolean expired = false;
         for (int s = 0; s < slots; s++) {
             if (slotState[s] != OUTSTANDING) {
                 continue;
             }
             if (nowNs - slotDeadlineNs[s] >= 0) {
+                expired = true;
+            } else if (!nextSet || slotDeadlineNs[s] - next < 0) {
+                next = slotDeadlineNs[s];
+                nextSet = true;
+            }
+        }
+        if (!expired) {
+            nextDeadlineNs = next;
+            return 0;
+        }
+        // fence first: no late RDMA READ / WRITE of the caller's memory once any handler has seen a completion
+        state = State.BROKEN;
+        conn.destroyQueuePair();
+        int delivered = 0;
+        for (int s = 0; s < slots; s++) {
+            if (slotState[s] == OUTSTANDING && nowNs - slotDeadlineNs[s] >= 0) {
                 slotState[s] = TIMED_OUT; // cid stays allocated until close: a late response is dropped
                 outstanding--;
                 delivered++;
@@ -265,17 +281,8 @@ public final class PeerQueue implements AutoCloseable {
                             + commandTimeoutNs / 1_000_000 + ")";
                 }
                 handler.complete(slotTag[s], STATUS_TIMEOUT);
-            } else if (!nextSet || slotDeadlineNs[s] - next < 0) {
-                next = slotDeadlineNs[s];
-                nextSet = true;
             }
         }
-        if (delivered == 0) {
-            nextDeadlineNs = next;
-            return 0;
-        }
-        state = State.BROKEN;
-        conn.destroyQueuePair(); // no late RDMA READ / WRITE of the caller's memory after it saw the timeout
         return delivered + failAll(STATUS_PATH_LOST, State.BROKEN);
     }
 
@@ -290,6 +297,9 @@ public final class PeerQueue implements AutoCloseable {
     private int failAll(int status, State next) {
         lostPending = false;
         state = next;
+        if (next != State.CLOSED) {
+            conn.destroyQueuePair(); // fence before any handler sees the loss (idempotent)
+        }
         int delivered = 0;
         for (int s = 0; s < slots; s++) {
             if (slotState[s] == OUTSTANDING) {

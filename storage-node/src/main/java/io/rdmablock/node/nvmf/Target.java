@@ -117,11 +117,26 @@ public final class Target implements AutoCloseable {
 
     /** Exports {@code volume} as subsystem {@code subnqn} ({@code null}: {@link Subsystem#nqnFor} of its name). */
     public Subsystem addVolume(Volume volume, String subnqn) {
+        return addVolume(volume, subnqn, s -> { });
+    }
+
+    /**
+     * As {@link #addVolume(Volume, String)}, with {@code configure} run on the new subsystem before it is published
+     * (e.g. its replication mode, so no host ever connects to a copy in the wrong mode). If {@code configure} throws,
+     * nothing is exported and the exception propagates. An already exported subsystem of the same volume is returned
+     * as it is.
+     */
+    public Subsystem addVolume(Volume volume, String subnqn, java.util.function.Consumer<Subsystem> configure) {
         String nqn = subnqn == null ? Subsystem.nqnFor(volume.name()) : subnqn;
         if (nqn.equals(discovery.subnqn())) {
             throw new IllegalArgumentException("subnqn reserved for the discovery subsystem: subnqn=" + nqn);
         }
+        Subsystem existing = subsystems.get(nqn);
+        if (existing != null && existing.volume() == volume) {
+            return existing;
+        }
         Subsystem s = new Subsystem(nqn, volume);
+        configure.accept(s);
         Subsystem old = subsystems.putIfAbsent(nqn, s);
         if (old != null) {
             if (old.volume() == volume) {

@@ -41,6 +41,8 @@ public final class DirtyRegions {
     private final long sinceEpoch;
     private final int regions;
     private final AtomicLongArray words;
+    /** The bits as last written durably by {@link #flush} (a mark of a bit only set in {@link #words} still waits). */
+    private final AtomicLongArray durableWords;
     private final AtomicLong generation = new AtomicLong();
     private volatile long durable;
 
@@ -62,6 +64,7 @@ public final class DirtyRegions {
         this.sinceEpoch = sinceEpoch;
         this.regions = (int) count;
         this.words = new AtomicLongArray((regions + 63) / 64);
+        this.durableWords = new AtomicLongArray(words.length());
     }
 
     /** A new, empty bitmap (not yet on disk: call {@link #flush} to create the file). */
@@ -109,6 +112,7 @@ public final class DirtyRegions {
         }
         for (int w = 0; w < d.words.length(); w++) {
             d.words.set(w, b.getLong(HEADER_BYTES + 8 * w));
+            d.durableWords.set(w, d.words.get(w));
         }
         d.durable = 0;
         return d;
@@ -138,7 +142,8 @@ public final class DirtyRegions {
      * Marks the regions covering {@code [offsetBytes, offsetBytes + lengthBytes)} (clipped to the volume). Lock-free.
      *
      * @return the generation {@link #durableGeneration()} must reach before the write may be acknowledged, or 0 when
-     *         nothing new was marked
+     *         every region was already marked in the file (a region marked by another write whose flush has not
+     *         happened yet counts as not durable: this write waits for it too)
      */
     public long mark(long offsetBytes, long lengthBytes) {
         if (lengthBytes <= 0 || offsetBytes >= volumeBytes) {
@@ -147,18 +152,27 @@ public final class DirtyRegions {
         long end = Math.min(volumeBytes, offsetBytes + lengthBytes);
         int first = (int) (Math.max(0, offsetBytes) / regionBytes);
         int last = (int) ((end - 1) / regionBytes);
-        boolean changed = false;
+        boolean pending = false;
         for (int r = first; r <= last; r++) {
             long bit = 1L << (r & 63);
+            if ((durableWords.get(r >>> 6) & bit) != 0) {
+                continue;
+            }
+            pending = true;
             long w;
             while (((w = words.get(r >>> 6)) & bit) == 0) {
                 if (words.compareAndSet(r >>> 6, w, w | bit)) {
-                    changed = true;
                     break;
                 }
             }
         }
-        return changed ? generation.incrementAndGet() : 0;
+        // a new generation after the bits are set: the flush that publishes it read the bits after it
+        return pending ? generation.incrementAndGet() : 0;
+    }
+
+    /** Marks every region (the copy must be resynced in full); not durable until {@link #flush}. */
+    public long markAll() {
+        return mark(0, volumeBytes);
     }
 
     /** True when region {@code index} is marked. */
@@ -195,8 +209,10 @@ public final class DirtyRegions {
         long gen = generation.get();
         ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + 8 * words.length() + 4).order(ByteOrder.LITTLE_ENDIAN);
         b.putLong(MAGIC).putLong(regionBytes).putLong(volumeBytes).putLong(sinceEpoch).putLong(regions);
+        long[] snapshot = new long[words.length()];
         for (int w = 0; w < words.length(); w++) {
-            b.putLong(words.get(w));
+            snapshot[w] = words.get(w);
+            b.putLong(snapshot[w]);
         }
         CRC32C crc = new CRC32C();
         crc.update(b.array(), 0, b.position());
@@ -217,6 +233,9 @@ public final class DirtyRegions {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("writing " + file, e);
+        }
+        for (int w = 0; w < snapshot.length; w++) {
+            durableWords.set(w, snapshot[w]);
         }
         durable = gen;
     }

@@ -18,9 +18,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * A primary's {@link ForwardLink} to one secondary copy over NVMe-oF: each {@link #open} sets up one controller
  * association on the shared host-side code ({@link PeerAssociation}: admin queue + one I/O queue, hostnqn = this
- * node's) on the link thread, and wraps its I/O queue in a {@link PeerQueue} owned by the host queue's poller. The
- * link thread also sends each association's Keep Alive every KATO / 2 and closes admin queues (never the pollers:
- * both wait for the peer).
+ * node's) on this link's own thread, and wraps its I/O queue in a {@link PeerQueue} owned by the host queue's
+ * poller. The link thread also sends each association's Keep Alive every KATO / 3 and closes admin queues (never the
+ * pollers: both wait for the peer). One thread per link, so a dead or hung secondary delays no other copy's set-up
+ * or Keep Alive. An association is closed only through its queue ({@link ForwardQueue#close}, on the poller that
+ * owns it); {@link #close} stops new opens and the Keep Alives, and the thread ends once every association is gone.
  */
 public final class PeerLink implements ForwardLink {
     private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
@@ -36,22 +38,28 @@ public final class PeerLink implements ForwardLink {
     private final String hostnqn;
     private final long commandTimeoutNs;
     private final ScheduledExecutorService thread;
+    private final java.util.concurrent.ScheduledFuture<?> keepAlives;
     private final Set<PeerAssociation> associations = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /**
      * @param address          the secondary's fabric address; null when unknown (every open then fails)
-     * @param thread           the link thread (shared by the node's links; single-threaded)
      * @param commandTimeoutNs replica timeout for each forwarded command
      */
     public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
-                    long commandTimeoutNs, ScheduledExecutorService thread) {
+                    long commandTimeoutNs) {
         this.provider = provider;
         this.address = address;
         this.subnqn = subnqn;
         this.hostnqn = hostnqn;
         this.commandTimeoutNs = commandTimeoutNs;
-        this.thread = thread;
+        this.thread = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "replica-link-" + address);
+            t.setDaemon(true);
+            return t;
+        });
+        long periodMs = KEEP_ALIVE_TIMEOUT_MS / 3;
+        this.keepAlives = thread.scheduleWithFixedDelay(this::keepAlive, periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
     /** Keep Alive of every association (link thread, every few seconds). */
@@ -68,7 +76,7 @@ public final class PeerLink implements ForwardLink {
     @Override
     public CompletableFuture<ForwardQueue> open(int entries, ProtectionDomain pd, ForwardQueue.Listener listener) {
         CompletableFuture<ForwardQueue> f = new CompletableFuture<>();
-        thread.execute(() -> {
+        execute(() -> {
             if (closed || address == null) {
                 f.completeExceptionally(new IllegalStateException(closed ? "link to " + address + " closed"
                         : "the secondary has no fabric address (not registered)"));
@@ -81,8 +89,14 @@ public final class PeerLink implements ForwardLink {
                         + "/" + System.nanoTime() + "/" + OPENED.incrementAndGet());
                 PeerAssociation a = PeerAssociation.connect(provider, pd, new PeerAssociation.Params(address, subnqn,
                         hostnqn, 1, Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS), hostId);
+                PeerQueue q;
+                try {
+                    q = new PeerQueue(a.ioQueue(0), commandTimeoutNs, listener::forwarded);
+                } catch (RuntimeException e) {
+                    closeQuietly(a);
+                    throw e;
+                }
                 associations.add(a);
-                PeerQueue q = new PeerQueue(a.ioQueue(0), commandTimeoutNs, listener::forwarded);
                 f.complete(new Queue(a, q));
             } catch (RuntimeException e) {
                 LOG.warn("no forward queue to the secondary: address={}, subnqn={}: {}", address, subnqn,
@@ -96,18 +110,24 @@ public final class PeerLink implements ForwardLink {
     @Override
     public void close() {
         closed = true;
-        thread.execute(() -> {
-            for (PeerAssociation a : associations) {
-                closeQuietly(a);
-            }
-            associations.clear();
-        });
+        keepAlives.cancel(false);
+        execute(this::endIfIdle);
     }
 
-    /** Starts the link thread's Keep Alive timer for {@code link}. */
-    public static void scheduleKeepAlive(ScheduledExecutorService thread, PeerLink link) {
-        long periodMs = KEEP_ALIVE_TIMEOUT_MS / 3;
-        thread.scheduleWithFixedDelay(link::keepAlive, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    /** Ends the link thread once closed and no association is left (link thread). */
+    private void endIfIdle() {
+        if (closed && associations.isEmpty()) {
+            thread.shutdown();
+        }
+    }
+
+    /** Runs {@code task} on the link thread; inline when the thread has ended already. */
+    private void execute(Runnable task) {
+        try {
+            thread.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            task.run();
+        }
     }
 
     private static void closeQuietly(AutoCloseable c) {
@@ -157,9 +177,17 @@ public final class PeerLink implements ForwardLink {
                 return;
             }
             closedHere = true;
-            queue.close(); // on the poller: fences the host queue's buffers at once
-            associations.remove(association);
-            thread.execute(() -> closeQuietly(association)); // the admin queue's teardown waits for the peer
+            try {
+                queue.close(); // on the poller: fences the host queue's buffers at once
+            } catch (RuntimeException e) {
+                LOG.debug("forward queue close failed: {}", e.toString());
+            } finally {
+                execute(() -> { // the admin queue's teardown waits for the peer: off the poller
+                    associations.remove(association);
+                    closeQuietly(association);
+                    endIfIdle();
+                });
+            }
         }
     }
 }

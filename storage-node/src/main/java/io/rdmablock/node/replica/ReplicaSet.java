@@ -111,7 +111,7 @@ public final class ReplicaSet implements AutoCloseable {
             if (e.getValue().getValue()) {
                 inSync |= 1L << c.index;
             } else {
-                c.missed = loadOrCreateBitmap(c.nodeId, epoch);
+                c.missed = loadOrFull(c.nodeId, epoch);
             }
         }
         this.view = new View(epoch, minInSync, inSync, copies);
@@ -164,7 +164,7 @@ public final class ReplicaSet implements AutoCloseable {
             Boolean s = inSyncByNode.get(c.nodeId);
             if ((s == null || !s) && v.isInSync(c.index)) {
                 if (c.missed == null) {
-                    c.missed = loadOrCreateBitmap(c.nodeId, epoch);
+                    c.missed = fresh(c.nodeId, epoch); // it got every write until now
                 }
                 inSync &= ~(1L << c.index);
             }
@@ -188,6 +188,10 @@ public final class ReplicaSet implements AutoCloseable {
                 continue;
             }
             try {
+                if (pending.missed == null) {
+                    // durable before the CAS: once the record says stale, a crash must not lose what it missed
+                    pending.missed = fresh(pending.nodeId, v.epoch() + 1);
+                }
                 long newEpoch = dropper.markStale(pending.nodeId, v.epoch());
                 dropped(pending, newEpoch);
                 backoffNs = 50_000_000L;
@@ -200,28 +204,35 @@ public final class ReplicaSet implements AutoCloseable {
         }
     }
 
-    /** The CAS succeeded: bitmap made durable first, then the view without the copy is published. */
+    /**
+     * The CAS succeeded: the new view (without the copy) is published; its bitmap is durable already. The copy's
+     * forward queues are closed by their own pollers when they see the view ({@link ReplicatedWrites#poll}).
+     */
     private synchronized void dropped(Copy c, long newEpoch) {
         View v = view;
-        if (c.missed == null) {
-            c.missed = DirtyRegions.create(bitmapFile(c.nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes,
-                    newEpoch);
-            c.missed.flush();
-        }
         view = new View(Math.max(newEpoch, v.epoch()), v.minInSync(), v.inSync() & ~(1L << c.index), v.copies());
         LOG.warn("replica dropped from the in-sync set: volume={}, node={}, epoch={} -> {}, inSync={}/{}", volumeId,
                 c.nodeId, v.epoch(), view.epoch(), view.inSyncCount(), v.copies().length + 1);
-        c.link.close();
     }
 
-    private DirtyRegions loadOrCreateBitmap(String nodeId, long epoch) {
+    /** A stale copy's bitmap at start: the persisted one, or all regions when nothing proves what it missed. */
+    private DirtyRegions loadOrFull(String nodeId, long epoch) {
         DirtyRegions d = DirtyRegions.load(bitmapFile(nodeId), volumeBytes);
         if (d == null) {
-            // nothing can prove what the copy missed: a new bitmap, and the resync must be full (issue 13 reads
-            // sinceEpoch against the copy's last in-sync epoch)
+            LOG.warn("no valid missed-regions bitmap for stale copy: volume={}, node={}: every region marked (its "
+                    + "resync must be full)", volumeId, nodeId);
             d = DirtyRegions.create(bitmapFile(nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes, epoch);
+            d.markAll();
             d.flush();
         }
+        return d;
+    }
+
+    /** An empty bitmap, durable, for a copy that got every write until now. */
+    private DirtyRegions fresh(String nodeId, long sinceEpoch) {
+        DirtyRegions d = DirtyRegions.create(bitmapFile(nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes,
+                sinceEpoch);
+        d.flush();
         return d;
     }
 

@@ -170,8 +170,16 @@ public final class ReplicatedWrites {
     /** Polls the forward queues and the waiting commands; returns the number of events. */
     public int poll(long nowNs) {
         int work = adoptQueues(nowNs);
+        ReplicaSet.View view = set.view();
         for (int i = 0; i < copiesCap; i++) {
             ForwardQueue q = queues[i];
+            if (q != null && !view.isInSync(i)) {
+                // dropped: this poller owns the queue, so it closes it (what is outstanding on it completes as
+                // path lost, and those writes are marked in the copy's bitmap)
+                q.close();
+                queues[i] = null;
+                continue;
+            }
             if (q != null) {
                 work += q.poll(nowNs);
                 if (q.isBroken()) {
@@ -258,6 +266,17 @@ public final class ReplicatedWrites {
             return; // late, duplicate or after teardown
         }
         sent[slot] &= ~bit;
+        ReplicaSet.View v = set.view();
+        if (isReservationConflict(status) && epoch[slot] < v.epoch() && v.isInSync(copy)) {
+            // the secondary already accepted the epoch of a later change of the in-sync set (another copy was
+            // dropped meanwhile): this command is still this primary's; send it again under the current epoch
+            epoch[slot] = v.epoch();
+            commands[slot].epoch = v.epoch();
+            toSend[slot] |= bit;
+            sendDeadlineNs[slot] = System.nanoTime() + timeoutNs;
+            addWaiting(slot);
+            return;
+        }
         if (status != 0) {
             failed[slot] |= bit;
             String why = status == ForwardQueue.TIMED_OUT ? "no answer within " + timeoutNs / 1_000_000 + " ms"
@@ -265,6 +284,12 @@ public final class ReplicatedWrites {
             set.reportFailure(set.view().copies()[copy], epoch[slot], why);
         }
         childDone(slot);
+    }
+
+    /** Reservation Conflict (SCT 0, SC 83h), whatever DNR says: the secondary's epoch fence. */
+    private static boolean isReservationConflict(int status) {
+        return status > 0 && NvmeStatus.sct(status) == NvmeStatus.SCT_GENERIC
+                && NvmeStatus.sc(status) == NvmeStatus.SC_RESERVATION_CONFLICT;
     }
 
     private void childDone(int slot) {

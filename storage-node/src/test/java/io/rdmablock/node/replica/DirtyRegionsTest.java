@@ -29,8 +29,13 @@ class DirtyRegionsTest {
         assertTrue(d.isMarked(0));
         assertTrue(d.isMarked(1));
         assertFalse(d.isMarked(2));
-        assertEquals(0, d.mark(0, 4096), "already marked: nothing new to persist");
+        long pending = d.mark(0, 4096);
+        assertTrue(pending > 0, "marked by another write but not yet durable: this write waits for the flush too");
+        d.flush();
+        assertTrue(d.durableGeneration() >= pending);
+        assertEquals(0, d.mark(0, 4096), "durable already: nothing to wait for");
         assertTrue(d.mark(100 * R, 512) > 0); // the short last region
+        assertTrue(d.mark(100 * R, 512) > 0, "still not durable");
         assertTrue(d.isMarked(100));
         assertEquals(0, d.mark(200 * R, 4096), "beyond the volume");
         assertEquals(3, d.markedCount());

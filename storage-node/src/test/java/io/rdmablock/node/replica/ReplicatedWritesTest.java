@@ -134,7 +134,7 @@ class ReplicatedWritesTest {
         assertTrue(missed.isMarked((int) ((1L << 20) / DirtyRegions.DEFAULT_REGION_BYTES)));
         assertTrue(DirtyRegions.load(dir.resolve("vol.dirty-n3"), VOLUME_BYTES)
                 .isMarked((int) ((1L << 20) / DirtyRegions.DEFAULT_REGION_BYTES)), "durable before the ack");
-        assertTrue(links.get("n3").closed);
+        assertTrue(links.get("n3").queue.closed, "the dropped copy's queue is closed by its owner (the poller)");
 
         // the next write is not forwarded to n3 and marks its bitmap
         fill(w, 2, 8L << 20, 4096);
@@ -144,6 +144,34 @@ class ReplicatedWritesTest {
         links.get("n2").queue.answer(2, 0);
         pollUntil(w, () -> completions.get() == 2, "second write");
         assertTrue(missed.isMarked((int) ((8L << 20) / DirtyRegions.DEFAULT_REGION_BYTES)));
+        assertEquals(1, drops.get());
+    }
+
+    @Test
+    void aReservationConflictFromAnEpochBumpIsResentUnderTheNewEpochNotADrop() {
+        ReplicatedWrites w = writes(2, true, true);
+        pollUntil(w, () -> links.get("n2").queue != null && links.get("n3").queue != null, "queues");
+        w.poll(System.nanoTime());
+        fill(w, 0, 0, 4096);
+        fill(w, 1, 1L << 20, 4096);
+        assertEquals(0, w.begin(0, System.nanoTime()));
+        assertEquals(0, w.begin(1, System.nanoTime()));
+        w.localDone(0, 0);
+        w.localDone(1, 0);
+        // slot 1's copy on n3 fails: n3 is dropped, epoch 5 -> 6; n2 learns epoch 6 (e.g. from a heartbeat)
+        links.get("n3").queue.answer(1, ForwardQueue.PATH_LOST);
+        links.get("n3").queue.answer(0, ForwardQueue.PATH_LOST);
+        links.get("n2").queue.answer(1, 0);
+        pollUntil(w, () -> set.view().epoch() == 6, "drop of n3");
+        int conflict = NvmeStatus.generic(NvmeStatus.SC_RESERVATION_CONFLICT);
+        links.get("n2").queue.answer(0, conflict); // slot 0 was sent at epoch 5
+        w.poll(System.nanoTime());
+        assertEquals(3, links.get("n2").queue.sent.size(), "slot 0 sent to n2 again");
+        assertEquals(6, links.get("n2").queue.sent.get(2).epoch, "under the current epoch");
+        links.get("n2").queue.answer(0, 0);
+        pollUntil(w, () -> completions.get() == 2, "both completions");
+        assertEquals(0, completed.get(0));
+        assertTrue(set.view().isInSync(0), "n2 stays in sync");
         assertEquals(1, drops.get());
     }
 
