@@ -85,6 +85,19 @@ final class NodeCluster implements AutoCloseable {
         }
     }
 
+    /** The last {@code lines} lines of every node's log, for failure messages. */
+    String tails(int lines) {
+        StringBuilder b = new StringBuilder();
+        for (int k = 1; k < nodes.length; k++) {
+            String[] all = log(k).split("\n");
+            b.append("\n--- ").append(nodeId(k)).append(".log (last ").append(lines).append(" lines)\n");
+            for (int i = Math.max(0, all.length - lines); i < all.length; i++) {
+                b.append(all[i]).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
     void start(int k) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
