@@ -101,6 +101,8 @@ final class NodeCluster implements AutoCloseable {
     void start(int k) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+                // forward-queue set-up takes > 10 s in the TCG guest of the VM runner; a bound, not a wait
+                "-Drdmablock.replica.openTimeoutMs=120000",
                 "-cp", childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", dataDir(k).toString(),
                 "--listen", host() + ":0", "--provider", provider, "--mgmt-url", mgmt.url(), "--token", TOKEN,
                 "--node-id", nodeId(k), "--heartbeat-ms", "300", "--capacity", "4G"));

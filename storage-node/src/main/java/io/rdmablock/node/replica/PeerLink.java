@@ -28,8 +28,8 @@ public final class PeerLink implements ForwardLink {
     private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
     /** KATO of the associations to secondaries, ms: long enough that a loaded box does not drop a live primary. */
     static final int KEEP_ALIVE_TIMEOUT_MS = 15_000;
-    /** Bound of each connection step (CM, Fabrics Connect, enable), ns. */
-    static final long SETUP_TIMEOUT_NS = 10_000_000_000L;
+    /** Bound of each connection step (CM, Fabrics Connect, enable): {@code rdmablock.replica.openTimeoutMs}, ns. */
+    static final long SETUP_TIMEOUT_NS = ReplicatedWrites.OPEN_TIMEOUT_NS;
 
     private static final java.util.concurrent.atomic.AtomicLong OPENED = new java.util.concurrent.atomic.AtomicLong();
     private final VerbsProvider provider;

@@ -35,8 +35,13 @@ public final class ReplicatedWrites {
 
     /** Namespace Not Ready with DNR clear: the host retries (NVMe Base 2.0 figure 100, SC 82h). */
     static final int NOT_READY = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, false);
-    /** Longest wait for a forward queue's set-up (CM connect, Fabrics Connect, enable) before the copy is dropped. */
-    static final long OPEN_TIMEOUT_NS = 10_000_000_000L;
+    /**
+     * Longest wait for a forward queue's set-up (CM connect, Fabrics Connect, enable) before the copy is dropped:
+     * system property {@value #OPEN_TIMEOUT_PROPERTY} in ms, default 10000 (a loaded machine or an emulated guest
+     * needs more: the VM runner's children use 120000).
+     */
+    static final String OPEN_TIMEOUT_PROPERTY = "rdmablock.replica.openTimeoutMs";
+    static final long OPEN_TIMEOUT_NS = Long.getLong(OPEN_TIMEOUT_PROPERTY, 10_000) * 1_000_000L;
     private static final int IDLE = 0;
     private static final int IN_FLIGHT = 1;
     private static final int WAIT_DROP = 2;
