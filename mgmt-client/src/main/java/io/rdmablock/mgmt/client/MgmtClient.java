@@ -95,6 +95,16 @@ public final class MgmtClient {
                 new MarkCopyStaleRequest(epoch, reporter), Volume.class);
     }
 
+    /**
+     * {@code POST /v1/volumes/{name}/copies/{nodeId}/unreachable}: reports that the copy on {@code nodeId} does not
+     * answer {@code reporter} (docs/failover.md). Answers the volume as the server has it after the report. Errors 400,
+     * 401, 404 (volume or copy unknown).
+     */
+    public Volume reportUnreachable(String volume, String nodeId, long epoch, String reporter) {
+        return send("POST", "/v1/volumes/" + segment(volume) + "/copies/" + segment(nodeId) + "/unreachable",
+                new UnreachableReport(epoch, reporter), Volume.class);
+    }
+
     // ---- nodes ----
 
     /** {@code POST /v1/nodes}: register or re-register a node. Errors 400, 401. */

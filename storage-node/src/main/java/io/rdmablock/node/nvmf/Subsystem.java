@@ -209,6 +209,50 @@ public final class Subsystem {
         }
     }
 
+    /** True while a newly promoted primary activates its epoch and waits out the old lease (ANA Change). */
+    private volatile boolean activating;
+    /** {@link System#nanoTime()} until which this primary may serve host I/O; Long.MAX_VALUE: no lease. */
+    private volatile long leaseDeadlineNanos = Long.MAX_VALUE;
+
+    /**
+     * Marks a newly promoted primary as activating (true) or done (false): while activating, hosts see ANA
+     * {@link AnaState#CHANGE} and their I/O gets the ANA Transition status. Any thread.
+     */
+    public void activating(boolean on) {
+        activating = on;
+    }
+
+    /**
+     * Sets the primary's lease end, a {@link System#nanoTime()} value: host I/O is served only before it (after:
+     * ANA {@link AnaState#CHANGE}). {@code Long.MAX_VALUE} (the default) means no lease (single copy, no management
+     * plane). Any thread.
+     */
+    public void leaseDeadline(long nanoTime) {
+        leaseDeadlineNanos = nanoTime;
+    }
+
+    /** The lease end set by {@link #leaseDeadline}, a {@link System#nanoTime()} value. */
+    public long leaseDeadlineNanos() {
+        return leaseDeadlineNanos;
+    }
+
+    /**
+     * The ANA state hosts (other than a secondary's primary) see for the namespace now: PLAIN {@link
+     * AnaState#OPTIMIZED}; PRIMARY {@link AnaState#CHANGE} while activating or past its lease, else OPTIMIZED;
+     * SECONDARY {@link AnaState#INACCESSIBLE}.
+     */
+    public AnaState anaState() {
+        Mode m = role.mode();
+        if (m == Mode.SECONDARY) {
+            return AnaState.INACCESSIBLE;
+        }
+        if (m == Mode.PRIMARY && (activating || System.nanoTime() - leaseDeadlineNanos >= 0
+                && leaseDeadlineNanos != Long.MAX_VALUE)) {
+            return AnaState.CHANGE;
+        }
+        return AnaState.OPTIMIZED;
+    }
+
     /** hostnqns of the controllers currently connected. */
     public Set<String> connectedHosts() {
         Set<String> s = new TreeSet<>();
