@@ -544,10 +544,10 @@ final class RdmaQueue {
      */
     private boolean reopenVolumeIo() {
         VolumeIo old = volumeIo;
-        if (reaping || fatal != null || old == null || old.inFlight() > 0) {
+        Controller c = controller;
+        if (reaping || fatal != null || old == null || c.isDestroyed() || old.inFlight() > 0) {
             return false;
         }
-        Controller c = controller;
         Subsystem.Role from = ioRole;
         volumeIo = null;
         closeQuietly(old);
