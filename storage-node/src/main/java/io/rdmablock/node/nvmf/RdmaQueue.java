@@ -89,6 +89,8 @@ final class RdmaQueue {
     private boolean ioExempt;
     /** True while the volume I/O hands back completions ({@link VolumeIo#poll}): it must not be closed then. */
     private boolean reaping;
+    /** When this queue first saw a newer role than {@link #ioRole} (0: not waiting); bounds the old handle's drain. */
+    private long roleChangeSeenNs;
     Volume volume;
     VolumeMetrics volumeMetrics; // per-volume data points, resolved once at Connect
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
@@ -217,7 +219,7 @@ final class RdmaQueue {
                     reaping = false;
                 }
                 if (controller.subsystem.ioGate().role() != ioRole) {
-                    reopenVolumeIo(); // the role changed: a new handle once the old one drained
+                    awaitReopen(nowNs); // the role changed: a new handle once the old one drained
                 }
             }
         } catch (RuntimeException e) {
@@ -536,6 +538,20 @@ final class RdmaQueue {
     }
 
     /**
+     * After a change of role: re-opens the volume I/O once drained, or ends the queue when the old handle still has
+     * commands in flight {@link #DRAIN_TIMEOUT_NS} after the change was seen (as a torn-down queue would).
+     */
+    private void awaitReopen(long nowNs) {
+        if (roleChangeSeenNs == 0) {
+            roleChangeSeenNs = nowNs | 1;
+        }
+        if (!reopenVolumeIo() && fatal == null && nowNs - roleChangeSeenNs > DRAIN_TIMEOUT_NS) {
+            fail("volume I/O", "the volume I/O of the previous mode did not drain within "
+                    + DRAIN_TIMEOUT_NS / 1_000_000 + " ms: inFlight=" + storeInFlight());
+        }
+    }
+
+    /**
      * Re-opens this I/O queue's volume I/O from the subsystem's current factory after a change of role, once the old
      * handle has nothing in flight (and not while it hands back completions). A factory that fails ends the queue
      * (the host reconnects; its Connect then reports the failure). Poller thread.
@@ -549,6 +565,7 @@ final class RdmaQueue {
             return false;
         }
         Subsystem.Role from = ioRole;
+        roleChangeSeenNs = 0;
         volumeIo = null;
         closeQuietly(old);
         try {
