@@ -5,7 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * The Asymmetric Namespace Access log page, log identifier 0Ch (NVMe 1.4 §5.14.1.12, Figures 196 and 197; Linux
+ * The Asymmetric Namespace Access log page, log identifier 0Ch (NVMe 1.4 §5.14.1.12: log page, group descriptor; Linux
  * {@code struct nvme_ana_rsp_hdr}, {@code struct nvme_ana_group_desc}; nvmet {@code nvmet_execute_get_log_page_ana}).
  * Little endian. rdmablock has one ANA group (ANAGRPID 1) holding nsid 1, so the page is 56 bytes, or 52 with RGO:
  *

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Asynchronous Event Requests are held (never answered) until an event: the namespace size changed (notice 00h,
  * log 04h) or, when the host enabled it (Set Features 0Bh bit 11), the subsystem's ANA state changed (notice 03h, log
- * 0Ch; NVMe 1.4 §5.2, Figure 145). Up to {@link #MAX_HELD_AER} (AERL + 1) are held, more are answered with
+ * 0Ch; NVMe 1.4 §5.2, Asynchronous Event Request). Up to {@link #MAX_HELD_AER} (AERL + 1) are held, more are answered with
  * Asynchronous Event Request Limit Exceeded. Events are checked by the admin queue's housekeeping (every 10 ms);
  * several ANA changes between two checks, or while no AER is held, make one notice.
  */
@@ -37,7 +37,7 @@ final class Controller {
             | (LogPageDescriptor.LID_CHANGED_NAMESPACE_LIST << 16);
     /** AEN dw0: type 2 (notice), info 03h (Asymmetric Namespace Access change), log page 0Ch. */
     static final int AEN_ANA_CHANGE = 0x02 | (0x03 << 8) | (AnaLogDescriptor.LID_ANA << 16);
-    /** OAES / Asynchronous Event Configuration bit 11: ANA Change Notices (NVMe 1.4 Figure 247, Figure 278). */
+    /** OAES / Asynchronous Event Configuration bit 11: ANA Change Notices (NVMe 1.4 Identify Controller, Feature 0Bh). */
     static final int OAES_ANA_CHANGE = 1 << 11;
     private static final int SC_AER_LIMIT_EXCEEDED = 0x05;
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

@@ -17,7 +17,7 @@ import java.nio.ByteOrder;
  * min(SGL length, 4096) are written. CNS values, for an I/O controller:
  * <ul>
  * <li>00h Identify Namespace (nsid 1; else Invalid Namespace or Format), NMIC shared (bit 0), ANAGRPID 1 (bytes
- *     92..95, NVMe 1.4 Figure 245), NGUID and EUI64;</li>
+ *     92..95 of the NVMe 1.4 Identify Namespace data structure), NGUID and EUI64;</li>
  * <li>01h Identify Controller (CNTRLTYPE 1, CMIC multi-controller and ANA reporting (bits 1, 3), OAES namespace
  *     attribute and ANA change notices (bits 8, 11), the ANA fields of NVMe 1.4 Figure 247: ANATT byte 342
  *     ({@value #ANATT_SECONDS} s), ANACAP 343 (optimized, inaccessible, change; ANAGRPID constant and non-zero),

@@ -78,10 +78,6 @@ public final class Subsystem {
      * every change. An I/O queue whose {@link VolumeIo} was opened under an older role re-opens it once drained.
      */
     record Role(Mode mode, String primaryHostNqn, long generation) {
-        boolean sameAs(Role o) {
-            return mode == o.mode && java.util.Objects.equals(primaryHostNqn, o.primaryHostNqn);
-        }
-
         /** True when {@code hostnqn} is the primary node of a secondary: its I/O (epoch-fenced) is not gated. */
         boolean exempts(String hostnqn) {
             return mode == Mode.SECONDARY && primaryHostNqn.equals(hostnqn);
@@ -96,7 +92,7 @@ public final class Subsystem {
     record IoGate(Role role, int status, boolean leased) {
     }
 
-    /** SCT 3h (Path Related Status), SC 02h Asymmetric Access Inaccessible, DNR 0 (NVMe 1.4 §4.6.1.2.4, Fig. 130). */
+    /** SCT 3h (Path Related Status), SC 02h Asymmetric Access Inaccessible, DNR 0 (NVMe 1.4, Path Related Status). */
     static final int ANA_INACCESSIBLE = io.rdmablock.rdma.fabric.NvmeStatus.of(3, 0x02, false);
     /** SCT 3h, SC 03h Asymmetric Access Transition, DNR 0: the host retries (this path or another). */
     static final int ANA_TRANSITION = io.rdmablock.rdma.fabric.NvmeStatus.of(3, 0x03, false);
