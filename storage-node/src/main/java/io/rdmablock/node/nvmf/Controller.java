@@ -23,8 +23,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Threading: admin commands and property accesses run on the admin queue's poller only; {@link #destroy} and the
  * queue table may be touched from any thread (connect on another poller, management removing the volume).
  *
- * <p>Asynchronous Event Requests are held (never answered) until the namespace size changes; up to
- * {@link #MAX_HELD_AER} are held, more are answered with Asynchronous Event Request Limit Exceeded.
+ * <p>Asynchronous Event Requests are held (never answered) until an event: the namespace size changed (notice 00h,
+ * log 04h) or, when the host enabled it (Set Features 0Bh bit 11), the subsystem's ANA state changed (notice 03h, log
+ * 0Ch; NVMe 1.4 §5.2, Asynchronous Event Request). Up to {@link #MAX_HELD_AER} (AERL + 1) are held, more are answered with
+ * Asynchronous Event Request Limit Exceeded. Events are checked by the admin queue's housekeeping (every 10 ms);
+ * several ANA changes between two checks, or while no AER is held, make one notice.
  */
 final class Controller {
     private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
@@ -32,6 +35,10 @@ final class Controller {
     /** AEN dw0: type 2 (notice), info 0 (namespace attribute changed), log page 04h. */
     static final int AEN_NS_ATTRIBUTE_CHANGED = 0x02 | (0x00 << 8)
             | (LogPageDescriptor.LID_CHANGED_NAMESPACE_LIST << 16);
+    /** AEN dw0: type 2 (notice), info 03h (Asymmetric Namespace Access change), log page 0Ch. */
+    static final int AEN_ANA_CHANGE = 0x02 | (0x03 << 8) | (AnaLogDescriptor.LID_ANA << 16);
+    /** OAES / Asynchronous Event Configuration bit 11: ANA Change Notices (NVMe 1.4 Identify Controller, Feature 0Bh). */
+    static final int OAES_ANA_CHANGE = 1 << 11;
     private static final int SC_AER_LIMIT_EXCEEDED = 0x05;
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -56,6 +63,8 @@ final class Controller {
     private int csts;
     private final Request[] heldAer = new Request[MAX_HELD_AER];
     private long announcedBlocks;
+    /** The subsystem's ANA change count last announced to this host (or current when this controller was made). */
+    private long announcedAnaChanges;
     private boolean namespaceChanged;
     private boolean changedNamespaceUnread;
     /** Asynchronous Event Configuration (Set Features 0Bh), masked to the supported bits. */
@@ -77,6 +86,7 @@ final class Controller {
         this.ioQueues = new AtomicReferenceArray<>(options.maxIoQueues() + 1);
         this.lastCommandNs = nowNs;
         this.announcedBlocks = subsystem.isDiscovery() ? 0 : subsystem.volume().blockCount();
+        this.announcedAnaChanges = subsystem.anaChangeCount();
     }
 
     int katoMs() {
@@ -168,12 +178,14 @@ final class Controller {
     }
 
     /**
-     * Admin poller: when the namespace grew or shrank since the last notice, answers one held Asynchronous Event
-     * Request (namespace attribute changed): records the event on it for the queue to advance.
+     * Admin poller: answers one held Asynchronous Event Request when there is an event to report: the namespace grew
+     * or shrank since the last notice (namespace attribute changed), else an ANA change not yet announced (only when
+     * enabled by Set Features 0Bh bit 11). Also notices a primary's lease lapse ({@link Subsystem#refreshAnaState}).
+     * Records the event on the request for the queue to advance.
      *
      * @return the request to advance, or null
      */
-    Request pollAsyncEvent() {
+    Request pollAsyncEvent(long nowNs) {
         if (subsystem.isDiscovery()) {
             return null;
         }
@@ -183,15 +195,25 @@ final class Controller {
             namespaceChanged = true;
             changedNamespaceUnread = true;
         }
-        if (!namespaceChanged) {
+        subsystem.refreshAnaState(nowNs);
+        long anaChanges = subsystem.anaChangeCount();
+        boolean anaChanged = anaChanges != announcedAnaChanges && (asyncEventConfig & OAES_ANA_CHANGE) != 0;
+        if (!namespaceChanged && !anaChanged) {
             return null;
         }
         for (int i = 0; i < heldAer.length; i++) {
             Request r = heldAer[i];
             if (r != null) {
                 heldAer[i] = null;
-                namespaceChanged = false;
-                r.dw0 = AEN_NS_ATTRIBUTE_CHANGED;
+                if (namespaceChanged) {
+                    namespaceChanged = false;
+                    r.dw0 = AEN_NS_ATTRIBUTE_CHANGED;
+                } else {
+                    announcedAnaChanges = anaChanges;
+                    r.dw0 = AEN_ANA_CHANGE;
+                    LOG.debug("ANA change notice: cntlid={}, subnqn={}, changeCount={}", cntlid, subsystem.subnqn(),
+                            anaChanges);
+                }
                 r.event(Request.Event.ASYNC_EVENT);
                 return r;
             }
@@ -275,9 +297,12 @@ final class Controller {
         return r.fail(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD));
     }
 
-    /** Asynchronous Event Configuration bits this controller can send: namespace attribute notices (I/O only). */
-    private int supportedAsyncEvents() {
-        return subsystem.isDiscovery() ? 0 : IdentifyControllerDescriptor.OAES_NAMESPACE_ATTRIBUTE;
+    /**
+     * Asynchronous Event Configuration bits this controller can send (= OAES): namespace attribute notices (bit 8)
+     * and ANA change notices (bit 11); none on a discovery controller.
+     */
+    int supportedAsyncEvents() {
+        return subsystem.isDiscovery() ? 0 : IdentifyControllerDescriptor.OAES_NAMESPACE_ATTRIBUTE | OAES_ANA_CHANGE;
     }
 
     /** Admin poller: a 4096-byte scratch buffer for building log pages. */

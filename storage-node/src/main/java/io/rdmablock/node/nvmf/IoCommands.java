@@ -83,11 +83,17 @@ final class IoCommands {
     }
 
     /**
-     * READY_TO_EXECUTE: the checks that need the host's data (DSM ranges within the namespace, NVM Command Set 1.0
-     * section 3.3.3), then the queue's {@link VolumeIo} starts the command: {@link Outcome#ASYNC}, or
-     * {@link Outcome#COMPLETE} when it is answered at once.
+     * READY_TO_EXECUTE: the ANA gate ({@link RdmaQueue#admitIo}: SCT 3h statuses on a secondary, an activating or
+     * lapsed primary, or while the queue's handle is re-opened after a change of mode), the checks that need the
+     * host's data (DSM ranges within the namespace, NVM Command Set 1.0 section 3.3.3), then the queue's
+     * {@link VolumeIo} starts the command: {@link Outcome#ASYNC}, or {@link Outcome#COMPLETE} when it is answered at
+     * once.
      */
     static Outcome execute(Request r, RdmaQueue q) {
+        int gate = q.admitIo(r);
+        if (gate != 0) {
+            return r.fail(gate);
+        }
         if (r.opcode == Opcodes.IO_DATASET_MANAGEMENT) {
             long capacity = q.volume.blockCount();
             for (int i = 0; i < r.rangeCount; i++) {

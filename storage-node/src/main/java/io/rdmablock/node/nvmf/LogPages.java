@@ -20,7 +20,9 @@ import java.util.List;
  * <ul>
  * <li>I/O controller: 01h Error Information (one 64-byte entry, ELPE = 0: zeros; nothing is recorded), 02h SMART /
  *     Health Information (512 bytes; nsid 0, 1 or FFFFFFFFh: the controller's counters), 04h Changed Namespace List
- *     (4096 bytes: {@code [1]} while a size change has not been read with RAE = 0, else empty);</li>
+ *     (4096 bytes: {@code [1]} while a size change has not been read with RAE = 0, else empty), 0Ch Asymmetric
+ *     Namespace Access ({@link AnaLogDescriptor}: one group, ANAGRPID 1, the state this host sees,
+ *     {@link Subsystem#anaStateFor}; LSP bit 0 RGO: no NSID list; any nsid);</li>
  * <li>discovery controller: 70h Discovery (NVMe-oF 1.1 section 5.3): the current discovery subsystem (SUBTYPE 3,
  *     EFLAGS DUPRETINFO) and every subsystem of this node whose allow-list admits the host's hostnqn.</li>
  * </ul>
@@ -67,6 +69,7 @@ final class LogPages {
             case LogPageDescriptor.LID_SMART_HEALTH -> discovery ? -1 : LogPageDescriptor.SMART_LENGTH;
             case LogPageDescriptor.LID_CHANGED_NAMESPACE_LIST ->
                     discovery ? -1 : LogPageDescriptor.CHANGED_NAMESPACE_LIST_LENGTH;
+            case AnaLogDescriptor.LID_ANA -> discovery ? -1 : AnaLogDescriptor.length(rgo(sqe));
             default -> -1;
         };
         List<Subsystem> listed = null;
@@ -77,7 +80,7 @@ final class LogPages {
         }
         if (logLength < 0) {
             return q.reject(r, Commands.INVALID_FIELD, "lid", lid, discovery ? "supported=0x70 (discovery controller)"
-                    : "supported=0x1,0x2,0x4");
+                    : "supported=0x1,0x2,0x4,0xc");
         }
         if ((offset & 3) != 0 || Long.compareUnsigned(offset, logLength) > 0) {
             return q.reject(r, Commands.INVALID_FIELD,
@@ -110,9 +113,22 @@ final class LogPages {
                     c.changedNamespaceRead();
                 }
             }
+            case AnaLogDescriptor.LID_ANA -> {
+                Subsystem s = c.subsystem;
+                // state before count: a change published in between shows the new state with the old count, and
+                // the notice of the new count follows (the host reads again)
+                AnaState state = s.anaStateFor(c.hostnqn());
+                AnaLogDescriptor.encode(scratch, s.anaChangeCount(), state, rgo(sqe));
+                window(scratch, logLength, offset, out);
+            }
             default -> discovery(scratch, offset, out, q, c, listed);
         }
         return Outcome.COMPLETE;
+    }
+
+    /** LSP bit 0 of the ANA log page: Return Groups Only. */
+    private static boolean rgo(MemorySegment sqe) {
+        return (LogPageDescriptor.lsp(sqe) & AnaLogDescriptor.LSP_RGO) != 0;
     }
 
     /** Copies bytes [offset, min(offset + out size, logLength)) of {@code log} to {@code out} at 0. */

@@ -83,6 +83,14 @@ final class RdmaQueue {
     Poller poller;
     /** The store behind this I/O queue, opened at Connect ({@link #openVolumeIo}); null on the admin queue. */
     private VolumeIo volumeIo;
+    /** The subsystem role {@link #volumeIo} was opened under; a newer one makes the queue re-open it once drained. */
+    private Subsystem.Role ioRole;
+    /** True when this queue's host is the primary node of a secondary ({@link #ioRole}): its I/O is not gated. */
+    private boolean ioExempt;
+    /** True while the volume I/O hands back completions ({@link VolumeIo#poll}): it must not be closed then. */
+    private boolean reaping;
+    /** When this queue first saw a newer role than {@link #ioRole} (0: not waiting); bounds the old handle's drain. */
+    private long roleChangeSeenNs;
     Volume volume;
     VolumeMetrics volumeMetrics; // per-volume data points, resolved once at Connect
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
@@ -204,7 +212,15 @@ final class RdmaQueue {
             VolumeIo v = volumeIo;
             if (v != null) {
                 roundNowNs = nowNs;
-                work += v.poll(completions, BATCH);
+                reaping = true;
+                try {
+                    work += v.poll(completions, BATCH);
+                } finally {
+                    reaping = false;
+                }
+                if (controller.subsystem.ioGate().role() != ioRole) {
+                    awaitReopen(nowNs); // the role changed: a new handle once the old one drained
+                }
             }
         } catch (RuntimeException e) {
             fail("transport", "poll failed: " + e);
@@ -259,7 +275,7 @@ final class RdmaQueue {
             }
             if (qid == 0) {
                 c.checkKeepAlive(nowNs);
-                Request aen = c.pollAsyncEvent();
+                Request aen = c.pollAsyncEvent(nowNs);
                 if (aen != null) {
                     advance(aen, nowNs);
                 }
@@ -495,15 +511,91 @@ final class RdmaQueue {
     }
 
     /**
-     * Connect of an I/O queue: opens its volume I/O with the subsystem's current factory (the queue keeps it until it
-     * is released, even if the subsystem's factory changes meanwhile). Poller thread.
+     * The I/O gate (docs/failover.md, "Paths: NVMe ANA"), called by {@link IoCommands#execute} for every command just
+     * before the volume I/O starts it: 0 when it may run, else the ANA status it is answered with (SCT 3h, DNR 0):
+     * SC 03h Transition while this queue still holds the handle of an older role (it is re-opened once the old one
+     * has drained), or while the subsystem's primary is activating or past its lease; SC 02h Inaccessible on a
+     * secondary. The primary node's host on a secondary is not gated. Costs one volatile read, two for a primary
+     * (its lease end); no lock. Poller thread.
+     */
+    int admitIo(Request r) {
+        Subsystem s = controller.subsystem;
+        Subsystem.IoGate g = s.ioGate();
+        if (g.role() != ioRole && !reopenVolumeIo()) {
+            return Subsystem.ANA_TRANSITION;
+        }
+        if (ioExempt) {
+            return 0;
+        }
+        if (g.status() != 0) {
+            return g.status();
+        }
+        if (g.leased() && s.leaseLapsed(r.startNs)) {
+            s.refreshAnaState(r.startNs);
+            return Subsystem.ANA_TRANSITION;
+        }
+        return 0;
+    }
+
+    /**
+     * After a change of role: re-opens the volume I/O once drained, or ends the queue when the old handle still has
+     * commands in flight {@link #DRAIN_TIMEOUT_NS} after the change was seen (as a torn-down queue would).
+     */
+    private void awaitReopen(long nowNs) {
+        if (roleChangeSeenNs == 0) {
+            roleChangeSeenNs = nowNs | 1;
+        }
+        if (!reopenVolumeIo() && fatal == null && nowNs - roleChangeSeenNs > DRAIN_TIMEOUT_NS) {
+            fail("volume I/O", "the volume I/O of the previous mode did not drain within "
+                    + DRAIN_TIMEOUT_NS / 1_000_000 + " ms: inFlight=" + storeInFlight());
+        }
+    }
+
+    /**
+     * Re-opens this I/O queue's volume I/O from the subsystem's current factory after a change of role, once the old
+     * handle has nothing in flight (and not while it hands back completions). A factory that fails ends the queue
+     * (the host reconnects; its Connect then reports the failure). Poller thread.
+     *
+     * @return true when the queue now holds a handle of the current role
+     */
+    private boolean reopenVolumeIo() {
+        VolumeIo old = volumeIo;
+        Controller c = controller;
+        if (reaping || fatal != null || old == null || c.isDestroyed() || old.inFlight() > 0) {
+            return false;
+        }
+        Subsystem.Role from = ioRole;
+        roleChangeSeenNs = 0;
+        volumeIo = null;
+        closeQuietly(old);
+        try {
+            volumeIo = openVolumeIo(c.subsystem, c.hostnqn(), c.cntlid);
+        } catch (RuntimeException e) {
+            fail("volume I/O", "re-opening the volume I/O after a change of mode failed: " + e);
+            return false;
+        }
+        LOG.info("volume I/O re-opened: qid={}, cntlid={}, subnqn={}, hostnqn={}, mode={} -> {}, generation={}", qid,
+                c.cntlid, c.subsystem.subnqn(), c.hostnqn(), from == null ? null : from.mode(), ioRole.mode(),
+                ioRole.generation());
+        return true;
+    }
+
+    /**
+     * Connect of an I/O queue (and {@link #reopenVolumeIo}): opens its volume I/O with the subsystem's current factory
+     * and records the role it belongs to (read before the factory: {@code Subsystem.setRole} writes the factory
+     * first, so a handle is never older than its recorded role). Poller thread.
      *
      * @throws RuntimeException whatever the factory throws
      */
     VolumeIo openVolumeIo(Subsystem s, String hostnqn, int cntlid) {
+        Subsystem.Role role = s.ioGate().role();
         VolumeIo.Factory f = s.volumeIoFactory();
-        return f.open(new VolumeIo.Context(s.volume(), target.store(), s.subnqn(), hostnqn, cntlid, qid, entries,
-                poller, id.device(), target.protectionDomain(id.device()), memory.dataRegion, memory.recvRegion));
+        VolumeIo v = f.open(new VolumeIo.Context(s.volume(), target.store(), s.subnqn(), hostnqn, cntlid, qid,
+                entries, poller, id.device(), target.protectionDomain(id.device()), memory.dataRegion,
+                memory.recvRegion));
+        ioRole = role;
+        ioExempt = role.exempts(hostnqn);
+        return v;
     }
 
     /**

@@ -17,8 +17,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * An NVM subsystem: its subnqn, one namespace (nsid 1) backed by one store {@link Volume}, the hosts allowed to
- * connect (the volume's allow-list), its replication {@link Mode} and the {@link VolumeIo.Factory} its I/O queues get
- * their store handle from. Or the node's discovery subsystem ({@link #discovery()}, the well-known NQN
+ * connect (the volume's allow-list), its replication {@link Mode}, its NVMe ANA state (NVMe 1.4 §8.20; one ANA group,
+ * id 1, holding nsid 1; {@link #anaState()}, change count for log page 0Ch) and the {@link VolumeIo.Factory} its I/O
+ * queues get their store handle from. Or the node's discovery subsystem ({@link #discovery()}, the well-known NQN
  * {@value DiscoveryLogDescriptor#DISCOVERY_NQN}): no namespace, any host, admin queue only. Thread-safe: controllers
  * attach and detach from any poller; the volume's size is read per command (it only grows).
  */
@@ -39,13 +40,25 @@ public final class Subsystem {
     private volatile boolean removed;
     /** Opens the {@link VolumeIo} of each I/O queue at its Connect; swappable at runtime. */
     private volatile VolumeIo.Factory volumeIoFactory = LocalVolumeIo::open;
-    /** Mode and (secondary) the one admitted host, replaced together. */
-    private volatile Role role = new Role(Mode.PLAIN, null);
+    /** Mode and (secondary) the primary node's host, replaced together; a new object on every change of either. */
+    private volatile Role role = new Role(Mode.PLAIN, null, 0);
+    /**
+     * What the I/O path reads once per command ({@link #ioGate()}): the role and the status hosts other than a
+     * secondary's primary get. Replaced (never mutated) whenever the role or {@link #activating} changes.
+     */
+    private volatile IoGate ioGate = new IoGate(role, 0, false);
+    /** Guards the ANA bookkeeping below (writers only; readers use the volatile fields). */
+    private final Object anaLock = new Object();
+    /** The ANA state last published to hosts (log page 0Ch, notices). Written under {@link #anaLock}. */
+    private volatile AnaState publishedAnaState = AnaState.OPTIMIZED;
+    /** ANA change count (log page 0Ch header and descriptor bytes 0..7 / 8..15): bumped per published change. */
+    private volatile long anaChangeCount;
 
     /**
-     * How this node exports the volume (docs/replication.md). Changed by the management sync ({@link #plain},
-     * {@link #primary}, {@link #secondaryOf}); a change of mode ends every association of the subsystem, so each
-     * host reconnects under the new mode and gets the new mode's {@link VolumeIo}.
+     * How this node exports the volume (docs/replication.md, docs/failover.md). Changed by the management sync
+     * ({@link #plain}, {@link #primary}, {@link #secondaryOf}); a change of mode keeps the associations of hosts still
+     * admitted: each I/O queue re-opens the new mode's {@link VolumeIo} once its commands in flight have drained
+     * (meanwhile its new commands get ANA Transition), and hosts see the new ANA state.
      */
     public enum Mode {
         /** Not replicated: the volume's allow-list admits hosts; the local copy serves them; CDW2-3 are ignored. */
@@ -53,14 +66,36 @@ public final class Subsystem {
         /** This node is the primary: as PLAIN for admission; its I/O queues get the factory given to {@link #primary}. */
         PRIMARY,
         /**
-         * This node holds a secondary copy: only the primary node's host NQN is admitted (the allow-list does not
-         * apply), and write-type commands are fenced by the epoch they carry ({@link EpochFencedVolumeIo}).
+         * This node holds a secondary copy: the allow-listed hosts are admitted with ANA Inaccessible (their I/O gets
+         * SCT 3h SC 02h), the primary node's host NQN is admitted and served, its write-type commands fenced by the
+         * epoch they carry ({@link EpochFencedVolumeIo}).
          */
         SECONDARY
     }
 
-    private record Role(Mode mode, String primaryHostNqn) {
+    /**
+     * The replication role: mode, the primary node's host NQN (SECONDARY only) and a generation that grows with
+     * every change. An I/O queue whose {@link VolumeIo} was opened under an older role re-opens it once drained.
+     */
+    record Role(Mode mode, String primaryHostNqn, long generation) {
+        /** True when {@code hostnqn} is the primary node of a secondary: its I/O (epoch-fenced) is not gated. */
+        boolean exempts(String hostnqn) {
+            return mode == Mode.SECONDARY && primaryHostNqn.equals(hostnqn);
+        }
     }
+
+    /**
+     * The I/O gate of one moment (immutable): {@code role}; {@code status} the NVMe status host I/O gets (0 = served;
+     * SCT 3h SC 02h on a secondary, SC 03h while activating); {@code leased}: a primary whose lease end
+     * ({@link #leaseDeadlineNanos}) must also be checked per command.
+     */
+    record IoGate(Role role, int status, boolean leased) {
+    }
+
+    /** SCT 3h (Path Related Status), SC 02h Asymmetric Access Inaccessible, DNR 0 (NVMe 1.4, Path Related Status). */
+    static final int ANA_INACCESSIBLE = io.rdmablock.rdma.fabric.NvmeStatus.of(3, 0x02, false);
+    /** SCT 3h, SC 03h Asymmetric Access Transition, DNR 0: the host retries (this path or another). */
+    static final int ANA_TRANSITION = io.rdmablock.rdma.fabric.NvmeStatus.of(3, 0x03, false);
 
     Subsystem(String subnqn, Volume volume) {
         this.subnqn = subnqn;
@@ -123,29 +158,34 @@ public final class Subsystem {
     }
 
     /**
-     * True when {@code hostnqn} may connect. {@link Mode#SECONDARY}: it is the primary node's host NQN given to
-     * {@link #secondaryOf}. Otherwise: the allow-list is empty (any host, rdmablock's rule), holds
-     * {@link VolumeSpec#ANY_HOST}, or holds the hostnqn.
+     * True when {@code hostnqn} may connect: the allow-list is empty (any host, rdmablock's rule), holds
+     * {@link VolumeSpec#ANY_HOST}, or holds the hostnqn; in {@link Mode#SECONDARY} also the primary node's host NQN
+     * given to {@link #secondaryOf} (docs/failover.md: a secondary exports the volume to its hosts as ANA
+     * Inaccessible, so they hold a path ready for a failover).
      */
     public boolean allowsHost(String hostnqn) {
         if (volume == null) {
             return true; // discovery: any host; the log page lists only what the host may connect to
         }
-        Role r = role;
-        if (r.mode() == Mode.SECONDARY) {
-            return r.primaryHostNqn().equals(hostnqn);
+        if (role.exempts(hostnqn)) {
+            return true;
         }
         Set<String> hosts = volume.allowedHosts();
         return hosts.isEmpty() || volume.isHostAllowed(hostnqn);
     }
 
-    /** The hosts this subsystem admits, for log lines: the primary's (secondary mode) or the allow-list (empty = any). */
+    /** The hosts this subsystem admits, for log lines: the allow-list (empty = any) and a secondary's primary. */
     Set<String> admittedHosts() {
         Role r = role;
         if (volume == null) {
             return Set.of();
         }
-        return r.mode() == Mode.SECONDARY ? Set.of(r.primaryHostNqn()) : volume.allowedHosts();
+        if (r.mode() != Mode.SECONDARY) {
+            return volume.allowedHosts();
+        }
+        Set<String> s = new TreeSet<>(volume.allowedHosts());
+        s.add(r.primaryHostNqn());
+        return s;
     }
 
     /** The current replication mode (PLAIN for the discovery subsystem). */
@@ -160,30 +200,33 @@ public final class Subsystem {
 
     /**
      * Not replicated ({@link Mode#PLAIN}): the allow-list admits hosts, I/O queues get a {@link LocalVolumeIo}. The
-     * initial mode. A change of mode ends every association (hosts reconnect under the new mode). Any thread.
+     * initial mode. A change of mode keeps the hosts' associations: each I/O queue re-opens its {@link VolumeIo}
+     * from the new factory once its commands in flight have drained (docs/failover.md). Any thread.
      */
     public synchronized void plain() {
-        setRole(new Role(Mode.PLAIN, null), LocalVolumeIo::open);
+        setRole(Mode.PLAIN, null, LocalVolumeIo::open);
     }
 
     /**
      * This node is the volume's primary ({@link Mode#PRIMARY}): the allow-list admits hosts, I/O queues get their
-     * handle from {@code replicated} (e.g. the local copy plus the in-sync secondaries). A change of mode ends every
-     * association; staying primary with another factory only swaps the factory (queues connected before keep
-     * theirs until they reconnect). Any thread.
+     * handle from {@code replicated} (e.g. the local copy plus the in-sync secondaries). A change of mode keeps the
+     * associations (queues re-open their handle once drained); staying primary with another factory only swaps the
+     * factory (queues opened before keep theirs until they reconnect). Any thread.
      *
      * @throws NullPointerException when {@code replicated} is null
      */
     public synchronized void primary(VolumeIo.Factory replicated) {
         java.util.Objects.requireNonNull(replicated, "replicated");
-        setRole(new Role(Mode.PRIMARY, null), replicated);
+        setRole(Mode.PRIMARY, null, replicated);
     }
 
     /**
-     * This node holds a secondary copy ({@link Mode#SECONDARY}): only {@code primaryHostNqn} (the primary node's
-     * {@code nqn.2026-11.io.rdmablock:node:<nodeId>}) may connect, the volume's allow-list does not apply, and write-type
-     * commands are fenced by the epoch in CDW2-3 ({@link EpochFencedVolumeIo}); READ is served unchecked. A change of
-     * mode or of the primary ends every association of the subsystem. Any thread.
+     * This node holds a secondary copy ({@link Mode#SECONDARY}): the allow-listed hosts stay admitted (their I/O gets
+     * ANA Inaccessible, SCT 3h SC 02h) and so is {@code primaryHostNqn} (the primary node's
+     * {@code nqn.2026-11.io.rdmablock:node:<nodeId>}), whose write-type commands are fenced by the epoch in CDW2-3
+     * ({@link EpochFencedVolumeIo}); its READ is served unchecked. A change of mode or of the primary keeps the
+     * associations of hosts still admitted (their queues re-open their handle once drained) and ends those of the
+     * previous primary's host NQN. Any thread.
      *
      * @throws IllegalArgumentException when {@code primaryHostNqn} is null or blank
      */
@@ -192,21 +235,57 @@ public final class Subsystem {
             throw new IllegalArgumentException("invalid primaryHostNqn: primaryHostNqn=" + primaryHostNqn
                     + " (the primary node's host NQN is required)");
         }
-        setRole(new Role(Mode.SECONDARY, primaryHostNqn), EpochFencedVolumeIo::open);
+        setRole(Mode.SECONDARY, primaryHostNqn, EpochFencedVolumeIo::open);
     }
 
-    private void setRole(Role next, VolumeIo.Factory factory) {
+    private void setRole(Mode mode, String primaryHostNqn, VolumeIo.Factory factory) {
         if (volume == null) {
             throw new IllegalStateException("the discovery subsystem has no replication mode");
         }
         Role prev = role;
-        volumeIoFactory = factory; // before the role: a host admitted under the new role gets the new handle
-        role = next;
-        if (!prev.equals(next)) {
-            LOG.info("subsystem mode changed: subnqn={}, mode={} -> {}, primaryHostNqn={}", subnqn, prev.mode(),
-                    next.mode(), next.primaryHostNqn());
-            disconnectAll("subsystem mode changed to " + next.mode());
+        volumeIoFactory = factory; // before the role: a queue re-opening under the new role gets the new handle
+        if (prev.mode() == mode && java.util.Objects.equals(prev.primaryHostNqn(), primaryHostNqn)) {
+            return;
         }
+        Role next = new Role(mode, primaryHostNqn, prev.generation() + 1);
+        role = next;
+        publishGate();
+        LOG.info("subsystem mode changed: subnqn={}, mode={} -> {}, primaryHostNqn={}, generation={}", subnqn,
+                prev.mode(), next.mode(), next.primaryHostNqn(), next.generation());
+        refreshAnaState(System.nanoTime());
+        String oldPrimary = prev.primaryHostNqn();
+        if (oldPrimary != null && !next.exempts(oldPrimary)) {
+            for (Controller c : controllers) {
+                if (c.hostnqn().equals(oldPrimary)) {
+                    c.destroy("no longer the primary of this secondary: hostnqn=" + oldPrimary + ", mode="
+                            + next.mode() + ", primaryHostNqn=" + next.primaryHostNqn());
+                }
+            }
+        }
+        revokeDisallowedHosts();
+    }
+
+    /** Rebuilds {@link #ioGate} from the role and the activating flag. Callers hold this or {@link #anaLock}. */
+    private void publishGate() {
+        synchronized (anaLock) {
+            Role r = role;
+            int status = switch (r.mode()) {
+                case PLAIN -> 0;
+                case PRIMARY -> activating ? ANA_TRANSITION : 0;
+                case SECONDARY -> ANA_INACCESSIBLE;
+            };
+            ioGate = new IoGate(r, status, r.mode() == Mode.PRIMARY);
+        }
+    }
+
+    /** The gate the I/O path reads, one volatile read per command. */
+    IoGate ioGate() {
+        return ioGate;
+    }
+
+    /** The current role (mode, primary, generation). */
+    Role role() {
+        return role;
     }
 
     /** True while a newly promoted primary activates its epoch and waits out the old lease (ANA Change). */
@@ -216,19 +295,31 @@ public final class Subsystem {
 
     /**
      * Marks a newly promoted primary as activating (true) or done (false): while activating, hosts see ANA
-     * {@link AnaState#CHANGE} and their I/O gets the ANA Transition status. Any thread.
+     * {@link AnaState#CHANGE} and their I/O gets the ANA Transition status. A change of the state hosts see is an ANA
+     * change (count bumped, notices sent). Any thread.
      */
     public void activating(boolean on) {
-        activating = on;
+        if (volume == null) {
+            return;
+        }
+        synchronized (anaLock) {
+            activating = on;
+            publishGate();
+        }
+        refreshAnaState(System.nanoTime());
     }
 
     /**
      * Sets the primary's lease end, a {@link System#nanoTime()} value: host I/O is served only before it (after:
-     * ANA {@link AnaState#CHANGE}). {@code Long.MAX_VALUE} (the default) means no lease (single copy, no management
+     * ANA {@link AnaState#CHANGE}, noticed lazily by the I/O path, the ANA log page and each admin queue's
+     * housekeeping every 10 ms). {@code Long.MAX_VALUE} (the default) means no lease (single copy, no management
      * plane). Any thread.
      */
     public void leaseDeadline(long nanoTime) {
         leaseDeadlineNanos = nanoTime;
+        if (volume != null) {
+            refreshAnaState(System.nanoTime());
+        }
     }
 
     /** The lease end set by {@link #leaseDeadline}, a {@link System#nanoTime()} value. */
@@ -236,21 +327,70 @@ public final class Subsystem {
         return leaseDeadlineNanos;
     }
 
+    /** True when a lease was set and {@code nowNs} is at or past its end. */
+    boolean leaseLapsed(long nowNs) {
+        long d = leaseDeadlineNanos;
+        return d != Long.MAX_VALUE && nowNs - d >= 0;
+    }
+
     /**
      * The ANA state hosts (other than a secondary's primary) see for the namespace now: PLAIN {@link
      * AnaState#OPTIMIZED}; PRIMARY {@link AnaState#CHANGE} while activating or past its lease, else OPTIMIZED;
-     * SECONDARY {@link AnaState#INACCESSIBLE}.
+     * SECONDARY {@link AnaState#INACCESSIBLE}. Reading it notices a lease lapse (an ANA change).
      */
     public AnaState anaState() {
+        long now = System.nanoTime();
+        AnaState s = anaStateAt(now);
+        if (s != publishedAnaState) {
+            refreshAnaState(now);
+        }
+        return s;
+    }
+
+    /**
+     * The ANA state {@code hostnqn} sees: {@link AnaState#OPTIMIZED} for a secondary's primary node (its forwarded,
+     * epoch-fenced I/O is served), else {@link #anaState()}.
+     */
+    AnaState anaStateFor(String hostnqn) {
+        return role.exempts(hostnqn) ? AnaState.OPTIMIZED : anaState();
+    }
+
+    private AnaState anaStateAt(long nowNs) {
         Mode m = role.mode();
         if (m == Mode.SECONDARY) {
             return AnaState.INACCESSIBLE;
         }
-        if (m == Mode.PRIMARY && (activating || System.nanoTime() - leaseDeadlineNanos >= 0
-                && leaseDeadlineNanos != Long.MAX_VALUE)) {
+        if (m == Mode.PRIMARY && (activating || leaseLapsed(nowNs))) {
             return AnaState.CHANGE;
         }
         return AnaState.OPTIMIZED;
+    }
+
+    /**
+     * Publishes the ANA state of {@code nowNs} when it differs from the last published one: bumps the change count,
+     * which each controller's admin poller turns into an ANA Change notice ({@link Controller#pollAsyncEvent}). Any
+     * thread; cheap when nothing changed (volatile reads only).
+     */
+    void refreshAnaState(long nowNs) {
+        if (volume == null || anaStateAt(nowNs) == publishedAnaState) {
+            return;
+        }
+        synchronized (anaLock) {
+            AnaState now = anaStateAt(nowNs);
+            AnaState prev = publishedAnaState;
+            if (now == prev) {
+                return;
+            }
+            publishedAnaState = now;
+            anaChangeCount = anaChangeCount + 1;
+            LOG.info("ANA state changed: subnqn={}, anaState={} -> {}, changeCount={}, mode={}, activating={}, "
+                    + "leaseLapsed={}", subnqn, prev, now, anaChangeCount, role.mode(), activating, leaseLapsed(nowNs));
+        }
+    }
+
+    /** The ANA change count (log page 0Ch): how many changes of the published ANA state there were. */
+    long anaChangeCount() {
+        return anaChangeCount;
     }
 
     /** hostnqns of the controllers currently connected. */
@@ -271,8 +411,9 @@ public final class Subsystem {
 
     /**
      * Replaces the factory of the volume's {@link VolumeIo}s (e.g. a replicated one when this node becomes the
-     * volume's primary). Takes effect at the next I/O queue Connect: queues connected before keep the handle they
-     * opened until they are torn down and the host reconnects (call {@link #disconnectAll} to make that happen now).
+     * volume's primary). Takes effect at the next I/O queue Connect, or when a queue re-opens its handle after a
+     * change of mode: queues connected before keep the handle they opened until then (call {@link #disconnectAll}
+     * to end every association now).
      * The mode setters ({@link #plain}, {@link #primary}, {@link #secondaryOf}) set the factory too; a factory set
      * in {@link Mode#SECONDARY} replaces the epoch fence and must provide its own. Any thread.
      *
@@ -317,11 +458,11 @@ public final class Subsystem {
         controllers.remove(c);
     }
 
-    /** Destroys the controllers of hosts the volume's allow-list no longer admits (after an allow-list change). */
+    /** Destroys the controllers of hosts this subsystem no longer admits (after an allow-list or mode change). */
     void revokeDisallowedHosts() {
         for (Controller c : controllers) {
-            if (!allowsHost(c.hostnqn())) {
-                c.destroy("host removed from the allow-list: hostnqn=" + c.hostnqn());
+            if (!c.isDestroyed() && !allowsHost(c.hostnqn())) {
+                c.destroy("host no longer admitted: hostnqn=" + c.hostnqn() + ", mode=" + role.mode());
             }
         }
     }

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Target implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Target.class);
     /** Largest cntlid of the dynamic controller model (NVMe-oF 1.1: FFF0h-FFFFh are reserved). */
-    static final int MAX_CNTLID = 0xFFEF;
+    static final int MAX_CNTLID = TargetOptions.MAX_CNTLID;
 
     private final VerbsProvider provider;
     private final VolumeStore store;
@@ -52,7 +52,14 @@ public final class Target implements AutoCloseable {
      */
     private final ConcurrentHashMap<DeviceContext, ProtectionDomain> protectionDomains = new ConcurrentHashMap<>();
     private volatile boolean closed;
-    private final AtomicInteger nextCntlid = new AtomicInteger(1);
+    /** Guards the cntlid range and cursor (not this: {@link #close} holds this while it stops the pollers). */
+    private final Object cntlidLock = new Object();
+    /** The cntlids this node allocates ({@link TargetOptions#cntlidMin()}, or {@link #cntlidRange}). */
+    private int cntlidMin;
+    private int cntlidMax;
+    /** True once a controller was created: the range is fixed from then on. */
+    private boolean cntlidAllocated;
+    private int nextCntlid;
     private final Poller[] pollers;
     private final AtomicInteger nextPoller = new AtomicInteger();
     private volatile CmListener listener;
@@ -65,7 +72,49 @@ public final class Target implements AutoCloseable {
         this.options = options;
         this.metrics = metrics;
         this.pollers = new Poller[options.pollers()];
+        this.cntlidMin = options.cntlidMin();
+        this.cntlidMax = options.cntlidMax();
+        this.nextCntlid = cntlidMin;
         store.addListener(hostsListener);
+    }
+
+    /**
+     * Sets the controller ids this node allocates, {@code min..max} inclusive (e.g. {@code ordinal * 1024 ..
+     * ordinal * 1024 + 1023} given by the management plane, docs/failover.md), replacing
+     * {@link TargetOptions#cntlidMin()}..{@link TargetOptions#cntlidMax()}. Only before the first controller is
+     * created. Any thread.
+     *
+     * @throws IllegalArgumentException unless 1 &lt;= min &lt;= max &lt;= {@value TargetOptions#MAX_CNTLID}
+     * @throws IllegalStateException    when a controller was created already
+     */
+    public void cntlidRange(int min, int max) {
+        TargetOptions.checkCntlidRange(min, max);
+        synchronized (cntlidLock) {
+            if (cntlidAllocated) {
+                throw new IllegalStateException("cntlid range fixed: a controller was created already: cntlidMin="
+                        + cntlidMin + ", cntlidMax=" + cntlidMax + ", requested " + min + ".." + max);
+            }
+            cntlidMin = min;
+            cntlidMax = max;
+            nextCntlid = min;
+        }
+        LOG.info("cntlid range set: cntlidMin={}, cntlidMax={}", min, max);
+    }
+
+    /** The next cntlid to try, round robin over the range. */
+    private int nextCntlid() {
+        synchronized (cntlidLock) {
+            cntlidAllocated = true;
+            int id = nextCntlid;
+            nextCntlid = id >= cntlidMax ? cntlidMin : id + 1;
+            return id;
+        }
+    }
+
+    private int cntlidCount() {
+        synchronized (cntlidLock) {
+            return cntlidMax - cntlidMin + 1;
+        }
     }
 
     /** Ends the associations of hosts an allow-list change no longer admits (they must not keep doing I/O). */
@@ -247,8 +296,9 @@ public final class Target implements AutoCloseable {
     /** Creates a controller with its admin queue counted as connected. */
     Controller createController(Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
                                 long nowNs) {
-        for (int tries = 0; tries <= MAX_CNTLID; tries++) {
-            int id = nextCntlid.getAndUpdate(v -> v >= MAX_CNTLID ? 1 : v + 1);
+        int range = cntlidCount();
+        for (int tries = 0; tries < range; tries++) {
+            int id = nextCntlid();
             Controller c = new Controller(id, s, hostnqn, hostIdHigh, hostIdLow, katoMs, options, this, nowNs);
             if (controllers.putIfAbsent(id, c) == null) {
                 c.queueOpened();
@@ -262,7 +312,7 @@ public final class Target implements AutoCloseable {
                 return c;
             }
         }
-        throw new IllegalStateException("no free cntlid: max=" + MAX_CNTLID);
+        throw new IllegalStateException("no free cntlid: " + range + " in use");
     }
 
     void controllerGone(Controller c) {

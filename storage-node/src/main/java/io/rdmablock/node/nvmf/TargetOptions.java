@@ -15,12 +15,27 @@ package io.rdmablock.node.nvmf;
  * @param idleWaitNs           how long an idle poller waits (CQ event or park) before polling again
  * @param keepAliveGraceMs     a controller is destroyed when no admin command arrived for KATO + this
  * @param connectTimeoutNs     accept / handshake timeout of the connection manager
+ * @param cntlidMin            smallest controller id this node allocates, 1-{@value #MAX_CNTLID}
+ * @param cntlidMax            largest controller id this node allocates, cntlidMin-{@value #MAX_CNTLID} (FFF0h-FFFFh
+ *                             are reserved, NVMe-oF 1.1 §4.2). Nodes exporting the same subsystem use disjoint ranges
+ *                             so a multipath host never sees one cntlid twice in a subsystem (docs/failover.md)
  */
 public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCapsuleDataBytes, int mdtsBytes,
                             int maxIoQueues, int pollers, int idleSpinIterations, long idleWaitNs,
-                            long keepAliveGraceMs, long connectTimeoutNs) {
+                            long keepAliveGraceMs, long connectTimeoutNs, int cntlidMin, int cntlidMax) {
+    /** Largest cntlid of the dynamic controller model (NVMe-oF 1.1: FFF0h-FFFFh are reserved). */
+    public static final int MAX_CNTLID = 0xFFEF;
+
+    /** As the canonical constructor with the whole cntlid range, 1-{@value #MAX_CNTLID}. */
+    public TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCapsuleDataBytes, int mdtsBytes,
+                         int maxIoQueues, int pollers, int idleSpinIterations, long idleWaitNs,
+                         long keepAliveGraceMs, long connectTimeoutNs) {
+        this(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues, pollers,
+                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, 1, MAX_CNTLID);
+    }
 
     public TargetOptions {
+        checkCntlidRange(cntlidMin, cntlidMax);
         check("maxQueueEntries", maxQueueEntries, 2, 1024);
         check("maxAdminEntries", maxAdminEntries, 2, maxQueueEntries);
         check("inCapsuleDataBytes", inCapsuleDataBytes, 0, 65536);
@@ -52,17 +67,36 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
 
     public TargetOptions withMaxQueueEntries(int entries) {
         return new TargetOptions(entries, Math.min(maxAdminEntries, entries), inCapsuleDataBytes, mdtsBytes,
-                maxIoQueues, pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs);
+                maxIoQueues, pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin,
+                cntlidMax);
     }
 
     public TargetOptions withPollers(int n) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues, n,
-                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs);
+                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax);
     }
 
     public TargetOptions withKeepAliveGraceMs(long ms) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
-                pollers, idleSpinIterations, idleWaitNs, ms, connectTimeoutNs);
+                pollers, idleSpinIterations, idleWaitNs, ms, connectTimeoutNs, cntlidMin, cntlidMax);
+    }
+
+    /**
+     * The controller ids this node allocates, {@code min..max} inclusive.
+     *
+     * @throws IllegalArgumentException unless 1 &lt;= min &lt;= max &lt;= {@value #MAX_CNTLID}
+     */
+    public TargetOptions withCntlidRange(int min, int max) {
+        return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
+                pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, min, max);
+    }
+
+    /** @throws IllegalArgumentException unless 1 &lt;= min &lt;= max &lt;= {@value #MAX_CNTLID} */
+    static void checkCntlidRange(int min, int max) {
+        if (min < 1 || max > MAX_CNTLID || min > max) {
+            throw new IllegalArgumentException("invalid cntlid range: cntlidMin=" + min + ", cntlidMax=" + max
+                    + ", must be 1 <= cntlidMin <= cntlidMax <= " + MAX_CNTLID + " (0xffef; 0xfff0-0xffff reserved)");
+        }
     }
 
     /** Maximum entries of queue {@code qid} (admin queue: {@link #maxAdminEntries}). */

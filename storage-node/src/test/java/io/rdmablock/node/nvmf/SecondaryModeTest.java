@@ -125,8 +125,10 @@ class SecondaryModeTest {
         assertReads(0x77, "the fenced write after the restart touched nothing");
     }
 
+    /** A secondary admits the allow-listed hosts and the primary node (docs/failover.md); no one else. */
     @Test
-    void shouldRefuseAConnectFromAnotherHostThanThePrimary() {
+    void shouldRefuseAConnectFromAHostNeitherAllowListedNorThePrimary() {
+        f.store.setAllowedHosts("vol1", java.util.Set.of("nqn.2014-08.org.nvmexpress:uuid:someone-else"));
         try (RawHost other = f.host(0, 32)) {
             RawHost.Cqe c = other.fabricConnect(31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
             assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST), c.status(),

@@ -118,7 +118,8 @@ class TargetAdminTest {
         assertEquals(IdentifyControllerDescriptor.CNTRLTYPE_IO, IdentifyControllerDescriptor.cntrltype(d));
         assertEquals(IdentifyControllerDescriptor.CMIC_MULTI_CONTROLLER,
                 IdentifyControllerDescriptor.cmic(d) & IdentifyControllerDescriptor.CMIC_MULTI_CONTROLLER);
-        assertEquals(IdentifyControllerDescriptor.OAES_NAMESPACE_ATTRIBUTE, IdentifyControllerDescriptor.oaes(d));
+        assertEquals(IdentifyControllerDescriptor.OAES_NAMESPACE_ATTRIBUTE | Controller.OAES_ANA_CHANGE,
+                IdentifyControllerDescriptor.oaes(d));
         assertTrue(IdentifyControllerDescriptor.kas(d) > 0, "KAS (keep-alive mandatory for fabrics)");
         int sgls = IdentifyControllerDescriptor.sgls(d);
         assertEquals(1 << 2, sgls & 1 << 2, "SGLS keyed");
