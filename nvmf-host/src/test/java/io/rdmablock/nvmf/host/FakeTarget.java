@@ -95,7 +95,9 @@ public final class FakeTarget implements AutoCloseable {
      * related) SC 02h, 01h or 03h, without touching the store.
      */
     public volatile int anaState;
-    /** ANA change count (the log's and the group's). */
+    /** I/O commands still to answer SCT 3h / SC 03h (ANA transition) whatever the ANA state says. */
+    public final AtomicInteger transitionResponses = new AtomicInteger();
+        /** ANA change count (the log's and the group's). */
     public final AtomicInteger anaChanges = new AtomicInteger();
     /** ANA Change notices to deliver: an outstanding AER completes when it differs from what its queue sent. */
     private final AtomicInteger aenGeneration = new AtomicInteger();
@@ -490,6 +492,8 @@ public final class FakeTarget implements AutoCloseable {
                     }
                     write = rdmaWrite(sgl, 0, 4096);
                 }
+            } else if (transitionResponses.get() > 0 && transitionResponses.getAndDecrement() > 0) {
+                status = NvmeStatus.of(3, 0x03, false);
             } else if (anaState != 0 && anaState != AnaLog.OPTIMIZED && anaState != AnaLog.NON_OPTIMIZED) {
                 int st = anaState;
                 status = NvmeStatus.of(3, st == AnaLog.INACCESSIBLE ? 0x02 : st == AnaLog.PERSISTENT_LOSS ? 0x01 : 0x03,
