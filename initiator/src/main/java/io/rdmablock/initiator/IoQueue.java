@@ -375,6 +375,7 @@ final class IoQueue implements Runnable {
      */
     private boolean detachPath(QueueConnection c) {
         c.destroyQueuePair();
+        events.fenced(dev);
         for (int s = slots - 1; s >= 0; s--) {
             if (cids.busy(s)) {
                 IoRequest r = slotReq[s];
@@ -520,6 +521,7 @@ final class IoQueue implements Runnable {
         // a request whose future failed (its caller owns the buffer again) or that another path runs again
         c.destroyQueuePair();
         if (events != null) {
+            events.fenced(dev);
             for (IoRequest r : timedOut) {
                 events.reroute(dev, r, PathEvents.PATH_LOST);
             }

@@ -139,9 +139,6 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
     @Override
     public void reroute(NvmeBlockDevice from, IoRequest r, int status) {
         Path p = pathOf(from);
-        if (status == PATH_LOST && p != null) {
-            p.suspect = true;
-        }
         if (r.attempts >= MAX_ATTEMPTS) {
             r.fail(status == PATH_LOST
                     ? new BlockIoException(Opcodes.ioName(r.opcode) + " failed: slba=" + r.slba + ", blockCount="
@@ -159,6 +156,14 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
             trigger();
         } else {
             hold(r); // a straggler of a path no longer active: straight to the active one
+        }
+    }
+
+    @Override
+    public void fenced(NvmeBlockDevice dev) {
+        Path p = pathOf(dev);
+        if (p != null) {
+            p.suspect = true;
         }
     }
 

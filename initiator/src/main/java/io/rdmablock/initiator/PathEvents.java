@@ -20,6 +20,12 @@ interface PathEvents {
      */
     void reroute(NvmeBlockDevice path, IoRequest r, int status);
 
+    /**
+     * A queue of {@code path} destroyed its queue pair (fence): the path must not be chosen again until its
+     * association is re-established ({@link #connectionChanged} up). Called before the queue hands back its I/O.
+     */
+    void fenced(NvmeBlockDevice path);
+
     /** The path's association was lost ({@code up} false) or (re-)established with its ANA state read. */
     void connectionChanged(NvmeBlockDevice path, boolean up);
 
