@@ -382,8 +382,9 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
             return;
         }
         String node = primaryNodeId;
-        if (node == null) {
-            return;
+        Path p = node == null ? null : pathOfNode(node);
+        if (p == null || !p.everConnected || p.usable()) {
+            return; // only a primary this host reached before and cannot reach now is reported
         }
         try {
             source.reportUnreachable(node, epoch, hostnqn);
@@ -484,6 +485,15 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
     private Path pathOf(NvmeBlockDevice d) {
         for (Path p : paths) {
             if (p.device() == d) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private Path pathOfNode(String nodeId) {
+        for (Path p : paths) {
+            if (nodeId.equals(p.nodeId)) {
                 return p;
             }
         }

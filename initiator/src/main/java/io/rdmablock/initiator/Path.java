@@ -24,6 +24,8 @@ final class Path {
     final InetSocketAddress address;
     volatile String nodeId;
     volatile boolean suspect;
+    /** An association with this copy was established at least once (a lost one can be reported unreachable). */
+    volatile boolean everConnected;
     private volatile NvmeBlockDevice dev;
     /** Devices declared lost and replaced: kept until close, buffers allocated from them may still be in use. */
     private final List<NvmeBlockDevice> retired = new ArrayList<>();
@@ -65,6 +67,7 @@ final class Path {
                 return;
             }
             suspect = false;
+            everConnected = true;
             dev = d;
         }
     }
