@@ -1,7 +1,6 @@
 package io.rdmablock.e2e;
 
 import io.rdmablock.initiator.DeviceOptions;
-import io.rdmablock.initiator.NvmeBlockDevice;
 import io.rdmablock.initiator.VolumeLocator;
 import io.rdmablock.mgmt.client.CopyRole;
 import io.rdmablock.mgmt.client.CopyState;
@@ -72,7 +71,7 @@ class ReplicationE2eTest {
             assertEquals(3, v.copies().stream().map(VolumeCopy::nodeId).distinct().count(), "distinct nodes");
             v = cluster.awaitVolume("r3", ReplicationE2eTest::allInSync, 180, "ready with 3 in-sync copies");
             AckedWrites model = new AckedWrites(SIZE, 16);
-            try (NvmeBlockDevice dev = VolumeLocator.open(cluster.client(), "r3", null, options(provider))) {
+            try (io.rdmablock.initiator.BlockDevice dev = VolumeLocator.open(cluster.client(), "r3", null, options(provider))) {
                 // sized by the rate, not a fixed budget: at least 4 s and 200 acknowledged writes (bounded by 120 s:
                 // the TCG guest of the VM runner is ~50x slower than this machine)
                 long start = System.nanoTime();
@@ -120,7 +119,7 @@ class ReplicationE2eTest {
             int survivor = secondaries(v).get(0);
             AckedWrites model = new AckedWrites(SIZE, 32);
             long[] ackedAtKill = new long[1];
-            try (NvmeBlockDevice dev = VolumeLocator.open(cluster.client(), "r3k", null, options("soft"))) {
+            try (io.rdmablock.initiator.BlockDevice dev = VolumeLocator.open(cluster.client(), "r3k", null, options("soft"))) {
                 Thread killer = new Thread(() -> {
                     try {
                         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

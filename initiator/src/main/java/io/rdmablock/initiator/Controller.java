@@ -1,6 +1,8 @@
 package io.rdmablock.initiator;
 
 import io.rdmablock.nvmf.host.AdminCommands;
+import io.rdmablock.nvmf.host.AnaLog;
+import io.rdmablock.nvmf.host.NvmfStatusException;
 import io.rdmablock.nvmf.host.NvmfHostException;
 import io.rdmablock.nvmf.host.QueueConnection;
 import io.rdmablock.nvmf.host.TargetLimits;
@@ -54,6 +56,11 @@ final class Controller implements Runnable {
     /** Bound of each setup step: connectTimeoutMs, shortened during reconnect so ctrlLossTimeoutMs is kept. */
     private long stepTimeoutNs;
     private final ConcurrentLinkedQueue<CompletableFuture<Void>> refreshes = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<CompletableFuture<Integer>> anaReads = new ConcurrentLinkedQueue<>();
+    /** Multipath only: where connection and ANA changes are reported; null for a single-path device. */
+    private final PathEvents events;
+    /** ANA state of the namespace's group as last read ({@link AnaLog#OPTIMIZED} ..), -1 while not connected. */
+    private volatile int anaState = -1;
     private final WorkCompletion[] wcs = WorkCompletion.array(16);
     private final Thread thread;
     private volatile State state = State.LIVE;
@@ -83,6 +90,7 @@ final class Controller implements Runnable {
         this.timeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.connectTimeoutMs());
         this.stepTimeoutNs = timeoutNs;
         this.identity = new TargetIdentity(opts.nsid());
+        this.events = dev.pathEvents();
         this.thread = Thread.ofPlatform().daemon().name("rdmablock-ctrl").unstarted(this);
     }
 
@@ -125,6 +133,31 @@ final class Controller implements Runnable {
         s = state;
         if (s == State.LOST || s == State.CLOSED) {
             completeRefreshes(); // lost or closed meanwhile: its final completeRefreshes may have run before the add
+        } else {
+            wake();
+        }
+        return f;
+    }
+
+    /** The ANA state as last read, -1 while the association is down (multipath paths only). */
+    int anaState() {
+        return anaState;
+    }
+
+    /**
+     * Re-reads the ANA log page on the admin queue's thread and completes with the namespace group's state
+     * ({@link AnaLog#OPTIMIZED} ..; a target without ANA reporting counts as Optimized); -1 at once when there is no
+     * live association, or when the read failed.
+     */
+    CompletableFuture<Integer> readAna() {
+        CompletableFuture<Integer> f = new CompletableFuture<>();
+        if (state != State.LIVE) {
+            f.complete(-1);
+            return f;
+        }
+        anaReads.add(f);
+        if (state != State.LIVE) {
+            completeRefreshes();
         } else {
             wake();
         }
@@ -237,6 +270,20 @@ final class Controller implements Runnable {
                     waiting.forEach(w -> w.complete(null)); // on failure the caller sees the old size
                 }
             }
+            if (!anaReads.isEmpty()) {
+                java.util.List<CompletableFuture<Integer>> waiting = new java.util.ArrayList<>();
+                CompletableFuture<Integer> f;
+                while ((f = anaReads.poll()) != null) {
+                    waiting.add(f);
+                }
+                int st = -1;
+                try {
+                    st = readAnaState(a);
+                } finally {
+                    int v = st;
+                    waiting.forEach(w -> w.complete(v));
+                }
+            }
             if (System.nanoTime() - nextKeepAliveNs >= 0) {
                 return keepAlive(a);
             }
@@ -266,8 +313,27 @@ final class Controller implements Runnable {
                 LOG.debug("Get Log Page changed namespaces answered {}", NvmeStatus.describe(st));
             }
             identifyNamespace(a);
+        } else if (events != null && type == AdminCommands.AEN_TYPE_NOTICE && info == AdminCommands.AEN_INFO_ANA_CHANGE) {
+            int st = readAnaState(a); // also re-arms the notice
+            LOG.info("{} ({}): ANA change notice, state now {}", dev.address(), dev.subnqn(), AnaLog.stateName(st));
+            events.anaChanged(dev);
         }
         AdminCommands.postAsyncEventRequest(a);
+    }
+
+    /**
+     * Get Log Page ANA: the state of the group holding this device's namespace; a target answering an error status
+     * does not report ANA (a plain target) and counts as Optimized.
+     */
+    private int readAnaState(QueueConnection a) {
+        int st;
+        try {
+            st = AdminCommands.readAnaLog(a, stepTimeoutNs).stateOf(identity.nsid());
+        } catch (NvmfStatusException e) {
+            st = AnaLog.OPTIMIZED;
+        }
+        anaState = st;
+        return st;
     }
 
 
@@ -294,6 +360,11 @@ final class Controller implements Runnable {
                 dev.address(), dev.subnqn(), reason, opts.reconnectDelayMs(), opts.ctrlLossTimeoutMs());
         detachAll();
         closeConnections();
+        anaState = -1;
+        completeAnaReads();
+        if (events != null) {
+            events.connectionChanged(dev, false);
+        }
         lossReason = null;
         lastError = reason;
         transientSeen = false;
@@ -376,12 +447,23 @@ final class Controller implements Runnable {
             q.setLost(ex);
         }
         completeRefreshes();
+        if (events != null) {
+            events.connectionChanged(dev, false);
+        }
     }
 
     private void completeRefreshes() {
         CompletableFuture<Void> f;
         while ((f = refreshes.poll()) != null) {
             f.complete(null);
+        }
+        completeAnaReads();
+    }
+
+    private void completeAnaReads() {
+        CompletableFuture<Integer> f;
+        while ((f = anaReads.poll()) != null) {
+            f.complete(-1);
         }
     }
 
@@ -452,11 +534,17 @@ final class Controller implements Runnable {
         if (!STATE.compareAndSet(this, State.RECONNECTING, State.LIVE) && state != State.LIVE) {
             throw new BlockIoException("connect: the device was closed meanwhile");
         }
+        if (events != null) {
+            readAnaState(a);
+        }
         for (int i = 0; i < queues.length; i++) {
             queues[i].attach(conns[i], limits.inCapsuleBytes(), identity.nsid());
         }
         AdminCommands.postAsyncEventRequest(a);
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
+        if (events != null) {
+            events.connectionChanged(dev, true);
+        }
     }
 
     private void identifyNamespace(QueueConnection a) {

@@ -26,11 +26,16 @@ import io.rdmablock.rdma.verbs.VerbsProvider;
  * @param maxBufferBytes     largest buffer {@link BlockDevice#allocateBuffer} hands out; default 256 MiB
  * @param nsid               namespace id to open; 0 (default) = nsid 1 when it is active, else the first active one
  *                           (Identify CNS 02h); 1 .. FFFFFFFEh
+ * @param pathTimeoutMs      multipath only (a volume with several copies, docs/failover.md): an I/O outstanding this
+ *                           long on a path fences the path (its queue pairs are closed) and the I/O moves to another
+ *                           path; replaces commandTimeoutMs there; 0 disables; 0 .. 3 600 000, default 1 000
+ * @param failoverTimeoutMs  multipath only: how long I/O waits for an Optimized path after a failover trigger before
+ *                           the device is lost ({@link DeviceLostException}); 1 .. 86 400 000, default 30 000
  */
 public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntries, long keepAliveTimeoutMs,
                             long commandTimeoutMs, long reconnectDelayMs, long ctrlLossTimeoutMs,
                             long connectTimeoutMs, String providerMode, VerbsProvider provider, long maxBufferBytes,
-                            int nsid) {
+                            int nsid, long pathTimeoutMs, long failoverTimeoutMs) {
 
     public DeviceOptions {
         check("ioQueues", ioQueues, 1, 64);
@@ -43,72 +48,99 @@ public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntrie
         check("connectTimeoutMs", connectTimeoutMs, 1, 3_600_000);
         check("maxBufferBytes", maxBufferBytes, 4096, 1L << 40);
         check("nsid", Integer.toUnsignedLong(nsid), 0, 0xFFFFFFFEL);
+        check("pathTimeoutMs", pathTimeoutMs, 0, 3_600_000);
+        check("failoverTimeoutMs", failoverTimeoutMs, 1, 86_400_000);
     }
 
     /** The defaults listed on the record components. */
     public static DeviceOptions defaults() {
-        return new DeviceOptions(2, 128, 32, 10_000, 30_000, 2_000, 60_000, 5_000, null, null, 256L << 20, 0);
+        return new DeviceOptions(2, 128, 32, 10_000, 30_000, 2_000, 60_000, 5_000, null, null, 256L << 20, 0, 1_000,
+                30_000);
     }
 
     public DeviceOptions ioQueues(int v) {
         return new DeviceOptions(v, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid,
+                pathTimeoutMs, failoverTimeoutMs);
     }
 
     public DeviceOptions queueEntries(int v) {
         return new DeviceOptions(ioQueues, v, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid,
+                pathTimeoutMs, failoverTimeoutMs);
     }
 
     public DeviceOptions adminQueueEntries(int v) {
-        return new DeviceOptions(ioQueues, queueEntries, v, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
+        return new DeviceOptions(ioQueues, queueEntries, v, keepAliveTimeoutMs, commandTimeoutMs, reconnectDelayMs,
+                ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
+                failoverTimeoutMs);
     }
 
     public DeviceOptions keepAliveTimeoutMs(long v) {
-        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, v, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, v, commandTimeoutMs, reconnectDelayMs,
+                ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
+                failoverTimeoutMs);
     }
 
     public DeviceOptions commandTimeoutMs(long v) {
-        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, v,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, v, reconnectDelayMs,
+                ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
+                failoverTimeoutMs);
     }
 
     public DeviceOptions reconnectDelayMs(long v) {
-        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                v, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs, v,
+                ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
+                failoverTimeoutMs);
     }
 
     public DeviceOptions ctrlLossTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, v, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid);
+                reconnectDelayMs, v, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
+                failoverTimeoutMs);
     }
 
     public DeviceOptions connectTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, v, providerMode, provider, maxBufferBytes, nsid);
+                reconnectDelayMs, ctrlLossTimeoutMs, v, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
+                failoverTimeoutMs);
     }
 
     public DeviceOptions providerMode(String v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, v, provider, maxBufferBytes, nsid);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, v, provider, maxBufferBytes, nsid,
+                pathTimeoutMs, failoverTimeoutMs);
     }
 
     public DeviceOptions provider(VerbsProvider v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, v, maxBufferBytes, nsid);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, v, maxBufferBytes, nsid,
+                pathTimeoutMs, failoverTimeoutMs);
     }
 
     public DeviceOptions maxBufferBytes(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, v, nsid);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, v, nsid, pathTimeoutMs,
+                failoverTimeoutMs);
     }
 
     /** @param v the namespace to use; 0 = nsid 1 when active, else the first active one */
     public DeviceOptions nsid(int v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
-                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, v);
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, v,
+                pathTimeoutMs, failoverTimeoutMs);
+    }
+
+    public DeviceOptions pathTimeoutMs(long v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, v,
+                failoverTimeoutMs);
+    }
+
+    public DeviceOptions failoverTimeoutMs(long v) {
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid,
+                pathTimeoutMs, v);
     }
 
     private static void check(String field, long v, long min, long max) {

@@ -47,6 +47,8 @@ final class IoQueue implements Runnable {
      * Linux host's nvme_core.max_retries, default 5).
      */
     static final int MAX_ATTEMPTS = 5;
+    /** Status code type 3h: path related status (NVMe Base 1.4 section 4.6.1.2.4). */
+    static final int SCT_PATH = 3;
     private static final VarHandle CONN;
 
     static {
@@ -71,6 +73,11 @@ final class IoQueue implements Runnable {
     private final QueueConnection.ResponseConsumer completer = this::complete;
     private final long commandTimeoutNs;
     private final Thread thread;
+    /**
+     * Multipath only (else null): I/O this path will not complete goes back there instead of waiting for a reconnect
+     * or failing; the slot deadline is then the path timeout and an expired one fences the path.
+     */
+    private final PathEvents events;
 
     private volatile QueueConnection conn;
     /** The namespace of {@link IoRequest#DEVICE_NSID} requests (the controller's choice, set on attach). */
@@ -97,6 +104,7 @@ final class IoQueue implements Runnable {
         this.mem = new QueueMemory(pd, slots, inCapsuleBytes, entries);
         this.capsules = new CapsuleBuilder(dev.buffers(), pd, mem, slots, inCapsuleBytes, bounceBytes);
         this.commandTimeoutNs = commandTimeoutNs;
+        this.events = dev.pathEvents();
         slotReq = new IoRequest[slots];
         slotDeadlineNs = new long[slots];
         thread = Thread.ofPlatform().daemon().name("rdmablock-ioq-" + qid).unstarted(this);
@@ -198,7 +206,11 @@ final class IoQueue implements Runnable {
                 takeSubmissions();
                 Throwable lost = lostCause;
                 if (lost != null) {
-                    failPending(lost);
+                    if (events != null) {
+                        reroutePending();
+                    } else {
+                        failPending(lost);
+                    }
                     LockSupport.parkNanos(SCAN_INTERVAL_NS);
                     continue;
                 }
@@ -208,6 +220,10 @@ final class IoQueue implements Runnable {
                     hook.accept(this, c);
                 }
                 if (c == null) {
+                    if (events != null && !pending.isEmpty()) {
+                        reroutePending(); // a multipath path does not hold I/O while it has no connection
+                        continue;
+                    }
                     // nothing to let go of: never write conn here, an attach may be landing right now
                     if (submissions.isEmpty() && conn == null && !closed && lostCause == null) {
                         LockSupport.parkNanos(SCAN_INTERVAL_NS);
@@ -292,6 +308,13 @@ final class IoQueue implements Runnable {
         }
     }
 
+    private void reroutePending() {
+        IoRequest r;
+        while ((r = pending.pollFirst()) != null) {
+            events.reroute(dev, r, PathEvents.PATH_LOST);
+        }
+    }
+
     private void failPending(Throwable t) {
         IoRequest r;
         while ((r = pending.pollFirst()) != null) {
@@ -308,6 +331,9 @@ final class IoQueue implements Runnable {
      * @return true when {@code c} was still the queue's connection
      */
     private boolean detach(QueueConnection c) {
+        if (events != null) {
+            return detachPath(c);
+        }
         java.util.List<IoRequest> exhausted = null;
         for (int s = slots - 1; s >= 0; s--) {
             if (cids.busy(s)) {
@@ -340,6 +366,32 @@ final class IoQueue implements Runnable {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Multipath: fences {@code c} (its queue pair is destroyed first, so no late RDMA transfer of the old connection
+     * can reach a buffer once its command is resubmitted elsewhere), then hands every outstanding and waiting request
+     * back to the multipath.
+     */
+    private boolean detachPath(QueueConnection c) {
+        c.destroyQueuePair();
+        events.fenced(dev);
+        for (int s = slots - 1; s >= 0; s--) {
+            if (cids.busy(s)) {
+                IoRequest r = slotReq[s];
+                slotReq[s] = null;
+                cids.release(s);
+                if (r != null) {
+                    pending.addFirst(r);
+                }
+            }
+        }
+        boolean mine = CONN.compareAndSet(this, c, null);
+        if (mine) {
+            detachRequested = false;
+        }
+        reroutePending();
+        return mine;
     }
 
     private boolean submitPending(QueueConnection c) {
@@ -428,6 +480,10 @@ final class IoQueue implements Runnable {
             r.succeed();
             return;
         }
+        if (events != null && NvmeStatus.sct(status) == SCT_PATH) {
+            events.reroute(dev, r, status); // path related (ANA inaccessible, transition, persistent loss)
+            return;
+        }
         if (NvmeStatus.sct(status) == NvmeStatus.SCT_GENERIC && NvmeStatus.sc(status) == NvmeStatus.SC_LBA_OUT_OF_RANGE) {
             dev.controller().refreshNamespace();
         }
@@ -462,8 +518,16 @@ final class IoQueue implements Runnable {
             return;
         }
         // the node may still answer: destroy the queue pair first, so no late RDMA WRITE/READ touches the buffer of
-        // a request whose future failed (its caller owns the buffer again)
+        // a request whose future failed (its caller owns the buffer again) or that another path runs again
         c.destroyQueuePair();
+        if (events != null) {
+            events.fenced(dev);
+            for (IoRequest r : timedOut) {
+                events.reroute(dev, r, PathEvents.PATH_LOST);
+            }
+            throw new QueueFailure("qid " + qid + ": I/O outstanding past pathTimeoutMs=" + commandTimeoutNs / 1_000_000
+                    + ", path fenced");
+        }
         for (IoRequest r : timedOut) {
             r.fail(new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid + ", slba=" + r.slba
                     + ", blockCount=" + r.blockCount + ", commandTimeoutMs=" + commandTimeoutNs / 1_000_000));

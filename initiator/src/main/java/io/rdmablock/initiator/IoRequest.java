@@ -31,6 +31,8 @@ final class IoRequest extends CompletableFuture<Void> {
     int sglBytes = io.rdmablock.nvmf.host.CapsuleBuilder.SGL_BYTES_OF_DATA;
     /** Times this request was put on the wire (resubmission after a reconnect raises it). */
     int attempts;
+    /** Submission order within its device (queue choice; a multipath failover resubmits in this order). */
+    long seq;
 
     IoRequest(int opcode, long slba, int blockCount, MemorySegment data, int cdw12Flags, Split parent) {
         this.opcode = opcode;

@@ -22,7 +22,7 @@ import java.nio.ByteBuffer;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@link BlockDevice} over NVMe-oF/RDMA: one controller association (admin queue + {@link DeviceOptions#ioQueues()}
@@ -54,7 +54,11 @@ public final class NvmeBlockDevice implements BlockDevice {
     private final VerbsProvider provider;
     private final boolean ownsProvider;
     private final Controller controller;
-    private final AtomicInteger nextQueue = new AtomicInteger();
+    private final AtomicLong nextSeq = new AtomicLong();
+    /** Multipath only: the multipath this device is a path of (its I/O is routed there), else null. */
+    private final PathEvents pathEvents;
+    /** Multipath only: where this device's requests go (the multipath's current path), else null (own queues). */
+    private final Router router;
     private ProtectionDomain pd;
     private RegisteredBuffers buffers;
     private QueueMemory adminMemory;
@@ -67,8 +71,11 @@ public final class NvmeBlockDevice implements BlockDevice {
     private volatile int inCapsuleBytes;
     private volatile boolean closed;
 
-    private NvmeBlockDevice(InetSocketAddress address, String subnqn, String hostnqn, DeviceOptions opts) {
+    private NvmeBlockDevice(InetSocketAddress address, String subnqn, String hostnqn, DeviceOptions opts,
+                            PathEvents pathEvents, Router router) {
         this.address = address;
+        this.pathEvents = pathEvents;
+        this.router = router;
         this.subnqn = subnqn;
         // HOSTID: random per device, kept across its reconnects. The node replaces an association only by one with
         // the same hostnqn AND HOSTID (case C8), so two processes (or two devices) sharing a hostnqn, as an allow-list
@@ -100,7 +107,22 @@ public final class NvmeBlockDevice implements BlockDevice {
      * @throws BlockIoException    when the node cannot be reached or rejects the connection, or a step times out
      */
     public static NvmeBlockDevice open(InetSocketAddress address, String subnqn, String hostnqn, DeviceOptions opts) {
-        NvmeBlockDevice dev = new NvmeBlockDevice(address, subnqn, hostnqn, opts);
+        return open(address, subnqn, hostnqn, opts, null, null);
+    }
+
+    /**
+     * Opens one path of a multipath device: as {@link #open}, but I/O the path cannot complete goes to
+     * {@code events}, its controller reads the ANA state on every (re)connect, and requests built here are handed to
+     * {@code router}.
+     */
+    static NvmeBlockDevice openPath(InetSocketAddress address, String subnqn, String hostnqn, DeviceOptions opts,
+                                    PathEvents events, Router router) {
+        return open(address, subnqn, hostnqn, opts, events, router);
+    }
+
+    private static NvmeBlockDevice open(InetSocketAddress address, String subnqn, String hostnqn, DeviceOptions opts,
+                                        PathEvents events, Router router) {
+        NvmeBlockDevice dev = new NvmeBlockDevice(address, subnqn, hostnqn, opts, events, router);
         try {
             dev.controller.connectInitial();
         } catch (RuntimeException e) {
@@ -182,7 +204,7 @@ public final class NvmeBlockDevice implements BlockDevice {
             return CompletableFuture.failedFuture(new DeviceLostException("device closed"));
         }
         IoRequest r = new IoRequest(Opcodes.IO_FLUSH, 0, 0, null, 0, null);
-        pickQueue().submit(r);
+        route(r);
         return r;
     }
 
@@ -267,14 +289,14 @@ public final class NvmeBlockDevice implements BlockDevice {
         int max = maxTransferBytes;
         if (len <= max) {
             IoRequest r = new IoRequest(opcode, offsetBytes / lba, (int) (len / lba), buf, flags, null);
-            pickQueue().submit(r);
+            route(r);
             return r;
         }
         int parts = (int) ((len + max - 1) / max);
         IoRequest.Split split = new IoRequest.Split(parts);
         for (long off = 0; off < len; off += max) {
             long n = Math.min(max, len - off);
-            pickQueue().submit(new IoRequest(opcode, (offsetBytes + off) / lba, (int) (n / lba),
+            route(new IoRequest(opcode, (offsetBytes + off) / lba, (int) (n / lba),
                     buf.asSlice(off, n), flags, split));
         }
         return split;
@@ -305,12 +327,12 @@ public final class NvmeBlockDevice implements BlockDevice {
         long max = opcode == Opcodes.IO_WRITE_ZEROES ? MAX_WRITE_ZEROES_BLOCKS : MAX_DSM_BLOCKS;
         if (blocks <= max) {
             IoRequest r = new IoRequest(opcode, slba, (int) blocks, null, 0, null);
-            pickQueue().submit(r);
+            route(r);
             return r;
         }
         IoRequest.Split split = new IoRequest.Split((int) ((blocks + max - 1) / max));
         for (long b = 0; b < blocks; b += max) {
-            pickQueue().submit(new IoRequest(opcode, slba + b, (int) Math.min(max, blocks - b), null, 0, split));
+            route(new IoRequest(opcode, slba + b, (int) Math.min(max, blocks - b), null, 0, split));
         }
         return split;
     }
@@ -338,9 +360,26 @@ public final class NvmeBlockDevice implements BlockDevice {
         return CompletableFuture.failedFuture(new DeviceLostException("device closed"));
     }
 
-    private IoQueue pickQueue() {
+    /** Numbers {@code r} and sends it on: to this device's queues, or to the multipath's router. */
+    private void route(IoRequest r) {
+        r.seq = nextSeq.getAndIncrement();
+        Router rt = router;
+        if (rt == null) {
+            submitHere(r);
+        } else {
+            rt.submit(r);
+        }
+    }
+
+    /** Puts {@code r} on one of this device's I/O queues (round robin by its sequence number). */
+    void submitHere(IoRequest r) {
         IoQueue[] qs = queues;
-        return qs[Integer.remainderUnsigned(nextQueue.getAndIncrement(), qs.length)];
+        qs[(int) Long.remainderUnsigned(r.seq, qs.length)].submit(r);
+    }
+
+    /** Where a multipath device's requests go; called per I/O, so it must not block or lock on its fast path. */
+    interface Router {
+        void submit(IoRequest r);
     }
 
     /**
@@ -352,7 +391,7 @@ public final class NvmeBlockDevice implements BlockDevice {
         IoRequest r = new IoRequest(opcode, slba, blockCount, data, 0, null);
         r.nsid = nsid;
         r.sglBytes = sglBytes;
-        pickQueue().submit(r);
+        route(r);
         return r;
     }
 
@@ -360,6 +399,15 @@ public final class NvmeBlockDevice implements BlockDevice {
 
     Controller controller() {
         return controller;
+    }
+
+    /** The multipath of which this device is a path, or null. */
+    PathEvents pathEvents() {
+        return pathEvents;
+    }
+
+    DeviceOptions options() {
+        return opts;
     }
 
     RegisteredBuffers buffers() {
@@ -448,7 +496,8 @@ public final class NvmeBlockDevice implements BlockDevice {
             return;
         }
         maxTransferBytes = (int) perCommand;
-        long timeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.commandTimeoutMs());
+        long timeoutNs = TimeUnit.MILLISECONDS.toNanos(pathEvents != null && opts.pathTimeoutMs() > 0
+                ? opts.pathTimeoutMs() : opts.commandTimeoutMs());
         int entries = Math.min(opts.queueEntries(), limits.maxQueueEntries());
         if (entries < 2) {
             throw new BlockIoException("controller allows " + limits.maxQueueEntries() + " queue entries, min=2");

@@ -8,8 +8,10 @@ import io.rdmablock.mgmt.client.VolumeState;
 import java.net.InetSocketAddress;
 
 /**
- * Opens a volume by name: asks the management server ({@code GET /v1/volumes/{name}}) for the node's fabric
- * address and the volume's subnqn, then {@link NvmeBlockDevice#open}.
+ * Opens a volume by name: asks the management server ({@code GET /v1/volumes/{name}}) for the volume's subnqn and
+ * copies. One copy (or a server without a copies list): {@link NvmeBlockDevice#open} on the node's fabric address.
+ * Several: a {@link MultipathDevice} with a path to every copy's fabric address, I/O on the ANA Optimized one, and
+ * failover (docs/failover.md).
  */
 public final class VolumeLocator {
     private VolumeLocator() {
@@ -22,8 +24,21 @@ public final class VolumeLocator {
      *                                                 the volume is {@code unavailable} (its node down), the
      *                                                 message says so
      */
-    public static NvmeBlockDevice open(MgmtClient mgmt, String volumeName, String hostnqn, DeviceOptions opts) {
+    public static BlockDevice open(MgmtClient mgmt, String volumeName, String hostnqn, DeviceOptions opts) {
         Volume v = mgmt.getVolume(volumeName);
+        CopySource.Copies copies = MgmtCopySource.copiesOf(v);
+        if (copies.copies().size() > 1 && v.subnqn() != null) {
+            try {
+                return MultipathDevice.open(volumeName, copies, v.subnqn(), hostnqn, opts,
+                        new MgmtCopySource(mgmt, volumeName));
+            } catch (BlockIoException e) {
+                if (v.state() != VolumeState.UNAVAILABLE || e instanceof NvmeStatusException) {
+                    throw e;
+                }
+                throw new BlockIoException("volume '" + volumeName + "' is unavailable: the management server "
+                        + "reports its primary node " + v.nodeId() + " down (no heartbeat); " + e.getMessage(), e);
+            }
+        }
         if (v.fabricAddress() == null || v.fabricAddress().isBlank() || v.subnqn() == null) {
             throw new IllegalStateException("volume '" + volumeName + "' has no fabric address yet (state "
                     + v.state() + ")");

@@ -1,5 +1,6 @@
 package io.rdmablock.initiator.cli;
 
+import io.rdmablock.initiator.BlockDevice;
 import io.rdmablock.initiator.DeviceOptions;
 import io.rdmablock.initiator.NvmeBlockDevice;
 import io.rdmablock.initiator.VolumeLocator;
@@ -64,13 +65,39 @@ public final class ConnectOptions {
         ioQueues = n;
     }
 
+    long pathTimeoutMs = 1_000;
+
+    @Option(names = "--path-timeout-ms", paramLabel = "MS", defaultValue = "1000",
+            description = "Replicated volumes: an I/O outstanding this long on a path fences the path and moves to "
+                    + "another, 0..3600000, 0 = off (default: ${DEFAULT-VALUE}).")
+    void pathTimeoutMs(long ms) {
+        if (ms < 0 || ms > 3_600_000) {
+            throw new picocli.CommandLine.ParameterException(mixee.commandLine(),
+                    "invalid --path-timeout-ms: " + ms + ", min=0, max=3600000");
+        }
+        pathTimeoutMs = ms;
+    }
+
+    long failoverTimeoutMs = 30_000;
+
+    @Option(names = "--failover-timeout-ms", paramLabel = "MS", defaultValue = "30000",
+            description = "Replicated volumes: how long I/O waits for an Optimized path before the device is lost, "
+                    + "1..86400000 (default: ${DEFAULT-VALUE}).")
+    void failoverTimeoutMs(long ms) {
+        if (ms < 1 || ms > 86_400_000) {
+            throw new picocli.CommandLine.ParameterException(mixee.commandLine(),
+                    "invalid --failover-timeout-ms: " + ms + ", min=1, max=86400000");
+        }
+        failoverTimeoutMs = ms;
+    }
+
     /** True when a volume or a node address was named (the remote source was chosen). */
     public boolean given() {
         return volume != null || address != null || subnqn != null;
     }
 
     /** Opens the volume with {@code --io-queues} I/O queues; see {@link #open(int)}. */
-    public NvmeBlockDevice open() {
+    public BlockDevice open() {
         return open(ioQueues);
     }
 
@@ -81,11 +108,12 @@ public final class ConnectOptions {
      *                                  --subnqn is missing, or --volume does not match --subnqn
      * @throws io.rdmablock.initiator.BlockIoException   as {@link NvmeBlockDevice#open}
      */
-    public NvmeBlockDevice open(int ioQueues) {
+    public BlockDevice open(int ioQueues) {
         if (nsid < 0 || nsid > 0xFFFFFFFEL) {
             throw new IllegalArgumentException("invalid --nsid: " + nsid + ", min=0, max=4294967294");
         }
-        DeviceOptions opts = DeviceOptions.defaults().ioQueues(ioQueues).providerMode(provider).nsid((int) nsid);
+        DeviceOptions opts = DeviceOptions.defaults().ioQueues(ioQueues).providerMode(provider).nsid((int) nsid)
+                .pathTimeoutMs(pathTimeoutMs).failoverTimeoutMs(failoverTimeoutMs);
         if (address != null || subnqn != null) {
             if (address == null || subnqn == null) {
                 throw new IllegalArgumentException("--address and --subnqn go together");

@@ -23,4 +23,32 @@ class ConnectOptionsTest {
         var e = assertThrows(IllegalArgumentException.class, o::mgmtClient);
         assertTrue(e.getMessage().startsWith("invalid --token-file: cannot read"), e.getMessage());
     }
+
+    @picocli.CommandLine.Command(name = "t")
+    static final class Cmd implements Runnable {
+        @picocli.CommandLine.Mixin
+        ConnectOptions connect = new ConnectOptions();
+
+        @Override
+        public void run() {
+        }
+    }
+
+    @Test
+    void shouldTakeAndBoundThePathAndFailoverTimeouts() {
+        Cmd c = new Cmd();
+        new picocli.CommandLine(c).parseArgs("--path-timeout-ms", "250", "--failover-timeout-ms", "5000");
+        org.junit.jupiter.api.Assertions.assertEquals(250, c.connect.pathTimeoutMs);
+        org.junit.jupiter.api.Assertions.assertEquals(5000, c.connect.failoverTimeoutMs);
+        Cmd d = new Cmd();
+        new picocli.CommandLine(d).parseArgs();
+        org.junit.jupiter.api.Assertions.assertEquals(1000, d.connect.pathTimeoutMs);
+        org.junit.jupiter.api.Assertions.assertEquals(30_000, d.connect.failoverTimeoutMs);
+        var e = assertThrows(picocli.CommandLine.ParameterException.class,
+                () -> new picocli.CommandLine(new Cmd()).parseArgs("--path-timeout-ms", "-1"));
+        assertTrue(e.getMessage().contains("invalid --path-timeout-ms: -1, min=0, max=3600000"), e.getMessage());
+        e = assertThrows(picocli.CommandLine.ParameterException.class,
+                () -> new picocli.CommandLine(new Cmd()).parseArgs("--failover-timeout-ms", "0"));
+        assertTrue(e.getMessage().contains("invalid --failover-timeout-ms: 0, min=1, max=86400000"), e.getMessage());
+    }
 }

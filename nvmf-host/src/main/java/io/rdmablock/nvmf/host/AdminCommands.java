@@ -32,6 +32,14 @@ public final class AdminCommands {
     public static final int FID_NUMBER_OF_QUEUES = 0x07;
     /** Get Log Page: Changed Namespace List. */
     public static final int LID_CHANGED_NAMESPACES = 0x04;
+    /** Get Log Page: Asymmetric Namespace Access (NVMe Base 1.4 section 5.14.1.12). */
+    public static final int LID_ANA = 0x0C;
+    /** Asynchronous Event (completion dword 0): type Notice. */
+    public static final int AEN_TYPE_NOTICE = 2;
+    /** Asynchronous Event info of a Notice: Namespace Attribute Changed. */
+    public static final int AEN_INFO_NS_ATTRIBUTE = 0;
+    /** Asynchronous Event info of a Notice: Asymmetric Namespace Access Change. */
+    public static final int AEN_INFO_ANA_CHANGE = 3;
 
     private AdminCommands() {
     }
@@ -129,6 +137,46 @@ public final class AdminCommands {
             SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.memory().mr().address() + a.memory().identifyOffset(),
                     QueueMemory.IDENTIFY_BYTES, a.memory().mr().rkey());
         }, timeoutNs).status();
+    }
+
+    /**
+     * Get Log Page ANA (LID 0Ch, 4096 bytes, RAE=0, all groups with their NSIDs) into the Identify area, decoded.
+     * Reading it re-arms the controller's ANA Change notices.
+     *
+     * @throws NvmfStatusException when the controller answers an error status (no ANA reporting)
+     */
+    public static AnaLog readAnaLog(QueueConnection a, long timeoutNs) {
+        QueueConnection.Completion r = a.execSync(sqe -> {
+            SqeDescriptor.clear(sqe);
+            SqeDescriptor.opcode(sqe, Opcodes.ADMIN_GET_LOG_PAGE);
+            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+            SqeDescriptor.nsid(sqe, 0xFFFFFFFF);
+            SqeDescriptor.cdw(sqe, 10, LID_ANA | (QueueMemory.IDENTIFY_BYTES / 4 - 1) << 16);
+            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), a.memory().mr().address() + a.memory().identifyOffset(),
+                    QueueMemory.IDENTIFY_BYTES, a.memory().mr().rkey());
+        }, timeoutNs);
+        check(r, "Get Log Page ANA");
+        return AnaLog.decode(a.memory().identify());
+    }
+
+    /** The event type of an Asynchronous Event completion's dword 0 (bits 2:0). */
+    public static int aenType(int dw0) {
+        return dw0 & 0x7;
+    }
+
+    /** The event information of an Asynchronous Event completion's dword 0 (bits 15:8). */
+    public static int aenInfo(int dw0) {
+        return (dw0 >>> 8) & 0xFF;
+    }
+
+    /** The log page to read for an Asynchronous Event completion's dword 0 (bits 23:16). */
+    public static int aenLogPage(int dw0) {
+        return (dw0 >>> 16) & 0xFF;
+    }
+
+    /** Dword 0 of an Asynchronous Event completion (targets, tests). */
+    public static int aenDw0(int type, int info, int logPage) {
+        return (type & 0x7) | (info & 0xFF) << 8 | (logPage & 0xFF) << 16;
     }
 
     /**

@@ -89,6 +89,18 @@ public final class FakeTarget implements AutoCloseable {
     /** CC as the host last wrote it, and CSTS (one controller at a time; reset by an admin Connect). */
     public volatile int cc;
     public volatile int csts;
+    /**
+     * ANA state of the namespace's group 1 ({@link AnaLog#OPTIMIZED} ..); 0 (default): no ANA reporting, Get Log Page
+     * 0Ch is answered Invalid Field. I/O while Inaccessible, Persistent Loss or Change is answered SCT 3h (path
+     * related) SC 02h, 01h or 03h, without touching the store.
+     */
+    public volatile int anaState;
+    /** I/O commands still to answer SCT 3h / SC 03h (ANA transition) whatever the ANA state says. */
+    public final AtomicInteger transitionResponses = new AtomicInteger();
+        /** ANA change count (the log's and the group's). */
+    public final AtomicInteger anaChanges = new AtomicInteger();
+    /** ANA Change notices to deliver: an outstanding AER completes when it differs from what its queue sent. */
+    private final AtomicInteger aenGeneration = new AtomicInteger();
 
     public FakeTarget(VerbsProvider provider, String subnqn, long capacityBytes, long maxCapacityBytes, int lbaSize,
                int mdtsBytes, boolean zeroesAfterTrim) {
@@ -99,6 +111,42 @@ public final class FakeTarget implements AutoCloseable {
         this.mdtsBytes = mdtsBytes;
         this.zeroesAfterTrim = zeroesAfterTrim;
         this.store = arena.allocate(maxCapacityBytes, 4096);
+    }
+
+    /**
+     * A target whose namespace is {@code sharedStore} (not freed by this target): several targets over one store are
+     * the copies of a replicated volume whose replication is instant (multipath tests).
+     */
+    public FakeTarget(VerbsProvider provider, String subnqn, long capacityBytes, MemorySegment sharedStore,
+                      int lbaSize, int mdtsBytes, boolean zeroesAfterTrim) {
+        this.provider = provider;
+        this.subnqn = subnqn;
+        this.capacityBytes = capacityBytes;
+        this.lbaSize = lbaSize;
+        this.mdtsBytes = mdtsBytes;
+        this.zeroesAfterTrim = zeroesAfterTrim;
+        this.store = sharedStore;
+    }
+
+    /**
+     * Sets the ANA state; with {@code notify} an ANA Change notice completes each controller's outstanding
+     * Asynchronous Event Request (type 2h, info 03h, log 0Ch), as a real target does on every change.
+     */
+    public void setAnaState(int state, boolean notify) {
+        anaState = state;
+        anaChanges.incrementAndGet();
+        if (notify) {
+            aenGeneration.incrementAndGet();
+            for (FakeQueue q : queues) {
+                if (q.qid == 0) {
+                    try {
+                        q.cq.wakeup();
+                    } catch (RuntimeException ignored) {
+                        // closing
+                    }
+                }
+            }
+        }
     }
 
     /** Switches to strict, nvmet-like behaviour (random hex serial, MN "Linux", 4096-byte inline, NN 1024). */
@@ -222,6 +270,9 @@ public final class FakeTarget implements AutoCloseable {
         final ArrayDeque<long[]> stash = new ArrayDeque<>();
         volatile boolean stopped;
         long seq;
+        /** cid of the Asynchronous Event Request held on this (admin) queue, -1: none. */
+        int aerCid = -1;
+        int aenSent = aenGeneration.get();
 
         FakeQueue(CmId id, int qid, int entries) {
             this.id = id;
@@ -267,6 +318,9 @@ public final class FakeTarget implements AutoCloseable {
         public void run() {
             try {
                 while (!stopped) {
+                    if (qid == 0 && aerCid >= 0 && aenSent != aenGeneration.get()) {
+                        sendAen();
+                    }
                     long[] c = stash.pollFirst();
                     if (c != null) {
                         handle((int) c[0], (int) c[1]);
@@ -287,6 +341,21 @@ public final class FakeTarget implements AutoCloseable {
                     System.err.println("fake target qid " + qid + ": " + e);
                 }
             }
+        }
+
+        private void sendAen() {
+            aenSent = aenGeneration.get();
+            MemorySegment r = rsp.asSlice(16L * entries, 16);
+            CqeDescriptor.set(r, AdminCommands.aenDw0(AdminCommands.AEN_TYPE_NOTICE, AdminCommands.AEN_INFO_ANA_CHANGE,
+                    AdminCommands.LID_ANA), 0, 0, aerCid, 0);
+            aerCid = -1;
+            SendWr send = new SendWr();
+            send.wrId = 5L << 50;
+            send.opcode = WrOpcode.SEND;
+            send.sendFlags = SendWr.SIGNALED;
+            send.sgList[0].set(rspMr, 16L * entries, 16);
+            send.numSge = 1;
+            qp.postSend(send);
         }
 
         /** Waits for the completion of the one-sided op with wrId, stashing RECVs that arrive meanwhile. */
@@ -384,8 +453,22 @@ public final class FakeTarget implements AutoCloseable {
                 }
             } else if (qid == 0) {
                 if (opcode == Opcodes.ADMIN_ASYNC_EVENT_REQUEST) {
-                    postRecv(index); // held, never answered
+                    postRecv(index); // held until an ANA change notice
+                    aerCid = cid;
                     return;
+                }
+                if (opcode == Opcodes.ADMIN_GET_LOG_PAGE && (SqeDescriptor.cdw(cap, 10) & 0xFF) == AdminCommands.LID_ANA) {
+                    int st = anaState;
+                    if (st == 0) {
+                        status = NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD);
+                    } else {
+                        MemorySegment d = staging.asSlice(0, 4096);
+                        d.fill((byte) 0);
+                        int changes = anaChanges.get();
+                        AnaLog.encode(d, changes, java.util.List.of(new AnaLog.Group(1, changes, st,
+                                java.util.List.of(1))));
+                        write = rdmaWrite(sgl, 0, 4096);
+                    }
                 }
                 if (opcode == Opcodes.ADMIN_SET_FEATURES && SqeDescriptor.cdw(cap, 10) == 0x07) {
                     dw0 = (grantedQueues - 1) | (grantedQueues - 1) << 16;
@@ -409,6 +492,12 @@ public final class FakeTarget implements AutoCloseable {
                     }
                     write = rdmaWrite(sgl, 0, 4096);
                 }
+            } else if (transitionResponses.get() > 0 && transitionResponses.getAndDecrement() > 0) {
+                status = NvmeStatus.of(3, 0x03, false);
+            } else if (anaState != 0 && anaState != AnaLog.OPTIMIZED && anaState != AnaLog.NON_OPTIMIZED) {
+                int st = anaState;
+                status = NvmeStatus.of(3, st == AnaLog.INACCESSIBLE ? 0x02 : st == AnaLog.PERSISTENT_LOSS ? 0x01 : 0x03,
+                        false);
             } else if (strict && !active(SqeDescriptor.nsid(cap))) { // nvmet_req_find_ns
                 status = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_INVALID_NAMESPACE, true);
             } else {
