@@ -46,7 +46,8 @@ import java.util.regex.Pattern;
  *
  * <p>Arguments: {@code --dir D} (required), {@code --cycles N} (total, round robin over the kinds), {@code --kinds
  * k1,k2}, {@code --seconds-per-cycle S} (how long a fault is held), {@code --recover-s S} (bound of the wait for I/O
- * after the heal), {@code --max-s S} (bound of the whole run), {@code --lease-ms MS}, {@code --netns PREFIX
+ * after the heal), {@code --max-s S} (bound of the whole run), {@code --lease-ms MS}, {@code --max-pause-ms MS} (a
+ * longer pause fails the cycle; default no bound), {@code --netns PREFIX
  * --subnet A.B.C} (network namespaces {@code PREFIX-n1..3} at {@code A.B.C.11..13}, management at {@code A.B.C.1}),
  * {@code --no-netns-reason TEXT} (why there are none: the network kinds are skipped with it).
  */
@@ -90,6 +91,7 @@ public final class FailoverCampaign {
         long corrupt;
         long splitBrain;
         int unrecovered;
+        int overPause;
         long writeErrors;
     }
 
@@ -101,6 +103,8 @@ public final class FailoverCampaign {
     private long recoverS = 60;
     private long maxS = 540;
     private long leaseMs = 2_000;
+    /** A cycle whose pause is longer fails (0 = no bound). */
+    private long maxPauseMs;
     private String netns;
     private String subnet;
     private String noNetnsReason = "no network namespaces were set up (run through ops/chaos/failover as root)";
@@ -160,6 +164,9 @@ public final class FailoverCampaign {
         if (opt.containsKey("lease-ms")) {
             c.leaseMs = Long.parseLong(opt.remove("lease-ms"));
         }
+        if (opt.containsKey("max-pause-ms")) {
+            c.maxPauseMs = Long.parseLong(opt.remove("max-pause-ms"));
+        }
         c.netns = opt.remove("netns");
         c.subnet = opt.remove("subnet");
         if (opt.containsKey("no-netns-reason")) {
@@ -186,8 +193,8 @@ public final class FailoverCampaign {
 
     private static void usage(String why) {
         System.err.println("failover-campaign: " + why + "\nusage: FailoverCampaign --dir D [--cycles N] [--kinds "
-                + "k1,k2] [--seconds-per-cycle S] [--recover-s S] [--max-s S] [--lease-ms MS] [--netns P --subnet "
-                + "A.B.C] [--no-netns-reason TEXT]");
+                + "k1,k2] [--seconds-per-cycle S] [--recover-s S] [--max-s S] [--lease-ms MS] [--max-pause-ms MS] "
+                + "[--netns P --subnet A.B.C] [--no-netns-reason TEXT]");
         System.exit(2);
     }
 
@@ -218,23 +225,7 @@ public final class FailoverCampaign {
         for (Kind k : runnable) {
             stats.put(k, new Stats());
         }
-        NodeCluster.Placement placement = netns == null ? NodeCluster.Placement.loopback() : new NodeCluster.Placement() {
-            public String mgmtHost() {
-                return subnet + ".1";
-            }
-
-            public String nodeHost(int k) {
-                return nodeAddress(k);
-            }
-
-            public int nodePort(int k) {
-                return 4420; // each namespace has its own address: a fixed port survives a restart
-            }
-
-            public List<String> launchPrefix(int k) {
-                return List.of("ip", "netns", "exec", ns(k));
-            }
-        };
+        NodeCluster.Placement placement = netns == null ? NodeCluster.Placement.loopback() : netnsPlacement();
         say("failover-campaign: " + cycles + " cycles of " + runnable.stream().map(k -> k.label).toList()
                 + ", fault held " + holdMs + " ms, recovery bound " + recoverS + " s, run bound " + maxS + " s, "
                 + (netns == null ? "loopback" : "network namespaces " + netns + "-n1..3 on " + subnet + ".0/24")
@@ -280,7 +271,7 @@ public final class FailoverCampaign {
     /** Prints one row per kind and the last line; true when anything failed. */
     private boolean report(int done) {
         long lost = 0, stale = 0, split = 0, corrupt = 0, pauseMax = 0;
-        int unrecovered = 0;
+        int unrecovered = 0, overPause = 0;
         for (Map.Entry<Kind, Stats> e : stats.entrySet()) {
             Stats s = e.getValue();
             List<Long> p = new ArrayList<>(s.pausesMs);
@@ -288,19 +279,41 @@ public final class FailoverCampaign {
             long p50 = p.isEmpty() ? 0 : p.get((p.size() - 1) / 2);
             long max = p.isEmpty() ? 0 : p.get(p.size() - 1);
             say(String.format("failover-campaign: kind=%s cycles=%d pause_p50_ms=%d pause_max_ms=%d lost=%d "
-                            + "stale_reads=%d split_brain=%d corrupt=%d unrecovered=%d write_errors=%d",
+                            + "stale_reads=%d split_brain=%d corrupt=%d unrecovered=%d over_pause=%d write_errors=%d",
                     e.getKey().label, s.cycles, p50, max, s.lost, s.stale, s.splitBrain, s.corrupt, s.unrecovered,
-                    s.writeErrors));
+                    s.overPause, s.writeErrors));
             lost += s.lost;
             stale += s.stale;
             split += s.splitBrain;
             corrupt += s.corrupt;
             unrecovered += s.unrecovered;
+            overPause += s.overPause;
             pauseMax = Math.max(pauseMax, max);
         }
         say(String.format("failover-campaign: cycles=%d lost=%d stale_reads=%d split_brain=%d pause_max_ms=%d",
                 done, lost, stale, split, pauseMax));
-        return lost > 0 || stale > 0 || split > 0 || corrupt > 0 || unrecovered > 0 || done == 0;
+        return lost > 0 || stale > 0 || split > 0 || corrupt > 0 || unrecovered > 0 || overPause > 0 || done == 0;
+    }
+
+    /** Node k in namespace PREFIX-nk at A.B.C.(10+k):4420; the management server at A.B.C.1 (the bridge). */
+    private NodeCluster.Placement netnsPlacement() {
+        return new NodeCluster.Placement() {
+            public String mgmtHost() {
+                return subnet + ".1";
+            }
+
+            public String nodeHost(int k) {
+                return nodeAddress(k);
+            }
+
+            public int nodePort(int k) {
+                return 4420; // each namespace has its own address: a fixed port survives a restart
+            }
+
+            public List<String> launchPrefix(int k) {
+                return List.of("ip", "netns", "exec", ns(k));
+            }
+        };
     }
 
     private String ns(int k) {
@@ -323,6 +336,7 @@ public final class FailoverCampaign {
         List<Integer> inSyncSecondaries = before.copies().stream()
                 .filter(c -> c.role() == CopyRole.SECONDARY && c.state() == CopyState.IN_SYNC)
                 .map(c -> NodeCluster.index(c.nodeId())).toList();
+        s.lastKind = kind;
         s.model.awaitProgress(20, 30); // load is flowing before the fault
         long acked0 = s.model.writesAcked.get(), errors0 = s.model.writesFailed.get();
         long stale0 = s.model.stale.get(), corrupt0 = s.model.corrupt.get();
@@ -398,11 +412,16 @@ public final class FailoverCampaign {
             cluster.awaitNode(k, NodeState.UP, 120);
         }
         boolean recovered = s.model.awaitAcksIssuedAfter(healNs, 20, recoverS, s);
-        long pauseMs = TimeUnit.NANOSECONDS.toMillis(s.pause.close());
+        long pauseMs = TimeUnit.NANOSECONDS.toMillis(s.pause.close(System.nanoTime()));
         Volume after = cluster.client().getVolume(s.name);
         String lossReason = s.dev.lossReason();
         if (!recovered) {
             st.unrecovered++;
+            faultOk = false;
+        }
+        boolean overPause = maxPauseMs > 0 && pauseMs > maxPauseMs;
+        if (overPause) {
+            st.overPause++;
             faultOk = false;
         }
         // read back every block: its last acknowledged value or a later one
@@ -421,8 +440,9 @@ public final class FailoverCampaign {
                         + "%d failed; verify: %s%s%s", n, kind.label, what, before.epoch(), after.epoch(), primary,
                 after.nodeId(), after.state().toString().toLowerCase(), pauseMs,
                 s.model.writesAcked.get() - acked0, s.model.writesFailed.get() - errors0, check,
-                recovered ? "" : "; NOT RECOVERED within " + recoverS + " s after the heal"
-                        + (lossReason != null ? " (device lost: " + lossReason + ")" : ""),
+                (recovered ? "" : "; NOT RECOVERED within " + recoverS + " s after the heal"
+                        + (lossReason != null ? " (device lost: " + lossReason + ")" : ""))
+                        + (overPause ? "; PAUSE over the bound of " + maxPauseMs + " ms" : ""),
                 ok ? "" : "; problems: " + s.model.problems(5)));
         if (!recovered || lossReason != null) {
             retire("cycle " + n + " did not recover");
@@ -976,9 +996,10 @@ public final class FailoverCampaign {
             }
         }
 
-        synchronized long close() {
+        /** The longest gap, counting the one still open at {@code now} (no completion since the last one). */
+        synchronized long close(long now) {
             open = false;
-            return maxGap;
+            return Math.max(maxGap, now - last);
         }
     }
 
