@@ -436,9 +436,9 @@ public final class FailoverCampaign {
         st.pausesMs.add(pauseMs);
         boolean ok = faultOk && check.clean() && stale == 0 && st.splitBrain == splitBefore
                 && s.model.corrupt.get() == corrupt0;
-        say(String.format("cycle %d %s: %s; epoch %d -> %d, primary n%d -> %s, %s; pause %d ms; %d writes acked, "
-                        + "%d failed; verify: %s%s%s", n, kind.label, what, before.epoch(), after.epoch(), primary,
-                after.nodeId(), after.state().toString().toLowerCase(), pauseMs,
+        say(String.format("cycle %d %s [t=%ds]: %s; epoch %d -> %d, primary n%d -> %s, %s; pause %d ms; "
+                        + "%d writes acked, %d failed; verify: %s%s%s", n, kind.label, elapsedS(), what,
+                before.epoch(), after.epoch(), primary, after.nodeId(), after.state().toString().toLowerCase(), pauseMs,
                 s.model.writesAcked.get() - acked0, s.model.writesFailed.get() - errors0, check,
                 (recovered ? "" : "; NOT RECOVERED within " + recoverS + " s after the heal"
                         + (lossReason != null ? " (device lost: " + lossReason + ")" : ""))
