@@ -92,6 +92,8 @@ public final class FailoverCampaign {
         long splitBrain;
         int unrecovered;
         int overPause;
+        /** Cycles after which another node was primary (a promotion happened). */
+        int failovers;
         long writeErrors;
     }
 
@@ -279,9 +281,9 @@ public final class FailoverCampaign {
             long p50 = p.isEmpty() ? 0 : p.get((p.size() - 1) / 2);
             long max = p.isEmpty() ? 0 : p.get(p.size() - 1);
             say(String.format("failover-campaign: kind=%s cycles=%d pause_p50_ms=%d pause_max_ms=%d lost=%d "
-                            + "stale_reads=%d split_brain=%d corrupt=%d unrecovered=%d over_pause=%d write_errors=%d",
-                    e.getKey().label, s.cycles, p50, max, s.lost, s.stale, s.splitBrain, s.corrupt, s.unrecovered,
-                    s.overPause, s.writeErrors));
+                            + "stale_reads=%d split_brain=%d corrupt=%d unrecovered=%d over_pause=%d failovers=%d "
+                            + "write_errors=%d", e.getKey().label, s.cycles, p50, max, s.lost, s.stale, s.splitBrain,
+                    s.corrupt, s.unrecovered, s.overPause, s.failovers, s.writeErrors));
             lost += s.lost;
             stale += s.stale;
             split += s.splitBrain;
@@ -418,6 +420,9 @@ public final class FailoverCampaign {
         if (!recovered) {
             st.unrecovered++;
             faultOk = false;
+        }
+        if (primaryOf(after) != primary) {
+            st.failovers++;
         }
         boolean overPause = maxPauseMs > 0 && pauseMs > maxPauseMs;
         if (overPause) {
