@@ -246,14 +246,30 @@ public final class FailoverCampaign {
                     failed = true;
                     break;
                 }
-                boolean ok = cycle(i + 1, kind);
+                boolean ok;
+                try {
+                    ok = cycle(i + 1, kind);
+                } catch (Exception e) {
+                    // the cluster is in an unknown state (a node did not come back, a fault could not be set up):
+                    // count the cycle unrecovered, report what ran and stop
+                    say("cycle " + (i + 1) + " " + kind.label + ": FAILED: " + e + cluster.tails(15));
+                    stats.get(kind).unrecovered++;
+                    done++;
+                    failed = true;
+                    break;
+                }
                 done++;
                 if (!ok) {
                     failed = true;
                 }
             }
             if (session != null) {
-                retire("end of the run");
+                try {
+                    retire("end of the run");
+                } catch (RuntimeException e) {
+                    say("  last read-back failed: " + e);
+                    failed = true;
+                }
             }
         } finally {
             if (session != null) {
