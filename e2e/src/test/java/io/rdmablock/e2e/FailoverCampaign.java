@@ -47,7 +47,8 @@ import java.util.regex.Pattern;
  * <p>Arguments: {@code --dir D} (required), {@code --cycles N} (total, round robin over the kinds), {@code --kinds
  * k1,k2}, {@code --seconds-per-cycle S} (how long a fault is held), {@code --recover-s S} (bound of the wait for I/O
  * after the heal), {@code --max-s S} (bound of the whole run), {@code --lease-ms MS}, {@code --max-pause-ms MS} (a
- * longer pause fails the cycle; default no bound), {@code --netns PREFIX
+ * longer pause fails the cycle; default no bound), {@code --replica-timeout-ms MS} (the nodes', default 3000),
+ * {@code --netns PREFIX
  * --subnet A.B.C} (network namespaces {@code PREFIX-n1..3} at {@code A.B.C.11..13}, management at {@code A.B.C.1}),
  * {@code --no-netns-reason TEXT} (why there are none: the network kinds are skipped with it).
  */
@@ -105,6 +106,8 @@ public final class FailoverCampaign {
     private long recoverS = 60;
     private long maxS = 540;
     private long leaseMs = 2_000;
+    /** The nodes' {@code --replica-timeout-ms}: 1 s dropped live secondaries on a 2-core box at load 13. */
+    private long replicaTimeoutMs = 3_000;
     /** A cycle whose pause is longer fails (0 = no bound). */
     private long maxPauseMs;
     private String netns;
@@ -166,6 +169,9 @@ public final class FailoverCampaign {
         if (opt.containsKey("lease-ms")) {
             c.leaseMs = Long.parseLong(opt.remove("lease-ms"));
         }
+        if (opt.containsKey("replica-timeout-ms")) {
+            c.replicaTimeoutMs = Long.parseLong(opt.remove("replica-timeout-ms"));
+        }
         if (opt.containsKey("max-pause-ms")) {
             c.maxPauseMs = Long.parseLong(opt.remove("max-pause-ms"));
         }
@@ -196,6 +202,7 @@ public final class FailoverCampaign {
     private static void usage(String why) {
         System.err.println("failover-campaign: " + why + "\nusage: FailoverCampaign --dir D [--cycles N] [--kinds "
                 + "k1,k2] [--seconds-per-cycle S] [--recover-s S] [--max-s S] [--lease-ms MS] [--max-pause-ms MS] "
+                + "[--replica-timeout-ms MS] "
                 + "[--netns P --subnet A.B.C] [--no-netns-reason TEXT]");
         System.exit(2);
     }
@@ -229,13 +236,15 @@ public final class FailoverCampaign {
         }
         NodeCluster.Placement placement = netns == null ? NodeCluster.Placement.loopback() : netnsPlacement();
         say("failover-campaign: " + cycles + " cycles of " + runnable.stream().map(k -> k.label).toList()
-                + ", fault held " + holdMs + " ms, recovery bound " + recoverS + " s, run bound " + maxS + " s, "
+                + ", fault held " + holdMs + " ms, replica timeout " + replicaTimeoutMs + " ms, recovery bound "
+                + recoverS + " s, run bound " + maxS + " s, "
                 + (netns == null ? "loopback" : "network namespaces " + netns + "-n1..3 on " + subnet + ".0/24")
                 + ", data in " + dir);
         Files.createDirectories(dir);
         boolean failed = false;
         int done = 0;
-        cluster = new NodeCluster(dir, NODES, "soft", List.of("--replica-timeout-ms", "1000"), placement,
+        cluster = new NodeCluster(dir, NODES, "soft",
+                List.of("--replica-timeout-ms", Long.toString(replicaTimeoutMs)), placement,
                 leaseMs + 1_000);
         try {
             for (int i = 0; i < cycles; i++) {
