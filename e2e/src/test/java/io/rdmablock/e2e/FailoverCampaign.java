@@ -48,6 +48,7 @@ import java.util.regex.Pattern;
  * k1,k2}, {@code --seconds-per-cycle S} (how long a fault is held), {@code --recover-s S} (bound of the wait for I/O
  * after the heal), {@code --max-s S} (bound of the whole run), {@code --lease-ms MS}, {@code --max-pause-ms MS} (a
  * longer pause fails the cycle; default no bound), {@code --replica-timeout-ms MS} (the nodes', default 3000),
+ * {@code --expect-failover true} (primary-kill, primary-stop and cut-primary-mgmt must end with another primary),
  * {@code --netns PREFIX
  * --subnet A.B.C} (network namespaces {@code PREFIX-n1..3} at {@code A.B.C.11..13}, management at {@code A.B.C.1}),
  * {@code --no-netns-reason TEXT} (why there are none: the network kinds are skipped with it).
@@ -95,6 +96,8 @@ public final class FailoverCampaign {
         int overPause;
         /** Cycles after which another node was primary (a promotion happened). */
         int failovers;
+        /** Cycles that should have promoted another node ({@code --expect-failover}) and did not. */
+        int missedFailovers;
         long writeErrors;
     }
 
@@ -108,6 +111,8 @@ public final class FailoverCampaign {
     private long leaseMs = 2_000;
     /** The nodes' {@code --replica-timeout-ms}: 1 s dropped live secondaries on a 2-core box at load 13. */
     private long replicaTimeoutMs = 3_000;
+    /** A primary-kill, primary-stop or cut-primary-mgmt cycle after which the old primary still is primary fails. */
+    private boolean expectFailover;
     /** A cycle whose pause is longer fails (0 = no bound). */
     private long maxPauseMs;
     private String netns;
@@ -172,6 +177,9 @@ public final class FailoverCampaign {
         if (opt.containsKey("replica-timeout-ms")) {
             c.replicaTimeoutMs = Long.parseLong(opt.remove("replica-timeout-ms"));
         }
+        if (opt.containsKey("expect-failover")) {
+            c.expectFailover = Boolean.parseBoolean(opt.remove("expect-failover"));
+        }
         if (opt.containsKey("max-pause-ms")) {
             c.maxPauseMs = Long.parseLong(opt.remove("max-pause-ms"));
         }
@@ -202,7 +210,7 @@ public final class FailoverCampaign {
     private static void usage(String why) {
         System.err.println("failover-campaign: " + why + "\nusage: FailoverCampaign --dir D [--cycles N] [--kinds "
                 + "k1,k2] [--seconds-per-cycle S] [--recover-s S] [--max-s S] [--lease-ms MS] [--max-pause-ms MS] "
-                + "[--replica-timeout-ms MS] "
+                + "[--replica-timeout-ms MS] [--expect-failover true] "
                 + "[--netns P --subnet A.B.C] [--no-netns-reason TEXT]");
         System.exit(2);
     }
@@ -298,7 +306,7 @@ public final class FailoverCampaign {
     /** Prints one row per kind and the last line; true when anything failed. */
     private boolean report(int done) {
         long lost = 0, stale = 0, split = 0, corrupt = 0, pauseMax = 0;
-        int unrecovered = 0, overPause = 0;
+        int unrecovered = 0, overPause = 0, missed = 0;
         for (Map.Entry<Kind, Stats> e : stats.entrySet()) {
             Stats s = e.getValue();
             List<Long> p = new ArrayList<>(s.pausesMs);
@@ -307,19 +315,22 @@ public final class FailoverCampaign {
             long max = p.isEmpty() ? 0 : p.get(p.size() - 1);
             say(String.format("failover-campaign: kind=%s cycles=%d pause_p50_ms=%d pause_max_ms=%d lost=%d "
                             + "stale_reads=%d split_brain=%d corrupt=%d unrecovered=%d over_pause=%d failovers=%d "
-                            + "write_errors=%d", e.getKey().label, s.cycles, p50, max, s.lost, s.stale, s.splitBrain,
-                    s.corrupt, s.unrecovered, s.overPause, s.failovers, s.writeErrors));
+                            + "missed_failovers=%d write_errors=%d", e.getKey().label, s.cycles, p50, max, s.lost,
+                    s.stale, s.splitBrain, s.corrupt, s.unrecovered, s.overPause, s.failovers, s.missedFailovers,
+                    s.writeErrors));
             lost += s.lost;
             stale += s.stale;
             split += s.splitBrain;
             corrupt += s.corrupt;
             unrecovered += s.unrecovered;
             overPause += s.overPause;
+            missed += s.missedFailovers;
             pauseMax = Math.max(pauseMax, max);
         }
         say(String.format("failover-campaign: cycles=%d lost=%d stale_reads=%d split_brain=%d pause_max_ms=%d",
                 done, lost, stale, split, pauseMax));
-        return lost > 0 || stale > 0 || split > 0 || corrupt > 0 || unrecovered > 0 || overPause > 0 || done == 0;
+        return lost > 0 || stale > 0 || split > 0 || corrupt > 0 || unrecovered > 0 || overPause > 0 || missed > 0
+                || done == 0;
     }
 
     /** Node k in namespace PREFIX-nk at A.B.C.(10+k):4420; the management server at A.B.C.1 (the bridge). */
@@ -446,8 +457,14 @@ public final class FailoverCampaign {
             st.unrecovered++;
             faultOk = false;
         }
+        boolean missedFailover = false;
         if (primaryOf(after) != primary) {
             st.failovers++;
+        } else if (expectFailover && (kind == Kind.PRIMARY_KILL || kind == Kind.PRIMARY_STOP
+                || kind == Kind.CUT_PRIMARY_MGMT)) {
+            st.missedFailovers++;
+            missedFailover = true;
+            faultOk = false;
         }
         boolean overPause = maxPauseMs > 0 && pauseMs > maxPauseMs;
         if (overPause) {
@@ -472,8 +489,9 @@ public final class FailoverCampaign {
                 s.model.writesAcked.get() - acked0, s.model.writesFailed.get() - errors0, check,
                 (recovered ? "" : "; NOT RECOVERED within " + recoverS + " s after the heal"
                         + (lossReason != null ? " (device lost: " + lossReason + ")" : ""))
-                        + (overPause ? "; PAUSE over the bound of " + maxPauseMs + " ms" : ""),
-                ok ? "" : "; problems: " + s.model.problems(5)));
+                        + (overPause ? "; PAUSE over the bound of " + maxPauseMs + " ms" : "")
+                        + (missedFailover ? "; NO FAILOVER: n" + primary + " is still primary" : ""),
+                ok || s.model.problems(5).equals("[]") ? "" : "; problems: " + s.model.problems(5)));
         if (!recovered || lossReason != null) {
             retire("cycle " + n + " did not recover");
         }
