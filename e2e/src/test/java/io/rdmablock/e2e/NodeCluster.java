@@ -29,6 +29,43 @@ final class NodeCluster implements AutoCloseable {
     private final Process[] nodes;
     private final List<String> extraArgs;
     private final String provider;
+    private final Placement placement;
+
+    /**
+     * Where the processes live: the management server's listen host, each node's listen host and port, and a
+     * command prefix that launches node {@code k} (e.g. {@code ip netns exec NS}: it execs the JVM, so the process
+     * handle is the JVM's and SIGKILL/SIGSTOP reach it). {@link #loopback()} is the default.
+     */
+    interface Placement {
+        String mgmtHost();
+
+        String nodeHost(int k);
+
+        /** 0 = any free port (changes at every restart). */
+        int nodePort(int k);
+
+        List<String> launchPrefix(int k);
+
+        static Placement loopback() {
+            return new Placement() {
+                public String mgmtHost() {
+                    return "127.0.0.1";
+                }
+
+                public String nodeHost(int k) {
+                    return host();
+                }
+
+                public int nodePort(int k) {
+                    return 0;
+                }
+
+                public List<String> launchPrefix(int k) {
+                    return List.of();
+                }
+            };
+        }
+    }
 
     /** Soft provider on loopback. */
     NodeCluster(Path dir, int nodeCount, List<String> extraNodeArgs) throws IOException, InterruptedException {
@@ -41,10 +78,17 @@ final class NodeCluster implements AutoCloseable {
      */
     NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs)
             throws IOException, InterruptedException {
+        this(dir, nodeCount, provider, extraNodeArgs, Placement.loopback(), 3_000);
+    }
+
+    /** @param nodeTimeoutMs the management server's node timeout (a node without a heartbeat this long is down) */
+    NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs, Placement placement,
+                long nodeTimeoutMs) throws IOException, InterruptedException {
         this.dir = dir;
         this.provider = provider;
+        this.placement = placement;
         this.extraArgs = List.copyOf(extraNodeArgs);
-        this.mgmt = MgmtServer.start(dir.resolve("mgmt"), "127.0.0.1", 0, TOKEN, 3_000);
+        this.mgmt = MgmtServer.start(dir.resolve("mgmt"), placement.mgmtHost(), 0, TOKEN, nodeTimeoutMs);
         this.client = new MgmtClient(URI.create(mgmt.url()), TOKEN, Duration.ofSeconds(10));
         this.nodes = new Process[nodeCount + 1];
         for (int k = 1; k <= nodeCount; k++) {
@@ -98,13 +142,36 @@ final class NodeCluster implements AutoCloseable {
         return b.toString();
     }
 
+    String mgmtUrl() {
+        return mgmt.url();
+    }
+
+    int nodeCount() {
+        return nodes.length - 1;
+    }
+
+    boolean alive(int k) {
+        return nodes[k] != null && nodes[k].isAlive();
+    }
+
+    /** Sends {@code signal} (e.g. STOP, CONT) to node {@code k}'s process. */
+    void signal(int k, String signal) throws IOException, InterruptedException {
+        Process p = nodes[k];
+        int rc = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
+        if (rc != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + nodeId(k) + " (pid " + p.pid() + "): exit " + rc);
+        }
+    }
+
     void start(int k) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+        List<String> cmd = new ArrayList<>(placement.launchPrefix(k));
+        cmd.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
                 // forward-queue set-up takes > 10 s in the TCG guest of the VM runner; a bound, not a wait
                 "-Drdmablock.replica.openTimeoutMs=120000",
                 "-cp", childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", dataDir(k).toString(),
-                "--listen", host() + ":0", "--provider", provider, "--mgmt-url", mgmt.url(), "--token", TOKEN,
+                "--listen", placement.nodeHost(k) + ":" + placement.nodePort(k), "--provider", provider,
+                "--mgmt-url", mgmt.url(), "--token", TOKEN,
                 "--node-id", nodeId(k), "--heartbeat-ms", "300", "--capacity", "4G"));
         cmd.addAll(extraArgs);
         nodes[k] = new ProcessBuilder(cmd).redirectErrorStream(true)
