@@ -3,6 +3,7 @@ package io.rdmablock.e2e;
 import io.rdmablock.initiator.BlockDevice;
 import io.rdmablock.initiator.DeviceOptions;
 import io.rdmablock.initiator.NvmeBlockDevice;
+import io.rdmablock.initiator.BlockDevice;
 import io.rdmablock.initiator.VolumeLocator;
 import io.rdmablock.mgmt.client.CopyRole;
 import io.rdmablock.mgmt.client.CopyState;
@@ -612,7 +613,7 @@ public final class FailoverCampaign {
         cluster.client().createVolume(CreateVolumeRequest.replicated(name, volumeBytes, NODES));
         cluster.awaitVolume(name, v -> v.state() == VolumeState.READY && v.copies().size() == NODES
                 && v.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC), 120, "ready, 3 in sync");
-        NvmeBlockDevice dev = VolumeLocator.open(cluster.client(), name, null, deviceOptions());
+        BlockDevice dev = VolumeLocator.open(cluster.client(), name, null, deviceOptions());
         session = new Session(name, dev, new Model(volumeBytes));
         session.start();
     }
@@ -657,7 +658,7 @@ public final class FailoverCampaign {
 
     final class Session {
         final String name;
-        volatile NvmeBlockDevice dev;
+        volatile BlockDevice dev;
         final Model model;
         final Pause pause = new Pause();
         final Map<Long, Set<String>> primariesByEpoch = new ConcurrentHashMap<>();
@@ -665,7 +666,7 @@ public final class FailoverCampaign {
         volatile boolean stopping;
         Kind lastKind;
 
-        Session(String name, NvmeBlockDevice dev, Model model) {
+        Session(String name, BlockDevice dev, Model model) {
             this.name = name;
             this.dev = dev;
             this.model = model;
