@@ -468,7 +468,11 @@ public final class ClusterService {
     public record Registration(Node node, boolean created) {
     }
 
-    /** Registers or re-registers a node (keeps its draining flag). Errors: 400. */
+    /**
+     * Registers or re-registers a node (keeps its draining flag and its ordinal; a new node, or one stored without
+     * an ordinal, gets the lowest ordinal 1..62 no other node holds). Errors: 400; 409
+     * {@link ProblemTypes#NO_FREE_ORDINAL}.
+     */
     public synchronized Registration registerNode(RegisterNodeRequest request) {
         check(() -> Limits.check(request));
         long now = nowMs.getAsLong();

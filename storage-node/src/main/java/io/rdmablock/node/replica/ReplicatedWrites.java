@@ -24,6 +24,13 @@ import java.util.concurrent.CompletableFuture;
  *   <li>Waits until every bitmap the command marked is durable, then completes.</li>
  * </ol>
  *
+ * <p>Reservation Conflict from a secondary (its epoch fence): to a command sent at an epoch below the set's current
+ * view it is this primary's own bump (another copy was dropped meanwhile) and the command is sent again under the
+ * current epoch; to a command sent at the current view it means the secondary accepted an epoch this primary does
+ * not know (docs/failover.md "Old primary"): the command waits, unacknowledged, until the set has read the record
+ * ({@link ReplicaSet#reportFenced}); deposed, it is answered {@link #ANA_TRANSITION} (as is every later command), a
+ * higher epoch with this node still primary is adopted and the command sent again.
+ *
  * <p>Threading: one owner thread (the host queue's poller) calls every method; completions of {@link ForwardQueue}s
  * arrive from within {@link #poll}. Preallocated per slot; no allocation or lock per command.
  */
