@@ -3,6 +3,8 @@ package io.rdmablock.node;
 import io.rdmablock.mgmt.client.DesiredVolume;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.HeartbeatResponse;
+import io.rdmablock.mgmt.client.CopyRole;
+import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.NodeAgent;
 import io.rdmablock.mgmt.client.VolumeReport;
 import io.rdmablock.mgmt.client.VolumeState;
@@ -29,6 +31,10 @@ import java.util.stream.Collectors;
  * update allowed hosts, export under the given subnqn, delete), and reports what the node holds. Runs on the agent
  * thread only. A volume the answer does not list is an orphan: kept on disk, not exported, logged once. A volume the
  * answer marks provisioned that the store does not hold is lost (wiped data directory): never recreated empty.
+ *
+ * <p>Lease (docs/failover.md): after each answered heartbeat, every subsystem of a replicated volume this node is
+ * primary of gets {@code leaseDeadline(sendNanos + leaseMs - }{@value #LEASE_MARGIN_MS}{@code  ms)}, sendNanos being
+ * the {@link System#nanoTime()} taken before the heartbeat was sent; past it hosts see ANA Change.
  */
 final class MgmtSync implements NodeAgent.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(MgmtSync.class);
@@ -40,6 +46,10 @@ final class MgmtSync implements NodeAgent.Handler {
     private final Set<String> lostLogged = new HashSet<>();
 
     private final Replication replication;
+    /** Safety margin of the lease on the node's clock, ms (docs/failover.md "Timing defaults"). */
+    static final long LEASE_MARGIN_MS = 250;
+    /** The ordinal the management server gave this node (0: none yet). */
+    private volatile int ordinal;
 
     /** @param replication the copies' roles (replicated volumes), or null on a node that does not replicate */
     MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes, Replication replication) {
@@ -64,7 +74,51 @@ final class MgmtSync implements NodeAgent.Handler {
     }
 
     @Override
+    public void registered(Node node) {
+        if (node == null || node.ordinal() <= 0) {
+            return; // an older server: the target keeps its configured controller ids
+        }
+        int min = Node.cntlidMin(node.ordinal());
+        int max = Node.cntlidMax(node.ordinal());
+        if (ordinal != node.ordinal()) {
+            ordinal = node.ordinal();
+            // cntlidRange: wired after merge of ana -- target.cntlidRange(min, max);
+            LOG.info("controller ids of this node: {}..{} (ordinal {} from the management server)", min, max,
+                    node.ordinal());
+        }
+    }
+
+    /** The ordinal from the last registration answer, 0 before one (or from an older server). */
+    int ordinal() {
+        return ordinal;
+    }
+
+    @Override
     public void apply(HeartbeatResponse desired) {
+        apply(desired, System.nanoTime());
+    }
+
+    @Override
+    public void apply(HeartbeatResponse desired, long sendNanos) {
+        if (replication != null) {
+            replication.leaseMs(desired.leaseMs());
+        }
+        applyVolumes(desired);
+        if (desired.leaseMs() <= 0) {
+            return; // an older server: no lease
+        }
+        long deadline = sendNanos + Math.max(0, desired.leaseMs() - LEASE_MARGIN_MS) * 1_000_000L;
+        for (DesiredVolume dv : desired.volumes()) {
+            if (dv.role() == CopyRole.PRIMARY && Replication.replicated(dv) && dv.state() != VolumeState.DELETING) {
+                Subsystem s = target.subsystemOfVolume(dv.id());
+                if (s != null) {
+                    s.leaseDeadline(deadline);
+                }
+            }
+        }
+    }
+
+    private void applyVolumes(HeartbeatResponse desired) {
         Map<String, DesiredVolume> byId = desired.volumes().stream()
                 .collect(Collectors.toMap(DesiredVolume::id, Function.identity(), (a, b) -> b));
         for (DesiredVolume dv : desired.volumes()) {
@@ -150,6 +204,7 @@ final class MgmtSync implements NodeAgent.Handler {
             } catch (RuntimeException e) {
                 if (Replication.replicated(dv)) {
                     // not in the role the record says: serve nothing rather than serve it in the wrong mode
+                    replication.close(dv.id());
                     target.removeVolume(dv.id());
                 }
                 throw e;

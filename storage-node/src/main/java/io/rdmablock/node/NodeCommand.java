@@ -57,7 +57,7 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--metrics-listen", description = "Prometheus /metrics host:port (default: none).")
     String metricsListen;
 
-    @Option(names = "--heartbeat-ms", defaultValue = "1000", description = "Heartbeat interval in ms (default ${DEFAULT-VALUE}).")
+    @Option(names = "--heartbeat-ms", defaultValue = "500", description = "Heartbeat interval in ms (default ${DEFAULT-VALUE}; each answer renews the primary lease, docs/failover.md).")
     long heartbeatMs;
 
     @Option(names = "--create-volume", description = "Create a volume at start if missing: name:size[:lbaSize], e.g. vol1:1G:4096 (repeatable).")

@@ -32,6 +32,8 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
                          long replicaTimeoutMs) {
     /** Default replica timeout, ms. */
     public static final long DEFAULT_REPLICA_TIMEOUT_MS = 1000;
+    /** Default heartbeat interval, ms ({@code rdmablock node --heartbeat-ms}; docs/failover.md "Timing defaults"). */
+    public static final long DEFAULT_HEARTBEAT_MS = 500;
 
     public NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
                       String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
@@ -70,7 +72,7 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
     /** A config for tests: loopback, port 0, soft provider, no management server, no metrics endpoint. */
     public static NodeConfig local(Path dataDir) {
         return new NodeConfig(dataDir, new InetSocketAddress("127.0.0.1", 0), "soft", null, null, "node-1", null,
-                null, 1000, List.of(), TargetOptions.defaults());
+                null, DEFAULT_HEARTBEAT_MS, List.of(), TargetOptions.defaults());
     }
 
     public NodeConfig withCreateVolumes(List<String> specs) {

@@ -12,6 +12,8 @@ import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
 import io.rdmablock.node.nvmf.LocalVolumeIo;
 import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.node.nvmf.VolumeIo;
+import io.rdmablock.node.replica.Activation;
 import io.rdmablock.node.replica.ForwardLink;
 import io.rdmablock.node.replica.PeerLink;
 import io.rdmablock.node.replica.ReplicaSet;
@@ -38,6 +40,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * is plain; a secondary admits only its primary's node host NQN and fences writes by epoch; a primary gets a
  * {@link ReplicaSet} with a {@link PeerLink} per secondary and replicated I/O queues. Runs on the agent thread
  * ({@link MgmtSync}); each link's connection set-up and Keep Alives run on a thread of that link.
+ *
+ * <p>Promotion (docs/failover.md): when the record makes this node primary of a copy that was a secondary (or whose
+ * last replica set was deposed, or, at the first export after a restart, whose persisted epoch is below the
+ * record's), the subsystem is marked {@code activating} and stays a secondary (hosts: Inaccessible) while an
+ * activation thread builds the replica set at the new epoch, sends the epoch to every in-sync secondary
+ * ({@link Activation}: one FLUSH each; one that fails is dropped by CAS) and waits out one full lease from when the
+ * promotion was learnt; only then is the subsystem made primary and {@code activating(false)}. The agent thread never
+ * waits for it; a demotion meanwhile cancels it. An activation that fails is retried at the next heartbeat.
+ * A deposed replica set (another primary's epoch seen on a secondary, docs/failover.md "Old primary") puts the
+ * subsystem in {@code activating(true)} (ANA Change) until the record makes this copy a secondary.
  */
 final class Replication implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Replication.class);
@@ -48,6 +60,27 @@ final class Replication implements AutoCloseable {
     private final Path bitmapDir;
     private final long timeoutNs;
     private final Map<String, ReplicaSet> sets = new ConcurrentHashMap<>();
+    /** Activations in progress, by volume id. */
+    private final Map<String, Pending> activations = new ConcurrentHashMap<>();
+    private final java.util.concurrent.ExecutorService activationThreads =
+            java.util.concurrent.Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "replica-activate");
+                t.setDaemon(true);
+                return t;
+            });
+    /** The primary lease of the last heartbeat answer, ns (0: none, an older server). */
+    private volatile long leaseNanos;
+
+    /** An activation in progress; {@link #cancelled} and the switch to primary are decided under its lock. */
+    private static final class Pending {
+        final long epoch;
+        boolean cancelled;
+        volatile boolean finished;
+
+        Pending(long epoch) {
+            this.epoch = epoch;
+        }
+    }
 
     /**
      * @param timeoutNs replica timeout: a secondary that does not answer a forwarded command within it is dropped
@@ -70,6 +103,17 @@ final class Replication implements AutoCloseable {
         return dv.copies().size() > 1;
     }
 
+    /** The primary lease the management plane grants (from each heartbeat answer), ms; 0 = none. */
+    void leaseMs(long ms) {
+        leaseNanos = Math.max(0, ms) * 1_000_000L;
+    }
+
+    /** True while an activation of volume {@code id} is in progress. */
+    boolean activating(String id) {
+        Pending p = activations.get(id);
+        return p != null && !p.finished;
+    }
+
     /** Applies the role of this node's copy of {@code dv} to its subsystem {@code s}. */
     void apply(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s, VolumeStore store) {
         if (!replicated(dv)) {
@@ -77,13 +121,16 @@ final class Replication implements AutoCloseable {
             if (s.mode() != Subsystem.Mode.PLAIN) {
                 s.plain();
             }
+            s.activating(false);
             return;
         }
+        long persistedEpoch = store.epoch(v.id());
         if (dv.epoch() > 0) {
             store.raiseEpoch(v.id(), dv.epoch());
         }
         if (dv.role() == CopyRole.SECONDARY) {
-            close(v.id());
+            close(v.id()); // a demoted primary's replica set (and any activation) ends here
+            s.activating(false);
             String primaryNqn = dv.copies().stream().filter(c -> c.role() == CopyRole.PRIMARY)
                     .map(DesiredCopy::hostnqn).findFirst().orElse(null);
             if (primaryNqn == null) {
@@ -102,21 +149,101 @@ final class Replication implements AutoCloseable {
             }
         }
         ReplicaSet set = sets.get(v.id());
+        Pending pending = activations.get(v.id());
+        if (pending != null && !pending.finished) {
+            if (set != null) { // built by the activation already: adopt the record's later changes
+                set.apply(dv.epoch(), dv.minInSync(), inSync);
+            }
+            return;
+        }
+        activations.remove(v.id());
+        boolean promoted = s.mode() == Subsystem.Mode.SECONDARY
+                || (set != null && set.deposed())
+                || (set == null && s.mode() == Subsystem.Mode.PLAIN && dv.epoch() > 1 && persistedEpoch < dv.epoch());
+        if (promoted) {
+            activate(dv, v, s);
+            return;
+        }
         if (set != null) {
             set.apply(dv.epoch(), dv.minInSync(), inSync);
         } else {
-            set = open(dv, v);
+            set = open(dv, v, s);
         }
         if (s.mode() != Subsystem.Mode.PRIMARY) {
-            ReplicaSet copies = set;
-            int lbaSize = v.lbaSizeBytes();
-            s.primary(ctx -> new ReplicatedVolumeIo(LocalVolumeIo.open(ctx), copies, ctx.entries(), lbaSize,
-                    timeoutNs, ctx.protectionDomain()));
+            s.primary(factory(set, v));
         }
     }
 
+    private VolumeIo.Factory factory(ReplicaSet copies, io.rdmablock.node.store.Volume v) {
+        int lbaSize = v.lbaSizeBytes();
+        return ctx -> new ReplicatedVolumeIo(LocalVolumeIo.open(ctx), copies, ctx.entries(), lbaSize, timeoutNs,
+                ctx.protectionDomain());
+    }
+
+    /**
+     * Starts the activation of a promoted copy (see the class comment) on an activation thread. The subsystem stays
+     * out of primary mode until it is done: a secondary stays one (only the old primary's node is admitted, and its
+     * writes are refused by the epoch persisted already); a first export is held as a secondary of the old primary.
+     */
+    private void activate(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s) {
+        long learnt = System.nanoTime();
+        long lease = leaseNanos;
+        close(v.id()); // a deposed set, if any
+        s.activating(true);
+        if (s.mode() == Subsystem.Mode.PLAIN) {
+            String hold = dv.copies().stream().filter(c -> !c.nodeId().equals(nodeId)).map(DesiredCopy::hostnqn)
+                    .findFirst().orElseThrow();
+            s.secondaryOf(hold);
+        }
+        Pending p = new Pending(dv.epoch());
+        activations.put(v.id(), p);
+        LOG.warn("promoted to primary: volume id={}, name={}, epoch={}: activating (epoch to the in-sync "
+                + "secondaries, then {} ms of lease wait) before serving", v.id(), dv.name(), dv.epoch(),
+                lease / 1_000_000);
+        activationThreads.execute(() -> {
+            ReplicaSet set = null;
+            Activation.Outcome outcome = Activation.Outcome.FAILED;
+            try {
+                synchronized (p) {
+                    if (p.cancelled) {
+                        return;
+                    }
+                    set = open(dv, v, s);
+                }
+                outcome = Activation.run(set, Subsystem.NSID, timeoutNs, learnt, lease, ACTIVATION_BOUND_NS,
+                        () -> p.cancelled);
+                synchronized (p) {
+                    if (outcome == Activation.Outcome.DONE && !p.cancelled) {
+                        s.primary(factory(set, v));
+                        s.disconnectAll("promoted to primary at epoch " + set.view().epoch());
+                        s.activating(false);
+                        LOG.warn("serving as primary: volume id={}, name={}, epoch={}, copies={}", v.id(), dv.name(),
+                                set.view().epoch(), set.describe());
+                    } else if (!p.cancelled) {
+                        LOG.warn("activation failed ({}): volume id={}, name={}; retried at the next heartbeat",
+                                outcome, v.id(), dv.name());
+                        close(v.id());
+                    }
+                }
+            } catch (RuntimeException e) {
+                LOG.error("activation failed: volume id={}, name={}; retried at the next heartbeat", v.id(),
+                        dv.name(), e);
+                synchronized (p) {
+                    if (!p.cancelled) {
+                        close(v.id());
+                    }
+                }
+            } finally {
+                p.finished = true;
+            }
+        });
+    }
+
+    /** Longest wait for the activation FLUSH (queue set-up, answers and the CAS of drops). */
+    static final long ACTIVATION_BOUND_NS = 30_000_000_000L;
+
     /** A new replica set for this primary: a {@link PeerLink} per secondary. */
-    private ReplicaSet open(DesiredVolume dv, io.rdmablock.node.store.Volume v) {
+    private ReplicaSet open(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s) {
         List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries = new ArrayList<>();
         for (DesiredCopy c : dv.copies()) {
             if (c.role() == CopyRole.SECONDARY) {
@@ -125,8 +252,22 @@ final class Replication implements AutoCloseable {
             }
         }
         ReplicaSet created = new ReplicaSet(v.id(), v.sizeBytes(), bitmapDir, Math.max(1, dv.epoch()),
-                Math.max(1, dv.minInSync()), secondaries, (node, epoch) -> markStale(dv.name(), node, epoch));
-        sets.put(v.id(), created);
+                Math.max(1, dv.minInSync()), secondaries, new ReplicaSet.Dropper() {
+                    @Override
+                    public long markStale(String node, long epoch) {
+                        return Replication.this.markStale(dv.name(), node, epoch);
+                    }
+
+                    @Override
+                    public ReplicaSet.Primacy primacy() {
+                        return Replication.this.primacy(dv.name());
+                    }
+                });
+        created.onDeposed(() -> s.activating(true)); // ANA Change until the next heartbeat demotes this copy
+        ReplicaSet old = sets.put(v.id(), created);
+        if (old != null && old != created) {
+            old.close();
+        }
         LOG.info("replicated volume served as primary: id={}, name={}, epoch={}, minInSync={}, copies={}", v.id(),
                 dv.name(), dv.epoch(), dv.minInSync(), created.describe());
         return created;
@@ -149,21 +290,63 @@ final class Replication implements AutoCloseable {
         try {
             return client.markCopyStale(volume, node, epoch, nodeId).epoch();
         } catch (MgmtException e) {
+            if (ProblemTypes.NOT_PRIMARY.equals(e.type()) || ProblemTypes.NOT_A_SECONDARY.equals(e.type())) {
+                throw notPrimaryIfSo(volume, e);
+            }
             if (!ProblemTypes.EPOCH_MISMATCH.equals(e.type())) {
                 throw e;
             }
             Volume current = client.getVolume(volume);
+            if (!nodeId.equals(current.nodeId())) {
+                throw new ReplicaSet.NotPrimaryException("the record at epoch " + current.epoch() + " names "
+                        + current.nodeId() + " primary");
+            }
             VolumeCopy copy = current.copies().stream().filter(c -> c.nodeId().equals(node)).findFirst()
                     .orElse(null);
             if (copy == null || copy.state() != CopyState.IN_SYNC) {
                 return current.epoch();
             }
-            return client.markCopyStale(volume, node, current.epoch(), nodeId).epoch();
+            try {
+                return client.markCopyStale(volume, node, current.epoch(), nodeId).epoch();
+            } catch (MgmtException again) {
+                if (ProblemTypes.NOT_PRIMARY.equals(again.type()) || ProblemTypes.NOT_A_SECONDARY.equals(again.type())) {
+                    throw notPrimaryIfSo(volume, again);
+                }
+                throw again;
+            }
         }
+    }
+
+    /** A refusal that says this node is no longer primary, checked against the record. */
+    private RuntimeException notPrimaryIfSo(String volume, MgmtException e) {
+        Volume current = client.getVolume(volume);
+        if (!nodeId.equals(current.nodeId())) {
+            return new ReplicaSet.NotPrimaryException("the record at epoch " + current.epoch() + " names "
+                    + current.nodeId() + " primary (" + e.getMessage() + ")");
+        }
+        return e;
+    }
+
+    /** The record of {@code volume} as the data path needs it after a secondary refused this primary's epoch. */
+    private ReplicaSet.Primacy primacy(String volume) {
+        Volume current = client.getVolume(volume);
+        Map<String, Boolean> inSync = new HashMap<>();
+        for (VolumeCopy c : current.copies()) {
+            if (c.role() == CopyRole.SECONDARY) {
+                inSync.put(c.nodeId(), c.state() == CopyState.IN_SYNC);
+            }
+        }
+        return new ReplicaSet.Primacy(current.epoch(), nodeId.equals(current.nodeId()), current.minInSync(), inSync);
     }
 
     /** Stops replicating volume {@code id} (deleted, no longer primary). */
     void close(String id) {
+        Pending p = activations.remove(id);
+        if (p != null) {
+            synchronized (p) {
+                p.cancelled = true;
+            }
+        }
         ReplicaSet s = sets.remove(id);
         if (s != null) {
             s.close();
@@ -172,8 +355,12 @@ final class Replication implements AutoCloseable {
 
     @Override
     public void close() {
+        for (String id : List.copyOf(activations.keySet())) {
+            close(id);
+        }
         for (String id : List.copyOf(sets.keySet())) {
             close(id);
         }
+        activationThreads.shutdownNow();
     }
 }

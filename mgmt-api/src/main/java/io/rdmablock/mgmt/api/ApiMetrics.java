@@ -1,6 +1,7 @@
 package io.rdmablock.mgmt.api;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.core.metrics.Info;
@@ -46,6 +47,9 @@ final class ApiMetrics {
         GaugeWithCallback.builder().name("rdmablock_nodes").help("Storage nodes by state").labelNames("state")
                 .callback(cb -> cluster.nodeCounts().forEach((s, n) -> cb.call(n, s.wireName())))
                 .register(registry);
+        CounterWithCallback.builder().name("rdmablock_volume_promotions_total")
+                .help("Promotions of a new primary (automatic and explicit) since the server started")
+                .callback(cb -> cb.call(cluster.promotions())).register(registry);
         GaugeWithCallback.builder().name("rdmablock_volume_copies").help("Copies of volumes by state")
                 .labelNames("state")
                 .callback(cb -> copyCounts(cluster.listVolumes()).forEach((st, n) -> cb.call(n, st.wireName())))

@@ -17,7 +17,9 @@ import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
 import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.NodeState;
 import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.mgmt.client.PromoteRequest;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
+import io.rdmablock.mgmt.client.UnreachableReport;
 import io.rdmablock.mgmt.client.Problem;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
@@ -34,7 +36,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Volume lifecycle, placement and node reconciliation over a {@link MetadataStore}. Every public method is
@@ -63,11 +68,31 @@ import java.util.function.LongSupplier;
  * ({@link MetadataStore#replaceVolume}) that raises the epoch by exactly 1 ({@link #compareAndSetEpoch}). Other
  * volume writes (connected hosts, provisioned, state) are plain puts under this service's lock; with more than one
  * management server (etcd) they too must become compare-and-sets.
+ *
+ * <p>Failover (docs/failover.md, "Promotion"): liveness for promotion is the primary lease ({@code leaseMs}, sent in
+ * every heartbeat answer), not the node timeout. {@link #sweep} (run every 200 ms by the verticle) promotes, by one
+ * compare-and-set (epoch + 1), the lowest-id in-sync secondary whose node heartbeated within the lease, when the
+ * primary's node has no heartbeat within the lease <em>and</em> an unreachable report about the primary's copy
+ * ({@link #reportUnreachable}) arrived after its last heartbeat; the old primary becomes a stale secondary. Such a
+ * lost primary makes the volume {@code unavailable} at once (not only after the node timeout). The node timeout
+ * keeps its meaning for everything else: a node's {@code up}/{@code down} state, placement, readiness.
+ * {@link #promote} is the operator's explicit promotion.
  */
 public final class ClusterService {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterService.class);
+    /** Default primary lease, ms (docs/failover.md "Timing defaults"). */
+    public static final long DEFAULT_LEASE_MS = 2_000;
     private final MetadataStore store;
     private final LongSupplier nowMs;
     private final long nodeTimeoutMs;
+    private final long leaseMs;
+    /** When this service started, ms: a node not seen since counts as last seen then (no promotion at start-up). */
+    private final long startedAtMs;
+    /** copyKey → time (ms) of the last unreachable report about that copy; runtime only. */
+    private final Map<String, Long> unreachableAtMs = new ConcurrentHashMap<>();
+    /** Names of volumes whose lost primary has no in-sync copy to promote, logged once. */
+    private final java.util.Set<String> unpromotableLogged = ConcurrentHashMap.newKeySet();
+    private final AtomicLong promotions = new AtomicLong();
     /** nodeId → last registration/heartbeat time, ms; runtime only. */
     private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
     /** copyKey → that copy's report in its node's last heartbeat (absent: not reported); runtime only. */
@@ -87,12 +112,35 @@ public final class ClusterService {
      * @param nodeTimeoutMs a node without a heartbeat for longer than this is down, &gt; 0
      */
     public ClusterService(MetadataStore store, LongSupplier nowMs, long nodeTimeoutMs) {
+        this(store, nowMs, nodeTimeoutMs, DEFAULT_LEASE_MS);
+    }
+
+    /**
+     * @param leaseMs the primary lease: a primary whose node has no heartbeat within it (and is reported unreachable)
+     *                is replaced, &gt; 0
+     */
+    public ClusterService(MetadataStore store, LongSupplier nowMs, long nodeTimeoutMs, long leaseMs) {
         this.store = Objects.requireNonNull(store, "store");
         this.nowMs = Objects.requireNonNull(nowMs, "nowMs");
         if (nodeTimeoutMs <= 0) {
             throw Limits.invalid("nodeTimeoutMs", Long.toString(nodeTimeoutMs), "min=1");
         }
+        if (leaseMs <= 0) {
+            throw Limits.invalid("leaseMs", Long.toString(leaseMs), "min=1");
+        }
         this.nodeTimeoutMs = nodeTimeoutMs;
+        this.leaseMs = leaseMs;
+        this.startedAtMs = nowMs.getAsLong();
+    }
+
+    /** @return the primary lease, ms */
+    public long leaseMs() {
+        return leaseMs;
+    }
+
+    /** @return promotions done since start (automatic and explicit), for metrics */
+    public long promotions() {
+        return promotions.get();
     }
 
     // ---- volumes ----
@@ -185,6 +233,181 @@ public final class ClusterService {
                 .map(c -> c.nodeId() + " " + c.role().wireName() + " " + c.state().wireName()).toList());
     }
 
+    // ---- failover ----
+
+    /**
+     * Records that {@code request.reporter()} cannot reach the copy on {@code nodeId} (runtime only, with its time):
+     * one of the two signals of a lost primary. A report about an older epoch than the record's is answered but not
+     * recorded (epoch 0: unknown, recorded). Errors: 400 bad names or body, 404 no such volume or no copy there.
+     */
+    public synchronized Volume reportUnreachable(String name, String nodeId, UnreachableReport request) {
+        check(() -> {
+            Limits.checkName("name", name);
+            Limits.checkName("nodeId", nodeId);
+            Limits.check(request);
+        });
+        VolumeRecord v = store.volume(name).orElseThrow(() -> ApiException.volumeNotFound(name));
+        v.copyOn(nodeId).orElseThrow(() -> copyNotFound(v, nodeId));
+        if (request.epoch() == 0 || request.epoch() >= v.epoch()) {
+            unreachableAtMs.put(copyKey(v.id(), nodeId), nowMs.getAsLong());
+            LOG.info("unreachable report: volume={}, copy on {}, epoch={}, reporter={}", name, nodeId,
+                    request.epoch(), request.reporter());
+        } else {
+            LOG.info("unreachable report ignored (older epoch {} < {}): volume={}, copy on {}, reporter={}",
+                    request.epoch(), v.epoch(), name, nodeId, request.reporter());
+        }
+        return toVolume(v);
+    }
+
+    private static ApiException copyNotFound(VolumeRecord v, String nodeId) {
+        return new ApiException(404, ProblemTypes.COPY_NOT_FOUND, "Copy not found", "invalid nodeId: nodeId=" + nodeId
+                + " holds no copy of volume " + v.name() + " (copies: " + describe(v) + ")");
+    }
+
+    /**
+     * One liveness pass (docs/failover.md): every replicated volume whose primary is lost ({@link #primaryLost})
+     * gets, by one compare-and-set, its lowest-id in-sync secondary on a node within the lease as primary (epoch +
+     * 1; the old primary a stale secondary). Without such a copy it is left unavailable (logged once).
+     *
+     * @return the volumes promoted in this pass
+     */
+    public synchronized int sweep() {
+        int promoted = 0;
+        for (VolumeRecord listed : store.volumes()) {
+            if (listed.state() == VolumeState.DELETING || listed.copies().size() < 2 || !primaryLost(listed)) {
+                unpromotableLogged.remove(listed.name());
+                continue;
+            }
+            for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+                Versioned<VolumeRecord> current = store.volumeVersioned(listed.name()).orElse(null);
+                if (current == null || !primaryLost(current.value())) {
+                    break;
+                }
+                VolumeRecord v = current.value();
+                CopyRecord candidate = v.copies().stream()
+                        .filter(c -> c.role() == CopyRole.SECONDARY && c.state() == CopyState.IN_SYNC
+                                && leaseHeld(c.nodeId()))
+                        .min(Comparator.comparing(CopyRecord::nodeId)).orElse(null);
+                if (candidate == null) {
+                    if (unpromotableLogged.add(v.name())) {
+                        LOG.error("volume {} unavailable: its primary on {} is lost (no heartbeat within the lease of "
+                                + "{} ms, reported unreachable) and no in-sync copy is on a node that is up (copies: "
+                                + "{}); an operator may promote a copy with acceptDataLoss", v.name(),
+                                v.primary().nodeId(), leaseMs, describe(v));
+                    }
+                    break;
+                }
+                VolumeRecord next = promoted(v, candidate.nodeId(), false);
+                if (compareAndSetEpoch(current, next)) {
+                    afterPromotion(v, next, "primary lost");
+                    promoted++;
+                    break;
+                }
+            }
+        }
+        return promoted;
+    }
+
+    /**
+     * The operator's promotion: the copy on {@code request.nodeId()} becomes primary (epoch + 1, the old primary a
+     * stale secondary). A copy that is not in sync needs {@code acceptDataLoss} (every other copy then becomes
+     * stale: they may hold writes it lacks). Errors: 400; 404 no such volume or copy; 409
+     * {@link ProblemTypes#PRIMARY_ALIVE} while the primary's node heartbeats within the lease, 409
+     * {@link ProblemTypes#PROMOTE_REFUSED} (already primary, data loss not accepted), 409 deleting.
+     */
+    public synchronized Volume promote(String name, PromoteRequest request) {
+        check(() -> {
+            Limits.checkName("name", name);
+            Limits.check(request);
+        });
+        String nodeId = request.nodeId();
+        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+            Versioned<VolumeRecord> current = store.volumeVersioned(name)
+                    .orElseThrow(() -> ApiException.volumeNotFound(name));
+            VolumeRecord v = current.value();
+            if (v.state() == VolumeState.DELETING) {
+                throw deleting(v);
+            }
+            CopyRecord copy = v.copyOn(nodeId).orElseThrow(() -> copyNotFound(v, nodeId));
+            if (copy.role() == CopyRole.PRIMARY) {
+                throw new ApiException(409, ProblemTypes.PROMOTE_REFUSED, "Promote refused", "invalid nodeId: nodeId="
+                        + nodeId + " already holds the primary copy of volume " + name + " (epoch " + v.epoch() + ")");
+            }
+            String primaryNode = v.primary().nodeId();
+            if (leaseHeld(primaryNode)) {
+                throw new ApiException(409, ProblemTypes.PRIMARY_ALIVE, "Primary alive", "the primary of volume " + name
+                        + " on node " + primaryNode + " heartbeated " + (nowMs.getAsLong() - lastSeen(primaryNode))
+                        + " ms ago, within the lease of " + leaseMs + " ms: stop that node (or wait) and retry");
+            }
+            boolean inSync = copy.state() == CopyState.IN_SYNC;
+            if (!inSync && !request.acceptDataLoss()) {
+                throw new ApiException(409, ProblemTypes.PROMOTE_REFUSED, "Promote refused", "invalid acceptDataLoss: "
+                        + "acceptDataLoss=false, the copy on " + nodeId + " is " + copy.state().wireName()
+                        + ": writes acknowledged since it left the in-sync set would be lost; repeat with "
+                        + "acceptDataLoss=true to promote it anyway");
+            }
+            VolumeRecord next = promoted(v, nodeId, !inSync);
+            if (compareAndSetEpoch(current, next)) {
+                afterPromotion(v, next, inSync ? "operator" : "operator, data loss accepted");
+                return toVolume(next);
+            }
+        }
+        throw new ApiException(503, ProblemTypes.INTERNAL, "Store contention", "volume " + name + " changed "
+                + CAS_ATTEMPTS + " times while promoting " + nodeId + "; retry");
+    }
+
+    /**
+     * @return {@code v} at epoch + 1 with the copy on {@code newPrimary} primary and in sync, the old primary a stale
+     *         secondary, and (othersStale) every other copy stale; no connected hosts until the new primary reports
+     */
+    private static VolumeRecord promoted(VolumeRecord v, String newPrimary, boolean othersStale) {
+        var next = new ArrayList<CopyRecord>();
+        for (CopyRecord c : v.copies()) {
+            if (c.nodeId().equals(newPrimary)) {
+                next.add(new CopyRecord(c.nodeId(), CopyRole.PRIMARY, CopyState.IN_SYNC, c.provisioned()));
+            } else if (c.role() == CopyRole.PRIMARY) {
+                next.add(new CopyRecord(c.nodeId(), CopyRole.SECONDARY, CopyState.STALE, c.provisioned()));
+            } else {
+                next.add(othersStale ? c.withState(CopyState.STALE) : c);
+            }
+        }
+        return v.withCopies(v.epoch() + 1, next).withConnectedHosts(List.of());
+    }
+
+    private void afterPromotion(VolumeRecord before, VolumeRecord after, String why) {
+        promotions.incrementAndGet();
+        unreachableAtMs.remove(copyKey(before.id(), before.primary().nodeId()));
+        unpromotableLogged.remove(before.name());
+        LOG.warn("volume {} promoted ({}): primary {} -> {}, epoch {} -> {}, copies: {}", before.name(), why,
+                before.primary().nodeId(), after.primary().nodeId(), before.epoch(), after.epoch(), describe(after));
+    }
+
+    /**
+     * True when the primary of {@code v} is lost: its node has no heartbeat within the lease and an unreachable report
+     * about its copy arrived after that node's last heartbeat.
+     */
+    private boolean primaryLost(VolumeRecord v) {
+        String p = v.primary().nodeId();
+        long seen = lastSeen(p);
+        if (nowMs.getAsLong() - seen <= leaseMs) {
+            return false;
+        }
+        Long report = unreachableAtMs.get(copyKey(v.id(), p));
+        return report != null && report > seen;
+    }
+
+    /** True when {@code nodeId} registered or heartbeated within the lease. */
+    private boolean leaseHeld(String nodeId) {
+        Long seen = lastSeenMs.get(nodeId);
+        return seen != null && nowMs.getAsLong() - seen <= leaseMs;
+    }
+
+    /** Last registration or heartbeat of the node, or this service's start when none since. */
+    private long lastSeen(String nodeId) {
+        Long seen = lastSeenMs.get(nodeId);
+        return seen == null ? startedAtMs : seen;
+    }
+
     /** @return every volume, ordered by name */
     public synchronized List<Volume> listVolumes() {
         return store.volumes().stream().map(this::toVolume).toList();
@@ -245,20 +468,43 @@ public final class ClusterService {
     public record Registration(Node node, boolean created) {
     }
 
-    /** Registers or re-registers a node (keeps its draining flag). Errors: 400. */
+    /**
+     * Registers or re-registers a node (keeps its draining flag and its ordinal; a new node, or one stored without
+     * an ordinal, gets the lowest ordinal 1..62 no other node holds). Errors: 400; 409
+     * {@link ProblemTypes#NO_FREE_ORDINAL}.
+     */
     public synchronized Registration registerNode(RegisterNodeRequest request) {
         check(() -> Limits.check(request));
         long now = nowMs.getAsLong();
         var old = store.node(request.nodeId());
         String metricsUrl = request.metricsUrl() == null ? "" : request.metricsUrl();
+        int ordinal = old.map(NodeRecord::ordinal).filter(o -> o > 0).orElseGet(() -> freeOrdinal(request.nodeId()));
         var record = new NodeRecord(request.nodeId(), request.fabricAddress(), metricsUrl, request.capacityBytes(),
-                old.map(NodeRecord::draining).orElse(false), old.map(NodeRecord::registeredAtMs).orElse(now));
+                old.map(NodeRecord::draining).orElse(false), old.map(NodeRecord::registeredAtMs).orElse(now), ordinal);
         if (!record.equals(old.orElse(null))) {
             store.putNode(record);
         }
         lastSeenMs.put(record.nodeId(), now);
         reportedFreeBytes.put(record.nodeId(), request.freeBytes());
         return new Registration(toNode(record), old.isEmpty());
+    }
+
+    /** @return the lowest ordinal 1..62 no other registered node holds; 409 when none is free */
+    private int freeOrdinal(String nodeId) {
+        var used = new java.util.HashSet<Integer>();
+        for (NodeRecord n : store.nodes()) {
+            if (!n.nodeId().equals(nodeId)) {
+                used.add(n.ordinal());
+            }
+        }
+        for (int o = 1; o <= Node.MAX_ORDINAL; o++) {
+            if (!used.contains(o)) {
+                return o;
+            }
+        }
+        throw new ApiException(409, ProblemTypes.NO_FREE_ORDINAL, "No free ordinal", "invalid nodeId: nodeId=" + nodeId
+                + " cannot be registered: every controller-id ordinal 1.." + Node.MAX_ORDINAL
+                + " is taken by a registered node (remove one first)");
     }
 
     /** Records a heartbeat and answers the node's desired state. Errors: 400, 404 unknown node. */
@@ -315,7 +561,7 @@ public final class ClusterService {
             }
             desired.add(toDesired(next, next.copyOn(nodeId).orElseThrow()));
         }
-        return new HeartbeatResponse(node.draining(), desired);
+        return new HeartbeatResponse(node.draining(), desired, leaseMs);
     }
 
     /** @return the record after one copy's node reported (r null: that node does not hold the volume) */
@@ -362,6 +608,7 @@ public final class ClusterService {
 
     private void forgetCopy(String key) {
         reports.remove(key);
+        unreachableAtMs.remove(key);
         missingOnNode.remove(key);
         deletedOnNode.remove(key);
     }
@@ -518,14 +765,16 @@ public final class ClusterService {
     }
 
     /**
-     * The stored state; or {@code unavailable} while the primary's node is down or no longer holds its copy; or
+     * The stored state; or {@code unavailable} while the primary's node is down, no longer holds its copy, or (a
+     * replicated volume) the primary is lost (no heartbeat within the lease and reported unreachable); or
      * {@code degraded} while a ready volume has fewer in-sync copies than replicas (a deleting volume stays deleting).
      */
     private VolumeState reportedState(VolumeRecord v) {
         if (v.state() == VolumeState.DELETING) {
             return v.state();
         }
-        if (nodeDown(v.nodeId()) || missingOnNode.contains(copyKey(v.id(), v.nodeId()))) {
+        if (nodeDown(v.nodeId()) || missingOnNode.contains(copyKey(v.id(), v.nodeId()))
+                || (v.copies().size() > 1 && primaryLost(v))) {
             return VolumeState.UNAVAILABLE;
         }
         return v.state() == VolumeState.READY && v.inSyncCount() < v.replicas() ? VolumeState.DEGRADED : v.state();
@@ -534,7 +783,7 @@ public final class ClusterService {
     private Node toNode(NodeRecord n) {
         Long seen = lastSeenMs.get(n.nodeId());
         return new Node(n.nodeId(), n.fabricAddress(), n.metricsUrl(), n.capacityBytes(), freeBytes(n.nodeId()),
-                stateOf(n), seen == null ? null : Instant.ofEpochMilli(seen).toString());
+                stateOf(n), seen == null ? null : Instant.ofEpochMilli(seen).toString(), n.ordinal());
     }
 
     private static void check(Runnable validation) {

@@ -44,9 +44,24 @@ public final class MgmtServer implements AutoCloseable {
      * @throws IllegalStateException when the server does not start within {@link #START_TIMEOUT_S} or the port is taken
      */
     public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs) {
+        return start(dataDir, host, port, token, nodeTimeoutMs, ClusterService.DEFAULT_LEASE_MS);
+    }
+
+    /** As {@link #start(Path, String, int, String, long)} with the primary lease {@code leaseMs}. */
+    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs,
+                                   long leaseMs) {
+        return start(dataDir, host, port, token, nodeTimeoutMs, leaseMs, MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS);
+    }
+
+    /**
+     * As {@link #start(Path, String, int, String, long)} with the primary lease {@code leaseMs} and the liveness
+     * sweep's interval {@code sweepIntervalMs} (docs/failover.md).
+     */
+    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs,
+                                   long leaseMs, long sweepIntervalMs) {
         MetadataStore store = new RocksMetadataStore(dataDir.resolve("metadata"));
         try {
-            return start(store, host, port, token, nodeTimeoutMs);
+            return start(store, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -55,9 +70,17 @@ public final class MgmtServer implements AutoCloseable {
 
     /** Starts a server over a given store (closed by {@link #close()}). */
     public static MgmtServer start(MetadataStore store, String host, int port, String token, long nodeTimeoutMs) {
+        return start(store, host, port, token, nodeTimeoutMs, ClusterService.DEFAULT_LEASE_MS,
+                MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS);
+    }
+
+    /** Starts a server over a given store (closed by {@link #close()}) with a lease and sweep interval. */
+    public static MgmtServer start(MetadataStore store, String host, int port, String token, long nodeTimeoutMs,
+                                   long leaseMs, long sweepIntervalMs) {
         Objects.requireNonNull(store, "store");
-        var cluster = new ClusterService(store, System::currentTimeMillis, nodeTimeoutMs);
-        var verticle = new MgmtVerticle(cluster, token, host, port, DEFAULT_BODY_LIMIT_BYTES);
+        var cluster = new ClusterService(store, System::currentTimeMillis, nodeTimeoutMs, leaseMs);
+        var verticle = new MgmtVerticle(cluster, token, host, port, DEFAULT_BODY_LIMIT_BYTES,
+                MgmtVerticle.DEFAULT_REQUEST_TIMEOUT_MS, sweepIntervalMs);
         Vertx vertx = Vertx.vertx();
         try {
             vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(START_TIMEOUT_S,

@@ -6,6 +6,8 @@ import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
 import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.mgmt.client.PromoteRequest;
+import io.rdmablock.mgmt.client.UnreachableReport;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.rdmablock.mgmt.client.Volume;
 import io.vertx.core.Future;
@@ -66,6 +68,8 @@ public final class MgmtVerticle extends VerticleBase {
     private final int port;
     private final long bodyLimitBytes;
     private final long requestTimeoutMs;
+    private final long sweepIntervalMs;
+    private long sweepTimer = -1;
     private ApiMetrics metrics;
     private String contractText;
     private Dashboard dashboard;
@@ -74,6 +78,8 @@ public final class MgmtVerticle extends VerticleBase {
     private MetricsScraper scraper;
     /** Interval of the nodes' {@code /metrics} scrape behind {@code /v1/stats/volumes}. */
     static final long STATS_INTERVAL_MS = 2_000;
+    /** Default interval of the liveness sweep ({@link ClusterService#sweep}), ms. */
+    public static final long DEFAULT_SWEEP_INTERVAL_MS = 200;
     /** Samples kept per volume (5 minutes at {@link #STATS_INTERVAL_MS}). */
     static final int STATS_SAMPLES = 150;
 
@@ -94,6 +100,20 @@ public final class MgmtVerticle extends VerticleBase {
      */
     public MgmtVerticle(ClusterService cluster, String token, String host, int port, long bodyLimitBytes,
                         long requestTimeoutMs) {
+        this(cluster, token, host, port, bodyLimitBytes, requestTimeoutMs, DEFAULT_SWEEP_INTERVAL_MS);
+    }
+
+    /**
+     * @param sweepIntervalMs interval of the liveness sweep that promotes a new primary when one is lost
+     *                        (docs/failover.md), &gt; 0
+     */
+    public MgmtVerticle(ClusterService cluster, String token, String host, int port, long bodyLimitBytes,
+                        long requestTimeoutMs, long sweepIntervalMs) {
+        if (sweepIntervalMs <= 0) {
+            throw new IllegalArgumentException("invalid sweepIntervalMs: sweepIntervalMs=" + sweepIntervalMs
+                    + ", min=1");
+        }
+        this.sweepIntervalMs = sweepIntervalMs;
         if (requestTimeoutMs <= 0) {
             throw new IllegalArgumentException("invalid requestTimeoutMs: requestTimeoutMs=" + requestTimeoutMs
                     + ", min=1");
@@ -135,12 +155,32 @@ public final class MgmtVerticle extends VerticleBase {
                     server = s;
                     scraper = new MetricsScraper(vertx, cluster, stats, STATS_INTERVAL_MS);
                     scraper.start();
+                    sweepTimer = vertx.setPeriodic(sweepIntervalMs, id -> sweep());
                     LOG.info("management API listening on http://{}:{}", host, s.actualPort());
                 });
     }
 
+    /** One liveness sweep on a worker (the store fsyncs); a failure is logged, the next tick tries again. */
+    private boolean sweeping;
+
+    private void sweep() {
+        if (sweeping) {
+            return; // the previous one still runs (a slow store): never queue them up
+        }
+        sweeping = true;
+        vertx.executeBlocking(cluster::sweep, false).onComplete(ar -> {
+            sweeping = false;
+            if (ar.failed()) {
+                LOG.warn("liveness sweep failed (retried in {} ms): {}", sweepIntervalMs, ar.cause().toString());
+            }
+        });
+    }
+
     @Override
     public Future<?> stop() {
+        if (sweepTimer >= 0) {
+            vertx.cancelTimer(sweepTimer);
+        }
         if (scraper != null) {
             scraper.stop();
         }
@@ -180,6 +220,8 @@ public final class MgmtVerticle extends VerticleBase {
         builder.getRoute("deleteVolume").addHandler(ctx -> answer(ctx, 202,
                 () -> cluster.deleteVolume(name(ctx), "true".equals(ctx.request().getParam("force")))));
         builder.getRoute("markCopyStale").addHandler(this::markCopyStale);
+        builder.getRoute("reportUnreachable").addHandler(this::reportUnreachable);
+        builder.getRoute("promoteVolume").addHandler(this::promoteVolume);
         builder.getRoute("registerNode").addHandler(this::registerNode);
         builder.getRoute("listNodes").addHandler(ctx -> answer(ctx, 200, cluster::listNodes));
         builder.getRoute("heartbeat").addHandler(ctx -> answer(ctx, 200, () -> cluster.heartbeat(
@@ -269,6 +311,18 @@ public final class MgmtVerticle extends VerticleBase {
         JsonObject body = ctx.body().asJsonObject();
         var request = new MarkCopyStaleRequest(body.getLong("epoch"), body.getString("reporter"));
         answer(ctx, 200, () -> cluster.markCopyStale(name(ctx), ctx.pathParam("nodeId"), request));
+    }
+
+    private void reportUnreachable(RoutingContext ctx) {
+        JsonObject body = ctx.body().asJsonObject();
+        var request = new UnreachableReport(body.getLong("epoch"), body.getString("reporter"));
+        answer(ctx, 200, () -> cluster.reportUnreachable(name(ctx), ctx.pathParam("nodeId"), request));
+    }
+
+    private void promoteVolume(RoutingContext ctx) {
+        JsonObject body = ctx.body().asJsonObject();
+        var request = new PromoteRequest(body.getString("nodeId"), body.getBoolean("acceptDataLoss", false));
+        answer(ctx, 200, () -> cluster.promote(name(ctx), request));
     }
 
     private void resizeVolume(RoutingContext ctx) {

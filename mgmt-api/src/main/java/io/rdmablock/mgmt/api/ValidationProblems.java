@@ -78,6 +78,10 @@ final class ValidationProblems {
             "minInSync", "integer", "allowedHosts", "array"));
     private static final Shape STALE = new Shape(List.of("epoch", "reporter"),
             ordered("epoch", "integer", "reporter", "string"));
+    private static final Shape UNREACHABLE = new Shape(List.of("epoch", "reporter"),
+            ordered("epoch", "integer", "reporter", "string"));
+    private static final Shape PROMOTE = new Shape(List.of("nodeId"),
+            ordered("nodeId", "string", "acceptDataLoss", "boolean"));
     private static final Shape RESIZE = new Shape(List.of("sizeBytes"), ordered("sizeBytes", "integer"));
     private static final Shape REGISTER = new Shape(List.of("nodeId", "fabricAddress", "capacityBytes", "freeBytes"),
             ordered("nodeId", "string", "fabricAddress", "string", "metricsUrl", "string", "capacityBytes", "integer",
@@ -103,6 +107,10 @@ final class ValidationProblems {
             shape = HEARTBEAT;
         } else if (method == HttpMethod.POST && path.startsWith("/v1/volumes/") && path.endsWith("/stale")) {
             shape = STALE;
+        } else if (method == HttpMethod.POST && path.startsWith("/v1/volumes/") && path.endsWith("/unreachable")) {
+            shape = UNREACHABLE;
+        } else if (method == HttpMethod.POST && path.startsWith("/v1/volumes/") && path.endsWith("/promote")) {
+            shape = PROMOTE;
         } else {
             return null;
         }
@@ -121,12 +129,17 @@ final class ValidationProblems {
                 case "string" -> value instanceof String;
                 case "integer" -> value instanceof Integer || value instanceof Long;
                 case "array" -> value instanceof JsonArray;
+                case "boolean" -> value instanceof Boolean;
                 default -> true;
             };
             if (!ok) {
                 return "invalid " + field + ": " + field + "=" + io.vertx.core.json.Json.encode(value)
-                        + ", must be " + (type.equals("integer") ? "an integer" : "a" + (type.equals("array")
-                        ? "n array" : " string"));
+                        + ", must be " + switch (type) {
+                            case "integer" -> "an integer";
+                            case "array" -> "an array";
+                            case "boolean" -> "a boolean";
+                            default -> "a string";
+                        };
             }
         }
         try {
@@ -134,6 +147,11 @@ final class ValidationProblems {
                 Limits.check(MgmtVerticle.createRequest(body));
             } else if (shape == STALE) {
                 Limits.check(new MarkCopyStaleRequest(body.getLong("epoch"), body.getString("reporter")));
+            } else if (shape == UNREACHABLE) {
+                Limits.check(new io.rdmablock.mgmt.client.UnreachableReport(body.getLong("epoch"),
+                        body.getString("reporter")));
+            } else if (shape == PROMOTE) {
+                Limits.check(new io.rdmablock.mgmt.client.PromoteRequest(body.getString("nodeId"), false));
             } else if (shape == RESIZE) {
                 Limits.checkSize("sizeBytes", body.getLong("sizeBytes"));
             } else if (shape == REGISTER) {

@@ -9,9 +9,17 @@ import java.util.List;
  * @param volumes  every volume the node must hold (or delete, state {@code deleting}); a volume the node holds
  *                 but that is not listed here is unknown to the cluster: the node keeps its data (data is
  *                 deleted only on an explicit {@code deleting}), does not export it, and logs it as an orphan
+ * @param leaseMs  the primary lease (docs/failover.md): a primary serves host I/O until its heartbeat's send time +
+ *                 leaseMs - margin (its own monotonic clock); 0 from older servers (no lease)
  */
-public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes) {
+public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs) {
     public HeartbeatResponse {
         volumes = volumes == null ? List.of() : List.copyOf(volumes);
+        leaseMs = Math.max(0, leaseMs);
+    }
+
+    /** An answer without a lease (as from servers before failover). */
+    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes) {
+        this(draining, volumes, 0);
     }
 }

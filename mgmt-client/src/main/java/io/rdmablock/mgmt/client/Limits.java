@@ -106,6 +106,23 @@ public final class Limits {
         checkName("reporter", request.reporter());
     }
 
+    /** Checks an unreachable report: epoch &gt;= 0 (0: unknown), reporter 1..223 printable ASCII characters. */
+    public static void check(UnreachableReport request) {
+        if (request.epoch() < 0) {
+            throw invalid("epoch", Long.toString(request.epoch()), "min=0");
+        }
+        String r = request.reporter();
+        if (r == null || r.isEmpty() || r.length() > MAX_NQN_BYTES || !r.chars().allMatch(ch -> ch > 0x20 && ch < 0x7f)) {
+            throw invalid("reporter", quote(r), "must be a node id or host NQN of 1.." + MAX_NQN_BYTES
+                    + " printable ASCII characters without spaces");
+        }
+    }
+
+    /** Checks a promote request: nodeId a name. */
+    public static void check(PromoteRequest request) {
+        checkName("nodeId", request.nodeId());
+    }
+
     /** Checks allowedHosts: at most 64 distinct NQNs, each well-formed and at most 223 bytes. */
     public static void checkAllowedHosts(List<String> hosts) {
         if (hosts == null) {

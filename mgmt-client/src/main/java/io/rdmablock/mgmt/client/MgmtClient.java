@@ -105,6 +105,16 @@ public final class MgmtClient {
                 new UnreachableReport(epoch, reporter), Volume.class);
     }
 
+    /**
+     * {@code POST /v1/volumes/{name}/promote}: makes the copy on {@code nodeId} the primary (operator action,
+     * docs/failover.md); {@code acceptDataLoss} is required when that copy is not in sync. Errors 400, 401, 404,
+     * 409 (primary still alive, or data loss not accepted).
+     */
+    public Volume promoteVolume(String volume, String nodeId, boolean acceptDataLoss) {
+        return send("POST", "/v1/volumes/" + segment(volume) + "/promote", new PromoteRequest(nodeId, acceptDataLoss),
+                Volume.class);
+    }
+
     // ---- nodes ----
 
     /** {@code POST /v1/nodes}: register or re-register a node. Errors 400, 401. */

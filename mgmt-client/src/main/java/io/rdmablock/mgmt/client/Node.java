@@ -10,6 +10,9 @@ package io.rdmablock.mgmt.client;
  * @param freeBytes     capacity not yet promised to volumes, as last reported
  * @param state         up / down (no heartbeat within the timeout) / draining
  * @param lastHeartbeat time of the last registration or heartbeat, ISO-8601 UTC
+ * @param ordinal       1..{@value #MAX_ORDINAL}, given at the first registration and stable after: the node's NVMe
+ *                      controller ids are {@code ordinal * 1024 .. ordinal * 1024 + 1023} (docs/failover.md); 0 from
+ *                      older servers (none)
  */
 public record Node(
         String nodeId,
@@ -18,7 +21,29 @@ public record Node(
         long capacityBytes,
         long freeBytes,
         NodeState state,
-        String lastHeartbeat) {
+        String lastHeartbeat,
+        int ordinal) {
+
+    /** Highest ordinal: 62 * 1024 + 1023 = 64511 stays below the reserved cntlids FFF0h..FFFFh. */
+    public static final int MAX_ORDINAL = 62;
+    /** Controller ids per node. */
+    public static final int CNTLIDS_PER_NODE = 1024;
+
+    /** A node without an ordinal (as from servers before failover). */
+    public Node(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, long freeBytes,
+                NodeState state, String lastHeartbeat) {
+        this(nodeId, fabricAddress, metricsUrl, capacityBytes, freeBytes, state, lastHeartbeat, 0);
+    }
+
+    /** @return the first controller id of a node with this ordinal ({@code ordinal * 1024}) */
+    public static int cntlidMin(int ordinal) {
+        return ordinal * CNTLIDS_PER_NODE;
+    }
+
+    /** @return the last controller id of a node with this ordinal ({@code ordinal * 1024 + 1023}) */
+    public static int cntlidMax(int ordinal) {
+        return ordinal * CNTLIDS_PER_NODE + CNTLIDS_PER_NODE - 1;
+    }
 
     /** Prefix of every node host NQN; the node id follows. */
     public static final String HOSTNQN_PREFIX = "nqn.2026-11.io.rdmablock:node:";

@@ -36,6 +36,18 @@ public final class NodeAgent implements AutoCloseable {
          * {@link #report()} tells the server how far it got.
          */
         void apply(HeartbeatResponse desired);
+
+        /**
+         * As {@link #apply(HeartbeatResponse)}, with the {@link System#nanoTime()} taken just before the heartbeat
+         * was sent (the start of the primary lease the answer grants, docs/failover.md). Default: {@link #apply}.
+         */
+        default void apply(HeartbeatResponse desired, long sendNanos) {
+            apply(desired);
+        }
+
+        /** The management server's answer to a (re-)registration (e.g. the node's ordinal). Default: nothing. */
+        default void registered(Node node) {
+        }
     }
 
     private final MgmtClient client;
@@ -95,8 +107,10 @@ public final class NodeAgent implements AutoCloseable {
                     register();
                 }
                 HeartbeatResponse desired;
+                HeartbeatRequest report = handler.report();
+                long sendNanos = System.nanoTime(); // before sending: the lease starts no later than this
                 try {
-                    desired = client.heartbeat(nodeId, handler.report());
+                    desired = client.heartbeat(nodeId, report);
                 } catch (MgmtException e) {
                     if (e.status() != 404 || !ProblemTypes.NODE_NOT_FOUND.equals(e.type())) {
                         throw e;
@@ -104,9 +118,11 @@ public final class NodeAgent implements AutoCloseable {
                     LOG.warn("node {} unknown to the management server; registering again", nodeId);
                     registered = false;
                     register();
-                    desired = client.heartbeat(nodeId, handler.report());
+                    report = handler.report();
+                    sendNanos = System.nanoTime();
+                    desired = client.heartbeat(nodeId, report);
                 }
-                handler.apply(desired);
+                handler.apply(desired, sendNanos);
                 heartbeats++;
                 lastFailure = null;
                 return true;
@@ -126,8 +142,9 @@ public final class NodeAgent implements AutoCloseable {
         if (!nodeId.equals(request.nodeId())) {
             throw new IllegalStateException("nodeId changed: was " + nodeId + ", now " + request.nodeId());
         }
-        client.registerNode(request);
+        Node node = client.registerNode(request);
         registered = true;
+        handler.registered(node);
         LOG.info("node {} registered with {} (fabric {})", nodeId, client.baseUri(), request.fabricAddress());
     }
 

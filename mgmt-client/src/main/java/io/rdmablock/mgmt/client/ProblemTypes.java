@@ -53,6 +53,17 @@ public final class ProblemTypes {
     public static final String NOT_PRIMARY = BASE + "not-primary";
     /** 409: a stale-copy report naming a node that holds no secondary copy of the volume. */
     public static final String NOT_A_SECONDARY = BASE + "not-a-secondary";
+    /** 404: a volume has no copy on the node named in the path (unreachable report, promote). */
+    public static final String COPY_NOT_FOUND = BASE + "copy-not-found";
+    /** 409: an explicit promote while the primary's node still heartbeats within the lease (docs/failover.md). */
+    public static final String PRIMARY_ALIVE = BASE + "primary-alive";
+    /**
+     * 409: an explicit promote of a copy that is not in sync (or onto the primary itself) without
+     * {@code acceptDataLoss: true}; the detail says why.
+     */
+    public static final String PROMOTE_REFUSED = BASE + "promote-refused";
+    /** 409: a new node cannot get a controller-id ordinal: every one of 1..62 is taken by a registered node. */
+    public static final String NO_FREE_ORDINAL = BASE + "no-free-ordinal";
     /** 408: the request did not arrive whole within the server's request timeout. */
     public static final String REQUEST_TIMEOUT = BASE + "request-timeout";
     /** 414: the request line is longer than the server accepts. */

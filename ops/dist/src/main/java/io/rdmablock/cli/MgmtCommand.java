@@ -45,6 +45,16 @@ public final class MgmtCommand implements Callable<Integer> {
             description = "A node without heartbeat for this long is down (default ${DEFAULT-VALUE}).")
     long nodeTimeoutMs;
 
+    @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "2000",
+            description = "Primary lease, sent to nodes in every heartbeat answer; a primary without a heartbeat for "
+                    + "this long that is reported unreachable is replaced (default ${DEFAULT-VALUE}, 100..600000).")
+    long leaseMs;
+
+    @Option(names = "--sweep-ms", paramLabel = "MS", defaultValue = "200",
+            description = "Interval of the liveness sweep that promotes a new primary (default ${DEFAULT-VALUE}, "
+                    + "10..60000).")
+    long sweepMs;
+
     /** Tests: return once started instead of waiting for a signal (the server is left in {@link #server}). */
     @Option(names = "--no-wait", hidden = true)
     boolean noWait;
@@ -61,9 +71,16 @@ public final class MgmtCommand implements Callable<Integer> {
             throw new IllegalArgumentException("invalid --node-timeout-ms: --node-timeout-ms=" + nodeTimeoutMs
                     + ", min=100, max=3600000");
         }
+        if (leaseMs < 100 || leaseMs > 600_000) {
+            throw new IllegalArgumentException("invalid --lease-ms: --lease-ms=" + leaseMs + ", min=100, max=600000");
+        }
+        if (sweepMs < 10 || sweepMs > 60_000) {
+            throw new IllegalArgumentException("invalid --sweep-ms: --sweep-ms=" + sweepMs + ", min=10, max=60000");
+        }
         Files.createDirectories(dataDir);
         String clusterToken = resolveToken();
-        server = MgmtServer.start(dataDir, hostPort[0], Integer.parseInt(hostPort[1]), clusterToken, nodeTimeoutMs);
+        server = MgmtServer.start(dataDir, hostPort[0], Integer.parseInt(hostPort[1]), clusterToken, nodeTimeoutMs,
+                leaseMs, sweepMs);
         PrintWriter out = spec.commandLine().getOut();
         out.println("management API: " + server.url());
         out.println(tokenSource == null ? "token: " + clusterToken : "token source: " + tokenSource);

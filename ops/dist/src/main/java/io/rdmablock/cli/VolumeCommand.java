@@ -15,11 +15,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code rdmablock volume create|list|get|resize|delete}: volumes over the management REST API. */
-@Command(name = "volume", description = "Create, list, inspect, grow and delete volumes.",
+/** {@code rdmablock volume create|list|get|resize|delete|promote}: volumes over the management REST API. */
+@Command(name = "volume", description = "Create, list, inspect, grow, delete and promote volumes.",
         mixinStandardHelpOptions = true,
         subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Get.class,
-                VolumeCommand.Resize.class, VolumeCommand.Delete.class})
+                VolumeCommand.Resize.class, VolumeCommand.Delete.class, VolumeCommand.Promote.class})
 public final class VolumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -179,6 +179,26 @@ public final class VolumeCommand implements Callable<Integer> {
         public Integer call() {
             Limits.checkName("NAME", name);
             print(out(), output, client().deleteVolume(name, force));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "promote", description = "Make the copy on a node the primary (operator failover; refused while "
+            + "the primary still heartbeats within the lease).", mixinStandardHelpOptions = true)
+    static final class Promote extends MgmtCall {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--node", required = true, paramLabel = "NODE", description = "Node whose copy becomes primary.")
+        String node;
+        @Option(names = "--accept-data-loss", description = "Promote a copy that is not in sync: writes acknowledged "
+                + "since it went stale are lost, and every other copy becomes stale.")
+        boolean acceptDataLoss;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NAME", name);
+            Limits.checkName("--node", node);
+            print(out(), output, client().promoteVolume(name, node, acceptDataLoss));
             return ExitCodes.OK;
         }
     }

@@ -340,6 +340,29 @@ class RdmablockCliTest {
     }
 
     @Test
+    void shouldRefuseToPromoteWhileThePrimaryHoldsItsLease() {
+        new MgmtClient(URI.create(server.url()), TOKEN)
+                .registerNode(new RegisterNodeRequest("n2", "127.0.0.1:4421", "", 1L << 29, 1L << 29));
+        run("volume", "create", "r", "--size", "1M", "--replicas", "2");
+        var r = run("volume", "promote", "r", "--node", "n2");
+        assertEquals(1, r.exitCode(), r.err());
+        assertTrue(r.err().contains("primary-alive") || r.err().contains("within the lease"), r.err());
+        var missing = run("volume", "promote", "r");
+        assertEquals(ExitCodes.BAD_INPUT, missing.exitCode());
+        assertTrue(missing.err().contains("--node"), missing.err());
+        var primary = run("volume", "promote", "r", "--node", "n1", "--accept-data-loss");
+        assertEquals(1, primary.exitCode(), primary.err());
+        assertTrue(primary.err().contains("already holds the primary"), primary.err());
+    }
+
+    @Test
+    void shouldRejectALeaseOutOfBounds() {
+        var r = CliRun.of("mgmt", "--lease-ms", "50", "--data-dir", dir.resolve("m4").toString());
+        assertEquals(ExitCodes.BAD_INPUT, r.exitCode());
+        assertTrue(r.err().startsWith("rdmablock: invalid --lease-ms: --lease-ms=50, min=100, max=600000"), r.err());
+    }
+
+    @Test
     void shouldRejectBadListenAddress() {
         var r = CliRun.of("mgmt", "--listen", "nohost", "--data-dir", dir.resolve("m3").toString());
         assertEquals(ExitCodes.BAD_INPUT, r.exitCode());

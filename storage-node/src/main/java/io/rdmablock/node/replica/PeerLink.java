@@ -82,12 +82,22 @@ public final class PeerLink implements ForwardLink {
                         : "the secondary has no fabric address (not registered)"));
                 return;
             }
+            io.rdmablock.rdma.verbs.CmId route = null;
+            ProtectionDomain own = null;
             try {
+                if (pd == null) {
+                    // no host queue behind this open (a new primary's activation FLUSH, which carries no data): a
+                    // protection domain of its own on the device that routes to the secondary
+                    route = provider.createId();
+                    route.resolve(address, SETUP_TIMEOUT_NS);
+                    own = route.device().allocPd();
+                }
+                ProtectionDomain domain = own != null ? own : pd;
                 // one association per host queue, each with its own HOSTID: the secondary fences a new association
                 // of the same hostnqn and HOSTID against the old one (a host restart), and these must coexist
                 byte[] hostId = PeerAssociation.hostId(hostnqn + "/" + subnqn + "/" + ProcessHandle.current().pid()
                         + "/" + System.nanoTime() + "/" + OPENED.incrementAndGet());
-                PeerAssociation a = PeerAssociation.connect(provider, pd, new PeerAssociation.Params(address, subnqn,
+                PeerAssociation a = PeerAssociation.connect(provider, domain, new PeerAssociation.Params(address, subnqn,
                         hostnqn, 1, Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS), hostId);
                 PeerQueue q;
                 try {
@@ -97,10 +107,12 @@ public final class PeerLink implements ForwardLink {
                     throw e;
                 }
                 associations.add(a);
-                f.complete(new Queue(a, q));
+                f.complete(new Queue(a, q, own, route));
             } catch (RuntimeException e) {
                 LOG.warn("no forward queue to the secondary: address={}, subnqn={}: {}", address, subnqn,
                         e.toString());
+                closeQuietly(own);
+                closeQuietly(route);
                 f.completeExceptionally(e);
             }
         });
@@ -131,6 +143,9 @@ public final class PeerLink implements ForwardLink {
     }
 
     private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
         try {
             c.close();
         } catch (Exception e) {
@@ -143,11 +158,17 @@ public final class PeerLink implements ForwardLink {
         private final PeerAssociation association;
         private final PeerQueue queue;
         private final NvmCommand command = new NvmCommand();
+        /** The queue's own protection domain and the CM id it was found through (no host queue's), else null. */
+        private final ProtectionDomain ownPd;
+        private final io.rdmablock.rdma.verbs.CmId route;
         private boolean closedHere;
 
-        Queue(PeerAssociation association, PeerQueue queue) {
+        Queue(PeerAssociation association, PeerQueue queue, ProtectionDomain ownPd,
+              io.rdmablock.rdma.verbs.CmId route) {
             this.association = association;
             this.queue = queue;
+            this.ownPd = ownPd;
+            this.route = route;
         }
 
         @Override
@@ -185,6 +206,8 @@ public final class PeerLink implements ForwardLink {
                 execute(() -> { // the admin queue's teardown waits for the peer: off the poller
                     associations.remove(association);
                     closeQuietly(association);
+                    closeQuietly(ownPd);
+                    closeQuietly(route);
                     endIfIdle();
                 });
             }

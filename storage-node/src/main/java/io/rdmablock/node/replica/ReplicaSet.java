@@ -70,6 +70,33 @@ public final class ReplicaSet implements AutoCloseable {
          * @throws RuntimeException when the management plane cannot be reached or refuses (retried)
          */
         long markStale(String nodeId, long epoch);
+
+        /**
+         * Reads the management plane's record of the volume (a secondary refused this primary's epoch as stale,
+         * docs/failover.md "Old primary"). Blocking, on the dropper thread.
+         *
+         * @throws RuntimeException when the management plane cannot be reached (retried)
+         */
+        default Primacy primacy() {
+            throw new UnsupportedOperationException("no record reader: cannot tell whether this node is still primary");
+        }
+    }
+
+    /**
+     * The record as the management plane has it: its epoch, whether it still names this node primary, its
+     * min-in-sync and which secondaries it shows in sync.
+     */
+    public record Primacy(long epoch, boolean primary, int minInSync, Map<String, Boolean> inSync) {
+    }
+
+    /**
+     * Thrown by a {@link Dropper} when the management plane answers that this node is no longer the volume's primary
+     * (409 not-primary, or the copy it reports is the primary now): this set is deposed.
+     */
+    public static final class NotPrimaryException extends RuntimeException {
+        public NotPrimaryException(String message) {
+            super(message);
+        }
     }
 
     private final String volumeId;
@@ -80,6 +107,13 @@ public final class ReplicaSet implements AutoCloseable {
     private final Thread dropperThread;
     private volatile View view;
     private volatile boolean closed;
+    /** Set once the management plane showed another primary: every host command is answered ANA Transition. */
+    private volatile boolean deposed;
+    /** A secondary refused a command as of an older epoch than its own: the record must be read. */
+    private volatile boolean fenceCheck;
+    /** The epoch of the refused command (the view's then). */
+    private volatile long fenceEpoch;
+    private volatile Runnable onDeposed = () -> { };
     /** Next index for a new copy (copies are only added in this scope: indices never reused). */
     private int nextIndex;
 
@@ -145,6 +179,49 @@ public final class ReplicaSet implements AutoCloseable {
         }
     }
 
+    /**
+     * The data path saw {@code copy} answer Reservation Conflict to a command sent at {@code epoch}, which is this
+     * set's current epoch: the secondary accepted a later epoch this primary does not know (a promotion elsewhere, or
+     * a change the record has and this set not yet). The dropper thread reads the record: another primary deposes
+     * this set; this node still primary at a higher epoch is adopted (the command is sent again). Any thread.
+     */
+    public void reportFenced(Copy copy, long epoch) {
+        if (!fenceCheck) {
+            fenceEpoch = epoch;
+            fenceCheck = true;
+            LOG.warn("replica refused this primary's epoch: volume={}, node={}, epoch={}; reading the record",
+                    volumeId, copy.nodeId, epoch);
+            LockSupport.unpark(dropperThread);
+        }
+    }
+
+    /** True once the management plane showed that this node is no longer the volume's primary. */
+    public boolean deposed() {
+        return deposed;
+    }
+
+    /** Runs {@code action} (once) when this set is deposed, e.g. the subsystem's ANA Change. */
+    public void onDeposed(Runnable action) {
+        this.onDeposed = action;
+        if (deposed) {
+            action.run();
+        }
+    }
+
+    private void depose(String why) {
+        if (deposed) {
+            return;
+        }
+        LOG.warn("no longer the primary of volume {} ({}): host commands are answered ANA Transition until the next "
+                + "heartbeat makes this copy a secondary", volumeId, why);
+        try {
+            onDeposed.run(); // the subsystem shows ANA Change before the first command is answered ANA Transition
+        } catch (RuntimeException e) {
+            LOG.warn("deposed action failed: volume={}: {}", volumeId, e.toString());
+        }
+        deposed = true;
+    }
+
     /** Wakes the flusher: a bitmap was marked. Any thread. */
     public void bitmapMarked() {
         LockSupport.unpark(flusher);
@@ -175,6 +252,19 @@ public final class ReplicaSet implements AutoCloseable {
     private void dropLoop() {
         long backoffNs = 50_000_000L;
         while (!closed) {
+            if (fenceCheck && !deposed) {
+                try {
+                    if (checkFence()) {
+                        backoffNs = 50_000_000L;
+                        continue;
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("record not read yet (the refused commands wait): volume={}: {}", volumeId, e.toString());
+                }
+                LockSupport.parkNanos(this, backoffNs);
+                backoffNs = Math.min(1_000_000_000L, backoffNs * 2);
+                continue;
+            }
             Copy pending = null;
             View v = view;
             for (Copy c : v.copies()) {
@@ -195,6 +285,9 @@ public final class ReplicaSet implements AutoCloseable {
                 long newEpoch = dropper.markStale(pending.nodeId, v.epoch());
                 dropped(pending, newEpoch);
                 backoffNs = 50_000_000L;
+            } catch (NotPrimaryException e) {
+                depose("the management plane refused to drop " + pending.nodeId + ": " + e.getMessage());
+                LockSupport.parkNanos(this, 200_000_000L);
             } catch (RuntimeException e) {
                 LOG.warn("dropping replica not confirmed yet (writes it missed wait): volume={}, node={}, epoch={}: "
                         + "{}", volumeId, pending.nodeId, v.epoch(), e.toString());
@@ -202,6 +295,31 @@ public final class ReplicaSet implements AutoCloseable {
                 backoffNs = Math.min(1_000_000_000L, backoffNs * 2);
             }
         }
+    }
+
+    /**
+     * Reads the record after a secondary refused this primary's epoch.
+     *
+     * @return true when settled (deposed, or a higher epoch adopted); false to read again after a back-off
+     */
+    private boolean checkFence() {
+        if (view.epoch() > fenceEpoch) { // a heartbeat or a drop moved the view on meanwhile: the command is resent
+            fenceCheck = false;
+            return true;
+        }
+        Primacy p = dropper.primacy();
+        View v = view;
+        if (!p.primary()) {
+            depose("the record at epoch " + p.epoch() + " names another primary");
+            fenceCheck = false;
+            return true;
+        }
+        if (p.epoch() > v.epoch()) {
+            apply(p.epoch(), p.minInSync(), p.inSync());
+            fenceCheck = false;
+            return true;
+        }
+        return false; // still primary at this epoch: the secondary's epoch is from a change not yet visible
     }
 
     /**

@@ -24,6 +24,13 @@ import java.util.concurrent.CompletableFuture;
  *   <li>Waits until every bitmap the command marked is durable, then completes.</li>
  * </ol>
  *
+ * <p>Reservation Conflict from a secondary (its epoch fence): to a command sent at an epoch below the set's current
+ * view it is this primary's own bump (another copy was dropped meanwhile) and the command is sent again under the
+ * current epoch; to a command sent at the current view it means the secondary accepted an epoch this primary does
+ * not know (docs/failover.md "Old primary"): the command waits, unacknowledged, until the set has read the record
+ * ({@link ReplicaSet#reportFenced}); deposed, it is answered {@link #ANA_TRANSITION} (as is every later command), a
+ * higher epoch with this node still primary is adopted and the command sent again.
+ *
  * <p>Threading: one owner thread (the host queue's poller) calls every method; completions of {@link ForwardQueue}s
  * arrive from within {@link #poll}. Preallocated per slot; no allocation or lock per command.
  */
@@ -35,6 +42,11 @@ public final class ReplicatedWrites {
 
     /** Namespace Not Ready with DNR clear: the host retries (NVMe Base 2.0 figure 100, SC 82h). */
     static final int NOT_READY = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, false);
+    /**
+     * Asymmetric Access Transition (SCT 3h Path Related, SC 03h), DNR clear: the answer of a deposed primary (a
+     * secondary accepted a later primary's epoch); the host retries, on this or another path (docs/failover.md).
+     */
+    public static final int ANA_TRANSITION = NvmeStatus.of(3, 0x03, false);
     /**
      * Longest wait for a forward queue's set-up (CM connect, Fabrics Connect, enable) before the copy is dropped:
      * system property {@value #OPEN_TIMEOUT_PROPERTY} in ms, default 10000 (a loaded machine or an emulated guest
@@ -61,6 +73,10 @@ public final class ReplicatedWrites {
     private final long[] toSend;
     private final long[] sent;
     private final long[] failed;
+    /** Copies that answered Reservation Conflict to the slot's current epoch: waiting for the record to be read. */
+    private final long[] fenced;
+    /** The slot is answered ANA Transition (this primary was deposed while it was in flight). */
+    private final boolean[] deposedSlot;
     private final int[] localStatus;
     private final long[] epoch;
     private final long[] sendDeadlineNs;
@@ -97,6 +113,8 @@ public final class ReplicatedWrites {
         this.toSend = new long[slots];
         this.sent = new long[slots];
         this.failed = new long[slots];
+        this.fenced = new long[slots];
+        this.deposedSlot = new boolean[slots];
         this.localStatus = new int[slots];
         this.epoch = new long[slots];
         this.sendDeadlineNs = new long[slots];
@@ -123,11 +141,22 @@ public final class ReplicatedWrites {
      * status at once (nothing was started).
      */
     public int begin(int slot, long nowNs) {
+        return begin(slot, nowNs, false);
+    }
+
+    /**
+     * As {@link #begin(int, long)}; {@code ignoreMinInSync}: forwarded even below min-in-sync (the activation FLUSH
+     * of a new primary, which must carry the epoch to every in-sync secondary whatever their number).
+     */
+    public int begin(int slot, long nowNs, boolean ignoreMinInSync) {
         ReplicaSet.View v = set.view();
         if (closed) {
             return NvmeStatus.generic(NvmeStatus.SC_ABORTED_SQ_DELETION);
         }
-        if (v.inSyncCount() < v.minInSync()) {
+        if (set.deposed()) {
+            return ANA_TRANSITION;
+        }
+        if (!ignoreMinInSync && v.inSyncCount() < v.minInSync()) {
             return NOT_READY;
         }
         adoptQueues(nowNs);
@@ -136,6 +165,8 @@ public final class ReplicatedWrites {
         epoch[slot] = v.epoch();
         phase[slot] = IN_FLIGHT;
         failed[slot] = 0;
+        fenced[slot] = 0;
+        deposedSlot[slot] = false;
         sent[slot] = 0;
         localStatus[slot] = 0;
         int base = slot * copiesCap;
@@ -282,6 +313,15 @@ public final class ReplicatedWrites {
             addWaiting(slot);
             return;
         }
+        if (isReservationConflict(status) && epoch[slot] >= v.epoch()) {
+            // the secondary accepted an epoch above this primary's view: not this primary's own bump. Neither resent
+            // nor acknowledged until the record is read: another primary deposes this one (ANA Transition), a
+            // higher epoch with this node still primary is adopted and the command sent again
+            fenced[slot] |= bit;
+            set.reportFenced(set.view().copies()[copy], epoch[slot]);
+            addWaiting(slot);
+            return;
+        }
         if (status != 0) {
             failed[slot] |= bit;
             String why = status == ForwardQueue.TIMED_OUT ? "no answer within " + timeoutNs / 1_000_000 + " ms"
@@ -312,15 +352,24 @@ public final class ReplicatedWrites {
      */
     private boolean stillWaiting(int slot, long nowNs) {
         if (phase[slot] == IN_FLIGHT) {
+            if (fenced[slot] != 0) {
+                resolveFenced(slot, nowNs);
+            }
             if (toSend[slot] != 0) {
                 send(slot, nowNs);
             }
             if (pending[slot] > 0) {
-                return toSend[slot] != 0;
+                return toSend[slot] != 0 || fenced[slot] != 0;
             }
             phase[slot] = failed[slot] != 0 ? WAIT_DROP : WAIT_DURABLE;
         }
         ReplicaSet.View v = set.view();
+        if (phase[slot] == WAIT_DROP && set.deposed()) {
+            // the drop will never be confirmed (the record names another primary): not acknowledged
+            deposedSlot[slot] = true;
+            finish(slot, v);
+            return false;
+        }
         if (phase[slot] == WAIT_DROP) {
             if ((v.inSync() & failed[slot]) != 0) {
                 return true; // the management plane has not confirmed the drop yet
@@ -353,8 +402,41 @@ public final class ReplicatedWrites {
         return false;
     }
 
+    /**
+     * Settles the copies that refused the slot's epoch, once the set knows more: deposed → the slot is answered ANA
+     * Transition; a higher epoch with the copy in sync → sent again under it; the copy dropped → a failed child.
+     */
+    private void resolveFenced(int slot, long nowNs) {
+        ReplicaSet.View v = set.view();
+        long rest = fenced[slot];
+        while (rest != 0) {
+            int copy = Long.numberOfTrailingZeros(rest);
+            long bit = 1L << copy;
+            rest &= ~bit;
+            if (set.deposed()) {
+                fenced[slot] &= ~bit;
+                deposedSlot[slot] = true;
+                pending[slot]--;
+            } else if (!v.isInSync(copy)) {
+                fenced[slot] &= ~bit;
+                failed[slot] |= bit;
+                pending[slot]--;
+            } else if (v.epoch() > epoch[slot]) {
+                fenced[slot] &= ~bit;
+                epoch[slot] = v.epoch();
+                commands[slot].epoch = v.epoch();
+                toSend[slot] |= bit;
+                sendDeadlineNs[slot] = nowNs + timeoutNs;
+            }
+        }
+    }
+
     private void finish(int slot, ReplicaSet.View v) {
         phase[slot] = IDLE;
+        if (deposedSlot[slot]) {
+            done.completed(slot, ANA_TRANSITION);
+            return;
+        }
         int status = localStatus[slot];
         if (status == 0 && failed[slot] != 0 && v.inSyncCount() < v.minInSync()) {
             status = NOT_READY; // it landed on every copy still in sync, but on fewer than minInSync

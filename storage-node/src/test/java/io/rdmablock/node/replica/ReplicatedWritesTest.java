@@ -36,6 +36,11 @@ class ReplicatedWritesTest {
     private final Map<Integer, Integer> completed = new ConcurrentHashMap<>();
     private final AtomicInteger completions = new AtomicInteger();
     private ReplicaSet set;
+    /** What the fake management plane's record says (null: unreachable). */
+    private volatile ReplicaSet.Primacy record;
+    /** The fake management plane answers not-primary to a drop. */
+    private volatile boolean notPrimary;
+    private final AtomicInteger recordReads = new AtomicInteger();
 
     @AfterEach
     void closeSet() {
@@ -51,12 +56,28 @@ class ReplicatedWritesTest {
             links.put("n" + (i + 2), l);
             secondaries.add(Map.entry("n" + (i + 2), Map.entry(l, inSync[i])));
         }
-        set = new ReplicaSet("vol", VOLUME_BYTES, dir, 5, minInSync, secondaries, (node, epoch) -> {
-            if (!mgmtUp.get()) {
-                throw new IllegalStateException("management plane unreachable");
+        set = new ReplicaSet("vol", VOLUME_BYTES, dir, 5, minInSync, secondaries, new ReplicaSet.Dropper() {
+            @Override
+            public long markStale(String node, long epoch) {
+                if (!mgmtUp.get()) {
+                    throw new IllegalStateException("management plane unreachable");
+                }
+                if (notPrimary) {
+                    throw new ReplicaSet.NotPrimaryException("409 not-primary");
+                }
+                drops.incrementAndGet();
+                return epoch + 1;
             }
-            drops.incrementAndGet();
-            return epoch + 1;
+
+            @Override
+            public ReplicaSet.Primacy primacy() {
+                recordReads.incrementAndGet();
+                ReplicaSet.Primacy r = record;
+                if (r == null) {
+                    throw new IllegalStateException("management plane unreachable");
+                }
+                return r;
+            }
         });
         return new ReplicatedWrites(set, 8, 8, TIMEOUT_NS, null, (slot, status) -> {
             completed.put(slot, status);
@@ -173,6 +194,73 @@ class ReplicatedWritesTest {
         assertEquals(0, completed.get(0));
         assertTrue(set.view().isInSync(0), "n2 stays in sync");
         assertEquals(1, drops.get());
+    }
+
+    @Test
+    void aReservationConflictFromAPromotedPrimarysEpochIsNeitherResentNorAcknowledged() {
+        ReplicatedWrites w = writes(2, true, true);
+        AtomicBoolean change = new AtomicBoolean();
+        set.onDeposed(() -> change.set(true));
+        pollUntil(w, () -> links.get("n2").queue != null && links.get("n3").queue != null, "queues");
+        fill(w, 0, 0, 4096);
+        assertEquals(0, w.begin(0, System.nanoTime()));
+        w.localDone(0, 0);
+        links.get("n2").queue.answer(0, 0);
+        // n3 was promoted (epoch 6) and persisted its new epoch: it refuses this primary's epoch 5
+        links.get("n3").queue.answer(0, NvmeStatus.generic(NvmeStatus.SC_RESERVATION_CONFLICT));
+        long until = System.nanoTime() + 300_000_000L;
+        while (System.nanoTime() < until) { // the record cannot be read yet: the command waits
+            w.poll(System.nanoTime());
+        }
+        assertEquals(0, completions.get(), "acknowledged although a secondary is past this primary's epoch");
+        assertTrue(recordReads.get() >= 1, "the record is read");
+        record = new ReplicaSet.Primacy(6, false, 2, Map.of("n2", true, "n3", true));
+        pollUntil(w, () -> completions.get() == 1, "completion once the record names another primary");
+        assertEquals(ReplicatedWrites.ANA_TRANSITION, completed.get(0), "ANA Transition, DNR clear");
+        assertEquals(NvmeStatus.of(3, 0x03, false), ReplicatedWrites.ANA_TRANSITION);
+        assertEquals(1, links.get("n3").queue.sent.size(), "not resent");
+        assertEquals(0, drops.get(), "no copy dropped: the old primary has no say any more");
+        assertTrue(set.deposed());
+        assertTrue(change.get(), "the subsystem goes to ANA Change");
+        fill(w, 1, 0, 4096);
+        assertEquals(ReplicatedWrites.ANA_TRANSITION, w.begin(1, System.nanoTime()), "nothing more is started");
+    }
+
+    @Test
+    void aReservationConflictAtTheViewsEpochWhileStillPrimaryAdoptsTheRecordAndResends() {
+        ReplicatedWrites w = writes(2, true, true);
+        pollUntil(w, () -> links.get("n2").queue != null && links.get("n3").queue != null, "queues");
+        fill(w, 0, 0, 4096);
+        assertEquals(0, w.begin(0, System.nanoTime()));
+        w.localDone(0, 0);
+        links.get("n3").queue.answer(0, 0);
+        // the record is at epoch 6 with this node still primary (a change this set has not seen yet)
+        record = new ReplicaSet.Primacy(6, true, 2, Map.of("n2", true, "n3", true));
+        links.get("n2").queue.answer(0, NvmeStatus.generic(NvmeStatus.SC_RESERVATION_CONFLICT));
+        pollUntil(w, () -> links.get("n2").queue.sent.size() == 2, "resent to n2");
+        assertEquals(6, links.get("n2").queue.sent.get(1).epoch, "under the record's epoch");
+        links.get("n2").queue.answer(0, 0);
+        pollUntil(w, () -> completions.get() == 1, "completion");
+        assertEquals(0, completed.get(0));
+        assertFalse(set.deposed());
+        assertEquals(6, set.view().epoch());
+        assertEquals(0, drops.get());
+    }
+
+    @Test
+    void aDropRefusedAsNotPrimaryDeposesAndFailsTheCommandWithAnaTransition() {
+        ReplicatedWrites w = writes(2, true, true);
+        pollUntil(w, () -> links.get("n2").queue != null && links.get("n3").queue != null, "queues");
+        notPrimary = true;
+        fill(w, 0, 0, 4096);
+        assertEquals(0, w.begin(0, System.nanoTime()));
+        w.localDone(0, 0);
+        links.get("n2").queue.answer(0, 0);
+        links.get("n3").queue.answer(0, ForwardQueue.TIMED_OUT);
+        pollUntil(w, () -> completions.get() == 1, "completion");
+        assertEquals(ReplicatedWrites.ANA_TRANSITION, completed.get(0), "never acknowledged");
+        assertTrue(set.deposed());
+        assertTrue(set.view().isInSync(1), "this set did not drop n3 on its own");
     }
 
     @Test

@@ -127,6 +127,16 @@ public record VolumeRecord(
                 createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next);
     }
 
+    /**
+     * @return a copy at {@code newEpoch} with the given copies (a change of the primary: promotion; the caller writes
+     *         it by compare-and-set, epoch + 1); {@code nodeId} follows the new primary
+     */
+    public VolumeRecord withCopies(long newEpoch, List<CopyRecord> next) {
+        boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
+                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next);
+    }
+
     /** @return a copy with another state */
     public VolumeRecord withState(VolumeState newState) {
         return withSize(sizeBytes, newState);
