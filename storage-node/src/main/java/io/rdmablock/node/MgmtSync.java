@@ -82,9 +82,15 @@ final class MgmtSync implements NodeAgent.Handler {
         int max = Node.cntlidMax(node.ordinal());
         if (ordinal != node.ordinal()) {
             ordinal = node.ordinal();
-            // cntlidRange: wired after merge of ana -- target.cntlidRange(min, max);
-            LOG.info("controller ids of this node: {}..{} (ordinal {} from the management server)", min, max,
-                    node.ordinal());
+            try {
+                target.cntlidRange(min, max);
+                LOG.info("controller ids of this node: {}..{} (ordinal {} from the management server)", min, max,
+                        node.ordinal());
+            } catch (IllegalStateException e) {
+                // a host connected before the registration answer: its cntlid came from the configured range
+                LOG.warn("controller ids of this node stay in the configured range (ordinal {} from the management "
+                        + "server asks {}..{}): {}", node.ordinal(), min, max, e.getMessage());
+            }
         }
     }
 
