@@ -215,7 +215,6 @@ final class Replication implements AutoCloseable {
                 synchronized (p) {
                     if (outcome == Activation.Outcome.DONE && !p.cancelled) {
                         s.primary(factory(set, v));
-                        s.disconnectAll("promoted to primary at epoch " + set.view().epoch());
                         s.activating(false);
                         LOG.warn("serving as primary: volume id={}, name={}, epoch={}, copies={}", v.id(), dv.name(),
                                 set.view().epoch(), set.describe());
