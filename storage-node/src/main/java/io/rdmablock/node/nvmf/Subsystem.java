@@ -27,6 +27,8 @@ public final class Subsystem {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Subsystem.class);
     /** subnqn prefix: {@code nqn.2026-11.io.rdmablock:volume:<volume name>}. */
     public static final String NQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
+    /** Host NQN prefix of the cluster's nodes (as {@code io.rdmablock.mgmt.client.Node#HOSTNQN_PREFIX}). */
+    public static final String NODE_HOSTNQN_PREFIX = "nqn.2026-11.io.rdmablock:node:";
     /** The one namespace id of every subsystem. */
     public static final int NSID = 1;
 
@@ -78,9 +80,14 @@ public final class Subsystem {
      * every change. An I/O queue whose {@link VolumeIo} was opened under an older role re-opens it once drained.
      */
     record Role(Mode mode, String primaryHostNqn, long generation) {
-        /** True when {@code hostnqn} is the primary node of a secondary: its I/O (epoch-fenced) is not gated. */
+        /**
+         * True when {@code hostnqn} is a node of the cluster ({@value #NODE_HOSTNQN_PREFIX}...) and this is a
+         * secondary: its I/O is epoch-fenced, not ANA-gated. Not only the primary this node knows of: a newly
+         * promoted primary activates its epoch here before this node's next heartbeat tells it of the promotion
+         * (docs/failover.md); the epoch in CDW2-3, not the host NQN, decides whose writes are taken.
+         */
         boolean exempts(String hostnqn) {
-            return mode == Mode.SECONDARY && primaryHostNqn.equals(hostnqn);
+            return mode == Mode.SECONDARY && hostnqn != null && hostnqn.startsWith(NODE_HOSTNQN_PREFIX);
         }
     }
 
@@ -254,7 +261,7 @@ public final class Subsystem {
                 prev.mode(), next.mode(), next.primaryHostNqn(), next.generation());
         refreshAnaState(System.nanoTime());
         String oldPrimary = prev.primaryHostNqn();
-        if (oldPrimary != null && !next.exempts(oldPrimary)) {
+        if (oldPrimary != null && !oldPrimary.equals(next.primaryHostNqn())) {
             for (Controller c : controllers) {
                 if (c.hostnqn().equals(oldPrimary)) {
                     c.destroy("no longer the primary of this secondary: hostnqn=" + oldPrimary + ", mode="
