@@ -127,7 +127,7 @@ final class Connect {
                 return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
             }
             if (!c.attachIoQueue(qid, q)) {
-                QueueMemory.closeQuietly(volumeIo);
+                TargetQueueMemory.closeQuietly(volumeIo);
                 return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
                         + q.options.maxIoQueues() + " (already connected)");
             }

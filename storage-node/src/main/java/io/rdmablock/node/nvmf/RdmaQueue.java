@@ -32,7 +32,7 @@ import java.lang.foreign.MemorySegment;
  * are cached per request and RECV slot; a new slice object is made only when a request's transfer length changes).
  *
  * <p>The registered memory (RECV capsule slots, request data buffers, response capsules) and its layout are
- * {@link QueueMemory}; this class is the queue logic on top of it.
+ * {@link TargetQueueMemory}; this class is the queue logic on top of it.
  *
  * <p>Threading: built on the acceptor thread, then owned by one {@link Poller}; every other method runs there.
  * The state machine is {@link #advance}; {@link #poll} feeds it with work completions and store completions.
@@ -57,7 +57,7 @@ final class RdmaQueue {
     final String peer;
     private final CompletionQueue cq;
     private final QueuePair qp;
-    private final QueueMemory memory;
+    private final TargetQueueMemory memory;
     private final MemorySegment[] recvSqe;
     private final RecvWr[] recvWrs;
     private final Request[] requests;
@@ -146,11 +146,11 @@ final class RdmaQueue {
         this.connectDeadlineNs = System.nanoTime() + 2 * target.options().connectTimeoutNs();
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
         CompletionQueue cqTmp = null;
-        QueueMemory memTmp = null;
+        TargetQueueMemory memTmp = null;
         try {
             ProtectionDomain pdTmp = target.protectionDomain(id.device());
             cqTmp = id.device().createCq(3 * entries + 8);
-            memTmp = new QueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest);
+            memTmp = new TargetQueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest);
             QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
             attr.maxSendWr = 2 * entries;
             attr.maxRecvWr = entries;
@@ -726,6 +726,6 @@ final class RdmaQueue {
     }
 
     private static void closeQuietly(AutoCloseable c) {
-        QueueMemory.closeQuietly(c);
+        TargetQueueMemory.closeQuietly(c);
     }
 }

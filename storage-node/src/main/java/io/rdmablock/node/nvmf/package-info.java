@@ -4,7 +4,7 @@
  *
  * <ul>
  *   <li>Transport: {@link io.rdmablock.node.nvmf.RdmaQueue} - one RC queue pair, its CQ, the registered RECV capsule
- *       buffers, data buffers and response capsules ({@link io.rdmablock.node.nvmf.QueueMemory}, in the device's
+ *       buffers, data buffers and response capsules ({@link io.rdmablock.node.nvmf.TargetQueueMemory}, in the device's
  *       protection domain), and the preallocated {@link io.rdmablock.node.nvmf.Request}s driven by one state machine
  *       ({@code RdmaQueue.advance}, the only writer of a request's state; handlers return an
  *       {@link io.rdmablock.node.nvmf.Outcome}). {@link io.rdmablock.node.nvmf.Poller} runs queues (and
