@@ -120,7 +120,7 @@ final class Connect {
                         + q.options.maxIoQueues());
             }
             try {
-                volumeIo = q.openVolumeIo(s, hostnqn, cntlid);
+                volumeIo = q.volumeIo.open(s, hostnqn, cntlid);
             } catch (RuntimeException e) {
                 LOG.warn("connect failed: volume I/O could not be opened: subnqn={}, qid={}, cntlid={}, peer={}: {}",
                         subnqn, qid, cntlid, q.peer, e.toString());
