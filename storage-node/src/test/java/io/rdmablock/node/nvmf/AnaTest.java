@@ -332,7 +332,8 @@ class AnaTest {
         s.primary(LocalVolumeIo::open);
         s.leaseDeadline(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
         assertStatus(0, write(io, 1, 0x11, 0), "within the lease");
-        s.leaseDeadline(System.nanoTime() - 1);
+        // well before now: a command's start time is its poll round's clock, which may precede this call (idle wait)
+        s.leaseDeadline(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
         assertStatus(TRANSITION, write(io, 2, 0x22, 0), "past the lease");
         assertEquals(AnaState.CHANGE.code(), anaStateOf(admin, 3));
         s.leaseDeadline(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
