@@ -1,8 +1,6 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.rdma.verbs.CmId;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The teardown of one {@link RdmaQueue}, in steps so that its poller never blocks on a slow store: {@link #begin}
@@ -15,8 +13,6 @@ import org.slf4j.LoggerFactory;
  * <p>One per queue, made with it; poller thread only (or whoever owns the queue last, for {@link #close}).
  */
 final class QueueTeardown {
-    /** The queue's log category: these are its events. */
-    private static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
     /** Drops completions while draining after {@link #begin}. */
     private static final VolumeIo.Completions DROP = (r, status) -> { };
 
@@ -75,7 +71,7 @@ final class QueueTeardown {
             try {
                 v.poll(DROP, RdmaQueue.BATCH);
             } catch (RuntimeException e) {
-                LOG.debug("reap while draining failed: {}", e.toString());
+                RdmaQueue.LOG.debug("reap while draining failed: {}", e.toString());
             }
             return false;
         }

@@ -1,8 +1,5 @@
 package io.rdmablock.node.nvmf;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 /**
  * The volume I/O of one {@link RdmaQueue}: the {@link VolumeIo} its subsystem's factory opened at Connect (none on
  * the admin queue), the subsystem role it was opened under, and what follows from that role: the ANA gate every
@@ -13,8 +10,6 @@ import org.slf4j.LoggerFactory;
  * <p>One per queue, made with it; poller thread only; no lock, nothing allocated per command.
  */
 final class QueueVolumeIo {
-    /** The queue's log category: these are its events. */
-    private static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
 
     private final RdmaQueue q;
     /** The store behind this I/O queue, opened at Connect ({@link #open}); null on the admin queue. */
@@ -131,8 +126,8 @@ final class QueueVolumeIo {
             q.fail("volume I/O", "re-opening the volume I/O after a change of mode failed: " + e);
             return false;
         }
-        LOG.info("volume I/O re-opened: qid={}, cntlid={}, subnqn={}, hostnqn={}, mode={} -> {}, generation={}", q.qid,
-                c.cntlid, c.subsystem.subnqn(), c.hostnqn(), from == null ? null : from.mode(), role.mode(),
+        RdmaQueue.LOG.info("volume I/O re-opened: qid={}, cntlid={}, subnqn={}, hostnqn={}, mode={} -> {}, generation={}",
+                q.qid, c.cntlid, c.subsystem.subnqn(), c.hostnqn(), from == null ? null : from.mode(), role.mode(),
                 role.generation());
         return true;
     }

@@ -39,7 +39,8 @@ import java.lang.foreign.MemorySegment;
  * The state machine is {@link #advance}; {@link #poll} feeds it with work completions and store completions.
  */
 final class RdmaQueue {
-    private static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
+    /** The queue's log category, its {@link QueueTeardown}'s and {@link QueueVolumeIo}'s too. */
+    static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
     static final int WR_RECV = 1;
     static final int WR_READ = 2;
     static final int WR_SEND = 3;
