@@ -19,10 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * 3.3.3.1); the outstanding command is completed exactly once, and the cid is free again after its completion.
  */
 class CidConflictTest extends TargetTestBase {
-    static final int LBA = 512;
     static final long STALL_OFFSET = 1L << 20;
     static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(1500);
-    static final long MS = 1_000_000L;
 
     @BeforeEach
     void setUp() {

@@ -21,10 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * READ of X returns B.
  */
 class CrossPathFenceTest extends TargetTestBase {
-    static final int LBA = 512;
     static final long X = 1L << 20;
     static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(2000);
-    static final long MS = 1_000_000L;
 
     @BeforeEach
     void setUp() {

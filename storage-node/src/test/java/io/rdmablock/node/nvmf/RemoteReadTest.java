@@ -25,7 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RemoteReadTest extends TargetTestBase {
     static final long X = 1L << 20;
-    static final int LBA = 512;
     static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(1500);
 
     volatile long address;

@@ -31,13 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * affected.
  */
 class StalledStoreIoTest extends TargetTestBase {
-    static final int LBA = 512;
     static final long STALL_OFFSET = 1L << 20;
     static final long STALL_NS = TimeUnit.SECONDS.toNanos(10);
     static final int KATO_MS = 5000;
     static final String HOST2 = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000002";
     static final String HOST3 = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000003";
-    static final long MS = 1_000_000L;
 
     String subnqn2;
     RawHost admin2;

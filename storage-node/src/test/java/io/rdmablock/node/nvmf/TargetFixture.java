@@ -4,6 +4,7 @@ import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
+import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
@@ -84,6 +85,12 @@ final class TargetFixture implements AutoCloseable {
     /** I/O queue {@code qid} of controller {@code cntlid} with {@code entries}. */
     RawHost io(int cntlid, int qid, int entries) {
         return connect(qid, entries, subnqn, HOSTNQN, cntlid, 0);
+    }
+
+    /** Asserts a Connect was answered Invalid Parameters at {@code offset} of the SQE or (inData) of its data. */
+    static void assertInvalidParameter(RawHost.Cqe c, boolean inData, int offset) {
+        assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
+        assertEquals(ConnectDataDescriptor.invalidParameterDw0(inData, offset), c.dw0());
     }
 
     /** Closes each host that is not null, in order. */

@@ -21,7 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every I/O command against a 64 MiB, 512-byte-LBA volume, through a raw host on the soft provider. */
 class TargetIoTest extends TargetTestBase {
-    static final int LBA = 512;
     static final long CAPACITY = (64L << 20) / LBA;
     static final int WRITE_AT = 0;
     static final int READ_AT = 512 * 1024;

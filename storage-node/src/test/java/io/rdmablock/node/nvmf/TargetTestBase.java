@@ -13,6 +13,10 @@ import java.nio.file.Path;
  * association is closed, then the target (a test may replace {@link #f}, e.g. to restart the node).
  */
 abstract class TargetTestBase {
+    /** The LBA size of the default fixture's volume. */
+    static final int LBA = 512;
+    static final long MS = 1_000_000L;
+
     @TempDir
     Path dir;
     TargetFixture f;
