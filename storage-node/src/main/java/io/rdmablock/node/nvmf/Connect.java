@@ -120,14 +120,14 @@ final class Connect {
                         + q.options.maxIoQueues());
             }
             try {
-                volumeIo = q.openVolumeIo(s, hostnqn, cntlid);
+                volumeIo = q.volumeIo.open(s, hostnqn, cntlid);
             } catch (RuntimeException e) {
                 LOG.warn("connect failed: volume I/O could not be opened: subnqn={}, qid={}, cntlid={}, peer={}: {}",
                         subnqn, qid, cntlid, q.peer, e.toString());
                 return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
             }
             if (!c.attachIoQueue(qid, q)) {
-                QueueMemory.closeQuietly(volumeIo);
+                TargetQueueMemory.closeQuietly(volumeIo);
                 return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
                         + q.options.maxIoQueues() + " (already connected)");
             }

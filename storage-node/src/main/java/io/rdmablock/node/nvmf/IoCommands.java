@@ -83,14 +83,14 @@ final class IoCommands {
     }
 
     /**
-     * READY_TO_EXECUTE: the ANA gate ({@link RdmaQueue#admitIo}: SCT 3h statuses on a secondary, an activating or
+     * READY_TO_EXECUTE: the ANA gate ({@link QueueVolumeIo#admit}: SCT 3h statuses on a secondary, an activating or
      * lapsed primary, or while the queue's handle is re-opened after a change of mode), the checks that need the
      * host's data (DSM ranges within the namespace, NVM Command Set 1.0 section 3.3.3), then the queue's
      * {@link VolumeIo} starts the command: {@link Outcome#ASYNC}, or {@link Outcome#COMPLETE} when it is answered at
      * once.
      */
     static Outcome execute(Request r, RdmaQueue q) {
-        int gate = q.admitIo(r);
+        int gate = q.volumeIo.admit(r);
         if (gate != 0) {
             return r.fail(gate);
         }
@@ -105,7 +105,7 @@ final class IoCommands {
                 }
             }
         }
-        int status = q.volumeIo().start(r);
+        int status = q.volumeIo.handle().start(r);
         if (status == VolumeIo.IN_FLIGHT) {
             return Outcome.ASYNC;
         }

@@ -32,18 +32,20 @@ import java.lang.foreign.MemorySegment;
  * are cached per request and RECV slot; a new slice object is made only when a request's transfer length changes).
  *
  * <p>The registered memory (RECV capsule slots, request data buffers, response capsules) and its layout are
- * {@link QueueMemory}; this class is the queue logic on top of it.
+ * {@link TargetQueueMemory}; this class is the queue logic on top of it. The volume I/O handle, the role it was opened
+ * under and the ANA gate are {@link QueueVolumeIo}; the teardown (disconnect, drain, release) is {@link QueueTeardown}.
  *
  * <p>Threading: built on the acceptor thread, then owned by one {@link Poller}; every other method runs there.
  * The state machine is {@link #advance}; {@link #poll} feeds it with work completions and store completions.
  */
 final class RdmaQueue {
-    private static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
+    /** The queue's log category, its {@link QueueTeardown}'s and {@link QueueVolumeIo}'s too. */
+    static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
     static final int WR_RECV = 1;
     static final int WR_READ = 2;
     static final int WR_SEND = 3;
     static final int WR_WRITE = 4;
-    private static final int BATCH = 32;
+    static final int BATCH = 32;
     /** Longest wait for store I/O in flight when a queue is torn down. */
     static final long DRAIN_TIMEOUT_NS = 30_000_000_000L;
 
@@ -55,9 +57,9 @@ final class RdmaQueue {
     /** Queue entries (1-based) = RECVs posted = requests preallocated. */
     final int entries;
     final String peer;
-    private final CompletionQueue cq;
+    final CompletionQueue cq;
     private final QueuePair qp;
-    private final QueueMemory memory;
+    final TargetQueueMemory memory;
     private final MemorySegment[] recvSqe;
     private final RecvWr[] recvWrs;
     private final Request[] requests;
@@ -70,8 +72,6 @@ final class RdmaQueue {
     private final WorkCompletion[] wcs = WorkCompletion.array(BATCH);
     /** Receives the volume I/O's completions (one object for the queue's life: nothing allocated per command). */
     private final VolumeIo.Completions completions = this::volumeIoCompleted;
-    /** Drops completions while draining after {@link #beginClose}. */
-    private static final VolumeIo.Completions DROP = (r, status) -> { };
     /** The clock of the current polling round, for requests advanced from a volume I/O completion. */
     private long roundNowNs;
     final int dataBytesPerRequest;
@@ -81,16 +81,9 @@ final class RdmaQueue {
     Controller controller;
     /** The poller serving this queue; set by it before the queue's first poll. */
     Poller poller;
-    /** The store behind this I/O queue, opened at Connect ({@link #openVolumeIo}); null on the admin queue. */
-    private VolumeIo volumeIo;
-    /** The subsystem role {@link #volumeIo} was opened under; a newer one makes the queue re-open it once drained. */
-    private Subsystem.Role ioRole;
-    /** True when this queue's host is the primary node of a secondary ({@link #ioRole}): its I/O is not gated. */
-    private boolean ioExempt;
-    /** True while the volume I/O hands back completions ({@link VolumeIo#poll}): it must not be closed then. */
-    private boolean reaping;
-    /** When this queue first saw a newer role than {@link #ioRole} (0: not waiting); bounds the old handle's drain. */
-    private long roleChangeSeenNs;
+    /** The store behind this I/O queue (opened at Connect; none on the admin queue) and its ANA gate. */
+    final QueueVolumeIo volumeIo = new QueueVolumeIo(this);
+    private final QueueTeardown teardown = new QueueTeardown(this);
     Volume volume;
     VolumeMetrics volumeMetrics; // per-volume data points, resolved once at Connect
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
@@ -100,9 +93,6 @@ final class RdmaQueue {
     private final long[] cidsInUse = new long[1024];
     private int outstanding;
     private String fatal;
-    private boolean closed;
-    private boolean released;
-    private long drainDeadlineNs;
     /** Admin Connect waiting for the host's previous association to drain (C8 fencing), or null. */
     private Request fenceWaiting;
     private long nextHousekeepingNs;
@@ -146,11 +136,11 @@ final class RdmaQueue {
         this.connectDeadlineNs = System.nanoTime() + 2 * target.options().connectTimeoutNs();
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
         CompletionQueue cqTmp = null;
-        QueueMemory memTmp = null;
+        TargetQueueMemory memTmp = null;
         try {
             ProtectionDomain pdTmp = target.protectionDomain(id.device());
             cqTmp = id.device().createCq(3 * entries + 8);
-            memTmp = new QueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest);
+            memTmp = new TargetQueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest);
             QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
             attr.maxSendWr = 2 * entries;
             attr.maxRecvWr = entries;
@@ -191,10 +181,14 @@ final class RdmaQueue {
         return fatal != null;
     }
 
+    /** Why the queue is torn down ({@link #fail}), or null. */
+    String fatalReason() {
+        return fatal;
+    }
+
     /** Commands in flight in the volume I/O (0 on the admin queue). */
     int storeInFlight() {
-        VolumeIo v = volumeIo;
-        return v == null ? 0 : v.inFlight();
+        return volumeIo.inFlight();
     }
 
     /**
@@ -209,19 +203,8 @@ final class RdmaQueue {
                 onWorkCompletion(wcs[i], nowNs);
             }
             work += n;
-            VolumeIo v = volumeIo;
-            if (v != null) {
-                roundNowNs = nowNs;
-                reaping = true;
-                try {
-                    work += v.poll(completions, BATCH);
-                } finally {
-                    reaping = false;
-                }
-                if (controller.subsystem.ioGate().role() != ioRole) {
-                    awaitReopen(nowNs); // the role changed: a new handle once the old one drained
-                }
-            }
+            roundNowNs = nowNs;
+            work += volumeIo.poll(completions, BATCH, nowNs);
         } catch (RuntimeException e) {
             fail("transport", "poll failed: " + e);
         }
@@ -511,100 +494,12 @@ final class RdmaQueue {
     }
 
     /**
-     * The I/O gate (docs/failover.md, "Paths: NVMe ANA"), called by {@link IoCommands#execute} for every command just
-     * before the volume I/O starts it: 0 when it may run, else the ANA status it is answered with (SCT 3h, DNR 0):
-     * SC 03h Transition while this queue still holds the handle of an older role (it is re-opened once the old one
-     * has drained), or while the subsystem's primary is activating or past its lease; SC 02h Inaccessible on a
-     * secondary. The primary node's host on a secondary is not gated. Costs one volatile read, two for a primary
-     * (its lease end); no lock. Poller thread.
-     */
-    int admitIo(Request r) {
-        Subsystem s = controller.subsystem;
-        Subsystem.IoGate g = s.ioGate();
-        if (g.role() != ioRole && !reopenVolumeIo()) {
-            return Subsystem.ANA_TRANSITION;
-        }
-        if (ioExempt) {
-            return 0;
-        }
-        if (g.status() != 0) {
-            return g.status();
-        }
-        if (g.leased() && s.leaseLapsed(r.startNs)) {
-            s.refreshAnaState(r.startNs);
-            return Subsystem.ANA_TRANSITION;
-        }
-        return 0;
-    }
-
-    /**
-     * After a change of role: re-opens the volume I/O once drained, or ends the queue when the old handle still has
-     * commands in flight {@link #DRAIN_TIMEOUT_NS} after the change was seen (as a torn-down queue would).
-     */
-    private void awaitReopen(long nowNs) {
-        if (roleChangeSeenNs == 0) {
-            roleChangeSeenNs = nowNs | 1;
-        }
-        if (!reopenVolumeIo() && fatal == null && nowNs - roleChangeSeenNs > DRAIN_TIMEOUT_NS) {
-            fail("volume I/O", "the volume I/O of the previous mode did not drain within "
-                    + DRAIN_TIMEOUT_NS / 1_000_000 + " ms: inFlight=" + storeInFlight());
-        }
-    }
-
-    /**
-     * Re-opens this I/O queue's volume I/O from the subsystem's current factory after a change of role, once the old
-     * handle has nothing in flight (and not while it hands back completions). A factory that fails ends the queue
-     * (the host reconnects; its Connect then reports the failure). Poller thread.
-     *
-     * @return true when the queue now holds a handle of the current role
-     */
-    private boolean reopenVolumeIo() {
-        VolumeIo old = volumeIo;
-        Controller c = controller;
-        if (reaping || fatal != null || old == null || c.isDestroyed() || old.inFlight() > 0) {
-            return false;
-        }
-        Subsystem.Role from = ioRole;
-        roleChangeSeenNs = 0;
-        volumeIo = null;
-        closeQuietly(old);
-        try {
-            volumeIo = openVolumeIo(c.subsystem, c.hostnqn(), c.cntlid);
-        } catch (RuntimeException e) {
-            fail("volume I/O", "re-opening the volume I/O after a change of mode failed: " + e);
-            return false;
-        }
-        LOG.info("volume I/O re-opened: qid={}, cntlid={}, subnqn={}, hostnqn={}, mode={} -> {}, generation={}", qid,
-                c.cntlid, c.subsystem.subnqn(), c.hostnqn(), from == null ? null : from.mode(), ioRole.mode(),
-                ioRole.generation());
-        return true;
-    }
-
-    /**
-     * Connect of an I/O queue (and {@link #reopenVolumeIo}): opens its volume I/O with the subsystem's current factory
-     * and records the role it belongs to (read before the factory: {@code Subsystem.setRole} writes the factory
-     * first, so a handle is never older than its recorded role). Poller thread.
-     *
-     * @throws RuntimeException whatever the factory throws
-     */
-    VolumeIo openVolumeIo(Subsystem s, String hostnqn, int cntlid) {
-        Subsystem.Role role = s.ioGate().role();
-        VolumeIo.Factory f = s.volumeIoFactory();
-        VolumeIo v = f.open(new VolumeIo.Context(s.volume(), target.store(), s.subnqn(), hostnqn, cntlid, qid,
-                entries, poller, id.device(), target.protectionDomain(id.device()), memory.dataRegion,
-                memory.recvRegion));
-        ioRole = role;
-        ioExempt = role.exempts(hostnqn);
-        return v;
-    }
-
-    /**
      * After a successful Connect: the host's SQ size (sqsize + 1) and, on an I/O queue, its volume I/O (from
-     * {@link #openVolumeIo}; null on the admin queue). The queue owns and closes it from now on.
+     * {@link QueueVolumeIo#open}; null on the admin queue). The queue owns and closes it from now on.
      */
     void connected(Controller c, int hostSqEntries, VolumeIo volumeIo) {
         this.controller = c;
-        this.volumeIo = volumeIo;
+        this.volumeIo.attach(volumeIo);
         this.volume = c.subsystem.volume();
         this.volumeMetrics = volume == null ? null : metrics.volume(volume.name()); // null: no volume (discovery)
         this.sqEntries = hostSqEntries;
@@ -618,10 +513,6 @@ final class RdmaQueue {
     /** In-capsule data of the request's RECV slot at {@code offset}, {@code lengthBytes} long (slice cached per slot). */
     MemorySegment recvData(Request r, long offset, int lengthBytes) {
         return memory.recvData(r.recvIndex, offset, lengthBytes);
-    }
-
-    VolumeIo volumeIo() {
-        return volumeIo;
     }
 
     /**
@@ -641,91 +532,37 @@ final class RdmaQueue {
     void fail(String reason, String detail) {
         if (fatal == null) {
             fatal = reason;
-            if (!closed) {
+            if (!teardown.closed()) {
                 LOG.info("queue teardown: qid={}, peer={}, cntlid={}, reason={}, {}", qid, peer,
                         controller == null ? -1 : controller.cntlid, reason, detail);
             }
         }
     }
 
-    /**
-     * Starts the teardown: disconnect (the host's QP flushes), detach from the controller (an admin queue destroys
-     * its controller). The queue then only drains its store I/O ({@link #drainStep}); memory stays registered and
-     * alive until the store has finished with it. Idempotent; poller thread only.
-     */
+    /** Starts the teardown ({@link QueueTeardown#begin}); the poller then calls {@link #drainStep}. Idempotent. */
     void beginClose(long nowNs) {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        if (fatal == null) {
-            fatal = "shutdown";
-        }
-        drainDeadlineNs = nowNs + DRAIN_TIMEOUT_NS;
-        closeQuietly(id::disconnect);
-        Controller c = controller;
-        if (c != null) {
-            if (qid == 0) {
-                c.destroy("admin queue closed (" + fatal + ")");
-            } else {
-                c.detachIoQueue(qid, this);
-                c.ioQueueClosed(ioCounters);
-            }
-        }
+        teardown.begin(nowNs);
+    }
+
+    /** One round of draining after {@link #beginClose} ({@link QueueTeardown#drainStep}); true once fully closed. */
+    boolean drainStep(long nowNs) {
+        return teardown.drainStep(nowNs);
+    }
+
+    /** Full teardown now: {@link #beginClose}, then waits (bounded) for store I/O and releases. Idempotent. */
+    void close() {
+        teardown.close();
+    }
+
+    /** Counts the commands still outstanding as dropped: a torn-down queue answers none of them. */
+    void dropOutstanding() {
         for (int i = 0; i < outstanding; i++) {
             metrics.dropped();
         }
         outstanding = 0;
     }
 
-    /**
-     * One round of draining after {@link #beginClose}: polls (and drops) volume I/O completions; when none is left in
-     * flight, or after {@link #DRAIN_TIMEOUT_NS}, releases everything.
-     *
-     * @return true when the queue is fully closed
-     */
-    boolean drainStep(long nowNs) {
-        if (released) {
-            return true;
-        }
-        VolumeIo v = volumeIo;
-        if (v != null && v.inFlight() > 0 && nowNs - drainDeadlineNs < 0) {
-            try {
-                v.poll(DROP, BATCH);
-            } catch (RuntimeException e) {
-                LOG.debug("reap while draining failed: {}", e.toString());
-            }
-            return false;
-        }
-        release();
-        return true;
-    }
-
-    /** Full teardown now: {@link #beginClose}, then waits (bounded) for store I/O and releases. Idempotent. */
-    void close() {
-        beginClose(System.nanoTime());
-        release();
-    }
-
-    private void release() {
-        if (released) {
-            return;
-        }
-        released = true;
-        if (volumeIo != null) {
-            closeQuietly(volumeIo); // waits for what is still in flight: it may still use our buffers
-        }
-        closeQuietly(id);
-        closeQuietly(cq);
-        closeQuietly(memory); // the protection domain is the device's: the target closes it
-        metrics.queueDown(fatal);
-        Controller c = controller;
-        if (c != null) {
-            c.queueClosed();
-        }
-    }
-
     private static void closeQuietly(AutoCloseable c) {
-        QueueMemory.closeQuietly(c);
+        TargetQueueMemory.closeQuietly(c);
     }
 }

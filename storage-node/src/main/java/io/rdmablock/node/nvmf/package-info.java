@@ -4,10 +4,12 @@
  *
  * <ul>
  *   <li>Transport: {@link io.rdmablock.node.nvmf.RdmaQueue} - one RC queue pair, its CQ, the registered RECV capsule
- *       buffers, data buffers and response capsules ({@link io.rdmablock.node.nvmf.QueueMemory}, in the device's
- *       protection domain), and the preallocated {@link io.rdmablock.node.nvmf.Request}s driven by one state machine
- *       ({@code RdmaQueue.advance}, the only writer of a request's state; handlers return an
- *       {@link io.rdmablock.node.nvmf.Outcome}). {@link io.rdmablock.node.nvmf.Poller} runs queues (and
+ *       buffers, data buffers and response capsules ({@link io.rdmablock.node.nvmf.TargetQueueMemory}, in the
+ *       device's protection domain), and the preallocated {@link io.rdmablock.node.nvmf.Request}s driven by one state
+ *       machine ({@code RdmaQueue.advance}, the only writer of a request's state; handlers return an
+ *       {@link io.rdmablock.node.nvmf.Outcome}); its teardown is {@link io.rdmablock.node.nvmf.QueueTeardown}, its
+ *       volume I/O and ANA gate {@link io.rdmablock.node.nvmf.QueueVolumeIo}.
+ *       {@link io.rdmablock.node.nvmf.Poller} runs queues (and
  *       {@link io.rdmablock.node.nvmf.Poller.Pollable}s) to completion on one thread.
  *       {@link io.rdmablock.node.nvmf.Target} listens through the connection manager and checks the queue
  *       handshake (NVMe/RDMA transport 1.0 section 3.2).</li>

@@ -11,12 +11,10 @@ import io.rdmablock.rdma.fabric.SqeDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * page 0Ch, ANA change notices, the I/O gate (SCT 3h) of a secondary and of an activating or lapsed primary, and the
  * associations a change of mode keeps (each queue re-opens its volume I/O once drained).
  */
-class AnaTest {
+class AnaTest extends TargetTestBase {
     static final String PRIMARY = "nqn.2026-11.io.rdmablock:node:primary-1";
     static final String OTHER_PRIMARY = "nqn.2026-11.io.rdmablock:node:primary-2";
     static final int INACCESSIBLE = NvmeStatus.of(3, 0x02, false);
@@ -45,58 +43,41 @@ class AnaTest {
     private static final ValueLayout.OfShort U16 =
             ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    @TempDir
-    Path dir;
-    TargetFixture f;
     Subsystem s;
+    /** Hosts connected by {@link #admin(String)} and {@link #io(RawHost, String)}, closed after each test. */
     final List<RawHost> hosts = new ArrayList<>();
-    RawHost admin;
-    RawHost io;
 
     @BeforeEach
     void setUp() {
-        f = new TargetFixture(dir);
         s = f.target.subsystemOfVolume("vol1");
-        admin = admin(TargetFixture.HOSTNQN);
-        io = io(admin, TargetFixture.HOSTNQN);
+        connect(TargetFixture.HOSTNQN, 0);
     }
 
     @AfterEach
     void tearDown() {
-        for (RawHost h : hosts) {
-            h.close();
-        }
-        f.close();
+        TargetFixture.close(hosts.toArray(RawHost[]::new));
     }
 
     private RawHost admin(String hostnqn) {
-        RawHost h = f.host(0, 32);
+        RawHost h = f.connect(0, 32, f.subnqn, hostnqn, 0xFFFF, 0);
         hosts.add(h);
-        RawHost.Cqe c = h.fabricConnect(31, 0, f.subnqn, hostnqn, 0xFFFF);
-        assertEquals(0, c.status(), "admin connect of " + hostnqn + ": " + NvmeStatus.describe(c.status()));
         return h;
     }
 
     private RawHost io(RawHost admin, String hostnqn) {
-        int cntlid = TargetFixture.cntlid(admin);
-        RawHost h = f.host(1, 8);
+        RawHost h = f.connect(1, 8, f.subnqn, hostnqn, TargetFixture.cntlid(admin), 0);
         hosts.add(h);
-        RawHost.Cqe c = h.fabricConnect(7, 0, f.subnqn, hostnqn, cntlid);
-        assertEquals(0, c.status(), "I/O connect of " + hostnqn + ": " + NvmeStatus.describe(c.status()));
         return h;
     }
 
     /** WRITE of 8 blocks of {@code fill} at SLBA with {@code epoch} in CDW2-3; its status. */
     private static int write(RawHost h, int cid, int fill, long epoch) {
-        h.data().asSlice(0, 4096).fill((byte) fill);
-        MemorySegment c = h.rw(0, Opcodes.IO_WRITE, cid, SLBA, 8, false, 0, 4096);
-        SqeDescriptor.cdw23(c, epoch);
-        return h.exec(c).status();
+        return h.writeBlocks(cid, SLBA, fill, epoch).status();
     }
 
     /** READ of the 8 blocks at SLBA into host data offset 8192 (capsule slot 1); its status. */
     private static int read(RawHost h, int cid) {
-        return h.exec(h.rw(1, Opcodes.IO_READ, cid, SLBA, 8, false, 8192, 4096)).status();
+        return h.readBlocks(1, cid, SLBA).status();
     }
 
     private static void assertStatus(int expected, int actual, String what) {
@@ -332,7 +313,8 @@ class AnaTest {
         s.primary(LocalVolumeIo::open);
         s.leaseDeadline(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
         assertStatus(0, write(io, 1, 0x11, 0), "within the lease");
-        s.leaseDeadline(System.nanoTime() - 1);
+        // well before now: a command's start time is its poll round's clock, which may precede this call (idle wait)
+        s.leaseDeadline(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
         assertStatus(TRANSITION, write(io, 2, 0x22, 0), "past the lease");
         assertEquals(AnaState.CHANGE.code(), anaStateOf(admin, 3));
         s.leaseDeadline(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
@@ -386,13 +368,12 @@ class AnaTest {
     }
 
     /** A volume I/O that can hold one command in flight until released. */
-    static final class HoldingIo implements VolumeIo {
-        final LocalVolumeIo local;
+    static final class HoldingIo extends ForwardingVolumeIo {
         final AnaTest test;
         Request held;
 
         HoldingIo(VolumeIo.Context c, AnaTest test) {
-            this.local = LocalVolumeIo.open(c);
+            super(c);
             this.test = test;
         }
 
@@ -423,11 +404,6 @@ class AnaTest {
         @Override
         public int inFlight() {
             return local.inFlight() + (held == null ? 0 : 1);
-        }
-
-        @Override
-        public void close() {
-            local.close();
         }
     }
 

@@ -3,12 +3,9 @@ package io.rdmablock.node.nvmf;
 import io.rdmablock.node.store.StoreFaults;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,35 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * the command is still outstanding gets Command ID Conflict for the second capsule (NVMe base spec 2.0 section
  * 3.3.3.1); the outstanding command is completed exactly once, and the cid is free again after its completion.
  */
-class CidConflictTest {
-    static final int LBA = 512;
+class CidConflictTest extends TargetTestBase {
     static final long STALL_OFFSET = 1L << 20;
     static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(1500);
-    static final long MS = 1_000_000L;
-
-    @TempDir
-    Path dir;
-    TargetFixture f;
-    RawHost admin;
-    RawHost io;
 
     @BeforeEach
     void setUp() {
-        f = new TargetFixture(dir);
         f.store.setFaults(StoreFaults.stall("vol1", STALL_OFFSET, STALL_NS, 1));
-        admin = f.admin(0);
-        io = f.io(TargetFixture.cntlid(admin), 1, 8);
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (io != null) {
-            io.close();
-        }
-        if (admin != null) {
-            admin.close();
-        }
-        f.close();
+        connect(TargetFixture.HOSTNQN, 0);
     }
 
     @Test
@@ -80,7 +56,7 @@ class CidConflictTest {
 
         // the cid is free again: a read with cid 77 returns the stalled write's data
         io.data().asSlice(8192, 4096).fill((byte) 0);
-        RawHost.Cqe read = io.exec(io.rw(0, Opcodes.IO_READ, 77, STALL_OFFSET / LBA, 8, false, 8192, 4096));
+        RawHost.Cqe read = io.readBlocks(0, 77, STALL_OFFSET / LBA);
         assertEquals(0, read.status(), NvmeStatus.describe(read.status()));
         assertEquals(-1, io.data().asSlice(8192, 4096).mismatch(io.data().asSlice(0, 4096)), "stalled write data");
     }

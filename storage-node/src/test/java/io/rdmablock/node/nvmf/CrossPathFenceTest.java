@@ -1,15 +1,13 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.store.StoreFaults;
-import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
+import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
-import org.junit.jupiter.api.AfterEach;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,44 +20,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledge path 2's Connect before path 1's stalled write has drained, so A can never land after B: a later
  * READ of X returns B.
  */
-class CrossPathFenceTest {
-    static final int LBA = 512;
+class CrossPathFenceTest extends TargetTestBase {
     static final long X = 1L << 20;
     static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(2000);
-    static final long MS = 1_000_000L;
-
-    @TempDir
-    Path dir;
-    TargetFixture f;
-    RawHost admin1;
-    RawHost io1;
 
     @BeforeEach
     void setUp() {
-        f = new TargetFixture(dir);
         f.store.setFaults(StoreFaults.stall("vol1", X, STALL_NS, 1));
-        admin1 = f.admin(0);
-        io1 = f.io(TargetFixture.cntlid(admin1), 1, 8);
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (io1 != null) {
-            io1.close();
-        }
-        if (admin1 != null) {
-            admin1.close();
-        }
-        f.close();
+        connect(TargetFixture.HOSTNQN, 0); // path 1
     }
 
     /** Path 1 writes A (0xAA) to LBA X; the store holds it for STALL_NS. Returns when it was posted (nanoTime). */
     private long postStalledWriteA() {
-        io1.data().asSlice(0, 4096).fill((byte) 0xAA);
+        io.data().asSlice(0, 4096).fill((byte) 0xAA);
         long postedNs = System.nanoTime();
-        io1.rw(0, Opcodes.IO_WRITE, 1, X / LBA, 8, false, 0, 4096);
-        io1.post(0, 64);
-        assertNull(io1.await(200 * MS), "write A is stalled in the backend");
+        io.rw(0, Opcodes.IO_WRITE, 1, X / LBA, 8, false, 0, 4096);
+        io.post(0, 64);
+        assertNull(io.await(200 * MS), "write A is stalled in the backend");
         return postedNs;
     }
 
@@ -73,11 +50,10 @@ class CrossPathFenceTest {
             assertTrue(connectedAfterMs >= STALL_NS / MS - 100,
                     "path 2 acknowledged after " + connectedAfterMs + " ms, before path 1's write drained");
             try (RawHost io2 = f.io(TargetFixture.cntlid(admin2), 1, 8)) {
-                io2.data().asSlice(0, 4096).fill((byte) 0xBB); // B
-                RawHost.Cqe b = io2.exec(io2.rw(0, Opcodes.IO_WRITE, 2, X / LBA, 8, false, 0, 4096));
+                RawHost.Cqe b = io2.writeBlocks(2, X / LBA, 0xBB, 0); // B
                 assertEquals(0, b.status(), NvmeStatus.describe(b.status()));
                 io2.data().asSlice(8192, 4096).fill((byte) 0);
-                RawHost.Cqe r = io2.exec(io2.rw(0, Opcodes.IO_READ, 3, X / LBA, 8, false, 8192, 4096));
+                RawHost.Cqe r = io2.readBlocks(0, 3, X / LBA);
                 assertEquals(0, r.status(), NvmeStatus.describe(r.status()));
                 for (long i = 0; i < 4096; i++) {
                     assertEquals((byte) 0xBB, io2.data().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 8192 + i),
@@ -95,7 +71,7 @@ class CrossPathFenceTest {
             var first = admin2.connectCapsule(1, 31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 0);
             java.lang.foreign.MemorySegment again = admin2.capsule(1);
             again.copyFrom(first);
-            io.rdmablock.rdma.fabric.SqeDescriptor.cid(again, 2); // a second Connect on the same queue, same data
+            SqeDescriptor.cid(again, 2); // a second Connect on the same queue, same data
             admin2.post(0, 64);
             assertNull(admin2.await(300 * MS), "the first Connect waits for path 1 to drain");
             admin2.post(1, 64);
@@ -108,14 +84,11 @@ class CrossPathFenceTest {
     @Test
     void shouldFenceTheDeadAssociationOfARestartedHostProcessWithANewHostId() {
         long postedNs = postStalledWriteA();
-        io1.close(); // the host process dies: its queues disconnect, the stalled write is still in the backend
-        admin1.close();
-        io1 = null;
-        admin1 = null;
+        disconnect(); // the host process dies: its queues disconnect, the stalled write is still in the backend
 
         try (RawHost admin2 = f.host(0, 32)) { // restarted process: same hostnqn, new HOSTID
             var c = admin2.connectCapsule(2, 31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 0);
-            admin2.data().asSlice(io.rdmablock.rdma.fabric.ConnectDataDescriptor.HOSTID_OFFSET, 16).fill((byte) 7);
+            admin2.data().asSlice(ConnectDataDescriptor.HOSTID_OFFSET, 16).fill((byte) 7);
             RawHost.Cqe connected = admin2.exec(c);
             assertEquals(0, connected.status(), NvmeStatus.describe(connected.status()));
             long connectedAfterMs = (System.nanoTime() - postedNs) / MS;

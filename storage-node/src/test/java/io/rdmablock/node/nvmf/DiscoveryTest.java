@@ -184,8 +184,7 @@ class DiscoveryTest {
         try (RawHost admin = discovery(TargetFixture.HOSTNQN); RawHost io = f.host(1, 8)) {
             int cntlid = TargetFixture.cntlid(admin);
             RawHost.Cqe c = io.fabricConnect(7, 0, DiscoveryLogDescriptor.DISCOVERY_NQN, TargetFixture.HOSTNQN, cntlid);
-            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
-            assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.QID_OFFSET), c.dw0());
+            TargetFixture.assertInvalidParameter(c, false, ConnectDataDescriptor.QID_OFFSET);
         }
     }
 

@@ -34,10 +34,9 @@ public final class NodeTestHost {
             try (RawHost io = RawHost.connect(p, target, 1, 8, 1 << 16)) {
                 assertEquals(0, io.fabricConnect(7, 0, subnqn, TargetFixture.HOSTNQN, cntlid).status());
                 if (write) {
-                    io.data().asSlice(0, 4096).fill((byte) fill);
-                    assertEquals(0, io.exec(io.rw(0, Opcodes.IO_WRITE, 1, slba, 8, false, 0, 4096)).status());
+                    assertEquals(0, io.writeBlocks(1, slba, fill, 0).status());
                 }
-                assertEquals(0, io.exec(io.rw(0, Opcodes.IO_READ, 2, slba, 8, false, 8192, 4096)).status());
+                assertEquals(0, io.readBlocks(0, 2, slba).status());
                 return io.data().asSlice(8192, 4096).toArray(ValueLayout.JAVA_BYTE);
             }
         }

@@ -308,6 +308,22 @@ final class RawHost implements AutoCloseable {
         return c;
     }
 
+    /**
+     * WRITE (cid {@code cid}, capsule slot 0) of 8 blocks of 512 bytes at {@code slba} from host data offset 0,
+     * filled with {@code fill} first, {@code epoch} in CDW2-3 (0: none); returns the response.
+     */
+    Cqe writeBlocks(int cid, long slba, int fill, long epoch) {
+        data().asSlice(0, 4096).fill((byte) fill);
+        MemorySegment c = rw(0, Opcodes.IO_WRITE, cid, slba, 8, false, 0, 4096);
+        SqeDescriptor.cdw23(c, epoch);
+        return exec(c);
+    }
+
+    /** READ (cid {@code cid}, capsule {@code slot}) of 8 blocks of 512 bytes at {@code slba} into host data 8192. */
+    Cqe readBlocks(int slot, int cid, long slba) {
+        return exec(rw(slot, Opcodes.IO_READ, cid, slba, 8, false, 8192, 4096));
+    }
+
     /** Get Log Page into host data offset 0: {@code lengthBytes} from byte {@code offsetBytes}; keyed SGL (4Fh). */
     Cqe getLogPage(int cid, int lid, int nsid, int lengthBytes, long offsetBytes, boolean rae) {
         MemorySegment c = capsule(0);

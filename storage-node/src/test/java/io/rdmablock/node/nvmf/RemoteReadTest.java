@@ -6,13 +6,10 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.WcStatus;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,26 +23,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * domain (here the target's own queue pair answering the host) serves an RDMA READ at {@link Request#dataAddress()}
  * with {@link Request#dataRkey()}, for a keyed-SGL payload (data region) and for in-capsule data (RECV region).
  */
-class RemoteReadTest {
+class RemoteReadTest extends TargetTestBase {
     static final long X = 1L << 20;
-    static final int LBA = 512;
     static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(1500);
 
-    @TempDir
-    Path dir;
-    TargetFixture f;
-    RawHost admin;
-    RawHost io;
     volatile long address;
     volatile int rkey;
     volatile int lengthBytes;
 
     /** The local handle, recording where each WRITE's data is (the store holds the write: see the stall). */
-    final class Recording implements VolumeIo {
-        final LocalVolumeIo local;
-
+    final class Recording extends ForwardingVolumeIo {
         Recording(VolumeIo.Context c) {
-            local = LocalVolumeIo.open(c);
+            super(c);
         }
 
         @Override
@@ -57,37 +46,13 @@ class RemoteReadTest {
             }
             return local.start(r);
         }
-
-        @Override
-        public int poll(Completions sink, int max) {
-            return local.poll(sink, max);
-        }
-
-        @Override
-        public int inFlight() {
-            return local.inFlight();
-        }
-
-        @Override
-        public void close() {
-            local.close();
-        }
     }
 
     @BeforeEach
     void setUp() {
-        f = new TargetFixture(dir);
         f.target.subsystemOfVolume("vol1").setVolumeIoFactory(Recording::new);
         f.store.setFaults(StoreFaults.stall("vol1", X, STALL_NS, 2));
-        admin = f.admin(0);
-        io = f.io(TargetFixture.cntlid(admin), 1, 8);
-    }
-
-    @AfterEach
-    void tearDown() {
-        io.close();
-        admin.close();
-        f.close();
+        connect(TargetFixture.HOSTNQN, 0);
     }
 
     private void awaitRecorded() throws InterruptedException {

@@ -3,14 +3,11 @@ package io.rdmablock.node.nvmf;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,62 +17,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * write-type commands carry the primary's epoch in CDW2-3: 0 is Invalid Field, one below the highest accepted is
  * Reservation Conflict with nothing written, a higher one is persisted before the command executes.
  */
-class SecondaryModeTest {
+class SecondaryModeTest extends TargetTestBase {
     static final String PRIMARY = "nqn.2026-11.io.rdmablock:node:primary-1";
     static final int INVALID_FIELD = NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD);
     static final int RESERVATION_CONFLICT = NvmeStatus.generic(0x83);
     static final long SLBA = 64;
 
-    @TempDir
-    Path dir;
-    TargetFixture f;
-    RawHost admin;
-    RawHost io;
-
     @BeforeEach
     void setUp() {
-        f = new TargetFixture(dir);
         f.target.subsystemOfVolume("vol1").secondaryOf(PRIMARY);
-        connectAsPrimary();
-    }
-
-    @AfterEach
-    void tearDown() {
-        disconnect();
-        f.close();
-    }
-
-    private void connectAsPrimary() {
-        admin = f.host(0, 32);
-        assertEquals(0, admin.fabricConnect(31, 0, f.subnqn, PRIMARY, 0xFFFF).status(), "primary admin connect");
-        int cntlid = TargetFixture.cntlid(admin);
-        io = f.host(1, 8);
-        assertEquals(0, io.fabricConnect(7, 0, f.subnqn, PRIMARY, cntlid).status(), "primary I/O connect");
-    }
-
-    private void disconnect() {
-        if (io != null) {
-            io.close();
-            io = null;
-        }
-        if (admin != null) {
-            admin.close();
-            admin = null;
-        }
+        connect(PRIMARY, 0);
     }
 
     /** WRITE of 8 blocks filled with {@code fill} at SLBA, carrying {@code epoch} in CDW2-3. */
     private int write(int cid, int fill, long epoch) {
-        io.data().asSlice(0, 4096).fill((byte) fill);
-        MemorySegment c = io.rw(0, Opcodes.IO_WRITE, cid, SLBA, 8, false, 0, 4096);
-        SqeDescriptor.cdw23(c, epoch);
-        return io.exec(c).status();
+        return io.writeBlocks(cid, SLBA, fill, epoch).status();
     }
 
     /** READ of the 8 blocks at SLBA (no epoch), asserting success; every byte must be {@code fill}. */
     private void assertReads(int fill, String what) {
         io.data().asSlice(8192, 4096).fill((byte) 0);
-        RawHost.Cqe r = io.exec(io.rw(0, Opcodes.IO_READ, 99, SLBA, 8, false, 8192, 4096));
+        RawHost.Cqe r = io.readBlocks(0, 99, SLBA);
         assertEquals(0, r.status(), "READ without an epoch is served: " + NvmeStatus.describe(r.status()));
         byte[] got = io.data().asSlice(8192, 4096).toArray(ValueLayout.JAVA_BYTE);
         for (int i = 0; i < got.length; i++) {
@@ -119,7 +81,7 @@ class SecondaryModeTest {
 
         f = TargetFixture.reopen(dir);
         f.target.subsystemOfVolume("vol1").secondaryOf(PRIMARY);
-        connectAsPrimary();
+        connect(PRIMARY, 0);
         int s = write(2, 0x66, 6);
         assertEquals(RESERVATION_CONFLICT, s, "epoch 6 < persisted 7: " + NvmeStatus.describe(s));
         assertReads(0x77, "the fenced write after the restart touched nothing");
@@ -145,8 +107,7 @@ class SecondaryModeTest {
         }
         assertTrue(f.target.connectedHosts("vol1").isEmpty(), "the mode change ended the primary's association");
         disconnect();
-        admin = f.admin(0);
-        io = f.io(TargetFixture.cntlid(admin), 1, 8);
+        connect(TargetFixture.HOSTNQN, 0);
         assertEquals(0, write(1, 0x11, 9));
         assertEquals(0, write(2, 0x22, 1), "plain mode: CDW2-3 ignored");
         assertEquals(0, write(3, 0x33, 0));

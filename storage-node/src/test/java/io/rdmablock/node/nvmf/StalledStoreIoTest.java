@@ -3,19 +3,16 @@ package io.rdmablock.node.nvmf;
 import io.rdmablock.node.store.StoreFaults;
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.node.store.VolumeSpec;
-import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -33,54 +30,36 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * past KATO, the management call returns at once and does not corrupt the stalled write, vol2's latency is not
  * affected.
  */
-class StalledStoreIoTest {
-    static final int LBA = 512;
+class StalledStoreIoTest extends TargetTestBase {
     static final long STALL_OFFSET = 1L << 20;
     static final long STALL_NS = TimeUnit.SECONDS.toNanos(10);
     static final int KATO_MS = 5000;
     static final String HOST2 = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000002";
     static final String HOST3 = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000003";
-    static final long MS = 1_000_000L;
 
-    @TempDir
-    Path dir;
-    TargetFixture f;
     String subnqn2;
-    RawHost admin1;
-    RawHost io1;
     RawHost admin2;
     RawHost io2;
 
     @BeforeEach
     void setUp() {
-        f = new TargetFixture(dir);
         Volume vol2 = f.store.create(new VolumeSpec("vol2", "vol2", 64L << 20, LBA, Set.of()));
         subnqn2 = f.target.addVolume(vol2, null).subnqn();
         f.store.setFaults(StoreFaults.stall("vol1", STALL_OFFSET, STALL_NS, 1));
-        admin1 = f.admin(KATO_MS);
-        io1 = f.io(TargetFixture.cntlid(admin1), 1, 8);
-        admin2 = connect(0, 32, subnqn2, HOST2, 0xFFFF, KATO_MS);
-        io2 = connect(1, 8, subnqn2, HOST2, TargetFixture.cntlid(admin2), 0);
+        connect(TargetFixture.HOSTNQN, KATO_MS);
+        admin2 = f.connect(0, 32, subnqn2, HOST2, 0xFFFF, KATO_MS);
+        io2 = f.connect(1, 8, subnqn2, HOST2, TargetFixture.cntlid(admin2), 0);
     }
 
     @AfterEach
     void tearDown() {
-        for (RawHost h : new RawHost[]{io2, admin2, io1, admin1}) {
-            if (h != null) {
-                h.close();
-            }
-        }
-        f.close();
+        TargetFixture.close(io2, admin2); // then vol1's host and the target
     }
 
     @Test
     void shouldAnswerKeepAlivesAndResizeAtOnceWhileAWriteIsStalled() {
         long[] baseline = otherVolumeLatencies(40);
-        fill(io1.data().asSlice(0, 4096), 0x5A);
-        long postedNs = System.nanoTime();
-        io1.rw(0, Opcodes.IO_WRITE, 41, STALL_OFFSET / LBA, 8, false, 0, 4096);
-        io1.post(0, 64);
-        assertNull(io1.await(300 * MS), "the stalled write must not complete yet");
+        long postedNs = postStalledWrite();
 
         long t0 = System.nanoTime();
         f.store.resize("vol1", 128L << 20);
@@ -95,14 +74,14 @@ class StalledStoreIoTest {
         int keepAlives = 0;
         while (stalled == null && System.nanoTime() - postedNs < STALL_NS + TimeUnit.SECONDS.toNanos(5)) {
             if (System.nanoTime() - nextKeepAliveNs >= 0) {
-                maxKeepAliveMs = Math.max(maxKeepAliveMs, keepAlive(admin1, keepAlives++));
+                maxKeepAliveMs = Math.max(maxKeepAliveMs, keepAlive(admin, keepAlives++));
                 keepAlive(admin2, keepAlives);
                 nextKeepAliveNs += KATO_MS / 2 * MS;
             }
             if (n < during.length) {
                 during[n++] = otherVolumeIo(n);
             }
-            stalled = io1.await(5 * MS);
+            stalled = io.await(5 * MS);
         }
         long stalledMs = (System.nanoTime() - postedNs) / MS;
         assertNotNull(stalled, "stalled write never completed");
@@ -114,12 +93,12 @@ class StalledStoreIoTest {
 
         // the controller outlived KATO + grace, the write landed, the namespace grew
         assertEquals(2, f.target.controllerCount());
-        io1.data().asSlice(8192, 4096).fill((byte) 0);
-        RawHost.Cqe read = io1.exec(io1.rw(0, Opcodes.IO_READ, 42, STALL_OFFSET / LBA, 8, false, 8192, 4096));
+        io.data().asSlice(8192, 4096).fill((byte) 0);
+        RawHost.Cqe read = io.exec(io.rw(0, Opcodes.IO_READ, 42, STALL_OFFSET / LBA, 8, false, 8192, 4096));
         assertEquals(0, read.status(), NvmeStatus.describe(read.status()));
-        assertEquals(-1, io1.data().asSlice(8192, 4096).mismatch(io1.data().asSlice(0, 4096)), "stalled write data");
-        assertEquals(0, admin1.identify(Opcodes.CNS_NAMESPACE, 1).status());
-        assertEquals((128L << 20) / LBA, IdentifyNamespaceDescriptor.decode(admin1.data()).sizeBlocks());
+        assertEquals(-1, io.data().asSlice(8192, 4096).mismatch(io.data().asSlice(0, 4096)), "stalled write data");
+        assertEquals(0, admin.identify(Opcodes.CNS_NAMESPACE, 1).status());
+        assertEquals((128L << 20) / LBA, IdentifyNamespaceDescriptor.decode(admin.data()).sizeBlocks());
         assertOtherVolumeUnaffected(baseline, Arrays.copyOf(during, n));
         System.out.printf("C7 resize: resizeMs=%d, stalledWriteMs=%d, keepAlives=%d, maxKeepAliveMs=%d%n",
                 resizeMs, stalledMs, keepAlives, maxKeepAliveMs);
@@ -128,11 +107,7 @@ class StalledStoreIoTest {
     @Test
     void shouldDeleteAtOnceWhileAWriteIsStalledAndNeverLandItInALaterVolume() throws Exception {
         long[] baseline = otherVolumeLatencies(40);
-        fill(io1.data().asSlice(0, 4096), 0x5A);
-        long postedNs = System.nanoTime();
-        io1.rw(0, Opcodes.IO_WRITE, 41, STALL_OFFSET / LBA, 8, false, 0, 4096);
-        io1.post(0, 64);
-        assertNull(io1.await(300 * MS), "the stalled write must not complete yet");
+        long postedNs = postStalledWrite();
 
         long t0 = System.nanoTime();
         f.target.removeVolume("vol1");
@@ -162,12 +137,12 @@ class StalledStoreIoTest {
         }
         assertTrue(maxKeepAliveMs < 1000, "keep-alive answered after " + maxKeepAliveMs + " ms");
         assertEquals(1, f.target.controllerCount(), "only vol2's controller is left");
-        RawHost.Cqe old = io1.await(100 * MS);
+        RawHost.Cqe old = io.await(100 * MS);
         assertTrue(old == null || old.error() != null || old.status() != 0,
                 "the write on the deleted volume must not succeed: " + old);
 
-        try (RawHost a3 = connect(0, 32, f.subnqn, HOST3, 0xFFFF, 0);
-             RawHost i3 = connect(1, 8, f.subnqn, HOST3, TargetFixture.cntlid(a3), 0)) {
+        try (RawHost a3 = f.connect(0, 32, f.subnqn, HOST3, 0xFFFF, 0);
+             RawHost i3 = f.connect(1, 8, f.subnqn, HOST3, TargetFixture.cntlid(a3), 0)) {
             i3.data().asSlice(0, 4096).fill((byte) 0x77);
             RawHost.Cqe r = i3.exec(i3.rw(0, Opcodes.IO_READ, 43, STALL_OFFSET / LBA, 8, false, 0, 4096));
             assertEquals(0, r.status(), NvmeStatus.describe(r.status()));
@@ -181,13 +156,15 @@ class StalledStoreIoTest {
 
     // ---- helpers ----
 
-    private RawHost connect(int qid, int entries, String subnqn, String hostnqn, int cntlid, int katoMs) {
-        RawHost h = f.host(qid, entries);
-        RawHost.Cqe c = h.fabricConnect(entries - 1, katoMs, subnqn, hostnqn, cntlid);
-        assertEquals(0, c.status(), NvmeStatus.describe(c.status()));
-        return h;
+    /** WRITE (cid 41) of 4 KiB on vol1 at STALL_OFFSET, held by the store; returns when it was posted (nanoTime). */
+    private long postStalledWrite() {
+        fill(io.data().asSlice(0, 4096), 0x5A);
+        long postedNs = System.nanoTime();
+        io.rw(0, Opcodes.IO_WRITE, 41, STALL_OFFSET / LBA, 8, false, 0, 4096);
+        io.post(0, 64);
+        assertNull(io.await(300 * MS), "the stalled write must not complete yet");
+        return postedNs;
     }
-
 
     /** Sends a keep-alive; returns its round trip in ms. */
     private static long keepAlive(RawHost admin, int cid) {

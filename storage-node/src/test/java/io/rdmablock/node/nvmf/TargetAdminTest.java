@@ -10,14 +10,11 @@ import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Path;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -27,23 +24,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Admin commands and fields a Linux host (kernel 6.1) uses during connect and namespace scanning. */
-class TargetAdminTest {
+class TargetAdminTest extends TargetTestBase {
     static final int ALL = 0xFFFFFFFF;
-    @TempDir
-    Path dir;
-    TargetFixture f;
-    RawHost admin;
 
     @BeforeEach
     void setUp() {
-        f = new TargetFixture(dir);
         admin = f.admin(0);
-    }
-
-    @AfterEach
-    void tearDown() {
-        admin.close();
-        f.close();
     }
 
     private NamespaceIdDescriptor.Ids descriptors(RawHost h) {

@@ -67,8 +67,7 @@ class TargetConnectTest {
         try (RawHost admin = f.admin(0); RawHost io = f.host(1, 32)) {
             int cntlid = TargetFixture.cntlid(admin);
             RawHost.Cqe c = io.fabricConnect(32, 0, f.subnqn, TargetFixture.HOSTNQN, cntlid);
-            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
-            assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.SQSIZE_OFFSET), c.dw0());
+            TargetFixture.assertInvalidParameter(c, false, ConnectDataDescriptor.SQSIZE_OFFSET);
         }
     }
 
@@ -76,8 +75,7 @@ class TargetConnectTest {
     void shouldRejectSqsize0WithInvalidParameterAtSqsizeOffset() {
         try (RawHost admin = f.admin(0); RawHost io = f.host(1, 32)) {
             RawHost.Cqe c = io.fabricConnect(0, 0, f.subnqn, TargetFixture.HOSTNQN, TargetFixture.cntlid(admin));
-            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
-            assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.SQSIZE_OFFSET), c.dw0());
+            TargetFixture.assertInvalidParameter(c, false, ConnectDataDescriptor.SQSIZE_OFFSET);
         }
     }
 
@@ -149,8 +147,7 @@ class TargetConnectTest {
             MemorySegment c = io.connectCapsule(4, 7, 0, f.subnqn, TargetFixture.HOSTNQN, TargetFixture.cntlid(admin), 0);
             c.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, ConnectDataDescriptor.QID_OFFSET, (short) 2);
             RawHost.Cqe r = io.exec(c);
-            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), r.status());
-            assertEquals(ConnectDataDescriptor.invalidParameterDw0(false, ConnectDataDescriptor.QID_OFFSET), r.dw0());
+            TargetFixture.assertInvalidParameter(r, false, ConnectDataDescriptor.QID_OFFSET);
         }
     }
 
@@ -189,8 +186,7 @@ class TargetConnectTest {
         try (RawHost h = f.host(0, 32)) {
             RawHost.Cqe c = h.fabricConnect(31, 0, "nqn.2026-11.io.rdmablock:volume:nope", TargetFixture.HOSTNQN,
                     0xFFFF);
-            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
-            assertEquals(ConnectDataDescriptor.invalidParameterDw0(true, ConnectDataDescriptor.SUBNQN_OFFSET), c.dw0());
+            TargetFixture.assertInvalidParameter(c, true, ConnectDataDescriptor.SUBNQN_OFFSET);
         }
     }
 
@@ -207,8 +203,7 @@ class TargetConnectTest {
     void shouldRejectIoConnectWithUnknownCntlid() {
         try (RawHost admin = f.admin(0); RawHost io = f.host(1, 8)) {
             RawHost.Cqe c = io.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, TargetFixture.cntlid(admin) + 100);
-            assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
-            assertEquals(ConnectDataDescriptor.invalidParameterDw0(true, ConnectDataDescriptor.CNTLID_OFFSET), c.dw0());
+            TargetFixture.assertInvalidParameter(c, true, ConnectDataDescriptor.CNTLID_OFFSET);
         }
     }
 

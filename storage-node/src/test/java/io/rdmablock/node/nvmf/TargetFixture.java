@@ -4,6 +4,8 @@ import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.node.store.Volume;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
+import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
+import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
 
@@ -52,9 +54,24 @@ final class TargetFixture implements AutoCloseable {
 
     /** Admin queue connected (Connect succeeded); returns the host. */
     RawHost admin(int katoMs) {
-        RawHost h = host(0, 32);
-        RawHost.Cqe c = h.fabricConnect(31, katoMs, subnqn, HOSTNQN, 0xFFFF);
-        assertEquals(0, c.status(), "admin connect status");
+        return connect(0, 32, subnqn, HOSTNQN, 0xFFFF, katoMs);
+    }
+
+    /**
+     * Queue {@code qid} with {@code entries} (SQSIZE {@code entries - 1}) connected to {@code subnqn} as
+     * {@code hostnqn}: an admin queue ({@code cntlid} 0xFFFF, a new association) or an I/O queue of controller
+     * {@code cntlid}; asserts the Connect succeeded.
+     */
+    RawHost connect(int qid, int entries, String subnqn, String hostnqn, int cntlid, int katoMs) {
+        RawHost h = host(qid, entries);
+        try {
+            RawHost.Cqe c = h.fabricConnect(entries - 1, katoMs, subnqn, hostnqn, cntlid);
+            assertEquals(0, c.status(), (qid == 0 ? "admin" : "I/O") + " connect of " + hostnqn + " to " + subnqn
+                    + ": " + NvmeStatus.describe(c.status()));
+        } catch (RuntimeException | AssertionError e) {
+            h.close();
+            throw e;
+        }
         return h;
     }
 
@@ -67,10 +84,22 @@ final class TargetFixture implements AutoCloseable {
 
     /** I/O queue {@code qid} of controller {@code cntlid} with {@code entries}. */
     RawHost io(int cntlid, int qid, int entries) {
-        RawHost h = host(qid, entries);
-        RawHost.Cqe c = h.fabricConnect(entries - 1, 0, subnqn, HOSTNQN, cntlid);
-        assertEquals(0, c.status(), "I/O connect status");
-        return h;
+        return connect(qid, entries, subnqn, HOSTNQN, cntlid, 0);
+    }
+
+    /** Asserts a Connect was answered Invalid Parameters at {@code offset} of the SQE or (inData) of its data. */
+    static void assertInvalidParameter(RawHost.Cqe c, boolean inData, int offset) {
+        assertEquals(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_PARAMETERS), c.status());
+        assertEquals(ConnectDataDescriptor.invalidParameterDw0(inData, offset), c.dw0());
+    }
+
+    /** Closes each host that is not null, in order. */
+    static void close(RawHost... hosts) {
+        for (RawHost h : hosts) {
+            if (h != null) {
+                h.close();
+            }
+        }
     }
 
     @Override

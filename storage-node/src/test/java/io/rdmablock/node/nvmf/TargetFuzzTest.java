@@ -1,7 +1,6 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
-import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
@@ -197,8 +196,7 @@ class TargetFuzzTest {
 
     private void connectAll() {
         admin = f.admin(0);
-        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
-        cntlid = IdentifyControllerDescriptor.decode(admin.data()).cntlid();
+        cntlid = TargetFixture.cntlid(admin);
         io = connectIo();
     }
 
@@ -244,13 +242,8 @@ class TargetFuzzTest {
     }
 
     private void closeHosts() {
-        if (io != null) {
-            io.close();
-            io = null;
-        }
-        if (admin != null) {
-            admin.close();
-            admin = null;
-        }
+        TargetFixture.close(io, admin);
+        io = null;
+        admin = null;
     }
 }

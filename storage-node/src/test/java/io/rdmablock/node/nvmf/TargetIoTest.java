@@ -2,20 +2,16 @@ package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
-import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -24,33 +20,18 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every I/O command against a 64 MiB, 512-byte-LBA volume, through a raw host on the soft provider. */
-class TargetIoTest {
-    static final int LBA = 512;
+class TargetIoTest extends TargetTestBase {
     static final long CAPACITY = (64L << 20) / LBA;
     static final int WRITE_AT = 0;
     static final int READ_AT = 512 * 1024;
 
-    @TempDir
-    Path dir;
-    TargetFixture f;
-    RawHost admin;
-    RawHost io;
     int cntlid;
 
     @BeforeEach
     void setUp() {
-        f = new TargetFixture(dir);
         admin = f.admin(0);
-        assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
-        cntlid = IdentifyControllerDescriptor.decode(admin.data()).cntlid();
+        cntlid = TargetFixture.cntlid(admin);
         io = f.io(cntlid, 1, 32);
-    }
-
-    @AfterEach
-    void tearDown() {
-        io.close();
-        admin.close();
-        f.close();
     }
 
     private static void pattern(MemorySegment s, long seed) {

@@ -6,14 +6,10 @@ import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,21 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code nvme_rdma_set_sg_null}), in-capsule data at offset ICDOFF = 0 on I/O queues ({@code nvme_rdma_map_sg_inline},
  * several SGEs gathered into one SEND).
  */
-class TargetLinuxHostTest {
-    @TempDir
-    Path dir;
-    TargetFixture f;
-
-    @BeforeEach
-    void setUp() {
-        f = new TargetFixture(dir);
-    }
-
-    @AfterEach
-    void tearDown() {
-        f.close();
-    }
-
+class TargetLinuxHostTest extends TargetTestBase {
     @Test
     void shouldAcceptKeyedSglWithInvalidateOnAdminConnect() {
         try (RawHost h = f.host(0, 32)) {

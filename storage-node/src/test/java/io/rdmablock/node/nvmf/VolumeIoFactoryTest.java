@@ -1,34 +1,25 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.rdma.fabric.NvmeStatus;
-import io.rdmablock.rdma.fabric.Opcodes;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The subsystem's {@link VolumeIo.Factory}: swappable, used from the next I/O queue Connect, with pollables. */
-class VolumeIoFactoryTest {
-    @TempDir
-    Path dir;
-    TargetFixture f;
+class VolumeIoFactoryTest extends TargetTestBase {
 
     /** A handle wrapping the local one that counts what it starts and how often its pollable ran. */
-    static final class CountingIo implements VolumeIo {
-        final LocalVolumeIo local;
+    static final class CountingIo extends ForwardingVolumeIo {
         final Poller poller;
         final AtomicInteger starts;
         final AtomicInteger polls;
         final Poller.Pollable pollable;
 
         CountingIo(VolumeIo.Context c, AtomicInteger starts, AtomicInteger polls, AtomicInteger opened) {
-            this.local = LocalVolumeIo.open(c);
+            super(c);
             this.poller = c.poller();
             this.starts = starts;
             this.polls = polls;
@@ -47,35 +38,14 @@ class VolumeIoFactoryTest {
         }
 
         @Override
-        public int poll(Completions sink, int max) {
-            return local.poll(sink, max);
-        }
-
-        @Override
-        public int inFlight() {
-            return local.inFlight();
-        }
-
-        @Override
         public void close() {
             poller.removePollable(pollable);
             local.close();
         }
     }
 
-    @BeforeEach
-    void setUp() {
-        f = new TargetFixture(dir);
-    }
-
-    @AfterEach
-    void tearDown() {
-        f.close();
-    }
-
     private static RawHost.Cqe write(RawHost io, int cid) {
-        io.data().asSlice(0, 4096).fill((byte) cid);
-        return io.exec(io.rw(0, Opcodes.IO_WRITE, cid, 8, 8, false, 0, 4096));
+        return io.writeBlocks(cid, 8, cid, 0);
     }
 
     @Test

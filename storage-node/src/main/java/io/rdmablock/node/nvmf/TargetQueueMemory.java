@@ -34,8 +34,8 @@ import java.lang.foreign.MemorySegment;
  * thread, then used by the queue's poller only. {@link #close} deregisters and frees everything; the store must no
  * longer use the buffers (the queue drains its store I/O first).
  */
-final class QueueMemory implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(QueueMemory.class);
+final class TargetQueueMemory implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TargetQueueMemory.class);
     static final int PAGE = 4096;
 
     private final Arena arena = Arena.ofShared();
@@ -57,7 +57,7 @@ final class QueueMemory implements AutoCloseable {
      * Allocates and registers the regions of a queue of {@code entries} and builds its RECV work requests and
      * requests. On failure everything allocated so far is released and the exception rethrown.
      */
-    QueueMemory(ProtectionDomain pd, int entries, int inCapsuleDataBytes, int dataBytesPerRequest) {
+    TargetQueueMemory(ProtectionDomain pd, int entries, int inCapsuleDataBytes, int dataBytesPerRequest) {
         int capsuleBytes = SqeDescriptor.LENGTH + inCapsuleDataBytes;
         int slotBytes = PAGE + roundUp(inCapsuleDataBytes, PAGE);
         MemoryRegion recvTmp = null;

@@ -1,0 +1,33 @@
+package io.rdmablock.node.nvmf;
+
+/**
+ * A {@link VolumeIo} that hands everything to the {@link LocalVolumeIo} it opens on its queue: the base of the
+ * tests' volume I/Os, which override what they observe or hold.
+ */
+abstract class ForwardingVolumeIo implements VolumeIo {
+    final LocalVolumeIo local;
+
+    ForwardingVolumeIo(VolumeIo.Context c) {
+        this.local = LocalVolumeIo.open(c);
+    }
+
+    @Override
+    public int start(Request r) {
+        return local.start(r);
+    }
+
+    @Override
+    public int poll(Completions sink, int max) {
+        return local.poll(sink, max);
+    }
+
+    @Override
+    public int inFlight() {
+        return local.inFlight();
+    }
+
+    @Override
+    public void close() {
+        local.close();
+    }
+}
