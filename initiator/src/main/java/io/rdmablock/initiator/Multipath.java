@@ -298,8 +298,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
                         opts.failoverTimeoutMs());
             }
             long now = System.nanoTime();
-            if (now - nextReport >= 0) {
-                report();
+            if (now - nextReport >= 0 && report(now - start)) {
                 nextReport = now + REPORT_INTERVAL_NS;
             }
             refreshCopies();
@@ -377,14 +376,20 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
         }
     }
 
-    private void report() {
+    /**
+     * Reports the primary unreachable: a primary this host reached before and cannot reach now, or one it reaches
+     * but that has shown no Optimized state for {@code pathTimeoutMs} (e.g. past its lease, cut from the management
+     * plane: the management plane promotes only when its heartbeats lapsed too).
+     */
+    private boolean report(long waitedNs) {
         if (source == null) {
-            return;
+            return false;
         }
         String node = primaryNodeId;
         Path p = node == null ? null : pathOfNode(node);
-        if (p == null || !p.everConnected || p.usable()) {
-            return; // only a primary this host reached before and cannot reach now is reported
+        if (p == null || !p.everConnected
+                || (p.usable() && waitedNs < TimeUnit.MILLISECONDS.toNanos(opts.pathTimeoutMs()))) {
+            return false;
         }
         try {
             source.reportUnreachable(node, epoch, hostnqn);
@@ -398,6 +403,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
                 LOG.debug("{}: reporting node {} unreachable failed: {}", name, node, e.getMessage());
             }
         }
+        return true;
     }
 
     /** Re-reads the volume record: epoch, primary, and a new path for each newly listed address. */
