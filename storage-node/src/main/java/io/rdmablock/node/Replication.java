@@ -45,8 +45,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * last replica set was deposed, or, at the first export after a restart, whose persisted epoch is below the
  * record's), the subsystem is marked {@code activating} and stays a secondary (hosts: Inaccessible) while an
  * activation thread builds the replica set at the new epoch, sends the epoch to every in-sync secondary
- * ({@link Activation}: one FLUSH each; one that fails is dropped by CAS) and waits out one full lease from when the
- * promotion was learnt; only then is the subsystem made primary and {@code activating(false)}. The agent thread never
+ * ({@link Activation}: one FLUSH each; one that fails is dropped by CAS) and waits out what the management plane
+ * says may be left of the old primary's lease ({@code leaseWaitMs}; one full lease from an older server) from when
+ * the promotion was learnt; only then is the subsystem made primary and {@code activating(false)}. The agent thread never
  * waits for it; a demotion meanwhile cancels it. An activation that fails is retried at the next heartbeat.
  * A deposed replica set (another primary's epoch seen on a secondary, docs/failover.md "Old primary") puts the
  * subsystem in {@code activating(true)} (ANA Change) until the record makes this copy a secondary.
@@ -187,7 +188,9 @@ final class Replication implements AutoCloseable {
      */
     private void activate(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s) {
         long learnt = System.nanoTime();
-        long lease = leaseNanos;
+        // the server says how much of the old primary's lease may be left (null: an older server, wait a full one)
+        long lease = dv.leaseWaitMs() == null ? leaseNanos
+                : Math.min(leaseNanos, Math.max(0, dv.leaseWaitMs()) * 1_000_000L);
         close(v.id()); // a deposed set, if any
         s.activating(true);
         if (s.mode() == Subsystem.Mode.PLAIN) {

@@ -618,7 +618,24 @@ public final class ClusterService {
                 fabricAddressOf(c.nodeId()), Node.hostnqnOf(c.nodeId()))).toList();
         return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.allowedHosts(),
                 Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
-                copies);
+                copies, copy.role() == CopyRole.PRIMARY && v.copies().size() > 1 ? leaseWaitMs(v) : null);
+    }
+
+    /**
+     * How long a primary of {@code v} must still wait before serving, ms: until the lease of every stale copy's node
+     * (the old primary is made stale at a promotion) has run out by this server's clock (its last heartbeat + the
+     * lease; a node's lease starts when it sends the heartbeat, before this server sees it). Secondaries in sync were
+     * never primary of this epoch; a node this server has not seen since its start counts from the start.
+     */
+    private long leaseWaitMs(VolumeRecord v) {
+        long now = nowMs.getAsLong();
+        long wait = 0;
+        for (CopyRecord c : v.copies()) {
+            if (c.role() != CopyRole.PRIMARY && c.state() != CopyState.IN_SYNC) {
+                wait = Math.max(wait, lastSeen(c.nodeId()) + leaseMs - now);
+            }
+        }
+        return Math.max(0, wait);
     }
 
     private String fabricAddressOf(String nodeId) {

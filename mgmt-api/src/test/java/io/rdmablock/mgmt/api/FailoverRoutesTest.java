@@ -22,6 +22,7 @@ import java.util.List;
 
 import static io.rdmablock.mgmt.api.ApiHarness.assertProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -144,12 +145,17 @@ class FailoverRoutesTest {
         DesiredVolume onN1 = heartbeat("n1", "[]").volumes().getFirst();
         assertEquals(CopyRole.PRIMARY, onN1.role());
         assertEquals(2, onN1.epoch());
+        assertEquals(0L, onN1.leaseWaitMs(), "the old primary's heartbeats lapsed for a lease: nothing left to wait");
+        assertNull(heartbeat("n2", "[]").volumes().getFirst().leaseWaitMs(), "a secondary gets no lease wait");
         DesiredVolume onN3 = heartbeat("n3", "[]").volumes().getFirst();
         assertEquals(CopyRole.SECONDARY, onN3.role(), "the old primary learns it is a stale secondary");
         assertEquals(CopyState.STALE, onN3.copies().stream().filter(c -> c.nodeId().equals("n3")).findFirst()
                 .orElseThrow().state());
         assertTrue(api.get("/metrics").body().contains("rdmablock_volume_promotions_total 1"),
                 "promotion counter");
+        api.nowMs.addAndGet(100);
+        assertEquals(LEASE_MS - 100, heartbeat("n1", "[]").volumes().getFirst().leaseWaitMs(),
+                "a stale copy's node heartbeated 100 ms ago: it might hold a lease that long");
     }
 
     @Test

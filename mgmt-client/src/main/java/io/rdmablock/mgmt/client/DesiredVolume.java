@@ -22,14 +22,26 @@ import java.util.List;
  * @param minInSync    fewest in-sync copies with which the primary accepts writes; 0 from older servers (= 1)
  * @param copies       every copy of the volume, the primary first, with each node's fabric address and host NQN; empty
  *                     from older servers (this node holds the only copy)
+ * @param leaseWaitMs  for this node's primary copy: how long from receiving this answer a promoted primary must still
+ *                     wait before serving, ms, &gt;= 0: until no other copy's node can still hold a primary lease by the
+ *                     server's clock (docs/failover.md, "Promotion"); null (older servers, or unknown) = one full lease
  */
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
-        VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies) {
+        VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies,
+        Long leaseWaitMs) {
     public DesiredVolume {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         role = role == null ? CopyRole.PRIMARY : role;
         copies = copies == null ? List.of() : List.copyOf(copies);
+    }
+
+    /** As the canonical constructor, with {@code leaseWaitMs} unknown (a promoted primary waits one full lease). */
+    public DesiredVolume(String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts,
+                         String subnqn, VolumeState state, boolean provisioned, long epoch, CopyRole role,
+                         int minInSync, List<DesiredCopy> copies) {
+        this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
+                null);
     }
 
     /**
