@@ -84,11 +84,18 @@ final class NodeCluster implements AutoCloseable {
     /** @param nodeTimeoutMs the management server's node timeout (a node without a heartbeat this long is down) */
     NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs, Placement placement,
                 long nodeTimeoutMs) throws IOException, InterruptedException {
+        this(dir, nodeCount, provider, extraNodeArgs, placement, nodeTimeoutMs,
+                io.rdmablock.mgmt.api.ClusterService.DEFAULT_LEASE_MS);
+    }
+
+    /** @param leaseMs the management server's primary lease (docs/failover.md) */
+    NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs, Placement placement,
+                long nodeTimeoutMs, long leaseMs) throws IOException, InterruptedException {
         this.dir = dir;
         this.provider = provider;
         this.placement = placement;
         this.extraArgs = List.copyOf(extraNodeArgs);
-        this.mgmt = MgmtServer.start(dir.resolve("mgmt"), placement.mgmtHost(), 0, TOKEN, nodeTimeoutMs);
+        this.mgmt = MgmtServer.start(dir.resolve("mgmt"), placement.mgmtHost(), 0, TOKEN, nodeTimeoutMs, leaseMs);
         this.client = new MgmtClient(URI.create(mgmt.url()), TOKEN, Duration.ofSeconds(10));
         this.nodes = new Process[nodeCount + 1];
         for (int k = 1; k <= nodeCount; k++) {

@@ -66,7 +66,7 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--max-queue-entries", defaultValue = "128", description = "Largest I/O queue, entries (default ${DEFAULT-VALUE}).")
     int maxQueueEntries;
 
-    @Option(names = "--replica-timeout-ms", defaultValue = "1000", description = "A primary drops a secondary that "
+    @Option(names = "--replica-timeout-ms", defaultValue = "3000", description = "A primary drops a secondary that "
             + "does not answer a forwarded command within this, ms (100..60000, default ${DEFAULT-VALUE}).")
     long replicaTimeoutMs;
 

@@ -31,7 +31,7 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
                          List<String> createVolumes, TargetOptions target, long capacityBytes,
                          long replicaTimeoutMs) {
     /** Default replica timeout, ms. */
-    public static final long DEFAULT_REPLICA_TIMEOUT_MS = 1000;
+    public static final long DEFAULT_REPLICA_TIMEOUT_MS = 3000;
     /** Default heartbeat interval, ms ({@code rdmablock node --heartbeat-ms}; docs/failover.md "Timing defaults"). */
     public static final long DEFAULT_HEARTBEAT_MS = 500;
 

@@ -30,6 +30,8 @@ public final class PeerLink implements ForwardLink {
     static final int KEEP_ALIVE_TIMEOUT_MS = 15_000;
     /** Bound of each connection step (CM, Fabrics Connect, enable): {@code rdmablock.replica.openTimeoutMs}, ns. */
     static final long SETUP_TIMEOUT_NS = ReplicatedWrites.OPEN_TIMEOUT_NS;
+    /** Pause between Fabrics Connects a secondary refused with a status, ms. */
+    static final int CONNECT_RETRY_MS = 200;
 
     private static final java.util.concurrent.atomic.AtomicLong OPENED = new java.util.concurrent.atomic.AtomicLong();
     private final VerbsProvider provider;
@@ -73,6 +75,33 @@ public final class PeerLink implements ForwardLink {
         }
     }
 
+    /**
+     * Connects one association. A Fabrics Connect the secondary answers with an NVMe status (its node is up but does
+     * not export the volume yet, e.g. right after a restart before its first heartbeat answer) is tried again every
+     * {@value #CONNECT_RETRY_MS} ms until {@link #SETUP_TIMEOUT_NS} from the first attempt; a refused or lost
+     * connection fails at once (the node is down: the copy is dropped without waiting).
+     */
+    private PeerAssociation connect(ProtectionDomain domain, int entries, byte[] hostId) {
+        long deadline = System.nanoTime() + SETUP_TIMEOUT_NS;
+        PeerAssociation.Params params = new PeerAssociation.Params(address, subnqn, hostnqn, 1, Math.max(2, entries),
+                KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return PeerAssociation.connect(provider, domain, params, hostId);
+            } catch (io.rdmablock.nvmf.host.NvmfStatusException e) {
+                if (closed || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_RETRY_MS) - deadline > 0) {
+                    throw e;
+                }
+                if (attempt == 1) {
+                    LOG.info("secondary refused the Connect (trying again every {} ms for up to {} ms): address={}, "
+                            + "subnqn={}: {}", CONNECT_RETRY_MS, SETUP_TIMEOUT_NS / 1_000_000, address, subnqn,
+                            e.getMessage());
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(CONNECT_RETRY_MS));
+            }
+        }
+    }
+
     @Override
     public CompletableFuture<ForwardQueue> open(int entries, ProtectionDomain pd, ForwardQueue.Listener listener) {
         CompletableFuture<ForwardQueue> f = new CompletableFuture<>();
@@ -97,8 +126,7 @@ public final class PeerLink implements ForwardLink {
                 // of the same hostnqn and HOSTID against the old one (a host restart), and these must coexist
                 byte[] hostId = PeerAssociation.hostId(hostnqn + "/" + subnqn + "/" + ProcessHandle.current().pid()
                         + "/" + System.nanoTime() + "/" + OPENED.incrementAndGet());
-                PeerAssociation a = PeerAssociation.connect(provider, domain, new PeerAssociation.Params(address, subnqn,
-                        hostnqn, 1, Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS), hostId);
+                PeerAssociation a = connect(domain, entries, hostId);
                 PeerQueue q;
                 try {
                     q = new PeerQueue(a.ioQueue(0), commandTimeoutNs, listener::forwarded);
