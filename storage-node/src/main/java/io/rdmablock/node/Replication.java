@@ -247,9 +247,16 @@ final class Replication implements AutoCloseable {
     /** A new replica set for this primary: a {@link PeerLink} per secondary. */
     private ReplicaSet open(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s) {
         List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries = new ArrayList<>();
+        ReplicaSet[] holder = new ReplicaSet[1];
+        // patient while a drop would leave fewer than minInSync copies in sync (writes would be refused anyway)
+        java.util.function.BooleanSupplier patient = () -> {
+            ReplicaSet set = holder[0];
+            return set != null && set.view().inSyncCount() <= set.view().minInSync();
+        };
         for (DesiredCopy c : dv.copies()) {
             if (c.role() == CopyRole.SECONDARY) {
-                PeerLink link = new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs);
+                PeerLink link = new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs,
+                        patient);
                 secondaries.add(Map.entry(c.nodeId(), Map.entry(link, c.state() == CopyState.IN_SYNC)));
             }
         }
@@ -265,6 +272,7 @@ final class Replication implements AutoCloseable {
                         return Replication.this.primacy(dv.name());
                     }
                 });
+        holder[0] = created;
         created.onDeposed(() -> s.activating(true)); // ANA Change until the next heartbeat demotes this copy
         ReplicaSet old = sets.put(v.id(), created);
         if (old != null && old != created) {

@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failover (docs/failover.md, "Promotion"): liveness for promotion is the primary lease ({@code leaseMs}, sent in
  * every heartbeat answer), not the node timeout. {@link #sweep} (run every 200 ms by the verticle) promotes, by one
- * compare-and-set (epoch + 1), the lowest-id in-sync secondary whose node heartbeated within the lease, when the
+ * compare-and-set (epoch + 1), the lowest-id in-sync secondary whose node heartbeated within half the lease, when the
  * primary's node has no heartbeat within the lease <em>and</em> an unreachable report about the primary's copy
  * ({@link #reportUnreachable}) arrived after its last heartbeat; the old primary becomes a stale secondary. Such a
  * lost primary makes the volume {@code unavailable} at once (not only after the node timeout). The node timeout
@@ -266,8 +266,8 @@ public final class ClusterService {
 
     /**
      * One liveness pass (docs/failover.md): every replicated volume whose primary is lost ({@link #primaryLost})
-     * gets, by one compare-and-set, its lowest-id in-sync secondary on a node within the lease as primary (epoch +
-     * 1; the old primary a stale secondary). Without such a copy it is left unavailable (logged once).
+     * gets, by one compare-and-set, its lowest-id in-sync secondary on a node that heartbeated within half the lease
+     * as primary (epoch + 1; the old primary a stale secondary). Without such a copy it is left unavailable (logged once).
      *
      * @return the volumes promoted in this pass
      */
@@ -286,7 +286,7 @@ public final class ClusterService {
                 VolumeRecord v = current.value();
                 CopyRecord candidate = v.copies().stream()
                         .filter(c -> c.role() == CopyRole.SECONDARY && c.state() == CopyState.IN_SYNC
-                                && leaseHeld(c.nodeId()))
+                                && heartbeatFresh(c.nodeId()))
                         .min(Comparator.comparing(CopyRecord::nodeId)).orElse(null);
                 if (candidate == null) {
                     if (unpromotableLogged.add(v.name())) {
@@ -394,6 +394,16 @@ public final class ClusterService {
         }
         Long report = unreachableAtMs.get(copyKey(v.id(), p));
         return report != null && report > seen;
+    }
+
+    /**
+     * True when {@code nodeId} heartbeated within half the lease: a candidate for promotion. Stricter than the lease
+     * so that a node that died with the primary (every node killed at once: their last heartbeats are as old as the
+     * primary's) is not promoted in its turn, then lost too, leaving a chain of stale copies.
+     */
+    private boolean heartbeatFresh(String nodeId) {
+        Long seen = lastSeenMs.get(nodeId);
+        return seen != null && nowMs.getAsLong() - seen <= leaseMs / 2;
     }
 
     /** True when {@code nodeId} registered or heartbeated within the lease. */

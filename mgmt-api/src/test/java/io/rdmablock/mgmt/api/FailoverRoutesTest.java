@@ -181,6 +181,21 @@ class FailoverRoutesTest {
     }
 
     @Test
+    void shouldWaitForAFreshCandidateRatherThanPromoteOneThatDiedWithThePrimary() throws Exception {
+        create("a", 2); // n3 primary, n2 secondary
+        api.nowMs.addAndGet(LEASE_MS / 2 + 1); // both silent: killed together
+        heartbeat("n1", "[]");
+        api.nowMs.addAndGet(LEASE_MS / 2);
+        assertEquals(200, reportUnreachable("a", "n3", 1).statusCode());
+        assertEquals(0, api.cluster.sweep(), "n2 heartbeated within the lease but not within half of it");
+        assertEquals(1, get("a").epoch());
+        heartbeat("n2", "[]"); // n2 restarted
+        assertEquals(1, api.cluster.sweep());
+        assertEquals("n2", get("a").nodeId());
+        assertEquals(2, get("a").epoch());
+    }
+
+    @Test
     void shouldLeaveTheVolumeUnavailableWithoutAnInSyncCopyOnAnUpNode() throws Exception {
         create("a", 2);
         assertEquals(200, api.send("POST", "/v1/volumes/a/copies/n2/stale", "{\"epoch\":1,\"reporter\":\"n3\"}")

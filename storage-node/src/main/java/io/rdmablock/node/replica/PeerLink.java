@@ -43,6 +43,7 @@ public final class PeerLink implements ForwardLink {
     private final java.util.concurrent.ScheduledFuture<?> keepAlives;
     private final Set<PeerAssociation> associations = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private final java.util.function.BooleanSupplier patient;
 
     /**
      * @param address          the secondary's fabric address; null when unknown (every open then fails)
@@ -50,6 +51,17 @@ public final class PeerLink implements ForwardLink {
      */
     public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
                     long commandTimeoutNs) {
+        this(provider, address, subnqn, hostnqn, commandTimeoutNs, () -> false);
+    }
+
+    /**
+     * @param patient true while dropping this copy would leave fewer copies in sync than the volume's minimum (writes
+     *                would then be refused anyway): a connection that fails is then tried again for the set-up bound
+     *                (e.g. every node restarting at once), not only a Connect refused with a status
+     */
+    public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
+                    long commandTimeoutNs, java.util.function.BooleanSupplier patient) {
+        this.patient = patient;
         this.provider = provider;
         this.address = address;
         this.subnqn = subnqn;
@@ -88,12 +100,14 @@ public final class PeerLink implements ForwardLink {
         for (int attempt = 1; ; attempt++) {
             try {
                 return PeerAssociation.connect(provider, domain, params, hostId);
-            } catch (io.rdmablock.nvmf.host.NvmfStatusException e) {
-                if (closed || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_RETRY_MS) - deadline > 0) {
+            } catch (RuntimeException e) {
+                boolean refusedWithStatus = e instanceof io.rdmablock.nvmf.host.NvmfStatusException;
+                if (closed || (!refusedWithStatus && !patient.getAsBoolean())
+                        || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_RETRY_MS) - deadline > 0) {
                     throw e;
                 }
                 if (attempt == 1) {
-                    LOG.info("secondary refused the Connect (trying again every {} ms for up to {} ms): address={}, "
+                    LOG.info("no association to the secondary yet (trying again every {} ms for up to {} ms): address={}, "
                             + "subnqn={}: {}", CONNECT_RETRY_MS, SETUP_TIMEOUT_NS / 1_000_000, address, subnqn,
                             e.getMessage());
                 }
