@@ -171,6 +171,11 @@ final class Replication implements AutoCloseable {
             set = open(dv, v, s);
         }
         if (s.mode() != Subsystem.Mode.PRIMARY) {
+            if (s.leaseDeadlineNanos() == Long.MAX_VALUE && leaseNanos > 0) {
+                // no lease yet (first export): none until this answer's lease is set right after (MgmtSync), so a
+                // primary whose agent thread stalls here past its lease cannot serve without one
+                s.leaseDeadline(System.nanoTime());
+            }
             s.primary(factory(set, v));
         }
     }

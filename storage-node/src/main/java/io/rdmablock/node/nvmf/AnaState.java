@@ -4,7 +4,8 @@ package io.rdmablock.node.nvmf;
  * Asymmetric Namespace Access state of a namespace's ANA group as one controller reports it (NVMe 1.4 §8.20.3; the
  * ANA log page's "ANA State" field, §5.14.1.12, Figure 198). rdmablock exports every replicated volume's namespace in
  * ANA group 1 on each node holding a copy: the primary {@link #OPTIMIZED}, a secondary {@link #INACCESSIBLE}, a
- * primary still activating its epoch or whose lease has lapsed {@link #CHANGE} (docs/failover.md).
+ * primary still activating its epoch {@link #CHANGE}, a primary whose lease has lapsed {@link #INACCESSIBLE}
+ * (docs/failover.md).
  */
 public enum AnaState {
     OPTIMIZED(0x01),

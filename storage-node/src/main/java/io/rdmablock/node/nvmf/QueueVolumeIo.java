@@ -56,7 +56,8 @@ final class QueueVolumeIo {
         } finally {
             reaping = false;
         }
-        if (q.controller.subsystem.ioGate().role() != role) {
+        Subsystem.Role current = q.controller.subsystem.ioGate().role();
+        if (current != role && !sameSecondary(current)) {
             awaitReopen(nowNs); // the role changed: a new handle once the old one drained
         }
         return work;
@@ -73,7 +74,7 @@ final class QueueVolumeIo {
     int admit(Request r) {
         Subsystem s = q.controller.subsystem;
         Subsystem.IoGate g = s.ioGate();
-        if (g.role() != role && !reopen()) {
+        if (g.role() != role && !sameSecondary(g.role()) && !reopen()) {
             return Subsystem.ANA_TRANSITION;
         }
         if (exempt) {
@@ -82,11 +83,31 @@ final class QueueVolumeIo {
         if (g.status() != 0) {
             return g.status();
         }
-        if (g.leased() && s.leaseLapsed(r.startNs)) {
-            s.refreshAnaState(r.startNs);
-            return Subsystem.ANA_TRANSITION;
+        if (g.leased()) {
+            // the clock now, not the poll round's: a capsule that arrived while this process was stopped must not
+            // be judged by a time taken before the stop
+            long now = System.nanoTime();
+            if (s.leaseLapsed(now)) {
+                s.refreshAnaState(now);
+                return Subsystem.ANA_INACCESSIBLE;
+            }
         }
         return 0;
+    }
+
+    /**
+     * True when the role changed from one secondary role to another (a new primary): the factory is the same epoch
+     * fence, so the handle is kept and only the role is taken over (re-opening would answer the new primary's
+     * forwarded writes ANA Transition while the old handle drains).
+     */
+    private boolean sameSecondary(Subsystem.Role next) {
+        if (role == null || role.mode() != Subsystem.Mode.SECONDARY || next.mode() != Subsystem.Mode.SECONDARY) {
+            return false;
+        }
+        role = next;
+        exempt = next.exempts(q.controller.hostnqn());
+        roleChangeSeenNs = 0;
+        return true;
     }
 
     /**

@@ -177,6 +177,9 @@ public final class Subsystem {
         if (role.exempts(hostnqn)) {
             return true;
         }
+        if (hostnqn != null && hostnqn.startsWith(NODE_HOSTNQN_PREFIX) && role.mode() == Mode.PRIMARY) {
+            return false; // a node forwards only to secondaries; on a primary its epoch would not be checked
+        }
         Set<String> hosts = volume.allowedHosts();
         return hosts.isEmpty() || volume.isHostAllowed(hostnqn);
     }
@@ -342,7 +345,8 @@ public final class Subsystem {
 
     /**
      * The ANA state hosts (other than a secondary's primary) see for the namespace now: PLAIN {@link
-     * AnaState#OPTIMIZED}; PRIMARY {@link AnaState#CHANGE} while activating or past its lease, else OPTIMIZED;
+     * AnaState#OPTIMIZED}; PRIMARY {@link AnaState#CHANGE} while activating, {@link AnaState#INACCESSIBLE} past its
+     * lease (no bound on how long: not Change, whose ANATT a host enforces), else OPTIMIZED;
      * SECONDARY {@link AnaState#INACCESSIBLE}. Reading it notices a lease lapse (an ANA change).
      */
     public AnaState anaState() {
@@ -367,8 +371,11 @@ public final class Subsystem {
         if (m == Mode.SECONDARY) {
             return AnaState.INACCESSIBLE;
         }
-        if (m == Mode.PRIMARY && (activating || leaseLapsed(nowNs))) {
-            return AnaState.CHANGE;
+        if (m == Mode.PRIMARY && activating) {
+            return AnaState.CHANGE; // bounded: the activation of a promoted primary (or a deposed one's last moments)
+        }
+        if (m == Mode.PRIMARY && leaseLapsed(nowNs)) {
+            return AnaState.INACCESSIBLE; // unbounded (e.g. cut from the management plane): not Change, ANATT
         }
         return AnaState.OPTIMIZED;
     }

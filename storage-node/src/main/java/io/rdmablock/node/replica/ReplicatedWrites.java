@@ -75,6 +75,8 @@ public final class ReplicatedWrites {
     private final long[] failed;
     /** Copies that answered Reservation Conflict to the slot's current epoch: waiting for the record to be read. */
     private final long[] fenced;
+    /** Resends of a slot answered ANA Transition by a secondary (its queue re-opening after a role change). */
+    private final int[] transitions;
     /** The slot is answered ANA Transition (this primary was deposed while it was in flight). */
     private final boolean[] deposedSlot;
     private final int[] localStatus;
@@ -114,6 +116,7 @@ public final class ReplicatedWrites {
         this.sent = new long[slots];
         this.failed = new long[slots];
         this.fenced = new long[slots];
+        this.transitions = new int[slots];
         this.deposedSlot = new boolean[slots];
         this.localStatus = new int[slots];
         this.epoch = new long[slots];
@@ -166,6 +169,7 @@ public final class ReplicatedWrites {
         phase[slot] = IN_FLIGHT;
         failed[slot] = 0;
         fenced[slot] = 0;
+        transitions[slot] = 0;
         deposedSlot[slot] = false;
         sent[slot] = 0;
         localStatus[slot] = 0;
@@ -322,6 +326,15 @@ public final class ReplicatedWrites {
             addWaiting(slot);
             return;
         }
+        if (isAnaTransition(status) && v.isInSync(copy) && transitions[slot] < MAX_TRANSITION_RESENDS) {
+            // the secondary's queue is re-opening its volume I/O after a change of its role (e.g. it learnt of this
+            // primary's promotion): a passing state, not a failed copy; sent again (bounded)
+            transitions[slot]++;
+            toSend[slot] |= bit;
+            sendDeadlineNs[slot] = System.nanoTime() + timeoutNs;
+            addWaiting(slot);
+            return;
+        }
         if (status != 0) {
             failed[slot] |= bit;
             String why = status == ForwardQueue.TIMED_OUT ? "no answer within " + timeoutNs / 1_000_000 + " ms"
@@ -329,6 +342,14 @@ public final class ReplicatedWrites {
             set.reportFailure(set.view().copies()[copy], epoch[slot], why);
         }
         childDone(slot);
+    }
+
+    /** Resends allowed per command answered ANA Transition by a secondary before it counts as failed. */
+    static final int MAX_TRANSITION_RESENDS = 64;
+
+    /** Asymmetric Access Transition (SCT 3h, SC 03h). */
+    private static boolean isAnaTransition(int status) {
+        return status > 0 && NvmeStatus.sct(status) == 3 && NvmeStatus.sc(status) == 0x03;
     }
 
     /** Reservation Conflict (SCT 0, SC 83h), whatever DNR says: the secondary's epoch fence. */

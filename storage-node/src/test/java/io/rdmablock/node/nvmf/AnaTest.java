@@ -273,8 +273,8 @@ class AnaTest extends TargetTestBase {
         RawHost.Cqe aen = admin.awaitAnswer(WAIT_NS, 31, 0, "notice of the lease lapse");
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(300), "not before the lease end");
         assertEquals(Controller.AEN_ANA_CHANGE, aen.dw0());
-        assertEquals(AnaState.CHANGE, s.anaState());
-        assertEquals(AnaState.CHANGE.code(), anaStateOf(admin, 32));
+        assertEquals(AnaState.INACCESSIBLE, s.anaState(), "a lapsed lease has no bound: Inaccessible, not Change");
+        assertEquals(AnaState.INACCESSIBLE.code(), anaStateOf(admin, 32));
     }
 
     // ---- the I/O gate ----
@@ -309,18 +309,37 @@ class AnaTest extends TargetTestBase {
     }
 
     @Test
-    void shouldAnswerTransitionPastTheLeaseAndServeOnceRenewed() {
+    void shouldAnswerInaccessiblePastTheLeaseAndServeOnceRenewed() {
         s.primary(LocalVolumeIo::open);
         s.leaseDeadline(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
         assertStatus(0, write(io, 1, 0x11, 0), "within the lease");
-        // well before now: a command's start time is its poll round's clock, which may precede this call (idle wait)
-        s.leaseDeadline(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
-        assertStatus(TRANSITION, write(io, 2, 0x22, 0), "past the lease");
-        assertEquals(AnaState.CHANGE.code(), anaStateOf(admin, 3));
+        s.leaseDeadline(System.nanoTime() - 1);
+        assertStatus(INACCESSIBLE, write(io, 2, 0x22, 0), "past the lease (judged by the clock at admission)");
+        assertEquals(AnaState.INACCESSIBLE.code(), anaStateOf(admin, 3));
         s.leaseDeadline(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
         assertStatus(0, read(io, 4), "lease renewed");
         assertEquals((byte) 0x11, io.data().get(ValueLayout.JAVA_BYTE, 8192));
         assertEquals(AnaState.OPTIMIZED.code(), anaStateOf(admin, 5));
+    }
+
+    @Test
+    void shouldKeepServingANodesForwardedWritesWhenTheSecondaryLearnsOfANewPrimary() {
+        s.secondaryOf(PRIMARY);
+        RawHost nodeAdmin = admin(OTHER_PRIMARY);
+        RawHost nodeIo = io(nodeAdmin, OTHER_PRIMARY);
+        assertStatus(0, write(nodeIo, 1, 0x33, 3), "a newly promoted primary's write with its epoch, before this "
+                + "secondary heard of the promotion");
+        s.secondaryOf(OTHER_PRIMARY); // the next heartbeat names it primary: same fence, no re-open, no Transition
+        assertStatus(0, write(nodeIo, 2, 0x44, 3), "served across the change of primary");
+        assertStatus(0, read(nodeIo, 3), "the node's READ");
+        assertEquals((byte) 0x44, nodeIo.data().get(ValueLayout.JAVA_BYTE, 8192));
+    }
+
+    @Test
+    void shouldRefuseANodeAsAHostOfAPrimary() {
+        s.primary(LocalVolumeIo::open);
+        assertFalse(s.allowsHost(OTHER_PRIMARY), "a node forwards to secondaries only");
+        assertTrue(s.allowsHost("nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001"));
     }
 
     @Test
