@@ -52,7 +52,7 @@ class FailoverE2eTest {
     @Timeout(value = 900, unit = TimeUnit.SECONDS)
     void aKilledPrimaryIsReplacedAndNoAcknowledgedWriteIsLost(String provider) throws Exception {
         boolean soft = provider.equals("soft");
-        long leaseMs = soft ? 2_000 : 8_000;
+        long leaseMs = soft ? 2_000 : 15_000;
         List<String> nodeArgs = List.of("--replica-timeout-ms", soft ? "3000" : "20000");
         try (NodeCluster cluster = new NodeCluster(dir, 3, provider, nodeArgs, NodeCluster.Placement.loopback(),
                 soft ? 6_000 : 30_000, leaseMs)) {
@@ -63,7 +63,7 @@ class FailoverE2eTest {
             int oldPrimary = primary(v);
             AckedWrites model = new AckedWrites(SIZE, 8);
             DeviceOptions opts = DeviceOptions.defaults().providerMode(provider).ioQueues(2)
-                    .pathTimeoutMs(soft ? 1_000 : 15_000).failoverTimeoutMs(soft ? 30_000 : 240_000);
+                    .pathTimeoutMs(soft ? 1_000 : 20_000).failoverTimeoutMs(soft ? 30_000 : 240_000);
             long[] ackedAtKill = new long[1];
             try (BlockDevice dev = VolumeLocator.open(cluster.client(), "f3", null, opts)) {
                 Thread killer = new Thread(() -> {
