@@ -133,6 +133,15 @@ public final class NvmeStatus {
                 default -> "media error";
             };
         }
-        return "status";
+        if (sct == 3) { // Path Related Status (NVMe 1.4 Figure 130)
+            return switch (sc) {
+                case 0x00 -> "internal path error";
+                case 0x01 -> "asymmetric access persistent loss";
+                case 0x02 -> "asymmetric access inaccessible";
+                case 0x03 -> "asymmetric access transition";
+                default -> "path related status";
+            };
+        }
+        return "status sct=0x" + Integer.toHexString(sct) + " sc=0x" + Integer.toHexString(sc);
     }
 }
