@@ -25,15 +25,25 @@ import java.util.List;
  * @param leaseWaitMs  for this node's primary copy: how long from receiving this answer a promoted primary must still
  *                     wait before serving, ms, &gt;= 0: until no other copy's node can still hold a primary lease by the
  *                     server's clock (docs/failover.md, "Promotion"); null (older servers, or unknown) = one full lease
+ * @param verifyId     for this node's primary copy: the id of the {@code volume verify} run the primary must carry out
+ *                     and report ({@link VolumeReport#verify()}, docs/resync.md); null = none asked for
  */
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies,
-        Long leaseWaitMs) {
+        Long leaseWaitMs, String verifyId) {
     public DesiredVolume {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         role = role == null ? CopyRole.PRIMARY : role;
         copies = copies == null ? List.of() : List.copyOf(copies);
+    }
+
+    /** As the canonical constructor, with no verify run asked for. */
+    public DesiredVolume(String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts,
+                         String subnqn, VolumeState state, boolean provisioned, long epoch, CopyRole role,
+                         int minInSync, List<DesiredCopy> copies, Long leaseWaitMs) {
+        this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
+                leaseWaitMs, null);
     }
 
     /** As the canonical constructor, with {@code leaseWaitMs} unknown (a promoted primary waits one full lease). */
@@ -41,7 +51,7 @@ public record DesiredVolume(
                          String subnqn, VolumeState state, boolean provisioned, long epoch, CopyRole role,
                          int minInSync, List<DesiredCopy> copies) {
         this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
-                null);
+                null, null);
     }
 
     /**

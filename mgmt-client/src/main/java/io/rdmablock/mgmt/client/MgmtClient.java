@@ -96,6 +96,43 @@ public final class MgmtClient {
     }
 
     /**
+     * {@code POST /v1/volumes/{volume}/copies/{nodeId}/syncing}: the primary {@code reporter} starts resyncing the
+     * stale copy on {@code nodeId} (docs/resync.md); the epoch does not change. Answers the volume (that copy
+     * {@code syncing}), or the current volume when it already is. Errors 400, 401, 404, 409
+     * {@link ProblemTypes#EPOCH_MISMATCH}, {@link ProblemTypes#NOT_PRIMARY}, {@link ProblemTypes#NOT_A_SECONDARY},
+     * {@link ProblemTypes#COPY_NOT_STALE}.
+     */
+    public Volume markCopySyncing(String volume, String nodeId, long epoch, String reporter) {
+        return send("POST", "/v1/volumes/" + segment(volume) + "/copies/" + segment(nodeId) + "/syncing",
+                new CopyTransition(epoch, reporter), Volume.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{volume}/copies/{nodeId}/in-sync}: the primary {@code reporter} finished resyncing the
+     * copy on {@code nodeId}; answers the volume with epoch + 1 and that copy {@code in_sync} (docs/resync.md), or the
+     * current volume when it already is. Errors 400, 401, 404, 409 {@link ProblemTypes#EPOCH_MISMATCH},
+     * {@link ProblemTypes#NOT_PRIMARY}, {@link ProblemTypes#NOT_A_SECONDARY}, {@link ProblemTypes#COPY_NOT_SYNCING}.
+     */
+    public Volume markCopyInSync(String volume, String nodeId, long epoch, String reporter) {
+        return send("POST", "/v1/volumes/" + segment(volume) + "/copies/" + segment(nodeId) + "/in-sync",
+                new CopyTransition(epoch, reporter), Volume.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{name}/verify}: asks the primary to compare every copy (docs/resync.md, "Verify");
+     * answers 202 with the run, state pending (a run already pending or running is answered as it is). Errors 401,
+     * 404, 409 {@link ProblemTypes#VOLUME_NOT_READY} (no primary, or fewer than two copies to compare).
+     */
+    public VerifyReport startVerify(String volume) {
+        return send("POST", "/v1/volumes/" + segment(volume) + "/verify", null, VerifyReport.class);
+    }
+
+    /** {@code GET /v1/volumes/{name}/verify}: the latest verify run. Errors 401, 404 (volume, or no run yet). */
+    public VerifyReport verifyStatus(String volume) {
+        return send("GET", "/v1/volumes/" + segment(volume) + "/verify", null, VerifyReport.class);
+    }
+
+    /**
      * {@code POST /v1/volumes/{name}/copies/{nodeId}/unreachable}: reports that the copy on {@code nodeId} does not
      * answer {@code reporter} (docs/failover.md). Answers the volume as the server has it after the report. Errors 400,
      * 401, 404 (volume or copy unknown).

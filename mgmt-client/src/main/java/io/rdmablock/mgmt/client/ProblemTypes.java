@@ -62,6 +62,12 @@ public final class ProblemTypes {
      * {@code acceptDataLoss: true}; the detail says why.
      */
     public static final String PROMOTE_REFUSED = BASE + "promote-refused";
+    /** 409: a resync may only start from a {@code stale} copy (docs/resync.md). */
+    public static final String COPY_NOT_STALE = BASE + "copy-not-stale";
+    /** 409: only a {@code syncing} copy can be declared in sync (docs/resync.md). */
+    public static final String COPY_NOT_SYNCING = BASE + "copy-not-syncing";
+    /** 409: the volume has no serving primary or fewer than two copies to compare (verify). */
+    public static final String VOLUME_NOT_READY = BASE + "volume-not-ready";
     /** 409: a new node cannot get a controller-id ordinal: every one of 1..62 is taken by a registered node. */
     public static final String NO_FREE_ORDINAL = BASE + "no-free-ordinal";
     /** 408: the request did not arrive whole within the server's request timeout. */

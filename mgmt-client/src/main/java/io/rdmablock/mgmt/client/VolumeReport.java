@@ -10,9 +10,19 @@ import java.util.List;
  * @param state          {@link VolumeState#READY} once the node serves it at sizeBytes;
  *                       {@link VolumeState#CREATING} while it is being made or grown
  * @param connectedHosts host NQNs with a live controller on this volume
+ * @param resyncs        for a primary copy: the resyncs it runs now (docs/resync.md); empty otherwise or from older nodes
+ * @param verify         for a primary copy: the verify run it was asked for ({@link DesiredVolume#verifyId()}), as far
+ *                       as it got; null when none
  */
-public record VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts) {
+public record VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
+                           List<ResyncProgress> resyncs, VerifyReport verify) {
     public VolumeReport {
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
+        resyncs = resyncs == null ? List.of() : List.copyOf(resyncs);
+    }
+
+    /** A report with no resync and no verify run (a secondary, or a primary with nothing to copy). */
+    public VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts) {
+        this(id, sizeBytes, state, connectedHosts, List.of(), null);
     }
 }
