@@ -30,6 +30,8 @@ final class NodeCluster implements AutoCloseable {
     private final List<String> extraArgs;
     private final String provider;
     private final Placement placement;
+    /** Each node's Prometheus listener port on loopback, fixed for the cluster's life (so restarts keep it). */
+    private final int[] metricsPorts;
 
     /**
      * Where the processes live: the management server's listen host, each node's listen host and port, and a
@@ -101,6 +103,13 @@ final class NodeCluster implements AutoCloseable {
         this.mgmt = MgmtServer.start(dir.resolve("mgmt"), placement.mgmtHost(), 0, TOKEN, nodeTimeoutMs, leaseMs);
         this.client = new MgmtClient(URI.create(mgmt.url()), TOKEN, Duration.ofSeconds(10));
         this.nodes = new Process[nodeCount + 1];
+        this.metricsPorts = new int[nodeCount + 1];
+        for (int k = 1; k <= nodeCount; k++) {
+            try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1,
+                    java.net.InetAddress.getLoopbackAddress())) {
+                metricsPorts[k] = probe.getLocalPort();
+            }
+        }
         for (int k = 1; k <= nodeCount; k++) {
             start(k);
         }
@@ -183,9 +192,41 @@ final class NodeCluster implements AutoCloseable {
                 "--listen", placement.nodeHost(k) + ":" + placement.nodePort(k), "--provider", provider,
                 "--mgmt-url", mgmt.url(), "--token", TOKEN,
                 "--node-id", nodeId(k), "--heartbeat-ms", "300", "--capacity", "4G"));
+        if (placement.launchPrefix(k).isEmpty()) { // a node in a network namespace cannot be scraped on loopback
+            cmd.addAll(List.of("--metrics-listen", "127.0.0.1:" + metricsPorts[k]));
+        }
         cmd.addAll(extraArgs);
         nodes[k] = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(nodeId(k) + ".log").toFile())).start();
+    }
+
+    /**
+     * The sum of every sample of metric {@code name} (any labels) that node {@code k} exports now, or -1 when the
+     * node cannot be scraped or does not export it.
+     */
+    double metric(int k, String name) {
+        try {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                    .connectTimeout(Duration.ofSeconds(5)).build();
+            String text = http.send(java.net.http.HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + metricsPorts[k] + "/metrics"))
+                    .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
+                    .body();
+            double sum = 0;
+            boolean found = false;
+            for (String line : text.split("\n")) {
+                if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                    found = true;
+                }
+            }
+            return found ? sum : -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
     }
 
     /** SIGKILL, then waits for the process to be gone. */
