@@ -184,7 +184,7 @@ final class EpochFencedVolumeIo implements VolumeIo {
             if (p.superseded()) {
                 phaseOf[r.index] = null;
                 p.exit();
-                LOG.info("parked forwarded command fenced: reservation conflict: volume={}, epoch={}, "
+                LOG.debug("parked forwarded command fenced: reservation conflict: volume={}, epoch={}, "
                         + "highestAccepted={}, opcode=0x{}, cid={}, qid={}", volumeId, p.epoch(), fence.epoch(),
                         Integer.toHexString(r.opcode), r.cid, qid);
                 sink.completed(r, RESERVATION_CONFLICT);
