@@ -12,41 +12,41 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The failover campaign's model and block stamps (no cluster): each rule of docs/chaos.md catches what it names. */
 class FailoverCampaignModelTest {
-    private static final int B = FailoverCampaign.BLOCK;
+    private static final int B = BlockStamps.BLOCK;
 
     @Test
     void stampsRoundTripAndAnyFlippedWordIsCorrupt() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(2L * B);
-            assertEquals(0, FailoverCampaign.decode(buf, 0, 7), "zeroes: never written");
-            FailoverCampaign.encode(buf, B, 7, 2, 41);
-            assertEquals(41, FailoverCampaign.decode(buf, B, 7));
-            assertEquals(-1, FailoverCampaign.decode(buf, B, 8), "another block's stamp");
+            assertEquals(0, BlockStamps.decode(buf, 0, 7), "zeroes: never written");
+            BlockStamps.encode(buf, B, 7, 2, 41);
+            assertEquals(41, BlockStamps.decode(buf, B, 7));
+            assertEquals(-1, BlockStamps.decode(buf, B, 8), "another block's stamp");
             for (long w : new long[]{3, 4, 5, 300, 511}) {
                 long v = buf.get(ValueLayout.JAVA_LONG_UNALIGNED, B + w * 8);
                 buf.set(ValueLayout.JAVA_LONG_UNALIGNED, B + w * 8, v ^ 1);
-                assertEquals(-1, FailoverCampaign.decode(buf, B, 7), "word " + w + " flipped");
+                assertEquals(-1, BlockStamps.decode(buf, B, 7), "word " + w + " flipped");
                 buf.set(ValueLayout.JAVA_LONG_UNALIGNED, B + w * 8, v);
             }
             buf.set(ValueLayout.JAVA_LONG_UNALIGNED, 100 * 8, 1);
-            assertEquals(-1, FailoverCampaign.decode(buf, 0, 7), "a torn zero block");
+            assertEquals(-1, BlockStamps.decode(buf, 0, 7), "a torn zero block");
         }
     }
 
     @Test
     void staleLostBackInTimeAndNeverWrittenAreEachCaught() {
-        FailoverCampaign.Model m = new FailoverCampaign.Model(1L << 20);
+        AckedWriteModel m = new AckedWriteModel(1L << 20);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(B);
             m.issued.set(3, 6);
-            FailoverCampaign.encode(buf, 0, 3, 0, 5);
+            BlockStamps.encode(buf, 0, 3, 0, 5);
             assertNull(m.checkRead(buf, 0, 3, 5, 0, "read"), "the acknowledged value");
             assertNull(m.checkRead(buf, 0, 3, 4, 0, "read"), "a later value than the acknowledged one");
             assertEquals(5, m.observed.get(3));
             assertTrue(m.checkRead(buf, 0, 3, 6, 0, "read").startsWith("stale"), "superseded by an acked write");
             assertTrue(m.checkRead(buf, 0, 3, 6, 0, "read-back").startsWith("lost"), "read-back older than acked");
             assertTrue(m.checkRead(buf, 0, 3, 0, 6, "read").startsWith("stale"), "back in time");
-            FailoverCampaign.encode(buf, 0, 3, 0, 7);
+            BlockStamps.encode(buf, 0, 3, 0, 7);
             assertTrue(m.checkRead(buf, 0, 3, 0, 0, "read").startsWith("corrupt"), "never issued");
             assertEquals(2, m.stale.get());
             assertEquals(1, m.corrupt.get());
@@ -55,7 +55,7 @@ class FailoverCampaignModelTest {
 
     @Test
     void pauseIsTheLongestGapIncludingTheOneStillOpen() {
-        FailoverCampaign.Pause p = new FailoverCampaign.Pause();
+        IoPause p = new IoPause();
         p.open(1_000);
         p.complete(1_100);
         p.complete(1_900);

@@ -220,6 +220,9 @@ final class Replication implements AutoCloseable {
                 }
                 outcome = Activation.run(set, Subsystem.NSID, timeoutNs, learnt, lease, ACTIVATION_BOUND_NS,
                         () -> p.cancelled);
+                if (outcome == Activation.Outcome.DONE) {
+                    outcome = awaitLocalFence(v, learnt, () -> p.cancelled);
+                }
                 synchronized (p) {
                     if (outcome == Activation.Outcome.DONE && !p.cancelled) {
                         s.primary(factory(set, v));
@@ -244,6 +247,28 @@ final class Replication implements AutoCloseable {
                 p.finished = true;
             }
         });
+    }
+
+    /**
+     * The local copy's epoch barrier (docs/failover.md, "Fencing on a secondary"): the agent raised the epoch on this
+     * copy when it learnt of the promotion; a forwarded write of the old primary admitted before that raise may still
+     * be in the store. Serving waits until none is ({@link io.rdmablock.node.store.EpochFence#settled}), bounded by
+     * {@link #ACTIVATION_BOUND_NS} from {@code learntNanos} (then FAILED: retried at the next heartbeat).
+     */
+    private static Activation.Outcome awaitLocalFence(io.rdmablock.node.store.Volume v, long learntNanos,
+                                                      java.util.function.BooleanSupplier cancelled) {
+        while (!v.epochFence().settled()) {
+            if (cancelled.getAsBoolean()) {
+                return Activation.Outcome.CANCELLED;
+            }
+            if (System.nanoTime() - learntNanos > ACTIVATION_BOUND_NS) {
+                LOG.warn("activation: a write of an older epoch is still in the local store after {} ms: volume={}",
+                        ACTIVATION_BOUND_NS / 1_000_000, v.id());
+                return Activation.Outcome.FAILED;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        return Activation.Outcome.DONE;
     }
 
     /** Longest wait for the activation FLUSH (queue set-up, answers and the CAS of drops). */

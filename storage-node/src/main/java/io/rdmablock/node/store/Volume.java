@@ -32,8 +32,11 @@ public final class Volume {
     private volatile String name;
     private volatile Set<String> allowedHosts;
     private volatile boolean deleted;
-    /** Highest replication epoch accepted as a secondary (persisted by {@link VolumeStore#raiseEpoch}); 0 = none. */
-    private volatile long epoch;
+    /**
+     * Highest replication epoch accepted as a secondary (persisted by {@link VolumeStore#raiseEpoch}; 0 = none) and
+     * the commands in flight per epoch.
+     */
+    private final EpochFence epochFence = new EpochFence(0);
     private volatile AtomicLongArray chunkBits;
 
     Volume(VolumeStore store, String id, String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts,
@@ -103,6 +106,15 @@ public final class Volume {
         return Math.min(sizeBytes, chunks << CHUNK_SHIFT);
     }
 
+    /**
+     * The volume's epoch fence: the highest accepted replication epoch and the commands in flight per epoch, shared
+     * by every queue on this node (docs/failover.md, "Fencing on a secondary"). Raised by
+     * {@link VolumeStore#raiseEpoch} only.
+     */
+    public EpochFence epochFence() {
+        return epochFence;
+    }
+
     /** A snapshot of this volume's table row. */
     public VolumeInfo info() {
         return new VolumeInfo(id, name, sizeBytes, lbaSizeBytes, deleted ? VolumeState.DELETING : VolumeState.ONLINE,
@@ -134,11 +146,12 @@ public final class Volume {
     }
 
     long epoch() {
-        return epoch;
+        return epochFence.epoch();
     }
 
+    /** Raises the in-memory epoch (after it was persisted, or at load); never lowers it. */
     void setEpoch(long e) {
-        epoch = e;
+        epochFence.raise(e);
     }
 
     void setAllowedHosts(Set<String> hosts) {
