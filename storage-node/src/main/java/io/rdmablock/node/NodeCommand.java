@@ -73,6 +73,20 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--pollers", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
+    @Option(names = "--max-pending-queues", defaultValue = "64", description = "Queues accepted at the CM level "
+            + "without a validated Fabrics Connect yet, on the node; more are rejected with \"no resources\" "
+            + "(1..65536, default ${DEFAULT-VALUE}).")
+    int maxPendingQueues;
+
+    @Option(names = "--max-pending-queues-per-address", defaultValue = "16", description = "As --max-pending-queues,"
+            + " per peer IP address (1..--max-pending-queues, default ${DEFAULT-VALUE}).")
+    int maxPendingQueuesPerAddress;
+
+    @Option(names = "--pending-connect-timeout-ms", defaultValue = "10000", description = "A queue with no "
+            + "successful Fabrics Connect this long after its connect request is torn down (100..3600000, default "
+            + "${DEFAULT-VALUE}).")
+    long pendingConnectTimeoutMs;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (dataDir == null) {
@@ -86,7 +100,9 @@ public final class NodeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");
         }
         String id = nodeId != null ? nodeId : NodeIdentity.loadOrCreate(dataDir);
-        TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers);
+        TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers)
+                .withPending(new TargetOptions.PendingLimits(maxPendingQueues, maxPendingQueuesPerAddress,
+                        pendingConnectTimeoutMs));
         NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, bearer, id,
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),
                 heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity))

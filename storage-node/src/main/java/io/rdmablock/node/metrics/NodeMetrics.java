@@ -58,6 +58,7 @@ public final class NodeMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Counter errors;
     private final Counter teardowns;
+    private final CounterDataPoint pendingRejects;
     private final Gauge outstanding;
     private final Gauge queues;
     private final Gauge controllers;
@@ -85,6 +86,10 @@ public final class NodeMetrics {
                 .withoutExemplars().register(registry);
         teardowns = Counter.builder().name("rdmablock_target_queue_teardowns_total")
                 .help("Queue pairs torn down, by reason").labelNames("reason").withoutExemplars().register(registry);
+        pendingRejects = Counter.builder().name("rdmablock_target_pending_rejects_total")
+                .help("Connect requests rejected (no resources) because the node's or the peer address's limit of "
+                        + "pending queues (no Fabrics Connect yet) was reached").withoutExemplars().register(registry)
+                .labelValues();
         outstanding = Gauge.builder().name("rdmablock_target_outstanding_commands")
                 .help("Commands received and not yet completed (queue depth summed over queues)").register(registry);
         queues = Gauge.builder().name("rdmablock_target_queues").help("Connected queue pairs").register(registry);
@@ -205,6 +210,11 @@ public final class NodeMetrics {
     /** A received command was dropped without a response (its queue was torn down). */
     public void dropped() {
         outstanding.dec();
+    }
+
+    /** A CM connect request was rejected: too many pending queues (node or peer address). */
+    public void pendingRejected() {
+        pendingRejects.inc();
     }
 
     public void queueUp() {

@@ -17,7 +17,9 @@ import java.lang.foreign.ValueLayout;
  * maxQueueEntries) - 1 (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and a live controller of the same subsystem and
  * HOSTNQN on qid >= 1; a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
  * Host (SCT 1, SC 84h). An I/O queue gets its {@link VolumeIo} here, from the subsystem's factory of the moment; if
- * it cannot be opened the Connect is answered Internal Error. Runs on the connecting queue's poller.
+ * it cannot be opened the Connect is answered Internal Error. A validated Connect first gives the queue its full
+ * buffers ({@link RdmaQueue#growForConnect}: until then a pending queue holds one Connect slot); when they cannot be
+ * registered the Connect is answered Internal Error. Runs on the connecting queue's poller.
  */
 final class Connect {
     private static final Logger LOG = LoggerFactory.getLogger(Connect.class);
@@ -100,6 +102,9 @@ final class Connect {
                 return r.fail(NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_CONTROLLER_BUSY,
                         false));
             }
+            if (!q.growForConnect()) {
+                return noResources(r);
+            }
             c = t.createController(s, hostnqn, idHigh, idLow, ConnectDataDescriptor.kato(sqe), r.startNs);
         } else {
             c = t.controller(cntlid);
@@ -118,6 +123,9 @@ final class Connect {
             if (qid > q.options.maxIoQueues()) {
                 return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
                         + q.options.maxIoQueues());
+            }
+            if (!q.growForConnect()) {
+                return noResources(r);
             }
             try {
                 volumeIo = q.volumeIo.open(s, hostnqn, cntlid);
@@ -138,6 +146,11 @@ final class Connect {
         LOG.info("queue connected: qid={}, cntlid={}, sqsize={} (0-based), subnqn={}, hostnqn={}, peer={}", qid,
                 c.cntlid, sqsize, subnqn, hostnqn, q.peer);
         return Outcome.COMPLETE;
+    }
+
+    /** The queue's buffers could not be registered ({@link RdmaQueue#growForConnect}): Internal Error. */
+    private static Outcome noResources(Request r) {
+        return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
     }
 
     /** Connect Invalid Parameters with IATTR/IPO in dw0 (NVMe-oF 1.1 Figure 21). */

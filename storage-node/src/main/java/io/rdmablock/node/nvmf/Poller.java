@@ -10,8 +10,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A poller thread running its queues to completion: each round polls every queue (work completions and store
- * completions in batches, each advancing its requests), then retires queues that failed: they are disconnected at
+ * A poller thread running its queues to completion: each round polls every connected queue (work completions and
+ * store completions in batches, each advancing its requests) and, every {@link #PENDING_POLL_NS}, the pending ones
+ * (no Fabrics Connect yet: they neither slow the round nor keep a poller serving one host from waiting on its CQ),
+ * then retires queues that failed: they are disconnected at
  * once and release their memory when their store I/O has drained, without ever blocking the other queues. When a round finds nothing,
  * it spins {@link TargetOptions#idleSpinIterations()} rounds, then waits: on the CQ's completion channel (up to
  * {@link #EVENT_WAIT_NS}) when it serves one queue with no store I/O in flight, otherwise parked for
@@ -25,11 +27,20 @@ public final class Poller implements Runnable {
 
     /** Longest wait on a CQ's completion channel when the poller serves one idle queue. */
     static final long EVENT_WAIT_NS = 2_000_000L;
+    /**
+     * Pending queues (no Fabrics Connect yet) are polled at most this often (ns): a Connect waits up to about this
+     * (or {@link #EVENT_WAIT_NS} while the poller waits on a connected queue's CQ), and any number of half-open
+     * queues costs the connected ones nothing but one pass over them per interval.
+     */
+    static final long PENDING_POLL_NS = 1_000_000L;
 
     private final String name;
     private final TargetOptions options;
     private final ConcurrentLinkedQueue<RdmaQueue> incoming = new ConcurrentLinkedQueue<>();
     private final ArrayList<RdmaQueue> queues = new ArrayList<>();
+    /** Queues without a successful Fabrics Connect yet, polled every {@link #PENDING_POLL_NS} (poller thread only). */
+    private final ArrayList<RdmaQueue> pending = new ArrayList<>();
+    private long nextPendingPollNs;
     /** Queues torn down whose store I/O is still draining (they keep their buffers until it has). */
     private final ArrayList<RdmaQueue> closing = new ArrayList<>();
     /** Extra work polled every round (poller thread only). */
@@ -103,9 +114,14 @@ public final class Poller implements Runnable {
                 RdmaQueue added;
                 while ((added = incoming.poll()) != null) {
                     added.poller = this;
-                    queues.add(added);
+                    (added.pending ? pending : queues).add(added);
+                    nextPendingPollNs = nowNs; // its Connect may be there already
                 }
                 int work = 0;
+                if (!pending.isEmpty() && nowNs - nextPendingPollNs >= 0) {
+                    nextPendingPollNs = nowNs + PENDING_POLL_NS;
+                    work += pollPending(nowNs);
+                }
                 for (int i = 0; i < queues.size(); i++) {
                     RdmaQueue q = queues.get(i);
                     work += q.poll(nowNs);
@@ -137,6 +153,10 @@ public final class Poller implements Runnable {
                 q.close();
             }
             queues.clear();
+            for (RdmaQueue q : pending) {
+                q.close();
+            }
+            pending.clear();
             for (RdmaQueue q : closing) {
                 q.close();
             }
@@ -147,6 +167,23 @@ public final class Poller implements Runnable {
             }
             stopped.countDown();
         }
+    }
+
+    /** One pass over the pending queues: a failed one is retired, a connected one joins {@link #queues}. */
+    private int pollPending(long nowNs) {
+        int work = 0;
+        for (int i = 0; i < pending.size(); i++) {
+            RdmaQueue q = pending.get(i);
+            work += q.poll(nowNs);
+            if (q.isFatal()) {
+                pending.remove(i--);
+                retire(q, nowNs);
+            } else if (!q.pending) {
+                pending.remove(i--);
+                queues.add(q);
+            }
+        }
+        return work;
     }
 
     /** Starts tearing {@code q} down without blocking this poller on its store I/O. */
@@ -169,8 +206,10 @@ public final class Poller implements Runnable {
                 retire(q, nowNs);
             }
         } else {
-            // no queue at all: sleep longer, add() unparks at once
-            LockSupport.parkNanos(this, queues.isEmpty() && closing.isEmpty() ? 20_000_000L : options.idleWaitNs());
+            // no queue at all: sleep longer, add() unparks at once; only pending ones: until their next poll
+            long parkNs = !queues.isEmpty() || !closing.isEmpty() ? options.idleWaitNs()
+                    : pending.isEmpty() ? 20_000_000L : PENDING_POLL_NS;
+            LockSupport.parkNanos(this, parkNs);
         }
     }
 

@@ -6,9 +6,10 @@ import io.rdmablock.rdma.verbs.CmId;
  * The teardown of one {@link RdmaQueue}, in steps so that its poller never blocks on a slow store: {@link #begin}
  * disconnects (the host's QP flushes) and detaches the queue from its controller (an admin queue destroys its
  * controller); {@link #drainStep}, once a polling round, polls and drops the volume I/O's completions until none is
- * in flight or {@link RdmaQueue#DRAIN_TIMEOUT_NS} has passed; {@link #release} then closes the volume I/O, the
- * connection, the CQ and the registered memory, which stays registered and alive until the store has finished with
- * it. Every step is idempotent.
+ * in flight or {@link RdmaQueue#DRAIN_TIMEOUT_NS} has passed; {@link #release} then closes the volume I/O and
+ * hands the connection, the CQ and the registered memory (which stays registered and alive until the store has
+ * finished with it) to the target's {@link QueueReaper}, so no poller waits for the peer (a provider's linger) or
+ * the device. Every step is idempotent.
  *
  * <p>One per queue, made with it; poller thread only (or whoever owns the queue last, for {@link #close}).
  */
@@ -41,6 +42,7 @@ final class QueueTeardown {
         }
         closed = true;
         q.fail("shutdown", "closed"); // the reason unless the queue failed before; not logged (closed)
+        q.target.pendingDone(q);
         drainDeadlineNs = nowNs + RdmaQueue.DRAIN_TIMEOUT_NS;
         CmId id = q.id;
         TargetQueueMemory.closeQuietly(id::disconnect);
@@ -91,13 +93,18 @@ final class QueueTeardown {
         }
         released = true;
         q.volumeIo.close(); // waits for what is still in flight: it may still use our buffers
-        TargetQueueMemory.closeQuietly(q.id);
-        TargetQueueMemory.closeQuietly(q.cq);
-        TargetQueueMemory.closeQuietly(q.memory); // the protection domain is the device's: the target closes it
-        q.metrics.queueDown(q.fatalReason());
         Controller c = q.controller;
         if (c != null) {
-            c.queueClosed();
+            c.queueClosed(); // no store I/O of this queue is left: its association may drain
         }
+        String reason = q.fatalReason();
+        // off the poller: destroying the QP and the id may wait for the peer or the device, deregistering for the
+        // device. The QP is in ERROR (begin disconnected it) and polled by no one; its memory is freed after it
+        q.target.reap(() -> {
+            TargetQueueMemory.closeQuietly(q.id);
+            TargetQueueMemory.closeQuietly(q.cq);
+            TargetQueueMemory.closeQuietly(q.memory); // the protection domain is the device's: the target closes it
+            q.metrics.queueDown(reason);
+        });
     }
 }

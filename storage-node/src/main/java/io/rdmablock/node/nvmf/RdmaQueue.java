@@ -28,8 +28,13 @@ import java.lang.foreign.MemorySegment;
  * every queue on that device: {@link Target#protectionDomain}), {@code entries} RECV
  * capsule buffers, {@code entries} preallocated {@link Request}s (each with a registered data buffer and response
  * capsule), and for I/O queues the {@link VolumeIo} its subsystem gives it at Connect (by default a {@link LocalVolumeIo}
- * on a store queue of the same depth). Everything is allocated and registered when the queue connects; the data path takes no lock and allocates nothing (the buffer slices handed to the store
- * are cached per request and RECV slot; a new slice object is made only when a request's transfer length changes).
+ * on a store queue of the same depth). A queue is accepted with one Connect RECV slot and one request (a few KiB,
+ * {@link TargetQueueMemory}); its {@code entries} RECV slots and requests are registered and posted once a Fabrics
+ * Connect on it has been validated ({@link #growForConnect}). Until then it is pending: it counts against the
+ * target's pending limits and is torn down when no Connect succeeds within
+ * {@link TargetOptions.PendingLimits#connectTimeoutMs}. The data path takes no lock and allocates nothing (the buffer
+ * slices handed to the store are cached per request and RECV slot; a new slice object is made only when a request's
+ * transfer length changes).
  *
  * <p>The registered memory (RECV capsule slots, request data buffers, response capsules) and its layout are
  * {@link TargetQueueMemory}; this class is the queue logic on top of it. The volume I/O handle, the role it was opened
@@ -97,11 +102,16 @@ final class RdmaQueue {
     private Request fenceWaiting;
     private long nextHousekeepingNs;
     /**
-     * A queue still without a controller after this (2 x connectTimeoutNs from its CM request) is torn down: a peer
-     * that never sends (or never completes) a Fabrics Connect would otherwise hold the queue's registered memory and
-     * poller slot forever, as no controller (and so no keep-alive timer) bounds it.
+     * A queue still without a controller after this ({@link TargetOptions.PendingLimits#connectTimeoutMs} from its CM
+     * request) is torn down: a peer that never sends (or never completes) a Fabrics Connect would otherwise hold the
+     * queue's poller slot and its place among the pending queues forever, as no controller (and so no keep-alive
+     * timer) bounds it.
      */
     private final long connectDeadlineNs;
+    /** The peer's IP address, the key of the per-address pending count; null when unknown. */
+    final java.net.InetAddress peerAddress;
+    /** True while the queue counts among the target's pending queues ({@link Target#pendingDone}). */
+    boolean pending;
 
     /**
      * {@code rdma_create_qp} that retries EAGAIN / ENOMEM (a kernel verbs driver short of a resource for a moment,
@@ -133,28 +143,28 @@ final class RdmaQueue {
         this.entries = entries;
         this.sqEntries = entries;
         this.peer = String.valueOf(id.remoteAddress());
-        this.connectDeadlineNs = System.nanoTime() + 2 * target.options().connectTimeoutNs();
+        this.connectDeadlineNs = System.nanoTime() + options.pending().connectTimeoutMs() * 1_000_000L;
+        java.net.InetSocketAddress remote = id.remoteAddress();
+        this.peerAddress = remote == null ? null : remote.getAddress();
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
         CompletionQueue cqTmp = null;
         TargetQueueMemory memTmp = null;
         try {
             ProtectionDomain pdTmp = target.protectionDomain(id.device());
             cqTmp = id.device().createCq(3 * entries + 8);
-            memTmp = new TargetQueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest);
+            memTmp = new TargetQueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest,
+                    target.registeredBytesCounter());
             QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
             attr.maxSendWr = 2 * entries;
             attr.maxRecvWr = entries;
             createQpRetryingTransientFailures(id, attr);
-            this.free = new int[entries];
-            this.pendingRecv = new int[entries];
-            this.pendingLength = new int[entries];
-            for (int i = 0; i < entries; i++) {
-                free[freeCount++] = entries - 1 - i;
-            }
+            this.free = new int[entries + 1];
+            this.pendingRecv = new int[entries + 1];
+            this.pendingLength = new int[entries + 1];
+            free[freeCount++] = memTmp.connectIndex; // the rest come with the full buffers, at Connect (grow)
             this.qp = id.qp();
-            for (RecvWr rwr : memTmp.recvWrs) {
-                qp.postRecv(rwr);
-            }
+            // only the Connect slot's RECV: posted before the accept, so the host can SEND its Connect capsule
+            qp.postRecv(memTmp.recvWrs[memTmp.connectIndex]);
         } catch (RuntimeException e) {
             QueuePair created = id.qp();
             if (created != null) {
@@ -246,8 +256,8 @@ final class RdmaQueue {
             advance(fenced, nowNs);
         }
         Controller c = controller;
-        if (c == null && fenced == null && outstanding == 0 && nowNs - connectDeadlineNs >= 0) {
-            fail("connect timeout", "no Fabrics Connect within " + 2 * options.connectTimeoutNs() / 1_000_000
+        if (c == null && fenced == null && nowNs - connectDeadlineNs >= 0) {
+            fail("connect timeout", "no Fabrics Connect within " + options.pending().connectTimeoutMs()
                     + " ms of the connection request");
             return;
         }
@@ -324,6 +334,9 @@ final class RdmaQueue {
 
     /** Back to the free list (state FREE, set by {@link #advance}); starts a capsule that waited for a request. */
     private void release(Request r, long nowNs) {
+        if (r.index == memory.connectIndex && memory.grown()) {
+            return; // the Connect request retires with its slot once the queue has its full buffers
+        }
         free[freeCount++] = r.index;
         if (pendingCount > 0 && fatal == null) {
             int recvIndex = pendingRecv[pendingHead];
@@ -414,7 +427,11 @@ final class RdmaQueue {
         CqeDescriptor.set(r.response, r.dw0, sqHead, qid, r.cid, r.status);
         CqeDescriptor.dw1(r.response, r.dw1);
         try {
-            qp.postRecv(recvWrs[r.recvIndex]);
+            if (r.recvIndex != memory.connectIndex || !memory.grown()) {
+                // the Connect slot is reposted only while the queue is pending (a failed Connect may be retried);
+                // once grown, the queue's own entries RECVs are posted
+                qp.postRecv(recvWrs[r.recvIndex]);
+            }
             r.recvIndex = -1;
             SendWr first = r.responseWr;
             if (r.xfer == Request.XFER_CONTROLLER_TO_HOST && r.status == 0) {
@@ -498,12 +515,46 @@ final class RdmaQueue {
      * {@link QueueVolumeIo#open}; null on the admin queue). The queue owns and closes it from now on.
      */
     void connected(Controller c, int hostSqEntries, VolumeIo volumeIo) {
+        target.pendingDone(this);
         this.controller = c;
         this.volumeIo.attach(volumeIo);
         this.volume = c.subsystem.volume();
         this.volumeMetrics = volume == null ? null : metrics.volume(volume.name()); // null: no volume (discovery)
         this.sqEntries = hostSqEntries;
         this.sqHead = this.sqHead % hostSqEntries;
+    }
+
+    /**
+     * After a Connect has been validated, before its controller is created or its volume I/O opened: registers the
+     * queue's full buffers ({@link TargetQueueMemory#grow}) and posts its {@code entries} RECVs (the Connect slot's
+     * RECV was consumed by the Connect capsule, so no more than {@code entries} are ever posted). Idempotent.
+     *
+     * @return false when the memory could not be allocated or registered, or a RECV could not be posted (logged;
+     *         the queue is then failed or stays pending)
+     */
+    boolean growForConnect() {
+        if (memory.grown()) {
+            return true;
+        }
+        try {
+            memory.grow();
+        } catch (RuntimeException e) {
+            LOG.warn("queue buffers could not be registered at Connect: qid={}, entries={}, peer={}: {}", qid, entries,
+                    peer, e.toString());
+            return false;
+        }
+        for (int i = entries - 1; i >= 0; i--) {
+            free[freeCount++] = i;
+        }
+        try {
+            for (int i = 0; i < entries; i++) {
+                qp.postRecv(recvWrs[i]);
+            }
+        } catch (RuntimeException e) {
+            fail("transport", "post RECV failed: " + e);
+            return false;
+        }
+        return true;
     }
 
     MemorySegment recvSgl(Request r) {

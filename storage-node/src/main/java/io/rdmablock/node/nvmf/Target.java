@@ -65,6 +65,15 @@ public final class Target implements AutoCloseable {
     private volatile CmListener listener;
     private volatile Thread acceptor;
     private volatile boolean running;
+    /** Releases torn-down queues' connections and memory off the pollers; started with the target. */
+    private volatile QueueReaper reaper;
+    /** Bytes of queue memory registered now (every queue's {@link TargetQueueMemory}). */
+    private final java.util.concurrent.atomic.AtomicLong registeredBytes = new java.util.concurrent.atomic.AtomicLong();
+    /** Pending queues (accepted, no validated Fabrics Connect yet): on the node and per peer IP address. */
+    private final AtomicInteger pendingQueues = new AtomicInteger();
+    private final ConcurrentHashMap<java.net.InetAddress, Integer> pendingByAddress = new ConcurrentHashMap<>();
+    /** Placeholder key of peers whose address is unknown. */
+    private static final java.net.InetAddress UNKNOWN_PEER = java.net.InetAddress.getLoopbackAddress();
 
     public Target(VerbsProvider provider, VolumeStore store, TargetOptions options, NodeMetrics metrics) {
         this.provider = provider;
@@ -142,6 +151,7 @@ public final class Target implements AutoCloseable {
         }
         listener = provider.listen(listen, 128);
         running = true;
+        reaper = new QueueReaper("rdmablock-queue-reaper");
         for (int i = 0; i < pollers.length; i++) {
             pollers[i] = new Poller("rdmablock-poller-" + i, options);
             pollers[i].start();
@@ -151,8 +161,11 @@ public final class Target implements AutoCloseable {
         acceptor = t;
         t.start();
         LOG.info("target listening: address={}, provider={}, pollers={}, maxQueueEntries={}, inCapsuleDataBytes={},"
-                        + " mdtsBytes={}", listener.localAddress(), provider.name(), pollers.length,
-                options.maxQueueEntries(), options.inCapsuleDataBytes(), options.mdtsBytes());
+                        + " mdtsBytes={}, maxPendingQueues={}, maxPendingQueuesPerAddress={},"
+                        + " pendingConnectTimeoutMs={}", listener.localAddress(), provider.name(), pollers.length,
+                options.maxQueueEntries(), options.inCapsuleDataBytes(), options.mdtsBytes(),
+                options.pending().maxPerNode(), options.pending().maxPerAddress(),
+                options.pending().connectTimeoutMs());
     }
 
     /** The bound address (the real port when 0 was asked for). */
@@ -261,6 +274,79 @@ public final class Target implements AutoCloseable {
 
     TargetOptions options() {
         return options;
+    }
+
+    /**
+     * Bytes of registered memory the target's queues hold now: a pending queue (no validated Fabrics Connect yet)
+     * {@value TargetQueueMemory#CONNECT_SLOT_BYTES}, a connected one its RECV slots, data buffers and response
+     * capsules (docs/wire-protocol.md, "Pending queues"); a torn-down queue's once its release has run. Any thread.
+     */
+    public long registeredQueueBytes() {
+        return registeredBytes.get();
+    }
+
+    /** Pending queues now: accepted at the CM level, no Fabrics Connect validated yet, not torn down. Any thread. */
+    public int pendingQueues() {
+        return pendingQueues.get();
+    }
+
+    java.util.concurrent.atomic.AtomicLong registeredBytesCounter() {
+        return registeredBytes;
+    }
+
+    /** Runs a torn-down queue's release off the pollers ({@link QueueReaper}); inline before start or after close. */
+    void reap(Runnable job) {
+        QueueReaper r = reaper;
+        if (r == null) {
+            try {
+                job.run();
+            } catch (RuntimeException e) {
+                LOG.warn("queue release failed: {}", e.toString());
+            }
+        } else {
+            r.submit(job);
+        }
+    }
+
+    /**
+     * Counts a new pending queue from {@code addr}; false (nothing counted) when the node's or the address's limit
+     * ({@link TargetOptions.PendingLimits}) is reached. Acceptor thread.
+     */
+    private boolean reservePending(java.net.InetAddress addr) {
+        TargetOptions.PendingLimits limits = options.pending();
+        if (pendingQueues.incrementAndGet() > limits.maxPerNode()) {
+            pendingQueues.decrementAndGet();
+            return false;
+        }
+        boolean[] ok = {false};
+        pendingByAddress.compute(addr, (k, v) -> {
+            int n = v == null ? 0 : v;
+            if (n >= limits.maxPerAddress()) {
+                return v;
+            }
+            ok[0] = true;
+            return n + 1;
+        });
+        if (!ok[0]) {
+            pendingQueues.decrementAndGet();
+        }
+        return ok[0];
+    }
+
+    private void releasePending(java.net.InetAddress addr) {
+        pendingByAddress.computeIfPresent(addr, (k, v) -> v <= 1 ? null : v - 1);
+        pendingQueues.decrementAndGet();
+    }
+
+    /**
+     * The queue is no longer pending (its Connect succeeded, or it is torn down): takes it off the pending counts.
+     * Idempotent; called by whoever owns the queue (acceptor, then its poller).
+     */
+    void pendingDone(RdmaQueue q) {
+        if (q.pending) {
+            q.pending = false;
+            releasePending(q.peerAddress == null ? UNKNOWN_PEER : q.peerAddress);
+        }
     }
 
     NodeMetrics metrics() {
@@ -375,15 +461,27 @@ public final class Target implements AutoCloseable {
             reject(id, CmPrivateData.REJECT_INVALID_HRQSIZE, "hrqsize=" + req.hrqsize() + ", min=1");
             return;
         }
+        InetSocketAddress remote = id.remoteAddress();
+        java.net.InetAddress addr = remote == null || remote.getAddress() == null ? UNKNOWN_PEER : remote.getAddress();
+        if (!reservePending(addr)) {
+            metrics.pendingRejected();
+            reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: too many pending queues (no Fabrics Connect"
+                    + " yet): node=" + pendingQueues.get() + ", address=" + pendingByAddress.getOrDefault(addr, 0)
+                    + ", maxPendingQueues=" + options.pending().maxPerNode() + ", maxPendingQueuesPerAddress="
+                    + options.pending().maxPerAddress());
+            return;
+        }
         RdmaQueue q;
         try {
             q = new RdmaQueue(this, id, req.qid(), entries);
         } catch (RuntimeException e) {
+            releasePending(addr);
             LOG.warn("queue allocation failed: qid={}, entries={}, peer={}: {}", req.qid(), entries,
                     id.remoteAddress(), e.toString());
             reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: " + e.getMessage());
             return;
         }
+        q.pending = true;
         try {
             id.accept(new CmPrivateData.Accept(0, entries).encode(), options.connectTimeoutNs());
         } catch (RuntimeException e) {
@@ -434,6 +532,10 @@ public final class Target implements AutoCloseable {
         }
         for (Controller c : controllers.values()) {
             c.destroy("target shutdown");
+        }
+        QueueReaper r = reaper;
+        if (r != null) {
+            r.stop(10_000); // every queue's QP, CQ and memory released before the protection domains
         }
         closed = true; // every queue is closed (pollers stopped, acceptor joined): their memory is deregistered
         for (var e : protectionDomains.entrySet()) {

@@ -19,12 +19,46 @@ package io.rdmablock.node.nvmf;
  * @param cntlidMax            largest controller id this node allocates, cntlidMin-{@value #MAX_CNTLID} (FFF0h-FFFFh
  *                             are reserved, NVMe-oF 1.1 §4.2). Nodes exporting the same subsystem use disjoint ranges
  *                             so a multipath host never sees one cntlid twice in a subsystem (docs/failover.md)
+ * @param pending              limits on pending queues (connected at the CM level, no Fabrics Connect validated yet)
  */
 public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCapsuleDataBytes, int mdtsBytes,
                             int maxIoQueues, int pollers, int idleSpinIterations, long idleWaitNs,
-                            long keepAliveGraceMs, long connectTimeoutNs, int cntlidMin, int cntlidMax) {
+                            long keepAliveGraceMs, long connectTimeoutNs, int cntlidMin, int cntlidMax,
+                            PendingLimits pending) {
     /** Largest cntlid of the dynamic controller model (NVMe-oF 1.1: FFF0h-FFFFh are reserved). */
     public static final int MAX_CNTLID = 0xFFEF;
+
+    /**
+     * Limits on pending queues: a queue is pending from the CM connect request the node accepts until a Fabrics
+     * Connect on it has been validated. A pending queue holds only its Connect RECV slot and one request (a few KiB
+     * of registered memory, {@link Target#registeredQueueBytes()}); it gets its full buffers at Connect.
+     *
+     * @param maxPerNode       pending queues on the node, 1-65536; a connect request beyond it is rejected at the CM
+     *                         level with "no resources" (NVMe/RDMA STS 6h)
+     * @param maxPerAddress    pending queues from one peer IP address (any port), 1-{@code maxPerNode}; beyond it:
+     *                         rejected the same way
+     * @param connectTimeoutMs a pending queue whose Fabrics Connect has not succeeded this long (ms, 100-3600000)
+     *                         after its CM connect request is torn down
+     */
+    public record PendingLimits(int maxPerNode, int maxPerAddress, long connectTimeoutMs) {
+        /** 64 per node, 16 per address, 10 s. */
+        public static final PendingLimits DEFAULTS = new PendingLimits(64, 16, 10_000);
+
+        public PendingLimits {
+            check("maxPendingQueues", maxPerNode, 1, 65536);
+            check("maxPendingQueuesPerAddress", maxPerAddress, 1, maxPerNode);
+            check("pendingConnectTimeoutMs", connectTimeoutMs, 100, 3_600_000);
+        }
+    }
+
+    /** As the canonical constructor with {@link PendingLimits#DEFAULTS}. */
+    public TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCapsuleDataBytes, int mdtsBytes,
+                         int maxIoQueues, int pollers, int idleSpinIterations, long idleWaitNs,
+                         long keepAliveGraceMs, long connectTimeoutNs, int cntlidMin, int cntlidMax) {
+        this(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues, pollers,
+                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax,
+                PendingLimits.DEFAULTS);
+    }
 
     /** As the canonical constructor with the whole cntlid range, 1-{@value #MAX_CNTLID}. */
     public TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCapsuleDataBytes, int mdtsBytes,
@@ -36,6 +70,9 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
 
     public TargetOptions {
         checkCntlidRange(cntlidMin, cntlidMax);
+        if (pending == null) {
+            throw new IllegalArgumentException("invalid pending: null");
+        }
         check("maxQueueEntries", maxQueueEntries, 2, 1024);
         check("maxAdminEntries", maxAdminEntries, 2, maxQueueEntries);
         check("inCapsuleDataBytes", inCapsuleDataBytes, 0, 65536);
@@ -68,17 +105,17 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
     public TargetOptions withMaxQueueEntries(int entries) {
         return new TargetOptions(entries, Math.min(maxAdminEntries, entries), inCapsuleDataBytes, mdtsBytes,
                 maxIoQueues, pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin,
-                cntlidMax);
+                cntlidMax, pending);
     }
 
     public TargetOptions withPollers(int n) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues, n,
-                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax);
+                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax, pending);
     }
 
     public TargetOptions withKeepAliveGraceMs(long ms) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
-                pollers, idleSpinIterations, idleWaitNs, ms, connectTimeoutNs, cntlidMin, cntlidMax);
+                pollers, idleSpinIterations, idleWaitNs, ms, connectTimeoutNs, cntlidMin, cntlidMax, pending);
     }
 
     /**
@@ -88,7 +125,14 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
      */
     public TargetOptions withCntlidRange(int min, int max) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
-                pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, min, max);
+                pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, min, max, pending);
+    }
+
+    /** These options with other {@link PendingLimits}. */
+    public TargetOptions withPending(PendingLimits limits) {
+        return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
+                pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax,
+                limits);
     }
 
     /** @throws IllegalArgumentException unless 1 &lt;= min &lt;= max &lt;= {@value #MAX_CNTLID} */

@@ -14,8 +14,18 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The registered memory of one {@link RdmaQueue}, allocated and registered once when the queue connects: three
- * regions in one shared arena, each registered with the device's protection domain ({@link Target#protectionDomain}).
+ * The registered memory of one {@link RdmaQueue}, in two steps, each registered with the device's protection domain
+ * ({@link Target#protectionDomain}):
+ *
+ * <ol>
+ *   <li>When the queue is accepted (pending, no Fabrics Connect yet): only the <em>Connect slot</em>, index
+ *   {@link #connectIndex} = {@code entries}: one page holding a RECV capsule buffer of {@code 64 + min(1024,
+ *   inCapsuleDataBytes)} bytes (a Connect SQE with its 1024-byte data in the capsule), a 1024-byte data buffer (the
+ *   Connect data fetched by RDMA READ when the host sends a keyed SGL) and a 16-byte response capsule, and one
+ *   request: {@value #CONNECT_SLOT_BYTES} bytes per pending queue. Before its Connect a host may send nothing else
+ *   (any other command is a Command Sequence Error and has no data to move), so nothing more is needed.</li>
+ *   <li>{@link #grow} once a Connect has been validated: the three regions below, in one shared arena.</li>
+ * </ol>
  *
  * <ul>
  *   <li>RECV region: {@code entries} slots of {@code 4096 + roundUp(inCapsuleDataBytes, 4096)} bytes; the capsule
@@ -30,22 +40,39 @@ import java.lang.foreign.MemorySegment;
  *   <li>Response region: {@code entries x 16} bytes, 64-byte aligned; request {@code i}'s response capsule.</li>
  * </ul>
  *
- * <p>The slices handed to the store are cached per RECV slot ({@link #recvData}). Threading: built on the acceptor
- * thread, then used by the queue's poller only. {@link #close} deregisters and frees everything; the store must no
- * longer use the buffers (the queue drains its store I/O first).
+ * <p>The arrays below have {@code entries + 1} elements (the last is the Connect slot); elements {@code 0 ..
+ * entries - 1} are null until {@link #grow}. The bytes registered are added to the target's count
+ * ({@link Target#registeredQueueBytes()}) and taken off again by {@link #close}. The slices handed to the store are
+ * cached per RECV slot ({@link #recvData}). Threading: built on the acceptor thread, grown and used by the queue's
+ * poller only, closed by whoever tears the queue down last. {@link #close} deregisters and frees everything; the
+ * store must no longer use the buffers (the queue drains its store I/O first).
  */
 final class TargetQueueMemory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TargetQueueMemory.class);
     static final int PAGE = 4096;
+    /** Registered bytes of a pending queue (its Connect slot): one page. */
+    static final int CONNECT_SLOT_BYTES = PAGE;
+    private static final int CONNECT_DATA_BYTES = 1024;
 
-    private final Arena arena = Arena.ofShared();
-    private final MemoryRegion recvMr;
-    private final MemoryRegion dataMr;
-    private final MemoryRegion responseMr;
-    /** Whole RECV region (capsules and in-capsule data). */
-    final MemorySegment recvRegion;
-    /** Whole data region (per-request data buffers). */
-    final MemorySegment dataRegion;
+    private final ProtectionDomain pd;
+    private final int entries;
+    private final int inCapsuleDataBytes;
+    private final int dataBytesPerRequest;
+    private final java.util.concurrent.atomic.AtomicLong registeredBytes;
+    /** Index of the Connect slot and request: {@code entries}. */
+    final int connectIndex;
+    private final Arena connectArena = Arena.ofShared();
+    private final MemoryRegion connectMr;
+    private Arena arena;
+    private MemoryRegion recvMr;
+    private MemoryRegion dataMr;
+    private MemoryRegion responseMr;
+    private long bytes;
+    private boolean closed;
+    /** Whole RECV region (capsules and in-capsule data); null until {@link #grow}. */
+    MemorySegment recvRegion;
+    /** Whole data region (per-request data buffers); null until {@link #grow}. */
+    MemorySegment dataRegion;
     final MemorySegment[] recvSqe;
     final MemorySegment[] recvSgl;
     private final MemorySegment[] recvData;
@@ -54,53 +81,118 @@ final class TargetQueueMemory implements AutoCloseable {
     final Request[] requests;
 
     /**
-     * Allocates and registers the regions of a queue of {@code entries} and builds its RECV work requests and
-     * requests. On failure everything allocated so far is released and the exception rethrown.
+     * Allocates and registers the Connect slot of a queue of {@code entries} ({@value #CONNECT_SLOT_BYTES} bytes),
+     * added to {@code registeredBytes}. On failure everything allocated so far is released and the exception
+     * rethrown.
+     *
+     * @throws io.rdmablock.rdma.verbs.VerbsException when the registration fails
      */
-    TargetQueueMemory(ProtectionDomain pd, int entries, int inCapsuleDataBytes, int dataBytesPerRequest) {
+    TargetQueueMemory(ProtectionDomain pd, int entries, int inCapsuleDataBytes, int dataBytesPerRequest,
+                      java.util.concurrent.atomic.AtomicLong registeredBytes) {
+        this.pd = pd;
+        this.entries = entries;
+        this.inCapsuleDataBytes = inCapsuleDataBytes;
+        this.dataBytesPerRequest = dataBytesPerRequest;
+        this.registeredBytes = registeredBytes;
+        this.connectIndex = entries;
+        recvSqe = new MemorySegment[entries + 1];
+        recvSgl = new MemorySegment[entries + 1];
+        recvData = new MemorySegment[entries + 1];
+        recvDataSlice = new MemorySegment[entries + 1];
+        recvWrs = new RecvWr[entries + 1];
+        requests = new Request[entries + 1];
+        int icd = Math.min(CONNECT_DATA_BYTES, inCapsuleDataBytes);
+        int capsuleBytes = SqeDescriptor.LENGTH + icd;
+        try {
+            MemorySegment page = connectArena.allocate(CONNECT_SLOT_BYTES, PAGE);
+            connectMr = pd.registerMemory(page, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        } catch (RuntimeException e) {
+            connectArena.close();
+            throw e;
+        }
+        MemorySegment page = connectMr.segment();
+        // [0, 1024): Connect data (RDMA READ sink); [1024, 1024 + 64 + icd): the capsule; then the response
+        MemorySegment capsule = page.asSlice(CONNECT_DATA_BYTES, capsuleBytes);
+        long rspOffset = (CONNECT_DATA_BYTES + capsuleBytes + 63) / 64 * 64;
+        bindSlot(connectIndex, capsule, icd, connectMr.lkey());
+        requests[connectIndex] = new Request(connectIndex, page.asSlice(0, CONNECT_DATA_BYTES), connectMr.lkey(),
+                connectMr.rkey(), connectMr.rkey(), page.asSlice(rspOffset, CqeDescriptor.LENGTH), connectMr.lkey());
+        bytes = CONNECT_SLOT_BYTES;
+        registeredBytes.addAndGet(bytes);
+    }
+
+    /** True once {@link #grow} succeeded. */
+    boolean grown() {
+        return arena != null;
+    }
+
+    /**
+     * Allocates and registers the queue's full regions (above) and builds its RECV work requests and requests
+     * {@code 0 .. entries - 1}; adds their bytes to the target's count. Poller thread, after a validated Connect.
+     * Idempotent. On failure everything it allocated is released, the queue stays pending, and the exception is
+     * rethrown.
+     *
+     * @throws io.rdmablock.rdma.verbs.VerbsException when a registration fails
+     */
+    void grow() {
+        if (arena != null) {
+            return;
+        }
         int capsuleBytes = SqeDescriptor.LENGTH + inCapsuleDataBytes;
         int slotBytes = PAGE + roundUp(inCapsuleDataBytes, PAGE);
+        Arena a = Arena.ofShared();
         MemoryRegion recvTmp = null;
         MemoryRegion dataTmp = null;
         MemoryRegion rspTmp = null;
         try {
-            recvRegion = arena.allocate((long) slotBytes * entries, PAGE);
-            dataRegion = arena.allocate((long) dataBytesPerRequest * entries, PAGE);
-            MemorySegment rspRegion = arena.allocate((long) CqeDescriptor.LENGTH * entries, 64);
-            recvTmp = pd.registerMemory(recvRegion, Access.LOCAL_WRITE | Access.REMOTE_READ);
-            dataTmp = pd.registerMemory(dataRegion, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
+            MemorySegment recvSeg = a.allocate((long) slotBytes * entries, PAGE);
+            MemorySegment dataSeg = a.allocate((long) dataBytesPerRequest * entries, PAGE);
+            MemorySegment rspRegion = a.allocate((long) CqeDescriptor.LENGTH * entries, 64);
+            recvTmp = pd.registerMemory(recvSeg, Access.LOCAL_WRITE | Access.REMOTE_READ);
+            dataTmp = pd.registerMemory(dataSeg, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
             rspTmp = pd.registerMemory(rspRegion, Access.LOCAL_WRITE);
-            recvSqe = new MemorySegment[entries];
-            recvSgl = new MemorySegment[entries];
-            recvData = new MemorySegment[entries];
-            recvDataSlice = new MemorySegment[entries];
-            recvWrs = new RecvWr[entries];
-            requests = new Request[entries];
             for (int i = 0; i < entries; i++) {
                 long slot = (long) slotBytes * i;
-                MemorySegment capsule = recvRegion.asSlice(slot + PAGE - SqeDescriptor.LENGTH, capsuleBytes);
-                recvSqe[i] = capsule.asSlice(0, SqeDescriptor.LENGTH);
-                recvSgl[i] = capsule.asSlice(SqeDescriptor.SGL1_OFFSET, SglDescriptor.LENGTH);
-                recvData[i] = capsule.asSlice(SqeDescriptor.LENGTH, inCapsuleDataBytes);
-                RecvWr rwr = new RecvWr();
-                rwr.wrId = RdmaQueue.wrId(RdmaQueue.WR_RECV, i);
-                rwr.numSge = 1;
-                rwr.sgList[0].set(capsule.address(), capsuleBytes, recvTmp.lkey());
-                recvWrs[i] = rwr;
-                requests[i] = new Request(i, dataRegion.asSlice((long) dataBytesPerRequest * i, dataBytesPerRequest),
+                bindSlot(i, recvSeg.asSlice(slot + PAGE - SqeDescriptor.LENGTH, capsuleBytes), inCapsuleDataBytes,
+                        recvTmp.lkey());
+                requests[i] = new Request(i, dataSeg.asSlice((long) dataBytesPerRequest * i, dataBytesPerRequest),
                         dataTmp.lkey(), dataTmp.rkey(), recvTmp.rkey(),
                         rspRegion.asSlice((long) CqeDescriptor.LENGTH * i, CqeDescriptor.LENGTH), rspTmp.lkey());
             }
+            long grownBytes = recvSeg.byteSize() + dataSeg.byteSize() + rspRegion.byteSize();
+            recvRegion = recvSeg;
+            dataRegion = dataSeg;
+            recvMr = recvTmp;
+            dataMr = dataTmp;
+            responseMr = rspTmp;
+            arena = a;
+            bytes += grownBytes;
+            registeredBytes.addAndGet(grownBytes);
         } catch (RuntimeException e) {
             for (AutoCloseable c : new AutoCloseable[]{rspTmp, dataTmp, recvTmp}) {
                 closeQuietly(c);
             }
-            arena.close();
+            a.close();
+            for (int i = 0; i < entries; i++) {
+                recvSqe[i] = null;
+                recvSgl[i] = null;
+                recvData[i] = null;
+                recvWrs[i] = null;
+                requests[i] = null;
+            }
             throw e;
         }
-        this.recvMr = recvTmp;
-        this.dataMr = dataTmp;
-        this.responseMr = rspTmp;
+    }
+
+    private void bindSlot(int i, MemorySegment capsule, int icd, int lkey) {
+        recvSqe[i] = capsule.asSlice(0, SqeDescriptor.LENGTH);
+        recvSgl[i] = capsule.asSlice(SqeDescriptor.SGL1_OFFSET, SglDescriptor.LENGTH);
+        recvData[i] = capsule.asSlice(SqeDescriptor.LENGTH, icd);
+        RecvWr rwr = new RecvWr();
+        rwr.wrId = RdmaQueue.wrId(RdmaQueue.WR_RECV, i);
+        rwr.numSge = 1;
+        rwr.sgList[0].set(capsule.address(), (int) capsule.byteSize(), lkey);
+        recvWrs[i] = rwr;
     }
 
     /** In-capsule data of RECV slot {@code recvIndex} at {@code offset}, {@code lengthBytes} long (slice cached). */
@@ -115,13 +207,25 @@ final class TargetQueueMemory implements AutoCloseable {
         return s;
     }
 
-    /** Deregisters the three regions and frees the memory. Call once, after the QP and the store are done. */
+    /**
+     * Deregisters every region and frees the memory; takes this queue's bytes off the target's count. Call once the
+     * QP and the store are done with them (any thread); idempotent.
+     */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         closeQuietly(responseMr);
         closeQuietly(dataMr);
         closeQuietly(recvMr);
-        arena.close();
+        closeQuietly(connectMr);
+        if (arena != null) {
+            arena.close();
+        }
+        connectArena.close();
+        registeredBytes.addAndGet(-bytes);
     }
 
     static void closeQuietly(AutoCloseable c) {

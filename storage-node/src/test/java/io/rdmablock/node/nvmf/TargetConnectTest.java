@@ -291,10 +291,8 @@ class TargetConnectTest {
     void shouldTearDownAQueueThatNeverSendsConnect() {
         // a host that stops (or a peer that is no host at all) right after the CM handshake must not hold the
         // queue's registered memory and poller slot forever: nothing else (no controller, no KATO) bounds it
-        TargetOptions o = TargetOptions.defaults().withMaxQueueEntries(32);
-        o = new TargetOptions(o.maxQueueEntries(), o.maxAdminEntries(), o.inCapsuleDataBytes(), o.mdtsBytes(),
-                o.maxIoQueues(), o.pollers(), o.idleSpinIterations(), o.idleWaitNs(), o.keepAliveGraceMs(),
-                500_000_000L);
+        TargetOptions o = TargetOptions.defaults().withMaxQueueEntries(32)
+                .withPending(new TargetOptions.PendingLimits(64, 16, 1_000));
         f.close();
         f = new TargetFixture(dir.resolve("b"), o, 64L << 20, 512, Set.of(TargetFixture.HOSTNQN));
         try (RawHost h = f.host(0, 32)) {

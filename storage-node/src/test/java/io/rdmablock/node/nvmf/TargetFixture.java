@@ -27,15 +27,21 @@ final class TargetFixture implements AutoCloseable {
     final String subnqn;
 
     TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts) {
-        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts));
+        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), "127.0.0.1");
+    }
+
+    /** As above, listening on {@code listenHost} (e.g. 0.0.0.0, for hosts on several loopback addresses). */
+    TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts,
+                  String listenHost) {
+        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), listenHost);
     }
 
     /** {@code spec} null: reopens the store in {@code dir} and exports its volume "vol1" (a node restart). */
-    private TargetFixture(Path dir, TargetOptions options, VolumeSpec spec) {
+    private TargetFixture(Path dir, TargetOptions options, VolumeSpec spec, String listenHost) {
         store = VolumeStore.open(dir);
         volume = spec == null ? store.get("vol1") : store.create(spec);
         target = new Target(provider, store, options, metrics);
-        target.start(new InetSocketAddress("127.0.0.1", 0));
+        target.start(new InetSocketAddress(listenHost, 0));
         subnqn = target.addVolume(volume, null).subnqn();
     }
 
@@ -45,11 +51,15 @@ final class TargetFixture implements AutoCloseable {
 
     /** The node restarted: the store in {@code dir} reopened (it must hold "vol1"), a new target exporting it. */
     static TargetFixture reopen(Path dir) {
-        return new TargetFixture(dir, TargetOptions.defaults(), null);
+        return new TargetFixture(dir, TargetOptions.defaults(), null, "127.0.0.1");
     }
 
     RawHost host(int qid, int entries) {
-        return RawHost.connect(provider, target.localAddress(), qid, entries, 1 << 20);
+        InetSocketAddress a = target.localAddress();
+        if (a.getAddress().isAnyLocalAddress()) {
+            a = new InetSocketAddress("127.0.0.1", a.getPort());
+        }
+        return RawHost.connect(provider, a, qid, entries, 1 << 20);
     }
 
     /** Admin queue connected (Connect succeeded); returns the host. */

@@ -30,7 +30,11 @@ import org.slf4j.LoggerFactory;
  * ERROR: the receive queue is flushed at once; the frame batch being written is finished (bounded by
  * {@link #FINISH_BATCH_NS}), queued responses up to a NAK are sent, the send queue is flushed, the socket is shut
  * down and the peer sees end of stream (its queue pair goes to ERROR and both ids get DISCONNECTED), as SoftiWARP
- * does with TERMINATE and connection teardown.
+ * does with TERMINATE and connection teardown; the socket is closed when the peer's end of stream arrives or after
+ * {@link #LINGER_NS}. Destroy ({@link #shutdown}) waits for none of this: the engine makes one last non-blocking
+ * attempt to write and shut down output, then closes the socket at once (the kernel still delivers what it has
+ * buffered, then FIN), so destroying a queue pair whose peer is stopped (never reads, never closes) takes
+ * milliseconds, not the linger.
  */
 final class QpEngine implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(QpEngine.class);
@@ -397,7 +401,9 @@ final class QpEngine implements Runnable {
             } else if (tx.batchActive && now - errorAtNs > FINISH_BATCH_NS) {
                 closeSocket();
             }
-            if (!socketClosed && now - errorAtNs > LINGER_NS) {
+            if (!socketClosed && (stopRequested || now - errorAtNs > LINGER_NS)) {
+                // destroyed (ibv_destroy_qp): nothing waits for the peer. What the kernel has buffered is still
+                // delivered before end of stream (a plain close, no RST); a half-written batch is cut short
                 closeSocket();
             }
         }
