@@ -67,8 +67,10 @@ final class MgmtSync implements NodeAgent.Handler {
     public HeartbeatRequest report() {
         List<VolumeReport> reports = new ArrayList<>();
         for (VolumeInfo v : store.list()) {
+            io.rdmablock.node.replica.Resyncs r = replication == null ? null : replication.resyncs(v.id());
             reports.add(new VolumeReport(v.id(), v.sizeBytes(), VolumeState.READY,
-                    List.copyOf(target.connectedHosts(v.id()))));
+                    List.copyOf(target.connectedHosts(v.id())), r == null ? List.of() : r.progress(),
+                    r == null ? null : r.verifyReport()));
         }
         return new HeartbeatRequest(freeBytes.getAsLong(), reports);
     }

@@ -70,6 +70,14 @@ public final class NodeCommand implements Callable<Integer> {
             + "does not answer a forwarded command within this, ms (100..60000, default ${DEFAULT-VALUE}).")
     long replicaTimeoutMs;
 
+    @Option(names = "--resync-mib-s", defaultValue = "40", description = "Bandwidth of this node's resyncs and "
+            + "verifies together, MiB/s (1..100000, default ${DEFAULT-VALUE}; docs/resync.md).")
+    int resyncMibS;
+
+    @Option(names = "--resync-retry-ms", defaultValue = "2000", description = "Pause before a failed or unreachable "
+            + "copy's resync is tried again, ms (default ${DEFAULT-VALUE}).")
+    long resyncRetryMs;
+
     @Option(names = "--pollers", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
@@ -106,7 +114,7 @@ public final class NodeCommand implements Callable<Integer> {
         NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, bearer, id,
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),
                 heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity))
-                .withReplicaTimeoutMs(replicaTimeoutMs);
+                .withReplicaTimeoutMs(replicaTimeoutMs).withResync(resyncMibS, resyncRetryMs);
         StorageNode node = new StorageNode(cfg).start();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {

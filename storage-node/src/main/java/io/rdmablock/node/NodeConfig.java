@@ -25,11 +25,26 @@ import java.util.List;
  * @param capacityBytes  capacity registered with the management server; 0 = the store's file system size
  * @param replicaTimeoutMs a primary drops a secondary that has not answered a forwarded command within this, ms
  *                       (100..60000, default {@value #DEFAULT_REPLICA_TIMEOUT_MS}; docs/replication.md)
+ * @param resyncMibS     the node's resync and verify bandwidth, MiB/s, shared by all of them (1..100000, default
+ *                       {@value io.rdmablock.node.replica.Throttle#DEFAULT_MIB_S}; docs/resync.md)
+ * @param resyncRetryMs  pause before a resync that failed or found its copy unreachable is tried again, ms
+ *                       (100..3600000, default {@value #DEFAULT_RESYNC_RETRY_MS})
  */
 public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
                          String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
                          List<String> createVolumes, TargetOptions target, long capacityBytes,
-                         long replicaTimeoutMs) {
+                         long replicaTimeoutMs, int resyncMibS, long resyncRetryMs) {
+    /** Default {@code --resync-retry-ms}. */
+    public static final long DEFAULT_RESYNC_RETRY_MS = 2000;
+
+    public NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
+                      String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
+                      List<String> createVolumes, TargetOptions target, long capacityBytes, long replicaTimeoutMs) {
+        this(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen, heartbeatMs,
+                createVolumes, target, capacityBytes, replicaTimeoutMs, io.rdmablock.node.replica.Throttle.DEFAULT_MIB_S,
+                DEFAULT_RESYNC_RETRY_MS);
+    }
+
     /** Default replica timeout, ms. */
     public static final long DEFAULT_REPLICA_TIMEOUT_MS = 3000;
     /** Default heartbeat interval, ms ({@code rdmablock node --heartbeat-ms}; docs/failover.md "Timing defaults"). */
@@ -63,6 +78,13 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
             throw new IllegalArgumentException("invalid replicaTimeoutMs: replicaTimeoutMs=" + replicaTimeoutMs
                     + ", min=100, max=60000");
         }
+        if (resyncMibS < 1 || resyncMibS > 100_000) {
+            throw new IllegalArgumentException("invalid resyncMibS: resyncMibS=" + resyncMibS + ", min=1, max=100000");
+        }
+        if (resyncRetryMs < 100 || resyncRetryMs > 3_600_000) {
+            throw new IllegalArgumentException("invalid resyncRetryMs: resyncRetryMs=" + resyncRetryMs
+                    + ", min=100, max=3600000");
+        }
         if (heartbeatMs < 10 || heartbeatMs > 600_000) {
             throw new IllegalArgumentException("invalid heartbeatMs: heartbeatMs=" + heartbeatMs
                     + ", min=10, max=600000");
@@ -77,31 +99,36 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
 
     public NodeConfig withCreateVolumes(List<String> specs) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, specs, target, capacityBytes, replicaTimeoutMs);
+                heartbeatMs, specs, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
     }
 
     public NodeConfig withTarget(TargetOptions options) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, options, capacityBytes, replicaTimeoutMs);
+                heartbeatMs, createVolumes, options, capacityBytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
     }
 
     public NodeConfig withMetricsListen(InetSocketAddress address) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, address,
-                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs);
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
     }
 
     public NodeConfig withCapacityBytes(long bytes) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, bytes, replicaTimeoutMs);
+                heartbeatMs, createVolumes, target, bytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
     }
 
     public NodeConfig withReplicaTimeoutMs(long ms) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, capacityBytes, ms);
+                heartbeatMs, createVolumes, target, capacityBytes, ms, resyncMibS, resyncRetryMs);
+    }
+
+    public NodeConfig withResync(int mibPerSecond, long retryMs) {
+        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, mibPerSecond, retryMs);
     }
 
     public NodeConfig withMgmt(URI url, String bearerToken, String id) {
         return new NodeConfig(dataDir, listen, provider, url, bearerToken, id, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs);
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
     }
 }

@@ -69,6 +69,11 @@ final class Replication implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
+    private final io.rdmablock.node.replica.Throttle throttle;
+    /** The node's store (from {@link #apply}), read by resyncs and verifies. */
+    private volatile VolumeStore store;
+    private final long resyncRetryNs;
+    private final java.util.concurrent.atomic.LongAdder resyncBytes;
     /** The primary lease of the last heartbeat answer, ns (0: none, an older server). */
     private volatile long leaseNanos;
 
@@ -87,6 +92,20 @@ final class Replication implements AutoCloseable {
      * @param timeoutNs replica timeout: a secondary that does not answer a forwarded command within it is dropped
      */
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs) {
+        this(nodeId, provider, client, bitmapDir, timeoutNs, io.rdmablock.node.replica.Throttle.DEFAULT_MIB_S,
+                NodeConfig.DEFAULT_RESYNC_RETRY_MS, new java.util.concurrent.atomic.LongAdder());
+    }
+
+    /**
+     * @param resyncMibS    the node's resync and verify bandwidth, MiB/s
+     * @param resyncRetryMs pause before a failed resync is tried again, ms
+     * @param resyncBytes   bytes copied by resyncs (metric)
+     */
+    Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs,
+                int resyncMibS, long resyncRetryMs, java.util.concurrent.atomic.LongAdder resyncBytes) {
+        this.throttle = new io.rdmablock.node.replica.Throttle(resyncMibS);
+        this.resyncRetryNs = resyncRetryMs * 1_000_000L;
+        this.resyncBytes = resyncBytes;
         this.nodeId = nodeId;
         this.provider = provider;
         this.client = client;
@@ -117,6 +136,7 @@ final class Replication implements AutoCloseable {
 
     /** Applies the role of this node's copy of {@code dv} to its subsystem {@code s}. */
     void apply(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s, VolumeStore store) {
+        this.store = store;
         if (!replicated(dv)) {
             close(v.id());
             if (s.mode() != Subsystem.Mode.PLAIN) {
@@ -153,7 +173,8 @@ final class Replication implements AutoCloseable {
         Pending pending = activations.get(v.id());
         if (pending != null && !pending.finished) {
             if (set != null) { // built by the activation already: adopt the record's later changes
-                set.apply(dv.epoch(), dv.minInSync(), inSync);
+                set.apply(dv.epoch(), dv.minInSync(), inSync, linkFactory(dv));
+                set.resyncs().verify(dv.verifyId());
             }
             return;
         }
@@ -166,10 +187,11 @@ final class Replication implements AutoCloseable {
             return;
         }
         if (set != null) {
-            set.apply(dv.epoch(), dv.minInSync(), inSync);
+            set.apply(dv.epoch(), dv.minInSync(), inSync, linkFactory(dv));
         } else {
-            set = open(dv, v, s);
+            set = open(dv, v, s, true);
         }
+        set.resyncs().verify(dv.verifyId());
         if (s.mode() != Subsystem.Mode.PRIMARY) {
             if (s.leaseDeadlineNanos() == Long.MAX_VALUE && leaseNanos > 0) {
                 // no lease yet (first export): none until this answer's lease is set right after (MgmtSync), so a
@@ -216,7 +238,7 @@ final class Replication implements AutoCloseable {
                     if (p.cancelled) {
                         return;
                     }
-                    set = open(dv, v, s);
+                    set = open(dv, v, s, false); // its bitmaps predate another primary's writes: full
                 }
                 outcome = Activation.run(set, Subsystem.NSID, timeoutNs, learnt, lease, ACTIVATION_BOUND_NS,
                         () -> p.cancelled);
@@ -275,7 +297,21 @@ final class Replication implements AutoCloseable {
     static final long ACTIVATION_BOUND_NS = 30_000_000_000L;
 
     /** A new replica set for this primary: a {@link PeerLink} per secondary. */
-    private ReplicaSet open(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s) {
+    /** Links for copies the record adds later (a rebuild target). */
+    private java.util.function.Function<String, ForwardLink> linkFactory(DesiredVolume dv) {
+        return node -> {
+            DesiredCopy c = dv.copies().stream().filter(x -> x.nodeId().equals(node)).findFirst().orElseThrow();
+            return new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs);
+        };
+    }
+
+    /** The volume's resyncs' progress and its verify run (heartbeat report), or nulls when not its primary. */
+    io.rdmablock.node.replica.Resyncs resyncs(String volumeId) {
+        ReplicaSet set = sets.get(volumeId);
+        return set == null ? null : set.resyncs();
+    }
+
+    private ReplicaSet open(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s, boolean trustBitmaps) {
         List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries = new ArrayList<>();
         ReplicaSet[] holder = new ReplicaSet[1];
         // patient while a drop would leave fewer than minInSync copies in sync (writes would be refused anyway)
@@ -301,7 +337,27 @@ final class Replication implements AutoCloseable {
                     public ReplicaSet.Primacy primacy() {
                         return Replication.this.primacy(dv.name());
                     }
-                });
+
+                    @Override
+                    public void markSyncing(String node, long epoch) {
+                        try {
+                            client.markCopySyncing(dv.name(), node, epoch, nodeId);
+                        } catch (MgmtException e) {
+                            if (ProblemTypes.NOT_PRIMARY.equals(e.type())) {
+                                throw notPrimaryIfSo(dv.name(), e);
+                            }
+                            throw e;
+                        }
+                    }
+
+                    @Override
+                    public long markInSync(String node, long epoch) {
+                        return client.markCopyInSync(dv.name(), node, epoch, nodeId).epoch();
+                    }
+                }, trustBitmaps);
+        created.resyncs(new io.rdmablock.node.replica.Resyncs(created, new io.rdmablock.node.replica.Resyncs.Context(
+                nodeId, throttle, () -> new StoreReader(store, v), Subsystem.NSID, v.lbaSizeBytes(), timeoutNs,
+                resyncRetryNs, Math.max(10_000_000_000L, 4 * timeoutNs), resyncBytes)));
         holder[0] = created;
         created.onDeposed(() -> s.activating(true)); // ANA Change until the next heartbeat demotes this copy
         ReplicaSet old = sets.put(v.id(), created);

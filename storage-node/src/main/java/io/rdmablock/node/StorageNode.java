@@ -90,7 +90,8 @@ public final class StorageNode implements AutoCloseable {
             if (config.mgmtUrl() != null) {
                 MgmtClient client = new MgmtClient(config.mgmtUrl(), config.token());
                 replication = new Replication(config.nodeId(), provider, client,
-                        config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L);
+                        config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L,
+                        config.resyncMibS(), config.resyncRetryMs(), metrics.resyncBytes());
                 sync = new MgmtSync(store, target, this::freeBytes, replication);
                 agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs()).start();
             }

@@ -35,6 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * rdmablock_volume_command_duration_seconds{volume,opcode}
  * rdmablock_node_capacity_bytes, rdmablock_node_free_bytes, rdmablock_node_used_bytes, rdmablock_node_provisioned_bytes
  * rdmablock_volume_size_bytes{volume}, rdmablock_volume_used_bytes{volume}   read at scrape time ({@link #capacity})
+ * rdmablock_node_resync_bytes_total                  bytes copied by this node's resyncs ({@link #resyncBytes})
  * rdmablock_build_info{version,commit}               always 1
  * jvm_*, process_*                                   the standard JVM and process metrics
  * </pre>
@@ -56,6 +57,7 @@ public final class NodeMetrics {
     static final String[] OP_NAMES = {"read", "write", "flush", "write_zeroes", "dsm", "admin", "fabrics", "other"};
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final java.util.concurrent.atomic.LongAdder resyncBytes = new java.util.concurrent.atomic.LongAdder();
     private final Counter errors;
     private final Counter teardowns;
     private final CounterDataPoint pendingRejects;
@@ -72,6 +74,9 @@ public final class NodeMetrics {
     private final ConcurrentHashMap<String, VolumeMetrics> volumes = new ConcurrentHashMap<>();
 
     public NodeMetrics() {
+        io.prometheus.metrics.core.metrics.CounterWithCallback.builder().name("rdmablock_node_resync_bytes_total")
+                .help("Bytes copied by this node's resyncs").callback(cb -> cb.call(resyncBytes.sum()))
+                .register(registry);
         Counter opsCounter = Counter.builder().name("rdmablock_target_commands_total")
                 .help("Commands completed by the target, by opcode").labelNames("opcode").withoutExemplars()
                 .register(registry);
@@ -143,6 +148,11 @@ public final class NodeMetrics {
             volumeBytes.remove(volume, op);
             volumeLatency.remove(volume, op);
         }
+    }
+
+    /** Bytes copied by this node's resyncs (added by the copiers; read at scrape time). */
+    public java.util.concurrent.atomic.LongAdder resyncBytes() {
+        return resyncBytes;
     }
 
     /** Registers the capacity gauges; their callbacks run at scrape time. Call once. */

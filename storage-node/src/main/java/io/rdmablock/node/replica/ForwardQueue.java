@@ -34,6 +34,18 @@ public interface ForwardQueue {
     int poll(long nowNs);
 
     /**
+     * Registers {@code segment} (native, kept alive by the caller until this queue is closed) in this queue's
+     * protection domain for the peer's RDMA READ and WRITE: the buffer of a resync or verify association (a queue
+     * opened without a host queue's protection domain). Deregistered when the queue is closed. Owner thread.
+     *
+     * @return the rkey to put in a keyed SGL naming {@code segment.address()}
+     * @throws UnsupportedOperationException when the queue was opened in a host queue's protection domain
+     */
+    default int register(java.lang.foreign.MemorySegment segment) {
+        throw new UnsupportedOperationException("no protection domain of its own");
+    }
+
+    /**
      * Destroys the queue pair: from then on the secondary cannot touch the primary's buffers through it. Outstanding
      * commands are reported {@link #PATH_LOST} if not yet reported. Idempotent.
      */

@@ -204,6 +204,7 @@ public final class PeerLink implements ForwardLink {
         private final ProtectionDomain ownPd;
         private final io.rdmablock.rdma.verbs.CmId route;
         private boolean closedHere;
+        private final java.util.List<io.rdmablock.rdma.verbs.MemoryRegion> regions = new java.util.ArrayList<>();
 
         Queue(PeerAssociation association, PeerQueue queue, ProtectionDomain ownPd,
               io.rdmablock.rdma.verbs.CmId route) {
@@ -222,6 +223,17 @@ public final class PeerLink implements ForwardLink {
                 command.keyedSgl(c.dataAddress, c.dataLength, c.rkey);
             }
             return queue.submit(command, tag, System.nanoTime());
+        }
+
+        @Override
+        public int register(java.lang.foreign.MemorySegment segment) {
+            if (ownPd == null) {
+                throw new UnsupportedOperationException("a host queue's forward queue has no buffer of its own");
+            }
+            io.rdmablock.rdma.verbs.MemoryRegion mr = ownPd.registerMemory(segment,
+                    io.rdmablock.rdma.verbs.Access.ALL);
+            regions.add(mr);
+            return mr.rkey();
         }
 
         @Override
@@ -248,6 +260,7 @@ public final class PeerLink implements ForwardLink {
                 execute(() -> { // the admin queue's teardown waits for the peer: off the poller
                     associations.remove(association);
                     closeQuietly(association);
+                    regions.forEach(PeerLink::closeQuietly);
                     closeQuietly(ownPd);
                     closeQuietly(route);
                     endIfIdle();

@@ -32,6 +32,12 @@ public final class ReplicaSet implements AutoCloseable {
         final ForwardLink link;
         volatile DirtyRegions missed;
         volatile boolean failureReported;
+        /** The record no longer lists the copy (replaced): a tombstone, its index never reused. */
+        volatile boolean removed;
+        /** A live write forwarded to the copy while syncing failed: its resync aborts (set by the data path). */
+        volatile boolean syncAbort;
+        /** Its resync is declaring it in sync (Dekker pair with {@link #syncAbort}, see {@link ReplicatedWrites}). */
+        volatile boolean promoting;
 
         Copy(int index, String nodeId, ForwardLink link) {
             this.index = index;
@@ -49,7 +55,21 @@ public final class ReplicaSet implements AutoCloseable {
      * What the primary acts on: {@code epoch} (put in every forwarded command), {@code minInSync} (counting the
      * primary), {@code inSync} (bit {@link Copy#index} set = that secondary is in sync, gets every write).
      */
-    public record View(long epoch, int minInSync, long inSync, Copy[] copies) {
+    public record View(long epoch, int minInSync, long inSync, long syncing, Copy[] copies) {
+        public View(long epoch, int minInSync, long inSync, Copy[] copies) {
+            this(epoch, minInSync, inSync, 0, copies);
+        }
+
+        /** Bit {@link Copy#index} set = that copy is being resynced: it gets every write too, not counted in sync. */
+        public boolean isSyncing(int index) {
+            return (syncing & (1L << index)) != 0;
+        }
+
+        /** Copies every write is forwarded to: in sync or syncing. */
+        public long targets() {
+            return inSync | syncing;
+        }
+
         /** Copies in sync, the primary included. */
         public int inSyncCount() {
             return 1 + Long.bitCount(inSync);
@@ -70,6 +90,27 @@ public final class ReplicaSet implements AutoCloseable {
          * @throws RuntimeException when the management plane cannot be reached or refuses (retried)
          */
         long markStale(String nodeId, long epoch);
+
+        /**
+         * Asks the management plane to move {@code nodeId} stale -> syncing at {@code epoch} (docs/resync.md; a copy
+         * already syncing is answered as it is). Blocking, on the resync's thread.
+         *
+         * @throws NotPrimaryException when this node is no longer primary
+         * @throws RuntimeException    when refused or unreachable (the resync is tried again later)
+         */
+        default void markSyncing(String nodeId, long epoch) {
+            throw new UnsupportedOperationException("no resync transitions");
+        }
+
+        /**
+         * Asks the management plane to move {@code nodeId} syncing -> in_sync at {@code epoch}.
+         *
+         * @return the record's epoch afterwards (epoch + 1)
+         * @throws RuntimeException when refused or unreachable (the resync aborts)
+         */
+        default long markInSync(String nodeId, long epoch) {
+            throw new UnsupportedOperationException("no resync transitions");
+        }
 
         /**
          * Reads the management plane's record of the volume (a secondary refused this primary's epoch as stale,
@@ -114,6 +155,10 @@ public final class ReplicaSet implements AutoCloseable {
     /** The epoch of the refused command (the view's then). */
     private volatile long fenceEpoch;
     private volatile Runnable onDeposed = () -> { };
+    private final RegionGate gate = new RegionGate(DirtyRegions.DEFAULT_REGION_BYTES);
+    private volatile Resyncs resyncs;
+    /** Most copies over the set's life (indices are never reused; forward arrays are sized by it). */
+    public static final int MAX_COPIES = 16;
     /** Next index for a new copy (copies are only added in this scope: indices never reused). */
     private int nextIndex;
 
@@ -127,11 +172,21 @@ public final class ReplicaSet implements AutoCloseable {
      */
     public ReplicaSet(String volumeId, long volumeBytes, Path bitmapDir, long epoch, int minInSync,
                       List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries, Dropper dropper) {
+        this(volumeId, volumeBytes, bitmapDir, epoch, minInSync, secondaries, dropper, true);
+    }
+
+    /**
+     * As above; {@code trustBitmaps} false (a newly promoted primary: its bitmaps, if any, are from before another
+     * primary's writes) marks every stale copy's bitmap full, whatever file is on disk.
+     */
+    public ReplicaSet(String volumeId, long volumeBytes, Path bitmapDir, long epoch, int minInSync,
+                      List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries, Dropper dropper,
+                      boolean trustBitmaps) {
         if (epoch < 1) {
             throw new IllegalArgumentException("epoch=" + epoch + ": >= 1");
         }
-        if (secondaries.size() > 63) {
-            throw new IllegalArgumentException("secondaries=" + secondaries.size() + ": at most 63");
+        if (secondaries.size() > MAX_COPIES) {
+            throw new IllegalArgumentException("secondaries=" + secondaries.size() + ": at most " + MAX_COPIES);
         }
         this.volumeId = volumeId;
         this.volumeBytes = volumeBytes;
@@ -145,7 +200,7 @@ public final class ReplicaSet implements AutoCloseable {
             if (e.getValue().getValue()) {
                 inSync |= 1L << c.index;
             } else {
-                c.missed = loadOrFull(c.nodeId, epoch);
+                c.missed = trustBitmaps ? loadOrFull(c.nodeId, epoch) : full(c.nodeId, epoch);
             }
         }
         this.view = new View(epoch, minInSync, inSync, copies);
@@ -155,6 +210,27 @@ public final class ReplicaSet implements AutoCloseable {
         this.dropperThread.setDaemon(true);
         flusher.start();
         dropperThread.start();
+    }
+
+    /** The region exclusion of this volume's writes and walks. */
+    public RegionGate gate() {
+        return gate;
+    }
+
+    /** The volume's size, bytes. */
+    public long volumeBytes() {
+        return volumeBytes;
+    }
+
+    /** Starts resyncing the copies this set shows stale ({@link Resyncs#tick} at each {@link #apply}). */
+    public void resyncs(Resyncs r) {
+        this.resyncs = r;
+        r.tick();
+    }
+
+    /** The resyncs of this set, or null when it does not resync. */
+    public Resyncs resyncs() {
+        return resyncs;
     }
 
     /** The current view; one volatile read. */
@@ -195,6 +271,11 @@ public final class ReplicaSet implements AutoCloseable {
         }
     }
 
+    /** True once closed (no longer primary, deleted). */
+    public boolean closed() {
+        return closed;
+    }
+
     /** True once the management plane showed that this node is no longer the volume's primary. */
     public boolean deposed() {
         return deposed;
@@ -231,22 +312,136 @@ public final class ReplicaSet implements AutoCloseable {
      * The management plane's record: adopts a higher epoch and the copies it shows stale (a copy it shows in sync
      * that this set dropped stays dropped: only resync brings a copy back). Agent thread.
      */
-    public synchronized void apply(long epoch, int minInSync, Map<String, Boolean> inSyncByNode) {
-        View v = view;
-        if (epoch < v.epoch()) {
-            return;
-        }
-        long inSync = v.inSync();
-        for (Copy c : v.copies()) {
-            Boolean s = inSyncByNode.get(c.nodeId);
-            if ((s == null || !s) && v.isInSync(c.index)) {
-                if (c.missed == null) {
-                    c.missed = fresh(c.nodeId, epoch); // it got every write until now
-                }
-                inSync &= ~(1L << c.index);
+    public void apply(long epoch, int minInSync, Map<String, Boolean> inSyncByNode) {
+        apply(epoch, minInSync, inSyncByNode, null);
+    }
+
+    /**
+     * As {@link #apply(long, int, Map)}; with {@code newLink} non-null the record's copies are followed: a copy this
+     * set does not know (a rebuild target) is added stale with a full bitmap (nothing proves what it holds), a copy
+     * the record no longer lists is removed (its link closed, its resync stopped, its bitmap deleted). Then starts
+     * the resyncs due. Agent thread.
+     */
+    public void apply(long epoch, int minInSync, Map<String, Boolean> inSyncByNode,
+                      java.util.function.Function<String, ForwardLink> newLink) {
+        synchronized (this) {
+            View v = view;
+            if (epoch < v.epoch()) {
+                return;
             }
+            long inSync = v.inSync();
+            long syncing = v.syncing();
+            Copy[] copies = v.copies();
+            for (Copy c : copies) {
+                Boolean s = inSyncByNode.get(c.nodeId);
+                if (s == null && newLink != null && !c.removed) {
+                    removeCopy(c);
+                    inSync &= ~(1L << c.index);
+                    syncing &= ~(1L << c.index);
+                    continue;
+                }
+                if ((s == null || !s) && v.isInSync(c.index)) {
+                    if (c.missed == null) {
+                        c.missed = fresh(c.nodeId, epoch); // it got every write until now
+                    }
+                    inSync &= ~(1L << c.index);
+                }
+            }
+            if (newLink != null) {
+                copies = addCopies(copies, inSyncByNode, newLink, epoch);
+            }
+            view = new View(epoch, minInSync, inSync, syncing, copies);
         }
-        view = new View(epoch, minInSync, inSync, v.copies());
+        Resyncs r = resyncs;
+        if (r != null) {
+            r.tick();
+        }
+    }
+
+    private Copy[] addCopies(Copy[] copies, Map<String, Boolean> record,
+                             java.util.function.Function<String, ForwardLink> newLink, long epoch) {
+        for (String node : record.keySet()) {
+            boolean known = false;
+            for (Copy c : copies) {
+                known |= c.nodeId.equals(node) && !c.removed;
+            }
+            if (known) {
+                continue;
+            }
+            if (nextIndex >= MAX_COPIES) {
+                LOG.error("copy not added (more than {} copies over this replica set's life): volume={}, node={}",
+                        MAX_COPIES, volumeId, node);
+                continue;
+            }
+            Copy c = new Copy(nextIndex++, node, newLink.apply(node));
+            c.missed = full(node, epoch); // never in sync with this primary: only a full resync proves it
+            copies = java.util.Arrays.copyOf(copies, c.index + 1);
+            copies[c.index] = c;
+            LOG.info("copy added to the replica set (stale, full resync): volume={}, node={}", volumeId, node);
+        }
+        return copies;
+    }
+
+    private void removeCopy(Copy c) {
+        c.removed = true;
+        Resyncs r = resyncs;
+        if (r != null) {
+            r.stop(c);
+        }
+        c.link.close();
+        DirtyRegions d = c.missed;
+        c.missed = null;
+        if (d != null) {
+            d.delete();
+        }
+        LOG.info("copy removed from the replica set (no longer in the record): volume={}, node={}", volumeId,
+                c.nodeId);
+    }
+
+    /** Its resync starts: every write is forwarded to {@code c} too from the next command on. */
+    synchronized void startSyncing(Copy c) {
+        View v = view;
+        view = new View(v.epoch(), v.minInSync(), v.inSync(), v.syncing() | (1L << c.index), v.copies());
+    }
+
+    /** Its resync ended without it in sync (abort, stop): writes are no longer forwarded to it. */
+    synchronized void stopSyncing(Copy c) {
+        View v = view;
+        view = new View(v.epoch(), v.minInSync(), v.inSync(), v.syncing() & ~(1L << c.index), v.copies());
+    }
+
+    /**
+     * The management plane declared {@code c} in sync at {@code newEpoch}: the view counts it in sync, then its
+     * bitmap is deleted.
+     */
+    void resynced(Copy c, long newEpoch) {
+        synchronized (this) {
+            View v = view;
+            long bit = 1L << c.index;
+            view = new View(Math.max(newEpoch, v.epoch()), v.minInSync(), v.inSync() | bit, v.syncing() & ~bit,
+                    v.copies());
+            c.failureReported = false;
+        }
+        DirtyRegions d = c.missed;
+        c.missed = null;
+        if (d != null) {
+            d.delete();
+        }
+        LOG.info("copy back in sync: volume={}, node={}, epoch={}, copies={}", volumeId, c.nodeId, view.epoch(),
+                describe());
+    }
+
+    /** Blocking: the management plane's CAS of the copy's state (resync thread). */
+    Dropper dropper() {
+        return dropper;
+    }
+
+    /** Adopts an epoch the management plane answered (a resync's abort). */
+    synchronized void adoptEpoch(long epoch) {
+        View v = view;
+        if (epoch > v.epoch()) {
+            view = new View(epoch, v.minInSync(), v.inSync(), v.syncing(), v.copies());
+        }
     }
 
     private void dropLoop() {
@@ -328,7 +523,8 @@ public final class ReplicaSet implements AutoCloseable {
      */
     private synchronized void dropped(Copy c, long newEpoch) {
         View v = view;
-        view = new View(Math.max(newEpoch, v.epoch()), v.minInSync(), v.inSync() & ~(1L << c.index), v.copies());
+        view = new View(Math.max(newEpoch, v.epoch()), v.minInSync(), v.inSync() & ~(1L << c.index), v.syncing(),
+                v.copies());
         LOG.warn("replica dropped from the in-sync set: volume={}, node={}, epoch={} -> {}, inSync={}/{}", volumeId,
                 c.nodeId, v.epoch(), view.epoch(), view.inSyncCount(), v.copies().length + 1);
     }
@@ -343,6 +539,14 @@ public final class ReplicaSet implements AutoCloseable {
             d.markAll();
             d.flush();
         }
+        return d;
+    }
+
+    /** Every region marked, durable: nothing proves what the copy holds. */
+    private DirtyRegions full(String nodeId, long epoch) {
+        DirtyRegions d = DirtyRegions.create(bitmapFile(nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes, epoch);
+        d.markAll();
+        d.flush();
         return d;
     }
 
@@ -385,7 +589,10 @@ public final class ReplicaSet implements AutoCloseable {
         View v = view;
         List<String> out = new ArrayList<>();
         for (Copy c : v.copies()) {
-            out.add(c.nodeId + "=" + (v.isInSync(c.index) ? "in_sync" : "stale"));
+            if (!c.removed) {
+                out.add(c.nodeId + "=" + (v.isInSync(c.index) ? "in_sync" : v.isSyncing(c.index) ? "syncing"
+                        : "stale"));
+            }
         }
         return out;
     }
@@ -394,6 +601,10 @@ public final class ReplicaSet implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        Resyncs r = resyncs;
+        if (r != null) {
+            r.close();
+        }
         LockSupport.unpark(flusher);
         LockSupport.unpark(dropperThread);
         for (Copy c : view.copies()) {

@@ -49,7 +49,8 @@ public final class ReplicatedVolumeIo implements VolumeIo {
         this.replicated = new boolean[entries];
         this.readySlot = new int[entries];
         this.readyStatus = new int[entries];
-        this.writes = new ReplicatedWrites(set, entries, entries, timeoutNs, pd, this::writeCompleted);
+        this.writes = new ReplicatedWrites(set, entries, entries, timeoutNs, pd, this::writeCompleted,
+                this::startHeld);
     }
 
     @Override
@@ -67,11 +68,18 @@ public final class ReplicatedVolumeIo implements VolumeIo {
         bySlot[slot] = r;
         replicated[slot] = true;
         writesInFlight++;
-        int ls = local.start(r);
+        if (!writes.held(slot)) { // held by a region walk: started from writes.poll once the walker left
+            startHeld(slot);
+        }
+        return IN_FLIGHT;
+    }
+
+    /** Starts the local copy's execution of the write of {@code slot}. */
+    private void startHeld(int slot) {
+        int ls = local.start(bySlot[slot]);
         if (ls != IN_FLIGHT) {
             writes.localDone(slot, ls);
         }
-        return IN_FLIGHT;
     }
 
     private void fill(ForwardCommand c, Request r) {

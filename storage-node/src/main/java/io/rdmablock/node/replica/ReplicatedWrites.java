@@ -3,7 +3,6 @@ package io.rdmablock.node.replica;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The write side of one host I/O queue of a primary: every write-type command (WRITE, FLUSH, WRITE ZEROES,
@@ -31,10 +30,22 @@ import java.util.concurrent.CompletableFuture;
  * ({@link ReplicaSet#reportFenced}); deposed, it is answered {@link #ANA_TRANSITION} (as is every later command), a
  * higher epoch with this node still primary is adopted and the command sent again.
  *
+ * <p>Resync (docs/resync.md): a copy {@link ReplicaSet.View#isSyncing syncing} gets every command too and its
+ * completion is awaited, but its failure aborts its resync ({@link Resyncs#syncFailed}) instead of failing the
+ * host's command; a failure seen while its resync declares it in sync ({@code promoting}) is settled once that is
+ * decided (in sync by then: the ordinary drop). While a region walk runs ({@link RegionGate}), a command touching the
+ * walked region is held ({@link #held}: nothing started anywhere) until the walker left it, then started through
+ * the {@link Starter}; admitted commands are counted in the gate until they completed everywhere.
+ *
  * <p>Threading: one owner thread (the host queue's poller) calls every method; completions of {@link ForwardQueue}s
  * arrive from within {@link #poll}. Preallocated per slot; no allocation or lock per command.
  */
-public final class ReplicatedWrites {
+public final class ReplicatedWrites implements RegionGate.Writer {
+    /** Starts the local copy's execution of a command that was {@link #held}; called from within {@link #poll}. */
+    public interface Starter {
+        void startLocal(int slot);
+    }
+
     /** Completion of a command slot, called from within {@link #localDone} or {@link #poll}. */
     public interface Completer {
         void completed(int slot, int nvmeStatus);
@@ -58,21 +69,33 @@ public final class ReplicatedWrites {
     private static final int IN_FLIGHT = 1;
     private static final int WAIT_DROP = 2;
     private static final int WAIT_DURABLE = 3;
+    private static final int HELD = 4;
+    private static final byte UNCOUNTED = 0;
+    private static final byte COUNTED = 1;
+    private static final byte NOT_COUNTED = 2;
 
     private final ReplicaSet set;
     private final Completer done;
-    private final int entries;
+    private final Starter starter;
+    private final RegionGate gate;
     private final long timeoutNs;
     private final int copiesCap;
-    private final ForwardQueue[] queues;
-    private final CompletableFuture<ForwardQueue>[] opening;
-    private final long[] openDeadlineNs;
+    private final CopyQueues queues;
+    private final CopyQueues.Failure queueFailed = this::copyFailed;
     private final ForwardCommand[] commands;
     private final int[] phase;
     private final int[] pending;
     private final long[] toSend;
     private final long[] sent;
     private final long[] failed;
+    /** Syncing copies whose forward of the slot failed (their resync aborts; settled before completion). */
+    private final long[] syncFailed;
+    /** The slot's count in the region gate: {@link #COUNTED} (striped), {@link #NOT_COUNTED} or none (held). */
+    private final byte[] counted;
+    private final boolean[] ignoreMin;
+    /** Admitted while no region walk ran and not yet complete (not in the gate's counters). */
+    private int notCounted;
+    private volatile int drained;
     /** Copies that answered Reservation Conflict to the slot's current epoch: waiting for the record to be read. */
     private final long[] fenced;
     /** Resends of a slot answered ANA Transition by a secondary (its queue re-opening after a role change). */
@@ -94,18 +117,25 @@ public final class ReplicatedWrites {
      * @param timeoutNs replica timeout: longest wait for a secondary's answer or queue
      * @param pd        protection domain of the host queue's buffers (forward queues are created in it)
      */
-    @SuppressWarnings("unchecked")
     public ReplicatedWrites(ReplicaSet set, int slots, int entries, long timeoutNs, ProtectionDomain pd,
                             Completer done) {
+        this(set, slots, entries, timeoutNs, pd, done, null);
+    }
+
+    /**
+     * @param starter starts the local execution of a command that was {@link #held}; null: nothing is ever held
+     *                (only for commands without a byte range, e.g. the activation FLUSH)
+     */
+    public ReplicatedWrites(ReplicaSet set, int slots, int entries, long timeoutNs, ProtectionDomain pd,
+                            Completer done, Starter starter) {
         this.set = set;
         this.done = done;
-        this.entries = entries;
+        this.starter = starter;
+        this.gate = set.gate();
         this.timeoutNs = timeoutNs;
-        ReplicaSet.View v = set.view();
-        this.copiesCap = Math.max(1, v.copies().length);
-        this.queues = new ForwardQueue[copiesCap];
-        this.opening = new CompletableFuture[copiesCap];
-        this.openDeadlineNs = new long[copiesCap];
+        this.copiesCap = ReplicaSet.MAX_COPIES;
+        this.queues = new CopyQueues(set, copiesCap, entries, Math.max(OPEN_TIMEOUT_NS, timeoutNs), pd,
+                copy -> (tag, status) -> forwarded(copy, tag, status));
         this.commands = new ForwardCommand[slots];
         for (int i = 0; i < slots; i++) {
             commands[i] = new ForwardCommand();
@@ -115,6 +145,9 @@ public final class ReplicatedWrites {
         this.toSend = new long[slots];
         this.sent = new long[slots];
         this.failed = new long[slots];
+        this.syncFailed = new long[slots];
+        this.counted = new byte[slots];
+        this.ignoreMin = new boolean[slots];
         this.fenced = new long[slots];
         this.transitions = new int[slots];
         this.deposedSlot = new boolean[slots];
@@ -123,14 +156,19 @@ public final class ReplicatedWrites {
         this.sendDeadlineNs = new long[slots];
         this.needGen = new long[slots * copiesCap];
         this.waiting = new int[slots];
-        long now = System.nanoTime();
-        for (ReplicaSet.Copy c : v.copies()) {
-            if (v.isInSync(c.index)) {
-                int idx = c.index;
-                opening[idx] = c.link.open(entries, pd, (tag, status) -> forwarded(idx, tag, status));
-                openDeadlineNs[idx] = now + Math.max(OPEN_TIMEOUT_NS, timeoutNs); // set-up takes several round trips
-            }
-        }
+        this.drained = gate.state();
+        gate.register(this);
+        queues.adopt(System.nanoTime(), queueFailed);
+    }
+
+    @Override
+    public int drainedState() {
+        return drained;
+    }
+
+    /** True when the command of {@code slot} was held by a region walk: the caller must not start it locally. */
+    public boolean held(int slot) {
+        return phase[slot] == HELD;
     }
 
     /** The command slot's preallocated forward command, to fill before {@link #begin}. */
@@ -152,22 +190,49 @@ public final class ReplicatedWrites {
      * of a new primary, which must carry the epoch to every in-sync secondary whatever their number).
      */
     public int begin(int slot, long nowNs, boolean ignoreMinInSync) {
-        ReplicaSet.View v = set.view();
         if (closed) {
             return NvmeStatus.generic(NvmeStatus.SC_ABORTED_SQ_DELETION);
         }
         if (set.deposed()) {
             return ANA_TRANSITION;
         }
+        ForwardCommand c = commands[slot];
+        int gs = gate.state(); // the one volatile read when no walk runs
+        if (!RegionGate.active(gs)) {
+            counted[slot] = NOT_COUNTED;
+            notCounted++;
+        } else if (gate.tryEnter(c.offsetBytes, c.lengthBytes)) {
+            counted[slot] = COUNTED;
+        } else if (starter != null) {
+            counted[slot] = UNCOUNTED;
+            phase[slot] = HELD;
+            ignoreMin[slot] = ignoreMinInSync;
+            addWaiting(slot);
+            return 0;
+        } else {
+            counted[slot] = NOT_COUNTED;
+            notCounted++;
+        }
+        int status = admit(slot, nowNs, ignoreMinInSync); // the view is read after the gate (docs/resync.md)
+        if (status != 0) {
+            release(slot);
+        }
+        return status;
+    }
+
+    /** Forwards an admitted command: the rest of {@link #begin}. */
+    private int admit(int slot, long nowNs, boolean ignoreMinInSync) {
+        ReplicaSet.View v = set.view();
         if (!ignoreMinInSync && v.inSyncCount() < v.minInSync()) {
             return NOT_READY;
         }
-        adoptQueues(nowNs);
+        queues.adopt(nowNs, queueFailed);
         ForwardCommand c = commands[slot];
         c.epoch = v.epoch();
         epoch[slot] = v.epoch();
         phase[slot] = IN_FLIGHT;
         failed[slot] = 0;
+        syncFailed[slot] = 0;
         fenced[slot] = 0;
         transitions[slot] = 0;
         deposedSlot[slot] = false;
@@ -189,8 +254,8 @@ public final class ReplicatedWrites {
         if (marked) {
             set.bitmapMarked();
         }
-        toSend[slot] = v.inSync();
-        pending[slot] = 1 + Long.bitCount(v.inSync());
+        toSend[slot] = v.targets();
+        pending[slot] = 1 + Long.bitCount(v.targets());
         sendDeadlineNs[slot] = nowNs + timeoutNs;
         if (stillWaiting(slot, nowNs)) {
             addWaiting(slot);
@@ -207,61 +272,28 @@ public final class ReplicatedWrites {
         childDone(slot);
     }
 
+    /** The slot no longer counts in the region gate (completed, refused or forgotten). */
+    private void release(int slot) {
+        if (counted[slot] == COUNTED) {
+            gate.exit(commands[slot].offsetBytes, commands[slot].lengthBytes);
+        } else if (counted[slot] == NOT_COUNTED) {
+            notCounted--;
+        }
+        counted[slot] = UNCOUNTED;
+    }
+
     /** Polls the forward queues and the waiting commands; returns the number of events. */
     public int poll(long nowNs) {
-        int work = adoptQueues(nowNs);
-        ReplicaSet.View view = set.view();
-        for (int i = 0; i < copiesCap; i++) {
-            ForwardQueue q = queues[i];
-            if (q != null && !view.isInSync(i)) {
-                // dropped: this poller owns the queue, so it closes it (what is outstanding on it completes as
-                // path lost, and those writes are marked in the copy's bitmap)
-                q.close();
-                queues[i] = null;
-                continue;
-            }
-            if (q != null) {
-                work += q.poll(nowNs);
-                if (q.isBroken()) {
-                    // its queue pair is gone already (the secondary can no longer touch our buffers); every
-                    // command on it was reported; what is still to be sent to it fails at once
-                    q.close();
-                    queues[i] = null;
-                    copyFailed(i, "queue to the secondary broken");
-                }
-            }
+        int gs = gate.state();
+        if (gs != drained && notCounted == 0) {
+            drained = gs; // no write admitted uncounted is in flight: a walk that started may go on
         }
+        int work = queues.adopt(nowNs, queueFailed);
+        work += queues.poll(nowNs, queueFailed);
         for (int w = 0; w < waitingCount; w++) {
             int slot = waiting[w];
             if (!stillWaiting(slot, nowNs)) {
                 waiting[w--] = waiting[--waitingCount];
-                work++;
-            }
-        }
-        return work;
-    }
-
-    /** Takes the queues whose connection finished; fails the copies whose connection failed or took too long. */
-    private int adoptQueues(long nowNs) {
-        int work = 0;
-        for (int i = 0; i < copiesCap; i++) {
-            CompletableFuture<ForwardQueue> f = opening[i];
-            if (f == null) {
-                continue;
-            }
-            if (f.isDone()) {
-                opening[i] = null;
-                try {
-                    queues[i] = f.join();
-                } catch (RuntimeException e) {
-                    copyFailed(i, "no queue to the secondary: " + e.getMessage());
-                }
-                work++;
-            } else if (nowNs - openDeadlineNs[i] > 0) {
-                opening[i] = null;
-                f.thenAccept(ForwardQueue::close);
-                copyFailed(i, "no queue to the secondary within " + Math.max(OPEN_TIMEOUT_NS, timeoutNs) / 1_000_000
-                        + " ms");
                 work++;
             }
         }
@@ -287,15 +319,13 @@ public final class ReplicatedWrites {
             return;
         }
         closed = true;
-        for (int i = 0; i < copiesCap; i++) {
-            if (queues[i] != null) {
-                queues[i].close();
-            }
-            CompletableFuture<ForwardQueue> f = opening[i];
-            if (f != null) {
-                f.thenAccept(ForwardQueue::close);
+        queues.closeAll();
+        for (int slot = 0; slot < phase.length; slot++) {
+            if (phase[slot] != IDLE) {
+                release(slot);
             }
         }
+        gate.unregister(this);
         java.util.Arrays.fill(phase, IDLE);
         waitingCount = 0;
     }
@@ -307,7 +337,7 @@ public final class ReplicatedWrites {
         }
         sent[slot] &= ~bit;
         ReplicaSet.View v = set.view();
-        if (isReservationConflict(status) && epoch[slot] < v.epoch() && v.isInSync(copy)) {
+        if (isReservationConflict(status) && epoch[slot] < v.epoch() && (v.targets() & bit) != 0) {
             // the secondary already accepted the epoch of a later change of the in-sync set (another copy was
             // dropped meanwhile): this command is still this primary's; send it again under the current epoch
             epoch[slot] = v.epoch();
@@ -326,7 +356,7 @@ public final class ReplicatedWrites {
             addWaiting(slot);
             return;
         }
-        if (isAnaTransition(status) && v.isInSync(copy) && transitions[slot] < MAX_TRANSITION_RESENDS) {
+        if (isAnaTransition(status) && (v.targets() & bit) != 0 && transitions[slot] < MAX_TRANSITION_RESENDS) {
             // the secondary's queue is re-opening its volume I/O after a change of its role (e.g. it learnt of this
             // primary's promotion): a passing state, not a failed copy; sent again (bounded)
             transitions[slot]++;
@@ -336,10 +366,9 @@ public final class ReplicatedWrites {
             return;
         }
         if (status != 0) {
-            failed[slot] |= bit;
             String why = status == ForwardQueue.TIMED_OUT ? "no answer within " + timeoutNs / 1_000_000 + " ms"
                     : status == ForwardQueue.PATH_LOST ? "connection lost" : "status " + NvmeStatus.name(status);
-            set.reportFailure(set.view().copies()[copy], epoch[slot], why);
+            childFailed(slot, copy, why);
         }
         childDone(slot);
     }
@@ -372,6 +401,26 @@ public final class ReplicatedWrites {
      * not yet confirmed, bitmap not yet durable), false when it completed or only waits for completions.
      */
     private boolean stillWaiting(int slot, long nowNs) {
+        if (phase[slot] == HELD) {
+            if (closed || set.deposed()) {
+                phase[slot] = IDLE;
+                done.completed(slot, ANA_TRANSITION);
+                return false;
+            }
+            if (!gate.tryEnter(commands[slot].offsetBytes, commands[slot].lengthBytes)) {
+                return true; // the walker is still on its region
+            }
+            counted[slot] = COUNTED;
+            int status = admit(slot, nowNs, ignoreMin[slot]);
+            if (status != 0) {
+                release(slot);
+                phase[slot] = IDLE;
+                done.completed(slot, status);
+                return false;
+            }
+            starter.startLocal(slot);
+            return stillWaiting(slot, nowNs);
+        }
         if (phase[slot] == IN_FLIGHT) {
             if (fenced[slot] != 0) {
                 resolveFenced(slot, nowNs);
@@ -381,6 +430,9 @@ public final class ReplicatedWrites {
             }
             if (pending[slot] > 0) {
                 return toSend[slot] != 0 || fenced[slot] != 0;
+            }
+            if (syncFailed[slot] != 0 && !settleSyncFailed(slot)) {
+                return true; // a failed syncing copy is being declared in sync: wait for the outcome
             }
             phase[slot] = failed[slot] != 0 ? WAIT_DROP : WAIT_DURABLE;
         }
@@ -438,7 +490,7 @@ public final class ReplicatedWrites {
                 fenced[slot] &= ~bit;
                 deposedSlot[slot] = true;
                 pending[slot]--;
-            } else if (!v.isInSync(copy)) {
+            } else if ((v.targets() & bit) == 0) {
                 fenced[slot] &= ~bit;
                 failed[slot] |= bit;
                 pending[slot]--;
@@ -454,6 +506,7 @@ public final class ReplicatedWrites {
 
     private void finish(int slot, ReplicaSet.View v) {
         phase[slot] = IDLE;
+        release(slot);
         if (deposedSlot[slot]) {
             done.completed(slot, ANA_TRANSITION);
             return;
@@ -472,25 +525,89 @@ public final class ReplicatedWrites {
             int copy = Long.numberOfTrailingZeros(rest);
             long bit = 1L << copy;
             rest &= ~bit;
-            ForwardQueue q = queues[copy];
+            ForwardQueue q = queues.get(copy);
             if (q != null && q.submit(commands[slot], slot)) {
                 sent[slot] |= bit;
                 toSend[slot] &= ~bit;
-            } else if (q == null ? opening[copy] == null : nowNs - sendDeadlineNs[slot] > 0) {
+            } else if (q == null ? !queues.opening(copy) : nowNs - sendDeadlineNs[slot] > 0) {
                 // no queue and none coming (its set-up failed or took too long: the open deadline), or a live
                 // queue without a free slot for longer than the replica timeout
                 toSend[slot] &= ~bit;
-                failed[slot] |= bit;
                 pending[slot]--;
-                set.reportFailure(set.view().copies()[copy], epoch[slot], q == null ? "no queue to the secondary"
+                childFailed(slot, copy, q == null ? "no queue to the secondary"
                         : "no free slot on the queue to the secondary within " + timeoutNs / 1_000_000 + " ms");
             }
         }
     }
 
+    /** The queue to {@code copy} cannot be had: an in-sync copy is dropped, a syncing one's resync aborts. */
     private void copyFailed(int copy, String why) {
-        queues[copy] = null;
-        set.reportFailure(set.view().copies()[copy], set.view().epoch(), why);
+        ReplicaSet.View v = set.view();
+        if (v.isSyncing(copy)) {
+            syncAbort(v.copies()[copy], why);
+        } else {
+            set.reportFailure(v.copies()[copy], v.epoch(), why);
+        }
+    }
+
+    /**
+     * The forward of {@code slot} to {@code copy} failed: a syncing copy's resync aborts (the host's command does not
+     * fail); any other copy fails the child (dropped from the in-sync set before the command completes).
+     */
+    private void childFailed(int slot, int copy, String why) {
+        ReplicaSet.View v = set.view();
+        long bit = 1L << copy;
+        if (v.isSyncing(copy)) {
+            syncFailed[slot] |= bit;
+            syncAbort(v.copies()[copy], why);
+        } else {
+            failed[slot] |= bit;
+            set.reportFailure(v.copies()[copy], epoch[slot], why);
+        }
+    }
+
+    private void syncAbort(ReplicaSet.Copy c, String why) {
+        c.syncAbort = true; // before reading promoting (settleSyncFailed): the resync sees one or the other
+        Resyncs r = set.resyncs();
+        if (r != null) {
+            r.syncFailed(c, why);
+        }
+    }
+
+    /**
+     * Settles the syncing copies that failed the slot: still being declared in sync → not yet (false); in sync by
+     * now → a failed child (the ordinary drop); otherwise its resync aborted: the slot's regions are marked in its
+     * bitmap (normally already) and it does not count.
+     */
+    private boolean settleSyncFailed(int slot) {
+        long rest = syncFailed[slot];
+        while (rest != 0) {
+            int copy = Long.numberOfTrailingZeros(rest);
+            long bit = 1L << copy;
+            rest &= ~bit;
+            ReplicaSet.Copy cp = set.view().copies()[copy];
+            if (cp.promoting) {
+                return false;
+            }
+            ReplicaSet.View v = set.view(); // read after promoting
+            syncFailed[slot] &= ~bit;
+            if (v.isInSync(copy)) {
+                failed[slot] |= bit;
+                set.reportFailure(cp, epoch[slot], "a write forwarded while it resynced failed");
+                continue;
+            }
+            DirtyRegions d = cp.missed;
+            ForwardCommand c = commands[slot];
+            if (d != null && c.lengthBytes > 0) {
+                long g = d.mark(c.offsetBytes, c.lengthBytes);
+                int i = slot * copiesCap + copy;
+                needGen[i] = Math.max(needGen[i], g);
+                if (g > 0) {
+                    set.bitmapMarked();
+                }
+            }
+        }
+        return true;
     }
 
     private void addWaiting(int slot) {

@@ -1,0 +1,50 @@
+package io.rdmablock.node;
+
+import io.rdmablock.node.replica.LocalStore;
+import io.rdmablock.node.store.BlockQueue;
+import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.VolumeStore;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The primary's own copy as a resync or verify reads it: a store queue of its own ({@link VolumeStore#newQueue}),
+ * one blocking READ at a time on the walk's thread, straight into the caller's (registered) buffer.
+ */
+final class StoreReader implements LocalStore {
+    /** Longest wait for one store read, ns. */
+    private static final long READ_TIMEOUT_NS = 30_000_000_000L;
+    private final BlockQueue queue;
+    private final Volume volume;
+    private final long[] userData = new long[1];
+    private final int[] result = new int[1];
+
+    StoreReader(VolumeStore store, Volume volume) {
+        this.queue = store.newQueue(2);
+        this.volume = volume;
+    }
+
+    @Override
+    public void read(long offsetBytes, MemorySegment into) throws IOException {
+        queue.submitRead(volume, offsetBytes, into, 1);
+        queue.submit();
+        long deadline = System.nanoTime() + READ_TIMEOUT_NS;
+        while (queue.reap(userData, result, 1) == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("store read at " + offsetBytes + " unanswered within "
+                        + READ_TIMEOUT_NS / 1_000_000 + " ms");
+            }
+            queue.awaitCompletion(100_000_000L);
+        }
+        if (result[0] < 0) {
+            throw new IOException("store read at " + offsetBytes + " of " + into.byteSize() + " bytes failed: errno "
+                    + -result[0]);
+        }
+    }
+
+    @Override
+    public void close() {
+        queue.close();
+    }
+}
