@@ -189,6 +189,45 @@ public final class EtcdCluster implements AutoCloseable {
                 + last + "); log: " + log(i) + "\n" + tail(i));
     }
 
+    /**
+     * @return index of the member that is raft leader now, from the members' {@code /v3/maintenance/status} (etcd's
+     *         gRPC gateway: {@code header.member_id} and {@code leader}); -1 when no running member names a leader
+     */
+    public int leaderIndex() throws InterruptedException {
+        String leader = null;
+        var ids = new String[size];
+        for (int i = 0; i < size; i++) {
+            synchronized (this) {
+                if (processes[i] == null) {
+                    continue;
+                }
+            }
+            try {
+                var response = http.send(HttpRequest.newBuilder(endpoint(i).resolve("/v3/maintenance/status"))
+                        .timeout(Duration.ofSeconds(2)).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                ids[i] = field(response.body(), "member_id");
+                String l = field(response.body(), "leader");
+                if (l != null && !"0".equals(l)) {
+                    leader = l;
+                }
+            } catch (IOException e) {
+                // not answering: not the leader
+            }
+        }
+        for (int i = 0; i < size; i++) {
+            if (leader != null && leader.equals(ids[i])) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String field(String json, String name) {
+        var m = java.util.regex.Pattern.compile("\"" + name + "\"\\s*:\\s*\"?([0-9]+)").matcher(json);
+        return m.find() ? m.group(1) : null;
+    }
+
     /** @return member i's log file */
     public Path log(int i) {
         return dir.resolve("m" + i + ".log");
