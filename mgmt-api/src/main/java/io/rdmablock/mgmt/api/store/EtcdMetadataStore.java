@@ -56,6 +56,11 @@ public final class EtcdMetadataStore implements MetadataStore {
     public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(5);
     /** Largest encoded record, bytes (etcd's default request limit is 1.5 MiB: 1572864 bytes). */
     public static final int MAX_VALUE_BYTES = 1024 * 1024;
+    /**
+     * Bound of the check at open (the first call of a new JVM loads gRPC and can take seconds on a loaded machine; a
+     * server started together with its etcd waits for it).
+     */
+    public static final Duration OPEN_BOUND = Duration.ofSeconds(30);
     /** Keys per page of a listing. */
     static final int PAGE_KEYS = 100;
 
@@ -65,7 +70,7 @@ public final class EtcdMetadataStore implements MetadataStore {
      * @param endpoints   client URLs of the members, e.g. {@code http://127.0.0.1:2379}; at least one
      * @param prefix      key prefix, non-empty, e.g. {@value #DEFAULT_PREFIX}; several clusters can share one etcd
      *                    with distinct prefixes
-     * @param callTimeout bound of each store call (and of the connection check at open), 100 ms .. 10 min
+     * @param callTimeout bound of each store call, 100 ms .. 10 min
      */
     public record Config(List<URI> endpoints, String prefix, Duration callTimeout) {
         public Config {
@@ -129,10 +134,10 @@ public final class EtcdMetadataStore implements MetadataStore {
     private volatile boolean closed;
 
     /**
-     * Connects to etcd and checks within {@link Config#callTimeout()} that it answers (a linearizable read of the
-     * prefix, so a cluster without quorum is refused at start).
+     * Connects to etcd and checks that it answers (a linearizable read of the prefix, so a cluster without quorum is
+     * refused at start), retrying for up to {@link #OPEN_BOUND} or {@link Config#callTimeout()}, the longer.
      *
-     * @throws MetadataStoreUnavailableException when etcd does not answer in time
+     * @throws MetadataStoreUnavailableException when etcd does not answer within that bound
      */
     public EtcdMetadataStore(Config config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -140,8 +145,25 @@ public final class EtcdMetadataStore implements MetadataStore {
         this.volumePrefix = config.prefix() + "volumes/";
         this.nodePrefix = config.prefix() + "nodes/";
         try {
-            await("check " + config.prefix(), client.getKVClient().get(bytes(config.prefix()),
-                    GetOption.builder().withCountOnly(true).isPrefix(true).build()));
+            long deadline = System.nanoTime() + Math.max(OPEN_BOUND.toNanos(), config.callTimeout().toNanos());
+            while (true) {
+                try {
+                    await("check " + config.prefix(), client.getKVClient().get(bytes(config.prefix()),
+                            GetOption.builder().withCountOnly(true).isPrefix(true).build()));
+                    break;
+                } catch (MetadataStoreUnavailableException e) {
+                    if (System.nanoTime() - deadline > 0 || Thread.currentThread().isInterrupted()) {
+                        throw new MetadataStoreUnavailableException("etcd " + config.endpoints()
+                                + " did not answer within " + Math.max(OPEN_BOUND.toMillis(),
+                                config.callTimeout().toMillis()) + " ms of the open: " + e.getMessage(), e);
+                    }
+                    Thread.sleep(200);
+                }
+            }
+        } catch (InterruptedException e) {
+            client.close();
+            Thread.currentThread().interrupt();
+            throw new MetadataStoreUnavailableException("open of the etcd store interrupted", e);
         } catch (RuntimeException e) {
             client.close();
             throw e;
