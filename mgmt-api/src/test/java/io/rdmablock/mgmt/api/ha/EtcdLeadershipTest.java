@@ -198,4 +198,47 @@ class EtcdLeadershipTest {
         System.out.println("EtcdLeadershipTest: a leader again " + (System.nanoTime() - start) / 1_000_000
                 + " ms after etcd stopped");
     }
+
+    @Test
+    void shouldHandOverWithinTheTtlWhenTheLeaderProcessIsKilled() throws Exception {
+        String election = "/rdmablock-test/" + UUID.randomUUID() + "/leader";
+        String javaBin = ProcessHandle.current().info().command().orElse("java");
+        var leaderProcess = new ProcessBuilder(javaBin, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+                LeadershipProcess.class.getName(), etcd.endpointList(), election, "http://127.0.0.1:18099",
+                Long.toString(TTL.toSeconds())).redirectErrorStream(true).start();
+        try {
+            var out = new java.io.BufferedReader(new java.io.InputStreamReader(leaderProcess.getInputStream(),
+                    java.nio.charset.StandardCharsets.UTF_8));
+            var gained = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    for (String line; (line = out.readLine()) != null; ) {
+                        if (line.equals("gained")) {
+                            return true;
+                        }
+                    }
+                    return false;
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            });
+            assertTrue(gained.get(60, java.util.concurrent.TimeUnit.SECONDS), "the process did not lead");
+            Client client = EtcdMetadataStore.newClient(etcd.endpoints());
+            clients.add(client);
+            var other = new Leadership(client, new Leadership.Config(election, "http://127.0.0.1:18098", TTL), null);
+            contenders.add(other);
+            other.start();
+            assertEquals(Optional.of("http://127.0.0.1:18099"), other.leader());
+            Thread.sleep(500);
+            assertFalse(other.isLeader());
+            long start = System.nanoTime();
+            leaderProcess.destroyForcibly(); // SIGKILL: no resign, no revoke
+            long ms = awaitMs(other::isLeader, TTL.plusSeconds(5), "takeover after kill -9");
+            System.out.println("EtcdLeadershipTest: new leader " + ms + " ms after kill -9 of the leader process (TTL "
+                    + TTL.toSeconds() + " s)");
+            assertTrue(ms <= TTL.toMillis() + 3_000, ms + " ms");
+        } finally {
+            leaderProcess.destroyForcibly();
+            leaderProcess.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
 }
