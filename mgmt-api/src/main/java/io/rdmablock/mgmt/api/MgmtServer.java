@@ -1,5 +1,6 @@
 package io.rdmablock.mgmt.api;
 
+import io.rdmablock.mgmt.api.store.EtcdMetadataStore;
 import io.rdmablock.mgmt.api.store.MetadataStore;
 import io.rdmablock.mgmt.api.store.RocksMetadataStore;
 import io.vertx.core.Vertx;
@@ -59,7 +60,30 @@ public final class MgmtServer implements AutoCloseable {
      */
     public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs,
                                    long leaseMs, long sweepIntervalMs) {
-        MetadataStore store = new RocksMetadataStore(dataDir.resolve("metadata"));
+        return start(dataDir, null, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs);
+    }
+
+    /**
+     * The store a server runs on: etcd when {@code etcd} is given (several management servers may share it; until
+     * leader election is wired into the cluster service only one of them may take writes), else the embedded RocksDB
+     * store under {@code dataDir/metadata} (the single-server default, needing nothing else).
+     *
+     * @param etcd null for RocksDB
+     * @throws io.rdmablock.mgmt.api.store.MetadataStoreException when the store cannot be opened (RocksDB: the
+     *         directory is locked or unreadable; etcd: {@link io.rdmablock.mgmt.api.store.MetadataStoreUnavailableException}
+     *         when it does not answer within its call timeout)
+     */
+    public static MetadataStore openStore(Path dataDir, EtcdMetadataStore.Config etcd) {
+        return etcd != null ? new EtcdMetadataStore(etcd) : new RocksMetadataStore(dataDir.resolve("metadata"));
+    }
+
+    /**
+     * As {@link #start(Path, String, int, String, long, long, long)} on the store {@link #openStore} picks: etcd when
+     * {@code etcd} is not null.
+     */
+    public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, String host, int port, String token,
+                                   long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
+        MetadataStore store = openStore(dataDir, etcd);
         try {
             return start(store, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs);
         } catch (RuntimeException e) {

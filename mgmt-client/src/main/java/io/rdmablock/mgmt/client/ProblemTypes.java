@@ -76,6 +76,11 @@ public final class ProblemTypes {
     public static final String URI_TOO_LONG = BASE + "uri-too-long";
     /** 431: the request headers are larger than the server accepts. */
     public static final String HEADERS_TOO_LARGE = BASE + "headers-too-large";
+    /**
+     * 503: the cluster metadata store cannot answer now (etcd without quorum or unreachable, within the server's
+     * bound); nothing is known about whether a write was applied: re-read, then retry later or on another server.
+     */
+    public static final String METADATA_UNAVAILABLE = BASE + "metadata-unavailable";
     /** 500: a bug or a metadata store failure; detail says which. */
     public static final String INTERNAL = BASE + "internal";
 

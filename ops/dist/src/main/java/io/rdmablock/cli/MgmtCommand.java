@@ -1,6 +1,7 @@
 package io.rdmablock.cli;
 
 import io.rdmablock.mgmt.api.MgmtServer;
+import io.rdmablock.mgmt.api.store.EtcdMetadataStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -10,12 +11,14 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code rdmablock mgmt}: runs the management server in the foreground until SIGINT/SIGTERM. Metadata lives in
- * {@code <data-dir>/metadata} (RocksDB). Token: {@code --token-file}, else {@code --token} / env
+ * {@code <data-dir>/metadata} (RocksDB), or in etcd with {@code --etcd-endpoints} / env
+ * {@code RDMABLOCK_ETCD_ENDPOINTS} (keys under {@code --etcd-prefix}). Token: {@code --token-file}, else {@code --token} / env
  * {@code RDMABLOCK_TOKEN}, else {@code <data-dir>/token} (created with a random token when absent). Prints
  * {@code management API: <url>} on stdout once it listens, then {@code token: <token>} only when it generated the
  * token (else {@code token source: <where>}), so a token given to it never lands in a log file.
@@ -55,6 +58,21 @@ public final class MgmtCommand implements Callable<Integer> {
                     + "10..60000).")
     long sweepMs;
 
+    @Option(names = "--etcd-endpoints", paramLabel = "URL[,URL...]", defaultValue = "${env:RDMABLOCK_ETCD_ENDPOINTS}",
+            description = "Keep cluster metadata in etcd at these client URLs (env RDMABLOCK_ETCD_ENDPOINTS) instead "
+                    + "of RocksDB in --data-dir. Several management servers may share one etcd; until leader election "
+                    + "is wired in, only one of them may take writes (the others: reads only).")
+    String etcdEndpoints;
+
+    @Option(names = "--etcd-prefix", paramLabel = "PREFIX", defaultValue = EtcdMetadataStore.DEFAULT_PREFIX,
+            description = "Key prefix in etcd (default ${DEFAULT-VALUE}).")
+    String etcdPrefix;
+
+    @Option(names = "--etcd-timeout-ms", paramLabel = "MS", defaultValue = "5000",
+            description = "Bound of each etcd call; past it the request fails with 503 (default ${DEFAULT-VALUE}, "
+                    + "100..600000).")
+    long etcdTimeoutMs;
+
     /** Tests: return once started instead of waiting for a signal (the server is left in {@link #server}). */
     @Option(names = "--no-wait", hidden = true)
     boolean noWait;
@@ -77,12 +95,21 @@ public final class MgmtCommand implements Callable<Integer> {
         if (sweepMs < 10 || sweepMs > 60_000) {
             throw new IllegalArgumentException("invalid --sweep-ms: --sweep-ms=" + sweepMs + ", min=10, max=60000");
         }
+        if (etcdTimeoutMs < 100 || etcdTimeoutMs > 600_000) {
+            throw new IllegalArgumentException("invalid --etcd-timeout-ms: --etcd-timeout-ms=" + etcdTimeoutMs
+                    + ", min=100, max=600000");
+        }
+        EtcdMetadataStore.Config etcd = etcdEndpoints == null || etcdEndpoints.isBlank() ? null
+                : new EtcdMetadataStore.Config(EtcdMetadataStore.Config.parseEndpoints(etcdEndpoints), etcdPrefix,
+                        Duration.ofMillis(etcdTimeoutMs));
         Files.createDirectories(dataDir);
         String clusterToken = resolveToken();
-        server = MgmtServer.start(dataDir, hostPort[0], Integer.parseInt(hostPort[1]), clusterToken, nodeTimeoutMs,
-                leaseMs, sweepMs);
+        server = MgmtServer.start(dataDir, etcd, hostPort[0], Integer.parseInt(hostPort[1]), clusterToken,
+                nodeTimeoutMs, leaseMs, sweepMs);
         PrintWriter out = spec.commandLine().getOut();
         out.println("management API: " + server.url());
+        out.println("metadata: " + (etcd == null ? "RocksDB in " + dataDir.resolve("metadata")
+                : "etcd " + etcd.endpoints() + " prefix " + etcd.prefix()));
         out.println(tokenSource == null ? "token: " + clusterToken : "token source: " + tokenSource);
         out.flush();
         if (noWait) {

@@ -109,6 +109,61 @@ class ClusterScriptTest {
     }
 
     @Test
+    void shouldStartEtcdClusterAndSeveralManagementServersSharingItThenStopAll(@TempDir Path tmp) throws Exception {
+        Path etcd = Path.of(System.getenv().getOrDefault("RDMABLOCK_ETCD_BIN", "/usr/bin/etcd"));
+        if (!Files.isExecutable(etcd)) {
+            String why = etcd + " is not installed (Debian: apt-get install etcd-server)";
+            org.junit.jupiter.api.Assertions.assertNotEquals("1", System.getenv("RDMABLOCK_REQUIRE_ETCD"),
+                    "RDMABLOCK_REQUIRE_ETCD=1 but " + why);
+            org.junit.jupiter.api.Assumptions.abort("etcd test skipped: " + why);
+        }
+        Path launcher = launcher(tmp);
+        Path dir = tmp.resolve("cluster");
+        try {
+            var up = run(launcher, "up", "--dir", dir.toString(), "--nodes", "1", "--etcd", "3", "--mgmt", "2",
+                    "--wait-s", "150");
+            assertEquals(0, up.exitCode(), up.out());
+            String urls = up.out().lines().filter(l -> l.startsWith("management URLs: ")).findFirst().orElseThrow()
+                    .substring("management URLs: ".length()).split(" ")[0];
+            List<String> each = List.of(urls.split(","));
+            assertEquals(2, each.size(), urls);
+            var sourced = new ProcessBuilder("bash", "-c",
+                    ". \"$1\" && echo \"$RDMABLOCK_MGMT_URL\" && echo \"$RDMABLOCK_ETCD_ENDPOINTS\"", "env",
+                    dir.resolve("env").toString()).redirectErrorStream(true).start();
+            List<String> lines = new String(sourced.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .toList();
+            assertTrue(sourced.waitFor(10, TimeUnit.SECONDS));
+            assertEquals(urls, lines.get(0), "RDMABLOCK_MGMT_URL in env: " + lines);
+            assertTrue(lines.get(1).matches("http://127\\.0\\.0\\.1:[0-9]+(,http://127\\.0\\.0\\.1:[0-9]+){2}"),
+                    "RDMABLOCK_ETCD_ENDPOINTS in env: " + lines);
+            String token = Files.readString(dir.resolve("token")).trim();
+            // node1 registered through the first server; the second reads it from the shared etcd
+            var second = new MgmtClient(URI.create(each.get(1)), token);
+            assertEquals(List.of("node1"), second.listNodes().stream().map(n -> n.nodeId()).toList());
+            assertTrue(Files.readString(dir.resolve("mgmt2.log")).contains("metadata: etcd"));
+            var pids = new java.util.ArrayList<Long>();
+            for (String name : List.of("etcd1", "etcd2", "etcd3", "mgmt", "mgmt2", "node1")) {
+                long pid = Long.parseLong(Files.readString(dir.resolve(name + ".pid")).trim());
+                assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), name + " not running");
+                pids.add(pid);
+            }
+            assertEquals(0, run(launcher, "status", "--dir", dir.toString()).exitCode());
+
+            var down = run(launcher, "down", "--dir", dir.toString());
+            assertEquals(0, down.exitCode(), down.out());
+            for (long pid : pids) {
+                var p = ProcessHandle.of(pid);
+                if (p.isPresent()) {
+                    p.get().onExit().get(10, TimeUnit.SECONDS);
+                }
+            }
+            assertFalse(Files.exists(dir.resolve("etcd1.pid")));
+        } finally {
+            run(launcher, "down", "--dir", dir.toString());
+        }
+    }
+
+    @Test
     void shouldRejectBadArguments(@TempDir Path tmp) throws Exception {
         Path launcher = launcher(tmp);
         var noDir = run(launcher, "up");
@@ -116,5 +171,8 @@ class ClusterScriptTest {
         var nodes = run(launcher, "up", "--dir", tmp.resolve("c").toString(), "--nodes", "x");
         assertEquals(1, nodes.exitCode(), nodes.out());
         assertTrue(nodes.out().contains("invalid --nodes: --nodes=x, min=0, max=16"), nodes.out());
+        var mgmts = run(launcher, "up", "--dir", tmp.resolve("c").toString(), "--mgmt", "2");
+        assertEquals(1, mgmts.exitCode(), mgmts.out());
+        assertTrue(mgmts.out().contains("--mgmt=2 needs --etcd"), mgmts.out());
     }
 }

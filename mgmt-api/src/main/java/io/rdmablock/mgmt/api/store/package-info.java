@@ -1,6 +1,7 @@
 /**
  * Cluster metadata: the {@link io.rdmablock.mgmt.api.store.MetadataStore} interface, its embedded RocksDB
  * default and an in-memory variant for tests. A store on an existing consensus system (etcd) implements the
- * same interface; the management plane never grows a home-made consensus.
+ * same interface ({@link io.rdmablock.mgmt.api.store.EtcdMetadataStore}); the management plane never grows a
+ * home-made consensus.
  */
 package io.rdmablock.mgmt.api.store;
