@@ -1,5 +1,6 @@
 package io.rdmablock.mgmt.api;
 
+import io.rdmablock.mgmt.api.store.MetadataStoreUnavailableException;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.Json;
@@ -389,6 +390,13 @@ public final class MgmtVerticle extends VerticleBase {
             Problems.send(ctx, ValidationProblems.of(ctx, invalid));
         } else if (failure instanceof IllegalArgumentException bad) {
             Problems.send(ctx, 400, ProblemTypes.MALFORMED_BODY, "Malformed body", bad.getMessage());
+        } else if (unavailable(failure) instanceof MetadataStoreUnavailableException down) {
+            // etcd without quorum (or unreachable): the metadata write or read did not happen; the client may retry
+            LOG.warn("{} {}: metadata store unavailable: {}", ctx.request().method(), ctx.request().path(),
+                    down.getMessage());
+            ctx.response().putHeader("Retry-After", "2");
+            Problems.send(ctx, 503, ProblemTypes.METADATA_UNAVAILABLE, "Metadata store unavailable",
+                    down.getMessage());
         } else if (status == 413) {
             Problems.send(ctx, 413, ProblemTypes.BODY_TOO_LARGE, "Body too large",
                     "request body larger than " + bodyLimitBytes + " bytes");
@@ -403,6 +411,16 @@ public final class MgmtVerticle extends VerticleBase {
             Problems.send(ctx, 500, ProblemTypes.INTERNAL, "Internal error",
                     failure == null ? "status " + status : failure.toString());
         }
+    }
+
+    /** The first {@link MetadataStoreUnavailableException} in the cause chain of {@code t} (bounded), or null. */
+    private static MetadataStoreUnavailableException unavailable(Throwable t) {
+        for (int i = 0; t != null && i < 8; i++, t = t.getCause()) {
+            if (t instanceof MetadataStoreUnavailableException u) {
+                return u;
+            }
+        }
+        return null;
     }
 
     private static String readContract() {
