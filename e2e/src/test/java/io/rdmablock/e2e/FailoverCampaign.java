@@ -60,6 +60,9 @@ public final class FailoverCampaign {
     private String subnet;
     private String noNetnsReason = "no network namespaces were set up (run through ops/chaos/failover as root)";
     private final long volumeBytes = 64L << 20;
+    /** Time from a cycle's end to all copies in sync again, per resync waited for (ms). */
+    private final java.util.List<Long> resyncMs = new java.util.ArrayList<>();
+    private int resyncTimeouts;
 
     // ---- state -----------------------------------------------------------------------------------------------
     private NodeCluster cluster;
@@ -236,6 +239,10 @@ public final class FailoverCampaign {
             }
             cluster.close();
         }
+        java.util.List<Long> sorted = resyncMs.stream().sorted().toList();
+        say(String.format("failover-campaign: resyncs=%d resync_p50_ms=%d resync_max_ms=%d resync_timeouts=%d",
+                sorted.size(), sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2),
+                sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1), resyncTimeouts));
         return CampaignReport.print(stats, done) || failed ? 1 : 0;
     }
 
@@ -395,20 +402,37 @@ public final class FailoverCampaign {
     // ---- volumes and load ------------------------------------------------------------------------------------
 
     /**
-     * A volume with all three copies in sync, opened, under load. The current one is kept while it still has
-     * three in-sync copies; one that lost a copy is read back, closed and deleted, and a new one is made (a stale
-     * copy is not resynced yet, docs/replication.md: a second fault would otherwise run on fewer copies).
+     * A volume with all three copies in sync, opened, under load. The current one is kept across cycles: a copy a
+     * fault left stale or syncing is resynced from the primary while the load goes on (docs/resync.md), and the
+     * next cycle starts once all three are in sync again, so later faults (a promotion of a resynced copy included)
+     * run against the same acknowledged-write model. A volume whose copies are not all in sync within the resync
+     * bound ({@code --recover-s}, at least 60 s), or whose device was lost, is read back, closed and deleted, and a
+     * new one is made; such a resync timeout is counted and printed ({@code resync_timeouts}).
      */
     private void ensureSession() throws Exception {
         if (session != null) {
             Volume v = cluster.client().getVolume(session.name);
-            boolean full = v.state() == VolumeState.READY && v.copies().size() == NODES
-                    && v.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC);
+            boolean full = allInSync(v);
+            if (!full && session.dev.lossReason() == null) {
+                long t0 = System.nanoTime();
+                try {
+                    v = cluster.awaitVolume(session.name, FailoverCampaign::allInSync, (int) Math.max(60, recoverS),
+                            "resynced, 3 in sync");
+                    full = true;
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    resyncMs.add(ms);
+                    say("  volume " + session.name + ": copies resynced, 3 in sync after " + ms + " ms (epoch "
+                            + v.epoch() + ")");
+                } catch (IllegalStateException e) {
+                    resyncTimeouts++;
+                    say("  volume " + session.name + ": RESYNC TIMEOUT: " + e.getMessage());
+                }
+            }
             if (full && session.dev.lossReason() == null) {
                 return;
             }
             retire(full ? "its device was lost" : "it has " + v.inSyncCount() + " of " + NODES
-                    + " copies in sync (no resync yet)");
+                    + " copies in sync after the resync bound");
         }
         String name = "chaos" + (++volumeSerial);
         cluster.client().createVolume(CreateVolumeRequest.replicated(name, volumeBytes, NODES));
@@ -417,6 +441,11 @@ public final class FailoverCampaign {
         BlockDevice dev = VolumeLocator.open(cluster.client(), name, null, deviceOptions());
         session = new CampaignLoad(cluster, name, dev, new AckedWriteModel(volumeBytes));
         session.start();
+    }
+
+    private static boolean allInSync(Volume v) {
+        return v.state() == VolumeState.READY && v.copies().size() == NODES
+                && v.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC);
     }
 
     private static DeviceOptions deviceOptions() {
