@@ -394,7 +394,7 @@ public final class MgmtVerticle extends VerticleBase {
     private void failure(RoutingContext ctx) {
         Throwable failure = ctx.failure();
         int status = ctx.statusCode();
-        if (ctx.response().closed()) { // the client hung up: nobody to answer, and not a server fault
+        if (ctx.response().closed() || clientGone(failure)) { // the client hung up: nobody to answer, not our fault
             LOG.debug("{} {}: client closed the connection before the answer ({})", ctx.request().method(),
                     ctx.request().path(), failure == null ? "status " + status : failure.toString());
             return;
@@ -423,6 +423,25 @@ public final class MgmtVerticle extends VerticleBase {
             Problems.send(ctx, 500, ProblemTypes.INTERNAL, "Internal error",
                     failure == null ? "status " + status : failure.toString());
         }
+    }
+
+    /**
+     * @return whether {@code failure} is the connection going away under a request (reset, broken pipe, closed while
+     *         the body or the answer was in flight): the client hung up, not a server fault
+     */
+    static boolean clientGone(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.SocketException || t instanceof java.nio.channels.ClosedChannelException
+                    || t instanceof io.vertx.core.http.HttpClosedException) {
+                return true;
+            }
+            String m = t.getMessage();
+            if (t instanceof IOException && m != null && (m.contains("Connection reset") || m.contains("Broken pipe")
+                    || m.contains("Connection was closed"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String readContract() {
