@@ -207,6 +207,8 @@ function renderPlots(stats, volumes) {
   }
 }
 
+let readFailed = false;
+
 async function refresh() {
   try {
     const [nodes, volumes, stats] = await Promise.all([api("GET", "/v1/nodes"), api("GET", "/v1/volumes"),
@@ -221,7 +223,9 @@ async function refresh() {
     $("summary").textContent = nodes.length + " nodes (" + up + " up), " + volumes.length + " volumes, updated "
       + new Date().toLocaleTimeString();
     document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
+    if (readFailed) { readFailed = false; showError(null); } // e.g. the 401 before a token was typed in
   } catch (e) {
+    readFailed = true;
     showError(e);
   }
 }
