@@ -43,6 +43,10 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--token", paramLabel = "TOKEN", description = "Management bearer token (prefer --token-file).")
     String token;
 
+    @Option(names = "--ca-cert", paramLabel = "PEM", description = "Trust only this CA (PEM) for an https "
+            + "--mgmt-url (default env RDMABLOCK_CA_CERT, else the JDK's CAs).")
+    Path caCert;
+
     @Option(names = "--node-id", paramLabel = "ID", description = "Node id (default: the id stored in <data-dir>/node-id, "
             + "created once as <host name>-<8 hex digits>).")
     String nodeId;
@@ -103,6 +107,10 @@ public final class NodeCommand implements Callable<Integer> {
         String bearer = token;
         if (tokenFile != null) {
             bearer = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
+        }
+        if (caCert != null) {
+            io.rdmablock.mgmt.client.TlsTrust.sslContext(caCert); // fail now, naming the file, when it is unusable
+            System.setProperty(io.rdmablock.mgmt.client.TlsTrust.PROPERTY, caCert.toString());
         }
         if (mgmtUrl != null && (bearer == null || bearer.isEmpty())) {
             throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");

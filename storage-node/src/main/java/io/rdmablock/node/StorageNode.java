@@ -88,7 +88,8 @@ public final class StorageNode implements AutoCloseable {
             }
             target.start(config.listen());
             if (config.mgmtUrl() != null) {
-                MgmtClient client = new MgmtClient(config.mgmtUrl(), config.token());
+                MgmtClient client = new MgmtClient(config.mgmtUrl(), config.token(), java.time.Duration.ofSeconds(10),
+                        io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(null)); // --ca-cert / RDMABLOCK_CA_CERT
                 replication = new Replication(config.nodeId(), provider, client,
                         config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L,
                         config.resyncMibS(), config.resyncRetryMs(), metrics.resyncBytes());

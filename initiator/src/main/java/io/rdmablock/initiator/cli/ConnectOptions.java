@@ -27,11 +27,16 @@ public final class ConnectOptions {
             description = "Management server URL (default: $RDMABLOCK_MGMT_URL, else http://127.0.0.1:8080).")
     String mgmtUrl;
 
-    @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token (default: $RDMABLOCK_TOKEN).")
+    @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token, the cluster or the read-only token "
+            + "(default: $RDMABLOCK_TOKEN, else $RDMABLOCK_READ_TOKEN).")
     String token;
 
     @Option(names = "--token-file", paramLabel = "FILE", description = "Read the bearer token from FILE instead.")
     java.nio.file.Path tokenFile;
+
+    @Option(names = "--ca-cert", paramLabel = "PEM", description = "Trust only this CA (PEM) for an https --mgmt-url "
+            + "(default: $RDMABLOCK_CA_CERT, else the JDK's CAs).")
+    java.nio.file.Path caCert;
 
     @Option(names = "--address", paramLabel = "HOST:PORT",
             description = "Storage node fabric address; with --subnqn, connects without the management server.")
@@ -165,11 +170,15 @@ public final class ConnectOptions {
     MgmtClient mgmtClient() {
         String url = mgmtUrl != null ? mgmtUrl : System.getenv("RDMABLOCK_MGMT_URL");
         String tok = tokenFile != null ? readToken(tokenFile) : token != null ? token : System.getenv("RDMABLOCK_TOKEN");
+        if (tok == null || tok.isBlank()) {
+            tok = System.getenv("RDMABLOCK_READ_TOKEN"); // locating a volume only reads
+        }
         // per-request timeout: system property rdmablock.mgmt.timeoutMs (default 10 s; the VM runner raises it, since
         // the first HTTP request of a JVM under TCG emulation can take longer)
         return new MgmtClient(URI.create(url == null || url.isBlank() ? DEFAULT_MGMT_URL : url),
                 tok == null || tok.isBlank() ? null : tok,
-                java.time.Duration.ofMillis(Math.max(1, Long.getLong("rdmablock.mgmt.timeoutMs", 10_000))));
+                java.time.Duration.ofMillis(Math.max(1, Long.getLong("rdmablock.mgmt.timeoutMs", 10_000))),
+                io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(caCert));
     }
 
     private static String readToken(java.nio.file.Path file) {

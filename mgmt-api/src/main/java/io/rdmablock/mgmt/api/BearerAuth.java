@@ -8,30 +8,72 @@ import io.vertx.ext.web.handler.PlatformHandler;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Objects;
+import java.util.Set;
 
 /**
- * Bearer-token check (RFC 6750) on every mutating request (POST, PUT, PATCH, DELETE), run before validation:
- * no or malformed {@code Authorization} header → 401 with {@code WWW-Authenticate: Bearer realm="rdmablock"};
- * a token that is not the cluster token → 401 with {@code error="invalid_token"} (RFC 6750 section 3.1: 403 is for a
- * valid token lacking scope, which does not exist here). Tokens are compared in constant time. GET/HEAD pass.
- * A platform handler (Vert.x Web's first class), so it answers before the body is read or validated.
+ * Bearer-token check (RFC 6750) on every request, run before the body is read and before validation. Two tokens:
+ * the admin (cluster) token, good for every route, and an optional read-only token, good for GET and HEAD only.
+ * <ul>
+ * <li>no or malformed {@code Authorization} header → 401, {@code WWW-Authenticate: Bearer realm="rdmablock"};</li>
+ * <li>a token that is neither → 401, {@code WWW-Authenticate: Bearer realm="rdmablock", error="invalid_token"};</li>
+ * <li>the read token on a mutating route (POST, PUT, PATCH, DELETE) → 403,
+ *     {@code WWW-Authenticate: Bearer realm="rdmablock", error="insufficient_scope", scope="admin"}.</li>
+ * </ul>
+ * Open without a token ({@link #isOpen}): {@code GET /health}, {@code GET /metrics} (Prometheus: counters by state
+ * and operation, no host NQNs or allow-lists), {@code GET /openapi.yaml} and the dashboard's static files
+ * ({@code /}, {@code /ui}, {@code /ui/*}; the page then sends the operator's token on every call). An accepted
+ * request's answer carries {@value #SCOPE_HEADER}: {@code admin} or {@code read} (the dashboard shows its actions
+ * only for {@code admin}). Tokens are compared in constant time.
  */
 final class BearerAuth implements PlatformHandler {
-    private final byte[] token;
+    /** Answer header naming the scope of the token a request was accepted with: {@code admin} or {@code read}. */
+    static final String SCOPE_HEADER = "X-Rdmablock-Token-Scope";
+    private static final Set<String> OPEN_PATHS = Set.of("/health", "/metrics", "/openapi.yaml", "/", "/ui", "/ui/");
+    private final byte[] adminToken;
+    private final byte[] readToken;
 
-    BearerAuth(String token) {
-        Objects.requireNonNull(token, "token");
-        if (token.isEmpty()) {
+    /**
+     * @param adminToken the cluster token (non-empty): every route
+     * @param readToken  the read-only token, or null for none (then reads need the admin token too); non-empty and
+     *                   different from the admin token
+     * @throws IllegalArgumentException on an empty token or equal tokens
+     */
+    BearerAuth(String adminToken, String readToken) {
+        Objects.requireNonNull(adminToken, "adminToken");
+        if (adminToken.isEmpty()) {
             throw new IllegalArgumentException("invalid token: token=\"\", min length=1");
         }
-        this.token = token.getBytes(StandardCharsets.UTF_8);
+        if (readToken != null && readToken.isEmpty()) {
+            throw new IllegalArgumentException("invalid readToken: readToken=\"\", min length=1");
+        }
+        if (adminToken.equals(readToken)) {
+            throw new IllegalArgumentException("invalid readToken: equal to the admin token, must differ");
+        }
+        this.adminToken = adminToken.getBytes(StandardCharsets.UTF_8);
+        this.readToken = readToken == null ? null : readToken.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * @param path the normalized request path (dot segments removed, as the router matches it)
+     * @return whether {@code GET path} is answered without a token (see the class comment)
+     */
+    static boolean isOpen(String path) {
+        return path != null && (OPEN_PATHS.contains(path)
+                || path.startsWith("/ui/") && path.indexOf('/', 4) < 0 && path.indexOf('%') < 0);
     }
 
     @Override
     public void handle(RoutingContext ctx) {
         HttpMethod method = ctx.request().method();
-        if (!(method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH
-                || method == HttpMethod.DELETE)) {
+        boolean read = method == HttpMethod.GET || method == HttpMethod.HEAD;
+        String path;
+        try {
+            path = ctx.normalizedPath();
+        } catch (IllegalArgumentException undecodable) { // e.g. /v1/volumes/%: no route can match it
+            Problems.badPath(ctx);
+            return;
+        }
+        if (read && isOpen(path)) {
             ctx.next();
             return;
         }
@@ -39,17 +81,29 @@ final class BearerAuth implements PlatformHandler {
         if (header == null || header.length() < 8 || !header.regionMatches(true, 0, "Bearer ", 0, 7)
                 || header.substring(7).isBlank()) {
             ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"rdmablock\"");
-            Problems.send(ctx, 401, ProblemTypes.UNAUTHORIZED, "Unauthorized",
-                    method + " needs header Authorization: Bearer <cluster token>");
+            Problems.send(ctx, 401, ProblemTypes.UNAUTHORIZED, "Unauthorized", method + " "
+                    + ctx.request().path() + " needs header Authorization: Bearer <token> ("
+                    + (read ? "the read token or the cluster token" : "the cluster token") + ")");
             return;
         }
         byte[] given = header.substring(7).trim().getBytes(StandardCharsets.UTF_8);
-        if (!MessageDigest.isEqual(given, token)) {
+        // both comparisons always run: the time taken does not tell which token was close
+        boolean admin = MessageDigest.isEqual(given, adminToken);
+        boolean reader = readToken != null && MessageDigest.isEqual(given, readToken);
+        if (!admin && !reader) {
             ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"rdmablock\", error=\"invalid_token\"");
             Problems.send(ctx, 401, ProblemTypes.UNAUTHORIZED, "Unauthorized",
-                    "the bearer token is not the cluster token");
+                    "the bearer token is neither the cluster token nor the read token");
             return;
         }
+        if (!admin && !read) {
+            ctx.response().putHeader("WWW-Authenticate",
+                    "Bearer realm=\"rdmablock\", error=\"insufficient_scope\", scope=\"admin\"");
+            Problems.send(ctx, 403, ProblemTypes.FORBIDDEN, "Forbidden",
+                    method + " " + ctx.request().path() + " needs the cluster token; the read token allows GET only");
+            return;
+        }
+        ctx.response().putHeader(SCOPE_HEADER, admin ? "admin" : "read");
         ctx.next();
     }
 }

@@ -12,7 +12,9 @@ import java.util.Map;
  * Reads the OpenAPI contract for the request validator. vertx-openapi 5.0 refuses a contract whose responses use
  * a media type outside its fixed list, and {@code application/problem+json} is not in it; responses are not
  * validated here anyway, so the copy handed to the validator says {@code application/json} where the published
- * contract (served unchanged at {@code /openapi.yaml}) says {@code application/problem+json}.
+ * contract (served unchanged at {@code /openapi.yaml}) says {@code application/problem+json}. The copy also has no
+ * {@code security} requirements: {@link BearerAuth} enforces them before validation (the router builder would
+ * otherwise demand an authentication handler per scheme).
  */
 final class ContractLoader {
     private static final String PROBLEM = "application/problem+json";
@@ -25,7 +27,27 @@ final class ContractLoader {
         Map<String, Object> tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(yamlText);
         JsonObject json = new JsonObject(tree);
         rename(json);
+        dropSecurity(json);
         return json;
+    }
+
+    /** Removes the top-level and every operation's {@code security} (BearerAuth is the judge). */
+    private static void dropSecurity(JsonObject contract) {
+        contract.remove("security");
+        JsonObject paths = contract.getJsonObject("paths");
+        if (paths == null) {
+            return;
+        }
+        for (String path : paths.fieldNames()) {
+            Object item = paths.getValue(path);
+            if (item instanceof JsonObject ops) {
+                for (String method : ops.fieldNames()) {
+                    if (ops.getValue(method) instanceof JsonObject op) {
+                        op.remove("security");
+                    }
+                }
+            }
+        }
     }
 
     private static void rename(Object node) {

@@ -14,8 +14,10 @@ import java.util.Map;
  * {@value #ROOT}; no build step, nothing fetched from elsewhere) served at {@code /ui/}; {@code /} and {@code /ui}
  * redirect there (302). The files are read into memory once, at start. The page reads {@code /v1/volumes},
  * {@code /v1/nodes} and {@code /v1/stats/volumes} of this server only (the Content-Security-Policy allows nothing
- * else) and sends the token the operator typed in as {@code Authorization: Bearer} on create, resize, delete and
- * drain; the token lives in the tab's sessionStorage.
+ * else) and sends the token the operator typed in (or gave as the URL fragment {@code #token=T}) as
+ * {@code Authorization: Bearer} on every call: the read token shows the cluster, the cluster token also enables
+ * create, resize, delete and drain (the page tells them apart by {@link BearerAuth#SCOPE_HEADER}); the token lives
+ * in the tab's sessionStorage. The files themselves are served without a token.
  */
 final class Dashboard {
     /** Classpath folder of the page's files. */

@@ -7,6 +7,8 @@ import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Problem;
 import io.rdmablock.mgmt.client.ProblemTypes;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.InputTrustHandler;
@@ -22,10 +24,15 @@ import io.vertx.ext.web.handler.PlatformHandler;
  *     {@code requestTimeoutMs} of routing (a half-sent or trickled request) gets 408 and its connection is closed,
  *     so it cannot hold a connection and a body buffer for ever. The timer stops once the body is complete: a slow
  *     handler (store fsync) is never cut off by it, so a 408 always means "not applied".</li>
+ * <li>{@link HeaderTimeout}: a connection whose first request's headers have not arrived whole within
+ *     {@code requestTimeoutMs} of its opening (half a request line, headers trickled byte by byte) is closed without
+ *     an answer (the decoder has nothing to answer yet). Later requests on a kept-alive connection are bounded by the
+ *     idle timeout of the server options.</li>
  * </ul>
  */
 final class HttpFaults {
     private static final String TIMER = "rdmablock.requestTimer";
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpFaults.class);
 
     private HttpFaults() {
     }
@@ -80,5 +87,51 @@ final class HttpFaults {
         Problems.send(ctx, 408, ProblemTypes.REQUEST_TIMEOUT, "Request timeout",
                 "the request did not arrive whole within " + requestTimeoutMs + " ms");
         ctx.request().connection().close();
+    }
+
+    /**
+     * Closes a connection whose first request has not arrived (headers complete) within a bound. Install
+     * {@link #armed} as the server's connection handler and wrap its request and invalid-request handlers with
+     * {@link #then}. Used on the server's event loop only.
+     */
+    static final class HeaderTimeout {
+        private final Vertx vertx;
+        private final long timeoutMs;
+        private final java.util.Map<HttpConnection, Long> timers = new java.util.concurrent.ConcurrentHashMap<>();
+
+        /** @param timeoutMs the bound from the connection's opening, ms, &gt; 0 */
+        HeaderTimeout(Vertx vertx, long timeoutMs) {
+            this.vertx = vertx;
+            this.timeoutMs = timeoutMs;
+        }
+
+        /** Arms the timer of a new connection. */
+        void armed(HttpConnection connection) {
+            long id = vertx.setTimer(timeoutMs, t -> {
+                if (timers.remove(connection) != null) {
+                    LOG.debug("closing {}: no complete request headers within {} ms", connection.remoteAddress(),
+                            timeoutMs);
+                    connection.close();
+                }
+            });
+            timers.put(connection, id);
+            connection.closeHandler(v -> {
+                Long pending = timers.remove(connection);
+                if (pending != null) {
+                    vertx.cancelTimer(pending);
+                }
+            });
+        }
+
+        /** @return {@code next}, after disarming the timer of the request's connection */
+        Handler<HttpServerRequest> then(Handler<HttpServerRequest> next) {
+            return req -> {
+                Long pending = timers.remove(req.connection());
+                if (pending != null) {
+                    vertx.cancelTimer(pending);
+                }
+                next.handle(req);
+            };
+        }
     }
 }

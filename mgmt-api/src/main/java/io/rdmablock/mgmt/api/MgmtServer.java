@@ -30,9 +30,11 @@ public final class MgmtServer implements AutoCloseable {
     private final MetadataStore store;
     private final MgmtVerticle verticle;
     private final String host;
+    private final boolean tls;
     private boolean closed;
 
-    private MgmtServer(Vertx vertx, MetadataStore store, MgmtVerticle verticle, String host) {
+    private MgmtServer(Vertx vertx, MetadataStore store, MgmtVerticle verticle, String host, boolean tls) {
+        this.tls = tls;
         this.vertx = vertx;
         this.store = store;
         this.verticle = verticle;
@@ -83,9 +85,18 @@ public final class MgmtServer implements AutoCloseable {
      */
     public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, String host, int port, String token,
                                    long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
+        return start(dataDir, etcd, host, port, MgmtHttpOptions.of(token), nodeTimeoutMs, leaseMs, sweepIntervalMs);
+    }
+
+    /**
+     * As {@link #start(Path, String, int, MgmtHttpOptions, long, long, long)} on the store {@link #openStore} picks:
+     * etcd when {@code etcd} is not null.
+     */
+    public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, String host, int port,
+                                   MgmtHttpOptions http, long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
         MetadataStore store = openStore(dataDir, etcd);
         try {
-            return start(store, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs);
+            return start(store, host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -101,10 +112,30 @@ public final class MgmtServer implements AutoCloseable {
     /** Starts a server over a given store (closed by {@link #close()}) with a lease and sweep interval. */
     public static MgmtServer start(MetadataStore store, String host, int port, String token, long nodeTimeoutMs,
                                    long leaseMs, long sweepIntervalMs) {
+        return start(store, host, port, MgmtHttpOptions.of(token), nodeTimeoutMs, leaseMs, sweepIntervalMs);
+    }
+
+    /**
+     * As {@link #start(Path, String, int, String, long, long, long)} with the HTTP options {@code http} (tokens,
+     * TLS, timeouts) in place of the token.
+     */
+    public static MgmtServer start(Path dataDir, String host, int port, MgmtHttpOptions http, long nodeTimeoutMs,
+                                   long leaseMs, long sweepIntervalMs) {
+        return start(dataDir, null, host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs);
+    }
+
+    /**
+     * Starts a server over a given store (closed by {@link #close()}) with the HTTP options {@code http} (tokens,
+     * TLS, timeouts), a lease and sweep interval.
+     *
+     * @throws IllegalStateException when the server does not start within {@link #START_TIMEOUT_S}, the port is
+     *                               taken or the TLS files cannot be read
+     */
+    public static MgmtServer start(MetadataStore store, String host, int port, MgmtHttpOptions http,
+                                   long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
         Objects.requireNonNull(store, "store");
         var cluster = new ClusterService(store, System::currentTimeMillis, nodeTimeoutMs, leaseMs);
-        var verticle = new MgmtVerticle(cluster, token, host, port, DEFAULT_BODY_LIMIT_BYTES,
-                MgmtVerticle.DEFAULT_REQUEST_TIMEOUT_MS, sweepIntervalMs);
+        var verticle = new MgmtVerticle(cluster, http, host, port, DEFAULT_BODY_LIMIT_BYTES, sweepIntervalMs);
         Vertx vertx = Vertx.vertx();
         try {
             vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(START_TIMEOUT_S,
@@ -119,7 +150,7 @@ public final class MgmtServer implements AutoCloseable {
             throw new IllegalStateException("management server did not start on " + host + ":" + port + ": "
                     + cause, cause);
         }
-        return new MgmtServer(vertx, store, verticle, host);
+        return new MgmtServer(vertx, store, verticle, host, http.tls());
     }
 
     /** @return the bound port */
@@ -127,13 +158,13 @@ public final class MgmtServer implements AutoCloseable {
         return verticle.actualPort();
     }
 
-    /** @return {@code http://host:port} (0.0.0.0 shown as 127.0.0.1) */
+    /** @return {@code http://host:port}, {@code https://} with TLS (0.0.0.0 shown as 127.0.0.1) */
     public String url() {
         String shown = "0.0.0.0".equals(host) || "::".equals(host) ? "127.0.0.1" : host;
         if (shown.contains(":")) {
             shown = "[" + shown + "]";
         }
-        return "http://" + shown + ":" + port();
+        return (tls ? "https://" : "http://") + shown + ":" + port();
     }
 
     /** Stops the server and closes the store; waits up to 10 s for Vert.x. Idempotent. */

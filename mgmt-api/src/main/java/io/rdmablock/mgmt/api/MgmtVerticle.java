@@ -17,6 +17,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -59,16 +60,15 @@ public final class MgmtVerticle extends VerticleBase {
     /** Largest accepted request headers (larger is 431; Vert.x's default). */
     static final int MAX_HEADER_BYTES = 8 * 1024;
     /** Default time within which a request must arrive whole (else 408, connection closed). */
-    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-    /** A connection that sends and receives nothing for this long is closed. */
-    static final long IDLE_TIMEOUT_MS = 120_000;
+    public static final long DEFAULT_REQUEST_TIMEOUT_MS = MgmtHttpOptions.DEFAULT_REQUEST_TIMEOUT_MS;
+    /** Default idle timeout: a connection that sends and receives nothing for this long is closed. */
+    static final long IDLE_TIMEOUT_MS = MgmtHttpOptions.DEFAULT_IDLE_TIMEOUT_MS;
 
     private final ClusterService cluster;
-    private final String token;
+    private final MgmtHttpOptions http;
     private final String host;
     private final int port;
     private final long bodyLimitBytes;
-    private final long requestTimeoutMs;
     private final long sweepIntervalMs;
     private long sweepTimer = -1;
     private ApiMetrics metrics;
@@ -110,18 +110,23 @@ public final class MgmtVerticle extends VerticleBase {
      */
     public MgmtVerticle(ClusterService cluster, String token, String host, int port, long bodyLimitBytes,
                         long requestTimeoutMs, long sweepIntervalMs) {
+        this(cluster, MgmtHttpOptions.of(token).withTimeouts(MgmtHttpOptions.DEFAULT_IDLE_TIMEOUT_MS,
+                requestTimeoutMs), host, port, bodyLimitBytes, sweepIntervalMs);
+    }
+
+    /**
+     * @param http            tokens (admin and read-only), TLS and the idle and request timeouts
+     * @param sweepIntervalMs interval of the liveness sweep, &gt; 0
+     */
+    public MgmtVerticle(ClusterService cluster, MgmtHttpOptions http, String host, int port, long bodyLimitBytes,
+                        long sweepIntervalMs) {
         if (sweepIntervalMs <= 0) {
             throw new IllegalArgumentException("invalid sweepIntervalMs: sweepIntervalMs=" + sweepIntervalMs
                     + ", min=1");
         }
         this.sweepIntervalMs = sweepIntervalMs;
-        if (requestTimeoutMs <= 0) {
-            throw new IllegalArgumentException("invalid requestTimeoutMs: requestTimeoutMs=" + requestTimeoutMs
-                    + ", min=1");
-        }
-        this.requestTimeoutMs = requestTimeoutMs;
         this.cluster = Objects.requireNonNull(cluster, "cluster");
-        this.token = Objects.requireNonNull(token, "token");
+        this.http = Objects.requireNonNull(http, "http");
         this.host = Objects.requireNonNull(host, "host");
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("invalid port: port=" + port + ", min=0, max=65535");
@@ -140,7 +145,8 @@ public final class MgmtVerticle extends VerticleBase {
                     return ContractLoader.forValidation(contractText);
                 })
                 .compose(json -> OpenAPIContract.from(vertx, json))
-                .compose(contract -> vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port)
+                .compose(contract -> vertx.createHttpServer(serverOptions(new HttpServerOptions().setHost(host)
+                        .setPort(port)
                         // a request line longer than 4096 bytes (e.g. an over-long volume name) would get a bare 414
                         // from the HTTP codec; let it reach validation, which answers problem+json naming the field
                         .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
@@ -148,17 +154,32 @@ public final class MgmtVerticle extends VerticleBase {
                         // HTTP/1.1 only: an h2c upgrade (the JDK client's default) stalled answers above the
                         // 16 KiB HTTP/2 initial window (the OpenAPI contract, 22 KB) until the idle timeout
                         .setHttp2ClearTextEnabled(false)
-                        .setIdleTimeout((int) IDLE_TIMEOUT_MS).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
-                        .requestHandler(router(contract, dashboard))
-                        .invalidRequestHandler(HttpFaults.invalidRequest())
+                        .setIdleTimeout((int) http.idleTimeoutMs()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)))
+                        .connectionHandler(firstRequest::armed)
+                        .requestHandler(firstRequest.then(router(contract, dashboard)))
+                        .invalidRequestHandler(firstRequest.then(HttpFaults.invalidRequest()))
                         .listen())
                 .onSuccess(s -> {
                     server = s;
                     scraper = new MetricsScraper(vertx, cluster, stats, STATS_INTERVAL_MS);
                     scraper.start();
                     sweepTimer = vertx.setPeriodic(sweepIntervalMs, id -> sweep());
-                    LOG.info("management API listening on http://{}:{}", host, s.actualPort());
+                    LOG.info("management API listening on {}://{}:{}", http.tls() ? "https" : "http", host,
+                            s.actualPort());
                 });
+    }
+
+    /** A connection whose first request's headers are not in within the request timeout is closed. */
+    private HttpFaults.HeaderTimeout firstRequest;
+
+    /** @return {@code options} with TLS when configured (PEM certificate chain and key) */
+    private HttpServerOptions serverOptions(HttpServerOptions options) {
+        firstRequest = new HttpFaults.HeaderTimeout(vertx, http.requestTimeoutMs());
+        if (http.tls()) {
+            options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
+                    .setCertPath(http.tlsCert().toString()).setKeyPath(http.tlsKey().toString()));
+        }
+        return options;
     }
 
     /** One liveness sweep on a worker (the store fsyncs); a failure is logged, the next tick tries again. */
@@ -201,8 +222,8 @@ public final class MgmtVerticle extends VerticleBase {
     private Router router(OpenAPIContract contract, Dashboard dashboard) {
         RouterBuilder builder = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
         builder.rootHandler((PlatformHandler) this::timed);
-        builder.rootHandler(new BearerAuth(token));
-        builder.rootHandler(HttpFaults.armRequestTimeout(requestTimeoutMs));
+        builder.rootHandler(new BearerAuth(http.adminToken(), http.readToken()));
+        builder.rootHandler(HttpFaults.armRequestTimeout(http.requestTimeoutMs()));
         builder.rootHandler(BodyHandler.create(false).setBodyLimit(bodyLimitBytes));
         builder.rootHandler(HttpFaults.disarmRequestTimeout());
         builder.rootHandler(new StrictJson());
@@ -271,8 +292,7 @@ public final class MgmtVerticle extends VerticleBase {
         });
         dashboard.mount(router, ctx -> ctx.put(OPERATION, "ui"));
         router.route().failureHandler(this::failure);
-        router.errorHandler(400, ctx -> Problems.send(ctx, 400, ProblemTypes.VALIDATION, "Invalid request",
-                "the request path could not be decoded (malformed percent-escape?): " + ctx.request().uri()));
+        router.errorHandler(400, Problems::badPath);
         router.errorHandler(404, Problems::notFound);
         router.errorHandler(405, Problems::methodNotAllowed);
         return router;
@@ -375,7 +395,7 @@ public final class MgmtVerticle extends VerticleBase {
     private void failure(RoutingContext ctx) {
         Throwable failure = ctx.failure();
         int status = ctx.statusCode();
-        if (ctx.response().closed()) { // the client hung up: nobody to answer, and not a server fault
+        if (ctx.response().closed() || clientGone(failure)) { // the client hung up: nobody to answer, not our fault
             LOG.debug("{} {}: client closed the connection before the answer ({})", ctx.request().method(),
                     ctx.request().path(), failure == null ? "status " + status : failure.toString());
             return;
@@ -421,6 +441,25 @@ public final class MgmtVerticle extends VerticleBase {
             }
         }
         return null;
+    }
+
+    /**
+     * @return whether {@code failure} is the connection going away under a request (reset, broken pipe, closed while
+     *         the body or the answer was in flight): the client hung up, not a server fault
+     */
+    static boolean clientGone(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.SocketException || t instanceof java.nio.channels.ClosedChannelException
+                    || t instanceof io.vertx.core.http.HttpClosedException) {
+                return true;
+            }
+            String m = t.getMessage();
+            if (t instanceof IOException && m != null && (m.contains("Connection reset") || m.contains("Broken pipe")
+                    || m.contains("Connection was closed"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String readContract() {

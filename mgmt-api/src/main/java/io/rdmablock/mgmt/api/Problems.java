@@ -39,6 +39,12 @@ final class Problems {
         send(ctx, Problem.of(type, title, status, detail));
     }
 
+    /** 400: a request path that cannot be percent-decoded. */
+    static void badPath(RoutingContext ctx) {
+        send(ctx, 400, ProblemTypes.VALIDATION, "Invalid request",
+                "the request path could not be decoded (malformed percent-escape?): " + ctx.request().uri());
+    }
+
     static void notFound(RoutingContext ctx) {
         send(ctx, 404, ProblemTypes.NOT_FOUND, "Not found",
                 "no route " + ctx.request().method() + " " + ctx.request().path() + " (see /openapi.yaml)");

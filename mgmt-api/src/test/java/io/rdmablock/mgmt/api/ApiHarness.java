@@ -19,13 +19,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A management verticle on port 0 over an in-memory store with a manual clock, and a raw HTTP client. */
 final class ApiHarness {
     static final String TOKEN = "test-token";
+    /** The read-only token: GET routes only. */
+    static final String READ_TOKEN = "test-read-token";
     static final long NODE_TIMEOUT_MS = 5_000;
 
     final AtomicLong nowMs = new AtomicLong(1_800_000_000_000L);
     final InMemoryMetadataStore store = new InMemoryMetadataStore();
     final ClusterService cluster = new ClusterService(store, nowMs::get, NODE_TIMEOUT_MS);
     static final long REQUEST_TIMEOUT_MS = 2_000;
-    final MgmtVerticle verticle = new MgmtVerticle(cluster, TOKEN, "127.0.0.1", 0, 4096, REQUEST_TIMEOUT_MS);
+    static final long IDLE_TIMEOUT_MS = 4_000;
+    final MgmtVerticle verticle = new MgmtVerticle(cluster, MgmtHttpOptions.of(TOKEN).withReadToken(READ_TOKEN)
+            .withTimeouts(IDLE_TIMEOUT_MS, REQUEST_TIMEOUT_MS), "127.0.0.1", 0, 4096,
+            MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     ApiHarness deploy(Vertx vertx) throws Exception {
@@ -56,8 +61,9 @@ final class ApiHarness {
         return send(method, path, body, TOKEN, "application/json");
     }
 
+    /** GET with the read token. */
     HttpResponse<String> get(String path) throws Exception {
-        return send("GET", path, null, null, null);
+        return send("GET", path, null, READ_TOKEN, null);
     }
 
     /** Registers node {@code id} with the given capacity (all free). */

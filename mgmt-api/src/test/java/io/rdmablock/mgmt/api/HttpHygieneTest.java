@@ -106,6 +106,119 @@ class HttpHygieneTest {
     }
 
     @Test
+    void shouldCloseAConnectionThatTricklesItsHeaders() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", api.verticle.actualPort())) {
+            s.setSoTimeout(30_000);
+            OutputStream out = s.getOutputStream();
+            out.write("GET /v1/volumes HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            long t0 = System.nanoTime();
+            var trickle = Thread.ofVirtual().start(() -> { // a header byte every 200 ms: never idle
+                try {
+                    for (int i = 0; i < 200; i++) {
+                        Thread.sleep(200);
+                        out.write('a');
+                        out.flush();
+                    }
+                } catch (IOException | InterruptedException closed) {
+                    // the server closed the connection
+                }
+            });
+            byte[] all = readAll(s.getInputStream());
+            long waitedMs = (System.nanoTime() - t0) / 1_000_000;
+            trickle.interrupt();
+            assertTrue(waitedMs < ApiHarness.REQUEST_TIMEOUT_MS + 3_000, "closed after " + waitedMs + " ms");
+            String answer = new String(all, StandardCharsets.UTF_8);
+            assertTrue(answer.isEmpty() || answer.startsWith("HTTP/1.1 408"), answer);
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("trickled headers held the connection for 30 s", e);
+        }
+    }
+
+    @Test
+    void shouldCloseAnIdleKeptAliveConnection() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", api.verticle.actualPort())) {
+            s.setSoTimeout(30_000);
+            s.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            long t0 = System.nanoTime();
+            String answer = new String(readAll(s.getInputStream()), StandardCharsets.UTF_8);
+            long waitedMs = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(answer.startsWith("HTTP/1.1 200"), answer);
+            assertTrue(waitedMs >= ApiHarness.IDLE_TIMEOUT_MS / 2 && waitedMs < ApiHarness.IDLE_TIMEOUT_MS + 3_000,
+                    "closed after " + waitedMs + " ms");
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("an idle connection was kept for 30 s", e);
+        }
+    }
+
+    @Test
+    void shouldNotLogAnErrorWhenAClientHangsUp() throws Exception {
+        var err = new ByteArrayOutputStream();
+        var julRecords = new java.util.concurrent.ConcurrentLinkedQueue<java.util.logging.LogRecord>();
+        var jul = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                julRecords.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger.getLogger("").addHandler(jul);
+        java.io.PrintStream saved = System.err;
+        System.setErr(new java.io.PrintStream(new OutputStream() {
+            @Override
+            public synchronized void write(int b) {
+                saved.write(b);
+                err.write(b);
+            }
+
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                saved.write(b, off, len);
+                err.write(b, off, len);
+            }
+        }, true));
+        try {
+            for (int i = 0; i < 3; i++) {
+                try (Socket s = new Socket("127.0.0.1", api.verticle.actualPort())) { // mid-request: half a body
+                    s.getOutputStream().write(("POST /v1/volumes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                            + ApiHarness.TOKEN + "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+                            + "{\"na").getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                    Thread.sleep(100);
+                    s.setSoLinger(true, 0); // RST, like a killed client
+                }
+                try (Socket s = new Socket("127.0.0.1", api.verticle.actualPort())) { // mid-response
+                    s.setReceiveBufferSize(1024);
+                    s.getOutputStream().write(("GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n"
+                            + "GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                    s.getInputStream().read(new byte[100]);
+                    s.setSoLinger(true, 0);
+                }
+            }
+            Thread.sleep(ApiHarness.REQUEST_TIMEOUT_MS + 500); // the request timer of the half body fires too
+            assertEquals(200, api.get("/v1/volumes").statusCode());
+        } finally {
+            System.setErr(saved);
+            java.util.logging.Logger.getLogger("").removeHandler(jul);
+        }
+        String logged = err.toString(StandardCharsets.UTF_8);
+        assertTrue(!logged.contains(" ERROR ") && !logged.contains("SEVERE"), logged);
+        for (var r : julRecords) {
+            assertTrue(r.getLevel().intValue() < java.util.logging.Level.SEVERE.intValue(),
+                    r.getLoggerName() + ": " + r.getMessage() + " " + r.getThrown());
+        }
+    }
+
+    @Test
     void shouldNameTheQueryParameterInAValidationProblem() throws Exception {
         Problem p = assertProblem(api.send("DELETE", "/v1/volumes/a?force=maybe", null, ApiHarness.TOKEN, null),
                 400, ProblemTypes.VALIDATION);

@@ -31,16 +31,31 @@ public final class MgmtClient {
 
     /**
      * @param baseUri        management server root, e.g. {@code http://127.0.0.1:8080} (a trailing slash is ok)
-     * @param token          bearer token sent on every request; null or empty sends none (read-only routes)
+     * @param token          bearer token sent on every request: the cluster token, or the read-only token (then a
+     *                       mutating call is 403); null or empty sends none (then every call but health is 401)
      * @param requestTimeout per-request timeout (also the connect timeout)
      */
     public MgmtClient(URI baseUri, String token, Duration requestTimeout) {
+        this(baseUri, token, requestTimeout, null);
+    }
+
+    /**
+     * @param sslContext TLS trust for an {@code https} server (e.g. {@link TlsTrust#sslContext}), or null for the
+     *                   JDK's default trust; a handshake failure is a {@link MgmtUnavailableException} naming the
+     *                   certificate problem
+     */
+    public MgmtClient(URI baseUri, String token, Duration requestTimeout, javax.net.ssl.SSLContext sslContext) {
         Objects.requireNonNull(baseUri, "baseUri");
         String base = baseUri.toString();
         this.baseUri = URI.create(base.endsWith("/") ? base.substring(0, base.length() - 1) : base);
         this.token = token == null || token.isEmpty() ? null : token;
         this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
-        this.http = HttpClient.newBuilder().connectTimeout(requestTimeout).version(HttpClient.Version.HTTP_1_1).build();
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(requestTimeout)
+                .version(HttpClient.Version.HTTP_1_1);
+        if (sslContext != null) {
+            builder.sslContext(sslContext);
+        }
+        this.http = builder.build();
     }
 
     /** A client with a 10 s request timeout. */
@@ -220,7 +235,14 @@ public final class MgmtClient {
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (javax.net.ssl.SSLHandshakeException e) {
+            throw new MgmtUnavailableException(method + " " + request.uri() + " failed: "
+                    + TlsTrust.explain(e), e);
         } catch (IOException e) {
+            if (e.getCause() instanceof javax.net.ssl.SSLHandshakeException h) {
+                throw new MgmtUnavailableException(method + " " + request.uri() + " failed: "
+                        + TlsTrust.explain(h), e);
+            }
             throw new MgmtUnavailableException(method + " " + request.uri() + " failed", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

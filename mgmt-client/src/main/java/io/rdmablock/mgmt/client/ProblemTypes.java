@@ -13,9 +13,15 @@ public final class ProblemTypes {
     public static final String MALFORMED_BODY = BASE + "malformed-body";
     /** 400: PATCH with a size smaller than the current one (grow only). */
     public static final String SHRINK_NOT_ALLOWED = BASE + "shrink-not-allowed";
-    /** 401: a mutating route without {@code Authorization: Bearer <token>}, or with a token that is not the cluster token. */
+    /**
+     * 401: a route without {@code Authorization: Bearer <token>}, or with a token that is neither the cluster token
+     * nor the read token.
+     */
     public static final String UNAUTHORIZED = BASE + "unauthorized";
-    /** 403: kept for clients of older servers; a wrong token is 401 {@link #UNAUTHORIZED} (RFC 6750 section 3.1). */
+    /**
+     * 403: the read-only token on a mutating route ({@code WWW-Authenticate: Bearer error="insufficient_scope"}); a
+     * wrong token is 401 {@link #UNAUTHORIZED} (RFC 6750 section 3.1).
+     */
     public static final String FORBIDDEN = BASE + "forbidden";
     /** 404: no volume with that name. */
     public static final String VOLUME_NOT_FOUND = BASE + "volume-not-found";

@@ -21,7 +21,12 @@ import java.util.concurrent.CountDownLatch;
  * {@code RDMABLOCK_ETCD_ENDPOINTS} (keys under {@code --etcd-prefix}). Token: {@code --token-file}, else {@code --token} / env
  * {@code RDMABLOCK_TOKEN}, else {@code <data-dir>/token} (created with a random token when absent). Prints
  * {@code management API: <url>} on stdout once it listens, then {@code token: <token>} only when it generated the
- * token (else {@code token source: <where>}), so a token given to it never lands in a log file.
+ * token (else {@code token source: <where>}), so a token given to it never lands in a log file. The read-only token
+ * (GET routes only) likewise: {@code --read-token-file}, else {@code --read-token} / env
+ * {@code RDMABLOCK_READ_TOKEN}, else {@code <data-dir>/read-token} (created when absent), printed as
+ * {@code read token: <token>} only when generated. TLS: {@code --tls-cert} and {@code --tls-key} (PEM) make it
+ * HTTPS; without them it is plain HTTP, meant for loopback (a warning on stderr for any other listen address).
+ * Timeouts: {@code --idle-timeout-ms}, {@code --request-timeout-ms}.
  */
 @Command(name = "mgmt", description = "Run the management server (REST API, cluster metadata).",
         mixinStandardHelpOptions = true)
@@ -43,6 +48,31 @@ public final class MgmtCommand implements Callable<Integer> {
 
     @Option(names = "--token-file", paramLabel = "FILE", description = "Read the cluster token from FILE.")
     Path tokenFile;
+
+    @Option(names = "--read-token", paramLabel = "TOKEN", defaultValue = "${env:RDMABLOCK_READ_TOKEN}",
+            description = "Read-only bearer token, good for GET routes only (env RDMABLOCK_READ_TOKEN); default "
+                    + "<data-dir>/read-token, created when absent.")
+    String readToken;
+
+    @Option(names = "--read-token-file", paramLabel = "FILE", description = "Read the read-only token from FILE.")
+    Path readTokenFile;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM",
+            description = "Serve HTTPS with this certificate chain (PEM, leaf first); needs --tls-key.")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM",
+            description = "Private key of --tls-cert (PEM, PKCS#8 or PKCS#1, unencrypted).")
+    Path tlsKey;
+
+    @Option(names = "--idle-timeout-ms", paramLabel = "MS", defaultValue = "60000",
+            description = "Close a connection idle for this long (default ${DEFAULT-VALUE}, 1..3600000).")
+    long idleTimeoutMs;
+
+    @Option(names = "--request-timeout-ms", paramLabel = "MS", defaultValue = "10000",
+            description = "A request whose headers or body are not in whole within this is answered 408 or its "
+                    + "connection closed (default ${DEFAULT-VALUE}, 1..3600000).")
+    long requestTimeoutMs;
 
     @Option(names = "--node-timeout-ms", paramLabel = "MS", defaultValue = "6000",
             description = "A node without heartbeat for this long is down (default ${DEFAULT-VALUE}).")
@@ -81,6 +111,8 @@ public final class MgmtCommand implements Callable<Integer> {
 
     /** Where the token came from, or null when this run generated it. */
     private String tokenSource;
+    /** Where the read token came from, or null when this run generated it. */
+    private String readTokenSource;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -103,14 +135,37 @@ public final class MgmtCommand implements Callable<Integer> {
                 : new EtcdMetadataStore.Config(EtcdMetadataStore.Config.parseEndpoints(etcdEndpoints), etcdPrefix,
                         Duration.ofMillis(etcdTimeoutMs));
         Files.createDirectories(dataDir);
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("invalid TLS options: --tls-cert and --tls-key go together, given "
+                    + (tlsCert == null ? "--tls-key only" : "--tls-cert only"));
+        }
+        for (Path pem : new Path[] {tlsCert, tlsKey}) {
+            if (pem != null && !Files.isReadable(pem)) {
+                throw new IllegalArgumentException("invalid " + (pem == tlsCert ? "--tls-cert" : "--tls-key") + ": "
+                        + pem + " is not a readable file");
+            }
+        }
         String clusterToken = resolveToken();
-        server = MgmtServer.start(dataDir, etcd, hostPort[0], Integer.parseInt(hostPort[1]), clusterToken,
-                nodeTimeoutMs, leaseMs, sweepMs);
+        String read = resolveReadToken();
+        if (read.equals(clusterToken)) {
+            throw new IllegalArgumentException("invalid read token (" + (readTokenSource == null ? "generated"
+                    : readTokenSource) + "): equal to the cluster token, must differ");
+        }
+        var http = io.rdmablock.mgmt.api.MgmtHttpOptions.of(clusterToken).withReadToken(read)
+                .withTls(tlsCert, tlsKey).withTimeouts(idleTimeoutMs, requestTimeoutMs);
+        if (tlsCert == null && !isLoopback(hostPort[0])) {
+            spec.commandLine().getErr().println("warning: plain HTTP on " + hostPort[0] + " (not loopback): tokens "
+                    + "cross the network in clear; give --tls-cert/--tls-key");
+            spec.commandLine().getErr().flush();
+        }
+        server = MgmtServer.start(dataDir, etcd, hostPort[0], Integer.parseInt(hostPort[1]), http, nodeTimeoutMs,
+                leaseMs, sweepMs);
         PrintWriter out = spec.commandLine().getOut();
         out.println("management API: " + server.url());
         out.println("metadata: " + (etcd == null ? "RocksDB in " + dataDir.resolve("metadata")
                 : "etcd " + etcd.endpoints() + " prefix " + etcd.prefix()));
         out.println(tokenSource == null ? "token: " + clusterToken : "token source: " + tokenSource);
+        out.println(readTokenSource == null ? "read token: " + read : "read token source: " + readTokenSource);
         out.flush();
         if (noWait) {
             return ExitCodes.OK;
@@ -142,6 +197,29 @@ public final class MgmtCommand implements Callable<Integer> {
         String generated = Tokens.generate();
         Tokens.write(file, generated);
         return generated;
+    }
+
+    private String resolveReadToken() throws IOException {
+        if (readTokenFile != null) {
+            readTokenSource = "--read-token-file " + readTokenFile;
+            return Tokens.read("--read-token-file", readTokenFile);
+        }
+        if (readToken != null && !readToken.isBlank()) {
+            readTokenSource = "--read-token or RDMABLOCK_READ_TOKEN";
+            return readToken.trim();
+        }
+        Path file = dataDir.resolve("read-token");
+        if (Files.exists(file)) {
+            readTokenSource = file.toString();
+            return Tokens.read("read token file", file);
+        }
+        String generated = Tokens.generate();
+        Tokens.write(file, generated);
+        return generated;
+    }
+
+    private static boolean isLoopback(String host) {
+        return "localhost".equals(host) || host.startsWith("127.") || "::1".equals(host);
     }
 
     /** @return {host, port} of {@code host:port}, port 0..65535 */

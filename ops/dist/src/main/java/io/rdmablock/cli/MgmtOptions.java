@@ -9,8 +9,9 @@ import java.time.Duration;
 
 /**
  * How a command reaches the management server: {@code --mgmt-url} (env {@code RDMABLOCK_MGMT_URL}, default
- * {@code http://127.0.0.1:8080}), {@code --token} (env {@code RDMABLOCK_TOKEN}) or {@code --token-file}, and
- * {@code --timeout-ms}. A picocli mixin.
+ * {@code http://127.0.0.1:8080}), {@code --token} (env {@code RDMABLOCK_TOKEN}, else {@code RDMABLOCK_READ_TOKEN})
+ * or {@code --token-file}: the cluster token, or the read-only token for commands that only read; {@code --ca-cert}
+ * (env {@code RDMABLOCK_CA_CERT}) for an https URL; and {@code --timeout-ms}. A picocli mixin.
  */
 public final class MgmtOptions {
     @Option(names = "--mgmt-url", paramLabel = "URL",
@@ -19,8 +20,14 @@ public final class MgmtOptions {
     String mgmtUrl;
 
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:RDMABLOCK_TOKEN}",
-            description = "Cluster bearer token (env RDMABLOCK_TOKEN); needed by commands that change something.")
+            description = "Bearer token (env RDMABLOCK_TOKEN, else RDMABLOCK_READ_TOKEN): the cluster token, or the "
+                    + "read-only token for commands that only read.")
     String token;
+
+    @Option(names = "--ca-cert", paramLabel = "PEM",
+            description = "Trust only this CA (PEM) for an https --mgmt-url (env RDMABLOCK_CA_CERT; default the "
+                    + "JDK's CAs).")
+    Path caCert;
 
     @Option(names = "--token-file", paramLabel = "FILE", description = "Read the token from FILE instead.")
     Path tokenFile;
@@ -29,12 +36,16 @@ public final class MgmtOptions {
             description = "Per-request timeout in ms (default ${DEFAULT-VALUE}).")
     long timeoutMs;
 
-    /** @return the token from --token-file, else --token/env, else null */
+    /** @return the token from --token-file, else --token/RDMABLOCK_TOKEN, else RDMABLOCK_READ_TOKEN, else null */
     public String token() {
         if (tokenFile != null) {
             return Tokens.read("--token-file", tokenFile);
         }
-        return token == null || token.isBlank() ? null : token.trim();
+        if (token == null || token.isBlank()) {
+            String read = System.getenv("RDMABLOCK_READ_TOKEN");
+            return read == null || read.isBlank() ? null : read.trim();
+        }
+        return token.trim();
     }
 
     /** @return the management URL, checked to be an absolute http(s) URL */
@@ -57,6 +68,7 @@ public final class MgmtOptions {
             throw new IllegalArgumentException("invalid --timeout-ms: --timeout-ms=" + timeoutMs
                     + ", min=1, max=600000");
         }
-        return new MgmtClient(url(), token(), Duration.ofMillis(timeoutMs));
+        return new MgmtClient(url(), token(), Duration.ofMillis(timeoutMs),
+                io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(caCert));
     }
 }

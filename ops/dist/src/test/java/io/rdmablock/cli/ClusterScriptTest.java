@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -70,6 +71,16 @@ class ClusterScriptTest {
                     .substring("token: ".length());
             assertEquals(token, Files.readString(dir.resolve("token")).trim());
             assertTrue(Files.readString(dir.resolve("env")).contains("RDMABLOCK_MGMT_URL=" + url));
+            String readToken = up.out().lines().filter(l -> l.startsWith("read token: ")).findFirst().orElseThrow()
+                    .substring("read token: ".length());
+            assertEquals(readToken, Files.readString(dir.resolve("read-token")).trim());
+            assertTrue(Files.readString(dir.resolve("env")).contains("RDMABLOCK_READ_TOKEN=" + readToken));
+            assertEquals("rw-------", PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(dir.resolve("read-token"))));
+            assertEquals(2, new MgmtClient(URI.create(url), readToken).listNodes().size(), "reads with the read token");
+            var noToken = assertThrows(io.rdmablock.mgmt.client.MgmtException.class,
+                    () -> new MgmtClient(URI.create(url), null).listNodes());
+            assertEquals(401, noToken.problem().status());
 
             var client = new MgmtClient(URI.create(url), token);
             var nodes = client.listNodes();

@@ -35,7 +35,7 @@ public final class RdmablockCliFakeNode {
                 case "--listen" -> listen = args[i + 1];
                 case "--mgmt-url" -> mgmtUrl = args[i + 1];
                 case "--token-file" -> tokenFile = args[i + 1];
-                case "--provider" -> { }
+                case "--provider", "--ca-cert" -> { }
                 case "--node-id" -> nodeId = args[i + 1];
                 case "--metrics-listen" -> metricsUrl = "http://" + args[i + 1] + "/metrics";
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);

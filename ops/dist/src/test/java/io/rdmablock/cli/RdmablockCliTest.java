@@ -314,6 +314,19 @@ class RdmablockCliTest {
             var client = new MgmtClient(URI.create(cmd.server.url()), token);
             assertTrue(client.health());
             client.registerNode(new RegisterNodeRequest("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30));
+            String readToken = Files.readString(data.resolve("read-token")).trim();
+            assertEquals(64, readToken.length());
+            assertTrue(r.out().contains("read token: " + readToken), r.out());
+            String url = cmd.server.url();
+            var list = CliRun.of("node", "list", "--mgmt-url", url, "--token", readToken);
+            assertEquals(0, list.exitCode(), list.err());
+            assertTrue(list.out().contains("n1"), list.out());
+            var create = CliRun.of("volume", "create", "a", "--size", "1M", "--mgmt-url", url, "--token", readToken);
+            assertEquals(1, create.exitCode(), create.err());
+            assertTrue(create.err().contains("403") || create.err().contains("Forbidden"), create.err());
+            var none = CliRun.of("volume", "get", "a", "--mgmt-url", url);
+            assertEquals(1, none.exitCode(), none.err());
+            assertTrue(none.err().contains("401") || none.err().contains("Unauthorized"), none.err());
         } finally {
             if (cmd.server != null) {
                 cmd.server.close();

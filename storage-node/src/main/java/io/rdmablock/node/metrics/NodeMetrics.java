@@ -250,18 +250,43 @@ public final class NodeMetrics {
     }
 
     /**
-     * Starts the {@code /metrics} HTTP endpoint; every other path answers 404.
+     * Starts the {@code /metrics} HTTP endpoint: {@code GET} (and {@code HEAD}) {@code /metrics} only; another method on
+     * it answers 405 with {@code Allow: GET, HEAD}, every other path 404.
      *
      * @throws UncheckedIOException when the address cannot be bound
      */
     public HTTPServer serve(InetSocketAddress listen) {
         try {
             return HTTPServer.builder().inetAddress(listen.getAddress()).port(listen.getPort()).registry(registry)
-                    .registerHealthHandler(false).defaultHandler(NodeMetrics::notFound).buildAndStart();
+                    .registerHealthHandler(false).defaultHandler(NodeMetrics::notFound)
+                    .authenticator(METHOD_FILTER).buildAndStart();
         } catch (IOException e) {
             throw new UncheckedIOException("metrics endpoint bind failed: listen=" + listen, e);
         }
     }
+
+    /**
+     * The exporter has no per-method routing; its authenticator hook runs before every handler, so it refuses here:
+     * a method other than GET/HEAD on {@code /metrics} 405, a path below {@code /metrics} (which the JDK server's
+     * prefix match would give the metrics handler) 404. Everything else passes on.
+     */
+    private static final com.sun.net.httpserver.Authenticator METHOD_FILTER = new com.sun.net.httpserver.Authenticator() {
+        private final Success pass = new Success(new com.sun.net.httpserver.HttpPrincipal("scraper", "metrics"));
+
+        @Override
+        public Result authenticate(com.sun.net.httpserver.HttpExchange exchange) {
+            String path = exchange.getRequestURI().getRawPath();
+            String method = exchange.getRequestMethod();
+            if ("/metrics".equals(path)) {
+                if ("GET".equals(method) || "HEAD".equals(method)) {
+                    return pass;
+                }
+                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                return new Failure(405);
+            }
+            return path != null && path.startsWith("/metrics") ? new Failure(404) : pass;
+        }
+    };
 
     /** Anything but {@code /metrics}: 404 (the exporter's default would serve the metrics on every path). */
     private static void notFound(com.sun.net.httpserver.HttpExchange exchange) throws IOException {

@@ -37,6 +37,20 @@ class NodeMetricsTest {
                 assertEquals(404, r.statusCode(), path + ": " + r.body());
                 assertFalse(r.body().contains("rdmablock_"), path);
             }
+            for (String path : List.of("/metrics/x", "/metricsfoo")) {
+                var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + path)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(404, r.statusCode(), path + ": " + r.body());
+                assertFalse(r.body().contains("rdmablock_"), path);
+            }
+            for (String method : List.of("POST", "PUT", "DELETE")) {
+                var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/metrics"))
+                        .method(method, java.net.http.HttpRequest.BodyPublishers.ofString("x")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(405, r.statusCode(), method + ": " + r.body());
+                assertEquals("GET, HEAD", r.headers().firstValue("Allow").orElse(""), method);
+                assertFalse(r.body().contains("rdmablock_"), method);
+            }
         } finally {
             server.close();
         }

@@ -1,6 +1,8 @@
 // The rdmablock dashboard: reads /v1/nodes, /v1/volumes and /v1/stats/volumes of the management server that serves
-// this page, every few seconds; with a token (kept in sessionStorage, sent as Bearer) it can create, resize and
-// delete volumes and drain nodes. Everything is built with DOM calls and textContent (no HTML from data).
+// this page, every few seconds, with the token the operator typed in (kept in sessionStorage, sent as Bearer on every
+// call; a URL fragment #token=T sets it and is then removed from the address). The read token shows the cluster; the
+// cluster token (answers say X-Rdmablock-Token-Scope: admin) also enables create, resize and delete of volumes and
+// drain of nodes. Everything is built with DOM calls and textContent (no HTML from data).
 "use strict";
 
 const REFRESH_MS = 2000;
@@ -8,6 +10,8 @@ const TOKEN_KEY = "rdmablock.token";
 const $ = id => document.getElementById(id);
 
 function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
+// scope of the token as the server last answered: "admin", "read" or "" (none, or refused)
+let scope = "";
 
 function fmtBytes(n) {
   if (n === null || n === undefined || isNaN(n)) return "-";
@@ -39,9 +43,11 @@ function stateCell(tr, state) { return cell(tr, state, "state state-" + state); 
 async function api(method, path, body) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (method !== "GET" && token()) headers["Authorization"] = "Bearer " + token();
+  if (token()) headers["Authorization"] = "Bearer " + token();
   const r = await fetch(path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body),
                                cache: "no-store"});
+  const answered = r.status === 401 ? "" : r.headers.get("X-Rdmablock-Token-Scope");
+  if (answered !== null && answered !== scope) { scope = answered; applyMode(); }
   const text = await r.text();
   const data = text ? JSON.parse(text) : null;
   if (!r.ok) {
@@ -201,6 +207,8 @@ function renderPlots(stats, volumes) {
   }
 }
 
+let readFailed = false;
+
 async function refresh() {
   try {
     const [nodes, volumes, stats] = await Promise.all([api("GET", "/v1/nodes"), api("GET", "/v1/volumes"),
@@ -215,16 +223,28 @@ async function refresh() {
     $("summary").textContent = nodes.length + " nodes (" + up + " up), " + volumes.length + " volumes, updated "
       + new Date().toLocaleTimeString();
     document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
+    if (readFailed) { readFailed = false; showError(null); } // e.g. the 401 before a token was typed in
   } catch (e) {
+    readFailed = true;
     showError(e);
   }
 }
 
 function applyMode() {
-  const rw = token() !== "";
+  const rw = scope === "admin";
   document.body.classList.toggle("ro", !rw);
-  $("mode").textContent = rw ? "token set: actions enabled" : "read-only";
+  $("mode").textContent = rw ? "cluster token: actions enabled"
+    : scope === "read" ? "read token: read-only"
+    : token() ? "token refused" : "no token: enter the read or cluster token";
   $("mode").className = "badge " + (rw ? "rw" : "ro");
+}
+
+// #token=T in the address: keep T like a typed-in token, then drop it from the address (and the history entry)
+function tokenFromFragment() {
+  const m = /^#token=([^&]+)$/.exec(location.hash);
+  if (!m) return;
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+  history.replaceState(null, "", location.pathname + location.search);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -233,9 +253,13 @@ document.addEventListener("DOMContentLoaded", () => {
     const t = $("token").value.trim();
     if (t) sessionStorage.setItem(TOKEN_KEY, t);
     $("token").value = "";
+    scope = "";
     applyMode();
+    refresh();
   });
-  $("forget-token").addEventListener("click", () => { sessionStorage.removeItem(TOKEN_KEY); applyMode(); });
+  $("forget-token").addEventListener("click", () => {
+    sessionStorage.removeItem(TOKEN_KEY); scope = ""; applyMode(); refresh();
+  });
   $("create-form").addEventListener("submit", e => {
     e.preventDefault();
     act(async () => {
@@ -244,6 +268,7 @@ document.addEventListener("DOMContentLoaded", () => {
       $("create-name").value = ""; $("create-size").value = "";
     });
   });
+  tokenFromFragment();
   applyMode();
   refresh();
   setInterval(refresh, REFRESH_MS);
