@@ -59,13 +59,8 @@ public final class MgmtServer implements AutoCloseable {
      */
     public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs,
                                    long leaseMs, long sweepIntervalMs) {
-        MetadataStore store = new RocksMetadataStore(dataDir.resolve("metadata"));
-        try {
-            return start(store, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs);
-        } catch (RuntimeException e) {
-            store.close();
-            throw e;
-        }
+        return start(dataDir, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs,
+                ClusterService.DEFAULT_REBUILD_AFTER_MS);
     }
 
     /** Starts a server over a given store (closed by {@link #close()}). */
@@ -77,8 +72,34 @@ public final class MgmtServer implements AutoCloseable {
     /** Starts a server over a given store (closed by {@link #close()}) with a lease and sweep interval. */
     public static MgmtServer start(MetadataStore store, String host, int port, String token, long nodeTimeoutMs,
                                    long leaseMs, long sweepIntervalMs) {
+        return start(store, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs,
+                ClusterService.DEFAULT_REBUILD_AFTER_MS);
+    }
+
+    /**
+     * As {@link #start(Path, String, int, String, long, long, long)} with the rebuild delay {@code rebuildAfterMs}: a
+     * copy whose node has not heartbeated for longer is rebuilt on another node (docs/resync.md), &gt; 0.
+     */
+    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs,
+                                   long leaseMs, long sweepIntervalMs, long rebuildAfterMs) {
+        MetadataStore store = new RocksMetadataStore(dataDir.resolve("metadata"));
+        try {
+            return start(store, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs, rebuildAfterMs);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts a server over a given store (closed by {@link #close()}) with a lease, sweep interval and rebuild delay.
+     * Liveness and the lease run on {@link System#nanoTime()}; the wall clock only stamps displayed times.
+     */
+    public static MgmtServer start(MetadataStore store, String host, int port, String token, long nodeTimeoutMs,
+                                   long leaseMs, long sweepIntervalMs, long rebuildAfterMs) {
         Objects.requireNonNull(store, "store");
-        var cluster = new ClusterService(store, System::currentTimeMillis, nodeTimeoutMs, leaseMs);
+        var cluster = new ClusterService(store, System::currentTimeMillis, System::nanoTime, nodeTimeoutMs, leaseMs,
+                rebuildAfterMs);
         var verticle = new MgmtVerticle(cluster, token, host, port, DEFAULT_BODY_LIMIT_BYTES,
                 MgmtVerticle.DEFAULT_REQUEST_TIMEOUT_MS, sweepIntervalMs);
         Vertx vertx = Vertx.vertx();
