@@ -159,7 +159,10 @@ final class Rebuilds {
         }
         unplacedLogged.remove(v.name());
         s.replacements.add(ClusterState.copyKey(v.id(), target.nodeId()));
-        s.retired.getOrDefault(target.nodeId(), java.util.Map.of()).remove(v.id());
+        var retiredThere = s.retired.get(target.nodeId());
+        if (retiredThere != null) {
+            retiredThere.remove(v.id()); // placed there again: its node keeps (and resyncs) what it has
+        }
         LOG.warn("volume {}: replacement copy on {} added (stale, full resync by the primary), copies: {}", v.name(),
                 target.nodeId(), ClusterState.describe(next));
         return true;
