@@ -55,6 +55,11 @@ public final class MgmtCommand implements Callable<Integer> {
                     + "10..60000).")
     long sweepMs;
 
+    @Option(names = "--rebuild-after-ms", paramLabel = "MS", defaultValue = "600000",
+            description = "A copy whose node has not heartbeated for this long is rebuilt on another node "
+                    + "(docs/resync.md; default ${DEFAULT-VALUE}, 1000..604800000).")
+    long rebuildAfterMs;
+
     /** Tests: return once started instead of waiting for a signal (the server is left in {@link #server}). */
     @Option(names = "--no-wait", hidden = true)
     boolean noWait;
@@ -77,10 +82,14 @@ public final class MgmtCommand implements Callable<Integer> {
         if (sweepMs < 10 || sweepMs > 60_000) {
             throw new IllegalArgumentException("invalid --sweep-ms: --sweep-ms=" + sweepMs + ", min=10, max=60000");
         }
+        if (rebuildAfterMs < 1_000 || rebuildAfterMs > 604_800_000L) {
+            throw new IllegalArgumentException("invalid --rebuild-after-ms: --rebuild-after-ms=" + rebuildAfterMs
+                    + ", min=1000, max=604800000");
+        }
         Files.createDirectories(dataDir);
         String clusterToken = resolveToken();
         server = MgmtServer.start(dataDir, hostPort[0], Integer.parseInt(hostPort[1]), clusterToken, nodeTimeoutMs,
-                leaseMs, sweepMs);
+                leaseMs, sweepMs, rebuildAfterMs);
         PrintWriter out = spec.commandLine().getOut();
         out.println("management API: " + server.url());
         out.println(tokenSource == null ? "token: " + clusterToken : "token source: " + tokenSource);
