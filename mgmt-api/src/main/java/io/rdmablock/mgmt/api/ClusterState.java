@@ -197,6 +197,14 @@ final class ClusterState {
         verifies.remove(v.id());
     }
 
+    /** Forgets a deleting volume once no copy's node reports it. */
+    void forgetIfDeletedEverywhere(VolumeRecord v) {
+        if (v.copies().stream().allMatch(c -> deletedOnNode.contains(copyKey(v.id(), c.nodeId())))) {
+            store.removeVolume(v.name());
+            forgetVolume(v);
+        }
+    }
+
     static String describe(VolumeRecord v) {
         return String.join(", ", v.copies().stream()
                 .map(c -> c.nodeId() + " " + c.role().wireName() + " " + c.state().wireName()).toList());
