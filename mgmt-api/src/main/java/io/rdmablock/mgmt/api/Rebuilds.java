@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -34,7 +36,8 @@ import java.util.stream.Collectors;
  *       for the volume, holding no copy of it, the most free first (ties: smaller nodeId); the primary resyncs it in
  *       full. The record holds at most {@code replicas + 1} copies;</li>
  *   <li>nothing leaving and more than {@code replicas} copies (e.g. after {@code node undrain}): a copy that is not in
- *       sync (a replacement first) is removed (epoch + 1).</li>
+ *       sync (a replacement first) is removed (epoch + 1); when all are in sync, a replacement this server added (if it
+ *       knows one: runtime only), else the record keeps the extra copy.</li>
  * </ol>
  * Deleting volumes are left alone. Called under {@link ClusterService}'s lock.
  */
@@ -50,9 +53,9 @@ final class Rebuilds {
         this.promotions = promotions;
     }
 
-    /** Why a copy leaves, or null when it stays. */
-    private String leaving(CopyRecord c) {
-        NodeRecord node = s.store.node(c.nodeId()).orElse(null);
+    /** Why a copy leaves, or null when it stays; {@code nodes} by id, read once per pass. */
+    private String leaving(CopyRecord c, Map<String, NodeRecord> nodes) {
+        NodeRecord node = nodes.get(c.nodeId());
         if (node == null) {
             return "removed";
         }
@@ -68,26 +71,29 @@ final class Rebuilds {
     /** @return the changes made in this pass (one per volume at most) */
     int sweep() {
         int changed = 0;
+        Map<String, NodeRecord> nodes = new HashMap<>();
+        s.store.nodes().forEach(n -> nodes.put(n.nodeId(), n));
         for (VolumeRecord listed : s.store.volumes()) {
-            if (listed.state() == VolumeState.DELETING) {
-                continue;
+            if (listed.state() == VolumeState.DELETING || (listed.copies().size() <= listed.replicas()
+                    && listed.copies().stream().allMatch(c -> leaving(c, nodes) == null))) {
+                continue; // nothing to do: no store read beyond the listing
             }
             Versioned<VolumeRecord> current = s.store.volumeVersioned(listed.name()).orElse(null);
-            if (current != null && step(current)) {
+            if (current != null && step(current, nodes)) {
                 changed++;
             }
         }
         return changed;
     }
 
-    private boolean step(Versioned<VolumeRecord> current) {
+    private boolean step(Versioned<VolumeRecord> current, Map<String, NodeRecord> nodes) {
         VolumeRecord v = current.value();
-        List<CopyRecord> leavingCopies = v.copies().stream().filter(c -> leaving(c) != null).toList();
-        List<CopyRecord> staying = v.copies().stream().filter(c -> leaving(c) == null).toList();
+        List<CopyRecord> leavingCopies = v.copies().stream().filter(c -> leaving(c, nodes) != null).toList();
+        List<CopyRecord> staying = v.copies().stream().filter(c -> leaving(c, nodes) == null).toList();
         long stayingInSync = staying.stream().filter(c -> c.state() == CopyState.IN_SYNC).count();
         Set<String> leavingIds = leavingCopies.stream().map(CopyRecord::nodeId).collect(Collectors.toSet());
         CopyRecord primary = v.primary();
-        String primaryLeaving = leaving(primary);
+        String primaryLeaving = leaving(primary, nodes);
         if (primaryLeaving != null && v.copies().size() > 1) {
             boolean gone = !primaryLeaving.equals("draining");
             if (gone || stayingInSync >= v.replicas()) {
@@ -100,7 +106,7 @@ final class Rebuilds {
         if (stayingInSync >= v.replicas()) {
             for (CopyRecord c : leavingCopies) {
                 if (c.role() == CopyRole.SECONDARY) {
-                    return remove(current, c, leaving(c));
+                    return remove(current, c, leaving(c, nodes));
                 }
             }
         }
@@ -109,9 +115,11 @@ final class Rebuilds {
         }
         if (leavingCopies.isEmpty() && v.copies().size() > v.replicas()) {
             CopyRecord extra = v.copies().stream()
-                    .filter(c -> c.role() == CopyRole.SECONDARY && c.state() != CopyState.IN_SYNC)
-                    .min(Comparator.comparing((CopyRecord c) -> !s.replacements.contains(
-                            ClusterState.copyKey(v.id(), c.nodeId()))).thenComparing(CopyRecord::nodeId))
+                    .filter(c -> c.role() == CopyRole.SECONDARY && (c.state() != CopyState.IN_SYNC
+                            || s.replacements.contains(ClusterState.copyKey(v.id(), c.nodeId()))))
+                    .min(Comparator.comparing((CopyRecord c) -> c.state() == CopyState.IN_SYNC)
+                            .thenComparing(c -> !s.replacements.contains(ClusterState.copyKey(v.id(), c.nodeId())))
+                            .thenComparing(CopyRecord::nodeId))
                     .orElse(null);
             if (extra != null) {
                 return remove(current, extra, "no longer needed (nothing leaves)");

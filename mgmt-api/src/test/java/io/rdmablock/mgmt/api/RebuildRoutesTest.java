@@ -148,4 +148,28 @@ class RebuildRoutesTest {
         assertTrue(api.get("/metrics").body().contains("rdmablock_volume_copies{state=\"in_sync\"} 3"));
         assertEquals(Json.read(api.get("/v1/nodes").body(), io.rdmablock.mgmt.client.Node[].class).length, 4);
     }
+
+    @Test
+    void shouldRemoveAnInSyncReplacementOnUndrainBeforeTheSwitchover() throws Exception {
+        api.createReady("a", 2); // n3 primary, n2
+        assertEquals(200, api.send("POST", "/v1/nodes/n3/drain", null).statusCode());
+        api.cluster.sweep();
+        resync("n1", 1, "n3");
+        assertEquals(200, api.send("POST", "/v1/nodes/n3/undrain", null).statusCode());
+        api.cluster.sweep();
+        Volume v = api.volume("a");
+        assertEquals(List.of("n3 primary in_sync", "n2 secondary in_sync"), roles(v), "the replacement goes");
+        assertEquals(3, v.epoch());
+        api.cluster.sweep();
+        assertEquals(3, api.volume("a").epoch(), "nothing more to do");
+    }
+
+    @Test
+    void shouldCountADeletingVolumesCopyOnARemovedNodeAsDeleted() throws Exception {
+        Volume v = api.createReady("a", 2); // n3 primary, n2
+        assertEquals(202, api.send("DELETE", "/v1/volumes/a", null).statusCode());
+        api.heartbeat("n3", "[]");
+        assertEquals(204, api.send("DELETE", "/v1/nodes/n2", null).statusCode());
+        assertEquals(404, api.get("/v1/volumes/" + v.name()).statusCode(), "no copy left to wait for");
+    }
 }
