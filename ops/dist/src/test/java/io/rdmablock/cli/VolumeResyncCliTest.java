@@ -164,4 +164,12 @@ class VolumeResyncCliTest {
         assertEquals(2, timedOut.exitCode(), timedOut.out() + timedOut.err());
         assertTrue(timedOut.err().contains("--timeout 1 s reached"), timedOut.err());
     }
+
+    @Test
+    void shouldRejectARebuildDelayOutOfBounds() {
+        var r = CliRun.of("mgmt", "--rebuild-after-ms", "999", "--data-dir", dir.resolve("m2").toString());
+        assertEquals(ExitCodes.BAD_INPUT, r.exitCode());
+        assertTrue(r.err().contains("invalid --rebuild-after-ms: --rebuild-after-ms=999, min=1000, max=604800000"),
+                r.err());
+    }
 }
