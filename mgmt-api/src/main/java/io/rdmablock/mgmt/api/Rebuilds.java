@@ -32,7 +32,8 @@ import java.util.stream.Collectors;
  *   <li>a leaving secondary, once the staying copies hold {@code replicas} in-sync copies: removed from the record
  *       (epoch + 1); its node is told to delete it if it reports it again ({@link ClusterState#retired});</li>
  *   <li>fewer than {@code replicas} staying copies and at most {@code replicas} copies in all: a replacement is added
- *       (secondary, stale, not provisioned, epoch unchanged) on the node placement picks: up, not draining, with room
+ *       (secondary, stale, not provisioned, epoch unchanged), only while the primary's node is up (it is the resync's
+ *       source: a single copy on a dead node is not "rebuilt" empty), on the node placement picks: up, not draining, with room
  *       for the volume, holding no copy of it, the most free first (ties: smaller nodeId); the primary resyncs it in
  *       full. The record holds at most {@code replicas + 1} copies;</li>
  *   <li>nothing leaving and more than {@code replicas} copies (e.g. after {@code node undrain}): a copy that is not in
@@ -110,7 +111,10 @@ final class Rebuilds {
                 }
             }
         }
-        if (!leavingCopies.isEmpty() && staying.size() < v.replicas() && v.copies().size() <= v.replicas()) {
+        boolean sourceUp = (primaryLeaving == null || primaryLeaving.equals("draining"))
+                && !s.nodeDown(primary.nodeId()); // the primary resyncs the replacement: it must be serving
+        if (!leavingCopies.isEmpty() && staying.size() < v.replicas() && v.copies().size() <= v.replicas()
+                && sourceUp) {
             return addReplacement(current);
         }
         if (leavingCopies.isEmpty() && v.copies().size() > v.replicas()) {
@@ -147,6 +151,7 @@ final class Rebuilds {
         VolumeRecord v = current.value();
         NodeRecord target = s.store.nodes().stream()
                 .filter(n -> s.stateOf(n) == NodeState.UP && v.copyOn(n.nodeId()).isEmpty()
+                        && s.elapsedMs(s.lastSeen(n.nodeId())) <= s.rebuildAfterMs // not leaving itself
                         && s.freeBytes(n.nodeId()) >= v.sizeBytes())
                 .min(Comparator.comparingLong((NodeRecord n) -> -s.freeBytes(n.nodeId()))
                         .thenComparing(NodeRecord::nodeId))

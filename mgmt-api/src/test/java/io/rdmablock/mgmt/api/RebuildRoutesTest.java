@@ -172,4 +172,28 @@ class RebuildRoutesTest {
         assertEquals(204, api.send("DELETE", "/v1/nodes/n2", null).statusCode());
         assertEquals(404, api.get("/v1/volumes/" + v.name()).statusCode(), "no copy left to wait for");
     }
+
+    @Test
+    void shouldNotAddAReplacementWithoutAPrimaryToResyncIt() throws Exception {
+        Volume v = api.createReady("one", 1); // n3
+        advance(REBUILD_AFTER_MS + 1, v, "n1", "n2", "n4");
+        api.cluster.sweep();
+        assertEquals(List.of("n3 primary in_sync"), roles(api.volume("one")), "nothing to copy from");
+        assertEquals(200, api.send("POST", "/v1/nodes/n2/drain", null).statusCode()); // a live single copy moves
+        Volume two = api.createReady("two", 1);
+        assertEquals("n1", two.nodeId(), "n3 is down, n2 draining: the most free up node");
+        assertEquals(200, api.send("POST", "/v1/nodes/n1/drain", null).statusCode());
+        api.cluster.sweep();
+        assertEquals(List.of("n1 primary in_sync", "n4 secondary stale"), roles(api.volume("two")));
+        api.heartbeat("n4", "[]");
+        var r = api.send("POST", "/v1/volumes/two/copies/n4/syncing", "{\"epoch\":1,\"reporter\":\"n1\"}");
+        assertEquals(200, r.statusCode(), r.body());
+        r = api.send("POST", "/v1/volumes/two/copies/n4/in-sync", "{\"epoch\":1,\"reporter\":\"n1\"}");
+        assertEquals(200, r.statusCode(), r.body());
+        api.cluster.sweep();
+        assertEquals(List.of("n4 primary in_sync", "n1 secondary stale"), roles(api.volume("two")),
+                "a single copy on a draining node is switched over to its in-sync replacement");
+        api.cluster.sweep();
+        assertEquals(List.of("n4 primary in_sync"), roles(api.volume("two")));
+    }
 }
