@@ -96,11 +96,26 @@ final class NodeCluster implements AutoCloseable {
     /** @param leaseMs the management server's primary lease (docs/failover.md) */
     NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs, Placement placement,
                 long nodeTimeoutMs, long leaseMs) throws IOException, InterruptedException {
+        this(dir, nodeCount, provider, extraNodeArgs, placement, nodeTimeoutMs, leaseMs,
+                io.rdmablock.mgmt.api.ClusterService.DEFAULT_REBUILD_AFTER_MS);
+    }
+
+    /** Soft provider on loopback, with the management server's rebuild delay {@code rebuildAfterMs} (docs/resync.md). */
+    static NodeCluster withRebuildAfter(Path dir, int nodeCount, List<String> extraNodeArgs, long rebuildAfterMs)
+            throws IOException, InterruptedException {
+        return new NodeCluster(dir, nodeCount, "soft", extraNodeArgs, Placement.loopback(), 3_000,
+                io.rdmablock.mgmt.api.ClusterService.DEFAULT_LEASE_MS, rebuildAfterMs);
+    }
+
+    /** @param rebuildAfterMs the management server's rebuild delay (docs/resync.md) */
+    NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs, Placement placement,
+                long nodeTimeoutMs, long leaseMs, long rebuildAfterMs) throws IOException, InterruptedException {
         this.dir = dir;
         this.provider = provider;
         this.placement = placement;
         this.extraArgs = List.copyOf(extraNodeArgs);
-        this.mgmt = MgmtServer.start(dir.resolve("mgmt"), placement.mgmtHost(), 0, TOKEN, nodeTimeoutMs, leaseMs);
+        this.mgmt = MgmtServer.start(dir.resolve("mgmt"), null, MgmtServer.Settings.of(placement.mgmtHost(), 0, TOKEN)
+                .withNodeTimeoutMs(nodeTimeoutMs).withLeaseMs(leaseMs).withRebuildAfterMs(rebuildAfterMs));
         this.client = new MgmtClient(URI.create(mgmt.url()), TOKEN, Duration.ofSeconds(10));
         this.nodes = new Process[nodeCount + 1];
         this.metricsPorts = new int[nodeCount + 1];

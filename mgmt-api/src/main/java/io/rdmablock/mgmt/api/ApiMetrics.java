@@ -24,7 +24,11 @@ import java.io.UncheckedIOException;
  *   <li>{@code rdmablock_mgmt_request_duration_seconds{operation}} — time to answer;</li>
  *   <li>{@code rdmablock_volumes{state}}, {@code rdmablock_nodes{state}} — read from the cluster at scrape time;</li>
  *   <li>{@code rdmablock_volume_copies{state}} — copies of volumes by copy state ({@code in_sync}, {@code stale},
- *       {@code syncing}; docs/replication.md);</li>
+ *       {@code syncing}; docs/replication.md; a volume being rebuilt may hold replicas + 1 copies);</li>
+ *   <li>{@code rdmablock_resync_bytes_total} — bytes copied by resyncs since the server started, from the
+ *       primaries' progress reports (docs/resync.md);</li>
+ *   <li>{@code rdmablock_volume_verify_differing_regions{volume}} — regions that differed in the volume's last
+ *       completed verify run (volumes without one are absent);</li>
  *   <li>{@code rdmablock_build_info{version,commit}} — always 1;</li>
  *   <li>the standard JVM metrics ({@code jvm_*}, {@code process_*}).</li>
  * </ul>
@@ -53,6 +57,14 @@ final class ApiMetrics {
         GaugeWithCallback.builder().name("rdmablock_volume_copies").help("Copies of volumes by state")
                 .labelNames("state")
                 .callback(cb -> copyCounts(cluster.listVolumes()).forEach((st, n) -> cb.call(n, st.wireName())))
+                .register(registry);
+        CounterWithCallback.builder().name("rdmablock_resync_bytes_total")
+                .help("Bytes copied by resyncs since the server started, from the primaries' reports")
+                .callback(cb -> cb.call(cluster.resyncBytes())).register(registry);
+        GaugeWithCallback.builder().name("rdmablock_volume_verify_differing_regions")
+                .help("Regions that differed between copies in the volume's last completed verify run")
+                .labelNames("volume")
+                .callback(cb -> cluster.verifyDifferingRegions().forEach((v, n) -> cb.call(n, v)))
                 .register(registry);
         BuildInfo build = BuildInfo.current();
         Info.builder().name("rdmablock_build_info").help("Build of the running management server")

@@ -42,27 +42,50 @@ public final class MgmtServer implements AutoCloseable {
     }
 
     /**
-     * Opens the RocksDB store under {@code dataDir/metadata} and starts the server.
+     * How a server runs: where it listens, its HTTP options (tokens, TLS, timeouts), liveness and lease, sweep
+     * interval and rebuild delay.
      *
-     * @throws IllegalStateException when the server does not start within {@link #START_TIMEOUT_S} or the port is taken
+     * @param host            listen address (e.g. 127.0.0.1)
+     * @param port            listen port, 0 = any free port
+     * @param http            tokens, TLS, HTTP timeouts
+     * @param nodeTimeoutMs   a node without a heartbeat this long is down, ms
+     * @param leaseMs         the primary lease, ms (docs/failover.md)
+     * @param sweepIntervalMs how often liveness, promotions and rebuilds are looked at, ms
+     * @param rebuildAfterMs  a copy whose node has not heartbeated this long is rebuilt elsewhere, ms (docs/resync.md)
      */
-    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs) {
-        return start(dataDir, host, port, token, nodeTimeoutMs, ClusterService.DEFAULT_LEASE_MS);
-    }
+    public record Settings(String host, int port, MgmtHttpOptions http, long nodeTimeoutMs, long leaseMs,
+                           long sweepIntervalMs, long rebuildAfterMs) {
+        public Settings {
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(http, "http");
+        }
 
-    /** As {@link #start(Path, String, int, String, long)} with the primary lease {@code leaseMs}. */
-    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs,
-                                   long leaseMs) {
-        return start(dataDir, host, port, token, nodeTimeoutMs, leaseMs, MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS);
-    }
+        /** Defaults for everything but the listener and the cluster token. */
+        public static Settings of(String host, int port, String token) {
+            return new Settings(host, port, MgmtHttpOptions.of(token), DEFAULT_NODE_TIMEOUT_MS,
+                    ClusterService.DEFAULT_LEASE_MS, MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS,
+                    ClusterService.DEFAULT_REBUILD_AFTER_MS);
+        }
 
-    /**
-     * As {@link #start(Path, String, int, String, long)} with the primary lease {@code leaseMs} and the liveness
-     * sweep's interval {@code sweepIntervalMs} (docs/failover.md).
-     */
-    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs,
-                                   long leaseMs, long sweepIntervalMs) {
-        return start(dataDir, null, host, port, token, nodeTimeoutMs, leaseMs, sweepIntervalMs);
+        public Settings withHttp(MgmtHttpOptions v) {
+            return new Settings(host, port, v, nodeTimeoutMs, leaseMs, sweepIntervalMs, rebuildAfterMs);
+        }
+
+        public Settings withNodeTimeoutMs(long v) {
+            return new Settings(host, port, http, v, leaseMs, sweepIntervalMs, rebuildAfterMs);
+        }
+
+        public Settings withLeaseMs(long v) {
+            return new Settings(host, port, http, nodeTimeoutMs, v, sweepIntervalMs, rebuildAfterMs);
+        }
+
+        public Settings withSweepIntervalMs(long v) {
+            return new Settings(host, port, http, nodeTimeoutMs, leaseMs, v, rebuildAfterMs);
+        }
+
+        public Settings withRebuildAfterMs(long v) {
+            return new Settings(host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs, v);
+        }
     }
 
     /**
@@ -80,62 +103,64 @@ public final class MgmtServer implements AutoCloseable {
     }
 
     /**
-     * As {@link #start(Path, String, int, String, long, long, long)} on the store {@link #openStore} picks: etcd when
-     * {@code etcd} is not null.
+     * Opens the store {@link #openStore} picks (etcd when {@code etcd} is not null, else RocksDB under
+     * {@code dataDir/metadata}) and starts the server on it.
+     *
+     * @throws IllegalStateException when the server does not start within {@link #START_TIMEOUT_S}, the port is
+     *                               taken or the TLS files cannot be read
      */
-    public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, String host, int port, String token,
-                                   long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
-        return start(dataDir, etcd, host, port, MgmtHttpOptions.of(token), nodeTimeoutMs, leaseMs, sweepIntervalMs);
-    }
-
-    /**
-     * As {@link #start(Path, String, int, MgmtHttpOptions, long, long, long)} on the store {@link #openStore} picks:
-     * etcd when {@code etcd} is not null.
-     */
-    public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, String host, int port,
-                                   MgmtHttpOptions http, long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
+    public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, Settings settings) {
         MetadataStore store = openStore(dataDir, etcd);
         try {
-            return start(store, host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs);
+            return start(store, settings);
         } catch (RuntimeException e) {
             store.close();
             throw e;
         }
     }
 
-    /** Starts a server over a given store (closed by {@link #close()}). */
-    public static MgmtServer start(MetadataStore store, String host, int port, String token, long nodeTimeoutMs) {
-        return start(store, host, port, token, nodeTimeoutMs, ClusterService.DEFAULT_LEASE_MS,
-                MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS);
+    /** RocksDB under {@code dataDir/metadata}, the cluster token {@code token}, defaults otherwise. */
+    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs) {
+        return start(dataDir, null, Settings.of(host, port, token).withNodeTimeoutMs(nodeTimeoutMs));
     }
 
-    /** Starts a server over a given store (closed by {@link #close()}) with a lease and sweep interval. */
-    public static MgmtServer start(MetadataStore store, String host, int port, String token, long nodeTimeoutMs,
-                                   long leaseMs, long sweepIntervalMs) {
-        return start(store, host, port, MgmtHttpOptions.of(token), nodeTimeoutMs, leaseMs, sweepIntervalMs);
+    /** As {@link #start(Path, String, int, String, long)} with the primary lease {@code leaseMs}. */
+    public static MgmtServer start(Path dataDir, String host, int port, String token, long nodeTimeoutMs,
+                                   long leaseMs) {
+        return start(dataDir, null, Settings.of(host, port, token).withNodeTimeoutMs(nodeTimeoutMs)
+                .withLeaseMs(leaseMs));
+    }
+
+    /** As {@link #start(Path, String, int, String, long, long)} with the store etcd or RocksDB and a sweep interval. */
+    public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, String host, int port, String token,
+                                   long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
+        return start(dataDir, etcd, Settings.of(host, port, token).withNodeTimeoutMs(nodeTimeoutMs)
+                .withLeaseMs(leaseMs).withSweepIntervalMs(sweepIntervalMs));
+    }
+
+    /** Starts a server over a given store (closed by {@link #close()}) with the HTTP options {@code http}. */
+    public static MgmtServer start(MetadataStore store, String host, int port, MgmtHttpOptions http,
+                                   long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
+        return start(store, Settings.of(host, port, "unused").withHttp(http).withNodeTimeoutMs(nodeTimeoutMs)
+                .withLeaseMs(leaseMs).withSweepIntervalMs(sweepIntervalMs));
     }
 
     /**
-     * As {@link #start(Path, String, int, String, long, long, long)} with the HTTP options {@code http} (tokens,
-     * TLS, timeouts) in place of the token.
-     */
-    public static MgmtServer start(Path dataDir, String host, int port, MgmtHttpOptions http, long nodeTimeoutMs,
-                                   long leaseMs, long sweepIntervalMs) {
-        return start(dataDir, null, host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs);
-    }
-
-    /**
-     * Starts a server over a given store (closed by {@link #close()}) with the HTTP options {@code http} (tokens,
-     * TLS, timeouts), a lease and sweep interval.
+     * Starts a server over a given store (closed by {@link #close()}). Liveness and the lease run on
+     * {@link System#nanoTime()}; the wall clock only stamps displayed times.
      *
      * @throws IllegalStateException when the server does not start within {@link #START_TIMEOUT_S}, the port is
      *                               taken or the TLS files cannot be read
      */
-    public static MgmtServer start(MetadataStore store, String host, int port, MgmtHttpOptions http,
-                                   long nodeTimeoutMs, long leaseMs, long sweepIntervalMs) {
+    public static MgmtServer start(MetadataStore store, Settings settings) {
         Objects.requireNonNull(store, "store");
-        var cluster = new ClusterService(store, System::currentTimeMillis, nodeTimeoutMs, leaseMs);
-        var verticle = new MgmtVerticle(cluster, http, host, port, DEFAULT_BODY_LIMIT_BYTES, sweepIntervalMs);
+        String host = settings.host();
+        int port = settings.port();
+        MgmtHttpOptions http = settings.http();
+        var cluster = new ClusterService(store, System::currentTimeMillis, System::nanoTime, settings.nodeTimeoutMs(),
+                settings.leaseMs(), settings.rebuildAfterMs());
+        var verticle = new MgmtVerticle(cluster, http, host, port, DEFAULT_BODY_LIMIT_BYTES,
+                settings.sweepIntervalMs());
         Vertx vertx = Vertx.vertx();
         try {
             vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(START_TIMEOUT_S,

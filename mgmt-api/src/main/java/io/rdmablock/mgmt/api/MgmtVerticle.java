@@ -1,6 +1,7 @@
 package io.rdmablock.mgmt.api;
 
 import io.rdmablock.mgmt.api.store.MetadataStoreUnavailableException;
+import io.rdmablock.mgmt.client.CopyTransition;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.Json;
@@ -242,6 +243,12 @@ public final class MgmtVerticle extends VerticleBase {
         builder.getRoute("deleteVolume").addHandler(ctx -> answer(ctx, 202,
                 () -> cluster.deleteVolume(name(ctx), "true".equals(ctx.request().getParam("force")))));
         builder.getRoute("markCopyStale").addHandler(this::markCopyStale);
+        builder.getRoute("markCopySyncing").addHandler(ctx -> answer(ctx, 200,
+                () -> cluster.markCopySyncing(name(ctx), ctx.pathParam("nodeId"), transition(ctx))));
+        builder.getRoute("markCopyInSync").addHandler(ctx -> answer(ctx, 200,
+                () -> cluster.markCopyInSync(name(ctx), ctx.pathParam("nodeId"), transition(ctx))));
+        builder.getRoute("startVerify").addHandler(ctx -> answer(ctx, 202, () -> cluster.startVerify(name(ctx))));
+        builder.getRoute("getVerify").addHandler(ctx -> answer(ctx, 200, () -> cluster.verifyStatus(name(ctx))));
         builder.getRoute("reportUnreachable").addHandler(this::reportUnreachable);
         builder.getRoute("promoteVolume").addHandler(this::promoteVolume);
         builder.getRoute("registerNode").addHandler(this::registerNode);
@@ -332,6 +339,12 @@ public final class MgmtVerticle extends VerticleBase {
         JsonObject body = ctx.body().asJsonObject();
         var request = new MarkCopyStaleRequest(body.getLong("epoch"), body.getString("reporter"));
         answer(ctx, 200, () -> cluster.markCopyStale(name(ctx), ctx.pathParam("nodeId"), request));
+    }
+
+    /** @return the body of {@code .../syncing} or {@code .../in-sync}, as the contract accepted it */
+    private static CopyTransition transition(RoutingContext ctx) {
+        JsonObject body = ctx.body().asJsonObject();
+        return new CopyTransition(body.getLong("epoch"), body.getString("reporter"));
     }
 
     private void reportUnreachable(RoutingContext ctx) {

@@ -1,8 +1,10 @@
 package io.rdmablock.mgmt.api;
 
 import io.rdmablock.mgmt.api.store.InMemoryMetadataStore;
+import io.rdmablock.mgmt.client.HeartbeatResponse;
 import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Problem;
+import io.rdmablock.mgmt.client.Volume;
 import io.vertx.core.Vertx;
 
 import java.net.URI;
@@ -25,12 +27,27 @@ final class ApiHarness {
 
     final AtomicLong nowMs = new AtomicLong(1_800_000_000_000L);
     final InMemoryMetadataStore store = new InMemoryMetadataStore();
-    final ClusterService cluster = new ClusterService(store, nowMs::get, NODE_TIMEOUT_MS);
+    final ClusterService cluster;
     static final long REQUEST_TIMEOUT_MS = 2_000;
     static final long IDLE_TIMEOUT_MS = 4_000;
-    final MgmtVerticle verticle = new MgmtVerticle(cluster, MgmtHttpOptions.of(TOKEN).withReadToken(READ_TOKEN)
-            .withTimeouts(IDLE_TIMEOUT_MS, REQUEST_TIMEOUT_MS), "127.0.0.1", 0, 4096,
-            MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS);
+    final MgmtVerticle verticle;
+
+    ApiHarness() {
+        this(ClusterService.DEFAULT_REBUILD_AFTER_MS);
+    }
+
+    /**
+     * A harness whose copies are rebuilt after their node is silent for {@code rebuildAfterMs} (manual clock); its
+     * verticle sweeps only once an hour, so the test's own {@link ClusterService#sweep} calls are the only ones.
+     */
+    ApiHarness(long rebuildAfterMs) {
+        cluster = new ClusterService(store, nowMs::get, () -> nowMs.get() * 1_000_000L, NODE_TIMEOUT_MS,
+                ClusterService.DEFAULT_LEASE_MS, rebuildAfterMs);
+        verticle = new MgmtVerticle(cluster, MgmtHttpOptions.of(TOKEN).withReadToken(READ_TOKEN)
+                .withTimeouts(IDLE_TIMEOUT_MS, REQUEST_TIMEOUT_MS), "127.0.0.1", 0, 4096,
+                rebuildAfterMs == ClusterService.DEFAULT_REBUILD_AFTER_MS ? MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS
+                        : 3_600_000);
+    }
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     ApiHarness deploy(Vertx vertx) throws Exception {
@@ -72,6 +89,45 @@ final class ApiHarness {
                 {"nodeId":"%s","fabricAddress":"127.0.0.1:%d","metricsUrl":"","capacityBytes":%d,"freeBytes":%d}"""
                 .formatted(id, 4420 + Math.abs(id.hashCode() % 1000), capacityBytes, capacityBytes));
         assertTrue(r.statusCode() == 201 || r.statusCode() == 200, r.body());
+    }
+
+    /** Heartbeat of {@code nodeId} reporting {@code volumesJson} (a JSON array); asserts 200. */
+    HeartbeatResponse heartbeat(String nodeId, String volumesJson) throws Exception {
+        var r = send("POST", "/v1/nodes/" + nodeId + "/heartbeat",
+                "{\"freeBytes\":1048576000,\"volumes\":" + volumesJson + "}");
+        assertEquals(200, r.statusCode(), r.body());
+        return Json.read(r.body(), HeartbeatResponse.class);
+    }
+
+    /** @return a one-volume report array: {@code v} ready at its size, with extra members (e.g. resyncs) */
+    static String ready(Volume v, String extra) {
+        return "[{\"id\":\"" + v.id() + "\",\"sizeBytes\":" + v.sizeBytes() + ",\"state\":\"ready\""
+                + (extra.isEmpty() ? "" : "," + extra) + "}]";
+    }
+
+    /** Creates a 2 MiB volume with {@code replicas} copies and has every copy's node report it ready. */
+    Volume createReady(String name, int replicas) throws Exception {
+        var r = send("POST", "/v1/volumes", """
+                {"name":"%s","sizeBytes":%d,"replicas":%d}""".formatted(name, 2L << 20, replicas));
+        assertEquals(201, r.statusCode(), r.body());
+        Volume v = Json.read(r.body(), Volume.class);
+        for (var c : v.copies()) {
+            heartbeat(c.nodeId(), ready(v, ""));
+        }
+        return volume(name);
+    }
+
+    /** @return the volume as GET answers it (asserts 200) */
+    Volume volume(String name) throws Exception {
+        var r = get("/v1/volumes/" + name);
+        assertEquals(200, r.statusCode(), r.body());
+        return Json.read(r.body(), Volume.class);
+    }
+
+    /** @return each copy as "node role state", the primary first */
+    static java.util.List<String> roles(Volume v) {
+        return v.copies().stream().map(c -> c.nodeId() + " " + c.role().wireName() + " " + c.state().wireName())
+                .toList();
     }
 
     /** Asserts a problem+json answer and returns it. */

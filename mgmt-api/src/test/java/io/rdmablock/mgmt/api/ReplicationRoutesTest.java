@@ -298,9 +298,14 @@ class ReplicationRoutesTest {
     }
 
     @Test
-    void shouldRefuseToRemoveANodeHoldingASecondaryCopy() throws Exception {
+    void shouldRefuseToRemoveANodeHoldingTheOnlyInSyncCopy() throws Exception {
         create("a", 2);
-        assertProblem(api.send("DELETE", "/v1/nodes/n2", null), 409, ProblemTypes.NODE_IN_USE);
+        assertEquals(200, api.send("POST", "/v1/volumes/a/copies/n2/stale", "{\"epoch\":1,\"reporter\":\"n3\"}")
+                .statusCode());
+        var p = assertProblem(api.send("DELETE", "/v1/nodes/n3", null), 409, ProblemTypes.NODE_IN_USE);
+        assertTrue(p.detail().contains("a"), p.detail());
+        assertEquals(204, api.send("DELETE", "/v1/nodes/n2", null).statusCode(),
+                "a copy that can be rebuilt from an in-sync copy elsewhere does not hold its node (docs/resync.md)");
     }
 
     @Test

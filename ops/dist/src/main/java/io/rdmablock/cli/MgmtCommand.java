@@ -103,6 +103,11 @@ public final class MgmtCommand implements Callable<Integer> {
                     + "100..600000).")
     long etcdTimeoutMs;
 
+    @Option(names = "--rebuild-after-ms", paramLabel = "MS", defaultValue = "600000",
+            description = "A copy whose node has not heartbeated for this long is rebuilt on another node "
+                    + "(docs/resync.md; default ${DEFAULT-VALUE}, 1000..604800000).")
+    long rebuildAfterMs;
+
     /** Tests: return once started instead of waiting for a signal (the server is left in {@link #server}). */
     @Option(names = "--no-wait", hidden = true)
     boolean noWait;
@@ -134,6 +139,10 @@ public final class MgmtCommand implements Callable<Integer> {
         EtcdMetadataStore.Config etcd = etcdEndpoints == null || etcdEndpoints.isBlank() ? null
                 : new EtcdMetadataStore.Config(EtcdMetadataStore.Config.parseEndpoints(etcdEndpoints), etcdPrefix,
                         Duration.ofMillis(etcdTimeoutMs));
+        if (rebuildAfterMs < 1_000 || rebuildAfterMs > 604_800_000L) {
+            throw new IllegalArgumentException("invalid --rebuild-after-ms: --rebuild-after-ms=" + rebuildAfterMs
+                    + ", min=1000, max=604800000");
+        }
         Files.createDirectories(dataDir);
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("invalid TLS options: --tls-cert and --tls-key go together, given "
@@ -158,8 +167,9 @@ public final class MgmtCommand implements Callable<Integer> {
                     + "cross the network in clear; give --tls-cert/--tls-key");
             spec.commandLine().getErr().flush();
         }
-        server = MgmtServer.start(dataDir, etcd, hostPort[0], Integer.parseInt(hostPort[1]), http, nodeTimeoutMs,
-                leaseMs, sweepMs);
+        server = MgmtServer.start(dataDir, etcd, MgmtServer.Settings.of(hostPort[0], Integer.parseInt(hostPort[1]),
+                        clusterToken).withHttp(http).withNodeTimeoutMs(nodeTimeoutMs).withLeaseMs(leaseMs)
+                .withSweepIntervalMs(sweepMs).withRebuildAfterMs(rebuildAfterMs));
         PrintWriter out = spec.commandLine().getOut();
         out.println("management API: " + server.url());
         out.println("metadata: " + (etcd == null ? "RocksDB in " + dataDir.resolve("metadata")

@@ -55,7 +55,8 @@ final class NodeAdminCommands {
         }
     }
 
-    @Command(name = "drain", description = "Place no new volume on a node.", mixinStandardHelpOptions = true)
+    @Command(name = "drain", description = "Place no new volume on a node and move its copies to other nodes (a "
+            + "primary there is switched over once its replacement is in sync).", mixinStandardHelpOptions = true)
     static final class Drain extends OneNodeCall {
         @Override
         public Integer call() {
@@ -64,7 +65,8 @@ final class NodeAdminCommands {
         }
     }
 
-    @Command(name = "undrain", description = "Place volumes on a node again (undoes drain).",
+    @Command(name = "undrain", description = "Place volumes on a node again and stop moving its copies (undoes "
+            + "drain; replacements made for them are removed).",
             mixinStandardHelpOptions = true)
     static final class Undrain extends OneNodeCall {
         @Override
@@ -74,8 +76,8 @@ final class NodeAdminCommands {
         }
     }
 
-    @Command(name = "remove", description = "Forget a node (e.g. one that never sends heartbeats); refused while "
-            + "volumes are placed on it.", mixinStandardHelpOptions = true)
+    @Command(name = "remove", description = "Forget a node (e.g. a dead one); its copies are rebuilt on other nodes. "
+            + "Refused while it holds a volume with no in-sync copy elsewhere.", mixinStandardHelpOptions = true)
     static final class Remove extends OneNodeCall {
         @Override
         public Integer call() {

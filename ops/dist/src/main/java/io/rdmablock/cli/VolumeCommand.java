@@ -3,7 +3,9 @@ package io.rdmablock.cli;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeCopy;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -15,11 +17,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code rdmablock volume create|list|get|resize|delete|promote}: volumes over the management REST API. */
+/**
+ * {@code rdmablock volume create|list|get|resize|delete|promote|verify}: volumes over the management REST API.
+ * {@code volume get NAME --watch} redraws the volume every second while a copy is syncing (docs/resync.md).
+ */
 @Command(name = "volume", description = "Create, list, inspect, grow, delete and promote volumes.",
         mixinStandardHelpOptions = true,
         subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Get.class,
-                VolumeCommand.Resize.class, VolumeCommand.Delete.class, VolumeCommand.Promote.class})
+                VolumeCommand.Resize.class, VolumeCommand.Delete.class, VolumeCommand.Promote.class,
+                VolumeVerify.class})
 public final class VolumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -69,11 +75,31 @@ public final class VolumeCommand implements Callable<Integer> {
         table.print(out);
         if (!v.copies().isEmpty()) {
             out.println();
-            var copies = new Table("NODE", "ROLE", "STATE", "FABRIC");
+            var copies = new Table("NODE", "ROLE", "STATE", "FABRIC", "PROGRESS");
             v.copies().forEach(c -> copies.row(c.nodeId(), c.role().wireName(), c.state().wireName(),
-                    c.fabricAddress().isEmpty() ? null : c.fabricAddress()));
+                    c.fabricAddress().isEmpty() ? null : c.fabricAddress(), progress(c)));
             copies.print(out);
         }
+    }
+
+    /** Width of the progress bar, characters. */
+    static final int BAR_WIDTH = 20;
+
+    /**
+     * @return a syncing copy's progress, e.g. {@code [#####---------------] 25% 1 MiB/4 MiB eta 3s}; {@code -} when
+     *         the copy is not syncing or no progress was reported yet
+     */
+    static String progress(VolumeCopy c) {
+        if (c.state() != CopyState.SYNCING || c.syncedBytes() == null || c.totalBytes() == null) {
+            return c.state() == CopyState.SYNCING ? "(starting)" : "-";
+        }
+        long total = Math.max(0, c.totalBytes());
+        long done = Math.min(Math.max(0, c.syncedBytes()), total);
+        int percent = total == 0 ? 100 : (int) (done * 100 / total);
+        int filled = percent * BAR_WIDTH / 100;
+        return "[" + "#".repeat(filled) + "-".repeat(BAR_WIDTH - filled) + "] " + percent + "% "
+                + Sizes.format(done) + "/" + Sizes.format(total)
+                + (c.etaSeconds() == null ? "" : " eta " + c.etaSeconds() + "s");
     }
 
     @Command(name = "create", description = "Create a volume: its copies go to distinct up nodes, the most free "
@@ -136,16 +162,60 @@ public final class VolumeCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "get", description = "Show one volume.", mixinStandardHelpOptions = true)
+    @Command(name = "get", description = "Show one volume (with --watch: redrawn every second while a copy is "
+            + "syncing).", mixinStandardHelpOptions = true)
     static final class Get extends MgmtCall {
+        /** Longest --watch-timeout, s (a day). */
+        static final long MAX_WATCH_TIMEOUT_S = 86_400;
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
+        @Option(names = "--watch", description = "Redraw every second until no copy is syncing (or Ctrl-C).")
+        boolean watch;
+
+        @Option(names = "--watch-timeout", paramLabel = "S", description = "Stop watching after S seconds, 1.."
+                + MAX_WATCH_TIMEOUT_S + " (default: no bound); exit 1 if a copy is still syncing then.")
+        Long watchTimeoutS;
+
+        /** Redraw interval, ms (tests shorten it). */
+        @Option(names = "--poll-ms", hidden = true, defaultValue = "1000")
+        long intervalMs;
+
         @Override
-        public Integer call() {
+        public Integer call() throws InterruptedException {
             Limits.checkName("NAME", name);
-            print(out(), output, client().getVolume(name));
+            if (watchTimeoutS != null && (watchTimeoutS < 1 || watchTimeoutS > MAX_WATCH_TIMEOUT_S)) {
+                throw Limits.invalid("--watch-timeout", Long.toString(watchTimeoutS), "min=1, max="
+                        + MAX_WATCH_TIMEOUT_S);
+            }
+            if (watchTimeoutS != null && !watch) {
+                throw Limits.invalid("--watch-timeout", Long.toString(watchTimeoutS), "only with --watch");
+            }
+            Volume v = client().getVolume(name);
+            print(out(), output, v);
+            if (!watch) {
+                return ExitCodes.OK;
+            }
+            long deadline = watchTimeoutS == null ? Long.MAX_VALUE
+                    : System.nanoTime() + watchTimeoutS * 1_000_000_000L;
+            while (syncing(v)) {
+                if (System.nanoTime() - deadline >= 0) {
+                    out().println("--watch-timeout " + watchTimeoutS + " s reached: a copy is still syncing");
+                    out().flush();
+                    return ExitCodes.FAILED;
+                }
+                Thread.sleep(intervalMs);
+                v = client().getVolume(name);
+                if (!output.json()) {
+                    out().println();
+                }
+                print(out(), output, v);
+            }
             return ExitCodes.OK;
+        }
+
+        static boolean syncing(Volume v) {
+            return v.copies().stream().anyMatch(c -> c.state() == CopyState.SYNCING);
         }
     }
 

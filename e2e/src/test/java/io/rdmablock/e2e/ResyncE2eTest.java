@@ -1,0 +1,286 @@
+package io.rdmablock.e2e;
+
+import io.rdmablock.initiator.BlockDevice;
+import io.rdmablock.initiator.DeviceOptions;
+import io.rdmablock.initiator.VolumeLocator;
+import io.rdmablock.mgmt.client.CopyRole;
+import io.rdmablock.mgmt.client.CopyState;
+import io.rdmablock.mgmt.client.CreateVolumeRequest;
+import io.rdmablock.mgmt.client.VerifyReport;
+import io.rdmablock.mgmt.client.VerifyState;
+import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeCopy;
+import io.rdmablock.mgmt.client.VolumeState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Resync, rebuild and verify across node processes (soft provider, loopback; docs/resync.md): a stale copy catches up
+ * from the primary's persisted bitmap (only what it missed), a resync whose primary dies restarts from the new primary
+ * without the target ever being promoted, a lost copy is rebuilt on another node, a drained node is emptied, and
+ * {@code volume verify} finds the copies identical afterwards. Every wait is bounded.
+ */
+class ResyncE2eTest {
+    private static final long SIZE = 64L << 20;
+    private static final long REGION = 64 << 10;
+
+    @TempDir
+    Path dir;
+
+    private static int primary(Volume v) {
+        return NodeCluster.index(v.copies().stream().filter(c -> c.role() == CopyRole.PRIMARY).findFirst()
+                .orElseThrow().nodeId());
+    }
+
+    private static List<Integer> secondaries(Volume v) {
+        return v.copies().stream().filter(c -> c.role() == CopyRole.SECONDARY)
+                .map(c -> NodeCluster.index(c.nodeId())).toList();
+    }
+
+    private static boolean allInSync(Volume v) {
+        return v.state() == VolumeState.READY && v.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC);
+    }
+
+    private static CopyState stateOf(Volume v, int k) {
+        return v.copies().stream().filter(c -> c.nodeId().equals(NodeCluster.nodeId(k))).map(VolumeCopy::state)
+                .findFirst().orElse(null);
+    }
+
+    private static DeviceOptions options() {
+        return DeviceOptions.defaults().providerMode("soft").ioQueues(2).pathTimeoutMs(1_000)
+                .failoverTimeoutMs(30_000);
+    }
+
+    /** Writes one full 64 KiB region at every {@code stride}-th region, stamped with {@code gen}; returns bytes. */
+    private static long writeRegions(BlockDevice dev, int stride, long gen) {
+        MemorySegment buf = dev.allocateBuffer(REGION);
+        try {
+            long regions = SIZE / REGION;
+            long written = 0;
+            for (long r = 0; r < regions; r += stride) {
+                for (int w = 0; w < REGION / 8; w++) {
+                    buf.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, w, gen * 1_000_003L + r);
+                }
+                dev.writeSync(r * REGION, buf, false);
+                written += REGION;
+            }
+            dev.flushSync();
+            return written;
+        } finally {
+            dev.freeBuffer(buf);
+        }
+    }
+
+    /** Reads the regions back and checks their stamps; returns the first mismatch or null. */
+    private static String checkRegions(BlockDevice dev, int stride, long gen) {
+        MemorySegment buf = dev.allocateBuffer(REGION);
+        try {
+            for (long r = 0; r < SIZE / REGION; r += stride) {
+                dev.readSync(r * REGION, buf);
+                for (int w = 0; w < REGION / 8; w += 511) {
+                    long got = buf.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, w);
+                    if (got != gen * 1_000_003L + r) {
+                        return "region " + r + " word " + w + ": " + got + ", want " + (gen * 1_000_003L + r);
+                    }
+                }
+            }
+            return null;
+        } finally {
+            dev.freeBuffer(buf);
+        }
+    }
+
+    /** Runs {@code volume verify} through the management plane (bounded); returns the finished report. */
+    private static VerifyReport verify(NodeCluster cluster, String name, int seconds) throws InterruptedException {
+        VerifyReport r = cluster.client().startVerify(name);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            r = cluster.client().verifyStatus(name);
+            if (r.state() == VerifyState.DONE || r.state() == VerifyState.FAILED) {
+                return r;
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("verify of " + name + " not finished within " + seconds + " s: " + r);
+    }
+
+    private static void assertIdentical(NodeCluster cluster, String name, int copies) throws InterruptedException {
+        VerifyReport r = verify(cluster, name, 120);
+        assertEquals(VerifyState.DONE, r.state(), () -> "verify: " + r + cluster.tails(30));
+        assertEquals(0, r.differing(), () -> "copies differ: " + r + cluster.tails(30));
+        assertEquals(copies, r.nodeIds().size(), () -> "copies compared: " + r);
+        assertEquals(SIZE, r.checkedBytes(), () -> "bytes compared: " + r);
+    }
+
+    /**
+     * A secondary is stopped, 5% of the volume is written, the primary is restarted (no host connected, so nothing
+     * reports it and it stays primary): its bitmap must survive, so when the secondary returns the resync copies about
+     * that 5% and not the volume; then verify finds every copy identical.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aReturningSecondaryGetsOnlyWhatItMissedEvenAcrossAPrimaryRestart() throws Exception {
+        try (NodeCluster cluster = new NodeCluster(dir, 3, List.of())) {
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rs", SIZE, 3));
+            Volume v = cluster.awaitVolume("rs", ResyncE2eTest::allInSync, 120, "3 in-sync copies");
+            int p = primary(v);
+            int victim = secondaries(v).get(0);
+            cluster.stop(victim);
+            long dirty;
+            try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rs", null, options())) {
+                dirty = writeRegions(dev, 20, 1); // every 20th region: 5% of the volume
+            }
+            Volume stale = cluster.awaitVolume("rs", x -> stateOf(x, victim) == CopyState.STALE, 30, "victim stale");
+            assertEquals(p, primary(stale));
+            cluster.stop(p);
+            cluster.start(p); // the bitmap is read back from its file
+            cluster.awaitNode(p, io.rdmablock.mgmt.client.NodeState.UP, 60);
+            long t0 = System.nanoTime();
+            cluster.start(victim);
+            Volume done = cluster.awaitVolume("rs", ResyncE2eTest::allInSync, 120, "victim resynced");
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertEquals(p, primary(done), () -> "the primary must not change: " + done);
+            double copied = cluster.metric(p, "rdmablock_node_resync_bytes_total"); // counts since p's restart
+            assertTrue(copied >= dirty, () -> "resync copied " + copied + " bytes, dirty " + dirty + cluster.tails(30));
+            assertTrue(copied <= 2 * dirty, () -> "resync copied " + copied + " bytes for " + dirty
+                    + " dirty: the bitmap did not survive the primary's restart" + cluster.tails(30));
+            assertIdentical(cluster, "rs", 3);
+            try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rs", null, options())) {
+                assertNull(checkRegions(dev, 20, 1));
+            }
+            System.out.printf("resync e2e: dirty %.1f MiB (%.1f%% of the volume), resync copied %.1f MiB (%.2fx), "
+                    + "%.1f s from the secondary's restart to in_sync%n",
+                    dirty / 1048576.0, 100.0 * dirty / SIZE, copied / 1048576.0, copied / dirty, seconds);
+        }
+    }
+
+    /**
+     * The primary is killed while a secondary is being resynced (throttled to 4 MiB/s so it takes seconds): the
+     * syncing copy is not promoted, the new primary resyncs it again, writes under load go on through the failover and
+     * none acknowledged is lost; once the old primary returns and is resynced too, verify finds three identical copies.
+     */
+    @Test
+    @Timeout(value = 400, unit = TimeUnit.SECONDS)
+    void aResyncWhosePrimaryDiesRestartsFromTheNewPrimary() throws Exception {
+        try (NodeCluster cluster = new NodeCluster(dir, 3, List.of("--resync-mib-s", "4"))) {
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rk", SIZE, 3));
+            Volume v = cluster.awaitVolume("rk", ResyncE2eTest::allInSync, 120, "3 in-sync copies");
+            int p = primary(v);
+            int target = secondaries(v).get(0);
+            int other = secondaries(v).get(1);
+            cluster.stop(target);
+            AckedWrites model = new AckedWrites(SIZE, 8);
+            try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rk", null, options())) {
+                // dirty most regions while the target is out (bounded by count and time)
+                long s0 = System.nanoTime();
+                model.run(dev, () -> model.ackedCount.get() >= 3_000
+                        || System.nanoTime() - s0 > TimeUnit.SECONDS.toNanos(40), 1_000);
+                assertNull(model.firstFailure());
+                cluster.start(target);
+                cluster.awaitVolume("rk", x -> stateOf(x, target) == CopyState.SYNCING, 60, "target syncing");
+                long[] ackedAtKill = {0};
+                Thread killer = new Thread(() -> {
+                    try {
+                        Thread.sleep(500);
+                        ackedAtKill[0] = model.ackedCount.get();
+                        cluster.kill(p);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "killer");
+                killer.start();
+                long s1 = System.nanoTime();
+                model.run(dev, () -> (ackedAtKill[0] > 0 && model.ackedCount.get() > ackedAtKill[0] + 300)
+                        || System.nanoTime() - s1 > TimeUnit.SECONDS.toNanos(90), 1_000_000);
+                killer.join(60_000);
+                assertNull(model.firstFailure(), () -> "a write failed through the failover" + cluster.tails(40));
+                Volume after = cluster.client().getVolume("rk");
+                assertEquals(other, primary(after), () -> "the in-sync copy must be promoted, never the resync "
+                        + "target: " + after + cluster.tails(40));
+                Volume synced = cluster.awaitVolume("rk", x -> stateOf(x, target) == CopyState.IN_SYNC, 120,
+                        "target resynced from the new primary");
+                assertNotEquals(target, primary(synced));
+                dev.flushSync();
+                assertNull(model.checkDevice(dev), () -> "through the device" + cluster.tails(40));
+            }
+            cluster.start(p); // the old primary returns as a stale secondary and is resynced in full
+            cluster.awaitVolume("rk", ResyncE2eTest::allInSync, 180, "old primary resynced");
+            assertIdentical(cluster, "rk", 3);
+            System.out.printf("resync e2e: primary n%d killed mid-resync of n%d; n%d promoted, resync restarted and "
+                    + "finished; %d acknowledged writes, none lost; 3 copies identical%n", p, target, other,
+                    model.ackedCount.get());
+        }
+    }
+
+    /**
+     * A node down past the rebuild time (3 s here) loses its copy: a replacement on the third node is resynced in
+     * full, the old copy leaves the record, and when its node returns it deletes the copy's data.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aCopyWhoseNodeStaysDownIsRebuiltElsewhere() throws Exception {
+        try (NodeCluster cluster = NodeCluster.withRebuildAfter(dir, 3, List.of(), 3_000)) {
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rb", SIZE, 2));
+            Volume v = cluster.awaitVolume("rb", ResyncE2eTest::allInSync, 120, "2 in-sync copies");
+            int p = primary(v);
+            int lost = secondaries(v).get(0);
+            int spare = 6 - p - lost;
+            try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rb", null, options())) {
+                writeRegions(dev, 4, 7);
+                cluster.kill(lost);
+                writeRegions(dev, 8, 8);
+            }
+            Volume rebuilt = cluster.awaitVolume("rb", x -> allInSync(x) && stateOf(x, lost) == null
+                    && stateOf(x, spare) == CopyState.IN_SYNC, 120, "rebuilt on n" + spare);
+            assertEquals(2, rebuilt.copies().size(), rebuilt::toString);
+            assertIdentical(cluster, "rb", 2);
+            try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rb", null, options())) {
+                assertNull(checkRegions(dev, 8, 8));
+            }
+            Path file = cluster.volumeFile(lost, v.id());
+            cluster.start(lost);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (Files.exists(file) && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            assertFalse(Files.exists(file), () -> "the returning node kept its old copy " + file + cluster.tails(30));
+            System.out.printf("resync e2e: n%d down past 3 s, copy rebuilt on n%d, verified identical; the old copy "
+                    + "was deleted when n%d returned%n", lost, spare, lost);
+        }
+    }
+
+    /** Draining the primary's node moves every copy off it: a replacement elsewhere, then a switchover. */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void drainMovesEveryCopyOffTheNode() throws Exception {
+        try (NodeCluster cluster = new NodeCluster(dir, 3, List.of())) {
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rd", SIZE, 2));
+            Volume v = cluster.awaitVolume("rd", ResyncE2eTest::allInSync, 120, "2 in-sync copies");
+            int p = primary(v);
+            try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rd", null, options())) {
+                writeRegions(dev, 4, 3);
+                cluster.client().drainNode(NodeCluster.nodeId(p));
+                Volume moved = cluster.awaitVolume("rd", x -> allInSync(x) && stateOf(x, p) == null
+                        && x.copies().size() == 2, 120, "moved off n" + p);
+                assertNotEquals(p, primary(moved));
+                assertNull(checkRegions(dev, 4, 3), "through the device after the switchover");
+            }
+            assertIdentical(cluster, "rd", 2);
+            System.out.printf("resync e2e: drain of n%d moved both copies' roles off it; verified identical%n", p);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.api.store.CopyRecord;
+import io.rdmablock.mgmt.api.store.MetadataStore;
+import io.rdmablock.mgmt.api.store.NodeRecord;
+import io.rdmablock.mgmt.api.store.Versioned;
+import io.rdmablock.mgmt.api.store.VolumeRecord;
+import io.rdmablock.mgmt.client.NodeState;
+import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.mgmt.client.ResyncProgress;
+import io.rdmablock.mgmt.client.VerifyReport;
+import io.rdmablock.mgmt.client.VolumeReport;
+import io.rdmablock.mgmt.client.VolumeState;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The management server's runtime state beside the store, shared by {@link ClusterService}, {@link Promotions},
+ * {@link Rebuilds} and {@link Resyncs}; every use is under {@link ClusterService}'s lock. Liveness and lease times are
+ * on the monotonic clock ({@code monoNanos}, {@link System#nanoTime()} in production); the wall clock
+ * ({@code wallMs}) is only for what is shown (createdAt, lastHeartbeat).
+ */
+final class ClusterState {
+    /** Compare-and-set attempts of one change before giving up (only other writers of the store make one fail). */
+    static final int CAS_ATTEMPTS = 16;
+
+    final MetadataStore store;
+    final LongSupplier wallMs;
+    final LongSupplier monoNanos;
+    final long nodeTimeoutMs;
+    final long leaseMs;
+    final long rebuildAfterMs;
+    /** Monotonic time this service started: a node not seen since counts as last seen then. */
+    final long startedAtNanos;
+    /** nodeId → monotonic time of its last registration/heartbeat. */
+    final Map<String, Long> lastSeenNanos = new ConcurrentHashMap<>();
+    /** nodeId → wall time of its last registration/heartbeat, ms since the epoch (display only). */
+    final Map<String, Long> lastSeenWallMs = new ConcurrentHashMap<>();
+    /** nodeId → freeBytes from the last registration/heartbeat. */
+    final Map<String, Long> reportedFreeBytes = new ConcurrentHashMap<>();
+    /** copyKey → that copy's report in its node's last heartbeat (absent: not reported). */
+    final Map<String, VolumeReport> reports = new ConcurrentHashMap<>();
+    /** copyKeys of copies whose node held them and did not report them in its last heartbeat (data lost). */
+    final Set<String> missingOnNode = ConcurrentHashMap.newKeySet();
+    /** copyKeys of copies of deleting volumes their node no longer reports (deleted there). */
+    final Set<String> deletedOnNode = ConcurrentHashMap.newKeySet();
+    /** copyKey → monotonic time of the last unreachable report about that copy. */
+    final Map<String, Long> unreachableAtNanos = new ConcurrentHashMap<>();
+    /**
+     * volumeId → (nodeId → monotonic time of the last heartbeat answer that told that node it was the primary):
+     * what a new primary must wait out (docs/resync.md, "Lease on a switchover").
+     */
+    final Map<String, Map<String, Long>> toldPrimaryAtNanos = new ConcurrentHashMap<>();
+    /** volumeId → the resyncs its primary reported in its last heartbeat. */
+    final Map<String, List<ResyncProgress>> resyncs = new ConcurrentHashMap<>();
+    /** copyKey → syncedBytes last counted into {@link #resyncBytesTotal}. */
+    final Map<String, Long> resyncCounted = new ConcurrentHashMap<>();
+    /** Bytes copied by resyncs, from the primaries' reports, since this server started. */
+    long resyncBytesTotal;
+    /** volumeId → the latest verify run (as asked, then as the primary reported it). */
+    final Map<String, VerifyReport> verifies = new ConcurrentHashMap<>();
+    /** nodeId → ids of volumes whose copy there was removed from the record: its node must delete it. */
+    final Map<String, Map<String, VolumeRecord>> retired = new ConcurrentHashMap<>();
+    /** copyKeys of copies added as replacements (runtime only; see {@link Rebuilds}). */
+    final Set<String> replacements = ConcurrentHashMap.newKeySet();
+
+    ClusterState(MetadataStore store, LongSupplier wallMs, LongSupplier monoNanos, long nodeTimeoutMs, long leaseMs,
+                 long rebuildAfterMs) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.wallMs = Objects.requireNonNull(wallMs, "wallMs");
+        this.monoNanos = Objects.requireNonNull(monoNanos, "monoNanos");
+        this.nodeTimeoutMs = nodeTimeoutMs;
+        this.leaseMs = leaseMs;
+        this.rebuildAfterMs = rebuildAfterMs;
+        this.startedAtNanos = monoNanos.getAsLong();
+    }
+
+    long now() {
+        return monoNanos.getAsLong();
+    }
+
+    /** @return ms elapsed on the monotonic clock since {@code nanos} */
+    long elapsedMs(long sinceNanos) {
+        return Math.floorDiv(now() - sinceNanos, 1_000_000L);
+    }
+
+    static String copyKey(String volumeId, String nodeId) {
+        return volumeId + "/" + nodeId;
+    }
+
+    /** Monotonic time of the node's last registration or heartbeat, or this service's start when none since. */
+    long lastSeen(String nodeId) {
+        Long seen = lastSeenNanos.get(nodeId);
+        return seen == null ? startedAtNanos : seen;
+    }
+
+    void seen(String nodeId) {
+        lastSeenNanos.put(nodeId, now());
+        lastSeenWallMs.put(nodeId, wallMs.getAsLong());
+    }
+
+    NodeState stateOf(NodeRecord node) {
+        Long seen = lastSeenNanos.get(node.nodeId());
+        if (seen == null || elapsedMs(seen) > nodeTimeoutMs) {
+            return NodeState.DOWN;
+        }
+        return node.draining() ? NodeState.DRAINING : NodeState.UP;
+    }
+
+    boolean nodeDown(String nodeId) {
+        return store.node(nodeId).map(n -> stateOf(n) == NodeState.DOWN).orElse(true);
+    }
+
+    /** True when {@code nodeId} registered or heartbeated within the lease. */
+    boolean leaseHeld(String nodeId) {
+        Long seen = lastSeenNanos.get(nodeId);
+        return seen != null && elapsedMs(seen) <= leaseMs;
+    }
+
+    /**
+     * True when {@code nodeId} heartbeated within half the lease: a candidate for promotion. Stricter than the lease
+     * so that a node that died with the primary is not promoted in its turn.
+     */
+    boolean heartbeatFresh(String nodeId) {
+        Long seen = lastSeenNanos.get(nodeId);
+        return seen != null && elapsedMs(seen) <= leaseMs / 2;
+    }
+
+    /** @return free bytes of a node for placement (see {@link ClusterService}'s class comment) */
+    long freeBytes(String nodeId) {
+        NodeRecord node = store.node(nodeId).orElse(null);
+        if (node == null) {
+            return 0;
+        }
+        long placed = 0;
+        long notYetReported = 0; // placed or grown since the node's last report: not in its reported free space
+        for (VolumeRecord v : store.volumes()) {
+            if (v.copyOn(nodeId).isPresent()) {
+                placed += v.sizeBytes();
+                if (v.state() != VolumeState.DELETING) {
+                    VolumeReport r = reports.get(copyKey(v.id(), nodeId));
+                    notYetReported += Math.max(0, v.sizeBytes() - (r == null ? 0 : r.sizeBytes()));
+                }
+            }
+        }
+        long reported = reportedFreeBytes.getOrDefault(nodeId, node.capacityBytes());
+        return Math.max(0, Math.min(reported - notYetReported, node.capacityBytes() - placed));
+    }
+
+    String fabricAddressOf(String nodeId) {
+        return store.node(nodeId).map(NodeRecord::fabricAddress).orElse("");
+    }
+
+    /**
+     * The one way to change the primary or the in-sync set: a compare-and-set against the revision read that raises
+     * the epoch by exactly 1.
+     *
+     * @return false when the record changed since {@code current} was read (nothing written)
+     */
+    boolean compareAndSetEpoch(Versioned<VolumeRecord> current, VolumeRecord next) {
+        if (next.epoch() != current.value().epoch() + 1) {
+            throw new IllegalStateException("invalid epoch: next.epoch=" + next.epoch() + ", must be "
+                    + (current.value().epoch() + 1));
+        }
+        return store.replaceVolume(next.name(), current.revision(), next);
+    }
+
+    /** A compare-and-set that keeps the epoch (stale to syncing, a replacement copy added). */
+    boolean compareAndSet(Versioned<VolumeRecord> current, VolumeRecord next) {
+        if (next.epoch() != current.value().epoch()) {
+            throw new IllegalStateException("invalid epoch: next.epoch=" + next.epoch() + ", must stay "
+                    + current.value().epoch());
+        }
+        return store.replaceVolume(next.name(), current.revision(), next);
+    }
+
+    /** Forgets the runtime state of one copy (its volume or its copy is gone from the record). */
+    void forgetCopy(String key) {
+        reports.remove(key);
+        unreachableAtNanos.remove(key);
+        missingOnNode.remove(key);
+        deletedOnNode.remove(key);
+        resyncCounted.remove(key);
+        replacements.remove(key);
+    }
+
+    /** Forgets the runtime state of a volume removed from the store. */
+    void forgetVolume(VolumeRecord v) {
+        v.copies().forEach(c -> forgetCopy(copyKey(v.id(), c.nodeId())));
+        toldPrimaryAtNanos.remove(v.id());
+        resyncs.remove(v.id());
+        verifies.remove(v.id());
+    }
+
+    /** Forgets a deleting volume once no copy's node reports it. */
+    void forgetIfDeletedEverywhere(VolumeRecord v) {
+        if (v.copies().stream().allMatch(c -> deletedOnNode.contains(copyKey(v.id(), c.nodeId())))) {
+            store.removeVolume(v.name());
+            forgetVolume(v);
+        }
+    }
+
+    static String describe(VolumeRecord v) {
+        return String.join(", ", v.copies().stream()
+                .map(c -> c.nodeId() + " " + c.role().wireName() + " " + c.state().wireName()).toList());
+    }
+
+    static ApiException copyNotFound(VolumeRecord v, String nodeId) {
+        return new ApiException(404, ProblemTypes.COPY_NOT_FOUND, "Copy not found", "invalid nodeId: nodeId=" + nodeId
+                + " holds no copy of volume " + v.name() + " (copies: " + describe(v) + ")");
+    }
+
+    static ApiException deleting(VolumeRecord v) {
+        return new ApiException(409, ProblemTypes.VOLUME_DELETING, "Volume deleting",
+                "volume " + v.name() + " is being deleted");
+    }
+
+    static ApiException contention(String name, String what) {
+        return new ApiException(503, ProblemTypes.INTERNAL, "Store contention", "volume " + name + " changed "
+                + CAS_ATTEMPTS + " times while " + what + "; retry");
+    }
+
+    static CopyRecord secondary(CopyRecord c, io.rdmablock.mgmt.client.CopyState state) {
+        return new CopyRecord(c.nodeId(), io.rdmablock.mgmt.client.CopyRole.SECONDARY, state, c.provisioned());
+    }
+}

@@ -1,0 +1,113 @@
+package io.rdmablock.cli;
+
+import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.VerifyDifference;
+import io.rdmablock.mgmt.client.VerifyReport;
+import io.rdmablock.mgmt.client.VerifyState;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code rdmablock volume verify NAME [--timeout S]}: starts a verify run (docs/resync.md, "Verify"; a run already
+ * pending or running is followed instead), polls it every second, prints progress and the result. Exit 0 when done
+ * with every copy identical, 1 when copies differ (the differing regions are printed), 2 when the run failed or
+ * did not finish within {@code --timeout}.
+ */
+@Command(name = "verify", description = "Compare every in-sync copy of a volume (CRC32C per 64 KiB region); exit 0 "
+        + "identical, 1 differ, 2 failed or timed out.", mixinStandardHelpOptions = true)
+final class VolumeVerify extends MgmtCall {
+    /** Longest --timeout, s (a day). */
+    static final long MAX_TIMEOUT_S = 86_400;
+    /** Exit code when the copies differ. */
+    static final int DIFFER = 1;
+    /** Exit code when the run failed or timed out. */
+    static final int FAILED = 2;
+
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    @Option(names = "--timeout", paramLabel = "S", defaultValue = "3600",
+            description = "Give up after S seconds, 1.." + MAX_TIMEOUT_S + " (default ${DEFAULT-VALUE}).")
+    long timeoutS;
+
+    /** Poll interval, ms (tests shorten it). */
+    @Option(names = "--poll-ms", hidden = true, defaultValue = "1000")
+    long intervalMs;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Limits.checkName("NAME", name);
+        if (timeoutS < 1 || timeoutS > MAX_TIMEOUT_S) {
+            throw Limits.invalid("--timeout", Long.toString(timeoutS), "min=1, max=" + MAX_TIMEOUT_S);
+        }
+        long deadline = System.nanoTime() + timeoutS * 1_000_000_000L;
+        VerifyReport run = client().startVerify(name);
+        if (!output.json()) {
+            out().println("verify " + run.id() + " of " + name + ": " + run.state().name().toLowerCase());
+            out().flush();
+        }
+        while (run.state() == VerifyState.PENDING || run.state() == VerifyState.RUNNING) {
+            if (System.nanoTime() - deadline >= 0) {
+                report(run);
+                err("volume verify: --timeout " + timeoutS + " s reached, run " + run.id() + " is "
+                        + run.state().name().toLowerCase());
+                return FAILED;
+            }
+            Thread.sleep(intervalMs);
+            VerifyReport next = client().verifyStatus(name);
+            if (!next.id().equals(run.id())) {
+                report(next);
+                err("volume verify: run " + run.id() + " was replaced by " + next.id());
+                return FAILED;
+            }
+            run = next;
+            if (!output.json() && run.state() == VerifyState.RUNNING) {
+                long pct = run.totalBytes() <= 0 ? 0 : run.checkedBytes() * 100 / run.totalBytes();
+                out().println("  " + pct + "% " + Sizes.format(run.checkedBytes()) + "/"
+                        + Sizes.format(run.totalBytes()));
+                out().flush();
+            }
+        }
+        report(run);
+        if (run.state() == VerifyState.FAILED) {
+            return FAILED;
+        }
+        return run.differing() > 0 ? DIFFER : ExitCodes.OK;
+    }
+
+    private void report(VerifyReport run) {
+        if (output.json()) {
+            out().println(Json.pretty(run));
+            out().flush();
+            return;
+        }
+        switch (run.state()) {
+            case DONE -> {
+                if (run.differing() == 0) {
+                    out().println("identical: " + String.join(", ", run.nodeIds()) + " (" + Sizes.format(
+                            run.checkedBytes()) + " compared)");
+                } else {
+                    out().println("copies differ in " + run.differing() + " region(s)"
+                            + (run.differing() > run.differences().size() ? " (first " + run.differences().size()
+                            + " listed)" : "") + ":");
+                    var table = new Table("OFFSET", "LENGTH", "DIFFERING-NODES");
+                    for (VerifyDifference d : run.differences()) {
+                        table.row(d.offsetBytes(), d.lengthBytes(), String.join(",", d.nodeIds()));
+                    }
+                    table.print(out());
+                }
+            }
+            case FAILED -> out().println("failed: " + (run.error() == null ? "(no reason given)" : run.error()));
+            default -> out().println(run.state().name().toLowerCase() + ": " + Sizes.format(run.checkedBytes()) + "/"
+                    + Sizes.format(run.totalBytes()) + " compared");
+        }
+        out().flush();
+    }
+
+    private void err(String message) {
+        spec.commandLine().getErr().println(message);
+        spec.commandLine().getErr().flush();
+    }
+}
