@@ -169,15 +169,17 @@ class ResyncE2eTest {
     }
 
     /**
-     * The primary is killed while a secondary is being resynced (throttled to 4 MiB/s so it takes seconds): the
-     * syncing copy is not promoted, the new primary resyncs it again, writes under load go on through the failover and
+     * The primary is killed while a secondary is being resynced (throttled to 4 MiB/s so it takes seconds; R=3,
+     * minInSync 1): the syncing copy is not promoted, the new primary resyncs it again, writes under load go on through the failover and
      * none acknowledged is lost; once the old primary returns and is resynced too, verify finds three identical copies.
      */
     @Test
     @Timeout(value = 400, unit = TimeUnit.SECONDS)
     void aResyncWhosePrimaryDiesRestartsFromTheNewPrimary() throws Exception {
         try (NodeCluster cluster = new NodeCluster(dir, 3, List.of("--resync-mib-s", "4"))) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("rk", SIZE, 3));
+            // minInSync 1: with the primary killed and the resync target not yet in sync, the new primary is the only
+            // copy in sync; with the default 2 writes would (rightly) be refused Namespace Not Ready until it is
+            cluster.client().createVolume(new CreateVolumeRequest("rk", SIZE, 4096, 3, 1, List.of()));
             Volume v = cluster.awaitVolume("rk", ResyncE2eTest::allInSync, 120, "3 in-sync copies");
             int p = primary(v);
             int target = secondaries(v).get(0);

@@ -170,6 +170,13 @@ final class Replication implements AutoCloseable {
             }
         }
         ReplicaSet set = sets.get(v.id());
+        if (set != null) {
+            for (DesiredCopy c : dv.copies()) {
+                if (c.role() == CopyRole.SECONDARY) {
+                    set.retarget(c.nodeId(), address(c)); // a node restarted on another port
+                }
+            }
+        }
         Pending pending = activations.get(v.id());
         if (pending != null && !pending.finished) {
             if (set != null) { // built by the activation already: adopt the record's later changes

@@ -17,6 +17,13 @@ public interface ForwardLink extends AutoCloseable {
      */
     CompletableFuture<ForwardQueue> open(int entries, ProtectionDomain pd, ForwardQueue.Listener listener);
 
+    /**
+     * The secondary's fabric address changed (its node re-registered elsewhere): later opens go to {@code address}.
+     * No-op by default (links with a fixed peer, tests).
+     */
+    default void retarget(java.net.InetSocketAddress address) {
+    }
+
     /** Closes the association and every queue it opened. Idempotent. */
     @Override
     void close();

@@ -35,7 +35,8 @@ public final class PeerLink implements ForwardLink {
 
     private static final java.util.concurrent.atomic.AtomicLong OPENED = new java.util.concurrent.atomic.AtomicLong();
     private final VerbsProvider provider;
-    private final InetSocketAddress address;
+    /** The secondary's fabric address; changes when its node re-registers elsewhere ({@link #retarget}). */
+    private volatile InetSocketAddress address;
     private final String subnqn;
     private final String hostnqn;
     private final long commandTimeoutNs;
@@ -95,9 +96,10 @@ public final class PeerLink implements ForwardLink {
      */
     private PeerAssociation connect(ProtectionDomain domain, int entries, byte[] hostId) {
         long deadline = System.nanoTime() + SETUP_TIMEOUT_NS;
-        PeerAssociation.Params params = new PeerAssociation.Params(address, subnqn, hostnqn, 1, Math.max(2, entries),
-                KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS);
         for (int attempt = 1; ; attempt++) {
+            // the address is read at each attempt: the secondary may have moved meanwhile (retarget)
+            PeerAssociation.Params params = new PeerAssociation.Params(address, subnqn, hostnqn, 1,
+                    Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS);
             try {
                 return PeerAssociation.connect(provider, domain, params, hostId);
             } catch (RuntimeException e) {
@@ -113,6 +115,19 @@ public final class PeerLink implements ForwardLink {
                 }
                 java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(CONNECT_RETRY_MS));
             }
+        }
+    }
+
+    /**
+     * Follows the secondary to a new fabric address (its node restarted on another port or host): the next
+     * association is made there; associations already open stay until they fail (the old address has no peer).
+     */
+    @Override
+    public void retarget(InetSocketAddress next) {
+        InetSocketAddress was = address;
+        if (next != null && !next.equals(was)) {
+            address = next;
+            LOG.info("secondary moved: subnqn={}, address {} -> {}", subnqn, was, next);
         }
     }
 

@@ -312,6 +312,18 @@ public final class ReplicaSet implements AutoCloseable {
      * The management plane's record: adopts a higher epoch and the copies it shows stale (a copy it shows in sync
      * that this set dropped stays dropped: only resync brings a copy back). Agent thread.
      */
+    /** The fabric address of {@code nodeId}'s copy is now {@code address} (see {@link ForwardLink#retarget}). */
+    public void retarget(String nodeId, java.net.InetSocketAddress address) {
+        if (address == null) {
+            return;
+        }
+        for (Copy c : view.copies()) {
+            if (c.nodeId.equals(nodeId) && !c.removed) {
+                c.link.retarget(address);
+            }
+        }
+    }
+
     public void apply(long epoch, int minInSync, Map<String, Boolean> inSyncByNode) {
         apply(epoch, minInSync, inSyncByNode, null);
     }
