@@ -285,4 +285,74 @@ class ResyncE2eTest {
             System.out.printf("resync e2e: drain of n%d moved both copies' roles off it; verified identical%n", p);
         }
     }
+
+    /** 4 KiB random writes from {@code threads} threads for {@code ms} (bounded); returns writes per second. */
+    private static double writeRate(BlockDevice dev, long bytes, int threads, long ms) throws InterruptedException {
+        java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        List<Thread> ts = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int seed = t;
+            Thread th = new Thread(() -> {
+                java.util.Random rnd = new java.util.Random(seed);
+                MemorySegment buf = dev.allocateBuffer(4096);
+                try {
+                    while (System.nanoTime() < end && failed.get() == null) {
+                        dev.writeSync(rnd.nextLong(bytes / 4096) * 4096, buf, false);
+                        done.incrementAndGet();
+                    }
+                } catch (RuntimeException e) {
+                    failed.compareAndSet(null, e);
+                } finally {
+                    dev.freeBuffer(buf);
+                }
+            });
+            th.start();
+            ts.add(th);
+        }
+        for (Thread th : ts) {
+            th.join(ms + 30_000);
+        }
+        assertNull(failed.get(), "a foreground write failed");
+        return done.get() * 1000.0 / ms;
+    }
+
+    /**
+     * Figures, not a speed target: the foreground's 4 KiB random-write rate (4 threads) while a stale copy of a
+     * 256 MiB volume is resynced in full at the default throttle, against the rate once it is in sync. The assertion
+     * is only that writes go on during the resync (at least a tenth of the rate after).
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void foregroundWritesGoOnDuringAResync() throws Exception {
+        long size = 256L << 20;
+        try (NodeCluster cluster = new NodeCluster(dir, 2, List.of())) {
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rf", size, 2));
+            Volume v = cluster.awaitVolume("rf", ResyncE2eTest::allInSync, 120, "2 in-sync copies");
+            int victim = secondaries(v).get(0);
+            try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rf", null, options())) {
+                cluster.stop(victim);
+                MemorySegment big = dev.allocateBuffer(1 << 20);
+                for (long off = 0; off < size; off += 1 << 20) { // every region dirty: the resync copies it all
+                    dev.writeSync(off, big, false);
+                }
+                dev.freeBuffer(big);
+                double degraded = writeRate(dev, size, 4, 2_000);
+                cluster.start(victim);
+                cluster.awaitVolume("rf", x -> stateOf(x, victim) == CopyState.SYNCING, 60, "syncing");
+                long t0 = System.nanoTime();
+                double during = writeRate(dev, size, 4, 2_000);
+                boolean stillSyncing = stateOf(cluster.client().getVolume("rf"), victim) == CopyState.SYNCING;
+                cluster.awaitVolume("rf", ResyncE2eTest::allInSync, 120, "resynced");
+                double resyncS = (System.nanoTime() - t0) / 1e9;
+                double after = writeRate(dev, size, 4, 2_000);
+                assertTrue(during >= 0.1 * after, () -> "writes during the resync: " + during + "/s, after " + after);
+                System.out.printf("resync e2e: foreground 4K random writes (4 threads): %.0f/s degraded, %.0f/s during "
+                        + "a full resync of 256 MiB%s, %.0f/s after (in sync): during/after %.2f; resync %.1f s after "
+                        + "the measurement began%n", degraded, during,
+                        stillSyncing ? "" : " (it ended within the 2 s window)", after, during / after, resyncS);
+            }
+        }
+    }
 }

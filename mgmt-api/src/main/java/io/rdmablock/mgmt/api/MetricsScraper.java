@@ -51,9 +51,26 @@ final class MetricsScraper {
         http.close();
     }
 
+    /** A node listing still on a worker (a slow metadata store): the next rounds are skipped, never queued up. */
+    private boolean listing;
+
+    /** After a failed listing, none until this time (nanoTime): requests get the cluster service's lock meanwhile. */
+    private long pausedUntil;
+
     private void round() {
-        vertx.executeBlocking(cluster::listNodes, false).onSuccess(this::scrapeAll)
-                .onFailure(e -> LOG.warn("metrics scrape: cannot list nodes: {}", e.toString()));
+        if (listing || System.nanoTime() - pausedUntil < 0) {
+            return;
+        }
+        listing = true;
+        vertx.executeBlocking(cluster::listNodes, false).onComplete(ar -> {
+            listing = false;
+            if (ar.succeeded()) {
+                scrapeAll(ar.result());
+            } else {
+                pausedUntil = System.nanoTime() + MgmtVerticle.SWEEP_BACKOFF_NS;
+                LOG.warn("metrics scrape: cannot list nodes: {}", ar.cause().toString());
+            }
+        });
     }
 
     private void scrapeAll(List<Node> nodes) {

@@ -186,15 +186,22 @@ public final class MgmtVerticle extends VerticleBase {
     /** One liveness sweep on a worker (the store fsyncs); a failure is logged, the next tick tries again. */
     private boolean sweeping;
 
+    /** After a failed sweep (e.g. the metadata store has no quorum), none until this time (nanoTime). */
+    private long sweepPausedUntil;
+    /** Pause after a failed sweep, ns: requests get the cluster service's lock meanwhile, and fail fast (503). */
+    static final long SWEEP_BACKOFF_NS = 3_000_000_000L;
+
     private void sweep() {
-        if (sweeping) {
-            return; // the previous one still runs (a slow store): never queue them up
+        if (sweeping || System.nanoTime() - sweepPausedUntil < 0) {
+            return; // the previous one still runs (a slow store), or failed just now: never queue them up
         }
         sweeping = true;
         vertx.executeBlocking(cluster::sweep, false).onComplete(ar -> {
             sweeping = false;
             if (ar.failed()) {
-                LOG.warn("liveness sweep failed (retried in {} ms): {}", sweepIntervalMs, ar.cause().toString());
+                sweepPausedUntil = System.nanoTime() + SWEEP_BACKOFF_NS;
+                LOG.warn("liveness sweep failed (retried in {} ms): {}", SWEEP_BACKOFF_NS / 1_000_000,
+                        ar.cause().toString());
             }
         });
     }
@@ -314,7 +321,7 @@ public final class MgmtVerticle extends VerticleBase {
 
     private void createVolume(RoutingContext ctx) {
         var request = createRequest(ctx.body().asJsonObject());
-        vertx.executeBlocking(() -> cluster.createVolume(request)).onComplete(ar -> {
+        vertx.executeBlocking(() -> cluster.createVolume(request), false).onComplete(ar -> {
             if (ar.succeeded()) {
                 Volume v = ar.result();
                 ctx.response().putHeader("Location", "/v1/volumes/" + v.name());
@@ -366,7 +373,7 @@ public final class MgmtVerticle extends VerticleBase {
 
     private void registerNode(RoutingContext ctx) {
         var request = Json.read(ctx.body().asString(), RegisterNodeRequest.class);
-        vertx.executeBlocking(() -> cluster.registerNode(request)).onComplete(ar -> {
+        vertx.executeBlocking(() -> cluster.registerNode(request), false).onComplete(ar -> {
             if (ar.succeeded()) {
                 var r = ar.result();
                 ctx.response().putHeader("Location", "/v1/nodes/" + r.node().nodeId());
@@ -378,7 +385,7 @@ public final class MgmtVerticle extends VerticleBase {
     }
 
     private <T> void answer(RoutingContext ctx, int status, Callable<T> work) {
-        vertx.executeBlocking(work).onComplete(ar -> {
+        vertx.executeBlocking(work, false).onComplete(ar -> { // unordered: the cluster service locks itself
             if (ar.succeeded()) {
                 json(ctx, status, ar.result());
             } else {
