@@ -227,6 +227,8 @@ async function refresh() {
   } catch (e) {
     readFailed = true;
     showError(e);
+    // a refresh that ended in an error (e.g. 401 without a token) is rendered too: the error is what the page shows
+    document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
   }
 }
 
