@@ -104,6 +104,8 @@ public final class ReplicatedWrites implements RegionGate.Writer {
     private final boolean[] deposedSlot;
     private final int[] localStatus;
     private final long[] epoch;
+    /** Per slot and copy ({@code slot * copiesCap + copy}): the epoch its last send to that copy carried. */
+    private final long[] sentUnder;
     private final long[] sendDeadlineNs;
     /** [slot * copiesCap + copy]: bitmap generation that must be durable, 0 = none. */
     private final long[] needGen;
@@ -153,6 +155,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         this.deposedSlot = new boolean[slots];
         this.localStatus = new int[slots];
         this.epoch = new long[slots];
+        this.sentUnder = new long[slots * copiesCap];
         this.sendDeadlineNs = new long[slots];
         this.needGen = new long[slots * copiesCap];
         this.waiting = new int[slots];
@@ -337,7 +340,9 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         }
         sent[slot] &= ~bit;
         ReplicaSet.View v = set.view();
-        if (isReservationConflict(status) && epoch[slot] < v.epoch() && (v.targets() & bit) != 0) {
+        // the epoch this copy refused is the one its send carried: another copy's resend may have moved the slot's on
+        long under = sentUnder[slot * copiesCap + copy];
+        if (isReservationConflict(status) && under < v.epoch() && (v.targets() & bit) != 0) {
             // the secondary already accepted the epoch of a later change of the in-sync set (another copy was
             // dropped meanwhile): this command is still this primary's; send it again under the current epoch
             epoch[slot] = v.epoch();
@@ -347,12 +352,12 @@ public final class ReplicatedWrites implements RegionGate.Writer {
             addWaiting(slot);
             return;
         }
-        if (isReservationConflict(status) && epoch[slot] >= v.epoch()) {
+        if (isReservationConflict(status) && under >= v.epoch()) {
             // the secondary accepted an epoch above this primary's view: not this primary's own bump. Neither resent
             // nor acknowledged until the record is read: another primary deposes this one (ANA Transition), a
             // higher epoch with this node still primary is adopted and the command sent again
             fenced[slot] |= bit;
-            set.reportFenced(set.view().copies()[copy], epoch[slot]);
+            set.reportFenced(set.view().copies()[copy], under);
             addWaiting(slot);
             return;
         }
@@ -527,6 +532,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
             rest &= ~bit;
             ForwardQueue q = queues.get(copy);
             if (q != null && q.submit(commands[slot], slot)) {
+                sentUnder[slot * copiesCap + copy] = commands[slot].epoch;
                 sent[slot] |= bit;
                 toSend[slot] &= ~bit;
             } else if (q == null ? !queues.opening(copy) : nowNs - sendDeadlineNs[slot] > 0) {
