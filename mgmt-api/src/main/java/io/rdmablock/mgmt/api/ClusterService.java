@@ -69,7 +69,7 @@ import java.util.function.LongSupplier;
  * keeps its meaning for everything else: a node's {@code up}/{@code down} state, placement, readiness.
  * {@link #promote} is the operator's explicit promotion. The failover logic is in {@link Promotions}; rebuild and
  * drain ({@code rebuildAfterMs}, docs/resync.md) in {@link Rebuilds}, run by the same sweep; copy transitions and
- * verify runs in {@link Resyncs}.
+ * verify runs in {@link ResyncRecords}.
  *
  * <p>Clocks: liveness, the lease and {@code leaseWaitMs} are judged on a monotonic clock ({@code monoNanos},
  * {@link System#nanoTime()} in production), never the wall clock, which ({@code wallMs}) only stamps what is shown
@@ -82,7 +82,7 @@ public final class ClusterService {
     public static final long DEFAULT_REBUILD_AFTER_MS = 600_000;
     private final ClusterState s;
     private final Promotions promotions;
-    private final Resyncs resyncs;
+    private final ResyncRecords resyncs;
     private final Rebuilds rebuilds;
     private final Heartbeats heartbeats;
 
@@ -130,7 +130,7 @@ public final class ClusterService {
         }
         this.s = new ClusterState(store, wallMs, monoNanos, nodeTimeoutMs, leaseMs, rebuildAfterMs);
         this.promotions = new Promotions(s);
-        this.resyncs = new Resyncs(s);
+        this.resyncs = new ResyncRecords(s);
         this.rebuilds = new Rebuilds(s, promotions);
         this.heartbeats = new Heartbeats(s, promotions, resyncs);
     }
@@ -490,7 +490,7 @@ public final class ClusterService {
             ResyncProgress p = c.state() == CopyState.SYNCING ? resyncs.progress(v, c.nodeId()) : null;
             return p == null ? new VolumeCopy(c.nodeId(), c.role(), c.state(), s.fabricAddressOf(c.nodeId()))
                     : new VolumeCopy(c.nodeId(), c.role(), c.state(), s.fabricAddressOf(c.nodeId()),
-                    p.syncedBytes(), p.totalBytes(), Resyncs.etaSeconds(p));
+                    p.syncedBytes(), p.totalBytes(), ResyncRecords.etaSeconds(p));
         }).toList();
         return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
                 s.fabricAddressOf(v.nodeId()), Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),

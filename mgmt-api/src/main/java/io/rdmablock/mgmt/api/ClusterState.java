@@ -21,7 +21,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The management server's runtime state beside the store, shared by {@link ClusterService}, {@link Promotions},
- * {@link Rebuilds} and {@link Resyncs}; every use is under {@link ClusterService}'s lock. Liveness and lease times are
+ * {@link Rebuilds} and {@link ResyncRecords}; every use is under {@link ClusterService}'s lock. Liveness and lease times are
  * on the monotonic clock ({@code monoNanos}, {@link System#nanoTime()} in production); the wall clock
  * ({@code wallMs}) is only for what is shown (createdAt, lastHeartbeat).
  */

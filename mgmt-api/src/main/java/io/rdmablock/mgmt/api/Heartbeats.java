@@ -30,9 +30,9 @@ import java.util.Map;
 final class Heartbeats {
     private final ClusterState s;
     private final Promotions promotions;
-    private final Resyncs resyncs;
+    private final ResyncRecords resyncs;
 
-    Heartbeats(ClusterState state, Promotions promotions, Resyncs resyncs) {
+    Heartbeats(ClusterState state, Promotions promotions, ResyncRecords resyncs) {
         this.s = state;
         this.promotions = promotions;
         this.resyncs = resyncs;

@@ -33,10 +33,10 @@ import java.util.UUID;
  * anything but stale) or {@link ProblemTypes#COPY_NOT_SYNCING} (to in_sync from anything but syncing); else the
  * compare-and-set: stale → epoch + 1; syncing → epoch unchanged; in_sync → epoch + 1.
  */
-final class Resyncs {
+final class ResyncRecords {
     private final ClusterState s;
 
-    Resyncs(ClusterState state) {
+    ResyncRecords(ClusterState state) {
         this.s = state;
     }
 
