@@ -116,6 +116,11 @@ final class IoQueue implements Runnable {
 
     // ---- application side --------------------------------------------------------------------------------------
 
+    /** READ/WRITE payloads this queue copied because their segment was not registered on its domain (tests). */
+    long copiedTransfers() {
+        return capsules.copiedTransfers();
+    }
+
     /** Hands {@code r} to the poller; never blocks. */
     void submit(IoRequest r) {
         submissions.push(r);

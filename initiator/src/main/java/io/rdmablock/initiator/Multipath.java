@@ -6,6 +6,7 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -65,6 +66,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
     private boolean reportErrorLogged;
     private boolean readErrorLogged;
     private volatile int failovers;
+    private final PathBuffers buffers;
 
     Multipath(String name, String subnqn, String hostnqn, DeviceOptions opts, CopySource source,
               CopySource.Copies copies) {
@@ -73,6 +75,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
         this.hostnqn = hostnqn;
         this.opts = opts;
         this.source = source;
+        this.buffers = new PathBuffers(opts.maxBufferBytes());
         this.epoch = copies.epoch();
         this.primaryNodeId = copies.primaryNodeId();
         for (CopySource.Copy c : copies.copies()) {
@@ -116,7 +119,23 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
     }
 
     private NvmeBlockDevice openDevice(Path p) {
-        return NvmeBlockDevice.openPath(p.address, subnqn, hostnqn, opts, this, this);
+        NvmeBlockDevice d = NvmeBlockDevice.openPath(p.address, subnqn, hostnqn, opts, this, this);
+        buffers.adoptAll(d);
+        return d;
+    }
+
+    /** A buffer registered on every path's device (zero copy whichever path serves it); see {@link PathBuffers}. */
+    MemorySegment allocateBuffer(long lengthBytes) {
+        return buffers.allocate(lengthBytes, devices());
+    }
+
+    /**
+     * Frees a buffer from {@link #allocateBuffer}.
+     *
+     * @throws IllegalArgumentException when it is not one
+     */
+    void freeBuffer(MemorySegment buffer) {
+        buffers.free(buffer, devices());
     }
 
     // ---- fast path -----------------------------------------------------------------------------------------------
@@ -550,5 +569,6 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
         for (Path p : paths) {
             p.close();
         }
+        buffers.close();
     }
 }

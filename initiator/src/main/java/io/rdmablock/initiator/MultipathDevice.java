@@ -119,22 +119,18 @@ public final class MultipathDevice implements BlockDevice {
         return front.trim(offsetBytes, lengthBytes);
     }
 
-    /** Registered on the active path (zero copy there; other paths stage it through their bounce buffers). */
+    /**
+     * Registered on every path's protection domain, those connected now and later (zero copy on whichever path
+     * serves it, before and after a failover; {@link PathBuffers}).
+     */
     @Override
     public MemorySegment allocateBuffer(long lengthBytes) {
-        NvmeBlockDevice d = multipath.activeDevice();
-        return (d != null ? d : front).allocateBuffer(lengthBytes);
+        return multipath.allocateBuffer(lengthBytes);
     }
 
     @Override
     public void freeBuffer(MemorySegment buffer) {
-        for (NvmeBlockDevice d : multipath.devices()) {
-            if (d.buffers() != null && d.buffers().find(buffer.address(), buffer.byteSize()) != null) {
-                d.freeBuffer(buffer);
-                return;
-            }
-        }
-        front.freeBuffer(buffer); // not ours: let the pool say so
+        multipath.freeBuffer(buffer);
     }
 
     @Override

@@ -418,6 +418,17 @@ public final class NvmeBlockDevice implements BlockDevice {
         return queues;
     }
 
+    /** READ/WRITE payloads copied (bounce or in-capsule) on this device's queues since it opened (tests). */
+    long copiedTransfers() {
+        long n = 0;
+        for (IoQueue q : queues) {
+            if (q != null) {
+                n += q.copiedTransfers();
+            }
+        }
+        return n;
+    }
+
     InetSocketAddress address() {
         return address;
     }

@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -357,5 +358,39 @@ class MultipathDeviceTest {
         MemorySegment back = dev.allocateBuffer(BLOCK);
         dev.readSync(0, back);
         assertEquals(-1, w.mismatch(back));
+    }
+
+    @Test
+    void shouldStayZeroCopyAfterFailoverOnBuffersAllocatedBeforeAPathConnected() {
+        b.cutLink();
+        open(options());
+        MemorySegment w = dev.allocateBuffer(BLOCK * 4); // before B connects: adopted by B when it does
+        MemorySegment back = dev.allocateBuffer(BLOCK * 4);
+        fill(w, 23);
+        dev.writeSync(0, w, false);
+        MemorySegment small = w.asSlice(0, 512); // in-capsule sized: a second SGE, not a copy into the capsule
+        dev.writeSync(8L * BLOCK, small, false);
+        b.restore();
+        waitFor("path B connected", 15_000, () -> dev.multipath().paths().get(1).device() != null);
+        NvmeBlockDevice onB = dev.multipath().paths().get(1).device();
+        b.setAnaState(AnaLog.OPTIMIZED, true);
+        a.setAnaState(AnaLog.INACCESSIBLE, true);
+        waitFor("B active", 10_000, () -> dev.activePath() == onB);
+        dev.readSync(0, back);
+        assertEquals(-1, w.mismatch(back), "data read on B");
+        fill(w, 24);
+        dev.writeSync(4L * BLOCK, w, true);
+        dev.writeSync(9L * BLOCK, small, false);
+        dev.readSync(4L * BLOCK, back);
+        assertEquals(-1, w.mismatch(back), "data written and read on B");
+        assertTrue(b.commands.get() >= 4, "I/O did not reach B");
+        assertEquals(0, onB.copiedTransfers(), "payloads copied on B: buffers not registered there");
+        assertEquals(0, dev.multipath().paths().get(0).device().copiedTransfers(), "payloads copied on A");
+        MemorySegment foreign = arena.allocate(BLOCK, 4096); // not from allocateBuffer: still served, by a copy
+        dev.readSync(0, foreign);
+        assertEquals(1, onB.copiedTransfers(), "an unregistered segment is staged through a bounce buffer");
+        dev.freeBuffer(w);
+        dev.freeBuffer(back);
+        assertThrows(IllegalArgumentException.class, () -> dev.freeBuffer(w), "double free");
     }
 }

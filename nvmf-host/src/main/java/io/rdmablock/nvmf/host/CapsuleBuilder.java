@@ -43,6 +43,8 @@ public final class CapsuleBuilder implements AutoCloseable {
     private final MemoryRegion[] bounceMr;
     private final Arena bounceArena = Arena.ofShared();
     private final int bounceBytes;
+    /** Data transfers staged through a copy (bounce buffer or in-capsule copy); written by the submitting thread. */
+    private volatile long copiedTransfers;
     private volatile int inCapsuleBytes;
     private int sendsSinceSignal;
 
@@ -145,6 +147,7 @@ public final class CapsuleBuilder implements AutoCloseable {
                     } else {
                         MemorySegment.copy(data, 0, capsuleData[slot], 0, len);
                         sqeBytes += len;
+                        copiedTransfers++; // one writer (the slot's submitter)
                     }
                 } else if (mr != null) {
                     SglDescriptor.keyed(sgl, addr, len, mr.rkey());
@@ -154,6 +157,7 @@ public final class CapsuleBuilder implements AutoCloseable {
                         MemorySegment.copy(data, 0, b, 0, len);
                     }
                     bounced[slot] = true;
+                    copiedTransfers++; // one writer (the slot's submitter)
                     SglDescriptor.keyed(sgl, b.address(), len, bounceMr[slot].rkey());
                 }
             }
@@ -189,6 +193,14 @@ public final class CapsuleBuilder implements AutoCloseable {
             wr.sendFlags = 0;
         }
         return wr;
+    }
+
+    /**
+     * READ and WRITE payloads that were copied (through a bounce buffer or into the capsule) because the caller's
+     * segment was not registered on this queue's protection domain; 0 on the zero-copy path.
+     */
+    public long copiedTransfers() {
+        return copiedTransfers;
     }
 
     /** After a successful READ: copies the bounce buffer to the caller's segment when the slot used one. */

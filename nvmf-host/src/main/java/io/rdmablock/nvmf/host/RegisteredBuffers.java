@@ -13,7 +13,9 @@ import java.util.Arrays;
  * each in its own shared arena and registered once with the owner's protection domain
  * (LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE) so the target can RDMA READ/WRITE it directly (zero copy). The data
  * path finds the keys of a segment with {@link #find}, a binary search over an immutable snapshot: no lock and no
- * allocation per I/O, safe from any thread. Registration and release are synchronized (rare).
+ * allocation per I/O, safe from any thread. Registration and release are synchronized (rare). Memory owned elsewhere
+ * (a multipath device's buffers, registered on each path's protection domain) is {@link #adopt}ed: registered here,
+ * deregistered by {@link #free} and {@link #close}, never freed here.
  */
 public final class RegisteredBuffers implements AutoCloseable {
     /** Alignment of every registered allocation. */
@@ -58,9 +60,14 @@ public final class RegisteredBuffers implements AutoCloseable {
             arena.close();
             throw e;
         }
+        insert(insertionPoint(snapshot.starts, mr.address()), mr, lengthBytes, arena);
+        return mr.segment();
+    }
+
+    /** Publishes a snapshot with {@code mr} at index {@code at}; arena null for adopted memory. */
+    private void insert(int at, MemoryRegion mr, long lengthBytes, Arena arena) {
         Snapshot s = snapshot;
         int n = s.starts.length;
-        int at = insertionPoint(s.starts, mr.address());
         long[] starts = new long[n + 1];
         long[] ends = new long[n + 1];
         MemoryRegion[] regions = new MemoryRegion[n + 1];
@@ -70,19 +77,49 @@ public final class RegisteredBuffers implements AutoCloseable {
         copyInsert(s.regions, regions, at, mr);
         copyInsert(s.arenas, arenas, at, arena);
         snapshot = new Snapshot(starts, ends, regions, arenas);
-        return mr.segment();
     }
 
     /**
-     * Deregisters and frees a buffer from {@link #allocate}.
+     * Registers memory this pool does not own (LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE) so that {@link #find} gives
+     * its keys; {@link #free} and {@link #close} deregister it and leave the memory to its owner. The owner frees it
+     * only after deregistering it from every pool that adopted it.
      *
-     * @throws IllegalArgumentException when {@code buffer} does not start a buffer from {@link #allocate}
+     * @throws IllegalArgumentException when the segment is empty, larger than maxBufferBytes, or overlaps a buffer
+     *                                  of this pool
+     * @throws IllegalStateException    after {@link #close()}
+     * @throws io.rdmablock.rdma.verbs.VerbsException when the registration fails
+     */
+    public synchronized void adopt(MemorySegment buffer) {
+        long len = buffer.byteSize();
+        if (len < 1 || len > maxBufferBytes) {
+            throw new IllegalArgumentException("invalid buffer length: lengthBytes=" + len + ", min=1, max="
+                    + maxBufferBytes);
+        }
+        if (closed) {
+            throw new IllegalStateException("device is closed");
+        }
+        Snapshot s = snapshot;
+        int at = insertionPoint(s.starts, buffer.address());
+        if ((at > 0 && s.ends[at - 1] > buffer.address())
+                || (at < s.starts.length && s.starts[at] < buffer.address() + len)) {
+            throw new IllegalArgumentException("buffer overlaps a registered one: address=0x"
+                    + Long.toHexString(buffer.address()) + ", lengthBytes=" + len);
+        }
+        MemoryRegion mr = pd.registerMemory(buffer, Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE);
+        insert(at, mr, len, null);
+    }
+
+    /**
+     * Deregisters a buffer from {@link #allocate} (and frees it) or from {@link #adopt} (its memory stays its
+     * owner's).
+     *
+     * @throws IllegalArgumentException when {@code buffer} does not start a buffer of this pool
      */
     public synchronized void free(MemorySegment buffer) {
         Snapshot s = snapshot;
         int i = Arrays.binarySearch(s.starts, buffer.address());
         if (i < 0) {
-            throw new IllegalArgumentException("not a buffer from allocateBuffer: address=0x"
+            throw new IllegalArgumentException("not a buffer of this device: address=0x"
                     + Long.toHexString(buffer.address()));
         }
         MemoryRegion mr = s.regions[i];
@@ -90,7 +127,9 @@ public final class RegisteredBuffers implements AutoCloseable {
         snapshot = new Snapshot(remove(s.starts, i), remove(s.ends, i), remove(s.regions, i, new MemoryRegion[0]),
                 remove(s.arenas, i, new Arena[0]));
         mr.close();
-        arena.close();
+        if (arena != null) {
+            arena.close();
+        }
     }
 
     /**
@@ -129,7 +168,9 @@ public final class RegisteredBuffers implements AutoCloseable {
         snapshot = new Snapshot(new long[0], new long[0], new MemoryRegion[0], new Arena[0]);
         for (int i = 0; i < s.regions.length; i++) {
             s.regions[i].close();
-            s.arenas[i].close();
+            if (s.arenas[i] != null) {
+                s.arenas[i].close();
+            }
         }
     }
 
