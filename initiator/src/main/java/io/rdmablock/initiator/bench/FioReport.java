@@ -145,9 +145,11 @@ final class FioReport {
             long ios = e.read.ios + e.write.ios;
             if (cpu.client() != null && ios > 0) {
                 j.put("client_cpu_ns_per_io", cpu.client().totalNs() / (double) Math.max(1, totalIos));
+                j.put("client_ctx_per_io", cpu.client().ctx() / (double) Math.max(1, totalIos));
             }
             if (cpu.node() != null && ios > 0) {
                 j.put("node_cpu_ns_per_io", cpu.node().totalNs() / (double) Math.max(1, totalIos));
+                j.put("node_ctx_per_io", cpu.node().ctx() / (double) Math.max(1, totalIos));
             }
             if (!e.messages.isEmpty()) {
                 j.put("messages", e.messages);
@@ -282,14 +284,16 @@ final class FioReport {
         }
         if (totalIos > 0) {
             if (cpu.client() != null) {
-                sb.append(String.format(Locale.ROOT, "Client CPU per I/O: %.2f us (user %.2f, sys %.2f)%n",
+                sb.append(String.format(Locale.ROOT,
+                        "Client CPU per I/O: %.2f us (user %.2f, sys %.2f); context switches per I/O %.2f%n",
                         cpu.client().totalNs() / 1000.0 / totalIos, cpu.client().userNs() / 1000.0 / totalIos,
-                        cpu.client().systemNs() / 1000.0 / totalIos));
+                        cpu.client().systemNs() / 1000.0 / totalIos, cpu.client().ctx() / (double) totalIos));
             }
             if (cpu.node() != null) {
-                sb.append(String.format(Locale.ROOT, "Node CPU per I/O  : %.2f us (user %.2f, sys %.2f; pid %s)%n",
+                sb.append(String.format(Locale.ROOT,
+                        "Node CPU per I/O  : %.2f us (user %.2f, sys %.2f; pid %s); context switches per I/O %.2f%n",
                         cpu.node().totalNs() / 1000.0 / totalIos, cpu.node().userNs() / 1000.0 / totalIos,
-                        cpu.node().systemNs() / 1000.0 / totalIos, cpu.nodePid()));
+                        cpu.node().systemNs() / 1000.0 / totalIos, cpu.nodePid(), cpu.node().ctx() / (double) totalIos));
             }
         }
         for (int g : entries.stream().map(Entry::groupId).distinct().sorted().toList()) {
