@@ -1,6 +1,6 @@
 package io.rdmablock.initiator.bench;
 
-import io.rdmablock.initiator.local.DeviceOptions;
+import io.rdmablock.initiator.local.DeviceSource;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,7 +45,7 @@ import picocli.CommandLine.Parameters;
 public final class BenchCommand implements Callable<Integer> {
 
     @Mixin
-    DeviceOptions deviceOptions = new DeviceOptions();
+    DeviceSource deviceOptions = new DeviceSource();
 
     @Parameters(paramLabel = "JOBFILE", arity = "0..*", description = "fio job files limited to the supported subset.")
     List<Path> jobFiles = new ArrayList<>();

@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
  *  4  u32 block length in bytes
  *  8  u64 device offset of the block
  * 16  u64 seed of the data
- * 24  u32 generation of the write (a job's write sequence number, see {@link VerifyState}; 0 = none)
+ * 24  u32 generation of the write (a job's write sequence number, see {@link BlockVerifyState}; 0 = none)
  * 28  u32 reserved 0
  * 32  16 bytes checksum (crc32c: first 4 bytes; md5: all 16) over the whole block with this field zeroed
  * 48  data: xorshift64 stream from the seed

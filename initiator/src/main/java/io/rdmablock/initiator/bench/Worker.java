@@ -25,7 +25,7 @@ import java.util.function.BiConsumer;
  * ramp ended are not recorded. {@link IoChooser} picks each I/O; {@link IoPacer} delays it for {@code rate},
  * {@code rate_iops} and {@code thinktime} (on a timer thread); {@link LatencyTarget} limits the depth during the
  * latency search (units above the depth park). With {@code verify} and writes, each write carries a new generation
- * ({@link VerifyState}); {@code verify_backlog=N} reads back the acknowledged blocks each time N are pending; a VERIFY
+ * ({@link BlockVerifyState}); {@code verify_backlog=N} reads back the acknowledged blocks each time N are pending; a VERIFY
  * phase then reads back every block written (verify reads are not in the statistics). A read must find the
  * generation of the last acknowledged write, or a newer one (a write in flight at a failure); an older one fails as a
  * lost write. Reads during MAIN check blocks written by this clone (or every block for read-only jobs, against the
@@ -52,7 +52,7 @@ final class Worker extends Job {
     private final AtomicInteger backlogSize = new AtomicInteger();
     private final AtomicBoolean draining = new AtomicBoolean();
     private final Queue<Unit> parked = new ConcurrentLinkedQueue<>();
-    private volatile VerifyState state;
+    private volatile BlockVerifyState state;
     private volatile LatencyTarget latency;
     private volatile ScheduledExecutorService timer;
     private volatile boolean verifyPhase;
@@ -83,7 +83,7 @@ final class Worker extends Job {
         if (first != null && (first.regionStart != regionStart || first.verifyBlocks != verifyBlocks)) {
             throw new IllegalStateException("clones of job '" + name + "' cover different regions");
         }
-        this.state = !verifying ? null : first != null ? first.state : new VerifyState(verifyBs, regionStart, verifyBlocks);
+        this.state = !verifying ? null : first != null ? first.state : new BlockVerifyState(verifyBs, regionStart, verifyBlocks);
         this.stateLoaded = first != null && first.stateLoaded;
         this.inFlightBlocks = !verifying ? null : first != null ? first.inFlightBlocks : ConcurrentHashMap.newKeySet();
         this.mainActive = new AtomicInteger(spec.iodepth);
@@ -116,11 +116,11 @@ final class Worker extends Job {
 
     /** Replaces the fresh state by one loaded for this region (verify_state_load); first clone only, before the others. */
     void loadState(java.nio.file.Path dir) throws java.io.IOException {
-        state = VerifyState.load(stateFile(dir), verifyBs, regionStart, verifyBlocks);
+        state = BlockVerifyState.load(stateFile(dir), verifyBs, regionStart, verifyBlocks);
         stateLoaded = true;
     }
 
-    VerifyState state() {
+    BlockVerifyState state() {
         return state;
     }
 
@@ -376,7 +376,7 @@ final class Worker extends Job {
         int acked = state.lastAcknowledged(u.block);
         boolean expectData = acked > 0 || (!spec.rw.writes && !stateLoaded);
         if (!expectData) {
-            return; // never written: counted by VerifyState.neverWritten
+            return; // never written: counted by BlockVerifyState.neverWritten
         }
         String bad = u.verifier.check(u.buffer.asSlice(0, u.length), u.offset);
         if (bad == null && spec.verify != JobSpec.Verify.PATTERN && u.verifier.lastGeneration() < acked) {

@@ -9,7 +9,7 @@
  * {@link io.rdmablock.initiator.bench.IoChooser} (offsets: the {@link io.rdmablock.initiator.bench.OffsetDistribution}
  * implementations mirror fio's generators), {@link io.rdmablock.initiator.bench.IoPacer} (rate, thinktime),
  * {@link io.rdmablock.initiator.bench.LatencyTarget} (the depth search) and
- * {@link io.rdmablock.initiator.bench.VerifyState} (per-block write generations);
+ * {@link io.rdmablock.initiator.bench.BlockVerifyState} (per-block write generations);
  * {@link io.rdmablock.initiator.bench.FioReport} prints the results.
  */
 package io.rdmablock.initiator.bench;

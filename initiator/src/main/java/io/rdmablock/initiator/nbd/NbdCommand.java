@@ -1,7 +1,7 @@
 package io.rdmablock.initiator.nbd;
 
 import io.rdmablock.initiator.BlockDevice;
-import io.rdmablock.initiator.local.DeviceOptions;
+import io.rdmablock.initiator.local.DeviceSource;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +31,7 @@ public final class NbdCommand implements Callable<Integer> {
     static final long LOSS_POLL_MS = 500;
 
     @Mixin
-    DeviceOptions deviceOptions = new DeviceOptions();
+    DeviceSource deviceOptions = new DeviceSource();
 
     @Option(names = "--listen", paramLabel = "ADDR", defaultValue = "127.0.0.1:10809",
             description = "host:port, port (binds 127.0.0.1) or unix:/path (default: ${DEFAULT-VALUE}).")

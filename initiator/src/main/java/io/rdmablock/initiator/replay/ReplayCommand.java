@@ -1,7 +1,7 @@
 package io.rdmablock.initiator.replay;
 
 import io.rdmablock.initiator.BlockDevice;
-import io.rdmablock.initiator.local.DeviceOptions;
+import io.rdmablock.initiator.local.DeviceSource;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
 public final class ReplayCommand implements Callable<Integer> {
 
     @Mixin
-    DeviceOptions device = new DeviceOptions();
+    DeviceSource device = new DeviceSource();
 
     @Option(names = "--trace", required = true, paramLabel = "FILE", description = "Trace file.")
     Path trace;

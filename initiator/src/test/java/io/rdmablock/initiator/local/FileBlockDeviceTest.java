@@ -66,13 +66,13 @@ class FileBlockDeviceTest {
 
     @Test
     void deviceOptionsShouldWantExactlyOneSource() {
-        DeviceOptions none = new DeviceOptions();
+        DeviceSource none = new DeviceSource();
         new CommandLine(none).parseArgs();
         assertThrows(IllegalArgumentException.class, () -> none.open(1));
-        DeviceOptions two = new DeviceOptions();
+        DeviceSource two = new DeviceSource();
         new CommandLine(two).parseArgs("--file", "/x", "--volume", "v");
         assertThrows(IllegalArgumentException.class, () -> two.open(1));
-        DeviceOptions file = new DeviceOptions();
+        DeviceSource file = new DeviceSource();
         FileBlockDevice.createFile(dir.resolve("f.img"), 4096);
         new CommandLine(file).parseArgs("--file", dir.resolve("f.img").toString(), "--direct=false");
         try (var d = file.open(1)) {

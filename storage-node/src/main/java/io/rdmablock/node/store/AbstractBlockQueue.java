@@ -116,7 +116,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
             MemorySegment.copy(buf, 0, bounce, 0, len);
             addr = bounce.address();
         }
-        queueRw(slot, KIND_WRITE, volume, offsetAligned, addr, len, offsetBytes, fua ? Native.RWF_DSYNC : 0);
+        queueRw(slot, KIND_WRITE, volume, offsetAligned, addr, len, offsetBytes, fua ? Syscalls.RWF_DSYNC : 0);
     }
 
     @Override
@@ -136,10 +136,10 @@ abstract class AbstractBlockQueue implements BlockQueue {
         }
         if (store.zeroRangeSupported()) {
             queueFallocate(takeSlot(userData, -1), volume,
-                    Native.FALLOC_FL_ZERO_RANGE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
+                    Syscalls.FALLOC_FL_ZERO_RANGE | Syscalls.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else if (store.zeroesAfterTrim() && !store.options().preallocate()) {
             queueFallocate(takeSlot(userData, -1), volume,
-                    Native.FALLOC_FL_PUNCH_HOLE | Native.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
+                    Syscalls.FALLOC_FL_PUNCH_HOLE | Syscalls.FALLOC_FL_KEEP_SIZE, offsetBytes, lengthBytes);
         } else {
             // No fallocate on this filesystem: write zeroes synchronously on the caller's thread (rare; correct).
             completeNow(userData, writeZeroesSync(volume.bufferedFd, offsetBytes, lengthBytes));
@@ -154,8 +154,8 @@ abstract class AbstractBlockQueue implements BlockQueue {
         }
         if (store.zeroesAfterTrim()) {
             // thick (preallocated) volumes keep their blocks: zero the range instead of handing it back
-            int mode = store.options().preallocate() ? Native.FALLOC_FL_ZERO_RANGE : Native.FALLOC_FL_PUNCH_HOLE;
-            queueFallocate(takeSlot(userData, -1), volume, mode | Native.FALLOC_FL_KEEP_SIZE, offsetBytes,
+            int mode = store.options().preallocate() ? Syscalls.FALLOC_FL_ZERO_RANGE : Syscalls.FALLOC_FL_PUNCH_HOLE;
+            queueFallocate(takeSlot(userData, -1), volume, mode | Syscalls.FALLOC_FL_KEEP_SIZE, offsetBytes,
                     lengthBytes);
         } else {
             completeNow(userData, 0); // deallocate is advisory; zeroesAfterTrim() is false
@@ -258,7 +258,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
             return (int) res;
         }
         long expect = slotExpectBytes[slot];
-        return expect < 0 || res == expect ? 0 : -Native.EIO;
+        return expect < 0 || res == expect ? 0 : -Syscalls.EIO;
     }
 
     // ---- internals ----
@@ -285,7 +285,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     private boolean shortcut(Volume volume, long lengthBytes, long userData) {
         ensureCapacity();
         if (volume.isDeleted()) {
-            completeNow(userData, -Native.ENXIO);
+            completeNow(userData, -Syscalls.ENXIO);
             return true;
         }
         if (lengthBytes == 0) {
@@ -349,7 +349,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     }
 
     private static int writeZeroesSync(int fd, long offsetBytes, long lengthBytes) {
-        MemorySegment err = Native.threadErrState();
+        MemorySegment err = Syscalls.threadErrState();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment iov = a.allocate(16, 8);
             long done = 0;
@@ -357,10 +357,10 @@ abstract class AbstractBlockQueue implements BlockQueue {
                 long n = Math.min(ZERO_BUF_BYTES, lengthBytes - done);
                 iov.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, ZEROES.address());
                 iov.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8, n);
-                long r = Native.pwritev2(err, fd, iov.address(), offsetBytes + done, 0);
+                long r = Syscalls.pwritev2(err, fd, iov.address(), offsetBytes + done, 0);
                 if (r < 0) {
-                    int e = Native.errno(err);
-                    if (e == Native.EINTR) {
+                    int e = Syscalls.errno(err);
+                    if (e == Syscalls.EINTR) {
                         continue;
                     }
                     return -e;

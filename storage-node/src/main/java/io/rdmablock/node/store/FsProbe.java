@@ -31,33 +31,33 @@ record FsProbe(boolean directIo, int dioOffsetAlign, int dioMemAlign, boolean pu
         } catch (IOException e) {
             throw new StoreException("delete probe file failed: path=" + probe + ": " + e, e);
         }
-        Native.createSparseFile(probe, 1 << 20);
+        Syscalls.createSparseFile(probe, 1 << 20);
         try {
             boolean direct = true;
             try {
-                Native.close(Native.open(probe, true));
+                Syscalls.close(Syscalls.open(probe, true));
             } catch (StoreException e) {
                 LOG.warn("O_DIRECT unsupported on {} ({}); data files are opened buffered", dir, e.getMessage());
                 direct = false;
             }
-            int[] dio = Native.dioAlign(probe);
+            int[] dio = Syscalls.dioAlign(probe);
             int off = dio == null ? 4096 : dio[1];
             int mem = dio == null ? 4096 : Math.max(dio[0], 1);
             if (alignOverride != 0) {
                 off = alignOverride;
                 mem = Math.max(mem, alignOverride);
             }
-            int fd = Native.open(probe, false);
+            int fd = Syscalls.open(probe, false);
             boolean punch;
             boolean zero;
             try {
-                MemorySegment err = Native.threadErrState();
-                punch = Native.fallocateRaw(err, fd, Native.FALLOC_FL_PUNCH_HOLE | Native.FALLOC_FL_KEEP_SIZE,
+                MemorySegment err = Syscalls.threadErrState();
+                punch = Syscalls.fallocateRaw(err, fd, Syscalls.FALLOC_FL_PUNCH_HOLE | Syscalls.FALLOC_FL_KEEP_SIZE,
                         0, 4096) == 0;
-                zero = Native.fallocateRaw(err, fd, Native.FALLOC_FL_ZERO_RANGE | Native.FALLOC_FL_KEEP_SIZE,
+                zero = Syscalls.fallocateRaw(err, fd, Syscalls.FALLOC_FL_ZERO_RANGE | Syscalls.FALLOC_FL_KEEP_SIZE,
                         4096, 4096) == 0;
             } finally {
-                Native.close(fd);
+                Syscalls.close(fd);
             }
             return new FsProbe(direct, off, mem, punch, zero);
         } finally {

@@ -96,7 +96,7 @@ final class IoUring implements AutoCloseable {
     private static final VarHandle INT = JAVA_INT.varHandle();
 
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment err = Native.newErrState(arena);
+    private final MemorySegment err = Syscalls.newErrState(arena);
     /** struct io_uring_getevents_arg (24 bytes) followed by struct __kernel_timespec (16 bytes). */
     private final MemorySegment waitArg = arena.allocate(40, 8);
     private final int ringFd;
@@ -123,11 +123,11 @@ final class IoUring implements AutoCloseable {
 
     private IoUring(int entries) {
         MemorySegment p = arena.allocate(PARAMS_BYTES, 8);
-        long fd = Native.syscall(err, SYS_IO_URING_SETUP, entries, p.address(), 0, 0, 0, 0);
+        long fd = Syscalls.syscall(err, SYS_IO_URING_SETUP, entries, p.address(), 0, 0, 0, 0);
         if (fd < 0) {
-            int e = Native.errno(err);
+            int e = Syscalls.errno(err);
             arena.close();
-            throw new StoreException("io_uring_setup failed: errno=" + e + " (" + Native.errnoName(e) + "), entries="
+            throw new StoreException("io_uring_setup failed: errno=" + e + " (" + Syscalls.errnoName(e) + "), entries="
                     + entries, e);
         }
         ringFd = (int) fd;
@@ -148,18 +148,18 @@ final class IoUring implements AutoCloseable {
         try {
             if ((features & FEAT_SINGLE_MMAP) != 0) {
                 sqRingBytes = Math.max(sqBytes, cqBytes);
-                sqRingAddr = Native.mmap(sqRingBytes, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_SQ_RING, "sq ring");
+                sqRingAddr = Syscalls.mmap(sqRingBytes, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_SQ_RING, "sq ring");
                 cqRingAddr = sqRingAddr;
                 cqRingBytes = 0;
             } else {
                 sqRingBytes = sqBytes;
-                sqRingAddr = Native.mmap(sqBytes, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_SQ_RING, "sq ring");
+                sqRingAddr = Syscalls.mmap(sqBytes, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_SQ_RING, "sq ring");
                 cqRingBytes = cqBytes;
-                cqRingAddr = Native.mmap(cqBytes, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_CQ_RING, "cq ring");
+                cqRingAddr = Syscalls.mmap(cqBytes, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_CQ_RING, "cq ring");
             }
-            sqesAddr = Native.mmap((long) SQE_BYTES * sqEntries, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_SQES, "sqes");
+            sqesAddr = Syscalls.mmap((long) SQE_BYTES * sqEntries, PROT_RW, MAP_SHARED_POPULATE, ringFd, OFF_SQES, "sqes");
         } catch (RuntimeException e) {
-            Native.close(ringFd);
+            Syscalls.close(ringFd);
             arena.close();
             throw e;
         }
@@ -196,10 +196,10 @@ final class IoUring implements AutoCloseable {
         }
         try (r; Arena a = Arena.ofConfined()) {
             MemorySegment pr = a.allocate(PROBE_OPS + 256 * PROBE_OP_BYTES, 8);
-            long res = Native.syscall(r.err, SYS_IO_URING_REGISTER, r.ringFd, REGISTER_PROBE, pr.address(), 256, 0, 0);
+            long res = Syscalls.syscall(r.err, SYS_IO_URING_REGISTER, r.ringFd, REGISTER_PROBE, pr.address(), 256, 0, 0);
             if (res < 0) {
-                int e = Native.errno(r.err);
-                return "io_uring_register(PROBE) failed: errno=" + e + " (" + Native.errnoName(e) + ")";
+                int e = Syscalls.errno(r.err);
+                return "io_uring_register(PROBE) failed: errno=" + e + " (" + Syscalls.errnoName(e) + ")";
             }
             int lastOp = Byte.toUnsignedInt(pr.get(JAVA_BYTE, 0));
             for (int op : new int[] {OP_READ, OP_WRITE, OP_FSYNC, OP_FALLOCATE}) {
@@ -278,8 +278,8 @@ final class IoUring implements AutoCloseable {
     }
 
     private int register(int opcode, long arg, int nrArgs) {
-        long r = Native.syscall(err, SYS_IO_URING_REGISTER, ringFd, opcode, arg, nrArgs, 0, 0);
-        return r < 0 ? -Native.errno(err) : (int) r;
+        long r = Syscalls.syscall(err, SYS_IO_URING_REGISTER, ringFd, opcode, arg, nrArgs, 0, 0);
+        return r < 0 ? -Syscalls.errno(err) : (int) r;
     }
 
     /** SQEs written but not yet consumed by the kernel. */
@@ -308,25 +308,25 @@ final class IoUring implements AutoCloseable {
                 waitArg.set(JAVA_LONG, GETEVENTS_ARG_TS, waitArg.address() + GETEVENTS_ARG_BYTES); // ts
                 waitArg.set(JAVA_LONG, GETEVENTS_ARG_BYTES, waitNs / 1_000_000_000L);
                 waitArg.set(JAVA_LONG, GETEVENTS_ARG_BYTES + 8, waitNs % 1_000_000_000L);
-                r = Native.syscall(err, SYS_IO_URING_ENTER, ringFd, toSubmit, 1,
+                r = Syscalls.syscall(err, SYS_IO_URING_ENTER, ringFd, toSubmit, 1,
                         ENTER_GETEVENTS | ENTER_EXT_ARG, waitArg.address(), GETEVENTS_ARG_BYTES);
             } else {
-                r = Native.syscall(err, SYS_IO_URING_ENTER, ringFd, toSubmit, 0, 0, 0, 0);
+                r = Syscalls.syscall(err, SYS_IO_URING_ENTER, ringFd, toSubmit, 0, 0, 0, 0);
             }
             if (r >= 0) {
                 return (int) r;
             }
-            int e = Native.errno(err);
-            if (e == Native.EINTR || e == ETIME) {
+            int e = Syscalls.errno(err);
+            if (e == Syscalls.EINTR || e == ETIME) {
                 if (e == ETIME || waitNs > 0) {
                     return 0;
                 }
                 continue;
             }
-            if (e == Native.EAGAIN || e == Native.EBUSY) {
+            if (e == Syscalls.EAGAIN || e == Syscalls.EBUSY) {
                 return 0;
             }
-            throw new StoreException("io_uring_enter failed: errno=" + e + " (" + Native.errnoName(e)
+            throw new StoreException("io_uring_enter failed: errno=" + e + " (" + Syscalls.errnoName(e)
                     + "), toSubmit=" + toSubmit, e);
         }
     }
@@ -363,12 +363,12 @@ final class IoUring implements AutoCloseable {
             return;
         }
         closed = true;
-        Native.munmap(sqesAddr, (long) SQE_BYTES * sqEntries);
-        Native.munmap(sqRingAddr, sqRingBytes);
+        Syscalls.munmap(sqesAddr, (long) SQE_BYTES * sqEntries);
+        Syscalls.munmap(sqRingAddr, sqRingBytes);
         if (cqRingBytes != 0) {
-            Native.munmap(cqRingAddr, cqRingBytes);
+            Syscalls.munmap(cqRingAddr, cqRingBytes);
         }
-        Native.close(ringFd);
+        Syscalls.close(ringFd);
         arena.close();
     }
 }

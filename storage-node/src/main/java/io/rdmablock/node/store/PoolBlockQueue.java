@@ -31,7 +31,7 @@ final class PoolBlockQueue extends AbstractBlockQueue {
         this.pool = pool;
         this.ops = new Op[capacity];
         for (int i = 0; i < capacity; i++) {
-            ops[i] = new Op(i, Native.newErrState(arena), arena.allocate(16, 8));
+            ops[i] = new Op(i, Syscalls.newErrState(arena), arena.allocate(16, 8));
         }
         this.pending = new int[capacity];
     }
@@ -176,33 +176,33 @@ final class PoolBlockQueue extends AbstractBlockQueue {
                 r = switch (kind) {
                     case KIND_READ -> read();
                     case KIND_WRITE -> write();
-                    case KIND_FLUSH -> sys(Native.fdatasyncRaw(err, fd));
-                    default -> sys(Native.fallocateRaw(err, fd, flags, offsetBytes, lengthBytes));
+                    case KIND_FLUSH -> sys(Syscalls.fdatasyncRaw(err, fd));
+                    default -> sys(Syscalls.fallocateRaw(err, fd, flags, offsetBytes, lengthBytes));
                 };
             } catch (RuntimeException e) {
-                r = -Native.EIO;
+                r = -Syscalls.EIO;
             }
             result = r;
             finished(this);
         }
 
         private long sys(int r) {
-            return r == 0 ? 0 : -Native.errno(err);
+            return r == 0 ? 0 : -Syscalls.errno(err);
         }
 
         private long read() {
             long done = 0;
             while (done < lengthBytes) {
-                long r = Native.pread(err, fd, address + done, lengthBytes - done, offsetBytes + done);
+                long r = Syscalls.pread(err, fd, address + done, lengthBytes - done, offsetBytes + done);
                 if (r < 0) {
-                    int e = Native.errno(err);
-                    if (e == Native.EINTR) {
+                    int e = Syscalls.errno(err);
+                    if (e == Syscalls.EINTR) {
                         continue;
                     }
                     return -e;
                 }
                 if (r == 0) {
-                    return -Native.EIO; // EOF inside the volume
+                    return -Syscalls.EIO; // EOF inside the volume
                 }
                 done += r;
             }
@@ -214,10 +214,10 @@ final class PoolBlockQueue extends AbstractBlockQueue {
             while (done < lengthBytes) {
                 iov.set(JAVA_LONG, 0, address + done);
                 iov.set(JAVA_LONG, 8, lengthBytes - done);
-                long r = Native.pwritev2(err, fd, iov.address(), offsetBytes + done, flags);
+                long r = Syscalls.pwritev2(err, fd, iov.address(), offsetBytes + done, flags);
                 if (r < 0) {
-                    int e = Native.errno(err);
-                    if (e == Native.EINTR) {
+                    int e = Syscalls.errno(err);
+                    if (e == Syscalls.EINTR) {
                         continue;
                     }
                     return -e;

@@ -71,7 +71,7 @@ final class UringBlockQueue extends AbstractBlockQueue {
         int res = ring.registerBuffers(start, len);
         if (res < 0) {
             LOG.info("io_uring buffer registration refused: errno={} ({}), regions={}; using unregistered buffers",
-                    -res, Native.errnoName(-res), n);
+                    -res, Syscalls.errnoName(-res), n);
             return;
         }
         long[] end = new long[n];

@@ -145,13 +145,13 @@ public final class VolumeStore implements AutoCloseable {
         boolean fileCreated = false;
         try {
             try {
-                Native.createSparseFile(file, spec.sizeBytes());
+                Syscalls.createSparseFile(file, spec.sizeBytes());
             } catch (StoreException e) {
                 fileCreated = e.errno() != EEXIST; // created, then ftruncate/fsync failed (EFBIG, ENOSPC): remove
                 throw e;
             }
             fileCreated = true;
-            Native.fsyncDirectory(volumesDir);
+            Syscalls.fsyncDirectory(volumesDir);
             v = openVolume(row);
             if (options.preallocate()) {
                 preallocate(v, 0, spec.sizeBytes(), file);
@@ -184,7 +184,7 @@ public final class VolumeStore implements AutoCloseable {
         ensureOpen();
         if (!volumes.containsKey(id) && unavailableIds.contains(id)) {
             deleteQuietly(fileOf(id)); // row first kept, removed last: a crash here leaves it unavailable, not served
-            Native.fsyncDirectory(volumesDir);
+            Syscalls.fsyncDirectory(volumesDir);
             meta.deleteVolumeAndChunks(id);
             unavailableIds.remove(id);
             LOG.info("unavailable volume deleted: id={}", id);
@@ -196,7 +196,7 @@ public final class VolumeStore implements AutoCloseable {
         v.markDeleted();
         volumes.remove(id);
         deletedVolumes.add(v);
-        Native.ftruncate(v.bufferedFd, 0, fileOf(id));
+        Syscalls.ftruncate(v.bufferedFd, 0, fileOf(id));
         deleteQuietly(fileOf(id));
         meta.deleteVolumeAndChunks(id);
         LOG.info("volume deleted: id={}", id);
@@ -226,8 +226,8 @@ public final class VolumeStore implements AutoCloseable {
         if (options.preallocate()) {
             preallocate(v, v.sizeBytes(), newSizeBytes - v.sizeBytes(), fileOf(id));
         }
-        Native.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
-        Native.fsync(v.bufferedFd, fileOf(id));
+        Syscalls.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
+        Syscalls.fsync(v.bufferedFd, fileOf(id));
         meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
         v.setSizeBytes(newSizeBytes);
         LOG.info("volume resized: id={}, sizeBytes={}", id, newSizeBytes);
@@ -390,7 +390,7 @@ public final class VolumeStore implements AutoCloseable {
     public long unallocatedBytes() {
         long sum = 0;
         for (Volume v : volumes.values()) {
-            long held = Native.allocatedBytes(fileOf(v.id()));
+            long held = Syscalls.allocatedBytes(fileOf(v.id()));
             sum += Math.max(0, v.sizeBytes() - (held < 0 ? v.allocatedBytes() : Math.min(held, v.sizeBytes())));
         }
         return sum;
@@ -471,13 +471,13 @@ public final class VolumeStore implements AutoCloseable {
                 continue;
             }
             Volume v = openVolume(row);
-            long fileSize = Native.fileSize(v.bufferedFd, file);
+            long fileSize = Syscalls.fileSize(v.bufferedFd, file);
             if (fileSize < row.sizeBytes()) {
                 LOG.info("recovery: growing data file of id={} from {} to {} bytes", row.id(), fileSize,
                         row.sizeBytes());
                 try {
-                    Native.ftruncate(v.bufferedFd, row.sizeBytes(), file);
-                    Native.fsync(v.bufferedFd, file);
+                    Syscalls.ftruncate(v.bufferedFd, row.sizeBytes(), file);
+                    Syscalls.fsync(v.bufferedFd, file);
                 } catch (StoreException e) {
                     // one volume that cannot be grown (EFBIG, ENOSPC, I/O error) must not keep the node down
                     LOG.error("recovery: volume id={} unavailable: its data file cannot grow to its size: {}",
@@ -520,12 +520,12 @@ public final class VolumeStore implements AutoCloseable {
 
     private Volume openVolume(MetadataDb.Row row) {
         Path file = fileOf(row.id());
-        int direct = Native.open(file, directIo);
+        int direct = Syscalls.open(file, directIo);
         int buffered;
         try {
-            buffered = Native.open(file, false);
+            buffered = Syscalls.open(file, false);
         } catch (RuntimeException e) {
-            Native.close(direct);
+            Syscalls.close(direct);
             throw e;
         }
         return new Volume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
@@ -533,14 +533,14 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     private void preallocate(Volume v, long offsetBytes, long lengthBytes, Path file) {
-        if (lengthBytes > 0 && !Native.reserve(v.bufferedFd, offsetBytes, lengthBytes, file)) {
+        if (lengthBytes > 0 && !Syscalls.reserve(v.bufferedFd, offsetBytes, lengthBytes, file)) {
             LOG.warn("preallocate unsupported by the filesystem (EOPNOTSUPP): path={}; volume stays sparse", file);
         }
     }
 
     private static void closeFds(Volume v) {
-        Native.close(v.directFd);
-        Native.close(v.bufferedFd);
+        Syscalls.close(v.directFd);
+        Syscalls.close(v.bufferedFd);
     }
 
     private Path fileOf(String id) {

@@ -291,7 +291,7 @@ class BlockQueueTest {
         store.delete("v1");
         assertTrue(v.isDeleted());
         queue.submitRead(v, 0, buffer(arena, 4096), 13);
-        assertEquals(-Native.ENXIO, awaitResult(queue, 13));
+        assertEquals(-Syscalls.ENXIO, awaitResult(queue, 13));
         assertFalse(store.find("v1").isPresent());
     }
 }

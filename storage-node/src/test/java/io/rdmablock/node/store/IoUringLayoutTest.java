@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every struct offset, size and constant the FFM code hard-codes ({@link IoUring}, {@link Native}) equals the value
+ * Every struct offset, size and constant the FFM code hard-codes ({@link IoUring}, {@link Syscalls}) equals the value
  * from the C headers: src/test/c/store_layout.c is compiled with gcc and prints "NAME value" lines.
  */
 class IoUringLayoutTest {
@@ -48,7 +48,7 @@ class IoUringLayoutTest {
             long expected = Long.parseLong(kv[1]);
             Long actual = javaValue(kv[0]);
             if (actual == null) {
-                mismatches.add(kv[0] + ": no such constant in IoUring or Native");
+                mismatches.add(kv[0] + ": no such constant in IoUring or Syscalls");
             } else if (actual != expected) {
                 mismatches.add(kv[0] + ": java=" + actual + ", C=" + expected);
             }
@@ -59,7 +59,7 @@ class IoUringLayoutTest {
     }
 
     private static Long javaValue(String name) throws IllegalAccessException {
-        for (Class<?> c : new Class<?>[] {IoUring.class, Native.class}) {
+        for (Class<?> c : new Class<?>[] {IoUring.class, Syscalls.class}) {
             try {
                 Field f = c.getDeclaredField(name);
                 f.setAccessible(true);

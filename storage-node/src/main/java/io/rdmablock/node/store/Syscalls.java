@@ -23,7 +23,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link #errno}); hot paths preallocate one per thread or ring. The convenience wrappers throw
  * {@link StoreException} naming the call, errno and arguments.
  */
-final class Native {
+final class Syscalls {
 
     static final int O_RDONLY = 0;
     static final int O_RDWR = 2;
@@ -81,7 +81,7 @@ final class Native {
     private static final MethodHandle SYSCALL6 = h("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
 
-    private Native() {
+    private Syscalls() {
     }
 
     private static MethodHandle h(String name, FunctionDescriptor fd, Linker.Option... extra) {

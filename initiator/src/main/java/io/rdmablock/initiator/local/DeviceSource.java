@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  *       ({@link FileBlockDevice}), the baseline and the test backing.</li>
  * </ul>
  */
-public final class DeviceOptions {
+public final class DeviceSource {
 
     @Mixin
     ConnectOptions remote = new ConnectOptions();

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** bench --verify against the last acknowledged write of each block (write generations, saved and loaded). */
 @Timeout(120)
-class VerifyStateTest {
+class BlockVerifyStateTest {
     @TempDir
     Path dir;
     Path file;
@@ -80,7 +80,7 @@ class VerifyStateTest {
                 "verify_state_save", "1", "randseed", "1");
         assertEquals(0, run(faulty(FaultyDevice.Fault.NONE, 0, d), first).entries().getFirst().error());
         Path state = dir.resolve("local-v-0-verify.state");
-        assertTrue(Files.size(state) > VerifyState.HEADER_BYTES);
+        assertTrue(Files.size(state) > BlockVerifyState.HEADER_BYTES);
         // "after a restart": a second writer (same offsets: same randseed) continues the generations from the state
         // and loses one acknowledged rewrite
         JobSpec second = spec("rw", "randwrite", "size", "1m", "verify", "md5", "do_verify", "0",

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * </pre>
  * At most {@link Integer#MAX_VALUE} - 8 blocks (4 bytes each in memory). Thread-safe.
  */
-final class VerifyState {
+final class BlockVerifyState {
     static final int MAGIC = 0x53564252;
     static final int HEADER_BYTES = 40;
     static final long MAX_BLOCKS = Integer.MAX_VALUE - 8;
@@ -40,7 +40,7 @@ final class VerifyState {
     private final AtomicIntegerArray acked;
     private final AtomicInteger nextGeneration;
 
-    VerifyState(int blockBytes, long regionStart, long blocks) {
+    BlockVerifyState(int blockBytes, long regionStart, long blocks) {
         if (blocks < 1 || blocks > MAX_BLOCKS) {
             throw new IllegalArgumentException("invalid verify region: blocks=" + blocks + ", min=1, max=" + MAX_BLOCKS);
         }
@@ -110,7 +110,7 @@ final class VerifyState {
      * @throws IllegalArgumentException when the file is missing, is not a verify state, or describes another region
      *                                  (naming the field, the file's value and the job's)
      */
-    static VerifyState load(Path file, int blockBytes, long regionStart, long blocks) throws IOException {
+    static BlockVerifyState load(Path file, int blockBytes, long regionStart, long blocks) throws IOException {
         byte[] all;
         try {
             all = Files.readAllBytes(file);
@@ -129,7 +129,7 @@ final class VerifyState {
             throw new IllegalArgumentException("invalid verify_state_load: " + file + " is truncated: "
                     + all.length + " bytes, want " + (HEADER_BYTES + 4 * blocks));
         }
-        VerifyState s = new VerifyState(blockBytes, regionStart, blocks);
+        BlockVerifyState s = new BlockVerifyState(blockBytes, regionStart, blocks);
         s.nextGeneration.set((int) b.getLong(32));
         b.position(HEADER_BYTES);
         for (int i = 0; i < blocks; i++) {
