@@ -75,8 +75,13 @@ public final class NodeCommand implements Callable<Integer> {
     long replicaTimeoutMs;
 
     @Option(names = "--resync-mib-s", defaultValue = "40", description = "Bandwidth of this node's resyncs and "
-            + "verifies together, MiB/s (1..100000, default ${DEFAULT-VALUE}; docs/resync.md).")
+            + "verifies together while no host I/O reached its primary volumes in the last 150 ms, MiB/s "
+            + "(1..100000, default ${DEFAULT-VALUE}; docs/resync.md).")
     int resyncMibS;
+
+    @Option(names = "--resync-min-mib-s", description = "The same while host I/O is seen (the foreground keeps "
+            + "most of its throughput), MiB/s (1..--resync-mib-s, default 4, or --resync-mib-s when lower).")
+    Integer resyncMinMibS;
 
     @Option(names = "--resync-retry-ms", defaultValue = "2000", description = "Pause before a failed or unreachable "
             + "copy's resync is tried again, ms (default ${DEFAULT-VALUE}).")
@@ -98,6 +103,21 @@ public final class NodeCommand implements Callable<Integer> {
             + "successful Fabrics Connect this long after its connect request is torn down (100..3600000, default "
             + "${DEFAULT-VALUE}).")
     long pendingConnectTimeoutMs;
+
+    /** {@code --resync-min-mib-s}, checked against its bounds (its default: 4 MiB/s, or the ceiling when lower). */
+    int resyncFloor() {
+        if (resyncMibS < 1 || resyncMibS > 100_000) {
+            throw new IllegalArgumentException("invalid --resync-mib-s: value=" + resyncMibS + ", min=1, max=100000");
+        }
+        if (resyncMinMibS == null) {
+            return Math.min(io.rdmablock.node.replica.Throttle.DEFAULT_MIN_MIB_S, resyncMibS);
+        }
+        if (resyncMinMibS < 1 || resyncMinMibS > resyncMibS) {
+            throw new IllegalArgumentException("invalid --resync-min-mib-s: value=" + resyncMinMibS + ", min=1, "
+                    + "max=--resync-mib-s=" + resyncMibS);
+        }
+        return resyncMinMibS;
+    }
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -122,7 +142,7 @@ public final class NodeCommand implements Callable<Integer> {
         NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, bearer, id,
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),
                 heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity))
-                .withReplicaTimeoutMs(replicaTimeoutMs).withResync(resyncMibS, resyncRetryMs);
+                .withReplicaTimeoutMs(replicaTimeoutMs).withResync(resyncFloor(), resyncMibS, resyncRetryMs);
         StorageNode node = new StorageNode(cfg).start();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {

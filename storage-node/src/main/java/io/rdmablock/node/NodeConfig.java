@@ -25,15 +25,19 @@ import java.util.List;
  * @param capacityBytes  capacity registered with the management server; 0 = the store's file system size
  * @param replicaTimeoutMs a primary drops a secondary that has not answered a forwarded command within this, ms
  *                       (100..60000, default {@value #DEFAULT_REPLICA_TIMEOUT_MS}; docs/replication.md)
- * @param resyncMibS     the node's resync and verify bandwidth, MiB/s, shared by all of them (1..100000, default
- *                       {@value io.rdmablock.node.replica.Throttle#DEFAULT_MIB_S}; docs/resync.md)
+ * @param resyncMibS     the node's resync and verify bandwidth while its foreground I/O is idle, MiB/s, shared by all
+ *                       of them (1..100000, default {@value io.rdmablock.node.replica.Throttle#DEFAULT_MIB_S};
+ *                       docs/resync.md "Throttle")
+ * @param resyncMinMibS  the same while its foreground I/O is busy (a host command within the last
+ *                       {@value io.rdmablock.node.replica.Throttle#BUSY_WINDOW_MS} ms), MiB/s (1..resyncMibS, default
+ *                       {@value io.rdmablock.node.replica.Throttle#DEFAULT_MIN_MIB_S})
  * @param resyncRetryMs  pause before a resync that failed or found its copy unreachable is tried again, ms
  *                       (100..3600000, default {@value #DEFAULT_RESYNC_RETRY_MS})
  */
 public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
                          String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
                          List<String> createVolumes, TargetOptions target, long capacityBytes,
-                         long replicaTimeoutMs, int resyncMibS, long resyncRetryMs) {
+                         long replicaTimeoutMs, int resyncMibS, int resyncMinMibS, long resyncRetryMs) {
     /** Default {@code --resync-retry-ms}. */
     public static final long DEFAULT_RESYNC_RETRY_MS = 2000;
 
@@ -42,7 +46,7 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
                       List<String> createVolumes, TargetOptions target, long capacityBytes, long replicaTimeoutMs) {
         this(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen, heartbeatMs,
                 createVolumes, target, capacityBytes, replicaTimeoutMs, io.rdmablock.node.replica.Throttle.DEFAULT_MIB_S,
-                DEFAULT_RESYNC_RETRY_MS);
+                io.rdmablock.node.replica.Throttle.DEFAULT_MIN_MIB_S, DEFAULT_RESYNC_RETRY_MS);
     }
 
     /** Default replica timeout, ms. */
@@ -81,6 +85,10 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
         if (resyncMibS < 1 || resyncMibS > 100_000) {
             throw new IllegalArgumentException("invalid resyncMibS: resyncMibS=" + resyncMibS + ", min=1, max=100000");
         }
+        if (resyncMinMibS < 1 || resyncMinMibS > resyncMibS) {
+            throw new IllegalArgumentException("invalid resyncMinMibS: resyncMinMibS=" + resyncMinMibS
+                    + ", min=1, max=resyncMibS=" + resyncMibS);
+        }
         if (resyncRetryMs < 100 || resyncRetryMs > 3_600_000) {
             throw new IllegalArgumentException("invalid resyncRetryMs: resyncRetryMs=" + resyncRetryMs
                     + ", min=100, max=3600000");
@@ -99,36 +107,48 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
 
     public NodeConfig withCreateVolumes(List<String> specs) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, specs, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
+                heartbeatMs, specs, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     public NodeConfig withTarget(TargetOptions options) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, options, capacityBytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
+                heartbeatMs, createVolumes, options, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     public NodeConfig withMetricsListen(InetSocketAddress address) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, address,
-                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     public NodeConfig withCapacityBytes(long bytes) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, bytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
+                heartbeatMs, createVolumes, target, bytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     public NodeConfig withReplicaTimeoutMs(long ms) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, capacityBytes, ms, resyncMibS, resyncRetryMs);
+                heartbeatMs, createVolumes, target, capacityBytes, ms, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
+    /** The ceiling and retry pause; the floor is kept, lowered to the ceiling when above it. */
     public NodeConfig withResync(int mibPerSecond, long retryMs) {
         return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, mibPerSecond, retryMs);
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, mibPerSecond,
+                Math.min(resyncMinMibS, mibPerSecond), retryMs);
+    }
+
+    /**
+     * @param minMibPerSecond the resync floor while the foreground is busy, MiB/s (1..{@code maxMibPerSecond})
+     * @param maxMibPerSecond the resync ceiling while the foreground is idle, MiB/s (1..100000)
+     */
+    public NodeConfig withResync(int minMibPerSecond, int maxMibPerSecond, long retryMs) {
+        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, maxMibPerSecond, minMibPerSecond,
+                retryMs);
     }
 
     public NodeConfig withMgmt(URI url, String bearerToken, String id) {
         return new NodeConfig(dataDir, listen, provider, url, bearerToken, id, advertiseHost, metricsListen,
-                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncRetryMs);
+                heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 }

@@ -92,18 +92,20 @@ final class Replication implements AutoCloseable {
      * @param timeoutNs replica timeout: a secondary that does not answer a forwarded command within it is dropped
      */
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs) {
-        this(nodeId, provider, client, bitmapDir, timeoutNs, io.rdmablock.node.replica.Throttle.DEFAULT_MIB_S,
+        this(nodeId, provider, client, bitmapDir, timeoutNs, new io.rdmablock.node.replica.Throttle(
+                io.rdmablock.node.replica.Throttle.DEFAULT_MIN_MIB_S, io.rdmablock.node.replica.Throttle.DEFAULT_MIB_S),
                 NodeConfig.DEFAULT_RESYNC_RETRY_MS, new java.util.concurrent.atomic.LongAdder());
     }
 
     /**
-     * @param resyncMibS    the node's resync and verify bandwidth, MiB/s
+     * @param throttle      the node's resync and verify bandwidth (floor and ceiling, MiB/s)
      * @param resyncRetryMs pause before a failed resync is tried again, ms
      * @param resyncBytes   bytes copied by resyncs (metric)
      */
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs,
-                int resyncMibS, long resyncRetryMs, java.util.concurrent.atomic.LongAdder resyncBytes) {
-        this.throttle = new io.rdmablock.node.replica.Throttle(resyncMibS);
+                io.rdmablock.node.replica.Throttle throttle, long resyncRetryMs,
+                java.util.concurrent.atomic.LongAdder resyncBytes) {
+        this.throttle = throttle;
         this.resyncRetryNs = resyncRetryMs * 1_000_000L;
         this.resyncBytes = resyncBytes;
         this.nodeId = nodeId;
@@ -212,7 +214,7 @@ final class Replication implements AutoCloseable {
     private VolumeIo.Factory factory(ReplicaSet copies, io.rdmablock.node.store.Volume v) {
         int lbaSize = v.lbaSizeBytes();
         return ctx -> new ReplicatedVolumeIo(LocalVolumeIo.open(ctx), copies, ctx.entries(), lbaSize, timeoutNs,
-                ctx.protectionDomain());
+                ctx.protectionDomain(), throttle);
     }
 
     /**

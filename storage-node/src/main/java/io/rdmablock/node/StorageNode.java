@@ -92,7 +92,8 @@ public final class StorageNode implements AutoCloseable {
                         io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(null)); // --ca-cert / RDMABLOCK_CA_CERT
                 replication = new Replication(config.nodeId(), provider, client,
                         config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L,
-                        config.resyncMibS(), config.resyncRetryMs(), metrics.resyncBytes());
+                        new io.rdmablock.node.replica.Throttle(config.resyncMinMibS(), config.resyncMibS()),
+                        config.resyncRetryMs(), metrics.resyncBytes());
                 sync = new MgmtSync(store, target, this::freeBytes, replication);
                 agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs()).start();
             }

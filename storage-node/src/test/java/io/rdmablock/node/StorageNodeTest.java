@@ -196,6 +196,27 @@ class StorageNodeTest {
     }
 
     @Test
+    void shouldCheckTheResyncFloorAgainstItsCeiling() {
+        NodeCommand cmd = new NodeCommand();
+        new picocli.CommandLine(cmd).parseArgs("--resync-mib-s", "8");
+        assertEquals(4, cmd.resyncFloor(), "default floor");
+        cmd = new NodeCommand();
+        new picocli.CommandLine(cmd).parseArgs("--resync-mib-s", "2");
+        assertEquals(2, cmd.resyncFloor(), "default floor lowered to the ceiling");
+        cmd = new NodeCommand();
+        new picocli.CommandLine(cmd).parseArgs("--resync-mib-s", "8", "--resync-min-mib-s", "9");
+        NodeCommand over = cmd;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, over::resyncFloor);
+        assertTrue(e.getMessage().contains("--resync-min-mib-s") && e.getMessage().contains("max=--resync-mib-s=8"),
+                e.getMessage());
+        cmd = new NodeCommand();
+        new picocli.CommandLine(cmd).parseArgs("--resync-min-mib-s", "0");
+        NodeCommand zero = cmd;
+        e = assertThrows(IllegalArgumentException.class, zero::resyncFloor);
+        assertTrue(e.getMessage().contains("min=1"), e.getMessage());
+    }
+
+    @Test
     void shouldParseSizesAndAddresses() {
         assertEquals(1L << 30, StorageNode.parseSize("1G"));
         assertEquals(512L << 20, StorageNode.parseSize("512MiB"));

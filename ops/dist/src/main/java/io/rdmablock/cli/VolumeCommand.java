@@ -51,9 +51,28 @@ public final class VolumeCommand implements Callable<Integer> {
         table.print(out);
     }
 
-    /** @return in-sync copies of replicas, e.g. {@code 2/3} (a server before replication: {@code 1/1}) */
+    /**
+     * In-sync copies of replicas, e.g. {@code 2/3} (a server before replication: {@code 1/1}), at most
+     * {@code replicas} of them; then, while copies move (docs/resync.md), {@code , N syncing} for copies being
+     * resynced and {@code , rebuild +N} for copies the record holds beyond {@code replicas} (a replacement, or the
+     * copy it replaces not yet removed): e.g. {@code 1/2, 1 syncing, rebuild +1}.
+     */
     static String inSync(Volume v) {
-        return (v.copies().isEmpty() ? v.replicas() : v.inSyncCount()) + "/" + v.replicas();
+        if (v.copies().isEmpty()) {
+            return v.replicas() + "/" + v.replicas();
+        }
+        StringBuilder s = new StringBuilder().append(Math.min(v.inSyncCount(), v.replicas())).append('/')
+                .append(v.replicas());
+        long syncing = v.copies().stream().filter(c -> c.state() == io.rdmablock.mgmt.client.CopyState.SYNCING)
+                .count();
+        if (syncing > 0) {
+            s.append(", ").append(syncing).append(" syncing");
+        }
+        int extra = v.copies().size() - v.replicas();
+        if (extra > 0) {
+            s.append(", rebuild +").append(extra);
+        }
+        return s.toString();
     }
 
     static void print(PrintWriter out, OutputOptions output, Volume v) {

@@ -32,6 +32,7 @@ public final class ReplicatedVolumeIo implements VolumeIo {
     private int writesInFlight;
     private Completions outer;
     private final Completions fromLocal = this::localCompleted;
+    private final Throttle throttle;
 
     /**
      * @param local     the node's own copy's handle of this queue
@@ -40,10 +41,12 @@ public final class ReplicatedVolumeIo implements VolumeIo {
      * @param lbaSize   logical block size, bytes (DATASET MANAGEMENT ranges are in blocks)
      * @param timeoutNs replica timeout
      * @param pd        protection domain of the host queue's device
+     * @param throttle  the node's resync throttle, told of every host command (foreground I/O)
      */
     public ReplicatedVolumeIo(VolumeIo local, ReplicaSet set, int entries, int lbaSize, long timeoutNs,
-                              ProtectionDomain pd) {
+                              ProtectionDomain pd, Throttle throttle) {
         this.local = local;
+        this.throttle = throttle;
         this.lbaSize = lbaSize;
         this.bySlot = new Request[entries];
         this.replicated = new boolean[entries];
@@ -56,6 +59,7 @@ public final class ReplicatedVolumeIo implements VolumeIo {
     @Override
     public int start(Request r) {
         int op = r.opcode();
+        throttle.foreground();
         if (op == Opcodes.IO_READ) {
             return local.start(r);
         }

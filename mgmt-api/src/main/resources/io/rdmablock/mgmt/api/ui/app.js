@@ -117,6 +117,11 @@ function resyncOf(v) {
   for (const c of copiesOf(v)) {
     const p = c.resyncProgress !== undefined ? c.resyncProgress : (c.resync && c.resync.progress);
     if (typeof p === "number") parts.push({node: c.nodeId, p});
+    else if (c.state === "syncing" && typeof c.syncedBytes === "number" && c.totalBytes > 0) // REST shape
+      parts.push({node: c.nodeId, p: Math.min(1, c.syncedBytes / c.totalBytes),
+        text: fmtBytes(c.syncedBytes) + " / " + fmtBytes(c.totalBytes)
+          + (typeof c.etaSeconds === "number" ? ", ETA " + c.etaSeconds + " s" : "")});
+    else if (c.state === "syncing") parts.push({node: c.nodeId, p: 0, text: "syncing"});
   }
   return parts;
 }
@@ -153,7 +158,8 @@ function renderVolumes(volumes, used) {
     for (const part of parts) {
       const pr = el("progress"); pr.max = 1; pr.value = part.p;
       rs.appendChild(pr);
-      rs.appendChild(document.createTextNode(" " + part.node + " " + (part.p * 100).toFixed(0) + "%"));
+      rs.appendChild(document.createTextNode(" " + part.node + " " + (part.p * 100).toFixed(0) + "%"
+        + (part.text ? " (" + part.text + ")" : "")));
     }
     const a = cell(tr, null, "act");
     a.appendChild(button("resize", () => {
