@@ -18,8 +18,8 @@ import java.lang.foreign.ValueLayout;
  * command on the queue is answered Authentication Required (SCT 1, SC 91h, DNR). Command checks, answered Invalid Field
  * in Command (DNR): SECP E9h, SPSP0 and SPSP1 01h, TL / AL 1..4096 and within the queue's data buffer; the SGL length
  * must equal TL / AL (Data SGL Length Invalid otherwise). A failed authentication is answered with the failure message
- * (AUTH_Failure1 in the Authentication Receive data, status 0, as nvmet) and the association is destroyed; the host
- * sending AUTH_Failure2 destroys it too. A queue not authenticated within the pending-connect timeout
+ * (AUTH_Failure1 in the Authentication Receive data, status 0, as nvmet) and the association is destroyed
+ * {@link #FAILURE_LINGER_NS} later; the host sending AUTH_Failure2 ends it the same way. A queue not authenticated within the pending-connect timeout
  * ({@link TargetOptions.PendingLimits#connectTimeoutMs}) of its Connect is torn down. The DH computations (at most a
  * few ms for ffdhe2048) run on the queue's poller, once per queue. Poller thread only.
  */
@@ -34,6 +34,10 @@ final class QueueAuthentication {
     final DhchapController dhchap;
     private final long deadlineNs;
     private boolean logged;
+    /** When the authentication failed (System.nanoTime), 0 before. */
+    private long failedAtNs;
+    /** How long a failed queue stays up so its failure message is delivered (100 ms). */
+    static final long FAILURE_LINGER_NS = 100_000_000L;
 
     QueueAuthentication(DhchapController dhchap, long deadlineNs) {
         this.dhchap = dhchap;
@@ -44,8 +48,16 @@ final class QueueAuthentication {
         return dhchap.isAuthenticated();
     }
 
-    /** True once the deadline passed without success. */
-    boolean expired(long nowNs) {
+    /**
+     * Housekeeping of the queue: true when the queue is to be torn down, because the deadline passed without success
+     * or the authentication failed {@link #FAILURE_LINGER_NS} ago (the association is then destroyed too). The linger
+     * lets the failure message reach the host before the connection closes; meanwhile every other command is refused.
+     */
+    boolean due(long nowNs, Controller c) {
+        if (failedAtNs != 0 && nowNs - failedAtNs >= FAILURE_LINGER_NS) {
+            c.destroy("authentication failed");
+            return true;
+        }
         return !dhchap.isAuthenticated() && nowNs - deadlineNs >= 0;
     }
 
@@ -105,11 +117,11 @@ final class QueueAuthentication {
             logged = true;
             LOG.info("queue authenticated: qid={}, cntlid={}, hostnqn={}, hash={}, dhgroup={}, peer={}", q.qid,
                     c.cntlid, c.hostnqn(), dhchap.hash().displayName(), dhchap.group().displayName, q.peer);
-        } else if (dhchap.state() == DhchapController.State.FAILED) {
+        } else if (dhchap.state() == DhchapController.State.FAILED && failedAtNs == 0) {
+            failedAtNs = System.nanoTime() | 1;
             LOG.warn("authentication failed: qid={}, cntlid={}, hostnqn={}, peer={}, explanation={}: {}", q.qid,
                     c.cntlid, c.hostnqn(), q.peer, DhchapMessages.explanation(dhchap.failureExplanation()),
                     dhchap.failureDetail());
-            c.destroy("authentication failed on qid " + q.qid);
         }
     }
 }

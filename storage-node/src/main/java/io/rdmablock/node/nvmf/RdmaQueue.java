@@ -264,8 +264,8 @@ final class RdmaQueue {
             return;
         }
         if (c != null) {
-            if (c.isDestroyed() || auth != null && auth.expired(nowNs)) {
-                fail(c.isDestroyed() ? "controller" : "authentication timeout", c.isDestroyed() ? "controller "
+            if (c.isDestroyed() || auth != null && auth.due(nowNs, c)) {
+                fail(c.isDestroyed() ? "controller" : "authentication", c.isDestroyed() ? "controller "
                         + c.cntlid + " destroyed" : "not authenticated within the pending-connect timeout");
                 return;
             }

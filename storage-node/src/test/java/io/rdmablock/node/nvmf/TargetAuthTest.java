@@ -7,6 +7,10 @@ import io.rdmablock.nvmf.host.QueueConnection;
 import io.rdmablock.nvmf.host.QueueMemory;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SglDescriptor;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.rdma.fabric.auth.DhchapHost;
+import io.rdmablock.rdma.fabric.auth.DhchapMessages;
 import io.rdmablock.rdma.fabric.auth.DhchapSecret;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
@@ -16,6 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -153,5 +159,86 @@ class TargetAuthTest {
         Files.writeString(file, "nqn.c DHHC-1:01:AAAA:\n");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HostSecrets.load(file));
         assertTrue(e.getMessage().contains("line 1"), e.getMessage());
+    }
+
+    /** Authentication Send (FCTYPE 05h) or Receive (06h) on a raw host, message at host data offset 0. */
+    private static RawHost.Cqe rawAuth(RawHost h, int fctype, int cid, byte[] send, int secp) {
+        MemorySegment c = h.command(0, Opcodes.FABRICS, cid, 0);
+        SqeDescriptor.fctype(c, fctype);
+        int len = send != null ? send.length : DhchapMessages.MAX_LENGTH;
+        if (send != null) {
+            MemorySegment.copy(send, 0, h.data(), ValueLayout.JAVA_BYTE, 0, send.length);
+        }
+        SglDescriptor.keyed(SqeDescriptor.sgl1(c), h.dataAddress(0), len, h.rkey());
+        c.set(ValueLayout.JAVA_BYTE, DhchapMessages.SPSP0_OFFSET, (byte) 1);
+        c.set(ValueLayout.JAVA_BYTE, DhchapMessages.SPSP1_OFFSET, (byte) 1);
+        c.set(ValueLayout.JAVA_BYTE, DhchapMessages.SECP_OFFSET, (byte) secp);
+        c.set(ValueLayout.JAVA_INT_UNALIGNED, DhchapMessages.LENGTH_OFFSET, len);
+        return h.exec(c);
+    }
+
+    private static byte[] received(RawHost h) {
+        return h.data().asSlice(0, DhchapMessages.MAX_LENGTH).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /** Runs DH-HMAC-CHAP with {@code d} on raw host {@code h}; returns the last Authentication Receive data. */
+    private static byte[] rawTransaction(RawHost h, DhchapHost d) {
+        assertEquals(0, rawAuth(h, Opcodes.FCTYPE_AUTH_SEND, 10, d.negotiate(), DhchapMessages.SECP).status());
+        assertEquals(0, rawAuth(h, Opcodes.FCTYPE_AUTH_RECEIVE, 11, null, DhchapMessages.SECP).status());
+        byte[] challenge = received(h);
+        byte[] reply = d.onChallenge(challenge);
+        if (reply == null) {
+            return challenge;
+        }
+        assertEquals(0, rawAuth(h, Opcodes.FCTYPE_AUTH_SEND, 12, reply, DhchapMessages.SECP).status());
+        assertEquals(0, rawAuth(h, Opcodes.FCTYPE_AUTH_RECEIVE, 13, null, DhchapMessages.SECP).status());
+        byte[] last = received(h);
+        d.onSuccess1(last);
+        return last;
+    }
+
+    @Test
+    void shouldRefuseAReplayedTransactionIdOnAnotherQueueOfTheAssociation() {
+        try (RawHost admin = f.host(0, 8)) {
+            RawHost.Cqe c = admin.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
+            DhchapHost d = new DhchapHost(TargetFixture.HOSTNQN, f.subnqn, hostSecret, null, 5, RANDOM);
+            rawTransaction(admin, d);
+            assertEquals(DhchapHost.State.AUTHENTICATED, d.state(), d.failureDetail());
+            assertEquals(0, admin.propertyGet(20, Opcodes.PROP_CAP).status());
+            try (RawHost io = f.host(1, 8)) {
+                assertEquals(0, io.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, c.dw0() & 0xFFFF).status());
+                DhchapHost replay = new DhchapHost(TargetFixture.HOSTNQN, f.subnqn, hostSecret, null, 5, RANDOM);
+                byte[] failure1 = rawTransaction(io, replay);
+                assertEquals(DhchapMessages.ID_FAILURE1, DhchapMessages.id(failure1));
+                assertEquals(DhchapMessages.INCORRECT_PAYLOAD, replay.failureExplanation());
+            }
+        }
+    }
+
+    @Test
+    void shouldAnswerAWrongSecretWithFailure1AndEndTheAssociation() {
+        try (RawHost admin = f.host(0, 8)) {
+            admin.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
+            DhchapHost d = new DhchapHost(TargetFixture.HOSTNQN, f.subnqn, DhchapSecret.generate(1, 32, RANDOM),
+                    null, 0, RANDOM);
+            byte[] m = rawTransaction(admin, d);
+            assertEquals(DhchapMessages.ID_FAILURE1, DhchapMessages.id(m));
+            assertEquals(DhchapMessages.FAILED, m[7]);
+            long deadline = System.nanoTime() + TIMEOUT_NS;
+            while (f.target.controllerCount() > 0 && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            }
+            assertEquals(0, f.target.controllerCount());
+        }
+    }
+
+    @Test
+    void shouldRejectABadSecpWithInvalidField() {
+        try (RawHost admin = f.host(0, 8)) {
+            admin.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
+            RawHost.Cqe c = rawAuth(admin, Opcodes.FCTYPE_AUTH_SEND, 30,
+                    new DhchapHost(TargetFixture.HOSTNQN, f.subnqn, hostSecret, null, 0, RANDOM).negotiate(), 0xEA);
+            assertEquals(NvmeStatus.of(0, NvmeStatus.SC_INVALID_FIELD, true), c.status());
+        }
     }
 }
