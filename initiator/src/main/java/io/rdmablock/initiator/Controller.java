@@ -485,7 +485,8 @@ final class Controller implements Runnable {
 
     private void connectAssociation() {
         QueueConnection.ConnectParams adminParams = new QueueConnection.ConnectParams(dev.subnqn(), dev.hostnqn(),
-                dev.hostId(), (int) opts.keepAliveTimeoutMs());
+                dev.hostId(), (int) opts.keepAliveTimeoutMs())
+                .withDhchap(opts.dhchapSecret(), opts.dhchapCtrlSecret());
         CmId id = dev.provider().createId();
         QueueConnection a;
         try {
@@ -515,7 +516,7 @@ final class Controller implements Runnable {
         QueueConnection[] conns = new QueueConnection[queues.length];
         ioConns = conns;
         QueueConnection.ConnectParams ioParams = new QueueConnection.ConnectParams(dev.subnqn(), dev.hostnqn(),
-                dev.hostId(), 0);
+                dev.hostId(), 0).withDhchap(opts.dhchapSecret(), opts.dhchapCtrlSecret());
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
         for (int i = 0; i < queues.length; i++) {
             // connecting many I/O queues over a slow fabric can take longer than KATO: keep the association alive

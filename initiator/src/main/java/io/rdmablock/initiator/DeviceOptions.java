@@ -31,11 +31,18 @@ import io.rdmablock.rdma.verbs.VerbsProvider;
  *                           path; replaces commandTimeoutMs there; 0 disables; 0 .. 3 600 000, default 1 000
  * @param failoverTimeoutMs  multipath only: how long I/O waits for an Optimized path after a failover trigger before
  *                           the device is lost ({@link DeviceLostException}); 1 .. 86 400 000, default 30 000
+ * @param dhchapSecret       the host's DH-HMAC-CHAP secret for NVMe in-band authentication, used on every queue when
+ *                           the node asks for it (Connect AUTHREQ.ATR); null (default) = none: such a node then refuses
+ *                           the connect with Authentication Required ({@link io.rdmablock.nvmf.host.QueueAuthenticator})
+ * @param dhchapCtrlSecret   the node's secret for bidirectional authentication (the host checks the node too); null =
+ *                           unidirectional
  */
 public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntries, long keepAliveTimeoutMs,
                             long commandTimeoutMs, long reconnectDelayMs, long ctrlLossTimeoutMs,
                             long connectTimeoutMs, String providerMode, VerbsProvider provider, long maxBufferBytes,
-                            int nsid, long pathTimeoutMs, long failoverTimeoutMs) {
+                            int nsid, long pathTimeoutMs, long failoverTimeoutMs,
+                            io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapSecret,
+                            io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapCtrlSecret) {
 
     public DeviceOptions {
         check("ioQueues", ioQueues, 1, 64);
@@ -55,92 +62,103 @@ public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntrie
     /** The defaults listed on the record components. */
     public static DeviceOptions defaults() {
         return new DeviceOptions(2, 128, 32, 10_000, 30_000, 2_000, 60_000, 5_000, null, null, 256L << 20, 0, 1_000,
-                30_000);
+                30_000, null, null);
     }
 
     public DeviceOptions ioQueues(int v) {
         return new DeviceOptions(v, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid,
-                pathTimeoutMs, failoverTimeoutMs);
+                pathTimeoutMs, failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions queueEntries(int v) {
         return new DeviceOptions(ioQueues, v, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid,
-                pathTimeoutMs, failoverTimeoutMs);
+                pathTimeoutMs, failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions adminQueueEntries(int v) {
         return new DeviceOptions(ioQueues, queueEntries, v, keepAliveTimeoutMs, commandTimeoutMs, reconnectDelayMs,
                 ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
-                failoverTimeoutMs);
+                failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions keepAliveTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, v, commandTimeoutMs, reconnectDelayMs,
                 ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
-                failoverTimeoutMs);
+                failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions commandTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, v, reconnectDelayMs,
                 ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
-                failoverTimeoutMs);
+                failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions reconnectDelayMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs, v,
                 ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
-                failoverTimeoutMs);
+                failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions ctrlLossTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, v, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
-                failoverTimeoutMs);
+                failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions connectTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, v, providerMode, provider, maxBufferBytes, nsid, pathTimeoutMs,
-                failoverTimeoutMs);
+                failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions providerMode(String v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, v, provider, maxBufferBytes, nsid,
-                pathTimeoutMs, failoverTimeoutMs);
+                pathTimeoutMs, failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions provider(VerbsProvider v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, v, maxBufferBytes, nsid,
-                pathTimeoutMs, failoverTimeoutMs);
+                pathTimeoutMs, failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions maxBufferBytes(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, v, nsid, pathTimeoutMs,
-                failoverTimeoutMs);
+                failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     /** @param v the namespace to use; 0 = nsid 1 when active, else the first active one */
     public DeviceOptions nsid(int v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, v,
-                pathTimeoutMs, failoverTimeoutMs);
+                pathTimeoutMs, failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions pathTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid, v,
-                failoverTimeoutMs);
+                failoverTimeoutMs, dhchapSecret, dhchapCtrlSecret);
     }
 
     public DeviceOptions failoverTimeoutMs(long v) {
         return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
                 reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid,
-                pathTimeoutMs, v);
+                pathTimeoutMs, v, dhchapSecret, dhchapCtrlSecret);
+    }
+
+    /** DH-HMAC-CHAP secrets: the host's ({@code --dhchap-secret}) and, for bidirectional, the node's; null = none. */
+    public DeviceOptions dhchap(io.rdmablock.rdma.fabric.auth.DhchapSecret host,
+                                io.rdmablock.rdma.fabric.auth.DhchapSecret ctrl) {
+        if (ctrl != null && host == null) {
+            throw new IllegalArgumentException("invalid dhchap: a controller secret needs a host secret");
+        }
+        return new DeviceOptions(ioQueues, queueEntries, adminQueueEntries, keepAliveTimeoutMs, commandTimeoutMs,
+                reconnectDelayMs, ctrlLossTimeoutMs, connectTimeoutMs, providerMode, provider, maxBufferBytes, nsid,
+                pathTimeoutMs, failoverTimeoutMs, host, ctrl);
     }
 
     private static void check(String field, long v, long min, long max) {

@@ -104,6 +104,11 @@ public final class NodeCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     long pendingConnectTimeoutMs;
 
+    @Option(names = "--dhchap-secrets", paramLabel = "FILE", description = "Hosts that must pass NVMe in-band "
+            + "authentication (DH-HMAC-CHAP) on every volume: one line per host, 'hostnqn secret [ctrl-secret]', "
+            + "secrets in the DHHC-1 form of nvme gen-dhchap-key; '#' starts a comment. Unlisted hosts need none.")
+    Path dhchapSecrets;
+
     /** {@code --resync-min-mib-s}, checked against its bounds (its default: 4 MiB/s, or the ceiling when lower). */
     int resyncFloor() {
         if (resyncMibS < 1 || resyncMibS > 100_000) {
@@ -143,7 +148,9 @@ public final class NodeCommand implements Callable<Integer> {
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),
                 heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity))
                 .withReplicaTimeoutMs(replicaTimeoutMs).withResync(resyncFloor(), resyncMibS, resyncRetryMs);
-        StorageNode node = new StorageNode(cfg).start();
+        StorageNode node = new StorageNode(cfg).withHostSecrets(dhchapSecrets == null
+                ? io.rdmablock.node.nvmf.HostSecrets.NONE : io.rdmablock.node.nvmf.HostSecrets.load(dhchapSecrets))
+                .start();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             node.close();

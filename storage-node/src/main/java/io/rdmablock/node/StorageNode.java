@@ -57,6 +57,17 @@ public final class StorageNode implements AutoCloseable {
      *
      * @throws IllegalArgumentException for a bad {@code --create-volume} spec
      */
+    /**
+     * The hosts that must pass in-band authentication (DH-HMAC-CHAP) and their secrets
+     * ({@code rdmablock node --dhchap-secrets FILE}); call before {@link #start}. Default: none.
+     */
+    public synchronized StorageNode withHostSecrets(io.rdmablock.node.nvmf.HostSecrets secrets) {
+        this.hostSecrets = java.util.Objects.requireNonNull(secrets, "secrets");
+        return this;
+    }
+
+    private io.rdmablock.node.nvmf.HostSecrets hostSecrets = io.rdmablock.node.nvmf.HostSecrets.NONE;
+
     public synchronized StorageNode start() {
         try {
             if (config.metricsListen() != null) {
@@ -76,6 +87,7 @@ public final class StorageNode implements AutoCloseable {
                 createIfMissing(spec);
             }
             target = new Target(provider, store, config.target(), metrics);
+            target.hostSecrets(hostSecrets);
             // Export what the store holds before the listener accepts, so a restarted node serves its volumes
             // at once; with a management server, MgmtSync then reconciles (delete, grow, allow-list, subnqn).
             for (VolumeInfo info : store.list()) {

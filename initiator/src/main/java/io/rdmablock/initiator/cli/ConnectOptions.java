@@ -48,6 +48,15 @@ public final class ConnectOptions {
     @Option(names = "--hostnqn", paramLabel = "NQN", description = "Host NQN (default: a random UUID-based NQN).")
     String hostnqn;
 
+    @Option(names = "--dhchap-secret", paramLabel = "DHHC-1:..", description = "Host secret for NVMe in-band "
+            + "authentication (DH-HMAC-CHAP), as nvme gen-dhchap-key writes it (default: $RDMABLOCK_DHCHAP_SECRET). "
+            + "Needed when the node requires authentication for this host NQN.")
+    String dhchapSecret;
+
+    @Option(names = "--dhchap-ctrl-secret", paramLabel = "DHHC-1:..", description = "The node's secret: the host "
+            + "authenticates the node too (bidirectional; default: $RDMABLOCK_DHCHAP_CTRL_SECRET).")
+    String dhchapCtrlSecret;
+
     @Option(names = "--nsid", paramLabel = "N", defaultValue = "0",
             description = "Namespace id (default 0: nsid 1 when active, else the subsystem's first active namespace).")
     long nsid;
@@ -118,7 +127,9 @@ public final class ConnectOptions {
             throw new IllegalArgumentException("invalid --nsid: " + nsid + ", min=0, max=4294967294");
         }
         DeviceOptions opts = DeviceOptions.defaults().ioQueues(ioQueues).providerMode(provider).nsid((int) nsid)
-                .pathTimeoutMs(pathTimeoutMs).failoverTimeoutMs(failoverTimeoutMs);
+                .pathTimeoutMs(pathTimeoutMs).failoverTimeoutMs(failoverTimeoutMs)
+                .dhchap(secret("--dhchap-secret", dhchapSecret, "RDMABLOCK_DHCHAP_SECRET"),
+                        secret("--dhchap-ctrl-secret", dhchapCtrlSecret, "RDMABLOCK_DHCHAP_CTRL_SECRET"));
         if (address != null || subnqn != null) {
             if (address == null || subnqn == null) {
                 throw new IllegalArgumentException("--address and --subnqn go together");
@@ -132,6 +143,20 @@ public final class ConnectOptions {
             throw new IllegalArgumentException("give --volume NAME, or --address HOST:PORT and --subnqn NQN");
         }
         return VolumeLocator.open(mgmtClient(), volume, hostnqn, opts);
+    }
+
+    /** The secret of {@code option}, else of environment variable {@code env}, else null; errors name the source. */
+    static io.rdmablock.rdma.fabric.auth.DhchapSecret secret(String option, String value, String env) {
+        String text = value != null ? value : System.getenv(env);
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        try {
+            return io.rdmablock.rdma.fabric.auth.DhchapSecret.parse(text.strip());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid " + (value != null ? option : "$" + env) + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /** What to call the target in messages. */

@@ -37,7 +37,11 @@ import java.util.function.Consumer;
  * SIGNAL_INTERVAL + 4} send WRs (2 SGEs each) and {@code entries} receive WRs (1 SGE), one RECV posted per response
  * buffer of the {@link QueueMemory}. Work request ids: RECV {@code RECV_TAG | index}, SEND {@code SEND_TAG | slot}.
  *
- * <p>Errors: {@link NvmfStatusException} when the Fabrics Connect is answered with an error status,
+ * <p>When the Connect answer asks for in-band authentication (AUTHREQ.ATR), or a controller secret is given
+ * (bidirectional), the queue runs DH-HMAC-CHAP before it is returned ({@link QueueAuthenticator}).
+ *
+ * <p>Errors: {@link NvmfStatusException} when the Fabrics Connect is answered with an error status, or when
+ * authentication is required and fails or no secret was given (status Authentication Required, 1/91h),
  * {@link NvmfHostException} when the CM connect is rejected (naming the NVMe/RDMA reject status) or a step times out.
  */
 public final class QueueConnection implements AutoCloseable {
@@ -95,7 +99,19 @@ public final class QueueConnection implements AutoCloseable {
      * @param hostId  the 16-byte Host Identifier
      * @param katoMs  Keep Alive Timeout in milliseconds (admin queue only; 0 = none, and on I/O queues)
      */
-    public record ConnectParams(String subnqn, String hostnqn, byte[] hostId, int katoMs) {
+    public record ConnectParams(String subnqn, String hostnqn, byte[] hostId, int katoMs,
+                                io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapSecret,
+                                io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapCtrlSecret) {
+        /** Without in-band authentication secrets. */
+        public ConnectParams(String subnqn, String hostnqn, byte[] hostId, int katoMs) {
+            this(subnqn, hostnqn, hostId, katoMs, null, null);
+        }
+
+        /** These parameters with DH-HMAC-CHAP secrets (host secret, optional controller secret; null for none). */
+        public ConnectParams withDhchap(io.rdmablock.rdma.fabric.auth.DhchapSecret host,
+                                        io.rdmablock.rdma.fabric.auth.DhchapSecret ctrl) {
+            return new ConnectParams(subnqn, hostnqn, hostId, katoMs, host, ctrl);
+        }
     }
 
     /**
@@ -166,6 +182,9 @@ public final class QueueConnection implements AutoCloseable {
                         + params.subnqn() + ", hostnqn=" + params.hostnqn() + where, r.status());
             }
             c.cntlid = r.dw0() & 0xFFFF;
+            if ((r.dw0() & QueueAuthenticator.CONNECT_AUTHREQ_ATR) != 0 || params.dhchapCtrlSecret() != null) {
+                QueueAuthenticator.authenticate(c, params, timeoutNs);
+            }
             return c;
         } catch (RuntimeException e) {
             c.close();

@@ -46,6 +46,8 @@ public final class NvmeStatus {
     /** Fabrics Connect: Connect Invalid Host (hostnqn not allowed for the subsystem). */
     public static final int SC_CONNECT_INVALID_HOST = 0x84;
     public static final int SC_CONNECT_CONTROLLER_BUSY = 0x81;
+    /** Fabrics: Authentication Required (NVMe Base 2.0 Figure 102): a command before in-band authentication completed. */
+    public static final int SC_AUTHENTICATION_REQUIRED = 0x91;
 
     // Media and data integrity (SCT 2)
     public static final int SC_WRITE_FAULT = 0x80;

@@ -25,6 +25,10 @@ public final class Opcodes {
     public static final int FCTYPE_PROPERTY_SET = 0x00;
     public static final int FCTYPE_CONNECT = 0x01;
     public static final int FCTYPE_PROPERTY_GET = 0x04;
+    /** Authentication Send (NVMe Base 2.0 section 6.2): host-to-controller authentication message. */
+    public static final int FCTYPE_AUTH_SEND = 0x05;
+    /** Authentication Receive (NVMe Base 2.0 section 6.1): controller-to-host authentication message. */
+    public static final int FCTYPE_AUTH_RECEIVE = 0x06;
 
     /** Identify CNS values (cdw10 7:0). */
     public static final int CNS_NAMESPACE = 0x00;

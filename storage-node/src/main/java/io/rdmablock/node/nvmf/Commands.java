@@ -43,6 +43,12 @@ final class Commands {
             if (fctype == Opcodes.FCTYPE_CONNECT) {
                 return Connect.prepare(r, q);
             }
+            if (fctype == Opcodes.FCTYPE_AUTH_SEND || fctype == Opcodes.FCTYPE_AUTH_RECEIVE) {
+                return QueueAuthentication.prepare(r, q, fctype);
+            }
+            if (q.auth != null && !q.auth.authenticated()) {
+                return q.reject(r, QueueAuthentication.AUTH_REQUIRED, "fctype", fctype, "authenticate first");
+            }
             if (fctype == Opcodes.FCTYPE_PROPERTY_GET || fctype == Opcodes.FCTYPE_PROPERTY_SET) {
                 if (c == null) {
                     return q.reject(r, CSE, "fctype", fctype, "Connect must come first");
@@ -52,10 +58,13 @@ final class Commands {
                 }
                 return Outcome.EXECUTE;
             }
-            return q.reject(r, INVALID_OPCODE, "fctype", fctype, "supported=0x0,0x1,0x4");
+            return q.reject(r, INVALID_OPCODE, "fctype", fctype, "supported=0x0,0x1,0x4,0x5,0x6");
         }
         if (c == null) {
             return q.reject(r, CSE, "opcode", r.opcode, "Connect must come first");
+        }
+        if (q.auth != null && !q.auth.authenticated()) {
+            return q.reject(r, QueueAuthentication.AUTH_REQUIRED, "opcode", r.opcode, "authenticate first");
         }
         if ((SqeDescriptor.flags(sqe) & 0x3) != 0) {
             return q.reject(r, INVALID_FIELD, "fuse", SqeDescriptor.flags(sqe) & 0x3, "supported=0");
@@ -76,8 +85,12 @@ final class Commands {
     /** READY_TO_EXECUTE: {@link Outcome#ASYNC}, {@link Outcome#HOLD}, {@link Outcome#AWAIT_FENCE} or COMPLETE. */
     static Outcome execute(Request r, RdmaQueue q) {
         if (r.opcode == Opcodes.FABRICS) {
-            if (SqeDescriptor.fctype(r.sqe) == Opcodes.FCTYPE_CONNECT) {
+            int fctype = SqeDescriptor.fctype(r.sqe);
+            if (fctype == Opcodes.FCTYPE_CONNECT) {
                 return Connect.execute(r, q);
+            }
+            if (fctype == Opcodes.FCTYPE_AUTH_SEND || fctype == Opcodes.FCTYPE_AUTH_RECEIVE) {
+                return QueueAuthentication.execute(r, q, fctype);
             }
             return q.controller.property(r, q);
         }

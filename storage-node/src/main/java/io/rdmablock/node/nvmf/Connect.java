@@ -143,6 +143,14 @@ final class Connect {
         c.commandReceived(r.startNs);
         q.connected(c, sqsize + 1, volumeIo);
         r.dw0 = c.cntlid;
+        HostSecrets secrets = t.hostSecrets();
+        HostSecrets.Entry auth = s.isDiscovery() ? null : secrets.lookup(hostnqn);
+        if (auth != null) {
+            q.auth = new QueueAuthentication(new io.rdmablock.rdma.fabric.auth.DhchapController(subnqn, hostnqn,
+                    auth.hostSecret(), auth.ctrlSecret(), secrets.policy(), c::claimAuthTransaction, t.random()),
+                    r.startNs + q.options.pending().connectTimeoutMs() * 1_000_000L);
+            r.dw0 |= QueueAuthentication.CONNECT_AUTHREQ_ATR;
+        }
         LOG.info("queue connected: qid={}, cntlid={}, sqsize={} (0-based), subnqn={}, hostnqn={}, peer={}", qid,
                 c.cntlid, sqsize, subnqn, hostnqn, q.peer);
         return Outcome.COMPLETE;

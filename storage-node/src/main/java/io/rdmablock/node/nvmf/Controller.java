@@ -72,6 +72,8 @@ final class Controller {
     private MemorySegment scratch;
     /** Counters of this association's I/O queues that closed; guarded by this. */
     private final long[] closedIoCounters = new long[IoCounters.COUNT];
+    /** DH-HMAC-CHAP T_IDs used in this association (replay check); guarded by this. */
+    private final java.util.BitSet authTransactions = new java.util.BitSet();
 
     Controller(int cntlid, Subsystem subsystem, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
                TargetOptions options, Target target, long nowNs) {
@@ -99,6 +101,15 @@ final class Controller {
 
     boolean isDestroyed() {
         return destroyed;
+    }
+
+    /** Claims DH-HMAC-CHAP transaction id {@code tid} for this association; false when it was used before (replay). */
+    synchronized boolean claimAuthTransaction(int tid) {
+        if (authTransactions.get(tid)) {
+            return false;
+        }
+        authTransactions.set(tid);
+        return true;
     }
 
     /** Attaches I/O queue {@code qid} (counted as connected); false when that qid is taken or the controller is gone. */

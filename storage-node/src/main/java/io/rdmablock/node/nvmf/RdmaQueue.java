@@ -84,6 +84,8 @@ final class RdmaQueue {
     final IoCounters ioCounters = new IoCounters();
 
     Controller controller;
+    /** In-band authentication of this queue (set at Connect when the host must authenticate), or null. */
+    QueueAuthentication auth;
     /** The poller serving this queue; set by it before the queue's first poll. */
     Poller poller;
     /** The store behind this I/O queue (opened at Connect; none on the admin queue) and its ANA gate. */
@@ -262,8 +264,9 @@ final class RdmaQueue {
             return;
         }
         if (c != null) {
-            if (c.isDestroyed()) {
-                fail("controller", "controller " + c.cntlid + " destroyed");
+            if (c.isDestroyed() || auth != null && auth.due(nowNs, c)) {
+                fail(c.isDestroyed() ? "controller" : "authentication", c.isDestroyed() ? "controller "
+                        + c.cntlid + " destroyed" : "not authenticated within the pending-connect timeout");
                 return;
             }
             if (qid == 0) {

@@ -75,6 +75,29 @@ public final class Target implements AutoCloseable {
     /** Placeholder key of peers whose address is unknown. */
     private static final java.net.InetAddress UNKNOWN_PEER = java.net.InetAddress.getLoopbackAddress();
 
+    /** Hosts that must authenticate (DH-HMAC-CHAP) and their secrets; read at each Connect. */
+    private volatile HostSecrets hostSecrets = HostSecrets.NONE;
+    private final java.security.SecureRandom random = new java.security.SecureRandom();
+
+    /**
+     * Sets the hosts that must pass in-band authentication (DH-HMAC-CHAP) and their secrets; applies to queues that
+     * connect afterwards ({@link HostSecrets}). {@link HostSecrets#NONE} (the default) requires none.
+     */
+    public void hostSecrets(HostSecrets secrets) {
+        this.hostSecrets = java.util.Objects.requireNonNull(secrets, "secrets");
+        LOG.info("in-band authentication: {} host(s) must authenticate (DH-HMAC-CHAP)", secrets.size());
+    }
+
+    /** The current {@link HostSecrets}. */
+    public HostSecrets hostSecrets() {
+        return hostSecrets;
+    }
+
+    /** The node's random source for challenges and DH keys. */
+    java.security.SecureRandom random() {
+        return random;
+    }
+
     public Target(VerbsProvider provider, VolumeStore store, TargetOptions options, NodeMetrics metrics) {
         this.provider = provider;
         this.store = store;

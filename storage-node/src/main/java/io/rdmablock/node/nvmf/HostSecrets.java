@@ -1,0 +1,111 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.rdma.fabric.auth.DhchapController;
+import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The DH-HMAC-CHAP secrets of the hosts that must authenticate (NVMe in-band authentication, docs/wire-protocol.md
+ * section 5.4): a host NQN listed here must pass DH-HMAC-CHAP on every queue, after its Connect and before any other
+ * command, on every volume subsystem of the node (not the discovery subsystem); an unlisted host connects as before.
+ * Each entry holds the host's secret and optionally the controller's secret (bidirectional authentication, when the
+ * host asks for it). Set on the {@link Target} with {@link Target#hostSecrets(HostSecrets)}; it applies to queues
+ * connecting afterwards.
+ *
+ * <p>File form ({@code rdmablock node --dhchap-secrets FILE}), one host a line, fields separated by blanks, {@code #}
+ * starts a comment:
+ * <pre>
+ *   # hostnqn                                  host secret            [controller secret]
+ *   nqn.2014-08.org.nvmexpress:uuid:...        DHHC-1:01:...:         DHHC-1:03:...:
+ * </pre>
+ * Secrets are in the {@code DHHC-1} form of nvme-cli {@code gen-dhchap-key} ({@link DhchapSecret}). Immutable.
+ */
+public final class HostSecrets {
+    /** One host's secrets; {@code ctrlSecret} may be null. */
+    public record Entry(DhchapSecret hostSecret, DhchapSecret ctrlSecret) {
+        public Entry {
+            if (hostSecret == null) {
+                throw new IllegalArgumentException("invalid host secrets entry: hostSecret=null");
+            }
+        }
+    }
+
+    /** No host needs to authenticate. */
+    public static final HostSecrets NONE = new HostSecrets(Map.of(), DhchapController.Policy.DEFAULT);
+
+    private final Map<String, Entry> byHostnqn;
+    private final DhchapController.Policy policy;
+
+    private HostSecrets(Map<String, Entry> byHostnqn, DhchapController.Policy policy) {
+        this.byHostnqn = Map.copyOf(byHostnqn);
+        this.policy = policy;
+    }
+
+    /** These entries, with the default hash and DH group order ({@link DhchapController.Policy#DEFAULT}). */
+    public static HostSecrets of(Map<String, Entry> byHostnqn) {
+        return new HostSecrets(byHostnqn, DhchapController.Policy.DEFAULT);
+    }
+
+    /** The same entries, negotiated with {@code p}. */
+    public HostSecrets withPolicy(DhchapController.Policy p) {
+        return new HostSecrets(byHostnqn, p);
+    }
+
+    /**
+     * Reads the file form.
+     *
+     * @throws IllegalArgumentException naming the file and line of a malformed entry (never the secret)
+     */
+    public static HostSecrets load(Path file) throws IOException {
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        Map<String, Entry> m = new LinkedHashMap<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            int hash = line.indexOf('#');
+            String[] f = (hash >= 0 ? line.substring(0, hash) : line).trim().split("\\s+");
+            if (f.length == 1 && f[0].isEmpty()) {
+                continue;
+            }
+            String where = file + " line " + (i + 1);
+            if (f.length < 2 || f.length > 3) {
+                throw new IllegalArgumentException("invalid DH-HMAC-CHAP secrets: " + where + ": fields=" + f.length
+                        + ", expected: hostnqn secret [ctrl-secret]");
+            }
+            try {
+                Entry e = new Entry(DhchapSecret.parse(f[1]), f.length == 3 ? DhchapSecret.parse(f[2]) : null);
+                if (m.put(f[0], e) != null) {
+                    throw new IllegalArgumentException("hostnqn " + f[0] + " listed twice");
+                }
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("invalid DH-HMAC-CHAP secrets: " + where + ": " + e.getMessage(), e);
+            }
+        }
+        return of(m);
+    }
+
+    /** The entry of {@code hostnqn}, or null when that host need not authenticate. */
+    public Entry lookup(String hostnqn) {
+        return byHostnqn.get(hostnqn);
+    }
+
+    public DhchapController.Policy policy() {
+        return policy;
+    }
+
+    /** Number of hosts listed. */
+    public int size() {
+        return byHostnqn.size();
+    }
+
+    @Override
+    public String toString() {
+        return "HostSecrets[hosts=" + byHostnqn.keySet() + "]";
+    }
+}

@@ -1,0 +1,127 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.auth.DhchapController;
+import io.rdmablock.rdma.fabric.auth.DhchapMessages;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * In-band authentication of one queue (NVMe Base 2.0 sections 6.1, 6.2, 8.13; Linux
+ * {@code drivers/nvme/target/fabrics-cmd-auth.c}): the Fabrics Authentication Send (FCTYPE 05h) and Receive (06h)
+ * commands drive a {@link DhchapController}. Made at Connect when the host is listed in the target's
+ * {@link HostSecrets} (the Connect answer then carries AUTHREQ.ATR, dw0 bit 17); until it reports success every other
+ * command on the queue is answered Authentication Required (SCT 1, SC 91h, DNR). Command checks, answered Invalid Field
+ * in Command (DNR): SECP E9h, SPSP0 and SPSP1 01h, TL / AL 1..4096 and within the queue's data buffer; the SGL length
+ * must equal TL / AL (Data SGL Length Invalid otherwise). A failed authentication is answered with the failure message
+ * (AUTH_Failure1 in the Authentication Receive data, status 0, as nvmet) and the association is destroyed
+ * {@link #FAILURE_LINGER_NS} later; the host sending AUTH_Failure2 ends it the same way. A queue not authenticated within the pending-connect timeout
+ * ({@link TargetOptions.PendingLimits#connectTimeoutMs}) of its Connect is torn down. The DH computations (at most a
+ * few ms for ffdhe2048) run on the queue's poller, once per queue. Poller thread only.
+ */
+final class QueueAuthentication {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueAuthentication.class);
+    /** AUTHREQ.ATR in the Connect response dw0 (Linux NVME_CONNECT_AUTHREQ_ATR): authentication required. */
+    static final int CONNECT_AUTHREQ_ATR = 1 << 17;
+    /** Authentication Required (NVMe Base 2.0 Figure 102, Fabrics command specific 91h), DNR. */
+    static final int AUTH_REQUIRED = NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, 0x91, true);
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    final DhchapController dhchap;
+    private final long deadlineNs;
+    private boolean logged;
+    /** When the authentication failed (System.nanoTime), 0 before. */
+    private long failedAtNs;
+    /** How long a failed queue stays up so its failure message is delivered (100 ms). */
+    static final long FAILURE_LINGER_NS = 100_000_000L;
+
+    QueueAuthentication(DhchapController dhchap, long deadlineNs) {
+        this.dhchap = dhchap;
+        this.deadlineNs = deadlineNs;
+    }
+
+    boolean authenticated() {
+        return dhchap.isAuthenticated();
+    }
+
+    /**
+     * Housekeeping of the queue: true when the queue is to be torn down, because the deadline passed without success
+     * or the authentication failed {@link #FAILURE_LINGER_NS} ago (the association is then destroyed too). The linger
+     * lets the failure message reach the host before the connection closes; meanwhile every other command is refused.
+     */
+    boolean due(long nowNs, Controller c) {
+        if (failedAtNs != 0 && nowNs - failedAtNs >= FAILURE_LINGER_NS) {
+            c.destroy("authentication failed");
+            return true;
+        }
+        return !dhchap.isAuthenticated() && nowNs - deadlineNs >= 0;
+    }
+
+    /** NEW of an Authentication Send / Receive ({@code fctype} 05h / 06h). */
+    static Outcome prepare(Request r, RdmaQueue q, int fctype) {
+        if (q.controller == null) {
+            return q.reject(r, Commands.CSE, "fctype", fctype, "Connect must come first");
+        }
+        if (q.auth == null) {
+            return q.reject(r, Commands.INVALID_FIELD, "fctype", fctype, "authentication not configured for host "
+                    + q.controller.hostnqn());
+        }
+        MemorySegment sqe = r.sqe;
+        int secp = sqe.get(ValueLayout.JAVA_BYTE, DhchapMessages.SECP_OFFSET) & 0xFF;
+        int spsp0 = sqe.get(ValueLayout.JAVA_BYTE, DhchapMessages.SPSP0_OFFSET) & 0xFF;
+        int spsp1 = sqe.get(ValueLayout.JAVA_BYTE, DhchapMessages.SPSP1_OFFSET) & 0xFF;
+        if (secp != DhchapMessages.SECP) {
+            return q.reject(r, Commands.INVALID_FIELD, "secp", secp, "supported=0xe9 (DH-HMAC-CHAP)");
+        }
+        if (spsp0 != DhchapMessages.SPSP || spsp1 != DhchapMessages.SPSP) {
+            return q.reject(r, Commands.INVALID_FIELD, "spsp0/spsp1", spsp0 << 8 | spsp1, "supported=0x01/0x01");
+        }
+        long len = Integer.toUnsignedLong(sqe.get(U32, DhchapMessages.LENGTH_OFFSET));
+        long max = Math.min(DhchapMessages.MAX_LENGTH, q.dataBytesPerRequest);
+        if (len < 1 || len > max) {
+            return q.reject(r, Commands.INVALID_FIELD, fctype == Opcodes.FCTYPE_AUTH_SEND ? "tl" : "al", len,
+                    "min=1, max=" + max);
+        }
+        return fctype == Opcodes.FCTYPE_AUTH_SEND
+                ? Commands.dataFromHost(r, q, (int) len, true)
+                : Commands.dataToHost(r, q, (int) len, true);
+    }
+
+    /** READY_TO_EXECUTE of an Authentication Send / Receive: always {@link Outcome#COMPLETE}. */
+    static Outcome execute(Request r, RdmaQueue q, int fctype) {
+        QueueAuthentication a = q.auth;
+        DhchapController d = a.dhchap;
+        if (fctype == Opcodes.FCTYPE_AUTH_SEND) {
+            d.send(r.data.asSlice(0, r.transferBytes).toArray(ValueLayout.JAVA_BYTE));
+        } else {
+            if (r.transferBytes < d.receiveLengthBytes()) {
+                return q.reject(r, Commands.INVALID_FIELD, "al", r.transferBytes, "min=" + d.receiveLengthBytes());
+            }
+            byte[] m = d.receive();
+            MemorySegment out = r.dataBuffer.asSlice(0, r.transferBytes);
+            out.fill((byte) 0);
+            MemorySegment.copy(m, 0, out, ValueLayout.JAVA_BYTE, 0, m.length);
+        }
+        a.after(q);
+        return Outcome.COMPLETE;
+    }
+
+    /** Logs the outcome once; a failed authentication ends the association (after this response is posted). */
+    private void after(RdmaQueue q) {
+        Controller c = q.controller;
+        if (dhchap.isAuthenticated() && !logged) {
+            logged = true;
+            LOG.info("queue authenticated: qid={}, cntlid={}, hostnqn={}, hash={}, dhgroup={}, peer={}", q.qid,
+                    c.cntlid, c.hostnqn(), dhchap.hash().displayName(), dhchap.group().displayName, q.peer);
+        } else if (dhchap.state() == DhchapController.State.FAILED && failedAtNs == 0) {
+            failedAtNs = System.nanoTime() | 1;
+            LOG.warn("authentication failed: qid={}, cntlid={}, hostnqn={}, peer={}, explanation={}: {}", q.qid,
+                    c.cntlid, c.hostnqn(), q.peer, DhchapMessages.explanation(dhchap.failureExplanation()),
+                    dhchap.failureDetail());
+        }
+    }
+}
