@@ -511,7 +511,9 @@ public final class MgmtVerticle extends VerticleBase {
     private void failure(RoutingContext ctx) {
         Throwable failure = ctx.failure();
         int status = ctx.statusCode();
-        if (ctx.response().closed() || clientGone(failure)) { // the client hung up: nobody to answer, not our fault
+        // the client hung up: nobody to answer, not our fault. (An unavailable etcd's cause chain holds a
+        // ConnectException too: that one is answered, 503.)
+        if (ctx.response().closed() || (unavailable(failure) == null && clientGone(failure))) {
             LOG.debug("{} {}: client closed the connection before the answer ({})", ctx.request().method(),
                     ctx.request().path(), failure == null ? "status " + status : failure.toString());
             return;
