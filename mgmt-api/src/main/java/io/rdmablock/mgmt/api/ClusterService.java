@@ -3,6 +3,7 @@ package io.rdmablock.mgmt.api;
 import io.rdmablock.mgmt.api.store.CopyRecord;
 import io.rdmablock.mgmt.api.store.MetadataStore;
 import io.rdmablock.mgmt.api.store.NodeRecord;
+import io.rdmablock.mgmt.api.store.Versioned;
 import io.rdmablock.mgmt.api.store.VolumeRecord;
 import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.CopyTransition;
@@ -33,9 +34,13 @@ import java.util.UUID;
 import java.util.function.LongSupplier;
 
 /**
- * Volume lifecycle, placement and node reconciliation over a {@link MetadataStore}. Every public method is
- * synchronized: one writer, so read-modify-write sequences on the store are consistent. Time comes from the
- * {@code nowMs} supplier so tests can step a clock.
+ * Volume lifecycle, placement and node reconciliation over a {@link MetadataStore}. No lock is held across a store
+ * call (a store without quorum must not queue every request behind a slow one): every change of a volume record is
+ * a compare-and-set against the revision it read ({@link MetadataStore#replaceVolume},
+ * {@link MetadataStore#removeVolume(String, long)}; etcd: one transaction each), retried from a fresh read on a
+ * conflict, and runtime state lives in concurrent maps. Node records (registration, drain) are read-modify-written
+ * under a lock of their own, waited for at most {@value #NODE_LOCK_WAIT_MS} ms (then 503): only the leader writes
+ * them. Time comes from the {@code nowMs} supplier so tests can step a clock.
  *
  * <p>Placement (docs/replication.md): the {@code replicas} copies of a new volume go to distinct nodes that are up
  * (a registration or heartbeat within {@code nodeTimeoutMs}), not draining, and have room, the ones with the most
@@ -56,9 +61,10 @@ import java.util.function.LongSupplier;
  * no longer holds its copy; {@code degraded} while a {@code ready} volume has fewer in-sync copies than replicas.
  *
  * <p>Epoch: every change of the primary or of the in-sync set is a compare-and-set on the store
- * ({@link MetadataStore#replaceVolume}) that raises the epoch by exactly 1 ({@link #compareAndSetEpoch}). Other
- * volume writes (connected hosts, provisioned, state) are plain puts under this service's lock; with more than one
- * management server (etcd) they too must become compare-and-sets.
+ * ({@link MetadataStore#replaceVolume}) that raises the epoch by exactly 1 ({@link ClusterState#compareAndSetEpoch}).
+ * Other volume writes (connected hosts, provisioned, state, size, deleting) are compare-and-sets that keep the
+ * epoch. Two creates at once may both count the same free space (each create's own record is guarded, the node's
+ * free space is not): the node then reports less free space and the next placements see it.
  *
  * <p>Failover (docs/failover.md, "Promotion"): liveness for promotion is the primary lease ({@code leaseMs}, sent in
  * every heartbeat answer), not the node timeout. {@link #sweep} (run every 200 ms by the verticle) promotes, by one
@@ -135,6 +141,23 @@ public final class ClusterService {
         this.heartbeats = new Heartbeats(s, promotions, resyncs);
     }
 
+    /**
+     * Several management servers: {@code leading} is true while this server leads (e.g.
+     * {@code Leadership::isLeader}); the sweep then checks it before each decision and stops at once when it turns
+     * false. Default: always (a single server).
+     */
+    public void leading(java.util.function.BooleanSupplier leading) {
+        s.leading = java.util.Objects.requireNonNull(leading, "leading");
+    }
+
+    /**
+     * This server became leader: runtime state of before is dropped and every node counts as last seen now
+     * ({@link ClusterState#takeOver}); reads the node list from the store.
+     */
+    public void takeOver() {
+        s.takeOver();
+    }
+
     /** @return the primary lease, ms */
     public long leaseMs() {
         return s.leaseMs;
@@ -151,12 +174,12 @@ public final class ClusterService {
     }
 
     /** @return bytes copied by resyncs since start, from the primaries' reports, for metrics */
-    public synchronized long resyncBytes() {
-        return s.resyncBytesTotal;
+    public long resyncBytes() {
+        return s.resyncBytesTotal.get();
     }
 
     /** @return volume name → regions that differed in its last completed verify run, for metrics */
-    public synchronized Map<String, Long> verifyDifferingRegions() {
+    public Map<String, Long> verifyDifferingRegions() {
         return resyncs.differingRegions();
     }
 
@@ -166,7 +189,7 @@ public final class ClusterService {
      * Creates and places a volume: epoch 1, every copy in sync. Errors: 400 validation (replicas, minInSync, ...),
      * 409 exists, insufficient nodes or no capacity.
      */
-    public synchronized Volume createVolume(CreateVolumeRequest request) {
+    public Volume createVolume(CreateVolumeRequest request) {
         check(() -> Limits.check(request));
         var existing = s.store.volume(request.name());
         if (existing.isPresent()) {
@@ -193,7 +216,7 @@ public final class ClusterService {
      * the primary: the current volume); 409 {@link ProblemTypes#EPOCH_MISMATCH} (member {@code epoch}); 409
      * {@link ProblemTypes#NOT_PRIMARY}. Also 400 epoch &lt; 1, bad names; 503 store contention.
      */
-    public synchronized Volume markCopyStale(String name, String nodeId, MarkCopyStaleRequest request) {
+    public Volume markCopyStale(String name, String nodeId, MarkCopyStaleRequest request) {
         return toVolume(resyncs.markStale(name, nodeId, request));
     }
 
@@ -202,7 +225,7 @@ public final class ClusterService {
      * unchanged, by compare-and-set. Errors as {@link #markCopyStale}, plus 409 {@link ProblemTypes#COPY_NOT_STALE}
      * when the copy is in_sync; a copy already syncing is answered as it is.
      */
-    public synchronized Volume markCopySyncing(String name, String nodeId, CopyTransition request) {
+    public Volume markCopySyncing(String name, String nodeId, CopyTransition request) {
         return toVolume(resyncs.markSyncing(name, nodeId, request));
     }
 
@@ -211,7 +234,7 @@ public final class ClusterService {
      * Errors as {@link #markCopyStale}, plus 409 {@link ProblemTypes#COPY_NOT_SYNCING} when the copy is stale; a copy
      * already in_sync is answered as it is.
      */
-    public synchronized Volume markCopyInSync(String name, String nodeId, CopyTransition request) {
+    public Volume markCopyInSync(String name, String nodeId, CopyTransition request) {
         return toVolume(resyncs.markInSync(name, nodeId, request));
     }
 
@@ -220,13 +243,13 @@ public final class ClusterService {
      * Errors: 400 bad name; 404; 409 {@link ProblemTypes#VOLUME_NOT_READY} (not serving, or fewer than two in-sync
      * copies).
      */
-    public synchronized VerifyReport startVerify(String name) {
+    public VerifyReport startVerify(String name) {
         VolumeRecord v = requireVolume(name);
         return resyncs.startVerify(v, reportedState(v));
     }
 
     /** @return the latest verify run of the volume; 404 volume, or 404 {@link ProblemTypes#NOT_FOUND} before any */
-    public synchronized VerifyReport verifyStatus(String name) {
+    public VerifyReport verifyStatus(String name) {
         return resyncs.verifyStatus(requireVolume(name));
     }
 
@@ -236,7 +259,7 @@ public final class ClusterService {
      * Records that {@code request.reporter()} cannot reach the copy on {@code nodeId} (runtime only, with its time).
      * Errors: 400 bad names or body, 404 no such volume or no copy there. See {@link Promotions#reportUnreachable}.
      */
-    public synchronized Volume reportUnreachable(String name, String nodeId, UnreachableReport request) {
+    public Volume reportUnreachable(String name, String nodeId, UnreachableReport request) {
         return toVolume(promotions.reportUnreachable(name, nodeId, request));
     }
 
@@ -246,11 +269,18 @@ public final class ClusterService {
      *
      * @return the volumes promoted by the liveness pass (rebuild steps are not counted)
      */
-    public synchronized int sweep() {
-        int promoted = promotions.sweep();
-        rebuilds.sweep();
-        return promoted;
+    public int sweep() {
+        synchronized (sweepLock) { // one sweep at a time (the verticle's and a test's); requests never take it
+            if (!s.leading()) {
+                return 0;
+            }
+            int promoted = promotions.sweep();
+            rebuilds.sweep();
+            return promoted;
+        }
     }
+
+    private final Object sweepLock = new Object();
 
     /**
      * The operator's promotion: the copy on {@code request.nodeId()} becomes primary (epoch + 1, the old primary a
@@ -258,65 +288,101 @@ public final class ClusterService {
      * copy then becomes stale). Errors: 400; 404 no such volume or copy; 409 {@link ProblemTypes#PRIMARY_ALIVE},
      * 409 {@link ProblemTypes#PROMOTE_REFUSED}, 409 deleting.
      */
-    public synchronized Volume promote(String name, PromoteRequest request) {
+    public Volume promote(String name, PromoteRequest request) {
         return toVolume(promotions.promote(name, request));
     }
 
     /** @return every volume, ordered by name */
-    public synchronized List<Volume> listVolumes() {
+    public List<Volume> listVolumes() {
         return s.store.volumes().stream().map(this::toVolume).toList();
     }
 
     /** @return the volume; 404 when absent */
-    public synchronized Volume getVolume(String name) {
+    public Volume getVolume(String name) {
         return toVolume(requireVolume(name));
     }
 
     /** Grows a volume (every copy). Errors: 400 bounds or shrink, 404, 409 deleting or no room on a copy's node. */
-    public synchronized Volume resizeVolume(String name, long sizeBytes) {
+    public Volume resizeVolume(String name, long sizeBytes) {
         check(() -> Limits.checkSize("sizeBytes", sizeBytes));
-        VolumeRecord v = requireVolume(name);
-        if (v.state() == VolumeState.DELETING) {
-            throw ClusterState.deleting(v);
-        }
-        if (sizeBytes < v.sizeBytes()) {
-            throw new ApiException(400, ProblemTypes.SHRINK_NOT_ALLOWED, "Shrink not allowed",
-                    "invalid sizeBytes: sizeBytes=" + sizeBytes + ", volumes only grow, min=" + v.sizeBytes()
-                            + " (the current size)");
-        }
-        if (sizeBytes == v.sizeBytes()) {
-            return toVolume(v);
-        }
-        long growBytes = sizeBytes - v.sizeBytes();
-        for (CopyRecord c : v.copies()) {
-            long free = s.freeBytes(c.nodeId());
-            if (growBytes > free) {
-                throw ApiException.noCapacity("node " + c.nodeId() + " (" + c.role().wireName() + " copy) has "
-                        + free + " bytes free, growing " + name + " to " + sizeBytes + " needs " + growBytes);
+        check(() -> Limits.checkName("name", name));
+        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
+            Versioned<VolumeRecord> current = s.store.volumeVersioned(name)
+                    .orElseThrow(() -> ApiException.volumeNotFound(name));
+            VolumeRecord v = current.value();
+            if (v.state() == VolumeState.DELETING) {
+                throw ClusterState.deleting(v);
+            }
+            if (sizeBytes < v.sizeBytes()) {
+                throw new ApiException(400, ProblemTypes.SHRINK_NOT_ALLOWED, "Shrink not allowed",
+                        "invalid sizeBytes: sizeBytes=" + sizeBytes + ", volumes only grow, min=" + v.sizeBytes()
+                                + " (the current size)");
+            }
+            if (sizeBytes == v.sizeBytes()) {
+                return toVolume(v);
+            }
+            long growBytes = sizeBytes - v.sizeBytes();
+            for (CopyRecord c : v.copies()) {
+                long free = s.freeBytes(c.nodeId());
+                if (growBytes > free) {
+                    throw ApiException.noCapacity("node " + c.nodeId() + " (" + c.role().wireName() + " copy) has "
+                            + free + " bytes free, growing " + name + " to " + sizeBytes + " needs " + growBytes);
+                }
+            }
+            VolumeRecord grown = v.withSize(sizeBytes, VolumeState.CREATING);
+            if (s.compareAndSet(current, grown)) {
+                return toVolume(grown);
             }
         }
-        VolumeRecord grown = v.withSize(sizeBytes, VolumeState.CREATING);
-        s.store.putVolume(grown);
-        return toVolume(grown);
+        throw ClusterState.contention(name, "resizing to " + sizeBytes);
     }
 
     /** Marks a volume deleting. Errors: 404; 409 when a host is connected and not forced. Idempotent. */
-    public synchronized Volume deleteVolume(String name, boolean force) {
-        VolumeRecord v = requireVolume(name);
-        if (v.state() == VolumeState.DELETING) {
-            return toVolume(v);
+    public Volume deleteVolume(String name, boolean force) {
+        check(() -> Limits.checkName("name", name));
+        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
+            Versioned<VolumeRecord> current = s.store.volumeVersioned(name)
+                    .orElseThrow(() -> ApiException.volumeNotFound(name));
+            VolumeRecord v = current.value();
+            if (v.state() == VolumeState.DELETING) {
+                return toVolume(v);
+            }
+            if (!force && !v.connectedHosts().isEmpty()) {
+                throw new ApiException(409, ProblemTypes.VOLUME_IN_USE, "Volume in use",
+                        "volume " + name + " has connected hosts " + v.connectedHosts()
+                                + "; disconnect them or delete with force=true");
+            }
+            VolumeRecord d = v.withState(VolumeState.DELETING);
+            if (s.compareAndSet(current, d)) {
+                return toVolume(d);
+            }
         }
-        if (!force && !v.connectedHosts().isEmpty()) {
-            throw new ApiException(409, ProblemTypes.VOLUME_IN_USE, "Volume in use",
-                    "volume " + name + " has connected hosts " + v.connectedHosts()
-                            + "; disconnect them or delete with force=true");
-        }
-        VolumeRecord d = v.withState(VolumeState.DELETING);
-        s.store.putVolume(d);
-        return toVolume(d);
+        throw ClusterState.contention(name, "marking it deleting");
     }
 
     // ---- nodes ----
+
+    /** Longest wait for the node-record lock before a node write answers 503, ms. */
+    static final long NODE_LOCK_WAIT_MS = 10_000;
+    private final java.util.concurrent.locks.ReentrantLock nodeLock = new java.util.concurrent.locks.ReentrantLock();
+
+    /** Runs a node-record read-modify-write under {@link #nodeLock}, waiting at most {@link #NODE_LOCK_WAIT_MS}. */
+    private <T> T underNodeLock(String what, java.util.function.Supplier<T> work) {
+        try {
+            if (!nodeLock.tryLock(NODE_LOCK_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new ApiException(503, ProblemTypes.INTERNAL, "Busy", what + ": another node write has held"
+                        + " the node records for " + NODE_LOCK_WAIT_MS + " ms (a slow metadata store?); retry");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiException(503, ProblemTypes.INTERNAL, "Busy", what + ": interrupted");
+        }
+        try {
+            return work.get();
+        } finally {
+            nodeLock.unlock();
+        }
+    }
 
     /** Result of a registration: the node and whether it is new. */
     public record Registration(Node node, boolean created) {
@@ -327,8 +393,12 @@ public final class ClusterService {
      * an ordinal, gets the lowest ordinal 1..62 no other node holds). Errors: 400; 409
      * {@link ProblemTypes#NO_FREE_ORDINAL}.
      */
-    public synchronized Registration registerNode(RegisterNodeRequest request) {
+    public Registration registerNode(RegisterNodeRequest request) {
         check(() -> Limits.check(request));
+        return underNodeLock("registration of " + request.nodeId(), () -> register(request));
+    }
+
+    private Registration register(RegisterNodeRequest request) {
         long now = s.wallMs.getAsLong(); // registeredAtMs: display
         var old = s.store.node(request.nodeId());
         String metricsUrl = request.metricsUrl() == null ? "" : request.metricsUrl();
@@ -365,7 +435,11 @@ public final class ClusterService {
      * Drains a node: no new volumes go there, and every copy on it gets a replacement elsewhere; a primary there is
      * switched over once its replacement is in sync ({@link Rebuilds}, at the next sweeps). Errors: 404. Idempotent.
      */
-    public synchronized Node drainNode(String nodeId) {
+    public Node drainNode(String nodeId) {
+        return underNodeLock("drain of " + nodeId, () -> drain(nodeId));
+    }
+
+    private Node drain(String nodeId) {
         NodeRecord node = s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
         if (!node.draining()) {
             node = node.drained();
@@ -378,7 +452,11 @@ public final class ClusterService {
      * Undrains a node: volumes may be placed there again and its copies stop moving (the next sweeps remove
      * replacements not yet in sync). Errors: 404. Idempotent.
      */
-    public synchronized Node undrainNode(String nodeId) {
+    public Node undrainNode(String nodeId) {
+        return underNodeLock("undrain of " + nodeId, () -> undrain(nodeId));
+    }
+
+    private Node undrain(String nodeId) {
         NodeRecord node = s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
         if (node.draining()) {
             node = node.withDraining(false);
@@ -395,7 +473,14 @@ public final class ClusterService {
      * {@link ProblemTypes#NODE_IN_USE} while it holds a copy that cannot be rebuilt: a volume with no in-sync copy
      * on another node (e.g. a single copy; the detail names up to 5 volumes). Its runtime state goes too.
      */
-    public synchronized void removeNode(String nodeId) {
+    public void removeNode(String nodeId) {
+        underNodeLock("removal of " + nodeId, () -> {
+            remove(nodeId);
+            return null;
+        });
+    }
+
+    private void remove(String nodeId) {
         s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
         List<String> held = rebuilds.notRebuildable(nodeId);
         if (!held.isEmpty()) {
@@ -421,17 +506,17 @@ public final class ClusterService {
      * its resyncs' progress and its verify run (kept in memory); a copy removed from the record that the node still
      * reports is answered {@code deleting} so the node deletes it. Errors: 400, 404 unknown node.
      */
-    public synchronized HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request) {
+    public HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request) {
         return heartbeats.heartbeat(nodeId, request);
     }
 
     /** @return every node, ordered by id */
-    public synchronized List<Node> listNodes() {
+    public List<Node> listNodes() {
         return s.store.nodes().stream().map(this::toNode).toList();
     }
 
     /** @return volume counts by state, for metrics */
-    public synchronized Map<VolumeState, Long> volumeCounts() {
+    public Map<VolumeState, Long> volumeCounts() {
         var counts = new EnumMap<VolumeState, Long>(VolumeState.class);
         for (VolumeState s : VolumeState.values()) {
             counts.put(s, 0L);
@@ -441,7 +526,7 @@ public final class ClusterService {
     }
 
     /** @return node counts by state, for metrics */
-    public synchronized Map<NodeState, Long> nodeCounts() {
+    public Map<NodeState, Long> nodeCounts() {
         var counts = new EnumMap<NodeState, Long>(NodeState.class);
         for (NodeState s : NodeState.values()) {
             counts.put(s, 0L);

@@ -21,7 +21,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The management server's runtime state beside the store, shared by {@link ClusterService}, {@link Promotions},
- * {@link Rebuilds} and {@link ResyncRecords}; every use is under {@link ClusterService}'s lock. Liveness and lease times are
+ * {@link Rebuilds} and {@link ResyncRecords}. No lock is held across a store call: volume changes are
+ * compare-and-sets against the revision read (etcd: one transaction each), runtime state is in concurrent maps. Liveness and lease times are
  * on the monotonic clock ({@code monoNanos}, {@link System#nanoTime()} in production); the wall clock
  * ({@code wallMs}) is only for what is shown (createdAt, lastHeartbeat).
  */
@@ -35,8 +36,13 @@ final class ClusterState {
     final long nodeTimeoutMs;
     final long leaseMs;
     final long rebuildAfterMs;
-    /** Monotonic time this service started: a node not seen since counts as last seen then. */
-    final long startedAtNanos;
+    /**
+     * Monotonic time this service started or (several management servers) this server's current term as leader
+     * began: a node not seen since counts as last seen then.
+     */
+    volatile long startedAtNanos;
+    /** True while this server may decide (the leader; always for a single server). */
+    volatile java.util.function.BooleanSupplier leading = () -> true;
     /** nodeId → monotonic time of its last registration/heartbeat. */
     final Map<String, Long> lastSeenNanos = new ConcurrentHashMap<>();
     /** nodeId → wall time of its last registration/heartbeat, ms since the epoch (display only). */
@@ -61,7 +67,13 @@ final class ClusterState {
     /** copyKey → syncedBytes last counted into {@link #resyncBytesTotal}. */
     final Map<String, Long> resyncCounted = new ConcurrentHashMap<>();
     /** Bytes copied by resyncs, from the primaries' reports, since this server started. */
-    long resyncBytesTotal;
+    final java.util.concurrent.atomic.AtomicLong resyncBytesTotal = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * nodeId → monotonic start of a heartbeat of that node being answered now: an answer built from a record read
+     * before a concurrent promotion may still tell that node it is primary, so a new primary waits out a full lease
+     * from that start ({@link Promotions#leaseWaitMs}).
+     */
+    final Map<String, Long> heartbeatInFlightNanos = new ConcurrentHashMap<>();
     /** volumeId → the latest verify run (as asked, then as the primary reported it). */
     final Map<String, VerifyReport> verifies = new ConcurrentHashMap<>();
     /** nodeId → ids of volumes whose copy there was removed from the record: its node must delete it. */
@@ -82,6 +94,37 @@ final class ClusterState {
 
     long now() {
         return monoNanos.getAsLong();
+    }
+
+    /** @return true while this server may decide: checked before each decision of the sweep */
+    boolean leading() {
+        return leading.getAsBoolean();
+    }
+
+    /**
+     * A new term as leader: the runtime state of an earlier term (or of following) is dropped, and every node counts
+     * as last seen now, so nothing is declared lost or down before a full lease (node timeout, rebuild delay) has
+     * passed under this leader. Display times (lastHeartbeat) stay unknown until the node's first heartbeat here.
+     */
+    void takeOver() {
+        long now = now();
+        startedAtNanos = now;
+        lastSeenNanos.clear();
+        lastSeenWallMs.clear();
+        reportedFreeBytes.clear();
+        reports.clear();
+        missingOnNode.clear();
+        deletedOnNode.clear();
+        unreachableAtNanos.clear();
+        toldPrimaryAtNanos.clear();
+        resyncs.clear();
+        resyncCounted.clear();
+        verifies.clear();
+        retired.clear();
+        replacements.clear();
+        for (NodeRecord n : store.nodes()) {
+            lastSeenNanos.put(n.nodeId(), now);
+        }
     }
 
     /** @return ms elapsed on the monotonic clock since {@code nanos} */
@@ -197,10 +240,23 @@ final class ClusterState {
         verifies.remove(v.id());
     }
 
-    /** Forgets a deleting volume once no copy's node reports it. */
-    void forgetIfDeletedEverywhere(VolumeRecord v) {
-        if (v.copies().stream().allMatch(c -> deletedOnNode.contains(copyKey(v.id(), c.nodeId())))) {
-            store.removeVolume(v.name());
+    /**
+     * Forgets a deleting volume once no copy's node reports it: one compare-and-delete against the revision read (a
+     * record changed meanwhile is judged again at the next heartbeat).
+     */
+    void forgetIfDeletedEverywhere(VolumeRecord listed) {
+        if (!listed.copies().stream().allMatch(c -> deletedOnNode.contains(copyKey(listed.id(), c.nodeId())))) {
+            return;
+        }
+        Versioned<VolumeRecord> current = store.volumeVersioned(listed.name()).orElse(null);
+        if (current == null || !current.value().id().equals(listed.id())) {
+            forgetVolume(listed);
+            return;
+        }
+        VolumeRecord v = current.value();
+        if (v.state() == VolumeState.DELETING
+                && v.copies().stream().allMatch(c -> deletedOnNode.contains(copyKey(v.id(), c.nodeId())))
+                && store.removeVolume(v.name(), current.revision())) {
             forgetVolume(v);
         }
     }

@@ -24,8 +24,9 @@ import java.util.Map;
  * Node heartbeats: reconciliation of the reported copies with the records and the desired state answered (see
  * {@link ClusterService}'s class comment). The answer to a primary carries {@code leaseWaitMs} and the verify run id,
  * and notes the time it told that node it is primary ({@link Promotions#toldPrimary}); a copy removed from its
- * record (rebuild, drain) that the node still reports is answered {@code deleting}. Called under
- * {@link ClusterService}'s lock.
+ * record (rebuild, drain) that the node still reports is answered {@code deleting}. Record changes are
+ * compare-and-sets from a fresh read; while an answer is being built its start is in
+ * {@link ClusterState#heartbeatInFlightNanos}.
  */
 final class Heartbeats {
     private final ClusterState s;
@@ -52,6 +53,16 @@ final class Heartbeats {
                 throw ApiException.validation("invalid volumes[" + i + "]: id and state are required");
             }
         }
+        long started = s.now();
+        s.heartbeatInFlightNanos.put(nodeId, started);
+        try {
+            return answer(node, nodeId, request);
+        } finally {
+            s.heartbeatInFlightNanos.remove(nodeId, started);
+        }
+    }
+
+    private HeartbeatResponse answer(NodeRecord node, String nodeId, HeartbeatRequest request) {
         s.seen(nodeId);
         s.reportedFreeBytes.put(nodeId, request.freeBytes());
 
@@ -92,7 +103,10 @@ final class Heartbeats {
             }
             VolumeRecord next = reconcile(v, copy, r);
             if (!next.equals(v)) {
-                s.store.putVolume(next);
+                next = write(v, nodeId, r);
+                if (next == null) {
+                    continue; // gone, or no longer holding a copy there, meanwhile
+                }
             }
             desired.add(toDesired(next, next.copyOn(nodeId).orElseThrow()));
         }
@@ -122,6 +136,32 @@ final class Heartbeats {
         if (retired.isEmpty()) {
             s.retired.remove(nodeId);
         }
+    }
+
+    /**
+     * Writes what the node's report changes in the record, by compare-and-set from a fresh read (retried on a
+     * conflict: another change of the record, e.g. a promotion, is kept and the report applied on top).
+     *
+     * @return the record as written (or as found, when the report changes nothing in it any more); null when the
+     *         volume or its copy on the node is gone
+     */
+    private VolumeRecord write(VolumeRecord listed, String nodeId, VolumeReport r) {
+        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
+            var current = s.store.volumeVersioned(listed.name()).orElse(null);
+            if (current == null || !current.value().id().equals(listed.id())) {
+                return null;
+            }
+            VolumeRecord v = current.value();
+            CopyRecord copy = v.copyOn(nodeId).orElse(null);
+            if (copy == null || v.state() == VolumeState.DELETING) {
+                return null;
+            }
+            VolumeRecord next = reconcile(v, copy, r);
+            if (next.equals(v) || s.compareAndSet(current, next)) {
+                return next;
+            }
+        }
+        throw ClusterState.contention(listed.name(), "applying the heartbeat of " + nodeId);
     }
 
     /** @return the record after one copy's node reported (r null: that node does not hold the volume) */

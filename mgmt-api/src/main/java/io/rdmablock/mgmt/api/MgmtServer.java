@@ -1,12 +1,19 @@
 package io.rdmablock.mgmt.api;
 
+import io.rdmablock.mgmt.api.ha.LeaderOnlyStore;
+import io.rdmablock.mgmt.api.ha.LeaderView;
+import io.rdmablock.mgmt.api.ha.Leadership;
 import io.rdmablock.mgmt.api.store.EtcdMetadataStore;
 import io.rdmablock.mgmt.api.store.MetadataStore;
 import io.rdmablock.mgmt.api.store.RocksMetadataStore;
 import io.vertx.core.Vertx;
 
+import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -31,10 +38,14 @@ public final class MgmtServer implements AutoCloseable {
     private final MgmtVerticle verticle;
     private final String host;
     private final boolean tls;
+    /** The election (etcd store only), else null. */
+    private final Leadership leadership;
     private boolean closed;
 
-    private MgmtServer(Vertx vertx, MetadataStore store, MgmtVerticle verticle, String host, boolean tls) {
+    private MgmtServer(Vertx vertx, MetadataStore store, MgmtVerticle verticle, String host, boolean tls,
+                       Leadership leadership) {
         this.tls = tls;
+        this.leadership = leadership;
         this.vertx = vertx;
         this.store = store;
         this.verticle = verticle;
@@ -43,7 +54,7 @@ public final class MgmtServer implements AutoCloseable {
 
     /**
      * How a server runs: where it listens, its HTTP options (tokens, TLS, timeouts), liveness and lease, sweep
-     * interval and rebuild delay.
+     * interval and rebuild delay, and (several servers on etcd) its advertised URL and the leader lease.
      *
      * @param host            listen address (e.g. 127.0.0.1)
      * @param port            listen port, 0 = any free port
@@ -52,45 +63,88 @@ public final class MgmtServer implements AutoCloseable {
      * @param leaseMs         the primary lease, ms (docs/failover.md)
      * @param sweepIntervalMs how often liveness, promotions and rebuilds are looked at, ms
      * @param rebuildAfterMs  a copy whose node has not heartbeated this long is rebuilt elsewhere, ms (docs/resync.md)
+     * @param advertiseUrl    this server's base URL as clients reach it (the target of the followers' 307s), e.g.
+     *                        {@code http://10.0.0.5:8080}; null: {@link #url()} of the listener
+     * @param leaderTtl       TTL of the management leader's etcd lease ({@link Leadership.Config#ttl()}: whole
+     *                        seconds, 2..60); only with an etcd store
      */
     public record Settings(String host, int port, MgmtHttpOptions http, long nodeTimeoutMs, long leaseMs,
-                           long sweepIntervalMs, long rebuildAfterMs) {
+                           long sweepIntervalMs, long rebuildAfterMs, String advertiseUrl, Duration leaderTtl) {
         public Settings {
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(http, "http");
+            Objects.requireNonNull(leaderTtl, "leaderTtl");
+            if (advertiseUrl != null) {
+                advertiseUrl = checkAdvertiseUrl(advertiseUrl);
+            }
         }
 
         /** Defaults for everything but the listener and the cluster token. */
         public static Settings of(String host, int port, String token) {
             return new Settings(host, port, MgmtHttpOptions.of(token), DEFAULT_NODE_TIMEOUT_MS,
                     ClusterService.DEFAULT_LEASE_MS, MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS,
-                    ClusterService.DEFAULT_REBUILD_AFTER_MS);
+                    ClusterService.DEFAULT_REBUILD_AFTER_MS, null, Leadership.DEFAULT_TTL);
         }
 
         public Settings withHttp(MgmtHttpOptions v) {
-            return new Settings(host, port, v, nodeTimeoutMs, leaseMs, sweepIntervalMs, rebuildAfterMs);
+            return new Settings(host, port, v, nodeTimeoutMs, leaseMs, sweepIntervalMs, rebuildAfterMs, advertiseUrl,
+                    leaderTtl);
         }
 
         public Settings withNodeTimeoutMs(long v) {
-            return new Settings(host, port, http, v, leaseMs, sweepIntervalMs, rebuildAfterMs);
+            return new Settings(host, port, http, v, leaseMs, sweepIntervalMs, rebuildAfterMs, advertiseUrl,
+                    leaderTtl);
         }
 
         public Settings withLeaseMs(long v) {
-            return new Settings(host, port, http, nodeTimeoutMs, v, sweepIntervalMs, rebuildAfterMs);
+            return new Settings(host, port, http, nodeTimeoutMs, v, sweepIntervalMs, rebuildAfterMs, advertiseUrl,
+                    leaderTtl);
         }
 
         public Settings withSweepIntervalMs(long v) {
-            return new Settings(host, port, http, nodeTimeoutMs, leaseMs, v, rebuildAfterMs);
+            return new Settings(host, port, http, nodeTimeoutMs, leaseMs, v, rebuildAfterMs, advertiseUrl, leaderTtl);
         }
 
         public Settings withRebuildAfterMs(long v) {
-            return new Settings(host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs, v);
+            return new Settings(host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs, v, advertiseUrl, leaderTtl);
+        }
+
+        public Settings withAdvertiseUrl(String v) {
+            return new Settings(host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs, rebuildAfterMs, v,
+                    leaderTtl);
+        }
+
+        public Settings withLeaderTtl(Duration v) {
+            return new Settings(host, port, http, nodeTimeoutMs, leaseMs, sweepIntervalMs, rebuildAfterMs,
+                    advertiseUrl, v);
         }
     }
 
     /**
-     * The store a server runs on: etcd when {@code etcd} is given (several management servers may share it; until
-     * leader election is wired into the cluster service only one of them may take writes), else the embedded RocksDB
+     * @return {@code url} without a trailing slash
+     * @throws IllegalArgumentException unless an absolute {@code http://} or {@code https://} URL with a host and no
+     *                                  query, fragment or path beyond "/"
+     */
+    static String checkAdvertiseUrl(String url) {
+        String why = "must be http://HOST:PORT or https://HOST:PORT (no path, query or fragment)";
+        URI uri;
+        try {
+            uri = URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid advertiseUrl: advertiseUrl=\"" + url + "\", " + why);
+        }
+        boolean ok = ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
+                && uri.getRawQuery() == null && uri.getRawFragment() == null
+                && (uri.getRawPath() == null || uri.getRawPath().isEmpty() || "/".equals(uri.getRawPath()));
+        if (!ok) {
+            throw new IllegalArgumentException("invalid advertiseUrl: advertiseUrl=\"" + url + "\", " + why);
+        }
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+
+    /**
+     * The store a server runs on: etcd when {@code etcd} is given (several management servers may share it; one of
+     * them leads and takes the writes, see {@link #start(MetadataStore, Settings)}), else the embedded RocksDB
      * store under {@code dataDir/metadata} (the single-server default, needing nothing else).
      *
      * @param etcd null for RocksDB
@@ -147,7 +201,11 @@ public final class MgmtServer implements AutoCloseable {
 
     /**
      * Starts a server over a given store (closed by {@link #close()}). Liveness and the lease run on
-     * {@link System#nanoTime()}; the wall clock only stamps displayed times.
+     * {@link System#nanoTime()}; the wall clock only stamps displayed times. On an {@link EtcdMetadataStore} the server
+     * campaigns for the management leadership ({@link Leadership}, value: its advertised URL) once it listens: only
+     * while it leads does it write to the store (every write checked, {@link LeaderOnlyStore}) and run the sweep; on
+     * gaining it every node counts as last seen then ({@link ClusterService#takeOver}). Any other store: always the
+     * leader.
      *
      * @throws IllegalStateException when the server does not start within {@link #START_TIMEOUT_S}, the port is
      *                               taken or the TLS files cannot be read
@@ -157,10 +215,19 @@ public final class MgmtServer implements AutoCloseable {
         String host = settings.host();
         int port = settings.port();
         MgmtHttpOptions http = settings.http();
-        var cluster = new ClusterService(store, System::currentTimeMillis, System::nanoTime, settings.nodeTimeoutMs(),
+        EtcdMetadataStore etcd = store instanceof EtcdMetadataStore e ? e : null;
+        if (etcd != null) { // a bad TTL fails before anything starts
+            new Leadership.Config(electionOf(etcd.config()), "checked", settings.leaderTtl());
+        }
+        var holder = new LeaderHolder(etcd);
+        MetadataStore used = etcd == null ? store : new LeaderOnlyStore(store, holder::isLeader);
+        var cluster = new ClusterService(used, System::currentTimeMillis, System::nanoTime, settings.nodeTimeoutMs(),
                 settings.leaseMs(), settings.rebuildAfterMs());
+        if (etcd != null) {
+            cluster.leading(holder::isLeader);
+        }
         var verticle = new MgmtVerticle(cluster, http, host, port, DEFAULT_BODY_LIMIT_BYTES,
-                settings.sweepIntervalMs());
+                settings.sweepIntervalMs(), etcd == null ? null : holder);
         Vertx vertx = Vertx.vertx();
         try {
             vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(START_TIMEOUT_S,
@@ -175,7 +242,96 @@ public final class MgmtServer implements AutoCloseable {
             throw new IllegalStateException("management server did not start on " + host + ":" + port + ": "
                     + cause, cause);
         }
-        return new MgmtServer(vertx, store, verticle, host, http.tls());
+        Leadership leadership = null;
+        if (etcd != null) {
+            String self = settings.advertiseUrl() != null ? settings.advertiseUrl()
+                    : MgmtVerticle.ownUrl(http.tls(), host, verticle.actualPort());
+            leadership = new Leadership(etcd.client(), new Leadership.Config(electionOf(etcd.config()), self,
+                    settings.leaderTtl()), new Leadership.Listener() {
+                @Override
+                public void gained() {
+                    cluster.takeOver();
+                    holder.termReady.set(true);
+                }
+
+                @Override
+                public void lost(String why) {
+                    holder.termReady.set(false);
+                }
+            });
+            holder.leadership = leadership;
+            leadership.start();
+        }
+        return new MgmtServer(vertx, store, verticle, host, http.tls(), leadership);
+    }
+
+    /**
+     * The {@link LeaderView} of a server on etcd: leader while {@link Leadership#isLeader()} and the term's takeover
+     * is done; the leader's URL from etcd, cached for {@value #LEADER_CACHE_MS} ms.
+     */
+    private static final class LeaderHolder implements LeaderView {
+        private final EtcdMetadataStore etcd;
+        final AtomicBoolean termReady = new AtomicBoolean();
+        volatile Leadership leadership;
+        private volatile String cachedUrl;
+        private volatile long cachedAtNanos;
+
+        LeaderHolder(EtcdMetadataStore etcd) {
+            this.etcd = etcd;
+        }
+
+        @Override
+        public boolean isLeader() {
+            Leadership l = leadership;
+            return l != null && termReady.get() && l.isLeader();
+        }
+
+        @Override
+        public Optional<String> leaderUrl() {
+            Leadership l = leadership;
+            if (l == null) {
+                return Optional.empty();
+            }
+            if (isLeader()) {
+                return Optional.of(l.config().advertisedUrl());
+            }
+            long now = System.nanoTime();
+            String cached = cachedUrl;
+            if (cached != null && now - cachedAtNanos < TimeUnit.MILLISECONDS.toNanos(LEADER_CACHE_MS)) {
+                return Optional.of(cached);
+            }
+            Optional<String> asked = l.leader();
+            cachedUrl = asked.orElse(null);
+            cachedAtNanos = now;
+            return asked;
+        }
+
+        @Override
+        public String selfUrl() {
+            Leadership l = leadership;
+            return l != null ? l.config().advertisedUrl() : "(starting)";
+        }
+    }
+
+    /**
+     * @return the election name of the management servers sharing {@code etcd}'s key prefix:
+     *         {@code <prefix>mgmt-leader} (beside {@code <prefix>volumes/} and {@code <prefix>nodes/})
+     */
+    public static String electionOf(EtcdMetadataStore.Config etcd) {
+        return etcd.prefix() + "mgmt-leader";
+    }
+
+    /** How long a follower reuses the leader's URL it read from etcd, ms. */
+    static final long LEADER_CACHE_MS = 250;
+
+    /** @return who leads as this server knows it (always itself without etcd) */
+    public LeaderView leaderView() {
+        return verticle.leader();
+    }
+
+    /** @return the election of a server on etcd, else empty (tests: crash it) */
+    public Optional<Leadership> leadership() {
+        return Optional.ofNullable(leadership);
     }
 
     /** @return the bound port */
@@ -199,6 +355,9 @@ public final class MgmtServer implements AutoCloseable {
             return;
         }
         closed = true;
+        if (leadership != null) {
+            leadership.close(); // resign first: another server leads at once instead of after the lease TTL
+        }
         try {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

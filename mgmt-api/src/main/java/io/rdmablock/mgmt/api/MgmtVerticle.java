@@ -1,5 +1,7 @@
 package io.rdmablock.mgmt.api;
 
+import io.rdmablock.mgmt.api.ha.LeaderView;
+import io.rdmablock.mgmt.api.ha.NotLeaderException;
 import io.rdmablock.mgmt.api.store.MetadataStoreUnavailableException;
 import io.rdmablock.mgmt.client.CopyTransition;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
@@ -15,6 +17,7 @@ import io.rdmablock.mgmt.client.Volume;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
@@ -71,6 +74,8 @@ public final class MgmtVerticle extends VerticleBase {
     private final int port;
     private final long bodyLimitBytes;
     private final long sweepIntervalMs;
+    /** Who leads (null until start: then the single server's {@link LeaderView#always}). */
+    private volatile LeaderView leader;
     private long sweepTimer = -1;
     private ApiMetrics metrics;
     private String contractText;
@@ -121,6 +126,17 @@ public final class MgmtVerticle extends VerticleBase {
      */
     public MgmtVerticle(ClusterService cluster, MgmtHttpOptions http, String host, int port, long bodyLimitBytes,
                         long sweepIntervalMs) {
+        this(cluster, http, host, port, bodyLimitBytes, sweepIntervalMs, null);
+    }
+
+    /**
+     * @param leader who leads: writes under {@code /v1/} run only while {@link LeaderView#isLeader()}, else 307 to
+     *               the leader or 503 no-leader; the sweep runs only on the leader. Null: this server alone, always
+     *               the leader ({@link LeaderView#always} of its own URL)
+     */
+    public MgmtVerticle(ClusterService cluster, MgmtHttpOptions http, String host, int port, long bodyLimitBytes,
+                        long sweepIntervalMs, LeaderView leader) {
+        this.leader = leader;
         if (sweepIntervalMs <= 0) {
             throw new IllegalArgumentException("invalid sweepIntervalMs: sweepIntervalMs=" + sweepIntervalMs
                     + ", min=1");
@@ -162,6 +178,9 @@ public final class MgmtVerticle extends VerticleBase {
                         .listen())
                 .onSuccess(s -> {
                     server = s;
+                    if (leader == null) {
+                        leader = LeaderView.always(ownUrl(http.tls(), host, s.actualPort()));
+                    }
                     scraper = new MetricsScraper(vertx, cluster, stats, STATS_INTERVAL_MS);
                     scraper.start();
                     sweepTimer = vertx.setPeriodic(sweepIntervalMs, id -> sweep());
@@ -191,7 +210,24 @@ public final class MgmtVerticle extends VerticleBase {
     /** Pause after a failed sweep, ns: requests get the cluster service's lock meanwhile, and fail fast (503). */
     static final long SWEEP_BACKOFF_NS = 3_000_000_000L;
 
+    /** @return {@code scheme://host:port} of a listener (0.0.0.0 and :: shown as 127.0.0.1, IPv6 bracketed) */
+    static String ownUrl(boolean tls, String host, int port) {
+        String shown = "0.0.0.0".equals(host) || "::".equals(host) ? "127.0.0.1" : host;
+        if (shown.contains(":")) {
+            shown = "[" + shown + "]";
+        }
+        return (tls ? "https://" : "http://") + shown + ":" + port;
+    }
+
+    /** @return who leads, as this server knows it (after start) */
+    LeaderView leader() {
+        return leader;
+    }
+
     private void sweep() {
+        if (!leader.isLeader()) {
+            return; // liveness, promotions and rebuilds are the leader's
+        }
         if (sweeping || System.nanoTime() - sweepPausedUntil < 0) {
             return; // the previous one still runs (a slow store), or failed just now: never queue them up
         }
@@ -234,6 +270,7 @@ public final class MgmtVerticle extends VerticleBase {
         builder.rootHandler(HttpFaults.armRequestTimeout(http.requestTimeoutMs()));
         builder.rootHandler(BodyHandler.create(false).setBodyLimit(bodyLimitBytes));
         builder.rootHandler(HttpFaults.disarmRequestTimeout());
+        builder.rootHandler((io.vertx.ext.web.handler.InputTrustHandler) this::leaderOnly); // before validation
         builder.rootHandler(new StrictJson());
         for (OpenAPIRoute route : builder.getRoutes()) {
             route.setDoSecurity(false); // BearerAuth above answers 401/403 before validation
@@ -277,6 +314,7 @@ public final class MgmtVerticle extends VerticleBase {
             }
         }));
         builder.getRoute("volumeStats").addHandler(ctx -> json(ctx, 200, stats.snapshot()));
+        builder.getRoute("getLeader").addHandler(this::getLeader);
 
         Router router = builder.createRouter();
         router.get("/openapi.yaml").handler(ctx -> {
@@ -310,6 +348,64 @@ public final class MgmtVerticle extends VerticleBase {
         router.errorHandler(404, Problems::notFound);
         router.errorHandler(405, Problems::methodNotAllowed);
         return router;
+    }
+
+    /**
+     * The HA contract (see {@link LeaderView}): on a follower, every request under {@code /v1/} but GET/HEAD is
+     * answered 307 to the leader (problem+json not-leader, member {@code leader}) or, with no leader known, 503
+     * no-leader ({@code Retry-After: 1}); it is not executed. On the leader it goes on.
+     */
+    private void leaderOnly(RoutingContext ctx) {
+        HttpMethod method = ctx.request().method();
+        LeaderView l = leader; // null only in the instant between listen and its callback: the single server
+        if (method == HttpMethod.GET || method == HttpMethod.HEAD || !ctx.request().path().startsWith("/v1/")
+                || l == null || l.isLeader()) {
+            ctx.next();
+            return;
+        }
+        vertx.executeBlocking(this::knownLeader, false).onComplete(ar -> {
+            if (leader.isLeader()) { // elected meanwhile
+                ctx.next();
+                return;
+            }
+            String url = ar.succeeded() ? ar.result() : null;
+            if (url == null || url.equals(leader.selfUrl())) {
+                noLeader(ctx, "no management server leads now (an election is in progress, or etcd is unreachable):"
+                        + " nothing was executed; retry in a second, here or on another server");
+                return;
+            }
+            var body = new JsonObject().put("type", ProblemTypes.NOT_LEADER).put("title", "not the leader")
+                    .put("status", 307).put("detail", "this management server (" + leader.selfUrl()
+                            + ") is not the leader: send the same request to " + url + " (not executed here)")
+                    .put("instance", ctx.request().path()).put("leader", url);
+            ctx.response().setStatusCode(307).putHeader("Location", url + ctx.request().uri())
+                    .putHeader("Content-Type", io.rdmablock.mgmt.client.Problem.MEDIA_TYPE).end(body.encode());
+        });
+    }
+
+    /** @return the leader's URL, or null when none is known or etcd cannot say (blocking: a worker) */
+    private String knownLeader() {
+        try {
+            return leader.leaderUrl().orElse(null);
+        } catch (MetadataStoreUnavailableException e) {
+            LOG.debug("leader unknown: {}", e.getMessage());
+            return null;
+        }
+    }
+
+    private static void noLeader(RoutingContext ctx, String detail) {
+        ctx.response().putHeader("Retry-After", "1");
+        Problems.send(ctx, 503, ProblemTypes.NO_LEADER, "No leader", detail);
+    }
+
+    private void getLeader(RoutingContext ctx) {
+        vertx.executeBlocking(this::knownLeader, false).onComplete(ar -> {
+            String url = ar.succeeded() ? ar.result() : null;
+            boolean self = leader.isLeader();
+            ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                    .end(new JsonObject().put("leader", self ? leader.selfUrl() : url).put("self", leader.selfUrl())
+                            .put("isLeader", self).encode());
+        });
     }
 
     private void timed(RoutingContext ctx) {
@@ -415,7 +511,9 @@ public final class MgmtVerticle extends VerticleBase {
     private void failure(RoutingContext ctx) {
         Throwable failure = ctx.failure();
         int status = ctx.statusCode();
-        if (ctx.response().closed() || clientGone(failure)) { // the client hung up: nobody to answer, not our fault
+        // the client hung up: nobody to answer, not our fault. (An unavailable etcd's cause chain holds a
+        // ConnectException too: that one is answered, 503.)
+        if (ctx.response().closed() || (unavailable(failure) == null && clientGone(failure))) {
             LOG.debug("{} {}: client closed the connection before the answer ({})", ctx.request().method(),
                     ctx.request().path(), failure == null ? "status " + status : failure.toString());
             return;
@@ -424,7 +522,10 @@ public final class MgmtVerticle extends VerticleBase {
             status = http.getStatusCode();
             failure = http.getCause();
         }
-        if (failure instanceof ApiException api) {
+        if (failure instanceof NotLeaderException lost) {
+            LOG.warn("{} {}: {}", ctx.request().method(), ctx.request().path(), lost.getMessage());
+            noLeader(ctx, lost.getMessage());
+        } else if (failure instanceof ApiException api) {
             Problems.send(ctx, api.problem());
         } else if (failure instanceof ValidatorException invalid) {
             Problems.send(ctx, ValidationProblems.of(ctx, invalid));

@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Failover of the management plane (docs/failover.md, "Promotion"; docs/resync.md, "Lease on a switchover"):
  * unreachable reports, the liveness sweep's automatic promotion, the operator's promotion, switchovers asked by
  * {@link Rebuilds}, and the lease a new primary must still wait out. Every change of the primary is one
- * compare-and-set, epoch + 1, that also moves every {@code syncing} copy to {@code stale}. Called under
- * {@link ClusterService}'s lock; times are on the monotonic clock of {@link ClusterState}.
+ * compare-and-set, epoch + 1, that also moves every {@code syncing} copy to {@code stale}. No lock: the
+ * compare-and-sets decide; times are on the monotonic clock of {@link ClusterState}.
  */
 final class Promotions {
     private static final Logger LOG = LoggerFactory.getLogger(Promotions.class);
@@ -75,6 +75,9 @@ final class Promotions {
     int sweep() {
         int promoted = 0;
         for (VolumeRecord listed : s.store.volumes()) {
+            if (!s.leading()) {
+                return promoted; // lost the lease: stop deciding at once
+            }
             if (listed.state() == VolumeState.DELETING || listed.copies().size() < 2 || !primaryLost(listed)) {
                 unpromotableLogged.remove(listed.name());
                 continue;
@@ -228,7 +231,8 @@ final class Promotions {
      * switchover"): for every other node this server told it was primary of {@code v}, {@code that answer's time +
      * lease - now} (>= 0), the largest. A node that could have been told so by a previous instance of this server
      * (within a lease of this server's start, a copy this server has not told) makes it unknown: null (one full
-     * lease).
+     * lease). A node this server told it was primary whose heartbeat is being answered right now counts as told at
+     * that heartbeat's start (its answer may come from a record read before the promotion).
      */
     Long leaseWaitMs(VolumeRecord v, String nodeId) {
         Map<String, Long> told = s.toldPrimaryAtNanos.getOrDefault(v.id(), Map.of());
@@ -236,6 +240,14 @@ final class Promotions {
         for (Map.Entry<String, Long> e : told.entrySet()) {
             if (!e.getKey().equals(nodeId)) {
                 wait = Math.max(wait, s.leaseMs - s.elapsedMs(e.getValue()));
+            }
+        }
+        for (CopyRecord c : v.copies()) {
+            // a former primary's answer being built now (from a record read before the promotion) may tell it once
+            // more that it is primary: a full lease from that answer's start
+            Long inFlight = s.heartbeatInFlightNanos.get(c.nodeId());
+            if (!c.nodeId().equals(nodeId) && inFlight != null && told.containsKey(c.nodeId())) {
+                wait = Math.max(wait, s.leaseMs - s.elapsedMs(inFlight));
             }
         }
         if (s.elapsedMs(s.startedAtNanos) <= s.leaseMs) {

@@ -75,6 +75,9 @@ final class Rebuilds {
         Map<String, NodeRecord> nodes = new HashMap<>();
         s.store.nodes().forEach(n -> nodes.put(n.nodeId(), n));
         for (VolumeRecord listed : s.store.volumes()) {
+            if (!s.leading()) {
+                return changed; // lost the lease: stop deciding at once
+            }
             if (listed.state() == VolumeState.DELETING || (listed.copies().size() <= listed.replicas()
                     && listed.copies().stream().allMatch(c -> leaving(c, nodes) == null))) {
                 continue; // nothing to do: no store read beyond the listing

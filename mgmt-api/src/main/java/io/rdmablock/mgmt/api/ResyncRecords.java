@@ -23,8 +23,8 @@ import java.util.UUID;
 
 /**
  * Copy state transitions asked by a primary (docs/replication.md "stale", docs/resync.md "Copy states") and verify
- * runs (docs/resync.md "Verify"), plus what primaries report about both in their heartbeats. Called under
- * {@link ClusterService}'s lock.
+ * runs (docs/resync.md "Verify"), plus what primaries report about both in their heartbeats. Each transition is a
+ * compare-and-set against the revision read, retried on a conflict.
  *
  * <p>Every transition is judged in this order: 404 no such volume; 409 {@link ProblemTypes#NOT_A_SECONDARY} when
  * {@code nodeId} holds no secondary copy; the current volume (200) when the reporter is the primary and the copy is
@@ -130,7 +130,7 @@ final class ResyncRecords {
             String key = ClusterState.copyKey(v.id(), p.nodeId());
             long before = s.resyncCounted.getOrDefault(key, 0L);
             long synced = Math.max(0, p.syncedBytes());
-            s.resyncBytesTotal += synced >= before ? synced - before : synced;
+            s.resyncBytesTotal.addAndGet(synced >= before ? synced - before : synced);
             now.put(key, synced);
         }
         v.copies().forEach(c -> s.resyncCounted.remove(ClusterState.copyKey(v.id(), c.nodeId())));

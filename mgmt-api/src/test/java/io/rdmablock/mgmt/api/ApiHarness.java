@@ -1,6 +1,6 @@
 package io.rdmablock.mgmt.api;
 
-import io.rdmablock.mgmt.api.store.InMemoryMetadataStore;
+import io.rdmablock.mgmt.api.store.MetadataStore;
 import io.rdmablock.mgmt.client.HeartbeatResponse;
 import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Problem;
@@ -18,7 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A management verticle on port 0 over an in-memory store with a manual clock, and a raw HTTP client. */
+/**
+ * A management verticle on port 0 over a store of a {@link StoreKind} (the REST contract suite runs on RocksDB and
+ * etcd; the HTTP hygiene tests on an in-memory store) with a manual clock, and a raw HTTP client. The store is
+ * closed when the test's Vert.x closes (a helper verticle's stop).
+ */
 final class ApiHarness {
     static final String TOKEN = "test-token";
     /** The read-only token: GET routes only. */
@@ -26,32 +30,73 @@ final class ApiHarness {
     static final long NODE_TIMEOUT_MS = 5_000;
 
     final AtomicLong nowMs = new AtomicLong(1_800_000_000_000L);
-    final InMemoryMetadataStore store = new InMemoryMetadataStore();
+    final MetadataStore store;
     final ClusterService cluster;
     static final long REQUEST_TIMEOUT_MS = 2_000;
     static final long IDLE_TIMEOUT_MS = 4_000;
     final MgmtVerticle verticle;
 
+    /** In memory (the HTTP hygiene tests). */
     ApiHarness() {
-        this(ClusterService.DEFAULT_REBUILD_AFTER_MS);
+        this(StoreKind.inMemory(), ClusterService.DEFAULT_REBUILD_AFTER_MS);
+    }
+
+    /** On a new store of {@code kind}. */
+    ApiHarness(StoreKind kind) {
+        this(kind.open(), ClusterService.DEFAULT_REBUILD_AFTER_MS);
+    }
+
+    /** On a new store of {@code kind}, copies rebuilt after {@code rebuildAfterMs} (see below). */
+    ApiHarness(StoreKind kind, long rebuildAfterMs) {
+        this(kind.open(), rebuildAfterMs);
     }
 
     /**
      * A harness whose copies are rebuilt after their node is silent for {@code rebuildAfterMs} (manual clock); its
      * verticle sweeps only once an hour, so the test's own {@link ClusterService#sweep} calls are the only ones.
      */
-    ApiHarness(long rebuildAfterMs) {
+    ApiHarness(MetadataStore store, long rebuildAfterMs) {
+        this(store, rebuildAfterMs, rebuildAfterMs == ClusterService.DEFAULT_REBUILD_AFTER_MS
+                ? MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS : 3_600_000);
+    }
+
+    /**
+     * On a new store of {@code kind} whose verticle sweeps only once an hour: the test's own
+     * {@link ClusterService#sweep} calls are the only ones (no race with the verticle's timer over who promotes).
+     */
+    static ApiHarness manualSweep(StoreKind kind) {
+        return new ApiHarness(kind.open(), ClusterService.DEFAULT_REBUILD_AFTER_MS, 3_600_000);
+    }
+
+    private ApiHarness(MetadataStore store, long rebuildAfterMs, long sweepIntervalMs) {
+        this.store = store;
         cluster = new ClusterService(store, nowMs::get, () -> nowMs.get() * 1_000_000L, NODE_TIMEOUT_MS,
                 ClusterService.DEFAULT_LEASE_MS, rebuildAfterMs);
         verticle = new MgmtVerticle(cluster, MgmtHttpOptions.of(TOKEN).withReadToken(READ_TOKEN)
-                .withTimeouts(IDLE_TIMEOUT_MS, REQUEST_TIMEOUT_MS), "127.0.0.1", 0, 4096,
-                rebuildAfterMs == ClusterService.DEFAULT_REBUILD_AFTER_MS ? MgmtVerticle.DEFAULT_SWEEP_INTERVAL_MS
-                        : 3_600_000);
+                .withTimeouts(IDLE_TIMEOUT_MS, REQUEST_TIMEOUT_MS), "127.0.0.1", 0, 4096, sweepIntervalMs);
     }
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+    /**
+     * Deploys the verticle as the child of a helper verticle whose stop closes the store: Vert.x undeploys a child
+     * before its parent's stop, so the store is closed after the management verticle stopped.
+     */
     ApiHarness deploy(Vertx vertx) throws Exception {
-        vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        vertx.deployVerticle(new io.vertx.core.VerticleBase() {
+            @Override
+            public io.vertx.core.Future<?> start() {
+                return vertx.deployVerticle(verticle);
+            }
+
+            @Override
+            public io.vertx.core.Future<?> stop() {
+                return vertx.executeBlocking(() -> {
+                    Thread.sleep(100); // a sweep or request the child started may still be on a worker
+                    store.close();
+                    return null;
+                });
+            }
+        }).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         return this;
     }
 

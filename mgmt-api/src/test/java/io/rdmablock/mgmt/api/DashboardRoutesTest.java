@@ -16,12 +16,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith(VertxExtension.class)
+@org.junit.jupiter.params.ParameterizedClass
+@org.junit.jupiter.params.provider.EnumSource(StoreKind.class)
 class DashboardRoutesTest {
+    /** The metadata store this run uses (the contract suite runs on each). */
+    @org.junit.jupiter.params.Parameter
+    StoreKind kind;
     private ApiHarness api;
 
     @BeforeEach
     void deploy(Vertx vertx) throws Exception {
-        api = new ApiHarness().deploy(vertx);
+        api = new ApiHarness(kind).deploy(vertx);
     }
 
     @Test

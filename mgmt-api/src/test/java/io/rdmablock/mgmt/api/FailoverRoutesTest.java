@@ -31,7 +31,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the test runs {@link ClusterService#sweep} itself (the verticle's periodic sweep sees the same clock).
  */
 @ExtendWith(VertxExtension.class)
+@org.junit.jupiter.params.ParameterizedClass
+@org.junit.jupiter.params.provider.EnumSource(StoreKind.class)
 class FailoverRoutesTest {
+    /** The metadata store this run uses (the contract suite runs on each). */
+    @org.junit.jupiter.params.Parameter
+    StoreKind kind;
     private static final long MIB = 1L << 20;
     private static final long LEASE_MS = ClusterService.DEFAULT_LEASE_MS;
     private static final String HOST = "nqn.2026-11.io.example:host1";
@@ -39,7 +44,7 @@ class FailoverRoutesTest {
 
     @BeforeEach
     void deploy(Vertx vertx) throws Exception {
-        api = new ApiHarness().deploy(vertx);
+        api = ApiHarness.manualSweep(kind).deploy(vertx);
         api.register("n1", 1024 * MIB);
         api.register("n2", 2048 * MIB);
         api.register("n3", 4096 * MIB);

@@ -21,7 +21,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith(VertxExtension.class)
+@org.junit.jupiter.params.ParameterizedClass
+@org.junit.jupiter.params.provider.EnumSource(StoreKind.class)
 class NodeRoutesTest {
+    /** The metadata store this run uses (the contract suite runs on each). */
+    @org.junit.jupiter.params.Parameter
+    StoreKind kind;
     private static final long MIB = 1L << 20;
     private static final String REGISTER = """
             {"nodeId":"n1","fabricAddress":"127.0.0.1:4420","metricsUrl":"http://127.0.0.1:9100/metrics",
@@ -30,7 +35,7 @@ class NodeRoutesTest {
 
     @BeforeEach
     void deploy(Vertx vertx) throws Exception {
-        api = new ApiHarness().deploy(vertx);
+        api = new ApiHarness(kind).deploy(vertx);
     }
 
     private String heartbeat(String volumesJson) {

@@ -23,14 +23,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a down node's copy, a removed node's, a drained primary, undrain. The test drives {@link ClusterService#sweep}.
  */
 @ExtendWith(VertxExtension.class)
+@org.junit.jupiter.params.ParameterizedClass
+@org.junit.jupiter.params.provider.EnumSource(StoreKind.class)
 class RebuildRoutesTest {
+    /** The metadata store this run uses (the contract suite runs on each). */
+    @org.junit.jupiter.params.Parameter
+    StoreKind kind;
     private static final long MIB = 1L << 20;
     private static final long REBUILD_AFTER_MS = 3_000;
     private ApiHarness api;
 
     @BeforeEach
     void deploy(Vertx vertx) throws Exception {
-        api = new ApiHarness(REBUILD_AFTER_MS).deploy(vertx);
+        api = new ApiHarness(kind, REBUILD_AFTER_MS).deploy(vertx);
         api.nowMs.addAndGet(ClusterService.DEFAULT_LEASE_MS + 1); // past the first lease after the start
         api.register("n1", 1024 * MIB);
         api.register("n2", 2048 * MIB);

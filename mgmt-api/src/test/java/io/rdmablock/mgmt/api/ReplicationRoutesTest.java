@@ -25,13 +25,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Replicated volumes over REST: placement, the copies in answers and heartbeats, the stale-copy CAS. */
 @ExtendWith(VertxExtension.class)
+@org.junit.jupiter.params.ParameterizedClass
+@org.junit.jupiter.params.provider.EnumSource(StoreKind.class)
 class ReplicationRoutesTest {
+    /** The metadata store this run uses (the contract suite runs on each). */
+    @org.junit.jupiter.params.Parameter
+    StoreKind kind;
     private static final long MIB = 1L << 20;
     private ApiHarness api;
 
     @BeforeEach
     void deploy(Vertx vertx) throws Exception {
-        api = new ApiHarness().deploy(vertx);
+        api = new ApiHarness(kind).deploy(vertx);
         api.register("n1", 1024 * MIB);
         api.register("n2", 2048 * MIB);
         api.register("n3", 4096 * MIB);

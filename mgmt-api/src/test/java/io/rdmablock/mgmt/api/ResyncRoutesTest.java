@@ -31,13 +31,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * primary moving syncing copies to stale, resync progress on GET and in metrics, verify runs.
  */
 @ExtendWith(VertxExtension.class)
+@org.junit.jupiter.params.ParameterizedClass
+@org.junit.jupiter.params.provider.EnumSource(StoreKind.class)
 class ResyncRoutesTest {
+    /** The metadata store this run uses (the contract suite runs on each). */
+    @org.junit.jupiter.params.Parameter
+    StoreKind kind;
     private static final long MIB = 1L << 20;
     private ApiHarness api;
 
     @BeforeEach
     void deploy(Vertx vertx) throws Exception {
-        api = new ApiHarness().deploy(vertx);
+        api = new ApiHarness(kind).deploy(vertx);
         api.register("n1", 1024 * MIB);
         api.register("n2", 2048 * MIB);
         api.register("n3", 4096 * MIB);

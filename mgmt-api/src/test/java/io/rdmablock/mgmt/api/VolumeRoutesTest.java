@@ -15,13 +15,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @ExtendWith(VertxExtension.class)
+@org.junit.jupiter.params.ParameterizedClass
+@org.junit.jupiter.params.provider.EnumSource(StoreKind.class)
 class VolumeRoutesTest {
+    /** The metadata store this run uses (the contract suite runs on each). */
+    @org.junit.jupiter.params.Parameter
+    StoreKind kind;
     private static final long MIB = 1L << 20;
     private ApiHarness api;
 
     @BeforeEach
     void deploy(Vertx vertx) throws Exception {
-        api = new ApiHarness().deploy(vertx);
+        api = new ApiHarness(kind).deploy(vertx);
         api.register("n1", 1024 * MIB);
     }
 

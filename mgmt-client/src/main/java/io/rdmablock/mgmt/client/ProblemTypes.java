@@ -87,6 +87,17 @@ public final class ProblemTypes {
      * bound); nothing is known about whether a write was applied: re-read, then retry later or on another server.
      */
     public static final String METADATA_UNAVAILABLE = BASE + "metadata-unavailable";
+    /**
+     * 307: a write (any method but GET/HEAD under {@code /v1/}) sent to a management server that is not the leader;
+     * {@code Location} and the extension member {@code leader} name the leader's URL. The request was not executed:
+     * send it again, same method and body, to the Location.
+     */
+    public static final String NOT_LEADER = BASE + "not-leader";
+    /**
+     * 503: a write sent while no management server leads (an election in progress, or etcd unreachable);
+     * {@code Retry-After: 1}. Nothing was executed: retry later or on another server.
+     */
+    public static final String NO_LEADER = BASE + "no-leader";
     /** 500: a bug or a metadata store failure; detail says which. */
     public static final String INTERNAL = BASE + "internal";
 

@@ -26,7 +26,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code RDMABLOCK_READ_TOKEN}, else {@code <data-dir>/read-token} (created when absent), printed as
  * {@code read token: <token>} only when generated. TLS: {@code --tls-cert} and {@code --tls-key} (PEM) make it
  * HTTPS; without them it is plain HTTP, meant for loopback (a warning on stderr for any other listen address).
- * Timeouts: {@code --idle-timeout-ms}, {@code --request-timeout-ms}.
+ * Timeouts: {@code --idle-timeout-ms}, {@code --request-timeout-ms}. Several servers on one etcd: each gives
+ * {@code --advertise-url} (the URL the others redirect writes to; default its listener's).
  */
 @Command(name = "mgmt", description = "Run the management server (REST API, cluster metadata).",
         mixinStandardHelpOptions = true)
@@ -90,9 +91,15 @@ public final class MgmtCommand implements Callable<Integer> {
 
     @Option(names = "--etcd-endpoints", paramLabel = "URL[,URL...]", defaultValue = "${env:RDMABLOCK_ETCD_ENDPOINTS}",
             description = "Keep cluster metadata in etcd at these client URLs (env RDMABLOCK_ETCD_ENDPOINTS) instead "
-                    + "of RocksDB in --data-dir. Several management servers may share one etcd; until leader election "
-                    + "is wired in, only one of them may take writes (the others: reads only).")
+                    + "of RocksDB in --data-dir. Several management servers may share one etcd: one leads (an etcd "
+                    + "lease-bound election) and executes writes; the others answer reads and redirect writes to it "
+                    + "with 307 (503 no-leader while none leads).")
     String etcdEndpoints;
+
+    @Option(names = "--advertise-url", paramLabel = "URL",
+            description = "This server's base URL as clients reach it, the target of the other servers' 307 "
+                    + "redirects (with --etcd-endpoints; default: http(s)://<listen host>:<port>).")
+    String advertiseUrl;
 
     @Option(names = "--etcd-prefix", paramLabel = "PREFIX", defaultValue = EtcdMetadataStore.DEFAULT_PREFIX,
             description = "Key prefix in etcd (default ${DEFAULT-VALUE}).")
@@ -169,11 +176,15 @@ public final class MgmtCommand implements Callable<Integer> {
         }
         server = MgmtServer.start(dataDir, etcd, MgmtServer.Settings.of(hostPort[0], Integer.parseInt(hostPort[1]),
                         clusterToken).withHttp(http).withNodeTimeoutMs(nodeTimeoutMs).withLeaseMs(leaseMs)
-                .withSweepIntervalMs(sweepMs).withRebuildAfterMs(rebuildAfterMs));
+                .withSweepIntervalMs(sweepMs).withRebuildAfterMs(rebuildAfterMs).withAdvertiseUrl(advertiseUrl));
         PrintWriter out = spec.commandLine().getOut();
         out.println("management API: " + server.url());
         out.println("metadata: " + (etcd == null ? "RocksDB in " + dataDir.resolve("metadata")
                 : "etcd " + etcd.endpoints() + " prefix " + etcd.prefix()));
+        if (etcd != null) {
+            out.println("advertised URL: " + server.leaderView().selfUrl() + " (leader election "
+                    + MgmtServer.electionOf(etcd) + ")");
+        }
         out.println(tokenSource == null ? "token: " + clusterToken : "token source: " + tokenSource);
         out.println(readTokenSource == null ? "read token: " + read : "read token source: " + readTokenSource);
         out.flush();

@@ -4,7 +4,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.election.CampaignResponse;
 import io.etcd.jetcd.election.LeaderKey;
-import io.etcd.jetcd.election.NoLeaderException;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.rdmablock.mgmt.api.store.MetadataStoreUnavailableException;
@@ -157,14 +156,20 @@ public final class Leadership implements AutoCloseable {
      * @throws MetadataStoreUnavailableException when etcd does not answer within the TTL
      */
     public Optional<String> leader() {
-        var call = client.getElectionClient().leader(electionName);
+        // etcd's election leader is the key under "<name>/" with the lowest create revision (v3election Leader):
+        // read it with one bounded range request (the election service's Leader call was seen not to answer within
+        // a follower's request timeout)
+        var prefix = ByteSequence.from(config.election() + "/", StandardCharsets.UTF_8);
+        var call = client.getKVClient().get(prefix, io.etcd.jetcd.options.GetOption.builder().isPrefix(true)
+                .withSortField(io.etcd.jetcd.options.GetOption.SortTarget.CREATE)
+                .withSortOrder(io.etcd.jetcd.options.GetOption.SortOrder.ASCEND).withLimit(1).build());
         try {
             var response = call.get(ttlNanos, TimeUnit.NANOSECONDS);
-            return Optional.of(response.getKv().getValue().toString(StandardCharsets.UTF_8));
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof NoLeaderException) {
+            if (response.getKvs().isEmpty()) {
                 return Optional.empty();
             }
+            return Optional.of(response.getKvs().getFirst().getValue().toString(StandardCharsets.UTF_8));
+        } catch (ExecutionException e) {
             throw new MetadataStoreUnavailableException("election leader " + config.election() + " failed: "
                     + e.getCause(), e.getCause());
         } catch (TimeoutException e) {

@@ -35,7 +35,10 @@ import java.util.concurrent.TimeoutException;
  * <p>Revisions are etcd's own: {@link #volumeVersioned(String)} returns the key's {@code mod_revision}, and
  * {@link #replaceVolume(String, long, VolumeRecord)} is one transaction
  * {@code If(ModRevision(key) == expected).Then(Put(key, next))} (a missing key compares as revision 0, etcd's zero
- * value), so a compare-and-set is atomic against every write of any management server. Reads are linearizable
+ * value), so a compare-and-set is atomic against every write of any management server;
+ * {@link #removeVolume(String, long)} likewise {@code If(ModRevision(key) == expected).Then(Delete(key))}. The
+ * management server changes volumes only by these two (the unconditional {@link #putVolume} and
+ * {@link #removeVolume(String)} are for tools and tests). Reads are linearizable
  * (etcd's default range, not {@code serializable}). Listings are ranges over the prefix in key order, fetched in pages of
  * {@value #PAGE_KEYS} keys pinned to the first page's revision (one consistent snapshot, each answer well under gRPC's
  * 4 MiB default); a record above {@value #MAX_VALUE_BYTES} bytes is refused before it is sent (etcd's default request
@@ -239,6 +242,17 @@ public final class EtcdMetadataStore implements MetadataStore {
     public void removeVolume(String name) {
         String key = volumePrefix + name;
         await("delete " + key, client.getKVClient().delete(bytes(key)));
+    }
+
+    @Override
+    public boolean removeVolume(String name, long expectedRevision) {
+        MetadataStore.checkRemove(expectedRevision);
+        String key = volumePrefix + name;
+        ByteSequence k = bytes(key);
+        return await("compare-and-delete " + key + " at revision " + expectedRevision, client.getKVClient().txn()
+                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedRevision)))
+                .Then(Op.delete(k, io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                .commit()).isSucceeded();
     }
 
     @Override

@@ -51,6 +51,17 @@ public final class InMemoryMetadataStore implements MetadataStore {
     }
 
     @Override
+    public synchronized boolean removeVolume(String name, long expectedRevision) {
+        MetadataStore.checkRemove(expectedRevision);
+        Versioned<VolumeRecord> current = volumes.get(name);
+        if (current == null || current.revision() != expectedRevision) {
+            return false;
+        }
+        volumes.remove(name);
+        return true;
+    }
+
+    @Override
     public Optional<NodeRecord> node(String nodeId) {
         return Optional.ofNullable(nodes.get(nodeId));
     }

@@ -37,8 +37,17 @@ public interface MetadataStore extends AutoCloseable {
      */
     boolean replaceVolume(String name, long expectedRevision, VolumeRecord next);
 
-    /** Removes the volume with that name (no-op when absent). */
+    /** Removes the volume with that name (no-op when absent), unconditionally. */
     void removeVolume(String name);
+
+    /**
+     * Compare-and-delete: removes the volume only if the key's current revision is {@code expectedRevision} (etcd:
+     * one transaction {@code If(ModRevision(key) == expected).Then(Delete(key))}).
+     *
+     * @return true when removed; false when the key's revision differs or it is absent (nothing removed)
+     * @throws IllegalArgumentException when expectedRevision &lt; 1
+     */
+    boolean removeVolume(String name, long expectedRevision);
 
     /** @return the node with that id */
     Optional<NodeRecord> node(String nodeId);
@@ -55,6 +64,14 @@ public interface MetadataStore extends AutoCloseable {
     /** Releases the store; idempotent. */
     @Override
     void close();
+
+    /** Checks the revision of {@link #removeVolume(String, long)} (shared by the implementations). */
+    static void checkRemove(long expectedRevision) {
+        if (expectedRevision < 1) {
+            throw new IllegalArgumentException("invalid expectedRevision: expectedRevision=" + expectedRevision
+                    + ", min=1");
+        }
+    }
 
     /** Checks the arguments of {@link #replaceVolume} (shared by the implementations). */
     static void checkReplace(String name, long expectedRevision, VolumeRecord next) {

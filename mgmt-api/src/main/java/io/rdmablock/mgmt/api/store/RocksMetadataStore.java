@@ -138,6 +138,18 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     @Override
+    public boolean removeVolume(String name, long expectedRevision) {
+        MetadataStore.checkRemove(expectedRevision);
+        synchronized (volumeLock) {
+            if (get(VOLUME_PREFIX + name, VolumeRecord.class).isEmpty() || revisionOf(name) != expectedRevision) {
+                return false;
+            }
+            removeVolume(name);
+            return true;
+        }
+    }
+
+    @Override
     public void removeVolume(String name) {
         synchronized (volumeLock) {
             try (var batch = new WriteBatch()) {

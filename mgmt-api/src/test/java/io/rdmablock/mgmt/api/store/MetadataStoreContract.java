@@ -48,6 +48,19 @@ abstract class MetadataStoreContract {
     }
 
     @Test
+    void shouldRemoveOnlyAtTheRevisionRead() {
+        store.putVolume(volume("a", 1));
+        var read = store.volumeVersioned("a").orElseThrow();
+        assertTrue(store.replaceVolume("a", read.revision(), volume("a", 2)));
+        assertFalse(store.removeVolume("a", read.revision()), "stale revision");
+        assertTrue(store.volume("a").isPresent());
+        var now = store.volumeVersioned("a").orElseThrow();
+        assertTrue(store.removeVolume("a", now.revision()));
+        assertTrue(store.volume("a").isEmpty());
+        assertFalse(store.removeVolume("a", now.revision()), "absent");
+    }
+
+    @Test
     void shouldReplaceOnlyAtTheRevisionRead() {
         store.putVolume(volume("a", 1));
         var read = store.volumeVersioned("a").orElseThrow();
