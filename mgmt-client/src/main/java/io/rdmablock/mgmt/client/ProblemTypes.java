@@ -87,6 +87,16 @@ public final class ProblemTypes {
      * bound); nothing is known about whether a write was applied: re-read, then retry later or on another server.
      */
     public static final String METADATA_UNAVAILABLE = BASE + "metadata-unavailable";
+    /**
+     * 307: a follower management server does not execute a mutating request; {@code Location} names the same path
+     * on the leader, extension member {@code leader} its base URL (docs/ha.md). {@link MgmtClient} follows it once.
+     */
+    public static final String NOT_LEADER = BASE + "not-leader";
+    /**
+     * 503: no management server is leader now (an election is under way, or etcd is unreachable); a mutating
+     * request was not executed: retry after {@code Retry-After} seconds or on another server.
+     */
+    public static final String NO_LEADER = BASE + "no-leader";
     /** 500: a bug or a metadata store failure; detail says which. */
     public static final String INTERNAL = BASE + "internal";
 
