@@ -25,6 +25,7 @@ final class FakeServer implements AutoCloseable {
 
     final List<Seen> seen = new CopyOnWriteArrayList<>();
     private final HttpServer server;
+    private boolean closed;
 
     FakeServer(Function<Seen, Answer> handler) throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -54,7 +55,11 @@ final class FakeServer implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         server.stop(0);
     }
 }
