@@ -89,7 +89,7 @@ public final class ProblemTypes {
     public static final String METADATA_UNAVAILABLE = BASE + "metadata-unavailable";
     /**
      * 307: a follower management server does not execute a mutating request; {@code Location} names the same path
-     * on the leader, extension member {@code leader} its base URL (docs/ha.md). {@link MgmtClient} follows it once.
+     * on the leader, extension member {@code leader} its base URL (README.md "HA setup"). {@link MgmtClient} follows it once.
      */
     public static final String NOT_LEADER = BASE + "not-leader";
     /**
