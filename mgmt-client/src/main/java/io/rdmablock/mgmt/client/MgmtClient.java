@@ -427,8 +427,9 @@ public final class MgmtClient {
                     method + " " + path + " failed on every management URL: " + tried, lastProblem.instance(),
                     lastProblem.needed(), lastProblem.available(), lastProblem.epoch()));
         }
-        if (baseUris.size() == 1 && lastCause != null) {
-            throw new MgmtUnavailableException(method + " " + baseUris.getFirst() + path + " failed", lastCause);
+        if (baseUris.size() == 1 && failures.size() == 1) { // "GET http://h:p/v1/x failed: connection refused"
+            throw new MgmtUnavailableException(method + " " + failures.getFirst().replaceFirst(": ", " failed: "),
+                    lastCause, true);
         }
         throw new MgmtUnavailableException(method + " " + path + " failed on every management URL (" + tried + ")",
                 lastCause, true);
