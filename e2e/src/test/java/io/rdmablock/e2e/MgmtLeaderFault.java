@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * list ({@link MgmtClient} fails over and follows a follower's 307) until one is answered, and (b) {@code GET
  * /v1/leader} on the survivors until they name another leader; the killed server is started again after the hold.
  * Servers without leader election ({@code /v1/leader} 404: every one of them sweeps, etcd's CAS keeps that safe)
- * still make it a meaningful fault: the server the clients use is killed, and no election time is reported.
+ * still make it a meaningful fault: the server the clients use is killed, and no election time is reported. A 409
+ * no-capacity / insufficient-nodes answer counts as not yet (the answering server has not seen the nodes' heartbeats,
+ * which fail over to it, within its node timeout); any other error fails the fault.
  */
 final class MgmtLeaderFault {
     /** Bound of the create (and of the wait for a new leader) after the kill, s. */
@@ -85,6 +87,10 @@ final class MgmtLeaderFault {
                 } catch (MgmtException e) {
                     if (e.status() == 409 && ProblemTypes.VOLUME_EXISTS.equals(e.type())) {
                         createMs = (System.nanoTime() - t0) / 1_000_000;
+                    } else if (e.status() == 409 && (ProblemTypes.NO_CAPACITY.equals(e.type())
+                            || ProblemTypes.INSUFFICIENT_NODES.equals(e.type()))) {
+                        // the server that answers now has not had the nodes' heartbeats yet: they fail over to it
+                        last = e.getMessage();
                     } else if (e.status() != 503) {
                         throw e; // not an outage: a bug the campaign must report
                     } else {
