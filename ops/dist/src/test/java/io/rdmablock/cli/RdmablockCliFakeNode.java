@@ -6,7 +6,6 @@ import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.NodeAgent;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
