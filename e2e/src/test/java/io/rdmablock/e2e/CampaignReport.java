@@ -24,6 +24,19 @@ final class CampaignReport {
         /** Cycles that should have promoted another node ({@code --expect-failover}) and did not. */
         int missedFailovers;
         long writeErrors;
+        /** mgmt-leader-kill: per cycle, kill to a create answered through the URL list, ms (-1: none in bound). */
+        final List<Long> createMs = new ArrayList<>();
+        /** mgmt-leader-kill: per cycle, kill to another leader named by {@code /v1/leader}, ms (-1: none). */
+        final List<Long> electMs = new ArrayList<>();
+    }
+
+    /** @return {@code " name_max=X name_all=[..]"} for a non-empty list, else "" */
+    static String figures(String name, List<Long> ms) {
+        if (ms.isEmpty()) {
+            return "";
+        }
+        return " " + name + "_max=" + ms.stream().mapToLong(Long::longValue).max().orElse(0) + " " + name + "_all="
+                + ms.toString().replace(" ", "");
     }
 
 
@@ -41,7 +54,7 @@ final class CampaignReport {
                             + "stale_reads=%d split_brain=%d corrupt=%d unrecovered=%d over_pause=%d failovers=%d "
                             + "missed_failovers=%d write_errors=%d", e.getKey().label, s.cycles, p50, max, s.lost,
                     s.stale, s.splitBrain, s.corrupt, s.unrecovered, s.overPause, s.failovers, s.missedFailovers,
-                    s.writeErrors));
+                    s.writeErrors) + figures("create_ms", s.createMs) + figures("elect_ms", s.electMs));
             lost += s.lost;
             stale += s.stale;
             split += s.splitBrain;

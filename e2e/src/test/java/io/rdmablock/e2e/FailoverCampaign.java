@@ -37,7 +37,9 @@ import java.util.concurrent.TimeUnit;
  * {@code --expect-failover true} (primary-kill, primary-stop and cut-primary-mgmt must end with another primary),
  * {@code --netns PREFIX
  * --subnet A.B.C} (network namespaces {@code PREFIX-n1..3} at {@code A.B.C.11..13}, management at {@code A.B.C.1}),
- * {@code --no-netns-reason TEXT} (why there are none: the network kinds are skipped with it).
+ * {@code --no-netns-reason TEXT} (why there are none: the network kinds are skipped with it), {@code --etcd E --mgmt M}
+ * (a highly available management plane instead of the one server in this JVM: E etcd members and M management
+ * server processes, {@link CampaignMgmtPlane}; enables the opt-in kind {@code mgmt-leader-kill}).
  */
 public final class FailoverCampaign {
     private static final int NODES = 3;
@@ -60,6 +62,9 @@ public final class FailoverCampaign {
     private String subnet;
     private String noNetnsReason = "no network namespaces were set up (run through ops/chaos/failover as root)";
     private final long volumeBytes = 64L << 20;
+    /** {@code --etcd E --mgmt M}: 0 and 1 = the management server in this JVM (RocksDB), the default. */
+    private int etcdMembers;
+    private int mgmtServers = 1;
     /** Time from a cycle's end to all copies in sync again, per resync waited for (ms). */
     private final java.util.List<Long> resyncMs = new java.util.ArrayList<>();
     private int resyncTimeouts;
@@ -73,6 +78,9 @@ public final class FailoverCampaign {
     private final long startNs = System.nanoTime();
     /** Zombie probe and split-brain evidence; made with the cluster. */
     private SplitBrainChecks checks;
+    /** The highly available management plane, or null. */
+    private CampaignMgmtPlane plane;
+    private int probeSerial;
 
     private FailoverCampaign(Path dir) {
         this.dir = dir;
@@ -93,9 +101,20 @@ public final class FailoverCampaign {
         }
         dir = Path.of(opt.remove("dir"));
         FailoverCampaign c = new FailoverCampaign(dir);
+        if (opt.containsKey("etcd") || opt.containsKey("mgmt")) {
+            c.etcdMembers = Integer.parseInt(opt.getOrDefault("etcd", "0"));
+            c.mgmtServers = Integer.parseInt(opt.getOrDefault("mgmt", "1"));
+            opt.remove("etcd");
+            opt.remove("mgmt");
+            try {
+                CampaignMgmtPlane.checkSizes(c.etcdMembers, c.mgmtServers);
+            } catch (IllegalArgumentException e) {
+                usage(e.getMessage());
+            }
+        }
         String kinds = opt.remove("kinds");
         if (kinds == null || kinds.isBlank() || kinds.equals("all")) {
-            c.kinds.addAll(List.of(FaultKind.values()));
+            c.kinds.addAll(FaultKind.all(c.etcdMembers > 0));
         } else {
             for (String k : kinds.split(",")) {
                 FaultKind kind = FaultKind.of(k);
@@ -154,7 +173,7 @@ public final class FailoverCampaign {
     private static void usage(String why) {
         System.err.println("failover-campaign: " + why + "\nusage: FailoverCampaign --dir D [--cycles N] [--kinds "
                 + "k1,k2] [--seconds-per-cycle S] [--recover-s S] [--max-s S] [--lease-ms MS] [--max-pause-ms MS] "
-                + "[--replica-timeout-ms MS] [--expect-failover true] "
+                + "[--replica-timeout-ms MS] [--expect-failover true] [--etcd E --mgmt M] "
                 + "[--netns P --subnet A.B.C] [--no-netns-reason TEXT]");
         System.exit(2);
     }
@@ -173,8 +192,9 @@ public final class FailoverCampaign {
     private int run() throws Exception {
         List<FaultKind> runnable = new ArrayList<>();
         for (FaultKind k : kinds) {
-            if (k.network && netns == null) {
-                say("failover-campaign: kind " + k.label + " skipped: " + noNetnsReason);
+            String skip = FaultKind.skipReason(k, netns != null, noNetnsReason, etcdMembers > 0);
+            if (skip != null) {
+                say("failover-campaign: kind " + k.label + " skipped: " + skip);
             } else {
                 runnable.add(k);
             }
@@ -191,13 +211,26 @@ public final class FailoverCampaign {
                 + ", fault held " + holdMs + " ms, replica timeout " + replicaTimeoutMs + " ms, recovery bound "
                 + recoverS + " s, run bound " + maxS + " s, "
                 + (netns == null ? "loopback" : "network namespaces " + netns + "-n1..3 on " + subnet + ".0/24")
-                + ", data in " + dir);
+                + (etcdMembers > 0 ? ", " + mgmtServers + " management servers on " + etcdMembers + " etcd members"
+                : "") + ", data in " + dir);
         Files.createDirectories(dir);
         boolean failed = false;
         int done = 0;
-        cluster = new NodeCluster(dir, NODES, "soft",
-                List.of("--replica-timeout-ms", Long.toString(replicaTimeoutMs)), placement,
-                leaseMs + 1_000);
+        List<String> nodeArgs = List.of("--replica-timeout-ms", Long.toString(replicaTimeoutMs));
+        if (etcdMembers > 0) {
+            plane = new CampaignMgmtPlane(dir, etcdMembers, mgmtServers, placement.mgmtHost(), NodeCluster.TOKEN,
+                    leaseMs + 1_000, leaseMs);
+            say("failover-campaign: management URLs " + plane.urlList() + ", leader "
+                    + (plane.leaderIndex() >= 0 ? plane.url(plane.leaderIndex()) : "not reported (no /v1/leader)"));
+            try {
+                cluster = new NodeCluster(dir, NODES, nodeArgs, placement, plane.urlList());
+            } catch (Exception | Error e) {
+                plane.close();
+                throw e;
+            }
+        } else {
+            cluster = new NodeCluster(dir, NODES, "soft", nodeArgs, placement, leaseMs + 1_000);
+        }
         checks = new SplitBrainChecks(cluster, NODES);
         try {
             for (int i = 0; i < cycles; i++) {
@@ -238,6 +271,9 @@ public final class FailoverCampaign {
                 session.stop();
             }
             cluster.close();
+            if (plane != null) {
+                plane.close();
+            }
         }
         java.util.List<Long> sorted = resyncMs.stream().sorted().toList();
         say(String.format("failover-campaign: resyncs=%d resync_p50_ms=%d resync_max_ms=%d resync_timeouts=%d",
@@ -249,6 +285,9 @@ public final class FailoverCampaign {
     private long estimateS(FaultKind kind) {
         long hold = kind == FaultKind.PRIMARY_STOP || kind == FaultKind.CUT_PRIMARY_MGMT
                 ? Math.max(holdMs, 2 * leaseMs + 1_000) : holdMs;
+        if (kind == FaultKind.MGMT_LEADER_KILL) { // + the create bound and a management server's restart
+            hold = Math.max(hold, TimeUnit.SECONDS.toMillis(MgmtLeaderFault.BOUND_S)) + 30_000;
+        }
         return TimeUnit.MILLISECONDS.toSeconds(hold) + 25; // + new volume, warm-up, restart, verification
     }
 
@@ -336,6 +375,19 @@ public final class FailoverCampaign {
                 } finally {
                     network().blackhole(primary, network().nodeAddress(other), false);
                     network().blackhole(other, network().nodeAddress(primary), false);
+                }
+            }
+            case MGMT_LEADER_KILL -> {
+                MgmtLeaderFault.Result r = MgmtLeaderFault.inject(plane, cluster.client(), "mgmtkill" + (++probeSerial),
+                        holdMs);
+                what = r.describe(plane.url(r.victim()));
+                st.createMs.add(r.createMs());
+                if (r.leader()) {
+                    st.electMs.add(r.electMs());
+                }
+                if (!r.ok(r.leader())) {
+                    st.unrecovered++;
+                    faultOk = false;
                 }
             }
             default -> throw new IllegalStateException(kind.toString());

@@ -65,4 +65,46 @@ class FailoverCampaignModelTest {
         p.complete(5_010);
         assertEquals(990, p.close(6_000), "no completion since 5 010");
     }
+
+    @Test
+    void mgmtLeaderKillIsOptInAndNeedsTheHighlyAvailablePlane() {
+        assertTrue(!FaultKind.all(false).contains(FaultKind.MGMT_LEADER_KILL), "not in all without --etcd");
+        assertTrue(FaultKind.all(true).contains(FaultKind.MGMT_LEADER_KILL));
+        assertEquals(FaultKind.values().length - 1, FaultKind.all(false).size());
+        assertEquals(FaultKind.MGMT_LEADER_KILL, FaultKind.of("mgmt-leader-kill"));
+        assertTrue(FaultKind.skipReason(FaultKind.MGMT_LEADER_KILL, true, "x", false).contains("--etcd 3 --mgmt 3"));
+        assertNull(FaultKind.skipReason(FaultKind.MGMT_LEADER_KILL, false, "x", true));
+        assertEquals("no ns", FaultKind.skipReason(FaultKind.CUT_PRIMARY_MGMT, false, "no ns", true));
+        assertNull(FaultKind.skipReason(FaultKind.PRIMARY_KILL, false, "no ns", false));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> CampaignMgmtPlane.checkSizes(3, 1));
+        assertTrue(e.getMessage().startsWith("invalid --mgmt: --mgmt=1"), e.getMessage());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> CampaignMgmtPlane.checkSizes(0, 3));
+        CampaignMgmtPlane.checkSizes(3, 3);
+    }
+
+    @Test
+    void leaderAnswerNamesOneOfThePlanesUrls() {
+        var urls = java.util.List.of("http://127.0.0.1:1", "http://127.0.0.1:2");
+        assertEquals(1, CampaignMgmtPlane.leaderOf(
+                "{\"leader\":\"http://127.0.0.1:2/\",\"self\":\"http://127.0.0.1:1\",\"isLeader\":false}", urls));
+        assertEquals(-1, CampaignMgmtPlane.leaderOf("{\"leader\":null,\"self\":\"http://127.0.0.1:1\"}", urls));
+        assertEquals(-1, CampaignMgmtPlane.leaderOf("{\"leader\":\"http://10.0.0.9:2\"}", urls), "not ours");
+        assertEquals(-1, CampaignMgmtPlane.leaderOf("<html>404", urls));
+        assertEquals(-1, CampaignMgmtPlane.leaderOf(null, urls));
+    }
+
+    @Test
+    void mgmtLeaderKillFailsWithoutACreateOrANewLeaderAndReportsFigures() {
+        assertTrue(new MgmtLeaderFault.Result(0, true, 800, 1200, "").ok(true));
+        assertTrue(!new MgmtLeaderFault.Result(0, true, -1, 1200, "503").ok(true), "no create within the bound");
+        assertTrue(!new MgmtLeaderFault.Result(0, true, 800, -1, "").ok(true), "no new leader");
+        assertTrue(new MgmtLeaderFault.Result(0, false, 800, -1, "").ok(false), "servers without /v1/leader");
+        String d = new MgmtLeaderFault.Result(1, true, -1, 900, "503 no leader").describe("http://h:2");
+        assertTrue(d.contains("NOT ANSWERED") && d.contains("after 900 ms") && d.contains("503 no leader"), d);
+        assertEquals(" create_ms_max=950 create_ms_all=[950,-1]",
+                CampaignReport.figures("create_ms", java.util.List.of(950L, -1L)));
+        assertEquals("", CampaignReport.figures("elect_ms", java.util.List.of()));
+    }
 }

@@ -24,7 +24,10 @@ import java.util.function.Predicate;
 final class NodeCluster implements AutoCloseable {
     static final String TOKEN = "e2e-token";
     private final Path dir;
+    /** The management server in this JVM, or null with an external (highly available) management plane. */
     private final MgmtServer mgmt;
+    /** Every management URL, comma-separated: the nodes' {@code --mgmt-url}. */
+    private final String mgmtUrls;
     private final MgmtClient client;
     private final Process[] nodes;
     private final List<String> extraArgs;
@@ -110,13 +113,31 @@ final class NodeCluster implements AutoCloseable {
     /** @param rebuildAfterMs the management server's rebuild delay (docs/resync.md) */
     NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs, Placement placement,
                 long nodeTimeoutMs, long leaseMs, long rebuildAfterMs) throws IOException, InterruptedException {
+        this(dir, nodeCount, provider, extraNodeArgs, placement, MgmtServer.start(dir.resolve("mgmt"), null,
+                MgmtServer.Settings.of(placement.mgmtHost(), 0, TOKEN).withNodeTimeoutMs(nodeTimeoutMs)
+                        .withLeaseMs(leaseMs).withRebuildAfterMs(rebuildAfterMs)), null);
+    }
+
+    /**
+     * Nodes reporting to an external management plane (several servers, README.md "HA setup"): {@code mgmtUrls} is every
+     * server's URL, comma-separated; the nodes and {@link #client()} fail over among them. Its servers' token must be
+     * {@link #TOKEN}.
+     */
+    NodeCluster(Path dir, int nodeCount, List<String> extraNodeArgs, Placement placement, String mgmtUrls)
+            throws IOException, InterruptedException {
+        this(dir, nodeCount, "soft", extraNodeArgs, placement, null, mgmtUrls);
+    }
+
+    private NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs, Placement placement,
+                        MgmtServer mgmt, String mgmtUrls) throws IOException, InterruptedException {
         this.dir = dir;
         this.provider = provider;
         this.placement = placement;
         this.extraArgs = List.copyOf(extraNodeArgs);
-        this.mgmt = MgmtServer.start(dir.resolve("mgmt"), null, MgmtServer.Settings.of(placement.mgmtHost(), 0, TOKEN)
-                .withNodeTimeoutMs(nodeTimeoutMs).withLeaseMs(leaseMs).withRebuildAfterMs(rebuildAfterMs));
-        this.client = new MgmtClient(URI.create(mgmt.url()), TOKEN, Duration.ofSeconds(10));
+        this.mgmt = mgmt;
+        this.mgmtUrls = mgmt != null ? mgmt.url() : mgmtUrls;
+        this.client = new MgmtClient(MgmtClient.parseUrls("management URLs", this.mgmtUrls), TOKEN,
+                Duration.ofSeconds(10), null);
         this.nodes = new Process[nodeCount + 1];
         this.metricsPorts = new int[nodeCount + 1];
         for (int k = 1; k <= nodeCount; k++) {
@@ -176,8 +197,9 @@ final class NodeCluster implements AutoCloseable {
         return b.toString();
     }
 
+    /** @return the management URL, or with an external plane every URL comma-separated */
     String mgmtUrl() {
-        return mgmt.url();
+        return mgmtUrls;
     }
 
     int nodeCount() {
@@ -205,7 +227,7 @@ final class NodeCluster implements AutoCloseable {
                 "-Drdmablock.replica.openTimeoutMs=120000",
                 "-cp", childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", dataDir(k).toString(),
                 "--listen", placement.nodeHost(k) + ":" + placement.nodePort(k), "--provider", provider,
-                "--mgmt-url", mgmt.url(), "--token", TOKEN,
+                "--mgmt-url", mgmtUrls, "--token", TOKEN,
                 "--node-id", nodeId(k), "--heartbeat-ms", "300", "--capacity", "4G"));
         if (placement.launchPrefix(k).isEmpty()) { // a node in a network namespace cannot be scraped on loopback
             cmd.addAll(List.of("--metrics-listen", "127.0.0.1:" + metricsPorts[k]));
@@ -332,7 +354,9 @@ final class NodeCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        mgmt.close();
+        if (mgmt != null) {
+            mgmt.close();
+        }
         // keep the node logs for a look after the run (the test's directory is deleted)
         try {
             Path keep = Path.of("target", "e2e-logs", dir.getFileName().toString());

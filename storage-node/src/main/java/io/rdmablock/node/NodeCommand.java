@@ -34,8 +34,10 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--provider", defaultValue = "auto", description = "Verbs provider: auto, soft, ffm (default ${DEFAULT-VALUE}).")
     String provider;
 
-    @Option(names = "--mgmt-url", description = "Management server URL; without it the node serves the volumes in its store.")
-    URI mgmtUrl;
+    @Option(names = "--mgmt-url", paramLabel = "URL[,URL...]", description = "Management server URL, or a "
+            + "comma-separated list of several (the heartbeats fail over among them); without it the node serves the "
+            + "volumes in its store.")
+    String mgmtUrl;
 
     @Option(names = "--token-file", paramLabel = "FILE", description = "File holding the management bearer token.")
     Path tokenFile;
@@ -137,6 +139,8 @@ public final class NodeCommand implements Callable<Integer> {
             io.rdmablock.mgmt.client.TlsTrust.sslContext(caCert); // fail now, naming the file, when it is unusable
             System.setProperty(io.rdmablock.mgmt.client.TlsTrust.PROPERTY, caCert.toString());
         }
+        List<URI> mgmtUrls = mgmtUrl == null ? List.of() : io.rdmablock.mgmt.client.MgmtClient.parseUrls("--mgmt-url",
+                mgmtUrl);
         if (mgmtUrl != null && (bearer == null || bearer.isEmpty())) {
             throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");
         }
@@ -144,10 +148,11 @@ public final class NodeCommand implements Callable<Integer> {
         TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers)
                 .withPending(new TargetOptions.PendingLimits(maxPendingQueues, maxPendingQueuesPerAddress,
                         pendingConnectTimeoutMs));
-        NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, mgmtUrl, bearer, id,
+        NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, null, bearer, id,
                 advertiseHost, metricsListen == null ? null : parseAddress("--metrics-listen", metricsListen),
                 heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity))
-                .withReplicaTimeoutMs(replicaTimeoutMs).withResync(resyncFloor(), resyncMibS, resyncRetryMs);
+                .withReplicaTimeoutMs(replicaTimeoutMs).withResync(resyncFloor(), resyncMibS, resyncRetryMs)
+                .withMgmt(mgmtUrls, bearer, id);
         StorageNode node = new StorageNode(cfg).withHostSecrets(dhchapSecrets == null
                 ? io.rdmablock.node.nvmf.HostSecrets.NONE : io.rdmablock.node.nvmf.HostSecrets.load(dhchapSecrets))
                 .start();

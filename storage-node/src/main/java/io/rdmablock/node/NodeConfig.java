@@ -13,8 +13,9 @@ import java.util.List;
  * @param dataDir        volume store directory (created if missing)
  * @param listen         fabric listen address; port 0 picks a free port
  * @param provider       verbs provider: auto | soft | ffm
- * @param mgmtUrl        management server base URL, or null to serve the volumes already in the store
- * @param token          bearer token for the management server (null without mgmtUrl)
+ * @param mgmtUrls       management server base URLs (several: a highly available management plane, README.md "HA setup";
+ *                       the heartbeats fail over among them), or empty to serve the volumes already in the store
+ * @param token          bearer token for the management server (null without mgmtUrls)
  * @param nodeId         node id registered with the management server
  * @param advertiseHost  host name/address put in the registration's fabric address (null: the listen host, or the
  *                       local host name when listening on the wildcard address)
@@ -34,8 +35,8 @@ import java.util.List;
  * @param resyncRetryMs  pause before a resync that failed or found its copy unreachable is tried again, ms
  *                       (100..3600000, default {@value #DEFAULT_RESYNC_RETRY_MS})
  */
-public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
-                         String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
+public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider, List<URI> mgmtUrls,
+                         String token, String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
                          List<String> createVolumes, TargetOptions target, long capacityBytes,
                          long replicaTimeoutMs, int resyncMibS, int resyncMinMibS, long resyncRetryMs) {
     /** Default {@code --resync-retry-ms}. */
@@ -44,7 +45,8 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
     public NodeConfig(Path dataDir, InetSocketAddress listen, String provider, URI mgmtUrl, String token,
                       String nodeId, String advertiseHost, InetSocketAddress metricsListen, long heartbeatMs,
                       List<String> createVolumes, TargetOptions target, long capacityBytes, long replicaTimeoutMs) {
-        this(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen, heartbeatMs,
+        this(dataDir, listen, provider, mgmtUrl == null ? List.of() : List.of(mgmtUrl), token, nodeId, advertiseHost,
+                metricsListen, heartbeatMs,
                 createVolumes, target, capacityBytes, replicaTimeoutMs, io.rdmablock.node.replica.Throttle.DEFAULT_MIB_S,
                 io.rdmablock.node.replica.Throttle.DEFAULT_MIN_MIB_S, DEFAULT_RESYNC_RETRY_MS);
     }
@@ -73,6 +75,7 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
             throw new IllegalArgumentException("invalid node config: dataDir=" + dataDir + ", listen=" + listen);
         }
         provider = provider == null ? "auto" : provider;
+        mgmtUrls = mgmtUrls == null ? List.of() : List.copyOf(mgmtUrls);
         createVolumes = createVolumes == null ? List.of() : List.copyOf(createVolumes);
         target = target == null ? TargetOptions.defaults() : target;
         if (capacityBytes < 0) {
@@ -99,6 +102,11 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
         }
     }
 
+    /** @return the first management URL, or null without a management server */
+    public URI mgmtUrl() {
+        return mgmtUrls.isEmpty() ? null : mgmtUrls.getFirst();
+    }
+
     /** A config for tests: loopback, port 0, soft provider, no management server, no metrics endpoint. */
     public static NodeConfig local(Path dataDir) {
         return new NodeConfig(dataDir, new InetSocketAddress("127.0.0.1", 0), "soft", null, null, "node-1", null,
@@ -106,33 +114,33 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
     }
 
     public NodeConfig withCreateVolumes(List<String> specs) {
-        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+        return new NodeConfig(dataDir, listen, provider, mgmtUrls, token, nodeId, advertiseHost, metricsListen,
                 heartbeatMs, specs, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     public NodeConfig withTarget(TargetOptions options) {
-        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+        return new NodeConfig(dataDir, listen, provider, mgmtUrls, token, nodeId, advertiseHost, metricsListen,
                 heartbeatMs, createVolumes, options, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     public NodeConfig withMetricsListen(InetSocketAddress address) {
-        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, address,
+        return new NodeConfig(dataDir, listen, provider, mgmtUrls, token, nodeId, advertiseHost, address,
                 heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     public NodeConfig withCapacityBytes(long bytes) {
-        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+        return new NodeConfig(dataDir, listen, provider, mgmtUrls, token, nodeId, advertiseHost, metricsListen,
                 heartbeatMs, createVolumes, target, bytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     public NodeConfig withReplicaTimeoutMs(long ms) {
-        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+        return new NodeConfig(dataDir, listen, provider, mgmtUrls, token, nodeId, advertiseHost, metricsListen,
                 heartbeatMs, createVolumes, target, capacityBytes, ms, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 
     /** The ceiling and retry pause; the floor is kept, lowered to the ceiling when above it. */
     public NodeConfig withResync(int mibPerSecond, long retryMs) {
-        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+        return new NodeConfig(dataDir, listen, provider, mgmtUrls, token, nodeId, advertiseHost, metricsListen,
                 heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, mibPerSecond,
                 Math.min(resyncMinMibS, mibPerSecond), retryMs);
     }
@@ -142,13 +150,18 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
      * @param maxMibPerSecond the resync ceiling while the foreground is idle, MiB/s (1..100000)
      */
     public NodeConfig withResync(int minMibPerSecond, int maxMibPerSecond, long retryMs) {
-        return new NodeConfig(dataDir, listen, provider, mgmtUrl, token, nodeId, advertiseHost, metricsListen,
+        return new NodeConfig(dataDir, listen, provider, mgmtUrls, token, nodeId, advertiseHost, metricsListen,
                 heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, maxMibPerSecond, minMibPerSecond,
                 retryMs);
     }
 
     public NodeConfig withMgmt(URI url, String bearerToken, String id) {
-        return new NodeConfig(dataDir, listen, provider, url, bearerToken, id, advertiseHost, metricsListen,
+        return withMgmt(url == null ? List.of() : List.of(url), bearerToken, id);
+    }
+
+    /** @return this config with these management URLs (several: README.md "HA setup"), token and node id */
+    public NodeConfig withMgmt(List<URI> urls, String bearerToken, String id) {
+        return new NodeConfig(dataDir, listen, provider, urls, bearerToken, id, advertiseHost, metricsListen,
                 heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);
     }
 }

@@ -100,7 +100,8 @@ public final class StorageNode implements AutoCloseable {
             }
             target.start(config.listen());
             if (config.mgmtUrl() != null) {
-                MgmtClient client = new MgmtClient(config.mgmtUrl(), config.token(), java.time.Duration.ofSeconds(10),
+                // several URLs: each call (heartbeats included) fails over to the next and follows a follower's 307
+                MgmtClient client = new MgmtClient(config.mgmtUrls(), config.token(), java.time.Duration.ofSeconds(10),
                         io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(null)); // --ca-cert / RDMABLOCK_CA_CERT
                 replication = new Replication(config.nodeId(), provider, client,
                         config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L,
@@ -111,7 +112,7 @@ public final class StorageNode implements AutoCloseable {
             }
             LOG.info("storage node started: nodeId={}, fabric={}, dataDir={}, volumes={}, mgmt={}", config.nodeId(),
                     fabricAddress(), config.dataDir(), store.list().size(),
-                    config.mgmtUrl() == null ? "none" : config.mgmtUrl());
+                    config.mgmtUrl() == null ? "none" : config.mgmtUrls());
             return this;
         } catch (RuntimeException e) {
             close();

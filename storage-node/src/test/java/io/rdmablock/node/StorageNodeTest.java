@@ -193,6 +193,17 @@ class StorageNodeTest {
                 "--metrics-listen", "127.0.0.1:9420");
         assertEquals("soft", cmd.provider);
         assertEquals("10G", cmd.capacity);
+        NodeCommand several = new NodeCommand();
+        new picocli.CommandLine(several).parseArgs("--data-dir", dir.resolve("node1").toString(),
+                "--mgmt-url", "http://127.0.0.1:8080,http://127.0.0.1:8081");
+        assertEquals("http://127.0.0.1:8080,http://127.0.0.1:8081", several.mgmtUrl);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+            NodeCommand bad = new NodeCommand();
+            new picocli.CommandLine(bad).parseArgs("--data-dir", dir.resolve("node1").toString(),
+                    "--mgmt-url", "http://127.0.0.1:8080,:8081", "--token", "t");
+            bad.call();
+        });
+        assertTrue(e.getMessage().startsWith("invalid --mgmt-url: element 2 \":8081\""), e.getMessage());
     }
 
     @Test

@@ -8,12 +8,12 @@ import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.Volume;
 import picocli.CommandLine.Option;
 
-import java.net.URI;
 
 /**
  * How a command reaches a volume on a storage node (picocli mixin; the one set of these options for every command):
  * {@code --volume NAME} through the management server ({@code --mgmt-url}, {@code --token}; environment
- * {@code RDMABLOCK_MGMT_URL}, {@code RDMABLOCK_TOKEN}), or directly with {@code --address host:port --subnqn NQN}
+ * {@code RDMABLOCK_MGMT_URL}, {@code RDMABLOCK_TOKEN}; a comma-separated list of several management servers is
+ * tried in turn, README.md "HA setup"), or directly with {@code --address host:port --subnqn NQN}
  * (no management server, any NVMe-oF/RDMA target: also Linux nvmet or SPDK); {@code --hostnqn}, {@code --nsid},
  * {@code --provider} and {@code --io-queues} for the connection.
  */
@@ -23,8 +23,9 @@ public final class ConnectOptions {
     @Option(names = "--volume", paramLabel = "NAME", description = "Volume name (looked up on the management server).")
     String volume;
 
-    @Option(names = "--mgmt-url", paramLabel = "URL",
-            description = "Management server URL (default: $RDMABLOCK_MGMT_URL, else http://127.0.0.1:8080).")
+    @Option(names = "--mgmt-url", paramLabel = "URL[,URL...]",
+            description = "Management server URL, or a comma-separated list of several (default: "
+                    + "$RDMABLOCK_MGMT_URL, else http://127.0.0.1:8080).")
     String mgmtUrl;
 
     @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token, the cluster or the read-only token "
@@ -194,13 +195,14 @@ public final class ConnectOptions {
 
     MgmtClient mgmtClient() {
         String url = mgmtUrl != null ? mgmtUrl : System.getenv("RDMABLOCK_MGMT_URL");
+        String source = mgmtUrl != null ? "--mgmt-url" : "RDMABLOCK_MGMT_URL";
         String tok = tokenFile != null ? readToken(tokenFile) : token != null ? token : System.getenv("RDMABLOCK_TOKEN");
         if (tok == null || tok.isBlank()) {
             tok = System.getenv("RDMABLOCK_READ_TOKEN"); // locating a volume only reads
         }
         // per-request timeout: system property rdmablock.mgmt.timeoutMs (default 10 s; the VM runner raises it, since
         // the first HTTP request of a JVM under TCG emulation can take longer)
-        return new MgmtClient(URI.create(url == null || url.isBlank() ? DEFAULT_MGMT_URL : url),
+        return new MgmtClient(MgmtClient.parseUrls(source, url == null || url.isBlank() ? DEFAULT_MGMT_URL : url),
                 tok == null || tok.isBlank() ? null : tok,
                 java.time.Duration.ofMillis(Math.max(1, Long.getLong("rdmablock.mgmt.timeoutMs", 10_000))),
                 io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(caCert));

@@ -24,6 +24,17 @@ class ConnectOptionsTest {
         assertTrue(e.getMessage().startsWith("invalid --token-file: cannot read"), e.getMessage());
     }
 
+    @Test
+    void shouldTakeACommaSeparatedListOfManagementUrls() {
+        var o = new ConnectOptions();
+        o.mgmtUrl = "http://127.0.0.1:1,http://127.0.0.1:2";
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(java.net.URI.create("http://127.0.0.1:1"),
+                java.net.URI.create("http://127.0.0.1:2")), o.mgmtClient().baseUris());
+        o.mgmtUrl = "http://127.0.0.1:1,127.0.0.1:2";
+        var e = assertThrows(IllegalArgumentException.class, o::mgmtClient);
+        assertTrue(e.getMessage().startsWith("invalid --mgmt-url: element 2 \"127.0.0.1:2\""), e.getMessage());
+    }
+
     @picocli.CommandLine.Command(name = "t")
     static final class Cmd implements Runnable {
         @picocli.CommandLine.Mixin

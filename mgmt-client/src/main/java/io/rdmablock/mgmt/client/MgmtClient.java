@@ -11,20 +11,32 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Blocking REST client of the management server, on the JDK {@link HttpClient}. Thread-safe; one instance per
- * server. Every method throws {@link MgmtException} when the server answers an error (its problem+json) and
- * {@link MgmtUnavailableException} when the server cannot be reached or does not answer within the request
- * timeout. Paths: see the package documentation and {@code /openapi.yaml} on the server.
+ * Blocking REST client of the management plane, on the JDK {@link HttpClient}. Thread-safe. Every method throws
+ * {@link MgmtException} when a server answers an error (its problem+json) and {@link MgmtUnavailableException} when
+ * no server can be reached or none answers within the request timeout. Paths: see the package documentation and
+ * {@code /openapi.yaml} on the server.
+ *
+ * <p>Several management servers (README.md "HA setup"): the client takes a list of base URLs. A call starts with the URL that
+ * answered last ({@link #baseUri()}); on a connection failure, a timeout, or a 503
+ * {@link ProblemTypes#NO_LEADER} / {@link ProblemTypes#METADATA_UNAVAILABLE} answer it tries the next URL of the
+ * list, each URL at most once per call. A {@code 307}/{@code 308} answer (a follower's {@link ProblemTypes#NOT_LEADER}
+ * redirect) is followed once, by this client (not the JDK's), with the same method, body and headers, and only when
+ * the {@code Location}'s scheme, host and port are those of one of the configured URLs: the token is never sent
+ * elsewhere. The whole call, every attempt included, ends within the request timeout: each attempt gets an equal
+ * share of what remains among the URLs not yet tried (one URL: the whole timeout, as before).
  */
 public final class MgmtClient {
     private static final TypeReference<List<Volume>> VOLUME_LIST = new TypeReference<>() { };
     private static final TypeReference<List<Node>> NODE_LIST = new TypeReference<>() { };
 
-    private final URI baseUri;
+    private final List<URI> baseUris;
+    private final AtomicInteger current = new AtomicInteger();
     private final String token;
     private final Duration requestTimeout;
     private final HttpClient http;
@@ -33,7 +45,7 @@ public final class MgmtClient {
      * @param baseUri        management server root, e.g. {@code http://127.0.0.1:8080} (a trailing slash is ok)
      * @param token          bearer token sent on every request: the cluster token, or the read-only token (then a
      *                       mutating call is 403); null or empty sends none (then every call but health is 401)
-     * @param requestTimeout per-request timeout (also the connect timeout)
+     * @param requestTimeout per-call timeout (also the connect timeout)
      */
     public MgmtClient(URI baseUri, String token, Duration requestTimeout) {
         this(baseUri, token, requestTimeout, null);
@@ -45,13 +57,39 @@ public final class MgmtClient {
      *                   certificate problem
      */
     public MgmtClient(URI baseUri, String token, Duration requestTimeout, javax.net.ssl.SSLContext sslContext) {
-        Objects.requireNonNull(baseUri, "baseUri");
-        String base = baseUri.toString();
-        this.baseUri = URI.create(base.endsWith("/") ? base.substring(0, base.length() - 1) : base);
+        this(List.of(Objects.requireNonNull(baseUri, "baseUri")), token, requestTimeout, sslContext);
+    }
+
+    /**
+     * A client of several management servers (see the class documentation for how it picks one).
+     *
+     * @param baseUris       management server roots, 1..{@value #MAX_URLS}, distinct, each an absolute http(s) URL
+     *                       (a trailing slash is ok); the first is tried first
+     * @param token          as {@link #MgmtClient(URI, String, Duration)}
+     * @param requestTimeout per-call timeout, every attempt and the redirect included
+     * @param sslContext     as {@link #MgmtClient(URI, String, Duration, javax.net.ssl.SSLContext)}
+     * @throws IllegalArgumentException when the list is empty, too long, or names a URL twice
+     */
+    public MgmtClient(List<URI> baseUris, String token, Duration requestTimeout, javax.net.ssl.SSLContext sslContext) {
+        Objects.requireNonNull(baseUris, "baseUris");
+        if (baseUris.isEmpty() || baseUris.size() > MAX_URLS) {
+            throw new IllegalArgumentException("invalid management URL list: " + baseUris.size()
+                    + " URLs, min=1, max=" + MAX_URLS);
+        }
+        List<URI> roots = new ArrayList<>();
+        for (URI u : baseUris) {
+            String base = Objects.requireNonNull(u, "baseUris element").toString();
+            URI root = URI.create(base.endsWith("/") ? base.substring(0, base.length() - 1) : base);
+            if (roots.contains(root)) {
+                throw new IllegalArgumentException("invalid management URL list: " + root + " is listed twice");
+            }
+            roots.add(root);
+        }
+        this.baseUris = List.copyOf(roots);
         this.token = token == null || token.isEmpty() ? null : token;
         this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(requestTimeout)
-                .version(HttpClient.Version.HTTP_1_1);
+                .version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER);
         if (sslContext != null) {
             builder.sslContext(sslContext);
         }
@@ -63,9 +101,61 @@ public final class MgmtClient {
         this(baseUri, token, Duration.ofSeconds(10));
     }
 
-    /** @return the server root this client talks to */
+    /** Most management URLs one client takes. */
+    public static final int MAX_URLS = 16;
+
+    /**
+     * Parses the comma-separated form of a management URL list, as in {@code --mgmt-url} and
+     * {@code RDMABLOCK_MGMT_URL}: {@code http://10.0.0.1:8080,http://10.0.0.2:8080}. Blanks around elements are
+     * ignored.
+     *
+     * @param option what to name in the error, e.g. {@code "--mgmt-url"}
+     * @param value  the list, 1..{@value #MAX_URLS} distinct absolute http(s) URLs with a host
+     * @return the URLs in the order given
+     * @throws IllegalArgumentException naming {@code option}, the bad element, its position and what is expected
+     */
+    public static List<URI> parseUrls(String option, String value) {
+        String expected = "must be a comma-separated list of absolute http(s) URLs such as "
+                + "http://10.0.0.1:8080,http://10.0.0.2:8080";
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("invalid " + option + ": empty, " + expected);
+        }
+        String[] parts = value.split(",", -1);
+        if (parts.length > MAX_URLS) {
+            throw new IllegalArgumentException("invalid " + option + ": " + parts.length + " URLs, max=" + MAX_URLS);
+        }
+        List<URI> out = new ArrayList<>();
+        for (int i = 0; i < parts.length; i++) {
+            String element = parts[i].strip();
+            URI uri = null;
+            try {
+                uri = new URI(element);
+            } catch (java.net.URISyntaxException e) {
+                // reported below
+            }
+            if (uri == null || !("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                    || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+                throw new IllegalArgumentException("invalid " + option + ": element " + (i + 1) + " \"" + element
+                        + "\" of \"" + value + "\" " + (element.isEmpty() ? "is empty; " : "is not an absolute http(s) "
+                        + "URL with a host; ") + expected);
+            }
+            if (out.contains(uri)) {
+                throw new IllegalArgumentException("invalid " + option + ": element " + (i + 1) + " \"" + element
+                        + "\" of \"" + value + "\" is listed twice");
+            }
+            out.add(uri);
+        }
+        return List.copyOf(out);
+    }
+
+    /** @return the server root this client talks to now: the one that answered last (at first the first URL) */
     public URI baseUri() {
-        return baseUri;
+        return baseUris.get(current.get());
+    }
+
+    /** @return every configured server root, in the order given */
+    public List<URI> baseUris() {
+        return baseUris;
     }
 
     // ---- volumes ----
@@ -199,18 +289,30 @@ public final class MgmtClient {
         return send("GET", "/v1/nodes", null, NODE_LIST);
     }
 
-    /** {@code GET /health}: true when the server answers 200. Never throws for a down server: false. */
+    /**
+     * {@code GET /health}: true when a server answers 200 (the current one first, then the others; the one that
+     * answered becomes current). Never throws for down servers: false.
+     */
     public boolean health() {
-        try {
-            HttpResponse<String> response = http.send(request("GET", "/health", null),
-                    HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+        int start = current.get();
+        for (int i = 0; i < baseUris.size(); i++) {
+            int index = (start + i) % baseUris.size();
+            try {
+                HttpResponse<String> response = http.send(request("GET",
+                        URI.create(baseUris.get(index) + "/health"), null, requestTimeout),
+                        HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    current.set(index);
+                    return true;
+                }
+            } catch (IOException e) {
+                // next
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
+        return false;
     }
 
     // ---- transport ----
@@ -231,40 +333,148 @@ public final class MgmtClient {
     }
 
     private String exchange(String method, String path, Object body) {
-        HttpRequest request = request(method, path, body);
-        HttpResponse<String> response;
-        try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        } catch (javax.net.ssl.SSLHandshakeException e) {
-            throw new MgmtUnavailableException(method + " " + request.uri() + " failed: "
-                    + TlsTrust.explain(e), e);
-        } catch (IOException e) {
-            if (e.getCause() instanceof javax.net.ssl.SSLHandshakeException h) {
-                throw new MgmtUnavailableException(method + " " + request.uri() + " failed: "
-                        + TlsTrust.explain(h), e);
+        String json = body == null ? null : Json.write(body);
+        long deadline = System.nanoTime() + requestTimeout.toNanos();
+        int start = current.get();
+        List<Integer> untried = new ArrayList<>();
+        for (int i = 0; i < baseUris.size(); i++) {
+            untried.add((start + i) % baseUris.size());
+        }
+        List<String> failures = new ArrayList<>();
+        Problem lastProblem = null;
+        Throwable lastCause = null;
+        boolean redirected = false;
+        Integer redirectTo = null;
+        URI redirectUri = null;
+        while (redirectTo != null || !untried.isEmpty()) {
+            int index;
+            URI target;
+            if (redirectTo != null) {
+                index = redirectTo;
+                target = redirectUri;
+                untried.remove(redirectTo);
+                redirectTo = null;
+            } else {
+                index = untried.removeFirst();
+                target = URI.create(baseUris.get(index) + path);
             }
-            throw new MgmtUnavailableException(method + " " + request.uri() + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MgmtUnavailableException(method + " " + request.uri() + " interrupted", e);
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                failures.add(target + ": not tried, the call's " + requestTimeout.toMillis() + " ms were spent");
+                break;
+            }
+            Duration share = Duration.ofNanos(Math.max(1_000_000L, remaining / (untried.size() + 1)));
+            HttpResponse<String> response;
+            try {
+                response = http.send(request(method, target, json, share),
+                        HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            } catch (javax.net.ssl.SSLHandshakeException e) {
+                failures.add(target + ": " + TlsTrust.explain(e));
+                lastCause = e;
+                continue;
+            } catch (IOException e) {
+                failures.add(target + ": " + (e.getCause() instanceof javax.net.ssl.SSLHandshakeException h
+                        ? TlsTrust.explain(h) : describe(e, share)));
+                lastCause = e;
+                continue;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MgmtUnavailableException(method + " " + target + " interrupted", e);
+            }
+            int status = response.statusCode();
+            if (status >= 200 && status < 300) {
+                current.set(index);
+                return response.body();
+            }
+            if (status == 307 || status == 308) {
+                String location = response.headers().firstValue("Location").orElse(null);
+                if (redirected || location == null) {
+                    failures.add(target + ": " + status + (location == null ? " without Location"
+                            : " to " + location + " after a redirect (only one is followed)"));
+                    lastProblem = problemOf(response, method + " " + path);
+                    continue;
+                }
+                URI resolved = target.resolve(location);
+                int known = indexOf(resolved);
+                if (known < 0) {
+                    throw new MgmtException(new Problem(ProblemTypes.NOT_LEADER, "Redirect refused", status,
+                            method + " " + target + " was redirected to " + resolved + ", which is not one of the "
+                                    + "configured management URLs " + baseUris + "; not followed (the token is "
+                                    + "only sent to those): configure the leader's advertised URL", null));
+                }
+                redirected = true;
+                redirectTo = known;
+                redirectUri = resolved;
+                continue;
+            }
+            Problem problem = problemOf(response, method + " " + path);
+            if (status == 503 && (ProblemTypes.NO_LEADER.equals(problem.type())
+                    || ProblemTypes.METADATA_UNAVAILABLE.equals(problem.type()))) {
+                failures.add(target + ": " + problem);
+                lastProblem = problem;
+                continue;
+            }
+            throw new MgmtException(problem);
         }
-        int status = response.statusCode();
-        if (status >= 200 && status < 300) {
-            return response.body();
+        // nothing answered: the next call starts with the next URL
+        current.set((start + 1) % baseUris.size());
+        String tried = String.join("; ", failures);
+        if (lastProblem != null) {
+            if (baseUris.size() == 1 && failures.size() == 1) {
+                throw new MgmtException(lastProblem);
+            }
+            throw new MgmtException(new Problem(lastProblem.type(), lastProblem.title(), lastProblem.status(),
+                    method + " " + path + " failed on every management URL: " + tried, lastProblem.instance(),
+                    lastProblem.needed(), lastProblem.available(), lastProblem.epoch()));
         }
-        throw new MgmtException(problemOf(response, method + " " + path));
+        if (baseUris.size() == 1 && failures.size() == 1) { // "GET http://h:p/v1/x failed: connection refused"
+            throw new MgmtUnavailableException(method + " " + failures.getFirst().replaceFirst(": ", " failed: "),
+                    lastCause, true);
+        }
+        throw new MgmtUnavailableException(method + " " + path + " failed on every management URL (" + tried + ")",
+                lastCause, true);
     }
 
-    private HttpRequest request(String method, String path, Object body) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUri + path))
-                .timeout(requestTimeout)
+    private static String describe(IOException e, Duration timeout) {
+        if (e instanceof java.net.http.HttpConnectTimeoutException || e instanceof java.net.http.HttpTimeoutException) {
+            return "no answer within " + timeout.toMillis() + " ms";
+        }
+        if (e instanceof java.net.ConnectException) {
+            return "connection refused" + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")");
+        }
+        return e.toString();
+    }
+
+    /** @return the index of the configured URL with the scheme, host and port of {@code uri}, or -1 */
+    private int indexOf(URI uri) {
+        for (int i = 0; i < baseUris.size(); i++) {
+            URI base = baseUris.get(i);
+            if (base.getScheme().equalsIgnoreCase(String.valueOf(uri.getScheme()))
+                    && base.getHost().equalsIgnoreCase(String.valueOf(uri.getHost()))
+                    && port(base) == port(uri)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int port(URI uri) {
+        if (uri.getPort() >= 0) {
+            return uri.getPort();
+        }
+        return "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+    }
+
+    private HttpRequest request(String method, URI uri, String json, Duration timeout) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri)
+                .timeout(timeout)
                 .header("Accept", "application/json, " + Problem.MEDIA_TYPE);
         if (token != null) {
             builder.header("Authorization", "Bearer " + token);
         }
-        if (body != null) {
+        if (json != null) {
             builder.header("Content-Type", "application/json");
-            builder.method(method, HttpRequest.BodyPublishers.ofString(Json.write(body), StandardCharsets.UTF_8));
+            builder.method(method, HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
         } else {
             builder.method(method, HttpRequest.BodyPublishers.noBody());
         }

@@ -18,7 +18,9 @@
  *       (docs/replication.md).</li>
  * </ul>
  * Every error answer is {@code application/problem+json} ({@link Problem}, RFC 9457) with a stable
- * {@link ProblemTypes type}; the client throws it as a {@link MgmtException}. The storage node plugs into
+ * {@link ProblemTypes type}; the client throws it as a {@link MgmtException}. {@link MgmtClient} takes several
+ * management URLs and fails over among them; a follower's {@code 307} ({@link ProblemTypes#NOT_LEADER}) is followed
+ * once, to a configured URL only. The storage node plugs into
  * {@link NodeAgent}, which registers, heartbeats and hands the desired state to a {@link NodeAgent.Handler}.
  */
 package io.rdmablock.mgmt.client;

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
@@ -16,11 +17,15 @@ final class FakeServer implements AutoCloseable {
     record Seen(String method, String path, String authorization, String contentType, String body) {
     }
 
-    record Answer(int status, String contentType, String body) {
+    record Answer(int status, String contentType, String body, Map<String, String> headers) {
+        Answer(int status, String contentType, String body) {
+            this(status, contentType, body, Map.of());
+        }
     }
 
     final List<Seen> seen = new CopyOnWriteArrayList<>();
     private final HttpServer server;
+    private boolean closed;
 
     FakeServer(Function<Seen, Answer> handler) throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -37,6 +42,7 @@ final class FakeServer implements AutoCloseable {
         Answer a = handler.apply(s);
         byte[] bytes = a.body().getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", a.contentType());
+        a.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
         exchange.sendResponseHeaders(a.status(), bytes.length == 0 ? -1 : bytes.length);
         if (bytes.length > 0) {
             exchange.getResponseBody().write(bytes);
@@ -49,7 +55,11 @@ final class FakeServer implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         server.stop(0);
     }
 }

@@ -42,6 +42,29 @@ class NodeAgentTest {
     }
 
     @Test
+    void shouldFailHeartbeatsOverToAnotherManagementServer() throws Exception {
+        java.util.function.Function<FakeServer.Seen, FakeServer.Answer> answer = s -> s.path().endsWith("/heartbeat")
+                ? new FakeServer.Answer(200, "application/json", DESIRED_JSON)
+                : new FakeServer.Answer(201, "application/json", NODE_JSON);
+        var first = new FakeServer(answer);
+        try (var second = new FakeServer(answer)) {
+            var client = new MgmtClient(List.of(first.uri(), second.uri()), "t", java.time.Duration.ofSeconds(5), null);
+            var handler = new Recorder();
+            try (var agent = new NodeAgent(client, () -> REG, handler, 1000)) {
+                assertTrue(agent.tick());
+                assertEquals(2, first.seen.size());
+                first.close(); // the first management server dies: the next heartbeat goes to the second
+                assertTrue(agent.tick(), String.valueOf(agent.lastFailure()));
+                assertEquals(List.of("/v1/nodes/n1/heartbeat"), second.seen.stream().map(FakeServer.Seen::path).toList());
+                assertEquals(second.uri(), client.baseUri());
+                assertEquals(2, handler.applied.size());
+            }
+        } finally {
+            first.close();
+        }
+    }
+
+    @Test
     void shouldRegisterThenHeartbeatAndApplyDesiredState() throws Exception {
         try (var server = new FakeServer(s -> s.path().endsWith("/heartbeat")
                 ? new FakeServer.Answer(200, "application/json", DESIRED_JSON)

@@ -6,17 +6,19 @@ import picocli.CommandLine.Option;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
- * How a command reaches the management server: {@code --mgmt-url} (env {@code RDMABLOCK_MGMT_URL}, default
- * {@code http://127.0.0.1:8080}), {@code --token} (env {@code RDMABLOCK_TOKEN}, else {@code RDMABLOCK_READ_TOKEN})
+ * How a command reaches the management plane: {@code --mgmt-url} (env {@code RDMABLOCK_MGMT_URL}, default
+ * {@code http://127.0.0.1:8080}; a comma-separated list of several management servers, README.md "HA setup"), {@code --token} (env {@code RDMABLOCK_TOKEN}, else {@code RDMABLOCK_READ_TOKEN})
  * or {@code --token-file}: the cluster token, or the read-only token for commands that only read; {@code --ca-cert}
  * (env {@code RDMABLOCK_CA_CERT}) for an https URL; and {@code --timeout-ms}. A picocli mixin.
  */
 public final class MgmtOptions {
-    @Option(names = "--mgmt-url", paramLabel = "URL",
+    @Option(names = "--mgmt-url", paramLabel = "URL[,URL...]",
             defaultValue = "${env:RDMABLOCK_MGMT_URL:-http://127.0.0.1:8080}",
-            description = "Management server URL (env RDMABLOCK_MGMT_URL; default ${DEFAULT-VALUE}).")
+            description = "Management server URL, or a comma-separated list of several management servers (env "
+                    + "RDMABLOCK_MGMT_URL; default ${DEFAULT-VALUE}).")
     String mgmtUrl;
 
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:RDMABLOCK_TOKEN}",
@@ -48,18 +50,12 @@ public final class MgmtOptions {
         return token.trim();
     }
 
-    /** @return the management URL, checked to be an absolute http(s) URL */
-    public URI url() {
-        try {
-            URI uri = new URI(mgmtUrl);
-            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-                throw new IllegalArgumentException();
-            }
-            return uri;
-        } catch (java.net.URISyntaxException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid --mgmt-url: --mgmt-url=\"" + mgmtUrl
-                    + "\", must be an absolute http(s) URL such as http://127.0.0.1:8080");
-        }
+    /**
+     * @return the management URLs, in the order given
+     * @throws IllegalArgumentException naming {@code --mgmt-url} and the element that is not an absolute http(s) URL
+     */
+    public List<URI> urls() {
+        return MgmtClient.parseUrls("--mgmt-url", mgmtUrl);
     }
 
     /** @return a client for these options */
@@ -68,7 +64,7 @@ public final class MgmtOptions {
             throw new IllegalArgumentException("invalid --timeout-ms: --timeout-ms=" + timeoutMs
                     + ", min=1, max=600000");
         }
-        return new MgmtClient(url(), token(), Duration.ofMillis(timeoutMs),
+        return new MgmtClient(urls(), token(), Duration.ofMillis(timeoutMs),
                 io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(caCert));
     }
 }

@@ -25,7 +25,8 @@ final class NodeCommandPlaceholder implements Callable<Integer> {
     String listen;
     @Option(names = "--provider", paramLabel = "auto|soft|ffm", description = "RDMA verbs provider.")
     String provider;
-    @Option(names = "--mgmt-url", paramLabel = "URL", description = "Management server URL.")
+    @Option(names = "--mgmt-url", paramLabel = "URL[,URL...]",
+            description = "Management server URL, or a comma-separated list of several.")
     String mgmtUrl;
     @Option(names = "--token", paramLabel = "TOKEN", description = "Cluster token.")
     String token;

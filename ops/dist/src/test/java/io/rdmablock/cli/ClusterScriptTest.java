@@ -152,6 +152,11 @@ class ClusterScriptTest {
             var second = new MgmtClient(URI.create(each.get(1)), token);
             assertEquals(List.of("node1"), second.listNodes().stream().map(n -> n.nodeId()).toList());
             assertTrue(Files.readString(dir.resolve("mgmt2.log")).contains("metadata: etcd"));
+            long nodePid = Long.parseLong(Files.readString(dir.resolve("node1.pid")).trim());
+            List<String> nodeArgs = List.of(new String(Files.readAllBytes(Path.of("/proc/" + nodePid + "/cmdline")),
+                    StandardCharsets.UTF_8).split("\0"));
+            int at = nodeArgs.indexOf("--mgmt-url");
+            assertTrue(at >= 0 && urls.equals(nodeArgs.get(at + 1)), "node1 gets every management URL: " + nodeArgs);
             var pids = new java.util.ArrayList<Long>();
             for (String name : List.of("etcd1", "etcd2", "etcd3", "mgmt", "mgmt2", "node1")) {
                 long pid = Long.parseLong(Files.readString(dir.resolve(name + ".pid")).trim());

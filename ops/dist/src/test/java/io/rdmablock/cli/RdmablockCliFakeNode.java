@@ -6,7 +6,6 @@ import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.NodeAgent;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -45,7 +44,9 @@ public final class RdmablockCliFakeNode {
         if (nodeId == null) {
             nodeId = Path.of(dataDir).getFileName().toString();
         }
-        var client = new MgmtClient(URI.create(mgmtUrl), Files.readString(Path.of(tokenFile)).trim());
+        // ops/cluster passes every management URL, comma-separated
+        var client = new MgmtClient(MgmtClient.parseUrls("--mgmt-url", mgmtUrl),
+                Files.readString(Path.of(tokenFile)).trim(), java.time.Duration.ofSeconds(10), null);
         var registration = new RegisterNodeRequest(nodeId, listen, metricsUrl, 1L << 30, 1L << 30);
         var agent = new NodeAgent(client, () -> registration, new NodeAgent.Handler() {
             @Override

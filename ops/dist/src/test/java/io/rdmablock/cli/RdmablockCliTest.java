@@ -272,6 +272,24 @@ class RdmablockCliTest {
         var bad = CliRun.of("volume", "list", "--mgmt-url", "ftp://x");
         assertEquals(ExitCodes.BAD_INPUT, bad.exitCode());
         assertTrue(bad.err().startsWith("rdmablock: invalid --mgmt-url"), bad.err());
+        var badList = CliRun.of("volume", "list", "--mgmt-url", "http://127.0.0.1:" + port + ",127.0.0.1:9");
+        assertEquals(ExitCodes.BAD_INPUT, badList.exitCode());
+        assertTrue(badList.err().startsWith("rdmablock: invalid --mgmt-url: element 2 \"127.0.0.1:9\""),
+                badList.err());
+        var list = CliRun.of("volume", "list", "--mgmt-url", "http://127.0.0.1:" + port + ",http://127.0.0.1:1");
+        assertEquals(ExitCodes.UNAVAILABLE, list.exitCode());
+        assertTrue(list.err().contains("127.0.0.1:" + port) && list.err().contains("127.0.0.1:1/"), list.err());
+    }
+
+    @Test
+    void shouldUseSecondManagementUrlWhenFirstIsDown() throws Exception {
+        int port;
+        try (var socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        var r = CliRun.of("volume", "list", "--mgmt-url", "http://127.0.0.1:" + port + "," + server.url(),
+                "--token", TOKEN);
+        assertEquals(0, r.exitCode(), r.err());
     }
 
     @Test
