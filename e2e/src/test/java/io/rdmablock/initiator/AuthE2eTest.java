@@ -5,7 +5,6 @@ import io.rdmablock.node.nvmf.HostSecrets;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.auth.DhchapSecret;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,9 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * NVMe in-band authentication end to end on the soft provider: an in-process storage node with DH-HMAC-CHAP secrets
- * for one host NQN, and the initiator library (admin and I/O queues authenticate after their Connect).
+ * for one host NQN, and the initiator library (admin and I/O queues authenticate after their Connect). Not tagged
+ * rdma-e2e: it names the soft provider and its cost is the DH arithmetic, which the VM runner's TCG guest (C1 only,
+ * no AVX) made take most of the rxe0 step's 900 s bound; the device's part is the verbs layer NodeE2eTest covers.
  */
-@Tag("rdma-e2e")
 @Timeout(120)
 class AuthE2eTest {
     private static final String HOSTNQN = "nqn.2014-08.org.nvmexpress:uuid:0e2e0000-0000-4000-8000-00000000a17e";
