@@ -4,6 +4,7 @@ import io.rdmablock.mgmt.client.DesiredVolume;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.HeartbeatResponse;
 import io.rdmablock.mgmt.client.CopyRole;
+import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.NodeAgent;
 import io.rdmablock.mgmt.client.VolumeReport;
@@ -110,8 +111,10 @@ final class MgmtSync implements NodeAgent.Handler {
     public void apply(HeartbeatResponse desired, long sendNanos) {
         if (replication != null) {
             replication.leaseMs(desired.leaseMs());
+            replication.peerLeaseMaxMs(desired.peerLeaseMaxMs());
         }
         applyVolumes(desired);
+        grantLimits(desired, sendNanos);
         if (desired.leaseMs() <= 0) {
             return; // an older server: no lease
         }
@@ -123,6 +126,30 @@ final class MgmtSync implements NodeAgent.Handler {
                     s.leaseDeadline(deadline);
                 }
             }
+        }
+    }
+
+    /**
+     * Peer lease grants (docs/failover.md, "Peer lease"): each copy this node holds as an in-sync or syncing secondary
+     * may grant its primary leases until {@code sendNanos + peerLeaseMaxMs}; every other copy grants none. An answer
+     * without peer leases (older server) or without a lease allows none.
+     */
+    private void grantLimits(HeartbeatResponse desired, long sendNanos) {
+        if (replication == null) {
+            return;
+        }
+        long limit = desired.peerLeaseMaxMs() > 0 && desired.leaseMs() > 0
+                ? sendNanos + desired.peerLeaseMaxMs() * 1_000_000L : Subsystem.NO_GRANTS;
+        for (DesiredVolume dv : desired.volumes()) {
+            Subsystem s = target.subsystemOfVolume(dv.id());
+            if (s == null) {
+                continue;
+            }
+            CopyState mine = dv.copies().stream().filter(c -> c.nodeId().equals(replication.nodeId()))
+                    .map(io.rdmablock.mgmt.client.DesiredCopy::state).findFirst().orElse(null);
+            boolean grants = dv.role() == CopyRole.SECONDARY && Replication.replicated(dv)
+                    && dv.state() != VolumeState.DELETING && (mine == CopyState.IN_SYNC || mine == CopyState.SYNCING);
+            s.grantLimit(grants ? limit : Subsystem.NO_GRANTS);
         }
     }
 

@@ -76,6 +76,19 @@ final class Replication implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder resyncBytes;
     /** The primary lease of the last heartbeat answer, ns (0: none, an older server). */
     private volatile long leaseNanos;
+    /** The peer lease bound of the last heartbeat answer, ms (0: no peer leases, an older server). */
+    private volatile long peerLeaseMaxMs;
+    /** When this process started replicating: grants of a previous process ended within a lease of it. */
+    private final long startNanos = System.nanoTime();
+    /** Peer leases of the replica sets, by volume id. */
+    private final Map<String, io.rdmablock.node.replica.PeerLease> peerLeases = new ConcurrentHashMap<>();
+    /** Starts the peer lease renewals (each runs on its link's thread). */
+    private final java.util.concurrent.ScheduledExecutorService leaseTimer =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "replica-lease");
+                t.setDaemon(true);
+                return t;
+            });
 
     /** An activation in progress; {@link #cancelled} and the switch to primary are decided under its lock. */
     private static final class Pending {
@@ -128,6 +141,16 @@ final class Replication implements AutoCloseable {
     /** The primary lease the management plane grants (from each heartbeat answer), ms; 0 = none. */
     void leaseMs(long ms) {
         leaseNanos = Math.max(0, ms) * 1_000_000L;
+    }
+
+    /** The peer lease bound the management plane sends (each heartbeat answer), ms; 0 = no peer leases. */
+    void peerLeaseMaxMs(long ms) {
+        peerLeaseMaxMs = Math.max(0, ms);
+    }
+
+    /** This node's id. */
+    String nodeId() {
+        return nodeId;
     }
 
     /** True while an activation of volume {@code id} is in progress. */
@@ -226,8 +249,9 @@ final class Replication implements AutoCloseable {
         long learnt = System.nanoTime();
         // the server says how much of the old primary's lease may be left (null: an older server, wait a full one)
         long lease = dv.leaseWaitMs() == null ? leaseNanos
-                : Math.min(leaseNanos, Math.max(0, dv.leaseWaitMs()) * 1_000_000L);
+                : Math.min(leaseNanos + peerLeaseMaxMs * 1_000_000L, Math.max(0, dv.leaseWaitMs()) * 1_000_000L);
         close(v.id()); // a deposed set, if any
+        s.grantLimit(Subsystem.NO_GRANTS); // the epoch is raised already: no grant passes its check from here on
         s.activating(true);
         if (s.mode() == Subsystem.Mode.PLAIN) {
             String hold = dv.copies().stream().filter(c -> !c.nodeId().equals(nodeId)).map(DesiredCopy::hostnqn)
@@ -253,6 +277,9 @@ final class Replication implements AutoCloseable {
                         () -> p.cancelled);
                 if (outcome == Activation.Outcome.DONE) {
                     outcome = awaitLocalFence(v, learnt, () -> p.cancelled);
+                }
+                if (outcome == Activation.Outcome.DONE) {
+                    outcome = awaitOwnGrants(s, () -> p.cancelled);
                 }
                 synchronized (p) {
                     if (outcome == Activation.Outcome.DONE && !p.cancelled) {
@@ -298,6 +325,31 @@ final class Replication implements AutoCloseable {
                 return Activation.Outcome.FAILED;
             }
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        return Activation.Outcome.DONE;
+    }
+
+    /**
+     * Waits out the peer leases this copy granted the old primary while it was its secondary (docs/failover.md, "Peer
+     * lease"): until the latest grant's end ({@link Subsystem#grantedUntilNanos}, read after the epoch was raised, so
+     * it covers every grant that passed its checks) and, for grants of a previous process, one lease from this one's
+     * start. The old primary needed this copy's grant (it was in sync), so its peer lease ends before.
+     */
+    private Activation.Outcome awaitOwnGrants(Subsystem s, java.util.function.BooleanSupplier cancelled) {
+        long restart = startNanos + leaseNanos;
+        long granted = s.grantedUntilNanos();
+        long until = granted - restart > 0 ? granted : restart;
+        long left = until - System.nanoTime();
+        if (left > 0) {
+            LOG.info("activation: waiting {} ms for the peer leases this copy granted to end: volume subsystem={}",
+                    left / 1_000_000, s.subnqn());
+        }
+        while (until - System.nanoTime() > 0) {
+            if (cancelled.getAsBoolean()) {
+                return Activation.Outcome.CANCELLED;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(10_000_000L,
+                    Math.max(1, until - System.nanoTime())));
         }
         return Activation.Outcome.DONE;
     }
@@ -372,6 +424,15 @@ final class Replication implements AutoCloseable {
         ReplicaSet old = sets.put(v.id(), created);
         if (old != null && old != created) {
             old.close();
+        }
+        io.rdmablock.node.replica.PeerLease oldLease = peerLeases.remove(v.id());
+        if (oldLease != null) {
+            oldLease.close();
+        }
+        long leaseMs = leaseNanos / 1_000_000L;
+        if (peerLeaseMaxMs > 0 && leaseMs > MgmtSync.LEASE_MARGIN_MS && leaseMs <= 60_000) {
+            peerLeases.put(v.id(), new io.rdmablock.node.replica.PeerLease(created, leaseMs,
+                    MgmtSync.LEASE_MARGIN_MS, s::peerLeaseDeadline, leaseTimer));
         }
         LOG.info("replicated volume served as primary: id={}, name={}, epoch={}, minInSync={}, copies={}", v.id(),
                 dv.name(), dv.epoch(), dv.minInSync(), created.describe());
@@ -456,6 +517,10 @@ final class Replication implements AutoCloseable {
         if (s != null) {
             s.close();
         }
+        io.rdmablock.node.replica.PeerLease lease = peerLeases.remove(id);
+        if (lease != null) {
+            lease.close(); // withdraws the peer lease from the subsystem
+        }
     }
 
     @Override
@@ -467,5 +532,6 @@ final class Replication implements AutoCloseable {
             close(id);
         }
         activationThreads.shutdownNow();
+        leaseTimer.shutdownNow();
     }
 }

@@ -37,6 +37,20 @@ final class ClusterState {
     final long leaseMs;
     final long rebuildAfterMs;
     /**
+     * How long after a heartbeat answer a node's secondary copies may go on granting peer leases (docs/failover.md,
+     * "Peer lease"), ms; 0 = none. Sent in every heartbeat answer. {@value #DEFAULT_PEER_LEASE_MAX_MS} unless the
+     * system property {@code rdmablock.mgmt.peerLeaseMaxMs} says otherwise (0..3600000).
+     */
+    final long peerLeaseMaxMs = peerLeaseMaxMsProperty();
+    /** Default of {@link #peerLeaseMaxMs}, ms. */
+    static final long DEFAULT_PEER_LEASE_MAX_MS = 60_000;
+    /**
+     * volumeId → monotonic time of an operator promotion of a copy that was not in sync (acceptDataLoss): the copies
+     * that were in sync may not have learnt of it, so the new primary waits out their grants' bound
+     * ({@link #peerLeaseMaxMs} + lease; {@link Promotions#leaseWaitMs}).
+     */
+    final Map<String, Long> dataLossPromotionAtNanos = new ConcurrentHashMap<>();
+    /**
      * Monotonic time this service started or (several management servers) this server's current term as leader
      * began: a node not seen since counts as last seen then.
      */
@@ -90,6 +104,22 @@ final class ClusterState {
         this.leaseMs = leaseMs;
         this.rebuildAfterMs = rebuildAfterMs;
         this.startedAtNanos = monoNanos.getAsLong();
+    }
+
+    private static long peerLeaseMaxMsProperty() {
+        String v = System.getProperty("rdmablock.mgmt.peerLeaseMaxMs");
+        if (v == null || v.isBlank()) {
+            return DEFAULT_PEER_LEASE_MAX_MS;
+        }
+        try {
+            long ms = Long.parseLong(v.trim());
+            if (ms >= 0 && ms <= 3_600_000) {
+                return ms;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("invalid rdmablock.mgmt.peerLeaseMaxMs: " + v + " (0..3600000 ms)");
     }
 
     long now() {

@@ -111,7 +111,7 @@ final class Heartbeats {
             desired.add(toDesired(next, next.copyOn(nodeId).orElseThrow()));
         }
         retiredCopies(nodeId, reported, desired);
-        return new HeartbeatResponse(node.draining(), desired, s.leaseMs);
+        return new HeartbeatResponse(node.draining(), desired, s.leaseMs, s.peerLeaseMaxMs);
     }
 
     /** Answers {@code deleting} for copies removed from their record that the node still reports; forgets the rest. */

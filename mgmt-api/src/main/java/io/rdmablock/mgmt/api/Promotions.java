@@ -154,6 +154,9 @@ final class Promotions {
             }
             VolumeRecord next = promoted(v, nodeId, !inSync);
             if (s.compareAndSetEpoch(current, next)) {
+                if (!inSync) {
+                    s.dataLossPromotionAtNanos.put(v.id(), s.now());
+                }
                 afterPromotion(v, next, inSync ? "operator" : "operator, data loss accepted");
                 return next;
             }
@@ -232,7 +235,9 @@ final class Promotions {
      * lease - now} (>= 0), the largest. A node that could have been told so by a previous instance of this server
      * (within a lease of this server's start, a copy this server has not told) makes it unknown: null (one full
      * lease). A node this server told it was primary whose heartbeat is being answered right now counts as told at
-     * that heartbeat's start (its answer may come from a record read before the promotion).
+     * that heartbeat's start (its answer may come from a record read before the promotion). After an operator
+     * promotion of a copy that was not in sync, at least {@code peerLeaseMaxMs + lease} from it (docs/failover.md,
+     * "Peer lease").
      */
     Long leaseWaitMs(VolumeRecord v, String nodeId) {
         Map<String, Long> told = s.toldPrimaryAtNanos.getOrDefault(v.id(), Map.of());
@@ -249,6 +254,12 @@ final class Promotions {
             if (!c.nodeId().equals(nodeId) && inFlight != null && told.containsKey(c.nodeId())) {
                 wait = Math.max(wait, s.leaseMs - s.elapsedMs(inFlight));
             }
+        }
+        Long dataLoss = s.dataLossPromotionAtNanos.get(v.id());
+        if (dataLoss != null && s.peerLeaseMaxMs > 0) {
+            // the copies in sync before may go on granting the old primary peer leases until their last answer's
+            // send time + peerLeaseMaxMs (they were not fenced by this copy's activation): wait that out too
+            wait = Math.max(wait, s.peerLeaseMaxMs + s.leaseMs - s.elapsedMs(dataLoss));
         }
         if (s.elapsedMs(s.startedAtNanos) <= s.leaseMs) {
             for (CopyRecord c : v.copies()) {

@@ -232,6 +232,20 @@ public final class AdminCommands {
     }
 
     /**
+     * One peer lease renewal ({@link Opcodes#ADMIN_PEER_LEASE}: NSID 1, CDW10-11 = {@code epoch}, CDW12 =
+     * {@code leaseMs}), waited for at most {@code timeoutNs}; DW0 of the completion is the lease granted, ms.
+     */
+    public static QueueConnection.Completion peerLease(QueueConnection a, long epoch, long leaseMs, long timeoutNs) {
+        return a.execSync(sqe -> {
+            noData(sqe, Opcodes.ADMIN_PEER_LEASE);
+            SqeDescriptor.nsid(sqe, 1);
+            SqeDescriptor.cdw(sqe, 10, (int) epoch);
+            SqeDescriptor.cdw(sqe, 11, (int) (epoch >>> 32));
+            SqeDescriptor.cdw(sqe, 12, (int) leaseMs);
+        }, timeoutNs);
+    }
+
+    /**
      * Posts the one Asynchronous Event Request (cid {@link QueueConnection#AER_CID}, capsule slot 1) without
      * waiting: it completes when the controller has an event (a namespace attribute change after a resize).
      */

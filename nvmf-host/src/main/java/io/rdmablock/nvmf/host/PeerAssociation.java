@@ -211,6 +211,27 @@ public final class PeerAssociation implements AutoCloseable {
     }
 
     /**
+     * Asks the secondary for a peer lease (docs/failover.md, "Peer lease"; {@link AdminCommands#peerLease}) on the
+     * admin queue and waits for the answer (at most the association's timeout). On the association's owner thread,
+     * as {@link #keepAlive()}.
+     *
+     * @return the lease granted, ms (0 = refused)
+     * @throws NvmfStatusException when answered with an error status
+     * @throws NvmfHostException   when it times out, the admin queue failed or was disconnected, or after close
+     */
+    public long peerLease(long epoch, long leaseMs) {
+        if (closed || admin.disconnectedEvent()) {
+            throw new NvmfHostException("peer association with " + params.address() + " is closed or disconnected");
+        }
+        QueueConnection.Completion r = AdminCommands.peerLease(admin, epoch, leaseMs, params.timeoutNs());
+        if (r.status() != NvmeStatus.SUCCESS) {
+            throw NvmfStatusException.of("peer lease from " + params.address() + " (" + params.subnqn()
+                    + ") refused", r.status());
+        }
+        return r.dw0() & 0xFFFF_FFFFL;
+    }
+
+    /**
      * Disconnects and releases every I/O queue connection and its memory, then the admin queue. Idempotent; keeps
      * the first failure and attaches the others as suppressed.
      */

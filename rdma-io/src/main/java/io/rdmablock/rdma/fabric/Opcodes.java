@@ -12,6 +12,13 @@ public final class Opcodes {
     public static final int ADMIN_GET_FEATURES = 0x0A;
     public static final int ADMIN_ASYNC_EVENT_REQUEST = 0x0C;
     public static final int ADMIN_KEEP_ALIVE = 0x18;
+    /**
+     * rdmablock's peer lease renewal, a vendor specific admin command (NVMe Base 2.0 Figure 138: C0h..FFh), sent only
+     * by a primary node to its secondaries (docs/failover.md, "Peer lease"): NSID 1, CDW10 = epoch bits 31:0, CDW11 =
+     * epoch bits 63:32, CDW12 = lease asked for, ms (1..60000); no data. The CQE's DW0 is the lease granted, ms (0 =
+     * refused: not a secondary at that epoch, or no grants allowed).
+     */
+    public static final int ADMIN_PEER_LEASE = 0xC1;
 
     // NVM I/O (qid >= 1)
     public static final int IO_FLUSH = 0x00;

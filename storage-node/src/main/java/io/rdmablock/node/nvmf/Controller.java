@@ -254,8 +254,34 @@ final class Controller {
             case Opcodes.ADMIN_SET_FEATURES, Opcodes.ADMIN_GET_FEATURES -> features(r, sqe);
             case Opcodes.ADMIN_GET_LOG_PAGE -> LogPages.execute(r, q, this);
             case Opcodes.ADMIN_ASYNC_EVENT_REQUEST -> holdAer(r);
+            case Opcodes.ADMIN_PEER_LEASE -> peerLease(r, q);
             default -> q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE), "opcode", r.opcode, "admin");
         };
+    }
+
+    /** Longest peer lease a primary may ask for, ms ({@link Opcodes#ADMIN_PEER_LEASE}). */
+    static final long MAX_PEER_LEASE_MS = 60_000;
+
+    /**
+     * {@link Opcodes#ADMIN_PEER_LEASE} (docs/failover.md, "Peer lease"): only from a node of the cluster, on a volume
+     * subsystem, NSID 1, CDW12 in 1..{@value #MAX_PEER_LEASE_MS}, else Invalid Field; DW0 = the granted ms (0:
+     * refused, {@link Subsystem#grantLease}).
+     */
+    private Outcome peerLease(Request r, RdmaQueue q) {
+        MemorySegment sqe = r.sqe;
+        long ms = SqeDescriptor.cdw(sqe, 12) & 0xFFFF_FFFFL;
+        if (subsystem.isDiscovery() || hostnqn == null || !hostnqn.startsWith(Subsystem.NODE_HOSTNQN_PREFIX)) {
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE), "opcode", r.opcode,
+                    "peer lease from a cluster node on a volume subsystem only");
+        }
+        if (ms < 1 || ms > MAX_PEER_LEASE_MS) {
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "cdw12", ms,
+                    "1.." + MAX_PEER_LEASE_MS + " ms");
+        }
+        long epoch = (SqeDescriptor.cdw(sqe, 10) & 0xFFFF_FFFFL) | ((long) SqeDescriptor.cdw(sqe, 11) << 32);
+        long granted = subsystem.grantLease(epoch, ms * 1_000_000L, System.nanoTime());
+        r.dw0 = (int) (granted / 1_000_000L);
+        return Outcome.COMPLETE;
     }
 
     private Outcome features(Request r, MemorySegment sqe) {

@@ -326,10 +326,94 @@ public final class Subsystem {
      * plane). Any thread.
      */
     public void leaseDeadline(long nanoTime) {
-        leaseDeadlineNanos = nanoTime;
+        synchronized (leaseLock) {
+            mgmtLeaseNanos = nanoTime;
+            leaseDeadlineNanos = effectiveLease(mgmtLeaseNanos, peerLeaseNanos);
+        }
         if (volume != null) {
             refreshAnaState(System.nanoTime());
         }
+    }
+
+    /** No peer lease ({@link #peerLeaseDeadline}). */
+    public static final long NO_PEER_LEASE = Long.MIN_VALUE;
+    private final Object leaseLock = new Object();
+    /** The lease end from the management plane ({@link #leaseDeadline}); guarded by leaseLock. */
+    private long mgmtLeaseNanos = Long.MAX_VALUE;
+    /** The lease end the in-sync secondaries granted ({@link #peerLeaseDeadline}); guarded by leaseLock. */
+    private long peerLeaseNanos = NO_PEER_LEASE;
+
+    /**
+     * Sets the primary's peer lease end (docs/failover.md, "Peer lease"), a {@link System#nanoTime()} value: the
+     * earliest grant end of its in-sync secondaries, less the margin; {@link #NO_PEER_LEASE} when none holds. Host
+     * I/O is served until the later of this and the management plane's lease ({@link #leaseDeadline}); with no
+     * management lease at all (Long.MAX_VALUE, a single copy) it changes nothing. Any thread (a primary's lease
+     * renewals, a few per second).
+     */
+    public void peerLeaseDeadline(long nanoTime) {
+        synchronized (leaseLock) {
+            peerLeaseNanos = nanoTime;
+            leaseDeadlineNanos = effectiveLease(mgmtLeaseNanos, peerLeaseNanos);
+        }
+        if (volume != null) {
+            refreshAnaState(System.nanoTime());
+        }
+    }
+
+    private static long effectiveLease(long mgmt, long peer) {
+        if (mgmt == Long.MAX_VALUE || peer == NO_PEER_LEASE) {
+            return mgmt;
+        }
+        return peer - mgmt > 0 ? peer : mgmt;
+    }
+
+    /** No grants ({@link #grantLimit}). */
+    public static final long NO_GRANTS = Long.MIN_VALUE;
+    /** Until when (nanoTime) this copy, a secondary, may grant its primary a lease; {@link #NO_GRANTS}: none. */
+    private volatile long grantLimitNanos = NO_GRANTS;
+    /** The latest end of any lease this copy granted (recorded before the grant's checks), nanoTime. */
+    private final java.util.concurrent.atomic.AtomicLong grantedUntilNanos =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+
+    /**
+     * Sets until when this copy, as an in-sync secondary, may grant its primary a peer lease ({@link #grantLease}):
+     * the send time of this node's last answered heartbeat + the management plane's {@code peerLeaseMaxMs}
+     * (docs/failover.md, "Peer lease"); {@link #NO_GRANTS} when the copy is not an in-sync secondary. Any thread.
+     */
+    public void grantLimit(long nanoTime) {
+        grantLimitNanos = nanoTime;
+    }
+
+    /**
+     * Grants the primary a lease (docs/failover.md, "Peer lease"): it may serve until {@code min(now + leaseNs,
+     * grantLimit)} by this node's clock, if this copy is a secondary that accepted no epoch above {@code epoch} (a
+     * promoted primary's epoch is above every epoch the old primary had, and the promoted copy raised it before it
+     * waits out its grants). The end is
+     * recorded ({@link #grantedUntilNanos}) <em>before</em> the role and epoch are checked, so a promotion that raised
+     * the epoch and then reads the record sees every grant that passed the checks. Poller thread (admin queue).
+     *
+     * @return the granted length, ns (&gt; 0); 0 when refused (not a secondary, a higher epoch accepted, no grants
+     *         allowed)
+     */
+    long grantLease(long epoch, long leaseNs, long nowNs) {
+        long limit = grantLimitNanos;
+        if (volume == null || limit == NO_GRANTS || leaseNs <= 0) {
+            return 0;
+        }
+        long until = limit - (nowNs + leaseNs) < 0 ? limit : nowNs + leaseNs;
+        if (until - nowNs <= 0) {
+            return 0;
+        }
+        grantedUntilNanos.accumulateAndGet(until, (a, b) -> b - a > 0 ? b : a);
+        if (role.mode() != Mode.SECONDARY || volume.epochFence().epoch() > epoch) {
+            return 0;
+        }
+        return until - nowNs;
+    }
+
+    /** The latest end of any lease this copy granted (or the subsystem's creation time), a nanoTime value. */
+    public long grantedUntilNanos() {
+        return grantedUntilNanos.get();
     }
 
     /** The lease end set by {@link #leaseDeadline}, a {@link System#nanoTime()} value. */

@@ -24,6 +24,16 @@ public interface ForwardLink extends AutoCloseable {
     default void retarget(java.net.InetSocketAddress address) {
     }
 
+    /**
+     * Asks the secondary for a peer lease of {@code leaseMs} at {@code epoch} (docs/failover.md, "Peer lease") on
+     * one of its open associations, off the caller's thread. The future completes with the lease granted, ms (0:
+     * refused, or no association open); exceptionally when the secondary did not answer. 0 by default (links
+     * without an admin queue, tests).
+     */
+    default CompletableFuture<Long> renewLease(long epoch, long leaseMs) {
+        return CompletableFuture.completedFuture(0L);
+    }
+
     /** Closes the association and every queue it opened. Idempotent. */
     @Override
     void close();

@@ -88,6 +88,27 @@ public final class PeerLink implements ForwardLink {
         }
     }
 
+    @Override
+    public CompletableFuture<Long> renewLease(long epoch, long leaseMs) {
+        CompletableFuture<Long> f = new CompletableFuture<>();
+        if (closed) {
+            f.complete(0L);
+            return f;
+        }
+        execute(() -> { // the admin command waits for the peer: on this link's thread, never a poller
+            for (PeerAssociation a : associations) {
+                try {
+                    f.complete(a.peerLease(epoch, leaseMs));
+                    return;
+                } catch (RuntimeException e) {
+                    LOG.debug("peer lease from {} failed on one association: {}", address, e.toString());
+                }
+            }
+            f.complete(0L); // no association answered (none open: no host queue, or all failing)
+        });
+        return f;
+    }
+
     /**
      * Connects one association. A Fabrics Connect the secondary answers with an NVMe status (its node is up but does
      * not export the volume yet, e.g. right after a restart before its first heartbeat answer) is tried again every
