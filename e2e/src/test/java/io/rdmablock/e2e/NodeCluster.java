@@ -338,6 +338,13 @@ final class NodeCluster implements AutoCloseable {
         return cp.isBlank() ? System.getProperty("java.class.path") : cp;
     }
 
+    /** Stops the in-process management server for good (the nodes' heartbeats then fail); no-op with an external one. */
+    void stopMgmt() {
+        if (mgmt != null) {
+            mgmt.close();
+        }
+    }
+
     @Override
     public void close() {
         for (int k = 1; k < nodes.length; k++) {
