@@ -126,6 +126,11 @@ final class CampaignMgmtPlane implements AutoCloseable {
         return etcd.size();
     }
 
+    /** The plane's etcd members (tests that stop and restart them). */
+    EtcdCluster etcd() {
+        return etcd;
+    }
+
     boolean alive(int i) {
         return servers[i] != null && servers[i].isAlive();
     }

@@ -195,14 +195,25 @@ public final class ClusterService {
         if (existing.isPresent()) {
             throw exists(existing.get());
         }
-        List<String> nodes = place(request.sizeBytes(), request.replicas()).stream().map(NodeRecord::nodeId).toList();
-        var record = VolumeRecord.created(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
-                request.lbaSize(), request.minInSync(), request.allowedHosts(), nodes, s.wallMs.getAsLong());
-        if (!s.store.replaceVolume(record.name(), 0, record)) { // created meanwhile by another writer of the store
-            throw exists(s.store.volume(request.name()).orElse(record));
+        VolumeRecord record;
+        synchronized (placementLock) { // placement counts stored records: one create at a time places and stores
+            List<String> nodes = place(request.sizeBytes(), request.replicas()).stream().map(NodeRecord::nodeId)
+                    .toList();
+            record = VolumeRecord.created(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
+                    request.lbaSize(), request.minInSync(), request.allowedHosts(), nodes, s.wallMs.getAsLong());
+            if (!s.store.replaceVolume(record.name(), 0, record)) { // created meanwhile by another writer
+                throw exists(s.store.volume(request.name()).orElse(record));
+            }
         }
         return toVolume(record);
     }
+
+    /**
+     * Serialises a create's placement with its store write, so two concurrent creates cannot both count the same
+     * free space. Only creates wait for it (each store call is bounded by the store's timeout); with several
+     * management servers only the leader creates.
+     */
+    private final Object placementLock = new Object();
 
     private static ApiException exists(VolumeRecord v) {
         return new ApiException(409, ProblemTypes.VOLUME_EXISTS, "Volume exists",

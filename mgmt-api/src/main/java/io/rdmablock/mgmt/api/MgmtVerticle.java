@@ -351,15 +351,17 @@ public final class MgmtVerticle extends VerticleBase {
     }
 
     /**
-     * The HA contract (see {@link LeaderView}): on a follower, every request under {@code /v1/} but GET/HEAD is
-     * answered 307 to the leader (problem+json not-leader, member {@code leader}) or, with no leader known, 503
+     * The HA contract (see {@link LeaderView}): on a follower, every request under {@code /v1/} but GET/HEAD (and
+     * GET/HEAD of runtime state, {@link #runtimeState}, too while a leader is known) is answered 307 to the leader (problem+json not-leader, member {@code leader}) or, with no leader known, 503
      * no-leader ({@code Retry-After: 1}); it is not executed. On the leader it goes on.
      */
     private void leaderOnly(RoutingContext ctx) {
         HttpMethod method = ctx.request().method();
+        String path = ctx.request().path();
         LeaderView l = leader; // null only in the instant between listen and its callback: the single server
-        if (method == HttpMethod.GET || method == HttpMethod.HEAD || !ctx.request().path().startsWith("/v1/")
-                || l == null || l.isLeader()) {
+        boolean read = method == HttpMethod.GET || method == HttpMethod.HEAD;
+        boolean runtimeRead = read && runtimeState(path);
+        if ((read && !runtimeRead) || !path.startsWith("/v1/") || l == null || l.isLeader()) {
             ctx.next();
             return;
         }
@@ -369,6 +371,10 @@ public final class MgmtVerticle extends VerticleBase {
                 return;
             }
             String url = ar.succeeded() ? ar.result() : null;
+            if ((url == null || url.equals(leader.selfUrl())) && runtimeRead) {
+                ctx.next(); // no leader: this server's own view (node states from its memory: no heartbeats here)
+                return;
+            }
             if (url == null || url.equals(leader.selfUrl())) {
                 noLeader(ctx, "no management server leads now (an election is in progress, or etcd is unreachable):"
                         + " nothing was executed; retry in a second, here or on another server");
@@ -381,6 +387,15 @@ public final class MgmtVerticle extends VerticleBase {
             ctx.response().setStatusCode(307).putHeader("Location", url + ctx.request().uri())
                     .putHeader("Content-Type", io.rdmablock.mgmt.client.Problem.MEDIA_TYPE).end(body.encode());
         });
+    }
+
+    /**
+     * True for the reads whose answer comes from runtime state only the leader has (node liveness from heartbeats,
+     * per-volume I/O statistics): {@code /v1/nodes}, {@code /v1/nodes/...}, {@code /v1/stats/...}. A follower
+     * redirects them to the leader like writes; with no leader known it answers them itself.
+     */
+    static boolean runtimeState(String path) {
+        return path.equals("/v1/nodes") || path.startsWith("/v1/nodes/") || path.startsWith("/v1/stats/");
     }
 
     /** @return the leader's URL, or null when none is known or etcd cannot say (blocking: a worker) */

@@ -40,7 +40,12 @@ class EtcdMgmtServerTest {
                 var a = new MgmtClient(URI.create(leader.url()), "tok", Duration.ofSeconds(40));
                 var b = new MgmtClient(URI.create(follower.url()), "tok");
                 a.registerNode(new RegisterNodeRequest("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30));
-                assertEquals(List.of("n1"), b.listNodes().stream().map(n -> n.nodeId()).toList());
+                a.createVolume(io.rdmablock.mgmt.client.CreateVolumeRequest.of("shared", 1L << 20));
+                assertEquals("shared", b.getVolume("shared").name(), "a stored record, read on the follower");
+                // node liveness is the leader's runtime state: the follower redirects, a client with both URLs follows
+                var both = new MgmtClient(MgmtClient.parseUrls("urls", follower.url() + "," + leader.url()), "tok",
+                        Duration.ofSeconds(10), null);
+                assertEquals(List.of("n1"), both.listNodes().stream().map(n -> n.nodeId()).toList());
 
             }
         }

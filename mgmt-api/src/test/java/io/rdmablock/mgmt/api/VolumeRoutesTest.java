@@ -180,6 +180,35 @@ class VolumeRoutesTest {
     }
 
     @Test
+    void shouldNotOvercommitANodeWhenCreatesRace() throws Exception {
+        // n1 has 1024 MiB: of 8 concurrent creates of 768 MiB exactly one fits
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            var start = new java.util.concurrent.CountDownLatch(1);
+            var answers = new java.util.ArrayList<java.util.concurrent.Future<Integer>>();
+            for (int i = 0; i < 8; i++) {
+                String name = "race" + i;
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    return api.send("POST", "/v1/volumes", create(name, 768 * MIB)).statusCode();
+                }));
+            }
+            start.countDown();
+            int created = 0;
+            int refused = 0;
+            for (var f : answers) {
+                int status = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                created += status == 201 ? 1 : 0;
+                refused += status == 409 ? 1 : 0;
+            }
+            assertEquals(1, created, "creates placed on a node without room for them");
+            assertEquals(7, refused);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void shouldAnswerNoCapacityWhenNodesAreDownOrDraining() throws Exception {
         api.nowMs.addAndGet(ApiHarness.NODE_TIMEOUT_MS + 1);
         assertProblem(api.send("POST", "/v1/volumes", create("v", MIB)), 409, ProblemTypes.NO_CAPACITY);
