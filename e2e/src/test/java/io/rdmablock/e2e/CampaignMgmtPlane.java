@@ -33,6 +33,8 @@ final class CampaignMgmtPlane implements AutoCloseable {
     private final String host;
     private final String token;
     private final EtcdCluster etcd;
+    /** The main class of the servers: the CLI when on the classpath, else {@link PlaneServerMain}. */
+    private final String serverMain;
     private final int[] ports;
     private final Process[] servers;
     private final List<String> serverArgs;
@@ -47,7 +49,7 @@ final class CampaignMgmtPlane implements AutoCloseable {
      * @param token         the cluster token
      * @param nodeTimeoutMs the servers' {@code --node-timeout-ms}
      * @param leaseMs       the servers' {@code --lease-ms}
-     * @throws IllegalStateException when etcd is not installed, ops/dist is not on the classpath, or a server does
+     * @throws IllegalStateException when etcd is not installed, or a server does
      *                               not start within {@value #START_S} s (its log tail named)
      */
     CampaignMgmtPlane(Path dir, int etcdMembers, int servers, String host, String token, long nodeTimeoutMs,
@@ -57,12 +59,14 @@ final class CampaignMgmtPlane implements AutoCloseable {
             throw new IllegalStateException(EtcdCluster.binary() + " is not installed (Debian: apt-get install "
                     + "etcd-server; or set RDMABLOCK_ETCD_BIN)");
         }
+        String main;
         try {
             Class.forName(CLI_MAIN, false, CampaignMgmtPlane.class.getClassLoader());
+            main = CLI_MAIN;
         } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(CLI_MAIN + " is not on the classpath: ops/chaos/failover builds ops/dist "
-                    + "for --mgmt > 1");
+            main = PlaneServerMain.class.getName(); // under Maven in this module: the same server, its own main
         }
+        this.serverMain = main;
         this.dir = dir;
         this.host = host;
         this.token = token;
@@ -140,7 +144,7 @@ final class CampaignMgmtPlane implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse("java");
         String cp = System.getProperty("rdmablock.test.classpath", "");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-cp",
-                cp.isBlank() ? System.getProperty("java.class.path") : cp, CLI_MAIN, "mgmt",
+                cp.isBlank() ? System.getProperty("java.class.path") : cp, serverMain, "mgmt",
                 "--listen", host + ":" + ports[i], "--data-dir", dir.resolve("mgmt" + (i + 1)).toString(),
                 "--token", token));
         cmd.addAll(serverArgs);
