@@ -211,6 +211,6 @@ final class Heartbeats {
         }
         return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.allowedHosts(),
                 Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
-                copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null);
+                copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null, v.requireAuth());
     }
 }

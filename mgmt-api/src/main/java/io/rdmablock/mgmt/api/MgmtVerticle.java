@@ -313,6 +313,7 @@ public final class MgmtVerticle extends VerticleBase {
                 ctx.fail(ar.cause());
             }
         }));
+        HostRoutes.mount(builder, vertx, cluster.hosts());
         builder.getRoute("volumeStats").addHandler(ctx -> json(ctx, 200, stats.snapshot()));
         builder.getRoute("getLeader").addHandler(this::getLeader);
 
@@ -435,7 +436,7 @@ public final class MgmtVerticle extends VerticleBase {
         return new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
                 body.getInteger("lbaSize", 4096), replicas,
                 minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync,
-                strings(body.getJsonArray("allowedHosts")));
+                strings(body.getJsonArray("allowedHosts")), body.getBoolean("requireAuth", false));
     }
 
     private void markCopyStale(RoutingContext ctx) {

@@ -11,11 +11,26 @@ import java.util.List;
  *                 deleted only on an explicit {@code deleting}), does not export it, and logs it as an orphan
  * @param leaseMs  the primary lease (docs/failover.md): a primary serves host I/O until its heartbeat's send time +
  *                 leaseMs - margin (its own monotonic clock); 0 from older servers (no lease)
+ * @param hosts    every host of the cluster with a DH-HMAC-CHAP secret ({@code /v1/hosts}), ordered by host NQN,
+ *                 secrets included (docs/authentication.md, "Managed secrets"): the node requires each of them to
+ *                 authenticate on every volume subsystem; empty (or absent, from older servers) = none
  */
-public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs) {
+public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts) {
     public HeartbeatResponse {
         volumes = volumes == null ? List.of() : List.copyOf(volumes);
         leaseMs = Math.max(0, leaseMs);
+        hosts = hosts == null ? List.of() : List.copyOf(hosts);
+    }
+
+    /** An answer without managed host secrets (as from servers before them). */
+    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs) {
+        this(draining, volumes, leaseMs, List.of());
+    }
+
+    @Override
+    public String toString() { // never the secrets
+        return "HeartbeatResponse[draining=" + draining + ", volumes=" + volumes + ", leaseMs=" + leaseMs
+                + ", hosts=" + hosts + "]";
     }
 
     /** An answer without a lease (as from servers before failover). */

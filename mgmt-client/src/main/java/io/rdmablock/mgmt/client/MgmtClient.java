@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class MgmtClient {
     private static final TypeReference<List<Volume>> VOLUME_LIST = new TypeReference<>() { };
     private static final TypeReference<List<Node>> NODE_LIST = new TypeReference<>() { };
+    private static final TypeReference<List<Host>> HOST_LIST = new TypeReference<>() { };
 
     private final List<URI> baseUris;
     private final AtomicInteger current = new AtomicInteger();
@@ -282,6 +283,28 @@ public final class MgmtClient {
     /** {@code DELETE /v1/nodes/{nodeId}}: forget the node. Errors 401, 404, 409 while volumes are placed on it. */
     public void removeNode(String nodeId) {
         exchange("DELETE", "/v1/nodes/" + segment(nodeId), null);
+    }
+
+    // ---- hosts (DH-HMAC-CHAP secrets; answers never carry a secret) ----
+
+    /** {@code PUT /v1/hosts/{hostNqn}}: sets the host's secrets (201 new, 200 replaced). Errors 400, 401, 403. */
+    public Host setHost(String hostNqn, SetHostRequest request) {
+        return send("PUT", "/v1/hosts/" + segment(hostNqn), request, Host.class);
+    }
+
+    /** {@code GET /v1/hosts}: every host with a secret, ordered by NQN. */
+    public List<Host> listHosts() {
+        return send("GET", "/v1/hosts", null, HOST_LIST);
+    }
+
+    /** {@code GET /v1/hosts/{hostNqn}}. Errors 400, 404 {@link ProblemTypes#HOST_NOT_FOUND}. */
+    public Host getHost(String hostNqn) {
+        return send("GET", "/v1/hosts/" + segment(hostNqn), null, Host.class);
+    }
+
+    /** {@code DELETE /v1/hosts/{hostNqn}}: 204. Errors 400, 401, 403, 404. */
+    public void removeHost(String hostNqn) {
+        exchange("DELETE", "/v1/hosts/" + segment(hostNqn), null);
     }
 
     /** {@code GET /v1/nodes}: every node, ordered by id. */
