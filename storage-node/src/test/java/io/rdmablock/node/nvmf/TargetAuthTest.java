@@ -106,6 +106,21 @@ class TargetAuthTest {
     }
 
     @Test
+    void shouldRefuseAHostWithoutASecretOnASubsystemRequiringAuthWithConnectInvalidHost() {
+        f.target.subsystem(f.subnqn).requireAuth(true);
+        String other = "nqn.2026-11.io.example:no-secret";
+        NvmfStatusException e = assertThrows(NvmfStatusException.class, () -> connect(0, 0xFFFF, other, null, null));
+        assertEquals(NvmeStatus.SCT_COMMAND_SPECIFIC, e.sct());
+        assertEquals(NvmeStatus.SC_CONNECT_INVALID_HOST, e.sc());
+        // a host with a secret still authenticates and connects
+        QueueConnection admin = connect(0, 0xFFFF, TargetFixture.HOSTNQN, hostSecret, null);
+        assertEquals(NvmeStatus.SUCCESS, AdminCommands.keepAlive(admin, TIMEOUT_NS).status());
+        f.target.subsystem(f.subnqn).requireAuth(false);
+        QueueConnection plain = connect(0, 0xFFFF, other, null, null); // no longer required: admitted
+        assertEquals(NvmeStatus.SUCCESS, AdminCommands.keepAlive(plain, TIMEOUT_NS).status());
+    }
+
+    @Test
     void shouldRefuseAHostWithoutSecret() {
         NvmfStatusException e = assertThrows(NvmfStatusException.class, () -> connect(0, 0xFFFF,
                 TargetFixture.HOSTNQN, null, null));
