@@ -90,6 +90,7 @@ public final class VolumeCommand implements Callable<Integer> {
                 .row("nsid", v.nsid())
                 .row("allowedHosts", v.allowedHosts().isEmpty() ? "(any)" : String.join(",", v.allowedHosts()))
                 .row("connectedHosts", v.connectedHosts().isEmpty() ? "(none)" : String.join(",", v.connectedHosts()))
+                .row("requireAuth", v.requireAuth())
                 .row("createdAt", v.createdAt());
         table.print(out);
         if (!v.copies().isEmpty()) {
@@ -150,6 +151,10 @@ public final class VolumeCommand implements Callable<Integer> {
                 description = "Host NQN allowed to connect (repeatable; none = any host).")
         List<String> allowedHosts = new ArrayList<>();
 
+        @Option(names = "--require-auth", description = "Only hosts with a DH-HMAC-CHAP secret (rdmablock host set) "
+                + "may connect, after authenticating.")
+        boolean requireAuth;
+
         @Override
         public Integer call() {
             long sizeBytes = Sizes.parse("--size", size);
@@ -164,7 +169,7 @@ public final class VolumeCommand implements Callable<Integer> {
             }
             int m = minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync;
             Limits.checkMinInSync("--min-in-sync", m, replicas);
-            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, allowedHosts);
+            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, allowedHosts, requireAuth);
             Limits.check(request);
             print(out(), output, client().createVolume(request));
             return ExitCodes.OK;
