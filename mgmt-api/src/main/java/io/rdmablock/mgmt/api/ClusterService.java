@@ -345,6 +345,29 @@ public final class ClusterService {
         throw ClusterState.contention(name, "resizing to " + sizeBytes);
     }
 
+    /**
+     * Switches a volume's requireAuth (compare-and-set). Errors: 404, 409 deleting. The same value changes nothing.
+     */
+    public Volume requireAuth(String name, boolean on) {
+        check(() -> Limits.checkName("name", name));
+        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
+            Versioned<VolumeRecord> current = s.store.volumeVersioned(name)
+                    .orElseThrow(() -> ApiException.volumeNotFound(name));
+            VolumeRecord v = current.value();
+            if (v.state() == VolumeState.DELETING) {
+                throw ClusterState.deleting(v);
+            }
+            if (v.requireAuth() == on) {
+                return toVolume(v);
+            }
+            VolumeRecord next = v.withRequireAuth(on);
+            if (s.compareAndSet(current, next)) {
+                return toVolume(next);
+            }
+        }
+        throw ClusterState.contention(name, "setting requireAuth to " + on);
+    }
+
     /** Marks a volume deleting. Errors: 404; 409 when a host is connected and not forced. Idempotent. */
     public Volume deleteVolume(String name, boolean force) {
         check(() -> Limits.checkName("name", name));

@@ -464,8 +464,13 @@ public final class MgmtVerticle extends VerticleBase {
     }
 
     private void resizeVolume(RoutingContext ctx) {
-        long sizeBytes = ctx.body().asJsonObject().getLong("sizeBytes");
-        answer(ctx, 200, () -> cluster.resizeVolume(name(ctx), sizeBytes));
+        JsonObject body = ctx.body().asJsonObject();
+        Long sizeBytes = body.getLong("sizeBytes");
+        Boolean requireAuth = body.getBoolean("requireAuth");
+        answer(ctx, 200, () -> {
+            Volume v = sizeBytes == null ? null : cluster.resizeVolume(name(ctx), sizeBytes);
+            return requireAuth == null ? v : cluster.requireAuth(name(ctx), requireAuth);
+        });
     }
 
     private void registerNode(RoutingContext ctx) {

@@ -150,6 +150,21 @@ class HostRoutesTest {
     }
 
     @Test
+    void shouldSwitchRequireAuthWithPatchAndTellTheNode() throws Exception {
+        api.send("POST", "/v1/volumes", "{\"name\":\"v1\",\"sizeBytes\":%d}".formatted(2 * MIB));
+        var r = api.send("PATCH", "/v1/volumes/v1", "{\"requireAuth\":true}");
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(Json.read(r.body(), Volume.class).requireAuth());
+        assertTrue(api.heartbeat("n1", "[]").volumes().getFirst().requireAuth());
+        r = api.send("PATCH", "/v1/volumes/v1", "{\"sizeBytes\":%d,\"requireAuth\":false}".formatted(4 * MIB));
+        assertEquals(200, r.statusCode(), r.body());
+        Volume v = Json.read(r.body(), Volume.class);
+        assertFalse(v.requireAuth());
+        assertEquals(4 * MIB, v.sizeBytes());
+        assertFalse(api.volume("v1").requireAuth());
+    }
+
+    @Test
     void shouldRejectANonBooleanRequireAuth() throws Exception {
         var p = assertProblem(api.send("POST", "/v1/volumes", """
                 {"name":"v1","sizeBytes":%d,"requireAuth":"yes"}""".formatted(2 * MIB)), 400, ProblemTypes.VALIDATION);

@@ -182,6 +182,14 @@ public final class MgmtClient {
     }
 
     /**
+     * {@code PATCH /v1/volumes/{name}} {@code {"requireAuth": on}}: only hosts with a DH-HMAC-CHAP secret may
+     * connect (or any host again). Errors 400, 401, 404, 409 (deleting).
+     */
+    public Volume requireAuth(String name, boolean on) {
+        return send("PATCH", "/v1/volumes/" + segment(name), java.util.Map.of("requireAuth", on), Volume.class);
+    }
+
+    /**
      * {@code DELETE /v1/volumes/{name}[?force=true]}: 202 + the volume in state deleting (the node removes it).
      * Errors 401, 404, 409 when a host is connected and not forced.
      */

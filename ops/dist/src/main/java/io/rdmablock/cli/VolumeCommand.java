@@ -18,14 +18,14 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code rdmablock volume create|list|get|resize|delete|promote|verify}: volumes over the management REST API.
+ * {@code rdmablock volume create|list|get|resize|require-auth|delete|promote|verify}: volumes over the management REST API.
  * {@code volume get NAME --watch} redraws the volume every second while a copy is syncing (docs/resync.md).
  */
 @Command(name = "volume", description = "Create, list, inspect, grow, delete and promote volumes.",
         mixinStandardHelpOptions = true,
         subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Get.class,
-                VolumeCommand.Resize.class, VolumeCommand.Delete.class, VolumeCommand.Promote.class,
-                VolumeVerify.class})
+                VolumeCommand.Resize.class, VolumeCommand.RequireAuth.class, VolumeCommand.Delete.class,
+                VolumeCommand.Promote.class, VolumeVerify.class})
 public final class VolumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -257,6 +257,26 @@ public final class VolumeCommand implements Callable<Integer> {
             Limits.checkName("NAME", name);
             Limits.checkSize("--size", sizeBytes);
             print(out(), output, client().resizeVolume(name, sizeBytes));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "require-auth", description = "Switch whether only hosts with a DH-HMAC-CHAP secret (rdmablock "
+            + "host set) may connect; applies to connections after the nodes' next heartbeat.",
+            mixinStandardHelpOptions = true)
+    static final class RequireAuth extends MgmtCall {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Parameters(index = "1", paramLabel = "on|off")
+        String onOff;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NAME", name);
+            if (!"on".equals(onOff) && !"off".equals(onOff)) {
+                throw Limits.invalid("on|off", onOff, "must be on or off");
+            }
+            print(out(), output, client().requireAuth(name, "on".equals(onOff)));
             return ExitCodes.OK;
         }
     }

@@ -119,5 +119,11 @@ class HostCliTest {
         assertTrue(Json.read(r.out(), Volume.class).requireAuth());
         var plain = run("volume", "create", "vol-b", "--size", "2M");
         assertTrue(plain.out().contains("requireAuth     false"), plain.out());
+        var on = run("volume", "require-auth", "vol-b", "on");
+        assertEquals(0, on.exitCode(), on.err());
+        assertTrue(on.out().contains("requireAuth     true"), on.out());
+        var bad = run("volume", "require-auth", "vol-b", "yes");
+        assertEquals(2, bad.exitCode(), bad.err());
+        assertTrue(bad.err().contains("on|off"), bad.err());
     }
 }

@@ -154,6 +154,12 @@ public record VolumeRecord(
                 createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth);
     }
 
+    /** @return a copy with requireAuth {@code on} */
+    public VolumeRecord withRequireAuth(boolean on) {
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
+                createdAtMs, provisioned, epoch, minInSync, copies, on);
+    }
+
     /** @return a copy with another state */
     public VolumeRecord withState(VolumeState newState) {
         return withSize(sizeBytes, newState);
