@@ -18,7 +18,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code rdmablock volume create|list|get|resize|require-auth|delete|promote|verify}: volumes over the management REST API.
+ * {@code rdmablock volume create|list|get|resize|require-auth|delete|promote|verify}: volumes over the management
+ * REST API.
  * {@code volume get NAME --watch} redraws the volume every second while a copy is syncing (docs/resync.md).
  */
 @Command(name = "volume", description = "Create, list, inspect, grow, delete and promote volumes.",

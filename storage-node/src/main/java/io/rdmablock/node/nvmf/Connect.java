@@ -18,12 +18,13 @@ import java.lang.foreign.ValueLayout;
  * HOSTNQN on qid >= 1; a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
  * Host (SCT 1, SC 84h), and so is a host without a DH-HMAC-CHAP secret on a subsystem that requires authentication
  * ({@link Subsystem#requiresAuth}): as Linux nvmet answers a host it cannot authenticate ({@code
- * drivers/nvme/target/fabrics-cmd.c} {@code nvmet_execute_admin_connect}: {@code nvmet_setup_auth} failing with
- * -EPERM is {@code NVME_SC_CONNECT_INVALID_HOST}; NVMe-oF 1.1 section 3.3, Figure 21 "Connect Invalid Host"; NVMe
- * Base 2.0 section 8.13 for the authentication itself). An I/O queue gets its {@link VolumeIo} here, from the subsystem's factory of the moment; if
- * it cannot be opened the Connect is answered Internal Error. A validated Connect first gives the queue its full
- * buffers ({@link RdmaQueue#growForConnect}: until then a pending queue holds one Connect slot); when they cannot be
- * registered the Connect is answered Internal Error. Runs on the connecting queue's poller.
+ * drivers/nvme/target/fabrics-cmd.c} {@code nvmet_execute_admin_connect}: {@code nvmet_setup_auth} failing for a
+ * host without a key is {@code NVME_SC_CONNECT_INVALID_HOST}; NVMe-oF 1.1 section 3.3, Figure 21; NVMe
+ * Base 2.0 section 8.13 for the authentication itself). An I/O queue gets its {@link VolumeIo} here, from the
+ * subsystem's factory of the moment; if it cannot be opened the Connect is answered Internal Error. A validated
+ * Connect first gives the queue its full buffers ({@link RdmaQueue#growForConnect}: until then a pending queue holds
+ * one Connect slot); when they cannot be registered the Connect is answered Internal Error. Runs on the connecting
+ * queue's poller.
  */
 final class Connect {
     private static final Logger LOG = LoggerFactory.getLogger(Connect.class);

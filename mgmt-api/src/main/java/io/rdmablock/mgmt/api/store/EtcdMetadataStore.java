@@ -30,8 +30,8 @@ import java.util.concurrent.TimeoutException;
  * {@link MetadataStore} on an etcd v3 cluster (jetcd client; etcd API: https://etcd.io/docs/v3.4/learning/api/), for
  * several management servers sharing one metadata. Keys (UTF-8) are {@code <prefix>volumes/<name>},
  * {@code <prefix>nodes/<nodeId>} and {@code <prefix>hosts/<hostNqn>} (a host's secrets in clear, {@link HostRecord};
- * etcd's own access control and TLS protect them) under {@link Config#prefix()} (default {@value #DEFAULT_PREFIX}); values are the
- * records as JSON ({@link Json}, the serialisation {@link RocksMetadataStore} uses).
+ * etcd's own access control and TLS protect them) under {@link Config#prefix()} (default {@value #DEFAULT_PREFIX});
+ * values are the records as JSON ({@link Json}, the serialisation {@link RocksMetadataStore} uses).
  *
  * <p>Revisions are etcd's own: {@link #volumeVersioned(String)} returns the key's {@code mod_revision}, and
  * {@link #replaceVolume(String, long, VolumeRecord)} is one transaction

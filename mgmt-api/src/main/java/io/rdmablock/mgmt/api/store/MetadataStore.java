@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Durable cluster metadata: volumes by name, nodes by id, hosts (DH-HMAC-CHAP secrets, stored in clear) by NQN. Every write is durable when the call returns.
- * Implementations are thread-safe; the cluster service serialises read-modify-write sequences itself.
- * Failures surface as {@link MetadataStoreException}.
+ * Durable cluster metadata: volumes by name, nodes by id, hosts (DH-HMAC-CHAP secrets, stored in clear) by NQN.
+ * Every write is durable when the call returns. Implementations are thread-safe; the cluster service serialises
+ * read-modify-write sequences itself. Failures surface as {@link MetadataStoreException}.
  *
  * <p>Compare-and-set on volumes: {@link #volumeVersioned(String)} reads a record with its store revision
  * ({@link Versioned}), {@link #replaceVolume(String, long, VolumeRecord)} writes only if that revision is still
