@@ -244,6 +244,7 @@ final class MgmtSync implements NodeAgent.Handler {
         Volume held = v;
         if (s != null && s.requiresAuth() != dv.requireAuth()) {
             s.requireAuth(dv.requireAuth());
+            s.revokeHostsWithoutSecrets(target.hostSecrets()); // connected before it was required
             LOG.info("volume requireAuth changed: id={}, requireAuth={}", dv.id(), dv.requireAuth());
         }
         if (s == null && replication != null && Replication.replicated(dv)) {

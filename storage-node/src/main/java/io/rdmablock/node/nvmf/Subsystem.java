@@ -189,7 +189,8 @@ public final class Subsystem {
     /**
      * Whether only hosts with a DH-HMAC-CHAP secret ({@link HostSecrets}) may connect: any other host is answered
      * Connect Invalid Host, except a secondary's primary node ({@link #primaryHostNqn()}: the replication path).
-     * Applies to Connects from then on; queues already connected stay. Default false. Any thread.
+     * Applies to Connects from then on; {@link #revokeHostsWithoutSecrets} ends the associations of hosts that
+     * connected before without a secret. Default false. Any thread.
      */
     public void requireAuth(boolean on) {
         requireAuth = on;
@@ -486,6 +487,23 @@ public final class Subsystem {
 
     void detach(Controller c) {
         controllers.remove(c);
+    }
+
+    /**
+     * While {@link #requiresAuth()}: destroys the controllers of hosts that have no entry in {@code secrets} (they
+     * connected before authentication was required; their queues tear down on their pollers), except a secondary's
+     * primary node. Hosts that authenticated keep their queues. Any thread.
+     */
+    public void revokeHostsWithoutSecrets(HostSecrets secrets) {
+        if (!requireAuth) {
+            return;
+        }
+        String primary = role.primaryHostNqn();
+        for (Controller c : controllers) {
+            if (!c.isDestroyed() && secrets.lookup(c.hostnqn()) == null && !c.hostnqn().equals(primary)) {
+                c.destroy("authentication now required and hostnqn=" + c.hostnqn() + " has no DH-HMAC-CHAP secret");
+            }
+        }
     }
 
     /** Destroys the controllers of hosts this subsystem no longer admits (after an allow-list or mode change). */

@@ -121,6 +121,20 @@ class TargetAuthTest {
     }
 
     @Test
+    void shouldEndTheAssociationOfAHostWithoutASecretWhenAuthenticationBecomesRequired() throws Exception {
+        String other = "nqn.2026-11.io.example:no-secret";
+        QueueConnection plain = connect(0, 0xFFFF, other, null, null);
+        QueueConnection authed = connect(0, 0xFFFF, TargetFixture.HOSTNQN, hostSecret, null);
+        Subsystem s = f.target.subsystem(f.subnqn);
+        s.requireAuth(true);
+        s.revokeHostsWithoutSecrets(f.target.hostSecrets());
+        Controller gone = f.target.controller(plain.cntlid());
+        assertTrue(gone == null || gone.isDestroyed(), "the host without a secret is revoked");
+        assertTrue(!f.target.controller(authed.cntlid()).isDestroyed(), "the authenticated host stays");
+        assertEquals(NvmeStatus.SUCCESS, AdminCommands.keepAlive(authed, TIMEOUT_NS).status());
+    }
+
+    @Test
     void shouldRefuseAHostWithoutSecret() {
         NvmfStatusException e = assertThrows(NvmfStatusException.class, () -> connect(0, 0xFFFF,
                 TargetFixture.HOSTNQN, null, null));
