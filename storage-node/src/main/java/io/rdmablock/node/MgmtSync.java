@@ -3,6 +3,7 @@ package io.rdmablock.node;
 import io.rdmablock.mgmt.client.DesiredVolume;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.HeartbeatResponse;
+import io.rdmablock.mgmt.client.HostSecret;
 import io.rdmablock.mgmt.client.CopyRole;
 import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.Node;
@@ -13,13 +14,16 @@ import io.rdmablock.node.store.Volume;
 import io.rdmablock.node.store.VolumeInfo;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
+import io.rdmablock.node.nvmf.HostSecrets;
 import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.rdma.fabric.auth.DhchapSecret;
 import io.rdmablock.node.nvmf.Target;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,6 +40,12 @@ import java.util.stream.Collectors;
  * <p>Lease (docs/failover.md): after each answered heartbeat, every subsystem of a replicated volume this node is
  * primary of gets {@code leaseDeadline(sendNanos + leaseMs - }{@value #LEASE_MARGIN_MS}{@code  ms)}, sendNanos being
  * the {@link System#nanoTime()} taken before the heartbeat was sent; past it hosts see ANA Change.
+ *
+ * <p>DH-HMAC-CHAP secrets (docs/authentication.md, "Managed secrets"): the hosts of each answer
+ * ({@link HeartbeatResponse#hosts()}) are merged with the secrets the target had when this object was made (the
+ * node's {@code --dhchap-secrets} file) and set on the target when they change, before the volumes are applied; on a
+ * conflict the file wins (logged once per host). Each desired volume's {@code requireAuth} is set on its subsystem
+ * before the subsystem is published. Both apply to Connects from then on.
  */
 final class MgmtSync implements NodeAgent.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(MgmtSync.class);
@@ -47,6 +57,11 @@ final class MgmtSync implements NodeAgent.Handler {
     private final Set<String> lostLogged = new HashSet<>();
 
     private final Replication replication;
+    /** The target's secrets at construction (the node's file): always kept, and they win over the server's. */
+    private final HostSecrets fileSecrets;
+    /** The server's hosts last set on the target (the whole list, secrets included, to see a change). */
+    private List<HostSecret> appliedHosts = List.of();
+    private final Set<String> conflictsLogged = new HashSet<>();
     /** Safety margin of the lease on the node's clock, ms (docs/failover.md "Timing defaults"). */
     static final long LEASE_MARGIN_MS = 250;
     /** The ordinal the management server gave this node (0: none yet). */
@@ -58,6 +73,7 @@ final class MgmtSync implements NodeAgent.Handler {
         this.target = target;
         this.freeBytes = freeBytes;
         this.replication = replication;
+        this.fileSecrets = target.hostSecrets();
     }
 
     MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
@@ -113,6 +129,7 @@ final class MgmtSync implements NodeAgent.Handler {
             replication.leaseMs(desired.leaseMs());
             replication.peerLeaseMaxMs(desired.peerLeaseMaxMs());
         }
+        applyHosts(desired.hosts());
         applyVolumes(desired);
         grantLimits(desired, sendNanos);
         if (desired.leaseMs() <= 0) {
@@ -151,6 +168,34 @@ final class MgmtSync implements NodeAgent.Handler {
                     && dv.state() != VolumeState.DELETING && (mine == CopyState.IN_SYNC || mine == CopyState.SYNCING);
             s.grantLimit(grants ? limit : Subsystem.NO_GRANTS);
         }
+    }
+
+    /** Sets the file's secrets merged with the server's hosts on the target, when the server's hosts changed. */
+    private void applyHosts(List<HostSecret> hosts) {
+        if (hosts.equals(appliedHosts)) {
+            return;
+        }
+        Map<String, HostSecrets.Entry> managed = new LinkedHashMap<>();
+        for (HostSecret h : hosts) {
+            if (fileSecrets.lookup(h.hostNqn()) != null) {
+                if (conflictsLogged.add(h.hostNqn())) {
+                    LOG.warn("DH-HMAC-CHAP secrets of hostnqn={} come from both the --dhchap-secrets file and the "
+                            + "management server: the file's are used", h.hostNqn());
+                }
+                continue;
+            }
+            try {
+                managed.put(h.hostNqn(), new HostSecrets.Entry(DhchapSecret.parse(h.dhchapSecret()),
+                        h.dhchapCtrlSecret() == null ? null : DhchapSecret.parse(h.dhchapCtrlSecret())));
+            } catch (IllegalArgumentException e) { // the server validated it: only a corrupt record gets here
+                LOG.warn("DH-HMAC-CHAP secrets of hostnqn={} from the management server not applied: {}",
+                        h.hostNqn(), e.getMessage());
+            }
+        }
+        target.hostSecrets(fileSecrets.merged(managed));
+        LOG.info("DH-HMAC-CHAP secrets from the management server applied: {} host(s) (and {} from the file)",
+                managed.size(), fileSecrets.size());
+        appliedHosts = hosts;
     }
 
     private void applyVolumes(HeartbeatResponse desired) {
@@ -224,12 +269,20 @@ final class MgmtSync implements NodeAgent.Handler {
             s = null;
         }
         Volume held = v;
+        if (s != null && s.requiresAuth() != dv.requireAuth()) {
+            s.requireAuth(dv.requireAuth());
+            s.revokeHostsWithoutSecrets(target.hostSecrets()); // connected before it was required
+            LOG.info("volume requireAuth changed: id={}, requireAuth={}", dv.id(), dv.requireAuth());
+        }
         if (s == null && replication != null && Replication.replicated(dv)) {
             // the copy's mode is set before the subsystem is published: never a window in which hosts could
             // connect to a secondary, or write to a primary without replication; a failure exports nothing
-            target.addVolume(v, subnqn, sub -> replication.apply(dv, held, sub, store));
+            target.addVolume(v, subnqn, sub -> {
+                sub.requireAuth(dv.requireAuth());
+                replication.apply(dv, held, sub, store);
+            });
         } else if (s == null) {
-            target.addVolume(v, subnqn);
+            target.addVolume(v, subnqn, sub -> sub.requireAuth(dv.requireAuth()));
             if (replication != null) {
                 replication.apply(dv, v, target.subsystemOfVolume(dv.id()), store);
             }

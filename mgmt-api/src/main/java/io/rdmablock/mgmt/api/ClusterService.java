@@ -91,6 +91,7 @@ public final class ClusterService {
     private final ResyncRecords resyncs;
     private final Rebuilds rebuilds;
     private final Heartbeats heartbeats;
+    private final ManagedHosts hosts;
 
     /**
      * One clock for tests: {@code nowMs} (ms) is both the wall clock and, times 10^6, the monotonic one.
@@ -139,6 +140,12 @@ public final class ClusterService {
         this.resyncs = new ResyncRecords(s);
         this.rebuilds = new Rebuilds(s, promotions);
         this.heartbeats = new Heartbeats(s, promotions, resyncs);
+        this.hosts = new ManagedHosts(s.store, s.wallMs);
+    }
+
+    /** @return the hosts with DH-HMAC-CHAP secrets ({@code /v1/hosts}) */
+    ManagedHosts hosts() {
+        return hosts;
     }
 
     /**
@@ -200,7 +207,8 @@ public final class ClusterService {
             List<String> nodes = place(request.sizeBytes(), request.replicas()).stream().map(NodeRecord::nodeId)
                     .toList();
             record = VolumeRecord.created(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
-                    request.lbaSize(), request.minInSync(), request.allowedHosts(), nodes, s.wallMs.getAsLong());
+                    request.lbaSize(), request.minInSync(), request.allowedHosts(), nodes, s.wallMs.getAsLong(),
+                    request.requireAuth());
             if (!s.store.replaceVolume(record.name(), 0, record)) { // created meanwhile by another writer
                 throw exists(s.store.volume(request.name()).orElse(record));
             }
@@ -346,6 +354,29 @@ public final class ClusterService {
             }
         }
         throw ClusterState.contention(name, "resizing to " + sizeBytes);
+    }
+
+    /**
+     * Switches a volume's requireAuth (compare-and-set). Errors: 404, 409 deleting. The same value changes nothing.
+     */
+    public Volume requireAuth(String name, boolean on) {
+        check(() -> Limits.checkName("name", name));
+        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
+            Versioned<VolumeRecord> current = s.store.volumeVersioned(name)
+                    .orElseThrow(() -> ApiException.volumeNotFound(name));
+            VolumeRecord v = current.value();
+            if (v.state() == VolumeState.DELETING) {
+                throw ClusterState.deleting(v);
+            }
+            if (v.requireAuth() == on) {
+                return toVolume(v);
+            }
+            VolumeRecord next = v.withRequireAuth(on);
+            if (s.compareAndSet(current, next)) {
+                return toVolume(next);
+            }
+        }
+        throw ClusterState.contention(name, "setting requireAuth to " + on);
     }
 
     /** Marks a volume deleting. Errors: 404; 409 when a host is connected and not forced. Idempotent. */
@@ -518,7 +549,10 @@ public final class ClusterService {
      * reports is answered {@code deleting} so the node deletes it. Errors: 400, 404 unknown node.
      */
     public HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request) {
-        return heartbeats.heartbeat(nodeId, request);
+        HeartbeatResponse r = heartbeats.heartbeat(nodeId, request);
+        // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume without an
+        // allow-list admits any host, so no node can be given less without knowing who will connect)
+        return new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs());
     }
 
     /** @return every node, ordered by id */
@@ -590,7 +624,7 @@ public final class ClusterService {
         }).toList();
         return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
                 s.fabricAddressOf(v.nodeId()), Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),
-                Instant.ofEpochMilli(v.createdAtMs()).toString(), v.epoch(), v.minInSync(), copies);
+                Instant.ofEpochMilli(v.createdAtMs()).toString(), v.epoch(), v.minInSync(), copies, v.requireAuth());
     }
 
     /**

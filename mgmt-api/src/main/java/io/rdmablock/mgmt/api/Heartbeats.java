@@ -111,7 +111,7 @@ final class Heartbeats {
             desired.add(toDesired(next, next.copyOn(nodeId).orElseThrow()));
         }
         retiredCopies(nodeId, reported, desired);
-        return new HeartbeatResponse(node.draining(), desired, s.leaseMs, s.peerLeaseMaxMs);
+        return new HeartbeatResponse(node.draining(), desired, s.leaseMs, java.util.List.of(), s.peerLeaseMaxMs);
     }
 
     /** Answers {@code deleting} for copies removed from their record that the node still reports; forgets the rest. */
@@ -211,6 +211,6 @@ final class Heartbeats {
         }
         return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.allowedHosts(),
                 Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
-                copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null);
+                copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null, v.requireAuth());
     }
 }

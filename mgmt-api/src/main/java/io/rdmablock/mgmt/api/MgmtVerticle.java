@@ -313,6 +313,7 @@ public final class MgmtVerticle extends VerticleBase {
                 ctx.fail(ar.cause());
             }
         }));
+        HostRoutes.mount(builder, vertx, cluster.hosts());
         builder.getRoute("volumeStats").addHandler(ctx -> json(ctx, 200, stats.snapshot()));
         builder.getRoute("getLeader").addHandler(this::getLeader);
 
@@ -450,7 +451,7 @@ public final class MgmtVerticle extends VerticleBase {
         return new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
                 body.getInteger("lbaSize", 4096), replicas,
                 minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync,
-                strings(body.getJsonArray("allowedHosts")));
+                strings(body.getJsonArray("allowedHosts")), body.getBoolean("requireAuth", false));
     }
 
     private void markCopyStale(RoutingContext ctx) {
@@ -478,8 +479,13 @@ public final class MgmtVerticle extends VerticleBase {
     }
 
     private void resizeVolume(RoutingContext ctx) {
-        long sizeBytes = ctx.body().asJsonObject().getLong("sizeBytes");
-        answer(ctx, 200, () -> cluster.resizeVolume(name(ctx), sizeBytes));
+        JsonObject body = ctx.body().asJsonObject();
+        Long sizeBytes = body.getLong("sizeBytes");
+        Boolean requireAuth = body.getBoolean("requireAuth");
+        answer(ctx, 200, () -> {
+            Volume v = sizeBytes == null ? null : cluster.resizeVolume(name(ctx), sizeBytes);
+            return requireAuth == null ? v : cluster.requireAuth(name(ctx), requireAuth);
+        });
     }
 
     private void registerNode(RoutingContext ctx) {

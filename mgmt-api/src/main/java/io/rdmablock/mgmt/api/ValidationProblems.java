@@ -42,6 +42,15 @@ final class ValidationProblems {
                 }
             }
         }
+        String hostNqn = ctx.pathParam("hostNqn");
+        if (hostNqn != null) {
+            try {
+                Limits.checkHostNqn("hostNqn", hostNqn);
+            } catch (IllegalArgumentException bad) {
+                return Problem.of(ProblemTypes.VALIDATION, "Invalid request", 400,
+                        "invalid path parameter " + bad.getMessage().replaceFirst("^invalid ", ""));
+            }
+        }
         HttpMethod method = ctx.request().method();
         boolean hasBody = method == HttpMethod.POST || method == HttpMethod.PATCH || method == HttpMethod.PUT;
         String contentType = ctx.request().getHeader("Content-Type");

@@ -12,11 +12,24 @@ import java.util.List;
  * @param minInSync    fewest in-sync copies with which writes are accepted, 1..replicas; on the wire it may be
  *                     absent, then the server takes {@link Limits#defaultMinInSync(int)}
  * @param allowedHosts host NQNs (at most {@link Limits#MAX_ALLOWED_HOSTS}); empty = any host
+ * @param requireAuth  true: only hosts with a DH-HMAC-CHAP secret ({@code PUT /v1/hosts/{hostNqn}}) may connect;
+ *                     absent on the wire = false
  */
 public record CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int replicas, int minInSync,
-                                  List<String> allowedHosts) {
+                                  List<String> allowedHosts, boolean requireAuth) {
     public CreateVolumeRequest {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+    }
+
+    /** As the canonical constructor, without authentication required. */
+    public CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int replicas, int minInSync,
+                               List<String> allowedHosts) {
+        this(name, sizeBytes, lbaSize, replicas, minInSync, allowedHosts, false);
+    }
+
+    /** @return this request with {@code requireAuth} set to {@code on} */
+    public CreateVolumeRequest withRequireAuth(boolean on) {
+        return new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, minInSync, allowedHosts, on);
     }
 
     /** @return a request with lbaSize 4096, 1 replica and any host allowed */

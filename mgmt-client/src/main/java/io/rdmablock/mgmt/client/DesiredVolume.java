@@ -27,15 +27,31 @@ import java.util.List;
  *                     server's clock (docs/failover.md, "Promotion"); null (older servers, or unknown) = one full lease
  * @param verifyId     for this node's primary copy: the id of the {@code volume verify} run the primary must carry out
  *                     and report ({@link VolumeReport#verify()}, docs/resync.md); null = none asked for
+ * @param requireAuth  true: a host without a DH-HMAC-CHAP secret (file or {@link HeartbeatResponse#hosts()}) is
+ *                     refused at Connect; false (or absent, from older servers) = as before
  */
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies,
-        Long leaseWaitMs, String verifyId) {
+        Long leaseWaitMs, String verifyId, boolean requireAuth) {
     public DesiredVolume {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         role = role == null ? CopyRole.PRIMARY : role;
         copies = copies == null ? List.of() : List.copyOf(copies);
+    }
+
+    /** As the canonical constructor, without {@code requireAuth}. */
+    public DesiredVolume(String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts,
+                         String subnqn, VolumeState state, boolean provisioned, long epoch, CopyRole role,
+                         int minInSync, List<DesiredCopy> copies, Long leaseWaitMs, String verifyId) {
+        this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
+                leaseWaitMs, verifyId, false);
+    }
+
+    /** @return this volume with {@code requireAuth} set to {@code on} */
+    public DesiredVolume withRequireAuth(boolean on) {
+        return new DesiredVolume(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role,
+                minInSync, copies, leaseWaitMs, verifyId, on);
     }
 
     /** As the canonical constructor, with no verify run asked for. */

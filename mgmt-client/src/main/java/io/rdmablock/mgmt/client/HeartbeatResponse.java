@@ -11,20 +11,36 @@ import java.util.List;
  *                 deleted only on an explicit {@code deleting}), does not export it, and logs it as an orphan
  * @param leaseMs  the primary lease (docs/failover.md): a primary serves host I/O until its heartbeat's send time +
  *                 leaseMs - margin (its own monotonic clock); 0 from older servers (no lease)
+ * @param hosts    every host of the cluster with a DH-HMAC-CHAP secret ({@code /v1/hosts}), ordered by host NQN,
+ *                 secrets included (docs/authentication.md, "Managed secrets"): the node requires each of them to
+ *                 authenticate on every volume subsystem; empty (or absent, from older servers) = none
  * @param peerLeaseMaxMs how long after this heartbeat's send time the node's in-sync (or syncing) secondary copies may
  *                 go on granting their primary peer leases while no later answer comes (docs/failover.md, "Peer
  *                 lease"), ms; 0 (older servers) = no peer leases
  */
-public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, long peerLeaseMaxMs) {
+public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts,
+                                long peerLeaseMaxMs) {
     public HeartbeatResponse {
         volumes = volumes == null ? List.of() : List.copyOf(volumes);
         leaseMs = Math.max(0, leaseMs);
+        hosts = hosts == null ? List.of() : List.copyOf(hosts);
         peerLeaseMaxMs = Math.max(0, peerLeaseMaxMs);
     }
 
-    /** An answer without peer leases (as from servers before them). */
+    /** An answer without managed host secrets nor peer leases (as from servers before them). */
     public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs) {
-        this(draining, volumes, leaseMs, 0);
+        this(draining, volumes, leaseMs, List.of(), 0);
+    }
+
+    /** An answer without peer leases (as from servers before them). */
+    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts) {
+        this(draining, volumes, leaseMs, hosts, 0);
+    }
+
+    @Override
+    public String toString() { // never the secrets
+        return "HeartbeatResponse[draining=" + draining + ", volumes=" + volumes + ", leaseMs=" + leaseMs
+                + ", hosts=" + hosts + ", peerLeaseMaxMs=" + peerLeaseMaxMs + "]";
     }
 
     /** An answer without a lease (as from servers before failover). */

@@ -123,6 +123,18 @@ public final class Limits {
         checkName("nodeId", request.nodeId());
     }
 
+    /**
+     * Checks one host NQN: well-formed ({@link #NQN_PATTERN}) and at most {@link #MAX_NQN_BYTES} bytes.
+     *
+     * @throws IllegalArgumentException naming {@code field} and the value
+     */
+    public static void checkHostNqn(String field, String hostNqn) {
+        if (hostNqn == null || hostNqn.length() > MAX_NQN_BYTES || !NQN.matcher(hostNqn).matches()) {
+            throw invalid(field, quote(hostNqn), "must be an NQN matching " + NQN_PATTERN + ", max bytes="
+                    + MAX_NQN_BYTES);
+        }
+    }
+
     /** Checks allowedHosts: at most 64 distinct NQNs, each well-formed and at most 223 bytes. */
     public static void checkAllowedHosts(List<String> hosts) {
         if (hosts == null) {

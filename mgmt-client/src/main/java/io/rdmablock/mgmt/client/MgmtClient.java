@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class MgmtClient {
     private static final TypeReference<List<Volume>> VOLUME_LIST = new TypeReference<>() { };
     private static final TypeReference<List<Node>> NODE_LIST = new TypeReference<>() { };
+    private static final TypeReference<List<Host>> HOST_LIST = new TypeReference<>() { };
 
     private final List<URI> baseUris;
     private final AtomicInteger current = new AtomicInteger();
@@ -181,6 +182,14 @@ public final class MgmtClient {
     }
 
     /**
+     * {@code PATCH /v1/volumes/{name}} {@code {"requireAuth": on}}: only hosts with a DH-HMAC-CHAP secret may
+     * connect (or any host again). Errors 400, 401, 404, 409 (deleting).
+     */
+    public Volume requireAuth(String name, boolean on) {
+        return send("PATCH", "/v1/volumes/" + segment(name), java.util.Map.of("requireAuth", on), Volume.class);
+    }
+
+    /**
      * {@code DELETE /v1/volumes/{name}[?force=true]}: 202 + the volume in state deleting (the node removes it).
      * Errors 401, 404, 409 when a host is connected and not forced.
      */
@@ -282,6 +291,28 @@ public final class MgmtClient {
     /** {@code DELETE /v1/nodes/{nodeId}}: forget the node. Errors 401, 404, 409 while volumes are placed on it. */
     public void removeNode(String nodeId) {
         exchange("DELETE", "/v1/nodes/" + segment(nodeId), null);
+    }
+
+    // ---- hosts (DH-HMAC-CHAP secrets; answers never carry a secret) ----
+
+    /** {@code PUT /v1/hosts/{hostNqn}}: sets the host's secrets (201 new, 200 replaced). Errors 400, 401, 403. */
+    public Host setHost(String hostNqn, SetHostRequest request) {
+        return send("PUT", "/v1/hosts/" + segment(hostNqn), request, Host.class);
+    }
+
+    /** {@code GET /v1/hosts}: every host with a secret, ordered by NQN. */
+    public List<Host> listHosts() {
+        return send("GET", "/v1/hosts", null, HOST_LIST);
+    }
+
+    /** {@code GET /v1/hosts/{hostNqn}}. Errors 400, 404 {@link ProblemTypes#HOST_NOT_FOUND}. */
+    public Host getHost(String hostNqn) {
+        return send("GET", "/v1/hosts/" + segment(hostNqn), null, Host.class);
+    }
+
+    /** {@code DELETE /v1/hosts/{hostNqn}}: 204. Errors 400, 401, 403, 404. */
+    public void removeHost(String hostNqn) {
+        exchange("DELETE", "/v1/hosts/" + segment(hostNqn), null);
     }
 
     /** {@code GET /v1/nodes}: every node, ordered by id. */

@@ -27,6 +27,8 @@ public final class ProblemTypes {
     public static final String VOLUME_NOT_FOUND = BASE + "volume-not-found";
     /** 404: no node with that id (a node that gets this on heartbeat registers again). */
     public static final String NODE_NOT_FOUND = BASE + "node-not-found";
+    /** 404: no host with that NQN ({@code /v1/hosts/{hostNqn}}). */
+    public static final String HOST_NOT_FOUND = BASE + "host-not-found";
     /** 404: no such route. */
     public static final String NOT_FOUND = BASE + "not-found";
     /** 405: route exists, method does not. */

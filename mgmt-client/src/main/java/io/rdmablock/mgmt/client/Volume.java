@@ -22,6 +22,8 @@ import java.util.List;
  * @param minInSync      fewest in-sync copies with which writes are accepted, 1..replicas (0 from older servers)
  * @param copies         one per copy, the primary first; empty from older servers (then {@code nodeId} is the only
  *                       copy)
+ * @param requireAuth    true: only hosts with a DH-HMAC-CHAP secret ({@code /v1/hosts}) may connect, after
+ *                       authenticating (docs/authentication.md, "Managed secrets"); false from older servers
  */
 public record Volume(
         String id,
@@ -39,7 +41,8 @@ public record Volume(
         String createdAt,
         long epoch,
         int minInSync,
-        List<VolumeCopy> copies) {
+        List<VolumeCopy> copies,
+        boolean requireAuth) {
 
     /** Prefix of every volume subsystem NQN; the volume name follows. */
     public static final String SUBNQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
@@ -48,6 +51,14 @@ public record Volume(
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         copies = copies == null ? List.of() : List.copyOf(copies);
+    }
+
+    /** As the canonical constructor, without {@code requireAuth}. */
+    public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                  String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
+                  List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
+                connectedHosts, createdAt, epoch, minInSync, copies, false);
     }
 
     /**

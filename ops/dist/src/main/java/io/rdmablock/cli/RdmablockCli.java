@@ -31,7 +31,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "rdmablock", mixinStandardHelpOptions = true, versionProvider = RdmablockCli.Version.class,
         description = "Distributed block storage over an NVMe-oF-style protocol on RDMA.",
-        subcommands = {MgmtCommand.class, VolumeCommand.class})
+        subcommands = {MgmtCommand.class, VolumeCommand.class, HostCommand.class})
 public final class RdmablockCli implements Callable<Integer> {
     /**
      * Subcommands provided by other modules: name → class. Add a line here when a module gains a command.

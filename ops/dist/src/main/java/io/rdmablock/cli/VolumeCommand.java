@@ -18,14 +18,15 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code rdmablock volume create|list|get|resize|delete|promote|verify}: volumes over the management REST API.
+ * {@code rdmablock volume create|list|get|resize|require-auth|delete|promote|verify}: volumes over the management
+ * REST API.
  * {@code volume get NAME --watch} redraws the volume every second while a copy is syncing (docs/resync.md).
  */
 @Command(name = "volume", description = "Create, list, inspect, grow, delete and promote volumes.",
         mixinStandardHelpOptions = true,
         subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Get.class,
-                VolumeCommand.Resize.class, VolumeCommand.Delete.class, VolumeCommand.Promote.class,
-                VolumeVerify.class})
+                VolumeCommand.Resize.class, VolumeCommand.RequireAuth.class, VolumeCommand.Delete.class,
+                VolumeCommand.Promote.class, VolumeVerify.class})
 public final class VolumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -90,6 +91,7 @@ public final class VolumeCommand implements Callable<Integer> {
                 .row("nsid", v.nsid())
                 .row("allowedHosts", v.allowedHosts().isEmpty() ? "(any)" : String.join(",", v.allowedHosts()))
                 .row("connectedHosts", v.connectedHosts().isEmpty() ? "(none)" : String.join(",", v.connectedHosts()))
+                .row("requireAuth", v.requireAuth())
                 .row("createdAt", v.createdAt());
         table.print(out);
         if (!v.copies().isEmpty()) {
@@ -150,6 +152,10 @@ public final class VolumeCommand implements Callable<Integer> {
                 description = "Host NQN allowed to connect (repeatable; none = any host).")
         List<String> allowedHosts = new ArrayList<>();
 
+        @Option(names = "--require-auth", description = "Only hosts with a DH-HMAC-CHAP secret (rdmablock host set) "
+                + "may connect, after authenticating.")
+        boolean requireAuth;
+
         @Override
         public Integer call() {
             long sizeBytes = Sizes.parse("--size", size);
@@ -164,7 +170,7 @@ public final class VolumeCommand implements Callable<Integer> {
             }
             int m = minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync;
             Limits.checkMinInSync("--min-in-sync", m, replicas);
-            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, allowedHosts);
+            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, allowedHosts, requireAuth);
             Limits.check(request);
             print(out(), output, client().createVolume(request));
             return ExitCodes.OK;
@@ -252,6 +258,26 @@ public final class VolumeCommand implements Callable<Integer> {
             Limits.checkName("NAME", name);
             Limits.checkSize("--size", sizeBytes);
             print(out(), output, client().resizeVolume(name, sizeBytes));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "require-auth", description = "Switch whether only hosts with a DH-HMAC-CHAP secret (rdmablock "
+            + "host set) may connect; applies to connections after the nodes' next heartbeat.",
+            mixinStandardHelpOptions = true)
+    static final class RequireAuth extends MgmtCall {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Parameters(index = "1", paramLabel = "on|off")
+        String onOff;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NAME", name);
+            if (!"on".equals(onOff) && !"off".equals(onOff)) {
+                throw Limits.invalid("on|off", onOff, "must be on or off");
+            }
+            print(out(), output, client().requireAuth(name, "on".equals(onOff)));
             return ExitCodes.OK;
         }
     }

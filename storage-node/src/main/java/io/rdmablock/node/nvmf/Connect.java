@@ -16,10 +16,15 @@ import java.lang.foreign.ValueLayout;
  * dw0 (IATTR, IPO): RECFMT 0, QID = the qid of the connection's private data, SQSIZE 1 .. min(queue entries,
  * maxQueueEntries) - 1 (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and a live controller of the same subsystem and
  * HOSTNQN on qid >= 1; a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
- * Host (SCT 1, SC 84h). An I/O queue gets its {@link VolumeIo} here, from the subsystem's factory of the moment; if
- * it cannot be opened the Connect is answered Internal Error. A validated Connect first gives the queue its full
- * buffers ({@link RdmaQueue#growForConnect}: until then a pending queue holds one Connect slot); when they cannot be
- * registered the Connect is answered Internal Error. Runs on the connecting queue's poller.
+ * Host (SCT 1, SC 84h), and so is a host without a DH-HMAC-CHAP secret on a subsystem that requires authentication
+ * ({@link Subsystem#requiresAuth}): as Linux nvmet answers a host it cannot authenticate ({@code
+ * drivers/nvme/target/fabrics-cmd.c} {@code nvmet_execute_admin_connect}: {@code nvmet_setup_auth} failing for a
+ * host without a key is {@code NVME_SC_CONNECT_INVALID_HOST}; NVMe-oF 1.1 section 3.3, Figure 21; NVMe
+ * Base 2.0 section 8.13 for the authentication itself). An I/O queue gets its {@link VolumeIo} here, from the
+ * subsystem's factory of the moment; if it cannot be opened the Connect is answered Internal Error. A validated
+ * Connect first gives the queue its full buffers ({@link RdmaQueue#growForConnect}: until then a pending queue holds
+ * one Connect slot); when they cannot be registered the Connect is answered Internal Error. Runs on the connecting
+ * queue's poller.
  */
 final class Connect {
     private static final Logger LOG = LoggerFactory.getLogger(Connect.class);
@@ -77,6 +82,13 @@ final class Connect {
         if (!s.allowsHost(hostnqn)) {
             LOG.info("connect rejected: invalid host: hostnqn={}, subnqn={}, admits={}, qid={}, peer={}",
                     hostnqn, subnqn, s.admittedHosts(), qid, q.peer);
+            return r.fail(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST));
+        }
+        HostSecrets secrets = t.hostSecrets(); // read once: a change applies to Connects after this one
+        HostSecrets.Entry auth = s.isDiscovery() ? null : secrets.lookup(hostnqn);
+        if (auth == null && s.requiresAuth() && !hostnqn.equals(s.primaryHostNqn())) {
+            LOG.info("connect rejected: invalid host: authentication required and hostnqn={} has no DH-HMAC-CHAP "
+                    + "secret, subnqn={}, qid={}, peer={}", hostnqn, subnqn, qid, q.peer);
             return r.fail(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST));
         }
         if (qid != 0 && s.isDiscovery()) {
@@ -143,8 +155,6 @@ final class Connect {
         c.commandReceived(r.startNs);
         q.connected(c, sqsize + 1, volumeIo);
         r.dw0 = c.cntlid;
-        HostSecrets secrets = t.hostSecrets();
-        HostSecrets.Entry auth = s.isDiscovery() ? null : secrets.lookup(hostnqn);
         if (auth != null) {
             q.auth = new QueueAuthentication(new io.rdmablock.rdma.fabric.auth.DhchapController(subnqn, hostnqn,
                     auth.hostSecret(), auth.ctrlSecret(), secrets.policy(), c::claimAuthTransaction, t.random()),

@@ -90,6 +90,16 @@ public final class HostSecrets {
         return of(m);
     }
 
+    /**
+     * This (e.g. the node's file) merged with {@code more} (e.g. the management server's hosts): every entry of
+     * this, and each entry of {@code more} whose host this does not list. On a conflict this one wins.
+     */
+    public HostSecrets merged(Map<String, Entry> more) {
+        Map<String, Entry> m = new LinkedHashMap<>(more);
+        m.putAll(byHostnqn);
+        return new HostSecrets(m, policy);
+    }
+
     /** The entry of {@code hostnqn}, or null when that host need not authenticate. */
     public Entry lookup(String hostnqn) {
         return byHostnqn.get(hostnqn);

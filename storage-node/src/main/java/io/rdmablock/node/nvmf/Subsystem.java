@@ -40,6 +40,8 @@ public final class Subsystem {
     /** Live controllers and destroyed ones whose queues are still draining. */
     private final CopyOnWriteArrayList<Controller> controllers = new CopyOnWriteArrayList<>();
     private volatile boolean removed;
+    /** Hosts without a DH-HMAC-CHAP secret are refused at Connect ({@link #requireAuth(boolean)}). */
+    private volatile boolean requireAuth;
     /** Opens the {@link VolumeIo} of each I/O queue at its Connect; swappable at runtime. */
     private volatile VolumeIo.Factory volumeIoFactory = LocalVolumeIo::open;
     /** Mode and (secondary) the primary node's host, replaced together; a new object on every change of either. */
@@ -182,6 +184,21 @@ public final class Subsystem {
         }
         Set<String> hosts = volume.allowedHosts();
         return hosts.isEmpty() || volume.isHostAllowed(hostnqn);
+    }
+
+    /**
+     * Whether only hosts with a DH-HMAC-CHAP secret ({@link HostSecrets}) may connect: any other host is answered
+     * Connect Invalid Host, except a secondary's primary node ({@link #primaryHostNqn()}: the replication path).
+     * Applies to Connects from then on; {@link #revokeHostsWithoutSecrets} ends the associations of hosts that
+     * connected before without a secret. Default false. Any thread.
+     */
+    public void requireAuth(boolean on) {
+        requireAuth = on;
+    }
+
+    /** @return whether hosts without a DH-HMAC-CHAP secret are refused ({@link #requireAuth(boolean)}) */
+    public boolean requiresAuth() {
+        return requireAuth;
     }
 
     /** The hosts this subsystem admits, for log lines: the allow-list (empty = any) and a secondary's primary. */
@@ -554,6 +571,23 @@ public final class Subsystem {
 
     void detach(Controller c) {
         controllers.remove(c);
+    }
+
+    /**
+     * While {@link #requiresAuth()}: destroys the controllers of hosts that have no entry in {@code secrets} (they
+     * connected before authentication was required; their queues tear down on their pollers), except a secondary's
+     * primary node. Hosts that authenticated keep their queues. Any thread.
+     */
+    public void revokeHostsWithoutSecrets(HostSecrets secrets) {
+        if (!requireAuth) {
+            return;
+        }
+        String primary = role.primaryHostNqn();
+        for (Controller c : controllers) {
+            if (!c.isDestroyed() && secrets.lookup(c.hostnqn()) == null && !c.hostnqn().equals(primary)) {
+                c.destroy("authentication now required and hostnqn=" + c.hostnqn() + " has no DH-HMAC-CHAP secret");
+            }
+        }
     }
 
     /** Destroys the controllers of hosts this subsystem no longer admits (after an allow-list or mode change). */

@@ -106,6 +106,35 @@ class TargetAuthTest {
     }
 
     @Test
+    void shouldRefuseAHostWithoutASecretOnASubsystemRequiringAuthWithConnectInvalidHost() {
+        f.target.subsystem(f.subnqn).requireAuth(true);
+        String other = "nqn.2026-11.io.example:no-secret";
+        NvmfStatusException e = assertThrows(NvmfStatusException.class, () -> connect(0, 0xFFFF, other, null, null));
+        assertEquals(NvmeStatus.SCT_COMMAND_SPECIFIC, e.sct());
+        assertEquals(NvmeStatus.SC_CONNECT_INVALID_HOST, e.sc());
+        // a host with a secret still authenticates and connects
+        QueueConnection admin = connect(0, 0xFFFF, TargetFixture.HOSTNQN, hostSecret, null);
+        assertEquals(NvmeStatus.SUCCESS, AdminCommands.keepAlive(admin, TIMEOUT_NS).status());
+        f.target.subsystem(f.subnqn).requireAuth(false);
+        QueueConnection plain = connect(0, 0xFFFF, other, null, null); // no longer required: admitted
+        assertEquals(NvmeStatus.SUCCESS, AdminCommands.keepAlive(plain, TIMEOUT_NS).status());
+    }
+
+    @Test
+    void shouldEndTheAssociationOfAHostWithoutASecretWhenAuthenticationBecomesRequired() throws Exception {
+        String other = "nqn.2026-11.io.example:no-secret";
+        QueueConnection plain = connect(0, 0xFFFF, other, null, null);
+        QueueConnection authed = connect(0, 0xFFFF, TargetFixture.HOSTNQN, hostSecret, null);
+        Subsystem s = f.target.subsystem(f.subnqn);
+        s.requireAuth(true);
+        s.revokeHostsWithoutSecrets(f.target.hostSecrets());
+        Controller gone = f.target.controller(plain.cntlid());
+        assertTrue(gone == null || gone.isDestroyed(), "the host without a secret is revoked");
+        assertTrue(!f.target.controller(authed.cntlid()).isDestroyed(), "the authenticated host stays");
+        assertEquals(NvmeStatus.SUCCESS, AdminCommands.keepAlive(authed, TIMEOUT_NS).status());
+    }
+
+    @Test
     void shouldRefuseAHostWithoutSecret() {
         NvmfStatusException e = assertThrows(NvmfStatusException.class, () -> connect(0, 0xFFFF,
                 TargetFixture.HOSTNQN, null, null));

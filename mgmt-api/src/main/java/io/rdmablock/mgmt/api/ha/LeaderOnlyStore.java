@@ -1,5 +1,6 @@
 package io.rdmablock.mgmt.api.ha;
 
+import io.rdmablock.mgmt.api.store.HostRecord;
 import io.rdmablock.mgmt.api.store.MetadataStore;
 import io.rdmablock.mgmt.api.store.NodeRecord;
 import io.rdmablock.mgmt.api.store.Versioned;
@@ -101,6 +102,28 @@ public final class LeaderOnlyStore implements MetadataStore {
     public void removeNode(String nodeId) {
         check("removal of node " + nodeId);
         delegate.removeNode(nodeId);
+    }
+
+    @Override
+    public Optional<Versioned<HostRecord>> hostVersioned(String hostNqn) {
+        return delegate.hostVersioned(hostNqn);
+    }
+
+    @Override
+    public List<Versioned<HostRecord>> hosts() {
+        return delegate.hosts();
+    }
+
+    @Override
+    public boolean replaceHost(String hostNqn, long expectedRevision, HostRecord next) {
+        check("write of host " + hostNqn);
+        return delegate.replaceHost(hostNqn, expectedRevision, next);
+    }
+
+    @Override
+    public boolean removeHost(String hostNqn, long expectedRevision) {
+        check("removal of host " + hostNqn);
+        return delegate.removeHost(hostNqn, expectedRevision);
     }
 
     @Override

@@ -28,9 +28,10 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * {@link MetadataStore} on an etcd v3 cluster (jetcd client; etcd API: https://etcd.io/docs/v3.4/learning/api/), for
- * several management servers sharing one metadata. Keys (UTF-8) are {@code <prefix>volumes/<name>} and
- * {@code <prefix>nodes/<nodeId>} under {@link Config#prefix()} (default {@value #DEFAULT_PREFIX}); values are the
- * records as JSON ({@link Json}, the serialisation {@link RocksMetadataStore} uses).
+ * several management servers sharing one metadata. Keys (UTF-8) are {@code <prefix>volumes/<name>},
+ * {@code <prefix>nodes/<nodeId>} and {@code <prefix>hosts/<hostNqn>} (a host's secrets in clear, {@link HostRecord};
+ * etcd's own access control and TLS protect them) under {@link Config#prefix()} (default {@value #DEFAULT_PREFIX});
+ * values are the records as JSON ({@link Json}, the serialisation {@link RocksMetadataStore} uses).
  *
  * <p>Revisions are etcd's own: {@link #volumeVersioned(String)} returns the key's {@code mod_revision}, and
  * {@link #replaceVolume(String, long, VolumeRecord)} is one transaction
@@ -134,6 +135,7 @@ public final class EtcdMetadataStore implements MetadataStore {
     private final Client client;
     private final String volumePrefix;
     private final String nodePrefix;
+    private final String hostPrefix;
     private volatile boolean closed;
 
     /**
@@ -147,6 +149,7 @@ public final class EtcdMetadataStore implements MetadataStore {
         this.client = newClient(config.endpoints());
         this.volumePrefix = config.prefix() + "volumes/";
         this.nodePrefix = config.prefix() + "nodes/";
+        this.hostPrefix = config.prefix() + "hosts/";
         try {
             long deadline = System.nanoTime() + Math.max(OPEN_BOUND.toNanos(), config.callTimeout().toNanos());
             while (true) {
@@ -280,10 +283,57 @@ public final class EtcdMetadataStore implements MetadataStore {
         await("delete " + key, client.getKVClient().delete(bytes(key)));
     }
 
+    @Override
+    public Optional<Versioned<HostRecord>> hostVersioned(String hostNqn) {
+        String key = hostPrefix + hostNqn;
+        GetResponse r = await("get " + key, client.getKVClient().get(bytes(key)));
+        if (r.getKvs().isEmpty()) {
+            return Optional.empty();
+        }
+        KeyValue kv = r.getKvs().getFirst();
+        return Optional.of(new Versioned<>(decode(key, kv, HostRecord.class), kv.getModRevision()));
+    }
+
+    @Override
+    public List<Versioned<HostRecord>> hosts() {
+        var out = new ArrayList<Versioned<HostRecord>>();
+        scanKeys(hostPrefix, kv -> out.add(new Versioned<>(decode(kv.getKey().toString(StandardCharsets.UTF_8), kv,
+                HostRecord.class), kv.getModRevision())));
+        return out;
+    }
+
+    @Override
+    public boolean replaceHost(String hostNqn, long expectedRevision, HostRecord next) {
+        MetadataStore.checkReplaceHost(hostNqn, expectedRevision, next);
+        String key = hostPrefix + hostNqn;
+        ByteSequence k = bytes(key);
+        return await("compare-and-set " + key + " at revision " + expectedRevision, client.getKVClient().txn()
+                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedRevision)))
+                .Then(Op.put(k, encode(key, next), PutOption.DEFAULT))
+                .commit()).isSucceeded();
+    }
+
+    @Override
+    public boolean removeHost(String hostNqn, long expectedRevision) {
+        MetadataStore.checkRemove(expectedRevision);
+        String key = hostPrefix + hostNqn;
+        ByteSequence k = bytes(key);
+        return await("compare-and-delete " + key + " at revision " + expectedRevision, client.getKVClient().txn()
+                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedRevision)))
+                .Then(Op.delete(k, io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                .commit()).isSucceeded();
+    }
+
     /** Every key under {@code prefix} in key order, in pages at the revision of the first page. */
     private <T> List<T> scan(String prefix, Class<T> type) {
-        byte[] end = prefixEnd(prefix.getBytes(StandardCharsets.UTF_8));
         var out = new ArrayList<T>();
+        scanKeys(prefix, kv -> out.add(decode(kv.getKey().toString(StandardCharsets.UTF_8), kv, type)));
+        return out;
+    }
+
+    /** Each key-value under {@code prefix} in key order, in pages at the revision of the first page. */
+    private void scanKeys(String prefix, java.util.function.Consumer<KeyValue> each) {
+        byte[] end = prefixEnd(prefix.getBytes(StandardCharsets.UTF_8));
         ByteSequence from = bytes(prefix);
         long revision = 0;
         while (true) {
@@ -299,10 +349,10 @@ public final class EtcdMetadataStore implements MetadataStore {
                 revision = page.getHeader().getRevision();
             }
             for (KeyValue kv : page.getKvs()) {
-                out.add(decode(kv.getKey().toString(StandardCharsets.UTF_8), kv, type));
+                each.accept(kv);
             }
             if (!page.isMore() || page.getKvs().isEmpty()) {
-                return out;
+                return;
             }
             byte[] last = page.getKvs().getLast().getKey().getBytes();
             from = ByteSequence.from(Arrays.copyOf(last, last.length + 1)); // the next key after last: last + 0x00

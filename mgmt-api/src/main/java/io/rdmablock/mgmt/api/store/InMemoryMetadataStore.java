@@ -6,11 +6,13 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * A non-durable {@link MetadataStore} for tests and throw-away servers. Volume writes take this object's lock, so
- * a compare-and-set is atomic against every other volume write; revisions count volume writes from 1.
+ * a compare-and-set is atomic against every other volume write; revisions count volume and host writes from 1 (hosts
+ * take the same lock).
  */
 public final class InMemoryMetadataStore implements MetadataStore {
     private final ConcurrentSkipListMap<String, Versioned<VolumeRecord>> volumes = new ConcurrentSkipListMap<>();
     private final ConcurrentSkipListMap<String, NodeRecord> nodes = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<String, Versioned<HostRecord>> hosts = new ConcurrentSkipListMap<>();
     /** Last revision given out; guarded by this. */
     private long revision;
 
@@ -79,6 +81,38 @@ public final class InMemoryMetadataStore implements MetadataStore {
     @Override
     public void removeNode(String nodeId) {
         nodes.remove(nodeId);
+    }
+
+    @Override
+    public Optional<Versioned<HostRecord>> hostVersioned(String hostNqn) {
+        return Optional.ofNullable(hosts.get(hostNqn));
+    }
+
+    @Override
+    public List<Versioned<HostRecord>> hosts() {
+        return List.copyOf(hosts.values());
+    }
+
+    @Override
+    public synchronized boolean replaceHost(String hostNqn, long expectedRevision, HostRecord next) {
+        MetadataStore.checkReplaceHost(hostNqn, expectedRevision, next);
+        Versioned<HostRecord> current = hosts.get(hostNqn);
+        if ((current == null ? 0 : current.revision()) != expectedRevision) {
+            return false;
+        }
+        hosts.put(hostNqn, new Versioned<>(next, ++revision));
+        return true;
+    }
+
+    @Override
+    public synchronized boolean removeHost(String hostNqn, long expectedRevision) {
+        MetadataStore.checkRemove(expectedRevision);
+        Versioned<HostRecord> current = hosts.get(hostNqn);
+        if (current == null || current.revision() != expectedRevision) {
+            return false;
+        }
+        hosts.remove(hostNqn);
+        return true;
     }
 
     @Override

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Durable cluster metadata: volumes by name, nodes by id. Every write is durable when the call returns.
- * Implementations are thread-safe; the cluster service serialises read-modify-write sequences itself.
- * Failures surface as {@link MetadataStoreException}.
+ * Durable cluster metadata: volumes by name, nodes by id, hosts (DH-HMAC-CHAP secrets, stored in clear) by NQN.
+ * Every write is durable when the call returns. Implementations are thread-safe; the cluster service serialises
+ * read-modify-write sequences itself. Failures surface as {@link MetadataStoreException}.
  *
  * <p>Compare-and-set on volumes: {@link #volumeVersioned(String)} reads a record with its store revision
  * ({@link Versioned}), {@link #replaceVolume(String, long, VolumeRecord)} writes only if that revision is still
@@ -61,6 +61,32 @@ public interface MetadataStore extends AutoCloseable {
     /** Removes the node with that id (no-op when absent). */
     void removeNode(String nodeId);
 
+    /**
+     * @return the host with that NQN and the store's revision of it (revisions as for volumes: every write of any
+     *         key of the store gives a larger one)
+     */
+    Optional<Versioned<HostRecord>> hostVersioned(String hostNqn);
+
+    /** @return every host with its revision, ordered by NQN */
+    List<Versioned<HostRecord>> hosts();
+
+    /**
+     * Compare-and-set of a host, as {@link #replaceVolume}: writes {@code next} only if the key's revision is
+     * {@code expectedRevision} (0: only if absent).
+     *
+     * @return true when written; false when the key's revision differs (nothing written)
+     * @throws IllegalArgumentException when {@code next.hostNqn()} is not {@code hostNqn} or expectedRevision &lt; 0
+     */
+    boolean replaceHost(String hostNqn, long expectedRevision, HostRecord next);
+
+    /**
+     * Compare-and-delete of a host, as {@link #removeVolume(String, long)}.
+     *
+     * @return true when removed; false when the key's revision differs or it is absent
+     * @throws IllegalArgumentException when expectedRevision &lt; 1
+     */
+    boolean removeHost(String hostNqn, long expectedRevision);
+
     /** Releases the store; idempotent. */
     @Override
     void close();
@@ -70,6 +96,18 @@ public interface MetadataStore extends AutoCloseable {
         if (expectedRevision < 1) {
             throw new IllegalArgumentException("invalid expectedRevision: expectedRevision=" + expectedRevision
                     + ", min=1");
+        }
+    }
+
+    /** Checks the arguments of {@link #replaceHost} (shared by the implementations). */
+    static void checkReplaceHost(String hostNqn, long expectedRevision, HostRecord next) {
+        if (!hostNqn.equals(next.hostNqn())) {
+            throw new IllegalArgumentException("invalid next.hostNqn: next.hostNqn=" + next.hostNqn() + ", must be "
+                    + hostNqn);
+        }
+        if (expectedRevision < 0) {
+            throw new IllegalArgumentException("invalid expectedRevision: expectedRevision=" + expectedRevision
+                    + ", min=0");
         }
     }
 

@@ -20,7 +20,8 @@ import java.util.Optional;
 
 /**
  * The embedded default {@link MetadataStore}: one RocksDB database in a directory. Keys are
- * {@code "volume/<name>"} and {@code "node/<nodeId>"} (UTF-8), values the records as JSON. Writes use
+ * {@code "volume/<name>"}, {@code "node/<nodeId>"} and {@code "host/<hostNqn>"} (UTF-8), values the records as JSON
+ * (a host's secrets in clear, {@link HostRecord}). Writes use
  * {@code sync=true} (fsync of the WAL before returning), so an acknowledged change survives a crash.
  * Only one process may open the directory (RocksDB's LOCK file); a second open fails with
  * {@link MetadataStoreException}.
@@ -29,12 +30,15 @@ import java.util.Optional;
  * endian) and {@code "volume-rev/<name>"} the revision of each volume key; a volume write puts the record, its
  * revision and the counter in one {@link WriteBatch}, under this store's lock, so a compare-and-set is atomic
  * against every other volume write. A volume record written before revisions existed (no revision key) reads as
- * revision 1; the counter of such a database starts at 1, so every later write is above it.
+ * revision 1; the counter of such a database starts at 1, so every later write is above it. Hosts have revisions the
+ * same way ({@code "host-rev/<hostNqn>"}, the same counter and lock).
  */
 public final class RocksMetadataStore implements MetadataStore {
     private static final String VOLUME_PREFIX = "volume/";
     private static final String VOLUME_REVISION_PREFIX = "volume-rev/";
     private static final String NODE_PREFIX = "node/";
+    private static final String HOST_PREFIX = "host/";
+    private static final String HOST_REVISION_PREFIX = "host-rev/";
     private static final String REVISION_KEY = "meta/revision";
     /** Revision of a volume record written before revisions were stored. */
     private static final long LEGACY_REVISION = 1;
@@ -159,6 +163,62 @@ public final class RocksMetadataStore implements MetadataStore {
             } catch (RocksDBException e) {
                 throw new MetadataStoreException("delete " + VOLUME_PREFIX + name + " failed in " + dir, e);
             }
+        }
+    }
+
+    @Override
+    public Optional<Versioned<HostRecord>> hostVersioned(String hostNqn) {
+        synchronized (volumeLock) {
+            return get(HOST_PREFIX + hostNqn, HostRecord.class)
+                    .map(h -> new Versioned<>(h, readLong(HOST_REVISION_PREFIX + hostNqn)));
+        }
+    }
+
+    @Override
+    public List<Versioned<HostRecord>> hosts() {
+        synchronized (volumeLock) {
+            return scan(HOST_PREFIX, HostRecord.class).stream()
+                    .map(h -> new Versioned<>(h, readLong(HOST_REVISION_PREFIX + h.hostNqn()))).toList();
+        }
+    }
+
+    @Override
+    public boolean replaceHost(String hostNqn, long expectedRevision, HostRecord next) {
+        MetadataStore.checkReplaceHost(hostNqn, expectedRevision, next);
+        synchronized (volumeLock) {
+            long current = readLong(HOST_REVISION_PREFIX + hostNqn); // 0 when absent: host and revision go together
+            if (current != expectedRevision) {
+                return false;
+            }
+            long nextRevision = revision + 1;
+            try (var batch = new WriteBatch()) {
+                batch.put(key(HOST_PREFIX + hostNqn), Json.write(next).getBytes(StandardCharsets.UTF_8));
+                batch.put(key(HOST_REVISION_PREFIX + hostNqn), longBytes(nextRevision));
+                batch.put(key(REVISION_KEY), longBytes(nextRevision));
+                db.write(writeOptions, batch);
+            } catch (RocksDBException e) {
+                throw new MetadataStoreException("put " + HOST_PREFIX + hostNqn + " failed in " + dir, e);
+            }
+            revision = nextRevision;
+            return true;
+        }
+    }
+
+    @Override
+    public boolean removeHost(String hostNqn, long expectedRevision) {
+        MetadataStore.checkRemove(expectedRevision);
+        synchronized (volumeLock) {
+            if (readLong(HOST_REVISION_PREFIX + hostNqn) != expectedRevision) {
+                return false;
+            }
+            try (var batch = new WriteBatch()) {
+                batch.delete(key(HOST_PREFIX + hostNqn));
+                batch.delete(key(HOST_REVISION_PREFIX + hostNqn));
+                db.write(writeOptions, batch);
+            } catch (RocksDBException e) {
+                throw new MetadataStoreException("delete " + HOST_PREFIX + hostNqn + " failed in " + dir, e);
+            }
+            return true;
         }
     }
 

@@ -31,11 +31,13 @@ import java.util.Optional;
  * @param epoch          1 at create, + 1 at every change of primary or of the in-sync set, &gt;= 1
  * @param minInSync      fewest in-sync copies with which writes are accepted, 1..replicas
  * @param copies         one per copy on distinct nodes, exactly one {@link CopyRole#PRIMARY}, the primary first
+ * @param requireAuth    only hosts with a DH-HMAC-CHAP secret ({@link HostRecord}) may connect; false in records
+ *                       written before it
  */
 public record VolumeRecord(
         String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
         String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs, boolean provisioned,
-        long epoch, int minInSync, List<CopyRecord> copies) {
+        long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth) {
     public VolumeRecord {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
@@ -50,16 +52,31 @@ public record VolumeRecord(
         replicas = replicas < 1 ? 1 : replicas;
     }
 
-    /** A new volume: epoch 1, every copy in sync and not yet provisioned, the first copy's node the primary. */
+    /** As the canonical constructor, without {@code requireAuth} (records and callers before it). */
+    public VolumeRecord(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs,
+                        boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
+                provisioned, epoch, minInSync, copies, false);
+    }
+
+    /** As {@link #created(String, String, long, int, int, List, List, long, boolean)}, no authentication required. */
     public static VolumeRecord created(String id, String name, long sizeBytes, int lbaSize, int minInSync,
                                        List<String> allowedHosts, List<String> copyNodeIds, long createdAtMs) {
+        return created(id, name, sizeBytes, lbaSize, minInSync, allowedHosts, copyNodeIds, createdAtMs, false);
+    }
+
+    /** A new volume: epoch 1, every copy in sync and not yet provisioned, the first copy's node the primary. */
+    public static VolumeRecord created(String id, String name, long sizeBytes, int lbaSize, int minInSync,
+                                       List<String> allowedHosts, List<String> copyNodeIds, long createdAtMs,
+                                       boolean requireAuth) {
         var copies = new ArrayList<CopyRecord>();
         for (int i = 0; i < copyNodeIds.size(); i++) {
             copies.add(new CopyRecord(copyNodeIds.get(i), i == 0 ? CopyRole.PRIMARY : CopyRole.SECONDARY,
                     CopyState.IN_SYNC, false));
         }
         return new VolumeRecord(id, name, sizeBytes, lbaSize, copies.size(), allowedHosts, copyNodeIds.getFirst(),
-                VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies);
+                VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies, requireAuth);
     }
 
     private static List<CopyRecord> primaryFirst(List<CopyRecord> copies) {
@@ -94,7 +111,7 @@ public record VolumeRecord(
     /** @return a copy with another size and state */
     public VolumeRecord withSize(long newSizeBytes, VolumeState newState) {
         return new VolumeRecord(id, name, newSizeBytes, lbaSize, replicas, allowedHosts, nodeId, newState,
-                connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies);
+                connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies, requireAuth);
     }
 
     /**
@@ -124,7 +141,7 @@ public record VolumeRecord(
         var next = copies.stream().map(c -> c.nodeId().equals(copy.nodeId()) ? copy : c).toList();
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next);
+                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth);
     }
 
     /**
@@ -134,7 +151,13 @@ public record VolumeRecord(
     public VolumeRecord withCopies(long newEpoch, List<CopyRecord> next) {
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next);
+                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth);
+    }
+
+    /** @return a copy with requireAuth {@code on} */
+    public VolumeRecord withRequireAuth(boolean on) {
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
+                createdAtMs, provisioned, epoch, minInSync, copies, on);
     }
 
     /** @return a copy with another state */
@@ -145,6 +168,6 @@ public record VolumeRecord(
     /** @return a copy with other connected hosts */
     public VolumeRecord withConnectedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, hosts,
-                createdAtMs, provisioned, epoch, minInSync, copies);
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth);
     }
 }

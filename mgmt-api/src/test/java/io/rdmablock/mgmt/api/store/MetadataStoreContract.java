@@ -130,6 +130,98 @@ abstract class MetadataStoreContract {
         }
     }
 
+    static HostRecord host(String nqn, String secret) {
+        return new HostRecord(nqn, secret, null, 1234);
+    }
+
+    static final String H1 = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001";
+    static final String H2 = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000002";
+
+    @Test
+    void shouldCreateHostOnlyWhenAbsentAndReplaceOnlyAtTheRevisionRead() {
+        assertTrue(store.replaceHost(H1, 0, host(H1, "s1")));
+        assertFalse(store.replaceHost(H1, 0, host(H1, "s2")), "exists");
+        var read = store.hostVersioned(H1).orElseThrow();
+        assertEquals("s1", read.value().dhchapSecret());
+        assertTrue(store.replaceHost(H1, read.revision(), host(H1, "s2")));
+        var after = store.hostVersioned(H1).orElseThrow();
+        assertTrue(after.revision() > read.revision(), after + " after " + read);
+        assertFalse(store.replaceHost(H1, read.revision(), host(H1, "s3")), "stale revision");
+        assertEquals("s2", store.hostVersioned(H1).orElseThrow().value().dhchapSecret());
+    }
+
+    @Test
+    void shouldListHostsByNqnWithTheirRevisions() {
+        assertTrue(store.replaceHost(H2, 0, host(H2, "b")));
+        assertTrue(store.replaceHost(H1, 0, new HostRecord(H1, "a", "c", 99)));
+        store.putVolume(volume("a", 1)); // volumes are not hosts
+        var hosts = store.hosts();
+        assertEquals(List.of(H1, H2), hosts.stream().map(h -> h.value().hostNqn()).toList());
+        assertEquals(new HostRecord(H1, "a", "c", 99), hosts.get(0).value());
+        assertEquals(store.hostVersioned(H1).orElseThrow().revision(), hosts.get(0).revision());
+        assertTrue(hosts.get(0).revision() > hosts.get(1).revision(), "store-wide revisions: " + hosts);
+    }
+
+    @Test
+    void shouldRemoveHostOnlyAtTheRevisionRead() {
+        assertTrue(store.replaceHost(H1, 0, host(H1, "s1")));
+        long first = store.hostVersioned(H1).orElseThrow().revision();
+        assertTrue(store.replaceHost(H1, first, host(H1, "s2")));
+        assertFalse(store.removeHost(H1, first), "stale revision");
+        long now = store.hostVersioned(H1).orElseThrow().revision();
+        assertTrue(store.removeHost(H1, now));
+        assertTrue(store.hostVersioned(H1).isEmpty());
+        assertTrue(store.hosts().isEmpty());
+        assertFalse(store.removeHost(H1, now), "absent");
+        assertFalse(store.replaceHost(H1, now, host(H1, "s3")), "absent key has revision 0");
+        assertTrue(store.replaceHost(H1, 0, host(H1, "s3")));
+        assertTrue(store.hostVersioned(H1).orElseThrow().revision() > now, "revisions are not reused");
+    }
+
+    @Test
+    void shouldLetExactlyOneOfTwoConcurrentHostWritesWin() throws Exception {
+        var pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 20; round++) {
+                String nqn = H1 + "-" + round;
+                var start = new CountDownLatch(1);
+                List<Future<Boolean>> results = List.of(
+                        pool.submit(() -> {
+                            start.await();
+                            return store.replaceHost(nqn, 0, host(nqn, "first"));
+                        }),
+                        pool.submit(() -> {
+                            start.await();
+                            return store.replaceHost(nqn, 0, host(nqn, "second"));
+                        }));
+                start.countDown();
+                boolean first = results.get(0).get(10, TimeUnit.SECONDS);
+                boolean second = results.get(1).get(10, TimeUnit.SECONDS);
+                assertTrue(first ^ second, "round " + round + ": first=" + first + " second=" + second);
+                assertEquals(first ? "first" : "second", store.hostVersioned(nqn).orElseThrow().value().dhchapSecret());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void shouldRejectHostRecordOfAnotherNqn() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> store.replaceHost(H1, 0, host(H2, "s")));
+    }
+
+    @Test
+    void shouldKeepRequireAuthOfAVolume() {
+        VolumeRecord v = volume("a", 1);
+        VolumeRecord auth = new VolumeRecord(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(),
+                v.allowedHosts(), v.nodeId(), v.state(), v.connectedHosts(), v.createdAtMs(), v.provisioned(),
+                v.epoch(), v.minInSync(), v.copies(), true);
+        assertTrue(store.replaceVolume("a", 0, auth));
+        assertTrue(store.volume("a").orElseThrow().requireAuth());
+        assertTrue(store.volume("a").orElseThrow().withState(VolumeState.READY).requireAuth(), "kept by with*");
+    }
+
     @Test
     void shouldRejectNextRecordOfAnotherName() {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,

@@ -1,0 +1,19 @@
+package io.rdmablock.mgmt.api.store;
+
+/**
+ * A host that must pass DH-HMAC-CHAP, as stored (store key: its NQN). The secrets are stored <em>in clear</em>, in
+ * their {@code DHHC-1:hh:base64:} text form: whoever can read the metadata store (the RocksDB directory, the etcd
+ * keys) can read them; docs/authentication.md, "Managed secrets". {@link #toString} never shows them.
+ *
+ * @param hostNqn          the host NQN (the key)
+ * @param dhchapSecret     the host's secret, validated ({@code io.rdmablock.rdma.fabric.auth.DhchapSecret})
+ * @param dhchapCtrlSecret the controller's secret (bidirectional), or null
+ * @param updatedAtMs      time of the last write, ms since the epoch
+ */
+public record HostRecord(String hostNqn, String dhchapSecret, String dhchapCtrlSecret, long updatedAtMs) {
+    @Override
+    public String toString() {
+        return "HostRecord[hostNqn=" + hostNqn + ", bidirectional=" + (dhchapCtrlSecret != null) + ", updatedAtMs="
+                + updatedAtMs + "]";
+    }
+}
