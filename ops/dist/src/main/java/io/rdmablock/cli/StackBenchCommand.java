@@ -8,7 +8,7 @@ import io.rdmablock.node.nvmf.Subsystem;
 import io.rdmablock.node.nvmf.TargetOptions;
 import io.rdmablock.node.store.IoBackend;
 import io.rdmablock.node.store.StoreOptions;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
@@ -19,7 +19,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code rdmablock stack-bench}: the cost of rdmablock's own stack per I/O, apart from TCP and disk. Starts a storage
@@ -40,6 +42,9 @@ import picocli.CommandLine.Option;
 public final class StackBenchCommand implements Callable<Integer> {
     /** SPDK NVMe-oF RDMA performance report: 4K IOPS per target core, the figure as issue 19 gives it. */
     static final double SPDK_IOPS_PER_CORE = 1.37e6;
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--runtime", defaultValue = "5", description = "Measured seconds per row (1..600, default "
             + "${DEFAULT-VALUE}).")
@@ -87,7 +92,7 @@ public final class StackBenchCommand implements Callable<Integer> {
                 StackBenchRun run = new StackBenchRun(dev, (Boolean) r[0], (Integer) r[1]);
                 StackBenchRun.Row row = run.run((long) (rampS * 1e9), (long) (runtimeS * 1e9), profile);
                 if (run.firstError() != null || row.ios() == 0) {
-                    System.err.println("rdmablock stack-bench: " + row.rw() + " QD" + row.iodepth() + ": "
+                    spec.commandLine().getErr().println("rdmablock stack-bench: " + row.rw() + " QD" + row.iodepth() + ": "
                             + (row.ios() == 0 ? "no I/O completed" : "I/O error: " + run.firstError()));
                     failed = true;
                 }
@@ -96,7 +101,7 @@ public final class StackBenchCommand implements Callable<Integer> {
         } finally {
             deleteTree(dir);
         }
-        PrintStream out = System.out;
+        PrintWriter out = spec.commandLine().getOut();
         out.print(outputFormat.equals("json") ? json(results, load) : human(results, load));
         out.flush();
         return failed ? 1 : 0;
