@@ -21,7 +21,7 @@ import io.rdmablock.rdma.verbs.VerbsProvider;
  *                           {@link DeviceLostException}; default 60 000
  * @param connectTimeoutMs   bound of every connection-setup step (address resolution, CM connect, Connect command,
  *                           admin commands); default 5 000
- * @param providerMode       {@code auto | soft | ffm}; null = {@link io.rdmablock.rdma.verbs.Providers#configuredMode()}
+ * @param providerMode       {@code auto | soft | ffm | memory} (memory: a node in the same JVM); null = {@link io.rdmablock.rdma.verbs.Providers#configuredMode()}
  * @param provider           a provider to use (not closed by the device); overrides {@code providerMode} when set
  * @param maxBufferBytes     largest buffer {@link BlockDevice#allocateBuffer} hands out; default 256 MiB
  * @param nsid               namespace id to open; 0 (default) = nsid 1 when it is active, else the first active one

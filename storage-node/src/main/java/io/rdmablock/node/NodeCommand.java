@@ -31,7 +31,7 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--listen", defaultValue = "0.0.0.0:4420", description = "Fabric listen host:port (default ${DEFAULT-VALUE}).")
     String listen;
 
-    @Option(names = "--provider", defaultValue = "auto", description = "Verbs provider: auto, soft, ffm (default ${DEFAULT-VALUE}).")
+    @Option(names = "--provider", defaultValue = "auto", description = "Verbs provider: auto, soft, ffm, memory (memory: one JVM only; default ${DEFAULT-VALUE}).")
     String provider;
 
     @Option(names = "--mgmt-url", paramLabel = "URL[,URL...]", description = "Management server URL, or a "
@@ -111,6 +111,10 @@ public final class NodeCommand implements Callable<Integer> {
             + "secrets in the DHHC-1 form of nvme gen-dhchap-key; '#' starts a comment. Unlisted hosts need none.")
     Path dhchapSecrets;
 
+    @Option(names = "--store", defaultValue = "file", description = "Volume store: file (default), or null: "
+            + "BENCHMARK ONLY, writes are DISCARDED and reads return zeros (no durability; refused with --mgmt-url).")
+    String store;
+
     /** {@code --resync-min-mib-s}, checked against its bounds (its default: 4 MiB/s, or the ceiling when lower). */
     int resyncFloor() {
         if (resyncMibS < 1 || resyncMibS > 100_000) {
@@ -153,7 +157,14 @@ public final class NodeCommand implements Callable<Integer> {
                 heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity))
                 .withReplicaTimeoutMs(replicaTimeoutMs).withResync(resyncFloor(), resyncMibS, resyncRetryMs)
                 .withMgmt(mgmtUrls, bearer, id);
-        StorageNode node = new StorageNode(cfg).withHostSecrets(dhchapSecrets == null
+        StorageNode node = new StorageNode(cfg);
+        switch (store) {
+            case "file" -> { }
+            case "null" -> node.withStoreOptions(io.rdmablock.node.store.StoreOptions.fromSystemProperties()
+                    .withBackend(io.rdmablock.node.store.IoBackend.NULL));
+            default -> throw new IllegalArgumentException("invalid --store: value=" + store + ", allowed=file|null");
+        }
+        node.withHostSecrets(dhchapSecrets == null
                 ? io.rdmablock.node.nvmf.HostSecrets.NONE : io.rdmablock.node.nvmf.HostSecrets.load(dhchapSecrets))
                 .start();
         CountDownLatch stopped = new CountDownLatch(1);

@@ -12,7 +12,7 @@ import java.util.List;
  *
  * @param dataDir        volume store directory (created if missing)
  * @param listen         fabric listen address; port 0 picks a free port
- * @param provider       verbs provider: auto | soft | ffm
+ * @param provider       verbs provider: auto | soft | ffm | memory (memory: initiators in the same JVM only)
  * @param mgmtUrls       management server base URLs (several: a highly available management plane, README.md "HA setup";
  *                       the heartbeats fail over among them), or empty to serve the volumes already in the store
  * @param token          bearer token for the management server (null without mgmtUrls)

@@ -67,6 +67,18 @@ public final class StorageNode implements AutoCloseable {
     }
 
     private io.rdmablock.node.nvmf.HostSecrets hostSecrets = io.rdmablock.node.nvmf.HostSecrets.NONE;
+    private io.rdmablock.node.store.StoreOptions storeOptions;
+
+    /**
+     * Opens the store with these options instead of the system properties' ({@code rdmablock node --store null}:
+     * {@link io.rdmablock.node.store.IoBackend#NULL}); call before {@link #start}. The NULL backend discards every
+     * write (benchmark only): {@link #start} logs a WARN saying so and refuses it on a node with a management server,
+     * where volumes may be replicated (IllegalArgumentException).
+     */
+    public synchronized StorageNode withStoreOptions(io.rdmablock.node.store.StoreOptions options) {
+        this.storeOptions = java.util.Objects.requireNonNull(options, "options");
+        return this;
+    }
 
     public synchronized StorageNode start() {
         try {
@@ -76,7 +88,17 @@ public final class StorageNode implements AutoCloseable {
                         metricsServer.getPort());
             }
             provider = Providers.select(config.provider());
-            store = VolumeStore.open(config.dataDir());
+            if (storeOptions != null && storeOptions.backend() == io.rdmablock.node.store.IoBackend.NULL) {
+                if (!config.mgmtUrls().isEmpty()) {
+                    throw new IllegalArgumentException("invalid --store null with --mgmt-url: the null store discards "
+                            + "writes and must not hold (replicated) volumes of a cluster; it is for stack-only "
+                            + "benchmarks on a node without a management server");
+                }
+                LOG.warn("STORE IS NULL: every write is DISCARDED and every read returns zeros; no durability, "
+                        + "benchmark only (--store null)");
+            }
+            store = storeOptions == null ? VolumeStore.open(config.dataDir())
+                    : VolumeStore.open(config.dataDir(), storeOptions);
             metrics.capacity(new StoreCapacity());
             store.addListener(e -> {
                 if (e.kind() == VolumeEvent.Kind.DELETED) {

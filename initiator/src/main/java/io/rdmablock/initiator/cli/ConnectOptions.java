@@ -62,7 +62,7 @@ public final class ConnectOptions {
             description = "Namespace id (default 0: nsid 1 when active, else the subsystem's first active namespace).")
     long nsid;
 
-    @Option(names = "--provider", paramLabel = "auto|soft|ffm", description = "Verbs provider (default: $RDMABLOCK_RDMA_PROVIDER or auto).")
+    @Option(names = "--provider", paramLabel = "auto|soft|ffm|memory", description = "Verbs provider (memory: a node in this JVM only; default: $RDMABLOCK_RDMA_PROVIDER or auto).")
     String provider;
 
     int ioQueues = 2;

@@ -23,7 +23,7 @@ final class NodeCommandPlaceholder implements Callable<Integer> {
     Path dataDir;
     @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Fabric listen address.")
     String listen;
-    @Option(names = "--provider", paramLabel = "auto|soft|ffm", description = "RDMA verbs provider.")
+    @Option(names = "--provider", paramLabel = "auto|soft|ffm|memory", description = "RDMA verbs provider (memory: one JVM only).")
     String provider;
     @Option(names = "--mgmt-url", paramLabel = "URL[,URL...]",
             description = "Management server URL, or a comma-separated list of several.")

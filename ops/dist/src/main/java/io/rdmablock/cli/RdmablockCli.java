@@ -76,6 +76,9 @@ public final class RdmablockCli implements Callable<Integer> {
                 root.addSubcommand(name, command);
             }
         }
+        if (instantiate(MODULE_COMMANDS.get("node")) != null && instantiate(MODULE_COMMANDS.get("bench")) != null) {
+            root.addSubcommand("stack-bench", new StackBenchCommand()); // needs storage-node and initiator
+        }
         root.addSubcommand(new CommandLine.HelpCommand());
         root.addSubcommand("completion", new CompletionCommand());
         root.setExecutionStrategy(RequiredUnlessSubcommand.strategy(new CommandLine.RunLast()));

@@ -34,6 +34,6 @@ public interface DeviceContext {
      */
     CompletionQueue createCq(int capacity);
 
-    /** Device transport. */
+    /** Device transport; {@code SOFT} for the user-space emulations ({@code soft}'s soft0, {@code memory}'s mem0). */
     enum Transport { INFINIBAND, ROCE, IWARP, SOFT }
 }

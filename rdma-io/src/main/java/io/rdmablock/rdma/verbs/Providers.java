@@ -5,12 +5,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Chooses a verbs provider by configuration: {@code rdma.provider = auto | soft | ffm}
+ * Chooses a verbs provider by configuration: {@code rdma.provider = auto | soft | ffm | memory}
  * (system property {@code rdma.provider}, environment {@code RDMABLOCK_RDMA_PROVIDER}, default {@code auto}).
  *
  * <p>{@code auto} takes {@code ffm} when it reports at least one device, otherwise {@code soft}, and logs one line
  * saying which and why. {@code ffm} asked for explicitly with no device fails with a message that says how to
- * create one. Providers are found with {@link ServiceLoader} ({@link VerbsProviderFactory}).
+ * create one. {@code memory} (benchmarks and tests only) connects ids within one JVM: SEND, RDMA READ and WRITE
+ * are memory copies on the posting threads ({@code io.rdmablock.rdma.verbs.memory}); {@code auto} never picks it.
+ * Providers are found with {@link ServiceLoader} ({@link VerbsProviderFactory}).
  */
 public final class Providers {
     private static final Logger LOG = LoggerFactory.getLogger(Providers.class);
@@ -33,7 +35,7 @@ public final class Providers {
     }
 
     /**
-     * @param mode {@code auto}, {@code soft} or {@code ffm}
+     * @param mode {@code auto}, {@code soft}, {@code ffm} or {@code memory}
      * @throws IllegalArgumentException for any other mode (message lists the valid ones)
      * @throws VerbsException when {@code ffm} is asked for and no device exists, or its libraries cannot be loaded
      */
@@ -41,6 +43,8 @@ public final class Providers {
         switch (mode) {
             case "soft":
                 return factory("soft").create();
+            case "memory":
+                return factory("memory").create();
             case "ffm": {
                 VerbsProvider p = factory("ffm").create();
                 if (p.deviceNames().isEmpty()) {
@@ -71,7 +75,7 @@ public final class Providers {
                 return factory("soft").create();
             }
             default:
-                throw new IllegalArgumentException("invalid rdma.provider: '" + mode + "' (valid: auto, soft, ffm)");
+                throw new IllegalArgumentException("invalid rdma.provider: '" + mode + "' (valid: auto, soft, ffm, memory)");
         }
     }
 

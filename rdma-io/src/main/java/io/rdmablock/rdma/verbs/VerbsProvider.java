@@ -10,7 +10,7 @@ import java.util.List;
  */
 public interface VerbsProvider extends AutoCloseable {
 
-    /** Provider name as accepted by {@code rdma.provider}: {@code "soft"} or {@code "ffm"}. */
+    /** Provider name as accepted by {@code rdma.provider}: {@code "soft"}, {@code "ffm"} or {@code "memory"}. */
     String name();
 
     /**

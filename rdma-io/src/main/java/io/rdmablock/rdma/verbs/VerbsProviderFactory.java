@@ -5,7 +5,7 @@ package io.rdmablock.rdma.verbs;
  * which {@link Providers} finds the providers on the classpath.
  */
 public interface VerbsProviderFactory {
-    /** {@code "soft"} or {@code "ffm"}. */
+    /** {@code "soft"}, {@code "ffm"} or {@code "memory"}. */
     String name();
 
     /** Creates a provider instance; may throw {@link VerbsException} or {@link LinkageError} if unusable here. */

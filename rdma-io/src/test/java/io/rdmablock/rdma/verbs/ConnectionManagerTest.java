@@ -245,6 +245,6 @@ class ConnectionManagerTest {
     @Test
     void shouldNameValidModesForBogusProvider() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Providers.select("bogus"));
-        assertEquals("invalid rdma.provider: 'bogus' (valid: auto, soft, ffm)", e.getMessage());
+        assertEquals("invalid rdma.provider: 'bogus' (valid: auto, soft, ffm, memory)", e.getMessage());
     }
 }

@@ -105,7 +105,8 @@ class QpErrorTest {
                     assertEquals(WcStatus.WR_FLUSH_ERR, wc.status, wc.toString());
                 }
             }
-            if (soft) {
+            if (soft && !VerbsTestSupport.memory(c)) {
+                // memory: each WR executes when posted, nothing is ever in flight (all 64 complete).
                 // rxe under emulation finished all 64 MiB before rdma_disconnect took effect: per WR "completed
                 // or flushed" is what a device guarantees; soft keeps work queued and must flush some
                 assertTrue(sendsOk < 64, "some work was still in flight when disconnecting");

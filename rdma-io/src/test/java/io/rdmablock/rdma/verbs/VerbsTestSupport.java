@@ -20,7 +20,7 @@ import java.util.stream.Stream;
 
 /**
  * Shared fixture of the verbs conformance suite. Written against the verbs API only, so every provider runs the same
- * tests: the providers come from system property {@code rdmablock.test.providers} (comma list, default {@code soft}),
+ * tests: the providers come from system property {@code rdmablock.test.providers} (comma list, default {@code soft,memory}),
  * the IP address to listen on and connect to from {@code rdmablock.test.address} (default {@code 127.0.0.1}), the
  * bound of every wait for something that must happen from {@code rdmablock.test.timeoutSeconds} (default 10; the VM
  * runner raises it, since a TCG-emulated guest connecting 16 queue pairs can be that slow).
@@ -36,7 +36,7 @@ final class VerbsTestSupport {
 
     /** Provider names for {@code @MethodSource}. */
     static Stream<String> providers() {
-        return Arrays.stream(System.getProperty("rdmablock.test.providers", "soft").split(","))
+        return Arrays.stream(System.getProperty("rdmablock.test.providers", "soft,memory").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty());
     }
 
@@ -76,6 +76,11 @@ final class VerbsTestSupport {
             assertTrue(wc.status == expected || wc.status == WcStatus.LOC_QP_OP_ERR,
                     "expected " + expected + " or LOC_QP_OP_ERR: " + wc);
         }
+    }
+
+    /** True on the memory provider (device mem0): work executes when posted, so nothing is in flight. */
+    static boolean memory(Connection c) {
+        return "mem0".equals(c.client.id.device().name());
     }
 
     /** Waits (bounded by {@link #TIMEOUT_NS}) until {@code qp} reports {@code state}; fails otherwise. */

@@ -23,12 +23,18 @@ final class IoEngine implements AutoCloseable {
 
     /** Chooses the backend per {@link StoreOptions#backend()} and logs one line saying which and why. */
     static IoEngine select(StoreOptions options) {
-        return select(options, options.backend() == IoBackend.THREAD_POOL ? null : IoUring.probe());
+        return select(options, options.backend() == IoBackend.THREAD_POOL || options.backend() == IoBackend.NULL
+                ? null : IoUring.probe());
     }
 
     /** As {@link #select(StoreOptions)} with the io_uring probe's answer given ({@code null} = usable). */
     static IoEngine select(StoreOptions options, String why) {
         IoBackend requested = options.backend();
+        if (requested == IoBackend.NULL) {
+            LOG.warn("store I/O backend: NULL (requested) - writes are DISCARDED and reads return zeros; benchmark "
+                    + "only, no durability");
+            return new IoEngine(IoBackend.NULL, options.poolThreads());
+        }
         if (requested == IoBackend.THREAD_POOL) {
             LOG.info("store I/O backend: threadpool (requested), threads={}", options.poolThreads());
             return new IoEngine(IoBackend.THREAD_POOL, options.poolThreads());
@@ -52,6 +58,9 @@ final class IoEngine implements AutoCloseable {
     synchronized BlockQueue newQueue(VolumeStore store, int capacity) {
         if (kind == IoBackend.IO_URING) {
             return new UringBlockQueue(store, capacity);
+        }
+        if (kind == IoBackend.NULL) {
+            return new NullBlockQueue(capacity);
         }
         if (pool == null) {
             AtomicInteger n = new AtomicInteger();

@@ -50,7 +50,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldReadBackWhatWasWritten(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 16 * MIB, 0);
         MemorySegment out = buffer(arena, 64 * 1024);
@@ -62,7 +62,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldMoveDataThroughRegisteredAndUnregisteredBuffers(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 16 * MIB, 0);
         MemorySegment pool = buffer(arena, MIB);
@@ -84,7 +84,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldReadZeroesFromNeverWrittenSpace(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 16 * MIB, 0);
         MemorySegment in = buffer(arena, 128 * 1024);
@@ -94,7 +94,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldCompleteFuaWriteAndFlushWithSuccess(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = buffer(arena, 8192);
@@ -108,7 +108,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldReadZeroesAfterWriteZeroesInsideWrittenData(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = buffer(arena, MIB);
@@ -124,7 +124,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldReadZeroesAfterTrimExactlyWhenAdvertised(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = buffer(arena, MIB);
@@ -144,7 +144,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldServeNewSpaceAsZeroesAfterResize(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = buffer(arena, 4096);
@@ -164,7 +164,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldKeep512ByteLbaIoByteExactOnA4096AlignedFilesystem(IoBackend backend) throws Exception {
         Volume v = open(backend, 512, 2 * MIB, 4096);
         // an aligned 64 KiB base, then misaligned 512-byte-granular writes over it (buffered descriptor)
@@ -192,7 +192,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldStageMisalignedBuffersThroughBounceBuffersByteExact(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = arena.allocate(8192 + 64, 4096).asSlice(64, 8192); // like in-capsule data
@@ -213,7 +213,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldZeroAndTrimSingle512ByteBlocksInsideAFilesystemBlock(IoBackend backend) throws Exception {
         Volume v = open(backend, 512, 2 * MIB, 0);
         MemorySegment out = buffer(arena, 8192);
@@ -235,7 +235,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldRejectSubmitWhenQueueIsFull(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment buf = buffer(arena, 4096);
@@ -258,7 +258,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldRejectMisalignedOrOutOfRangeArguments(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment buf = buffer(arena, 4096);
@@ -275,7 +275,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldCompleteZeroLengthCommandsWithSuccess(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         queue.submitTrim(v, 4 * MIB, 0, 11);
@@ -285,7 +285,7 @@ class BlockQueueTest {
     }
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldFailIoOnDeletedVolumeWithEnxio(IoBackend backend) throws Exception {
         Volume v = open(backend, 4096, 4 * MIB, 0);
         store.delete("v1");

@@ -28,7 +28,7 @@ class ConcurrentIoTest {
     private static final long TIME_LIMIT_NS = 40_000_000_000L;
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldStayByteExactUnderRandomQd32IoOnTwoQueues(IoBackend backend) throws Exception {
         int blocks = 8192; // 32 MiB
         try (VolumeStore store = VolumeStore.open(StoreTestSupport.freshDir("qd32-" + backend),

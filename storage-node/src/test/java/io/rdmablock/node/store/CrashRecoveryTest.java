@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CrashRecoveryTest {
 
     @ParameterizedTest
-    @EnumSource(IoBackend.class)
+    @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldKeepFlushedDataAndNeverTearBlocksAfterKill9(IoBackend backend) throws Exception {
         StoreTestSupport.assumeIoUringIfNeeded(backend);
         Path dir = StoreTestSupport.freshDir("crash-" + backend);

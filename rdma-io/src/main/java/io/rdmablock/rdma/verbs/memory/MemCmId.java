@@ -1,0 +1,236 @@
+package io.rdmablock.rdma.verbs.memory;
+
+import io.rdmablock.rdma.verbs.CmEventType;
+import io.rdmablock.rdma.verbs.CmException;
+import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.DeviceContext;
+import io.rdmablock.rdma.verbs.QpInitAttr;
+import io.rdmablock.rdma.verbs.QueuePair;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A memory-provider connection-manager id. Connect looks the listener up in {@link MemFabric} (none:
+ * UNREACHABLE, as soft reports ECONNREFUSED), queues a passive id there and waits for accept or reject; accept links
+ * the two queue pairs ({@link MemLink}) and moves both to RTS before the active side returns. An unanswered request
+ * whose passive id is closed is rejected; a connect that times out makes a later accept fail CONNECT_ERROR.
+ * DISCONNECTED is reported on both ids when the connection is torn down (either QP in ERROR, disconnect, close).
+ */
+final class MemCmId implements CmId {
+    private final MemVerbsProvider provider;
+    private final MemCmId activePeer;
+    private final ArrayBlockingQueue<CmEventType> events = new ArrayBlockingQueue<>(16);
+    /** Active side: the reply to its request (accept private data) or the CmException that ends it. */
+    private final CompletableFuture<byte[]> reply = new CompletableFuture<>();
+    private InetSocketAddress remote;
+    private InetSocketAddress local;
+    private boolean resolved;
+    private volatile boolean connected;
+    private volatile MemQp qp;
+    private volatile byte[] privateData = new byte[0];
+    private volatile boolean closed;
+
+    /** Active id ({@code activePeer == null}) or the passive id of a connect request from {@code activePeer}. */
+    MemCmId(MemVerbsProvider provider, MemCmId activePeer) {
+        this.provider = provider;
+        this.activePeer = activePeer;
+    }
+
+    private boolean passive() {
+        return activePeer != null;
+    }
+
+    @Override
+    public void resolve(InetSocketAddress remoteAddress, long timeoutNs) {
+        if (passive() || connected) {
+            throw new IllegalStateException("rdma_resolve_addr on a " + (passive() ? "passive" : "connected") + " id");
+        }
+        InetAddress addr = remoteAddress.getAddress();
+        if (addr == null) {
+            try {
+                addr = InetAddress.getByName(remoteAddress.getHostString());
+            } catch (UnknownHostException e) {
+                throw new CmException("rdma_resolve_addr failed: ADDR_ERROR, cannot resolve host="
+                        + remoteAddress.getHostString(), CmEventType.ADDR_ERROR, null);
+            }
+        }
+        if (addr.isAnyLocalAddress() || addr.isMulticastAddress()) {
+            throw new CmException("rdma_resolve_addr failed: ADDR_ERROR, not a unicast address: " + addr,
+                    CmEventType.ADDR_ERROR, null);
+        }
+        remote = new InetSocketAddress(addr, remoteAddress.getPort());
+        local = new InetSocketAddress(addr, MemFabric.nextPort());
+        resolved = true;
+    }
+
+    @Override
+    public DeviceContext device() {
+        if (!passive() && !resolved) {
+            throw new IllegalStateException("device is known after resolve (rdma_resolve_addr)");
+        }
+        return provider.device();
+    }
+
+    @Override
+    public QueuePair createQp(QpInitAttr attr) {
+        if (qp != null) {
+            throw new IllegalStateException("id already has a queue pair, qpNum=" + qp.qpNum());
+        }
+        MemQp q = new MemQp((MemDevice) device(), attr);
+        q.onDisconnected(() -> events.offer(CmEventType.DISCONNECTED));
+        qp = provider.track(q);
+        return q;
+    }
+
+    @Override
+    public QueuePair qp() {
+        return qp;
+    }
+
+    private static byte[] checkPrivateData(byte[] pd) {
+        if (pd != null && pd.length > MAX_PRIVATE_DATA) {
+            throw new IllegalArgumentException("invalid privateData: length=" + pd.length + ", max="
+                    + MAX_PRIVATE_DATA);
+        }
+        return pd == null ? new byte[0] : pd.clone();
+    }
+
+    @Override
+    public void connect(byte[] pd, long timeoutNs) {
+        byte[] data = checkPrivateData(pd);
+        if (passive() || !resolved || qp == null || connected || closed) {
+            throw new IllegalStateException("rdma_connect needs an active, resolved id with a queue pair; passive="
+                    + passive() + ", resolved=" + resolved + ", qp=" + qp + ", connected=" + connected);
+        }
+        MemCmListener l = MemFabric.lookup(remote);
+        MemCmId request = new MemCmId(l == null ? provider : l.provider(), this);
+        request.privateData = data;
+        request.local = remote;
+        request.remote = local;
+        if (l == null || !l.offer(l.provider().track(request))) {
+            if (l != null) {
+                l.provider().untrack(request);
+            }
+            throw new CmException("rdma_connect failed: UNREACHABLE (no memory listener), remote=" + remote,
+                    CmEventType.UNREACHABLE, null);
+        }
+        try {
+            privateData = reply.get(Math.max(0, timeoutNs), TimeUnit.NANOSECONDS);
+            connected = true;
+        } catch (TimeoutException e) {
+            CmException t = new CmException("rdma_connect timed out: timeoutNs=" + timeoutNs + ", remote=" + remote,
+                    null, null);
+            if (reply.completeExceptionally(t)) {
+                throw t;
+            }
+            privateData = reply.join(); // accepted at the same moment
+            connected = true;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof CmException c) {
+                throw c;
+            }
+            throw new CmException("rdma_connect failed: CONNECT_ERROR (" + e.getCause() + "), remote=" + remote,
+                    CmEventType.CONNECT_ERROR, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            reply.completeExceptionally(new CmException("rdma_connect interrupted", null, null));
+            throw new CmException("rdma_connect interrupted, remote=" + remote, null, null);
+        }
+    }
+
+    /** Ends this (passive) request's wait at the active side with {@code e}. */
+    void failRequest(CmException e) {
+        activePeer.reply.completeExceptionally(e);
+        closed = true;
+        provider.untrack(this);
+    }
+
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    @Override
+    public void accept(byte[] pd, long timeoutNs) {
+        byte[] data = checkPrivateData(pd);
+        if (!passive() || qp == null || connected || closed) {
+            throw new IllegalStateException("rdma_accept needs a connect request with a queue pair; passive="
+                    + passive() + ", qp=" + qp + ", connected=" + connected);
+        }
+        MemQp mine = qp;
+        MemQp theirs = activePeer.qp;
+        if (theirs == null || theirs.isClosed()) {
+            throw new CmException("rdma_accept failed: CONNECT_ERROR (active side destroyed its queue pair), remote="
+                    + remote, CmEventType.CONNECT_ERROR, null);
+        }
+        MemLink link = new MemLink(theirs, mine);
+        connected = true;
+        if (!activePeer.reply.complete(data)) {
+            link.breakLink();
+            throw new CmException("rdma_accept failed: CONNECT_ERROR (the active side gave up), remote=" + remote,
+                    CmEventType.CONNECT_ERROR, null);
+        }
+    }
+
+    @Override
+    public void reject(byte[] pd) {
+        byte[] data = checkPrivateData(pd);
+        if (!passive() || connected) {
+            throw new IllegalStateException("rdma_reject needs an unanswered connect request");
+        }
+        activePeer.reply.completeExceptionally(new CmException("rdma_connect: REJECTED by " + local,
+                CmEventType.REJECTED, data));
+        close();
+    }
+
+    @Override
+    public CmEventType pollEvent(long timeoutNs) {
+        try {
+            return events.poll(Math.max(0, timeoutNs), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        MemQp q = qp;
+        if (q != null && connected) {
+            q.moveToError();
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (passive() && !connected) {
+            activePeer.reply.completeExceptionally(new CmException("rdma_connect: REJECTED by " + local
+                    + " (request closed unanswered)", CmEventType.REJECTED, null));
+        }
+        MemQp q = qp;
+        if (q != null) {
+            q.close();
+        }
+        provider.untrack(this);
+    }
+}
