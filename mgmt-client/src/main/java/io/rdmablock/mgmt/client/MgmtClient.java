@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * list, each URL at most once per call. A {@code 307}/{@code 308} answer (a follower's {@link ProblemTypes#NOT_LEADER}
  * redirect) is followed once, by this client (not the JDK's), with the same method, body and headers, and only when
  * the {@code Location}'s scheme, host and port are those of one of the configured URLs: the token is never sent
- * elsewhere. The whole call, every attempt included, ends within the request timeout: each attempt gets an equal
+ * elsewhere. A second redirect (or one without a Location) is not followed: the next URL is tried, and when nothing
+ * answered the call ends in {@link MgmtUnavailableException} (e.g. followers still naming a leader just killed). The whole call, every attempt included, ends within the request timeout: each attempt gets an equal
  * share of what remains among the URLs not yet tried (one URL: the whole timeout, as before).
  */
 public final class MgmtClient {
@@ -420,9 +421,10 @@ public final class MgmtClient {
             if (status == 307 || status == 308) {
                 String location = response.headers().firstValue("Location").orElse(null);
                 if (redirected || location == null) {
+                    // a follower still naming a leader that did not answer (killed: its election key lives until
+                    // the lease TTL): no leader is reachable now, which the caller may retry, as a 503 no-leader
                     failures.add(target + ": " + status + (location == null ? " without Location"
                             : " to " + location + " after a redirect (only one is followed)"));
-                    lastProblem = problemOf(response, method + " " + path);
                     continue;
                 }
                 URI resolved = target.resolve(location);

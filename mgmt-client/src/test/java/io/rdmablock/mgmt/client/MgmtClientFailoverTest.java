@@ -149,10 +149,29 @@ class MgmtClientFailoverTest {
              var a = new FakeServer(s -> redirectTo(b, s.path()))) {
             // b redirects again (to a URL that is not even configured): not followed; a and b tried once each
             var client = client(List.of(a.uri(), b.uri()), Duration.ofSeconds(5));
-            var e = assertThrows(MgmtException.class, () -> client.createVolume(CreateVolumeRequest.of("v", 1 << 20)));
-            assertTrue(e.problem().detail().contains("only one is followed"), e.problem().detail());
+            var e = assertThrows(MgmtUnavailableException.class,
+                    () -> client.createVolume(CreateVolumeRequest.of("v", 1 << 20)));
+            assertTrue(e.getMessage().contains("only one is followed"), e.getMessage());
             assertEquals(1, a.seen.size());
             assertEquals(1, b.seen.size());
+        }
+    }
+
+    @Test
+    void shouldReportALeaderKilledUnderItsFollowersAsUnavailable() throws Exception {
+        // the campaign's mgmt-leader-kill: the followers still redirect to the dead leader until its key expires;
+        // the call must end retriable (unavailable), not as a 307 error
+        URI dead = deadUri();
+        try (var f1 = new FakeServer(s -> new FakeServer.Answer(307, Problem.MEDIA_TYPE, "{}",
+                Map.of("Location", dead + s.path())));
+             var f2 = new FakeServer(s -> new FakeServer.Answer(307, Problem.MEDIA_TYPE, "{}",
+                     Map.of("Location", dead + s.path())))) {
+            var client = client(List.of(dead, f1.uri(), f2.uri()), Duration.ofSeconds(5));
+            var e = assertThrows(MgmtUnavailableException.class,
+                    () -> client.createVolume(CreateVolumeRequest.of("v", 1 << 20)));
+            assertTrue(e.getMessage().contains("connection refused"), e.getMessage());
+            assertEquals(1, f1.seen.size());
+            assertEquals(1, f2.seen.size());
         }
     }
 

@@ -385,12 +385,8 @@ public final class Subsystem {
     }
 
     /** No grants ({@link #grantLimit}). */
-    public static final long NO_GRANTS = Long.MIN_VALUE;
-    /** Until when (nanoTime) this copy, a secondary, may grant its primary a lease; {@link #NO_GRANTS}: none. */
-    private volatile long grantLimitNanos = NO_GRANTS;
-    /** The latest end of any lease this copy granted (recorded before the grant's checks), nanoTime. */
-    private final java.util.concurrent.atomic.AtomicLong grantedUntilNanos =
-            new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+    public static final long NO_GRANTS = PeerLeaseGrants.NO_GRANTS;
+    private final PeerLeaseGrants grants = new PeerLeaseGrants();
 
     /**
      * Sets until when this copy, as an in-sync secondary, may grant its primary a peer lease ({@link #grantLease}):
@@ -398,39 +394,28 @@ public final class Subsystem {
      * (docs/failover.md, "Peer lease"); {@link #NO_GRANTS} when the copy is not an in-sync secondary. Any thread.
      */
     public void grantLimit(long nanoTime) {
-        grantLimitNanos = nanoTime;
+        grants.limit(nanoTime);
     }
 
     /**
-     * Grants the primary a lease (docs/failover.md, "Peer lease"): it may serve until {@code min(now + leaseNs,
-     * grantLimit)} by this node's clock, if this copy is a secondary that accepted no epoch above {@code epoch} (a
-     * promoted primary's epoch is above every epoch the old primary had, and the promoted copy raised it before it
-     * waits out its grants). The end is
-     * recorded ({@link #grantedUntilNanos}) <em>before</em> the role and epoch are checked, so a promotion that raised
-     * the epoch and then reads the record sees every grant that passed the checks. Poller thread (admin queue).
+     * Grants the primary a lease ({@link PeerLeaseGrants}): until {@code min(now + leaseNs, grantLimit)} by this
+     * node's clock, if this copy is a secondary that accepted no epoch above {@code epoch} (a promoted primary's epoch
+     * is above every epoch the old primary had, and the promoted copy raised it before it waits out its grants; the
+     * end is recorded before this check). Poller thread (admin queue).
      *
-     * @return the granted length, ns (&gt; 0); 0 when refused (not a secondary, a higher epoch accepted, no grants
-     *         allowed)
+     * @return the granted length, ns (&gt; 0); 0 when refused (not a secondary, a higher epoch accepted, no grants)
      */
     long grantLease(long epoch, long leaseNs, long nowNs) {
-        long limit = grantLimitNanos;
-        if (volume == null || limit == NO_GRANTS || leaseNs <= 0) {
+        if (volume == null) {
             return 0;
         }
-        long until = limit - (nowNs + leaseNs) < 0 ? limit : nowNs + leaseNs;
-        if (until - nowNs <= 0) {
-            return 0;
-        }
-        grantedUntilNanos.accumulateAndGet(until, (a, b) -> b - a > 0 ? b : a);
-        if (role.mode() != Mode.SECONDARY || volume.epochFence().epoch() > epoch) {
-            return 0;
-        }
-        return until - nowNs;
+        return grants.grant(leaseNs, nowNs,
+                () -> role.mode() == Mode.SECONDARY && volume.epochFence().epoch() <= epoch);
     }
 
     /** The latest end of any lease this copy granted (or the subsystem's creation time), a nanoTime value. */
     public long grantedUntilNanos() {
-        return grantedUntilNanos.get();
+        return grants.grantedUntilNanos();
     }
 
     /** The lease end set by {@link #leaseDeadline}, a {@link System#nanoTime()} value. */

@@ -1,0 +1,47 @@
+package io.rdmablock.node.nvmf;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What one copy, as a secondary, grants its primary (docs/failover.md, "Peer lease"; {@link
+ * io.rdmablock.rdma.fabric.Opcodes#ADMIN_PEER_LEASE}): the limit until which it may grant at all (its last answered
+ * heartbeat's send time + {@code peerLeaseMaxMs}) and the latest end of any lease it granted. Every end is recorded
+ * <em>before</em> the caller's check of role and epoch runs, so a promotion that raised the epoch and then reads
+ * {@link #grantedUntilNanos} sees every grant that passed the check. Lock-free; a few calls per second.
+ */
+final class PeerLeaseGrants {
+    /** No grants. */
+    static final long NO_GRANTS = Long.MIN_VALUE;
+    /** Until when (nanoTime) grants may be given; {@link #NO_GRANTS}: none. */
+    private volatile long limitNanos = NO_GRANTS;
+    /** The latest end of any lease granted (recorded before the checks), nanoTime; starts at creation. */
+    private final AtomicLong grantedUntilNanos = new AtomicLong(System.nanoTime());
+
+    void limit(long nanoTime) {
+        limitNanos = nanoTime;
+    }
+
+    /**
+     * @param grantable checked after the end was recorded: this copy is a secondary that accepted no epoch above
+     *                  the one asked for
+     * @return the granted length, ns ({@code min(now + leaseNs, limit) - now} &gt; 0); 0 when refused
+     */
+    long grant(long leaseNs, long nowNs, BooleanSupplier grantable) {
+        long limit = limitNanos;
+        if (limit == NO_GRANTS || leaseNs <= 0) {
+            return 0;
+        }
+        long until = limit - (nowNs + leaseNs) < 0 ? limit : nowNs + leaseNs;
+        if (until - nowNs <= 0) {
+            return 0;
+        }
+        grantedUntilNanos.accumulateAndGet(until, (a, b) -> b - a > 0 ? b : a);
+        return grantable.getAsBoolean() ? until - nowNs : 0;
+    }
+
+    /** The latest end of any lease granted (or the creation time), a nanoTime value. */
+    long grantedUntilNanos() {
+        return grantedUntilNanos.get();
+    }
+}
