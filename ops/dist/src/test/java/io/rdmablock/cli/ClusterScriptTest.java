@@ -148,8 +148,11 @@ class ClusterScriptTest {
             assertTrue(lines.get(1).matches("http://127\\.0\\.0\\.1:[0-9]+(,http://127\\.0\\.0\\.1:[0-9]+){2}"),
                     "RDMABLOCK_ETCD_ENDPOINTS in env: " + lines);
             String token = Files.readString(dir.resolve("token")).trim();
-            // node1 registered through the first server; the second reads it from the shared etcd
-            var second = new MgmtClient(URI.create(each.get(1)), token);
+            // node1 registered through the first server. Node liveness is the leader's runtime state, so the second
+            // (a follower) redirects node reads to the leader it learns from the shared etcd: a client that starts
+            // with the second URL follows it
+            var second = new MgmtClient(MgmtClient.parseUrls("urls", each.get(1) + "," + each.get(0)), token,
+                    java.time.Duration.ofSeconds(10), null);
             assertEquals(List.of("node1"), second.listNodes().stream().map(n -> n.nodeId()).toList());
             assertTrue(Files.readString(dir.resolve("mgmt2.log")).contains("metadata: etcd"));
             long nodePid = Long.parseLong(Files.readString(dir.resolve("node1.pid")).trim());
