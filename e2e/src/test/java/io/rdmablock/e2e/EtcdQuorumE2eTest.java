@@ -128,6 +128,7 @@ class EtcdQuorumE2eTest {
                 etcd.awaitHealthy(first, Duration.ofSeconds(60));
                 etcd.awaitHealthy(second, Duration.ofSeconds(60));
                 long recoveredMs = createWithin(cluster, "q3", 90);
+                cluster.awaitVolume("q3", x -> x.state() == VolumeState.READY, 60, "q3 ready"); // before its node may die
                 // 4. the leader management server and the primary killed at once
                 Volume before = cluster.client().getVolume("eq3");
                 int primary = NodeCluster.index(before.copies().stream().filter(c -> c.role() == CopyRole.PRIMARY)
@@ -153,7 +154,6 @@ class EtcdQuorumE2eTest {
                 assertNotEquals(primary, NodeCluster.index(after.nodeId()));
                 dev.flushSync();
                 assertNull(model.checkDevice(dev), () -> "through the device" + cluster.tails(40));
-                cluster.awaitVolume("q3", x -> x.state() == VolumeState.READY, 60, "q3 ready");
                 System.out.printf("etcd quorum e2e: create with 1 of 3 etcd members down %d ms; without quorum "
                         + "refused 503 in %d ms, %d writes acknowledged in the 4 leases after; create after the "
                         + "members' return %d ms; leader mgmt + primary kill: create %d ms, promoted (record) %d ms "
