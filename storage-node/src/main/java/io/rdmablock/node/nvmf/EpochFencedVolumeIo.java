@@ -216,6 +216,12 @@ final class EpochFencedVolumeIo implements VolumeIo {
         return local.inFlight() + parkedCount;
     }
 
+    /** Waits on the local copy's store only when no command is parked at the barrier (those wait on the fence). */
+    @Override
+    public boolean awaitStore(long timeoutNs) {
+        return parkedCount == 0 && local.awaitStore(timeoutNs);
+    }
+
     /**
      * Closes the local copy (bounded wait for its commands). Parked commands exit their phase (they never ran); the
      * started ones too once the local copy has none left in flight. A command still in the store after the local

@@ -155,6 +155,15 @@ public final class LocalVolumeIo implements VolumeIo {
         return queue.inFlight();
     }
 
+    @Override
+    public boolean awaitStore(long timeoutNs) {
+        if (closed) {
+            return false;
+        }
+        queue.awaitCompletion(timeoutNs);
+        return true;
+    }
+
     /** Closes the store queue (it waits, bounded, for what is still in flight: it may still use the buffers). */
     @Override
     public void close() {

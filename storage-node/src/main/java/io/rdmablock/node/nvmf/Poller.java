@@ -16,7 +16,9 @@ import java.util.concurrent.locks.LockSupport;
  * then retires queues that failed: they are disconnected at
  * once and release their memory when their store I/O has drained, without ever blocking the other queues. When a round finds nothing,
  * it spins {@link TargetOptions#idleSpinIterations()} rounds, then waits: on the CQ's completion channel (up to
- * {@link #EVENT_WAIT_NS}) when it serves one queue with no store I/O in flight, otherwise parked for
+ * {@link #EVENT_WAIT_NS}) when it serves one queue with no store I/O in flight, on its store queue (up to
+ * {@link TargetOptions#idleWaitNs()}; {@link VolumeIo#awaitStore}) when that one queue has only store I/O in flight,
+ * otherwise parked for
  * {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn cores.
  *
  * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link VolumeIo}s (e.g. the peer
@@ -195,7 +197,13 @@ public final class Poller implements Runnable {
     }
 
     private void idle() {
-        if (queues.size() == 1 && closing.isEmpty() && pollables.isEmpty() && queues.get(0).storeInFlight() == 0) {
+        boolean alone = queues.size() == 1 && closing.isEmpty() && pollables.isEmpty();
+        if (alone && queues.get(0).storeInFlight() > 0 && queues.get(0).awaitStore(options.idleWaitNs())) {
+            // only store I/O outstanding: the store's own completion ends the wait (io_uring GETEVENTS), not the
+            // end of a park; a new capsule waits at most idleWaitNs, as with the park
+            return;
+        }
+        if (alone && queues.get(0).storeInFlight() == 0) {
             RdmaQueue q = queues.get(0);
             long nowNs = System.nanoTime();
             // event driven: a completion ends the wait at once, so it can be longer than a park; a queue handed

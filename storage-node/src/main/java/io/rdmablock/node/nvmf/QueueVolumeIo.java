@@ -38,6 +38,12 @@ final class QueueVolumeIo {
         return v == null ? 0 : v.inFlight();
     }
 
+    /** {@link VolumeIo#awaitStore}; false without a store (admin queue) or while a role change is being reaped. */
+    boolean awaitStore(long timeoutNs) {
+        VolumeIo v = handle;
+        return v != null && !reaping && v.awaitStore(timeoutNs);
+    }
+
     /**
      * The volume I/O part of a polling round: hands back up to {@code max} completions to {@code completions}, then,
      * when the subsystem's role changed, re-opens the handle once drained ({@link #awaitReopen}).

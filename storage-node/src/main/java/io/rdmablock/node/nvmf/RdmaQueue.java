@@ -203,6 +203,11 @@ final class RdmaQueue {
         return volumeIo.inFlight();
     }
 
+    /** {@link VolumeIo#awaitStore}: false when the volume I/O cannot wait on its store (the poller parks instead). */
+    boolean awaitStore(long timeoutNs) {
+        return volumeIo.awaitStore(timeoutNs);
+    }
+
     /**
      * One polling round: work completions (batch), volume I/O completions (batch), then timers. Returns the number
      * of events handled (0 = idle).

@@ -50,6 +50,22 @@ public interface VolumeIo extends AutoCloseable {
     int inFlight();
 
     /**
+     * Blocks the calling poller until one of this handle's store commands can be reaped by {@link #poll}, or
+     * {@code timeoutNs} passes, when every command in flight is waiting on the handle's own store queue and the
+     * store can be waited on (io_uring {@code IORING_ENTER_GETEVENTS} with a timeout, the worker pool's signal;
+     * {@link io.rdmablock.node.store.BlockQueue#awaitCompletion}). So a poller with only store I/O outstanding wakes
+     * when the store completes, not at the end of a fixed park. Default: cannot wait (a composite handle whose
+     * commands also wait on peers).
+     *
+     * @param timeoutNs longest wait, ns; the caller bounds it by its idle wait
+     * @return false when the handle cannot wait on its store (the caller parks instead); true when it waited
+     *     (a completion is ready, or the timeout passed)
+     */
+    default boolean awaitStore(long timeoutNs) {
+        return false;
+    }
+
+    /**
      * Teardown, after the queue stopped starting commands: waits (bounded) for what is still in flight, then releases
      * everything (store queue, peer connections). No completion is handed back afterwards; the queue's registered
      * buffers are released only after this returns. Idempotent. Before closing, the queue drains without blocking
