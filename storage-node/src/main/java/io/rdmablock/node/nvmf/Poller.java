@@ -197,14 +197,15 @@ public final class Poller implements Runnable {
     }
 
     private void idle() {
-        boolean alone = queues.size() == 1 && closing.isEmpty() && pollables.isEmpty();
-        if (alone && queues.get(0).storeInFlight() > 0 && queues.get(0).awaitStore(options.idleWaitNs())) {
+        RdmaQueue alone = queues.size() == 1 && closing.isEmpty() && pollables.isEmpty() ? queues.get(0) : null;
+        int storeInFlight = alone == null ? 0 : alone.storeInFlight();
+        if (storeInFlight > 0 && alone.awaitStore(options.idleWaitNs())) {
             // only store I/O outstanding: the store's own completion ends the wait (io_uring GETEVENTS), not the
             // end of a park; a new capsule waits at most idleWaitNs, as with the park
             return;
         }
-        if (alone && queues.get(0).storeInFlight() == 0) {
-            RdmaQueue q = queues.get(0);
+        if (alone != null && storeInFlight == 0) {
+            RdmaQueue q = alone;
             long nowNs = System.nanoTime();
             // event driven: a completion ends the wait at once, so it can be longer than a park; a queue handed
             // over meanwhile waits at most this long for its first poll
