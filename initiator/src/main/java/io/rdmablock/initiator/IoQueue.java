@@ -489,6 +489,10 @@ final class IoQueue implements Runnable {
             events.reroute(dev, r, status); // path related (ANA inaccessible, transition, persistent loss)
             return;
         }
+        if (events != null && NotReadyRetries.retryable(status)) {
+            events.notReady(dev, r, status); // not ready now, may be later (a replicated volume below minInSync)
+            return;
+        }
         if (NvmeStatus.sct(status) == NvmeStatus.SCT_GENERIC && NvmeStatus.sc(status) == NvmeStatus.SC_LBA_OUT_OF_RANGE) {
             dev.controller().refreshNamespace();
         }

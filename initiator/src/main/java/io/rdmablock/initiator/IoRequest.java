@@ -31,6 +31,8 @@ final class IoRequest extends CompletableFuture<Void> {
     int sglBytes = io.rdmablock.nvmf.host.CapsuleBuilder.SGL_BYTES_OF_DATA;
     /** Times this request was put on the wire (resubmission after a reconnect raises it). */
     int attempts;
+    /** When it was first answered Namespace Not Ready ({@link System#nanoTime}), 0 never ({@link NotReadyRetries}). */
+    long notReadySinceNs;
     /** Submission order within its device (queue choice; a multipath failover resubmits in this order). */
     long seq;
 

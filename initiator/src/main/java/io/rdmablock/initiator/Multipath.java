@@ -36,6 +36,9 @@ import java.util.concurrent.locks.LockSupport;
  *   a late RDMA transfer of a paused old primary cannot reach a buffer reused by the new attempt. An I/O that
  *   failed over {@link #MAX_ATTEMPTS} times fails. SCT 3h/03h (ANA transition) on a path the log still calls
  *   Optimized is retried on it after {@link #TRANSITION_DELAY_MS}.</li>
+ *   <li>Namespace Not Ready with DNR clear (the volume below {@code minInSync}): sent again every
+ *   {@link NotReadyRetries#DELAY_MS} on the active path until it has been answered so for {@code failoverTimeoutMs}
+ *   ({@link NotReadyRetries}).</li>
  * </ul>
  */
 final class Multipath implements PathEvents, NvmeBlockDevice.Router {
@@ -67,6 +70,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
     private boolean readErrorLogged;
     private volatile int failovers;
     private final PathBuffers buffers;
+    private final NotReadyRetries notReady;
 
     Multipath(String name, String subnqn, String hostnqn, DeviceOptions opts, CopySource source,
               CopySource.Copies copies) {
@@ -76,6 +80,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
         this.opts = opts;
         this.source = source;
         this.buffers = new PathBuffers(opts.maxBufferBytes());
+        this.notReady = new NotReadyRetries(opts.failoverTimeoutMs());
         this.epoch = copies.epoch();
         this.primaryNodeId = copies.primaryNodeId();
         for (CopySource.Copy c : copies.copies()) {
@@ -179,6 +184,22 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
     }
 
     @Override
+    public void notReady(NvmeBlockDevice from, IoRequest r, int status) {
+        boolean first;
+        synchronized (lock) { // with close and declareLost, which take every waiting request
+            if (failIfEnded(r)) {
+                return;
+            }
+            first = notReady.add(r, status, System.nanoTime());
+        }
+        if (first) {
+            LOG.warn("{}: I/O answered {} by {} (a replicated volume below its minInSync copies); sent again every "
+                    + "{} ms up to failoverTimeoutMs={}", name, NvmeStatus.name(status), pathOf(from),
+                    NotReadyRetries.DELAY_MS, opts.failoverTimeoutMs());
+        }
+    }
+
+    @Override
     public void fenced(NvmeBlockDevice dev) {
         Path p = pathOf(dev);
         if (p != null) {
@@ -263,6 +284,9 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
         while (!closed && lost == null) {
             try {
                 maintain();
+                for (IoRequest r : notReady.takeDue(System.nanoTime())) {
+                    hold(r);
+                }
                 if (triggered.getAndSet(false) || active == null) {
                     failover();
                 } else {
@@ -468,6 +492,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
             active = null;
             list = held;
             held = new ArrayList<>();
+            list.addAll(notReady.takeAll());
         }
         LOG.error(message);
         for (IoRequest r : list) {
@@ -553,6 +578,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
             active = null;
             list = held;
             held = new ArrayList<>();
+            list.addAll(notReady.takeAll());
         }
         LockSupport.unpark(thread);
         if (thread.isAlive() && Thread.currentThread() != thread) {

@@ -21,6 +21,13 @@ interface PathEvents {
     void reroute(NvmeBlockDevice path, IoRequest r, int status);
 
     /**
+     * {@code r} completed on {@code path} with Namespace Not Ready (SCT 0h, SC 82h) and DNR clear: the volume is not
+     * ready now (a replicated volume below {@code minInSync}) and may be later. The multipath sends it again after a
+     * delay, or fails it ({@link NotReadyRetries}).
+     */
+    void notReady(NvmeBlockDevice path, IoRequest r, int status);
+
+    /**
      * A queue of {@code path} destroyed its queue pair (fence): the path must not be chosen again until its
      * association is re-established ({@link #connectionChanged} up). Called before the queue hands back its I/O.
      */

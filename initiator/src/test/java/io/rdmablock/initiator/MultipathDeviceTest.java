@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -317,6 +318,55 @@ class MultipathDeviceTest {
         MemorySegment back = dev.allocateBuffer(BLOCK);
         dev.readSync(BLOCK, back);
         assertEquals(-1, w.mismatch(back));
+    }
+
+    @Test
+    void shouldSendAgainAWriteAnsweredNamespaceNotReadyUntilItIsReady() {
+        open(options());
+        MemorySegment w = dev.allocateBuffer(BLOCK);
+        fill(w, 4);
+        a.notReadyResponses.set(5); // a volume below minInSync for ~5 retries (~500 ms)
+        long t0 = System.nanoTime();
+        dev.writeSync(2L * BLOCK, w, false);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(0, a.notReadyResponses.get());
+        assertTrue(ms >= 5 * NotReadyRetries.DELAY_MS, "acknowledged after " + ms + " ms: not delayed between tries");
+        assertEquals(addrA.getPort(), dev.activePath().address().getPort(), "a Not Ready answer is no path failure");
+        MemorySegment back = dev.allocateBuffer(BLOCK);
+        dev.readSync(2L * BLOCK, back);
+        assertEquals(-1, w.mismatch(back));
+    }
+
+    @Test
+    void shouldFailAWriteAnsweredNamespaceNotReadyForFailoverTimeout() {
+        open(options().failoverTimeoutMs(700));
+        MemorySegment w = dev.allocateBuffer(BLOCK);
+        fill(w, 5);
+        a.notReadyResponses.set(1_000_000);
+        long t0 = System.nanoTime();
+        CompletionException e = assertThrows(CompletionException.class, () -> dev.write(0, w, false).join());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        NvmeStatusException s = assertInstanceOf(NvmeStatusException.class, e.getCause());
+        assertEquals(0x82, s.sc());
+        assertTrue(ms >= 700, "failed after " + ms + " ms, before failoverTimeoutMs");
+        assertTrue(s.getMessage().contains("failoverTimeoutMs=700"), s.getMessage());
+        a.notReadyResponses.set(0);
+        dev.writeSync(0, w, false); // the device itself is not lost
+    }
+
+    @Test
+    void shouldFailAtOnceANamespaceNotReadyWithDoNotRetry() {
+        open(options());
+        MemorySegment w = dev.allocateBuffer(BLOCK);
+        fill(w, 6);
+        a.notReadyDnr = true;
+        a.notReadyResponses.set(1);
+        long t0 = System.nanoTime();
+        CompletionException e = assertThrows(CompletionException.class, () -> dev.write(0, w, false).join());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        NvmeStatusException s = assertInstanceOf(NvmeStatusException.class, e.getCause());
+        assertTrue(s.dnr() && s.sc() == 0x82, s.getMessage());
+        assertTrue(ms < 5_000, "DNR set: not retried, failed after " + ms + " ms");
     }
 
     @Test

@@ -97,6 +97,12 @@ public final class FakeTarget implements AutoCloseable {
     public volatile int anaState;
     /** I/O commands still to answer SCT 3h / SC 03h (ANA transition) whatever the ANA state says. */
     public final AtomicInteger transitionResponses = new AtomicInteger();
+    /**
+     * I/O commands still to answer Namespace Not Ready (SCT 0h / SC 82h) with DNR clear, or with DNR set when
+     * {@link #notReadyDnr}, without touching the store (a replicated volume below minInSync).
+     */
+    public final AtomicInteger notReadyResponses = new AtomicInteger();
+    public volatile boolean notReadyDnr;
         /** ANA change count (the log's and the group's). */
     public final AtomicInteger anaChanges = new AtomicInteger();
     /** ANA Change notices to deliver: an outstanding AER completes when it differs from what its queue sent. */
@@ -492,6 +498,8 @@ public final class FakeTarget implements AutoCloseable {
                     }
                     write = rdmaWrite(sgl, 0, 4096);
                 }
+            } else if (notReadyResponses.get() > 0 && notReadyResponses.getAndDecrement() > 0) {
+                status = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, notReadyDnr);
             } else if (transitionResponses.get() > 0 && transitionResponses.getAndDecrement() > 0) {
                 status = NvmeStatus.of(3, 0x03, false);
             } else if (anaState != 0 && anaState != AnaLog.OPTIMIZED && anaState != AnaLog.NON_OPTIMIZED) {
