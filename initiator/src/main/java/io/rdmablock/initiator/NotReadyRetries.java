@@ -29,8 +29,7 @@ final class NotReadyRetries {
     private final long timeoutNs;
     private final ArrayList<IoRequest> waiting = new ArrayList<>();
     private long dueNs;
-    private long loggedNs;
-    private boolean logged;
+    private long loggedNs = System.nanoTime() - TimeUnit.SECONDS.toNanos(LOG_INTERVAL_S);
 
     /** @param failoverTimeoutMs how long one request may be answered Namespace Not Ready before it fails, ms */
     NotReadyRetries(long failoverTimeoutMs) {
@@ -69,8 +68,7 @@ final class NotReadyRetries {
                 dueNs = nowNs + TimeUnit.MILLISECONDS.toNanos(DELAY_MS);
             }
             waiting.add(r);
-            if (first && (!logged || nowNs - loggedNs >= TimeUnit.SECONDS.toNanos(LOG_INTERVAL_S))) {
-                logged = true;
+            if (first && nowNs - loggedNs >= TimeUnit.SECONDS.toNanos(LOG_INTERVAL_S)) {
                 loggedNs = nowNs;
                 return true;
             }

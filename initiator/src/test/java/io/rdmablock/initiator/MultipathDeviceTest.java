@@ -2,6 +2,7 @@ package io.rdmablock.initiator;
 
 import io.rdmablock.nvmf.host.AnaLog;
 import io.rdmablock.nvmf.host.FakeTarget;
+import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
 import org.junit.jupiter.api.AfterEach;
@@ -45,6 +46,7 @@ class MultipathDeviceTest {
     static final int BLOCK = 4096;
     static final int BLOCKS = 512;
     static final int QD = 16;
+    static final int NOT_READY = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, false);
 
     VerbsProvider provider;
     Arena arena;
@@ -310,10 +312,11 @@ class MultipathDeviceTest {
         open(options());
         MemorySegment w = dev.allocateBuffer(BLOCK);
         fill(w, 3);
-        a.transitionResponses.set(3);
+        a.injectedStatus = NvmeStatus.of(3, 0x03, false); // ANA transition
+        a.injectedResponses.set(3);
         dev.writeSync(0, w, false);
         dev.writeSync(BLOCK, w, false);
-        assertEquals(0, a.transitionResponses.get());
+        assertEquals(0, a.injectedResponses.get());
         assertEquals(addrA.getPort(), dev.activePath().address().getPort());
         MemorySegment back = dev.allocateBuffer(BLOCK);
         dev.readSync(BLOCK, back);
@@ -325,11 +328,12 @@ class MultipathDeviceTest {
         open(options());
         MemorySegment w = dev.allocateBuffer(BLOCK);
         fill(w, 4);
-        a.notReadyResponses.set(5); // a volume below minInSync for ~5 retries (~500 ms)
+        a.injectedStatus = NOT_READY;
+        a.injectedResponses.set(5); // a volume below minInSync for ~5 retries (~500 ms)
         long t0 = System.nanoTime();
         dev.writeSync(2L * BLOCK, w, false);
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertEquals(0, a.notReadyResponses.get());
+        assertEquals(0, a.injectedResponses.get());
         assertTrue(ms >= 5 * NotReadyRetries.DELAY_MS, "acknowledged after " + ms + " ms: not delayed between tries");
         assertEquals(addrA.getPort(), dev.activePath().address().getPort(), "a Not Ready answer is no path failure");
         MemorySegment back = dev.allocateBuffer(BLOCK);
@@ -342,7 +346,8 @@ class MultipathDeviceTest {
         open(options().failoverTimeoutMs(700));
         MemorySegment w = dev.allocateBuffer(BLOCK);
         fill(w, 5);
-        a.notReadyResponses.set(1_000_000);
+        a.injectedStatus = NOT_READY;
+        a.injectedResponses.set(1_000_000);
         long t0 = System.nanoTime();
         CompletionException e = assertThrows(CompletionException.class, () -> dev.write(0, w, false).join());
         long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -350,7 +355,7 @@ class MultipathDeviceTest {
         assertEquals(0x82, s.sc());
         assertTrue(ms >= 700, "failed after " + ms + " ms, before failoverTimeoutMs");
         assertTrue(s.getMessage().contains("failoverTimeoutMs=700"), s.getMessage());
-        a.notReadyResponses.set(0);
+        a.injectedResponses.set(0);
         dev.writeSync(0, w, false); // the device itself is not lost
     }
 
@@ -359,8 +364,8 @@ class MultipathDeviceTest {
         open(options());
         MemorySegment w = dev.allocateBuffer(BLOCK);
         fill(w, 6);
-        a.notReadyDnr = true;
-        a.notReadyResponses.set(1);
+        a.injectedStatus = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, true);
+        a.injectedResponses.set(1);
         long t0 = System.nanoTime();
         CompletionException e = assertThrows(CompletionException.class, () -> dev.write(0, w, false).join());
         long ms = (System.nanoTime() - t0) / 1_000_000;

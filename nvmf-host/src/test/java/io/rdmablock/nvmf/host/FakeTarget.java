@@ -95,14 +95,9 @@ public final class FakeTarget implements AutoCloseable {
      * related) SC 02h, 01h or 03h, without touching the store.
      */
     public volatile int anaState;
-    /** I/O commands still to answer SCT 3h / SC 03h (ANA transition) whatever the ANA state says. */
-    public final AtomicInteger transitionResponses = new AtomicInteger();
-    /**
-     * I/O commands still to answer Namespace Not Ready (SCT 0h / SC 82h) with DNR clear, or with DNR set when
-     * {@link #notReadyDnr}, without touching the store (a replicated volume below minInSync).
-     */
-    public final AtomicInteger notReadyResponses = new AtomicInteger();
-    public volatile boolean notReadyDnr;
+    /** I/O commands still to answer {@link #injectedStatus} (e.g. SCT 3h/SC 03h), store untouched, any ANA state. */
+    public final AtomicInteger injectedResponses = new AtomicInteger();
+    public volatile int injectedStatus;
         /** ANA change count (the log's and the group's). */
     public final AtomicInteger anaChanges = new AtomicInteger();
     /** ANA Change notices to deliver: an outstanding AER completes when it differs from what its queue sent. */
@@ -498,10 +493,8 @@ public final class FakeTarget implements AutoCloseable {
                     }
                     write = rdmaWrite(sgl, 0, 4096);
                 }
-            } else if (notReadyResponses.get() > 0 && notReadyResponses.getAndDecrement() > 0) {
-                status = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, notReadyDnr);
-            } else if (transitionResponses.get() > 0 && transitionResponses.getAndDecrement() > 0) {
-                status = NvmeStatus.of(3, 0x03, false);
+            } else if (injectedResponses.get() > 0 && injectedResponses.getAndDecrement() > 0) {
+                status = injectedStatus;
             } else if (anaState != 0 && anaState != AnaLog.OPTIMIZED && anaState != AnaLog.NON_OPTIMIZED) {
                 int st = anaState;
                 status = NvmeStatus.of(3, st == AnaLog.INACCESSIBLE ? 0x02 : st == AnaLog.PERSISTENT_LOSS ? 0x01 : 0x03,
