@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
  * removed at the end. Exit 0, 1 when a row had I/O errors or no I/O, 2 for bad arguments.
  */
 @Command(name = "stack-bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Stack-only benchmark: node (null store, memory verbs provider) and initiator in this JVM.",
+        description = {"Stack-only benchmark: node (null store, memory or soft verbs provider) and initiator in this JVM.",
                 "4K randread/randwrite at QD1 and QD32; node and client CPU per I/O by thread; IOPS per node core "
                         + "vs SPDK's ~1.37M 4K IOPS per core over RDMA. Benchmark only: the null store discards data."})
 public final class StackBenchCommand implements Callable<Integer> {
@@ -58,6 +58,11 @@ public final class StackBenchCommand implements Callable<Integer> {
             description = "rw:iodepth list (rw: randread|randwrite; iodepth 1..128; default ${DEFAULT-VALUE}).")
     String rows;
 
+    @Option(names = "--provider", defaultValue = "memory", description = "Verbs provider of node and initiator: "
+            + "memory (RDMA READ/WRITE as memory copies: the stack alone) or soft (RDMA over loopback TCP: the stack "
+            + "and the soft transport, without a disk); default ${DEFAULT-VALUE}.")
+    String provider;
+
     @Option(names = "--pollers", defaultValue = "1", description = "Node poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
@@ -76,18 +81,21 @@ public final class StackBenchCommand implements Callable<Integer> {
         if (!outputFormat.equals("normal") && !outputFormat.equals("json")) {
             throw new IllegalArgumentException("invalid --output-format: " + outputFormat + ", allowed=normal|json");
         }
+        if (!provider.equals("memory") && !provider.equals("soft")) {
+            throw new IllegalArgumentException("invalid --provider: " + provider + ", allowed=memory|soft");
+        }
         List<Object[]> plan = parseRows(rows);
         String load = loadAverage();
         Path dir = Files.createTempDirectory("rdmablock-stack-bench-");
         List<StackBenchRun.Row> results = new ArrayList<>();
         boolean failed = false;
-        NodeConfig cfg = new NodeConfig(dir, new InetSocketAddress("127.0.0.1", 0), "memory", (URI) null, null,
+        NodeConfig cfg = new NodeConfig(dir, new InetSocketAddress("127.0.0.1", 0), provider, (URI) null, null,
                 "stack-bench", null, null, NodeConfig.DEFAULT_HEARTBEAT_MS, List.of("stack:1G:4096"),
                 TargetOptions.defaults().withPollers(pollers));
         try (StorageNode node = new StorageNode(cfg).withStoreOptions(StoreOptions.fromSystemProperties()
                 .withBackend(IoBackend.NULL)).start();
              NvmeBlockDevice dev = NvmeBlockDevice.open(node.fabricAddress(), Subsystem.nqnFor("stack"), null,
-                     DeviceOptions.defaults().providerMode("memory").ioQueues(1))) {
+                     DeviceOptions.defaults().providerMode(provider).ioQueues(1))) {
             for (Object[] r : plan) {
                 StackBenchRun run = new StackBenchRun(dev, (Boolean) r[0], (Integer) r[1]);
                 StackBenchRun.Row row = run.run((long) (rampS * 1e9), (long) (runtimeS * 1e9), profile);
@@ -102,7 +110,7 @@ public final class StackBenchCommand implements Callable<Integer> {
             deleteTree(dir);
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.print(outputFormat.equals("json") ? json(results, load) : human(results, load));
+        out.print(outputFormat.equals("json") ? json(results, load, provider) : human(results, load, provider));
         out.flush();
         return failed ? 1 : 0;
     }
@@ -138,10 +146,10 @@ public final class StackBenchCommand implements Callable<Integer> {
         }
     }
 
-    static String human(List<StackBenchRun.Row> rows, String load) {
+    static String human(List<StackBenchRun.Row> rows, String load, String provider) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "stack-only bench: memory verbs provider, NULL store (data discarded), "
-                + "node and initiator in one JVM; %d CPUs, load average %s%n", Runtime.getRuntime()
+        b.append(String.format(Locale.ROOT, "stack-only bench: %s verbs provider, NULL store (data discarded), "
+                + "node and initiator in one JVM; %d CPUs, load average %s%n", provider, Runtime.getRuntime()
                 .availableProcessors(), load));
         b.append(String.format(Locale.ROOT, "%-14s %9s %8s %8s %10s %10s %9s %8s %8s %12s %8s%n", "row", "IOPS",
                 "p50 us", "p99 us", "node us/io", "cli us/io", "oth us/io", "node cs", "cli cs", "IOPS/nodecore",
@@ -169,9 +177,10 @@ public final class StackBenchCommand implements Callable<Integer> {
         return b.toString();
     }
 
-    static String json(List<StackBenchRun.Row> rows, String load) {
+    static String json(List<StackBenchRun.Row> rows, String load, String provider) {
         StringBuilder b = new StringBuilder();
-        b.append("{\n  \"bench\": \"stack-only\",\n  \"provider\": \"memory\",\n  \"store\": \"null\",\n")
+        b.append("{\n  \"bench\": \"stack-only\",\n  \"provider\": \"").append(provider)
+                .append("\",\n  \"store\": \"null\",\n")
                 .append("  \"cpus\": ").append(Runtime.getRuntime().availableProcessors()).append(",\n")
                 .append("  \"load_average\": \"").append(load).append("\",\n")
                 .append("  \"spdk_iops_per_core\": 1370000,\n")

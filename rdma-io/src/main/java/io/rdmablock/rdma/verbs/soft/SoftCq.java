@@ -6,7 +6,6 @@ import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -36,11 +35,14 @@ final class SoftCq implements CompletionQueue {
     private final boolean[] withImm;
     private final AtomicLong tail = new AtomicLong();
     private long head;
-    private final CopyOnWriteArrayList<SoftQp> attached = new CopyOnWriteArrayList<>();
+    /** Queue pairs using this CQ (send or receive side), each once; copied on change. */
+    private volatile SoftQp[] attached = new SoftQp[0];
     private volatile boolean overrun;
     private volatile boolean closed;
     private volatile Thread waiter;
     private volatile boolean wakeupRequested;
+    /** The engine whose selector the waiter blocks in ({@link QpEngine#awaitInline}), else null. */
+    volatile QpEngine waitingEngine;
 
     private final SoftVerbsProvider provider;
 
@@ -67,12 +69,26 @@ final class SoftCq implements CompletionQueue {
         return capacity;
     }
 
-    void attach(SoftQp qp) {
-        attached.addIfAbsent(qp);
+    synchronized void attach(SoftQp qp) {
+        SoftQp[] a = attached;
+        for (SoftQp q : a) {
+            if (q == qp) {
+                return;
+            }
+        }
+        SoftQp[] b = java.util.Arrays.copyOf(a, a.length + 1);
+        b[a.length] = qp;
+        attached = b;
     }
 
-    void detach(SoftQp qp) {
-        attached.remove(qp);
+    synchronized void detach(SoftQp qp) {
+        SoftQp[] a = attached;
+        attached = java.util.Arrays.stream(a).filter(q -> q != qp).toArray(SoftQp[]::new);
+    }
+
+    /** True when a waiter need not block: an entry is there, a wake-up was asked for, or the CQ failed or closed. */
+    boolean ready() {
+        return (long) SEQ.getAcquire(seq, (int) head & mask) == head + 1 || wakeupRequested || overrun || closed;
     }
 
     /**
@@ -110,8 +126,8 @@ final class SoftCq implements CompletionQueue {
         // volatile (not release) store: the read of waiter below must not move before it (lost wake-up otherwise)
         SEQ.setVolatile(seq, i, t + 1);
         Thread w = waiter;
-        if (w != null) {
-            LockSupport.unpark(w);
+        if (w != null && w != Thread.currentThread()) {
+            wakeWaiter(w);
         }
         return true;
     }
@@ -126,16 +142,35 @@ final class SoftCq implements CompletionQueue {
         }
         Thread w = waiter;
         if (w != null) {
-            LockSupport.unpark(w);
+            wakeWaiter(w);
         }
     }
 
+    private void wakeWaiter(Thread w) {
+        QpEngine e = waitingEngine;
+        if (e != null) {
+            e.selector.wakeup();
+        }
+        LockSupport.unpark(w);
+    }
+
+    /**
+     * Steps the attached queue pairs' engines on the caller's thread (those no other thread runs right now), then
+     * moves up to {@code max} entries out; see {@link QpEngine}.
+     */
     @Override
     public int poll(WorkCompletion[] out, int max) {
         if (overrun) {
             throw new CqOverrunException("completion queue overrun: capacity=" + capacity
                     + "; attached queue pairs moved to ERROR (IBV_EVENT_CQ_ERR)");
         }
+        for (SoftQp qp : attached) {
+            qp.engine.pollInline();
+        }
+        return take(out, max);
+    }
+
+    private int take(WorkCompletion[] out, int max) {
         int n = Math.min(max, out.length);
         int got = 0;
         while (got < n) {
@@ -181,6 +216,10 @@ final class SoftCq implements CompletionQueue {
                 if (left <= 0 || closed) {
                     return 0;
                 }
+                SoftQp[] qs = attached;
+                if (qs.length == 1 && qs[0].engine.awaitInline(this, left)) {
+                    continue; // waited in the queue pair's selector, stepping its engine: no other thread involved
+                }
                 LockSupport.parkNanos(this, left);
             }
         } finally {
@@ -193,7 +232,7 @@ final class SoftCq implements CompletionQueue {
         wakeupRequested = true;
         Thread w = waiter;
         if (w != null) {
-            LockSupport.unpark(w);
+            wakeWaiter(w);
         }
     }
 

@@ -24,8 +24,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The soft provider's post and poll paths allocate nothing, and its engines allocate nothing of their own per
- * operation once warm (the JDK's vectored socket I/O on registered memory allocates a few dozen bytes per call):
+ * The soft provider's post and poll paths and its engines (run on the posting / polling thread or their own)
+ * allocate nothing of their own per operation once warm (the JDK's vectored socket I/O on registered memory
+ * allocates a few dozen bytes per call):
  * measured with {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}.
  */
 class SoftAllocationTest {
@@ -69,12 +70,14 @@ class SoftAllocationTest {
             long app = mx.getThreadAllocatedBytes(Thread.currentThread().threadId()) - appBefore;
             long engine = sum(mx, engines) - engineBefore;
             assertEquals(2, engines.length, "two engine threads");
-            // the measuring calls themselves allocate a little; per operation this must be ~0
-            assertTrue(app < 16 * 1024, "post/poll path allocated " + app + " bytes for " + OPS + " operations");
-            // What remains is inside the JDK: a vectored read/write on a segment-backed ByteBuffer (registered memory)
-            // allocates a 16-byte Releaser and a 24-byte LinkedRunnable per buffer per call (sun.nio.ch.IOUtil,
-            // JDK 25); the provider's own buffers are session-less and cost nothing.
-            assertTrue(engine / OPS < 100, "engines allocated " + engine + " bytes for " + OPS + " operations");
+            // The engines now mostly run on the posting / polling thread (QpEngine: caller-driven steps), so the
+            // socket I/O is counted there or on the engine threads, whichever ran it: the sum is bounded per
+            // operation. What remains is inside the JDK: a vectored read/write on a segment-backed ByteBuffer
+            // (registered memory) allocates a 16-byte Releaser and a 24-byte LinkedRunnable per buffer per call
+            // (sun.nio.ch.IOUtil, JDK 25); the provider's own buffers are session-less and cost nothing.
+            long total = app + engine;
+            assertTrue(total / OPS < 100, "post/poll and engines allocated " + total + " bytes (post/poll thread "
+                    + app + ", engine threads " + engine + ") for " + OPS + " operations");
             c.close();
             s.close();
         }
