@@ -10,8 +10,6 @@ import java.io.IOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,17 +27,7 @@ import org.slf4j.LoggerFactory;
  *   queues READ responses, answers RNR NAK when no receive is posted, NAK (and ERROR) on a violation.</li>
  * </ul>
  *
- * <h2>Who runs it</h2>
- * One thread at a time runs a {@link #step} (non-blocking socket reads and writes, then teardown work), holding the
- * engine ({@link #busy}). Usually that is the application's own polling thread, like a NIC the host drives: posting a
- * send WR steps the engine at once ({@link #kick}: the doorbell; the frames leave in the poster's system call), polling
- * a completion queue steps its queue pairs ({@link #pollInline}), and a wait on a completion queue with one queue pair
- * blocks in this engine's selector ({@link #awaitInline}), so a completion is visible to the poller without a wake-up
- * of another thread. The engine's own thread is the fallback that keeps the RC rules true when nobody polls (a
- * responder must serve the peer's RDMA READ and WRITE whether or not its application polls): it runs the engine once
- * no caller has stepped or waited for {@link #INLINE_GRACE_NS}, when a caller asks for work it cannot do itself, and
- * in ERROR (teardown, lingering), and otherwise sleeps. The thread that holds the engine is the only one in its
- * selector.
+ * <p>Which thread runs it, one at a time: {@link QpDriver} (usually the application's polling thread).
  *
  * <p>ERROR: the receive queue is flushed at once; the frame batch being written is finished (bounded by
  * {@link #FINISH_BATCH_NS}), queued responses up to a NAK are sent, the send queue is flushed, the socket is shut
@@ -50,56 +38,24 @@ import org.slf4j.LoggerFactory;
  * buffered, then FIN), so destroying a queue pair whose peer is stopped (never reads, never closes) takes
  * milliseconds, not the linger.
  */
-final class QpEngine implements Runnable {
+final class QpEngine {
     private static final Logger LOG = LoggerFactory.getLogger(QpEngine.class);
     static final long RNR_DELAY_NS = 1_000_000L;
     static final long FINISH_BATCH_NS = 1_000_000_000L;
     static final long LINGER_NS = 1_000_000_000L;
-    /**
-     * How long after a caller last stepped or waited on the engine its own thread stays asleep (ns; system property
-     * {@code rdmablock.soft.inlineGraceNs}, default 1 ms): the longest a peer's request waits when the application
-     * stops polling all at once. 0 turns caller-driven progress off (every step on the engine's thread).
-     */
-    static final long INLINE_GRACE_NS = Long.getLong("rdmablock.soft.inlineGraceNs", 1_000_000L);
-    /**
-     * After a poll's step found nothing, the next polls within this long skip the socket (ns; system property
-     * {@code rdmablock.soft.repollNs}, default 5 us): a spinning poller then costs a system call per interval, not
-     * per round, and a frame that arrives meanwhile waits at most this long.
-     */
-    static final long REPOLL_NS = Long.getLong("rdmablock.soft.repollNs", 5_000L);
-    /** A post within this long of a caller's step or wait leaves the send to that caller's next poll (ns). */
-    private static final long DEFER_NS = 50_000L;
-    /** Steps one caller makes in a row when others asked for work meanwhile, before it leaves them to the thread. */
-    private static final int INLINE_STEPS = 4;
     private static final long IDLE_SELECT_MS = 100;
     private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
 
     final SoftQp qp;
-    private final Thread thread;
     final Selector selector;
     final Transmitter tx;
     final Receiver rx;
-    /** Held by the one thread running a step (or blocked in the selector). */
-    private final AtomicBoolean busy = new AtomicBoolean();
-    /** Someone had work for the engine while another thread held it: the holder (or the thread) steps again. */
-    private volatile boolean stepWanted;
-    /** The holder is blocked in the selector: {@link Selector#wakeup} ends it. */
-    private volatile boolean selecting;
-    /** Last time a caller stepped or waited on the engine ({@link System#nanoTime}). */
-    private volatile long inlineAtNs;
-    /** A caller waits in the selector until about then: the thread need not look before. */
-    private volatile long inlineUntilNs;
-    /** When a poll's step last found nothing (0: the last one did something); see {@link #REPOLL_NS}. */
-    private long idlePollNs;
-    /** Posted work waits for the next step to be sent ({@link #kick}). */
-    private volatile boolean txPending;
-    /** Steps the engine's own thread ran (tests: how much of the work callers did not do themselves). */
-    private volatile long threadSteps;
+    final QpDriver driver;
     /** Torn down: nothing steps any more, the thread ends. */
-    private volatile boolean finished;
+    volatile boolean finished;
     private volatile SocketChannel pendingChannel;
     private volatile int pendingReadDepth = 1;
-    private volatile boolean stopRequested;
+    volatile boolean stopRequested;
 
     SocketChannel ch;
     private SelectionKey key;
@@ -140,12 +96,11 @@ final class QpEngine implements Runnable {
         readDone = new boolean[qp.sqMask + 1];
         tx = new Transmitter(this);
         rx = new Receiver(this);
-        thread = new Thread(this, "soft-qp-" + qp.qpNum());
-        thread.setDaemon(true);
+        driver = new QpDriver(this, "soft-qp-" + qp.qpNum());
     }
 
     void start() {
-        thread.start();
+        driver.start();
     }
 
     void establish(SocketChannel channel, int readDepth) {
@@ -154,56 +109,15 @@ final class QpEngine implements Runnable {
         wake();
     }
 
-    /**
-     * There is work for the engine (any thread, never steps itself): whoever holds it steps again; nobody does: the
-     * engine's thread takes it up at once.
-     */
     void wake() {
-        stepWanted = true;
-        if (selecting) {
-            selector.wakeup();
-        } else if (!busy.get()) {
-            LockSupport.unpark(thread);
-        } // else the holder sees stepWanted when it lets go (release)
+        driver.wake();
     }
 
-    /** Work was posted (the poster's thread): one step right here when the engine is free (the doorbell). */
-    void kick() {
-        if (INLINE_GRACE_NS <= 0 || inError) {
-            wake();
-            return;
-        }
-        long now = System.nanoTime();
-        if (now - inlineAtNs < DEFER_NS && !selecting) {
-            // the poster polled a moment ago and polls again next: that poll's step sends this together with what
-            // else it posts meanwhile (one system call for the round, as a NIC batches doorbells); nobody polls
-            // within the grace: the engine's thread sends it
-            txPending = true;
-            return;
-        }
-        inlineAtNs = now;
-        if (!acquire()) {
-            wake();
-            return;
-        }
-        try {
-            if (!finished) {
-                stepWanted = false;
-                transmit();
-                if (stepWanted) {
-                    stepInline();
-                }
-            }
-        } catch (Throwable t) {
-            failed(t);
-        } finally {
-            release();
-        }
-    }
-
-    /** The transmit half of a step (the doorbell of a post): attach, send what is posted; no socket read. */
-    private void transmit() throws IOException {
-        txPending = false;
+    /**
+     * The transmit half of a step (the doorbell of a post): attach, send what is posted; no socket read. Holder only;
+     * false when a full step is due instead (not connected yet, or ERROR).
+     */
+    boolean transmit() throws IOException {
         SocketChannel pc = pendingChannel;
         if (pc != null) {
             pendingChannel = null;
@@ -211,188 +125,34 @@ final class QpEngine implements Runnable {
         }
         if (ch != null && !socketClosed && !inError && qp.state() != QpState.ERROR) {
             tx.write();
-        } else {
-            stepWanted = true; // ERROR or not connected yet: a full step (teardown) follows
-        }
-    }
-
-    /** A poll of one of the queue pair's completion queues (the poller's thread): one step when the engine is free. */
-    void pollInline() {
-        if (INLINE_GRACE_NS <= 0 || finished) {
-            return;
-        }
-        long now = System.nanoTime();
-        inlineAtNs = now;
-        long idle = idlePollNs;
-        if (idle != 0 && now - idle < REPOLL_NS && !stepWanted && !txPending) {
-            return; // looked a moment ago and found nothing (a racy read: at worst one step more or less)
-        }
-        if (!acquire()) {
-            if (selecting) {
-                wake(); // the thread waits in the selector: hand the engine to this caller from its next poll on
-            }
-            return;
-        }
-        try {
-            idlePollNs = stepInline() ? 0 : now;
-        } finally {
-            release();
-        }
-    }
-
-    /**
-     * A wait on {@code cq}, one of this queue pair's completion queues, up to {@code maxNs}: steps, and when that did
-     * nothing blocks in the selector until the socket has something, work is posted, {@code cq} is woken or the time
-     * is up (at least 1 ms: the selector's unit). False when the engine was not free (another thread runs it: the
-     * caller waits for its completion push instead).
-     */
-    boolean awaitInline(SoftCq cq, long maxNs) {
-        if (INLINE_GRACE_NS <= 0 || finished || inError || !acquire()) {
-            return false;
-        }
-        try {
-            long now = System.nanoTime();
-            inlineAtNs = now;
-            inlineUntilNs = now + maxNs;
-            if (finished) {
-                return true;
-            }
-            stepWanted = false;
-            if (!step()) {
-                cq.waitingEngine = this;
-                try {
-                    if (!cq.ready()) {
-                        select(maxNs);
-                    }
-                } finally {
-                    cq.waitingEngine = null;
-                }
-                stepInline();
-            }
-            return true;
-        } catch (Throwable t) {
-            failed(t);
-            return true;
-        } finally {
-            inlineAtNs = System.nanoTime();
-            release();
-        }
-    }
-
-    private boolean acquire() {
-        return !busy.get() && busy.compareAndSet(false, true);
-    }
-
-    /** Lets go of the engine; work asked for meanwhile, or teardown, goes to the thread. */
-    private void release() {
-        busy.set(false);
-        if (stepWanted || stopRequested || finished) {
-            LockSupport.unpark(thread);
-        }
-    }
-
-    /** Steps (holder only), again while others asked for work meanwhile, a few times; true on progress. */
-    private boolean stepInline() {
-        if (finished) {
-            return false;
-        }
-        boolean progress = false;
-        try {
-            int n = 0;
-            do {
-                stepWanted = false;
-                progress |= step();
-            } while (stepWanted && !finished && ++n < INLINE_STEPS);
-        } catch (Throwable t) {
-            failed(t);
-            return true;
-        }
-        return progress;
-    }
-
-    long threadSteps() {
-        return threadSteps;
-    }
-
-    /** Stops the engine after it flushed and closed the socket; true when the thread ended within the timeout. */
-    boolean shutdown(long timeoutNs) {
-        stopRequested = true;
-        wake();
-        if (Thread.currentThread() == thread) {
-            return false;
-        }
-        try {
-            thread.join(Math.max(1, timeoutNs / 1_000_000));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return !thread.isAlive();
-    }
-
-    /** The engine's own thread: runs it when no caller does (see the class comment), until torn down. */
-    @Override
-    public void run() {
-        try {
-            while (!finished) {
-                if (!stepWanted && !inError && !stopRequested && !(txPending && !callerSteppedWithin())
-                        && callerDriven()) {
-                    continue;
-                }
-                if (!acquire()) {
-                    LockSupport.parkNanos(this, Math.max(INLINE_GRACE_NS, 50_000L));
-                    continue;
-                }
-                try {
-                    if (finished) {
-                        break;
-                    }
-                    stepWanted = false;
-                    threadSteps++; // only this thread writes it
-                    if (!step() && !finished && !stepWanted) {
-                        select(Long.MAX_VALUE);
-                    }
-                } catch (Throwable t) {
-                    failed(t);
-                } finally {
-                    release();
-                }
-            }
-        } finally {
-            while (!busy.compareAndSet(false, true)) { // keep it for good: nobody steps a closed engine
-                LockSupport.parkNanos(this, 100_000L);
-            }
-            closeSocket();
-            try {
-                selector.close();
-            } catch (IOException ignored) {
-                // nothing to do
-            }
-        }
-    }
-
-    /**
-     * True (after sleeping) while callers drive the engine: one stepped within {@link #INLINE_GRACE_NS}, or waits in
-     * the selector, or holds the engine right now.
-     */
-    private boolean callerDriven() {
-        if (INLINE_GRACE_NS <= 0) {
-            return false;
-        }
-        long now = System.nanoTime();
-        long until = Math.max(inlineAtNs + INLINE_GRACE_NS, selecting ? inlineUntilNs + INLINE_GRACE_NS : 0);
-        if (until - now > 0) {
-            LockSupport.parkNanos(this, until - now);
-            return true;
-        }
-        if (busy.get()) {
-            LockSupport.parkNanos(this, INLINE_GRACE_NS);
             return true;
         }
         return false;
     }
 
+    long threadSteps() {
+        return driver.threadSteps();
+    }
+
+    /** Stops the engine after it flushed and closed the socket; true when the thread ended within the timeout. */
+    boolean shutdown(long timeoutNs) {
+        stopRequested = true;
+        driver.wake();
+        return driver.join(timeoutNs);
+    }
+
+    /** The thread's last act: the socket and the selector are closed. */
+    void close() {
+        closeSocket();
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // nothing to do
+        }
+    }
+
     /** The engine failed (a bug, or registered memory released under it): ERROR, flush, done. Holder only. */
-    private void failed(Throwable t) {
+    void failed(Throwable t) {
         if (t instanceof IllegalStateException && String.valueOf(t.getMessage()).contains("Already closed")) {
             // the application released registered memory (closed its arena) while this QP still used it,
             // typically while tearing down after a failure: not a provider fault, no stack trace
@@ -412,14 +172,9 @@ final class QpEngine implements Runnable {
         finished = true;
     }
 
-    private boolean callerSteppedWithin() {
-        return System.nanoTime() - inlineAtNs < INLINE_GRACE_NS;
-    }
-
     /** One round of the engine: attach, read, write, teardown work. Holder only; true on progress. */
-    private boolean step() throws IOException {
+    boolean step() throws IOException {
         boolean progress = false;
-        txPending = false;
         SocketChannel pc = pendingChannel;
         if (pc != null) {
             pendingChannel = null;
@@ -458,30 +213,23 @@ final class QpEngine implements Runnable {
         }
     }
 
-    /** Blocks in the selector up to {@code maxNs} (at least 1 ms) unless there is work. Holder only. */
-    private void select(long maxNs) throws IOException {
-        selecting = true;
-        try {
-            if (stepWanted || hasWork()) {
-                return;
-            }
-            long timeoutMs = IDLE_SELECT_MS;
-            if (paused) {
-                timeoutMs = Math.max(1, (txPausedUntilNs - System.nanoTime() + 999_999) / 1_000_000);
-            }
-            if (inError && ch != null && !socketClosed) {
-                timeoutMs = 10;
-            }
-            if (maxNs != Long.MAX_VALUE) {
-                timeoutMs = Math.min(timeoutMs, Math.max(1, (maxNs + 999_999) / 1_000_000));
-            }
-            selector.select(IGNORE_KEY, timeoutMs);
-        } finally {
-            selecting = false;
+    /** Blocks in the selector up to {@code maxNs} (at least 1 ms; Long.MAX_VALUE: no bound of its own). */
+    void select(long maxNs) throws IOException {
+        long timeoutMs = IDLE_SELECT_MS;
+        if (paused) {
+            timeoutMs = Math.max(1, (txPausedUntilNs - System.nanoTime() + 999_999) / 1_000_000);
         }
+        if (inError && ch != null && !socketClosed) {
+            timeoutMs = 10;
+        }
+        if (maxNs != Long.MAX_VALUE) {
+            timeoutMs = Math.min(timeoutMs, Math.max(1, (maxNs + 999_999) / 1_000_000));
+        }
+        selector.select(IGNORE_KEY, timeoutMs);
     }
 
-    private boolean hasWork() {
+    /** True when a step would do something now (holder only). */
+    boolean hasWork() {
         if (pendingChannel != null || (!inError && (qp.state() == QpState.ERROR || stopRequested))) {
             return true;
         }

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  * The receive side of a {@link QpEngine}: a frame parser that reads each header into a 32-byte buffer and each payload
  * with a scattering read straight into its destination (posted receive buffers, the RDMA WRITE target, the RDMA READ
  * sink), the next header riding along in the same read. A payload is placed only after the request was checked; a
- * rejected payload is read into a discard buffer. Engine thread only.
+ * rejected payload is read into a discard buffer. Only the thread holding the engine.
  */
 final class Receiver {
     private static final int HEADER = 0;

@@ -92,7 +92,7 @@ final class SoftCq implements CompletionQueue {
     }
 
     /**
-     * Adds one completion (engine threads). Returns false after an overrun (the entry is lost and the attached queue
+     * Adds one completion (whichever thread runs an engine). Returns false after an overrun (the entry is lost and the attached queue
      * pairs are being moved to ERROR).
      */
     boolean push(long id, WcStatus st, WcOpcode op, int len, boolean hasImm, int immData, int qp) {
@@ -165,7 +165,7 @@ final class SoftCq implements CompletionQueue {
                     + "; attached queue pairs moved to ERROR (IBV_EVENT_CQ_ERR)");
         }
         for (SoftQp qp : attached) {
-            qp.engine.pollInline();
+            qp.engine.driver.pollInline();
         }
         return take(out, max);
     }
@@ -217,7 +217,7 @@ final class SoftCq implements CompletionQueue {
                     return 0;
                 }
                 SoftQp[] qs = attached;
-                if (qs.length == 1 && qs[0].engine.awaitInline(this, left)) {
+                if (qs.length == 1 && qs[0].engine.driver.awaitInline(this, left)) {
                     continue; // waited in the queue pair's selector, stepping its engine: no other thread involved
                 }
                 LockSupport.parkNanos(this, left);

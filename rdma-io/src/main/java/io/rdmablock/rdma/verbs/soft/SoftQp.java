@@ -218,7 +218,7 @@ final class SoftQp implements QueuePair {
             }
         } finally {
             if (posted > 0) {
-                engine.kick();
+                engine.driver.kick();
             }
         }
     }

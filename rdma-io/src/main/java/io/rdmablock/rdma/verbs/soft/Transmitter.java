@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 /**
  * The transmit side of a {@link QpEngine}: builds a batch of frames (queued responses, one cumulative ACK, then
  * posted send WRs) into one gather vector of headers and registered-memory views, and writes it with gathering
- * writes; nothing is copied and nothing allocated once the view cache is warm. Engine thread only.
+ * writes; nothing is copied and nothing allocated once the view cache is warm. Only the thread holding the engine.
  *
  * <p>The response queue holds READ responses, NAKs and RNR NAKs in the order the requests were executed; it has
  * {@code responderResources + 4} entries, enough because the peer keeps at most that many READs outstanding.

@@ -6,13 +6,18 @@
  * <h2>Structure</h2>
  * One TCP connection per queue pair; the connection-manager handshake ({@link io.rdmablock.rdma.verbs.soft.CmWire}:
  * request with up to 56 bytes of private data, accept or reject with private data, ready-to-use) runs on that socket
- * before any queue-pair frame. Each queue pair has one engine thread ({@link io.rdmablock.rdma.verbs.soft.QpEngine})
- * that owns the socket and all transport state: its {@link io.rdmablock.rdma.verbs.soft.Transmitter} sends posted work
+ * before any queue-pair frame. Each queue pair has one engine ({@link io.rdmablock.rdma.verbs.soft.QpEngine}) that
+ * owns the socket and all transport state: its {@link io.rdmablock.rdma.verbs.soft.Transmitter} sends posted work
  * requests with gathering writes straight from registered memory (several frames per write), its
  * {@link io.rdmablock.rdma.verbs.soft.Receiver} serves the peer's requests and places payloads with scattering reads
- * straight into registered memory. Frame layout: {@link io.rdmablock.rdma.verbs.soft.FrameDescriptor}. Application
- * threads only write the preallocated send/receive rings and read the completion ring
- * ({@link io.rdmablock.rdma.verbs.soft.SoftCq}): the post and poll paths allocate nothing and take no lock.
+ * straight into registered memory. Frame layout: {@link io.rdmablock.rdma.verbs.soft.FrameDescriptor}. The engine
+ * runs on the application's own threads, as a NIC is driven by its host: a post sends (at once, or with the poster's
+ * next poll: one system call for a round of posts), a poll of a completion queue steps its queue pairs, a wait on a
+ * completion queue of one queue pair blocks in that queue pair's selector, so a completion is seen without a thread
+ * hand-off. Each queue pair also has an engine thread that runs it when no application thread has polled for
+ * {@code rdmablock.soft.inlineGraceNs} (1 ms; a responder serves RDMA READ/WRITE whether or not its application
+ * polls), in ERROR and on teardown. One thread at a time runs an engine (a try-lock, never waited on). The post and
+ * poll paths allocate nothing of their own and never block.
  *
  * <h2>Semantics (as on an RC queue pair, IBTA Vol. 1 ch. 9-11, ibv_post_send(3))</h2>
  * <ul>
@@ -39,8 +44,8 @@
  *   <li>lkey and rkey of a region differ, so using one for the other fails (rxe uses the same value for both).</li>
  *   <li>Connecting to a port without listener fails UNREACHABLE (ECONNREFUSED), as on iWARP; IB/RoCE report
  *   REJECTED.</li>
- *   <li>Segments of a thread-confined arena cannot be registered: the engines access registered memory from their
- *   own threads. Register memory of a shared, automatic or global arena.</li>
+ *   <li>Segments of a thread-confined arena cannot be registered: the engines access registered memory from any
+ *   polling thread and their own. Register memory of a shared, automatic or global arena.</li>
  *   <li>There are no transport retries ({@code retryCount} is accepted and ignored): TCP is reliable.</li>
  *   <li>Cost per operation: the JDK's vectored socket I/O on a segment-backed buffer allocates about 40 bytes per
  *   buffer per call ({@code sun.nio.ch.IOUtil}); the provider's own buffers are session-less and cost nothing.</li>
