@@ -36,6 +36,7 @@ public final class Poller implements Runnable {
      */
     static final long PENDING_POLL_NS = 1_000_000L;
 
+    private static final int SPIN_OVERRIDE = Integer.getInteger("rdmablock.node.idleSpinIterations", -1);
     private final String name;
     private final TargetOptions options;
     private final ConcurrentLinkedQueue<RdmaQueue> incoming = new ConcurrentLinkedQueue<>();
@@ -142,7 +143,7 @@ public final class Poller implements Runnable {
                 }
                 if (work > 0) {
                     idleRounds = 0;
-                } else if (++idleRounds > options.idleSpinIterations()) {
+                } else if (++idleRounds > (SPIN_OVERRIDE >= 0 ? SPIN_OVERRIDE : options.idleSpinIterations())) {
                     idle();
                 } else {
                     Thread.onSpinWait();

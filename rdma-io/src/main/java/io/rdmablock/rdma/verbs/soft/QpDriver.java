@@ -27,6 +27,17 @@ final class QpDriver implements Runnable {
      * per round, and a frame that arrives meanwhile waits at most this long.
      */
     static final long REPOLL_NS = Long.getLong("rdmablock.soft.repollNs", 5_000L);
+    /**
+     * Polls further apart than this (ns) leave the engine to its thread: a queue pair polled now and then (a pending
+     * connection polled every millisecond, say) is served by its thread's selector, on readiness, as before; inline
+     * stepping pays only for a poller that keeps polling.
+     */
+    private static final long RARE_POLL_NS = 200_000L;
+    /**
+     * While callers keep driving the engine, its thread looks again after the grace, then after twice that and so on
+     * up to this (ns): an idle-looking thread per busy queue pair costs ~100 wake-ups per second, not 1000.
+     */
+    private static final long MAX_CHECK_NS = 8_000_000L;
     /** A post within this long of a caller's step or wait leaves the send to that caller's next poll (ns). */
     private static final long DEFER_NS = 50_000L;
     /** Steps one caller makes in a row when others asked for work meanwhile, before it leaves them to the thread. */
@@ -48,6 +59,10 @@ final class QpDriver implements Runnable {
     private long idlePollNs;
     /** Posted work waits for the next step to be sent ({@link #kick}). */
     private volatile boolean txPending;
+    /** The previous poll ({@link #pollInline}; plain, racy: a hint). */
+    private long lastPollNs;
+    /** How long the thread sleeps before it looks again while callers drive (doubles up to MAX_CHECK_NS). */
+    private long checkNs = INLINE_GRACE_NS;
     /** Steps the engine's own thread ran (tests: how much of the work callers did not do themselves). */
     private volatile long threadSteps;
 
@@ -116,6 +131,11 @@ final class QpDriver implements Runnable {
             return;
         }
         long now = System.nanoTime();
+        long prev = lastPollNs;
+        lastPollNs = now;
+        if (now - prev > RARE_POLL_NS && !txPending && now - inlineAtNs > RARE_POLL_NS) {
+            return; // polled now and then: its thread serves it (on readiness); the next poll, if soon, steps
+        }
         inlineAtNs = now;
         long idle = idlePollNs;
         if (idle != 0 && now - idle < REPOLL_NS && !stepWanted && !txPending) {
@@ -206,6 +226,18 @@ final class QpDriver implements Runnable {
         return progress;
     }
 
+    /**
+     * The caller stops driving for now (it is about to block elsewhere, e.g. parked on a CQ of several queue pairs):
+     * the thread takes over at once.
+     */
+    void handBack() {
+        if (inlineAtNs != 0) {
+            inlineAtNs = 0;
+            inlineUntilNs = 0;
+            LockSupport.unpark(thread);
+        }
+    }
+
     long threadSteps() {
         return threadSteps;
     }
@@ -242,6 +274,7 @@ final class QpDriver implements Runnable {
                     }
                     stepWanted = false;
                     txPending = false;
+                    checkNs = INLINE_GRACE_NS;
                     threadSteps++; // only this thread writes it
                     if (!e.step() && !e.finished && !stepWanted) {
                         select(Long.MAX_VALUE);
@@ -282,12 +315,11 @@ final class QpDriver implements Runnable {
         }
         long now = System.nanoTime();
         long until = Math.max(inlineAtNs + INLINE_GRACE_NS, selecting ? inlineUntilNs + INLINE_GRACE_NS : 0);
-        if (until - now > 0) {
-            LockSupport.parkNanos(this, until - now);
-            return true;
-        }
-        if (busy.get()) {
-            LockSupport.parkNanos(this, INLINE_GRACE_NS);
+        if (until - now > 0 || busy.get()) {
+            // callers drive: look again later, less often the longer they keep at it (wake() and handBack() end
+            // the sleep at once when a caller needs the thread)
+            LockSupport.parkNanos(this, Math.max(until - now, checkNs));
+            checkNs = Math.min(MAX_CHECK_NS, checkNs * 2);
             return true;
         }
         return false;

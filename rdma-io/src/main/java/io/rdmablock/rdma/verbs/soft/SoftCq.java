@@ -220,6 +220,9 @@ final class SoftCq implements CompletionQueue {
                 if (qs.length == 1 && qs[0].engine.driver.awaitInline(this, left)) {
                     continue; // waited in the queue pair's selector, stepping its engine: no other thread involved
                 }
+                for (SoftQp qp : qs) {
+                    qp.engine.driver.handBack(); // this thread sleeps: the engines' threads serve them meanwhile
+                }
                 LockSupport.parkNanos(this, left);
             }
         } finally {
