@@ -213,8 +213,14 @@ final class QpEngine {
         }
     }
 
-    /** Blocks in the selector up to {@code maxNs} (at least 1 ms; Long.MAX_VALUE: no bound of its own). */
+    /**
+     * Blocks in the selector up to {@code maxNs} (at least 1 ms; Long.MAX_VALUE: no bound of its own), after sending a
+     * held-back ACK (nobody may step again before the peer needs it); returns at once when that write did something.
+     */
     void select(long maxNs) throws IOException {
+        if (ch != null && !socketClosed && !inError && tx.flushHeldAck()) {
+            return;
+        }
         long timeoutMs = IDLE_SELECT_MS;
         if (paused) {
             timeoutMs = Math.max(1, (txPausedUntilNs - System.nanoTime() + 999_999) / 1_000_000);
@@ -239,7 +245,7 @@ final class QpEngine {
         if (ch == null || tx.batchActive) {
             return false;
         }
-        if (tx.hasResponses()) {
+        if (tx.hasDueResponses()) {
             return true;
         }
         if (paused) {

@@ -292,14 +292,14 @@ final class Receiver {
                 boolean withImm = type == FrameDescriptor.SEND_IMM;
                 e.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV, len, withImm, withImm ? imm : 0);
                 expectedSeq++;
-                e.tx.pendingAckSeq = seq;
+                e.tx.acknowledge(seq);
             }
             case K_WRITE -> {
                 if (type == FrameDescriptor.WRITE_IMM) {
                     e.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, len, true, imm);
                 }
                 expectedSeq++;
-                e.tx.pendingAckSeq = seq;
+                e.tx.acknowledge(seq);
             }
             default -> { // K_READ_SINK
                 e.readDone[slot] = true;

@@ -38,8 +38,19 @@ final class Transmitter {
     private long respHead;
     private long respTail;
     private final ByteBuffer ackHeader = ByteBuffer.allocateDirect(FrameDescriptor.HEADER_LENGTH);
-    long pendingAckSeq = -1;
+    /**
+     * How long an ACK with nothing to ride with may be held back (ns; system property
+     * {@code rdmablock.soft.ackDelayNs}, default 100 us; 0: at once): it goes with the next batch (a response, a
+     * request: the peer's answer usually follows within this), when this much has passed, or before the engine
+     * blocks in its selector ({@link #flushHeldAck}) - so the peer wakes once per exchange, not once more for the
+     * ACK, as IB RC coalesces ACKs. The requester's send completion waits that long at most.
+     */
+    static final long ACK_DELAY_NS = Long.getLong("rdmablock.soft.ackDelayNs", 100_000L);
+    private long pendingAckSeq = -1;
     private long lastAckSent = -1;
+    /** When the held ACK became pending ({@link System#nanoTime}). */
+    private long ackSinceNs;
+    private boolean forceAck;
 
     Transmitter(QpEngine e) {
         this.e = e;
@@ -61,6 +72,36 @@ final class Transmitter {
 
     boolean hasResponses() {
         return respHead != respTail || pendingAckSeq > lastAckSent;
+    }
+
+    /** Responses to send now: queued ones, or an ACK that may not be held back any longer. */
+    boolean hasDueResponses() {
+        return respHead != respTail || pendingAckSeq > lastAckSent && ackDue();
+    }
+
+    private boolean ackDue() {
+        return forceAck || ACK_DELAY_NS <= 0 || System.nanoTime() - ackSinceNs >= ACK_DELAY_NS;
+    }
+
+    /** Request {@code seq} of the peer was executed: acknowledge it (now or held back, see ACK_DELAY_NS). */
+    void acknowledge(long seq) {
+        if (pendingAckSeq <= lastAckSent) {
+            ackSinceNs = System.nanoTime();
+        }
+        pendingAckSeq = seq;
+    }
+
+    /** Sends a held-back ACK now (before the engine blocks); true when it wrote something. */
+    boolean flushHeldAck() {
+        if (pendingAckSeq <= lastAckSent || batchActive) {
+            return false;
+        }
+        forceAck = true;
+        try {
+            return write();
+        } finally {
+            forceAck = false;
+        }
     }
 
     /** Queues a response; false when the queue is full (the peer exceeded the negotiated READ depth). */
@@ -142,7 +183,8 @@ final class Transmitter {
             batchActive = gvCount > 0;
             return batchActive;
         }
-        if (pendingAckSeq > lastAckSent && gvCount < GATHER_MAX) {
+        if (pendingAckSeq > lastAckSent && gvCount < GATHER_MAX
+                && (gvCount > 0 || (qp.sqTail != e.sqNext && !e.paused) || ackDue())) {
             FrameDescriptor.encode(ackHeader, FrameDescriptor.ACK, (byte) 0, 0, (int) pendingAckSeq, 0, 0, 0, 0);
             gv[gvCount++] = ackHeader;
             lastAckSent = pendingAckSeq;
