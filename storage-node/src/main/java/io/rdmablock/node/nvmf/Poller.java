@@ -36,6 +36,7 @@ public final class Poller implements Runnable {
      */
     static final long PENDING_POLL_NS = 1_000_000L;
 
+    /** Benchmarks: system property {@code rdmablock.node.idleSpinIterations} overrides the options' spin (-1: not). */
     private static final int SPIN_OVERRIDE = Integer.getInteger("rdmablock.node.idleSpinIterations", -1);
     private final String name;
     private final TargetOptions options;
