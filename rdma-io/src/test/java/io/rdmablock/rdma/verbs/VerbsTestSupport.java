@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  * bound of every wait for something that must happen from {@code rdmablock.test.timeoutSeconds} (default 10; the VM
  * runner raises it, since a TCG-emulated guest connecting 16 queue pairs can be that slow).
  */
-final class VerbsTestSupport {
+public final class VerbsTestSupport {
     /** wrId of the test-only iWARP handshake WRITE ({@link Connection#clientSpeaksFirst}). */
     static final long HANDSHAKE_WR_ID = 0x4853_4B00L;
     private static final java.lang.invoke.VarHandle FLAG = ValueLayout.JAVA_LONG.varHandle();
@@ -147,11 +147,11 @@ final class VerbsTestSupport {
     }
 
     /** One end of a connection: id, PD, one CQ for send and receive, QP, and registered buffers. */
-    static final class Side implements AutoCloseable {
-        final CmId id;
-        final ProtectionDomain pd;
-        final CompletionQueue cq;
-        final QueuePair qp;
+    public static final class Side implements AutoCloseable {
+        public final CmId id;
+        public final ProtectionDomain pd;
+        public final CompletionQueue cq;
+        public final QueuePair qp;
         final Arena arena = Arena.ofShared();
         private final WorkCompletion[] wcs = WorkCompletion.array(64);
         private final ArrayDeque<WorkCompletion> pending = new ArrayDeque<>();
@@ -167,7 +167,7 @@ final class VerbsTestSupport {
             qp = id.createQp(a);
         }
 
-        MemoryRegion register(long size, int access) {
+        public MemoryRegion register(long size, int access) {
             MemorySegment seg = arena.allocate(size, 4096);
             MemoryRegion mr = pd.registerMemory(seg, access);
             mrs.add(mr);
@@ -226,11 +226,11 @@ final class VerbsTestSupport {
     }
 
     /** A connected pair of queue pairs over one provider. */
-    static final class Connection implements AutoCloseable {
+    public static final class Connection implements AutoCloseable {
         final VerbsProvider provider;
         final CmListener listener;
-        final Side client;
-        final Side server;
+        public final Side client;
+        public final Side server;
 
         private Connection(VerbsProvider provider, CmListener listener, Side client, Side server) {
             this.provider = provider;
@@ -239,7 +239,7 @@ final class VerbsTestSupport {
             this.server = server;
         }
 
-        static Connection open(String providerName) {
+        public static Connection open(String providerName) {
             return open(providerName, a -> { }, a -> { }, 256, s -> { });
         }
 

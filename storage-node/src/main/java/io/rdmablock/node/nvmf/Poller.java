@@ -36,8 +36,6 @@ public final class Poller implements Runnable {
      */
     static final long PENDING_POLL_NS = 1_000_000L;
 
-    /** Benchmarks: system property {@code rdmablock.node.idleSpinIterations} overrides the options' spin (-1: not). */
-    private static final int SPIN_OVERRIDE = Integer.getInteger("rdmablock.node.idleSpinIterations", -1);
     private final String name;
     private final TargetOptions options;
     private final ConcurrentLinkedQueue<RdmaQueue> incoming = new ConcurrentLinkedQueue<>();
@@ -144,7 +142,7 @@ public final class Poller implements Runnable {
                 }
                 if (work > 0) {
                     idleRounds = 0;
-                } else if (++idleRounds > (SPIN_OVERRIDE >= 0 ? SPIN_OVERRIDE : options.idleSpinIterations())) {
+                } else if (++idleRounds > options.idleSpinIterations()) {
                     idle();
                 } else {
                     Thread.onSpinWait();

@@ -112,10 +112,8 @@ final class QpDriver implements Runnable {
             if (!e.finished) {
                 stepWanted = false;
                 txPending = false;
-                if (!e.transmit()) {
-                    stepInline(); // not connected yet, or ERROR: a full step
-                } else if (stepWanted) {
-                    stepInline();
+                if (!e.transmit() || stepWanted) {
+                    stepInline(); // not connected yet, ERROR, or others asked meanwhile: a full step
                 }
             }
         } catch (Throwable t) {
@@ -171,9 +169,7 @@ final class QpDriver implements Runnable {
             if (e.finished) {
                 return true;
             }
-            stepWanted = false;
-            txPending = false;
-            if (!e.step()) {
+            if (!step()) {
                 cq.waitingEngine = e;
                 try {
                     if (!cq.ready()) {
@@ -192,6 +188,13 @@ final class QpDriver implements Runnable {
             inlineAtNs = System.nanoTime();
             release();
         }
+    }
+
+    /** One engine step, taking up what was asked for so far (holder only); true on progress. */
+    private boolean step() throws java.io.IOException {
+        stepWanted = false;
+        txPending = false;
+        return e.step();
     }
 
     private boolean acquire() {
@@ -215,9 +218,7 @@ final class QpDriver implements Runnable {
         try {
             int n = 0;
             do {
-                stepWanted = false;
-                txPending = false;
-                progress |= e.step();
+                progress |= step();
             } while (stepWanted && !e.finished && ++n < INLINE_STEPS);
         } catch (Throwable t) {
             e.failed(t);
@@ -272,11 +273,9 @@ final class QpDriver implements Runnable {
                     if (e.finished) {
                         break;
                     }
-                    stepWanted = false;
-                    txPending = false;
                     checkNs = INLINE_GRACE_NS;
                     threadSteps++; // only this thread writes it
-                    if (!e.step() && !e.finished && !stepWanted) {
+                    if (!step() && !e.finished && !stepWanted) {
                         select(Long.MAX_VALUE);
                     }
                 } catch (Throwable t) {
