@@ -136,8 +136,10 @@ final class NodeCluster implements AutoCloseable {
         this.extraArgs = List.copyOf(extraNodeArgs);
         this.mgmt = mgmt;
         this.mgmtUrls = mgmt != null ? mgmt.url() : mgmtUrls;
+        // rdmablock.mgmt.timeoutMs as the CLI's (default 10 s): the VM runner raises it, since the first requests
+        // to a cold management server in the TCG guest took over 10 s (class loading on its event loop)
         this.client = new MgmtClient(MgmtClient.parseUrls("management URLs", this.mgmtUrls), TOKEN,
-                Duration.ofSeconds(10), null);
+                Duration.ofMillis(Math.max(1, Long.getLong("rdmablock.mgmt.timeoutMs", 10_000))), null);
         this.nodes = new Process[nodeCount + 1];
         this.metricsPorts = new int[nodeCount + 1];
         for (int k = 1; k <= nodeCount; k++) {
