@@ -92,6 +92,11 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--pollers", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
+    @Option(names = "--idle-spin-us", defaultValue = "20", description = "How long a poller keeps polling after its "
+            + "last work before it waits on the completion channel or the store (0..1000000 us, default "
+            + "${DEFAULT-VALUE}; more trades CPU for latency, docs/bench.md).")
+    long idleSpinUs;
+
     @Option(names = "--max-pending-queues", defaultValue = "64", description = "Queues accepted at the CM level "
             + "without a validated Fabrics Connect yet, on the node; more are rejected with \"no resources\" "
             + "(1..65536, default ${DEFAULT-VALUE}).")
@@ -149,7 +154,11 @@ public final class NodeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");
         }
         String id = nodeId != null ? nodeId : NodeIdentity.loadOrCreate(dataDir);
+        if (idleSpinUs < 0 || idleSpinUs > 1_000_000) {
+            throw new IllegalArgumentException("invalid --idle-spin-us: value=" + idleSpinUs + ", min=0, max=1000000");
+        }
         TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers)
+                .withIdleSpinNs(idleSpinUs * 1_000)
                 .withPending(new TargetOptions.PendingLimits(maxPendingQueues, maxPendingQueuesPerAddress,
                         pendingConnectTimeoutMs));
         NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, null, bearer, id,

@@ -66,6 +66,10 @@ public final class StackBenchCommand implements Callable<Integer> {
     @Option(names = "--pollers", defaultValue = "1", description = "Node poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
+    @Option(names = "--idle-spin-us", defaultValue = "20", description = "Node pollers' spin after their last work "
+            + "(0..1000000 us, default ${DEFAULT-VALUE}; as rdmablock node --idle-spin-us).")
+    long idleSpinUs;
+
     @Option(names = "--profile", description = "Sample the node pollers' stacks every 2 ms and print the top frames.")
     boolean profile;
 
@@ -84,6 +88,9 @@ public final class StackBenchCommand implements Callable<Integer> {
         if (!provider.equals("memory") && !provider.equals("soft")) {
             throw new IllegalArgumentException("invalid --provider: " + provider + ", allowed=memory|soft");
         }
+        if (idleSpinUs < 0 || idleSpinUs > 1_000_000) {
+            throw new IllegalArgumentException("invalid --idle-spin-us: value=" + idleSpinUs + ", min=0, max=1000000");
+        }
         List<Object[]> plan = parseRows(rows);
         String load = loadAverage();
         Path dir = Files.createTempDirectory("rdmablock-stack-bench-");
@@ -91,7 +98,7 @@ public final class StackBenchCommand implements Callable<Integer> {
         boolean failed = false;
         NodeConfig cfg = new NodeConfig(dir, new InetSocketAddress("127.0.0.1", 0), provider, (URI) null, null,
                 "stack-bench", null, null, NodeConfig.DEFAULT_HEARTBEAT_MS, List.of("stack:1G:4096"),
-                TargetOptions.defaults().withPollers(pollers));
+                TargetOptions.defaults().withPollers(pollers).withIdleSpinNs(idleSpinUs * 1_000));
         try (StorageNode node = new StorageNode(cfg).withStoreOptions(StoreOptions.fromSystemProperties()
                 .withBackend(IoBackend.NULL)).start();
              NvmeBlockDevice dev = NvmeBlockDevice.open(node.fabricAddress(), Subsystem.nqnFor("stack"), null,
@@ -151,18 +158,20 @@ public final class StackBenchCommand implements Callable<Integer> {
         b.append(String.format(Locale.ROOT, "stack-only bench: %s verbs provider, NULL store (data discarded), "
                 + "node and initiator in one JVM; %d CPUs, load average %s%n", provider, Runtime.getRuntime()
                 .availableProcessors(), load));
-        b.append(String.format(Locale.ROOT, "%-14s %9s %8s %8s %10s %10s %9s %8s %8s %12s %8s%n", "row", "IOPS",
-                "p50 us", "p99 us", "node us/io", "cli us/io", "oth us/io", "node cs", "cli cs", "IOPS/nodecore",
-                "vs SPDK"));
+        b.append(String.format(Locale.ROOT, "%-14s %9s %8s %8s %10s %10s %9s %8s %8s %9s %9s %12s %8s%n", "row",
+                "IOPS", "p50 us", "p99 us", "node us/io", "cli us/io", "oth us/io", "node cs", "cli cs", "node B/io",
+                "cli B/io", "IOPS/nodecore", "vs SPDK"));
         for (StackBenchRun.Row r : rows) {
-            b.append(String.format(Locale.ROOT, "%-14s %9.0f %8.1f %8.1f %10.2f %10.2f %9.2f %8.2f %8.2f %12.0f "
-                            + "%8.3f%n", r.rw() + " QD" + r.iodepth(), r.iops(), r.p50Us(), r.p99Us(),
+            b.append(String.format(Locale.ROOT, "%-14s %9.0f %8.1f %8.1f %10.2f %10.2f %9.2f %8.2f %8.2f %9.0f "
+                            + "%9.0f %12.0f %8.3f%n", r.rw() + " QD" + r.iodepth(), r.iops(), r.p50Us(), r.p99Us(),
                     r.nodeCpuNsPerIo() / 1000, r.clientCpuNsPerIo() / 1000, r.otherCpuNsPerIo() / 1000,
-                    r.nodeCtxPerIo(), r.clientCtxPerIo(), r.iopsPerNodeCore(),
+                    r.nodeCtxPerIo(), r.clientCtxPerIo(), r.nodeAllocPerIo(), r.clientAllocPerIo(),
+                    r.iopsPerNodeCore(),
                     r.iopsPerNodeCore() / SPDK_IOPS_PER_CORE));
         }
         b.append("node = rdmablock-poller-* threads, cli = rdmablock-ioq-* threads, oth = every other thread; cs = "
-                + "context switches per I/O; IOPS/nodecore = 1e6 / node us per I/O; vs SPDK = that / 1.37M (SPDK "
+                + "context switches per I/O; B/io = Java heap bytes allocated per I/O (cli includes the bench's own "
+                + "whenComplete callback, ~60 B); IOPS/nodecore = 1e6 / node us per I/O; vs SPDK = that / 1.37M (SPDK "
                 + "NVMe-oF RDMA performance report, 4K IOPS per target core, as given in issue 19)\n");
         for (StackBenchRun.Row r : rows) {
             if (r.profileSamples() > 0) {
@@ -194,11 +203,12 @@ public final class StackBenchCommand implements Callable<Integer> {
                             + "\"iodepth\": %d, \"runtime_s\": %.3f, \"ios\": %d, \"errors\": %d, \"iops\": %.1f, "
                             + "\"lat_p50_us\": %.2f, \"lat_p99_us\": %.2f, \"node_cpu_ns_per_io\": %.1f, "
                             + "\"client_cpu_ns_per_io\": %.1f, \"other_cpu_ns_per_io\": %.1f, \"node_ctx_per_io\": "
-                            + "%.3f, \"client_ctx_per_io\": %.3f, \"iops_per_node_core\": %.0f, "
+                            + "%.3f, \"client_ctx_per_io\": %.3f, \"node_alloc_bytes_per_io\": %.1f, "
+                            + "\"client_alloc_bytes_per_io\": %.1f, \"iops_per_node_core\": %.0f, "
                             + "\"ratio_vs_spdk\": %.4f}", r.rw(), r.iodepth(), r.seconds(), r.ios(), r.errors(),
                     r.iops(), r.p50Us(), r.p99Us(), r.nodeCpuNsPerIo(), r.clientCpuNsPerIo(), r.otherCpuNsPerIo(),
-                    r.nodeCtxPerIo(), r.clientCtxPerIo(), r.iopsPerNodeCore(),
-                    r.iopsPerNodeCore() / SPDK_IOPS_PER_CORE));
+                    r.nodeCtxPerIo(), r.clientCtxPerIo(), r.nodeAllocPerIo(), r.clientAllocPerIo(),
+                    r.iopsPerNodeCore(), r.iopsPerNodeCore() / SPDK_IOPS_PER_CORE));
         }
         return b.append("\n  ]\n}\n").toString();
     }

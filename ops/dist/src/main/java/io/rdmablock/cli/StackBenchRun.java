@@ -34,7 +34,9 @@ import java.util.function.BiConsumer;
  * copy into the node's RECV, completion handling, this loop's callback); <b>other</b> = every other live thread
  * (acceptor, controller, keep-alive, JIT and GC threads included), reported apart. Context switches per thread from
  * {@code /proc/self/task/<tid>/status} (voluntary + involuntary), by the same names ({@code comm} is cut at 15
- * characters: {@code rdmablock-polle}, {@code rdmablock-ioq-N}).
+ * characters: {@code rdmablock-polle}, {@code rdmablock-ioq-N}). Heap bytes allocated per I/O by the same roles
+ * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}); the client's include this loop's own
+ * {@code whenComplete} callback (a lambda and its completion node, about 60 bytes per I/O).
  */
 final class StackBenchRun {
     static final int BLOCK_BYTES = 4096;
@@ -44,8 +46,8 @@ final class StackBenchRun {
     /** Figures of one row; CPU and context switches per I/O of the measured window. */
     record Row(String rw, int iodepth, double seconds, long ios, long errors, double iops, double p50Us,
                double p99Us, double nodeCpuNsPerIo, double clientCpuNsPerIo, double otherCpuNsPerIo,
-               double nodeCtxPerIo, double clientCtxPerIo, List<Map.Entry<String, Integer>> profile,
-               int profileSamples) {
+               double nodeCtxPerIo, double clientCtxPerIo, double nodeAllocPerIo, double clientAllocPerIo,
+               List<Map.Entry<String, Integer>> profile, int profileSamples) {
         /** 1e9 / node CPU ns per I/O: the IOPS one node core would sustain at this cost. */
         double iopsPerNodeCore() {
             return nodeCpuNsPerIo > 0 ? 1e9 / nodeCpuNsPerIo : 0;
@@ -105,7 +107,8 @@ final class StackBenchRun {
             while (inFlight.get() > 0 && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(1_000_000L);
             }
-            long[] cpu = cpuByRole(before, after);
+            long[] cpu = byRole(before, after, 0);
+            long[] alloc = byRole(before, after, 2);
             int k = Math.min(samples.get(), MAX_SAMPLES);
             long[] lat = Arrays.copyOf(latNs, k);
             Arrays.sort(lat);
@@ -117,7 +120,7 @@ final class StackBenchRun {
                     pct(lat, 0.50), pct(lat, 0.99), cpu[0] / per, cpu[1] / per, cpu[2] / per,
                     (ctxAfter.getOrDefault("node", 0L) - ctxBefore.getOrDefault("node", 0L)) / per,
                     (ctxAfter.getOrDefault("client", 0L) - ctxBefore.getOrDefault("client", 0L)) / per,
-                    top, profiled);
+                    alloc[0] / per, alloc[1] / per, top, profiled);
         } finally {
             stop = true;
             long deadline = System.nanoTime() + 10_000_000_000L;
@@ -180,7 +183,10 @@ final class StackBenchRun {
         return "other";
     }
 
-    /** thread id -> {cpu ns, role index (0 node, 1 client, 2 other)}. */
+    /**
+     * thread id -> {cpu ns, role index (0 node, 1 client, 2 other), bytes allocated on the Java heap
+     * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}; -1 when the JVM cannot tell)}.
+     */
     private static Map<Long, long[]> threadCpu() {
         Map<Long, long[]> m = new HashMap<>();
         for (ThreadInfo ti : MX.getThreadInfo(MX.getAllThreadIds(), 0)) {
@@ -190,18 +196,23 @@ final class StackBenchRun {
             long ns = MX.getThreadCpuTime(ti.getThreadId());
             if (ns >= 0) {
                 String r = role(ti.getThreadName());
-                m.put(ti.getThreadId(), new long[] {ns, r.equals("node") ? 0 : r.equals("client") ? 1 : 2});
+                long bytes = MX instanceof com.sun.management.ThreadMXBean x
+                        ? x.getThreadAllocatedBytes(ti.getThreadId()) : -1;
+                m.put(ti.getThreadId(), new long[] {ns, r.equals("node") ? 0 : r.equals("client") ? 1 : 2, bytes});
             }
         }
         return m;
     }
 
-    /** CPU ns over the window per role; a thread that started inside the window counts from 0. */
-    private static long[] cpuByRole(Map<Long, long[]> before, Map<Long, long[]> after) {
+    /**
+     * Field {@code field} of {@link #threadCpu()} (0 CPU ns, 2 allocated bytes) summed over the window per role; a
+     * thread that started inside the window counts from 0.
+     */
+    private static long[] byRole(Map<Long, long[]> before, Map<Long, long[]> after, int field) {
         long[] sum = new long[3];
         for (Map.Entry<Long, long[]> e : after.entrySet()) {
             long[] b = before.get(e.getKey());
-            sum[(int) e.getValue()[1]] += e.getValue()[0] - (b == null ? 0 : b[0]);
+            sum[(int) e.getValue()[1]] += Math.max(0, e.getValue()[field] - (b == null ? 0 : b[field]));
         }
         return sum;
     }

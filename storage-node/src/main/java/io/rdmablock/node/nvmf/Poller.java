@@ -13,13 +13,13 @@ import java.util.concurrent.locks.LockSupport;
  * A poller thread running its queues to completion: each round polls every connected queue (work completions and
  * store completions in batches, each advancing its requests) and, every {@link #PENDING_POLL_NS}, the pending ones
  * (no Fabrics Connect yet: they neither slow the round nor keep a poller serving one host from waiting on its CQ),
- * then retires queues that failed: they are disconnected at
- * once and release their memory when their store I/O has drained, without ever blocking the other queues. When a round finds nothing,
- * it spins {@link TargetOptions#idleSpinIterations()} rounds, then waits: on the CQ's completion channel (up to
+ * then retires queues that failed: they are disconnected at once and release their memory when their store I/O has
+ * drained, without ever blocking the other queues. When rounds find nothing, it keeps polling for
+ * {@link TargetOptions#idleSpinNs()} after the last round with work, then waits: on the CQ's completion channel (up to
  * {@link #EVENT_WAIT_NS}) when it serves one queue with no store I/O in flight, on its store queue (up to
  * {@link TargetOptions#idleWaitNs()}; {@link VolumeIo#awaitStore}) when that one queue has only store I/O in flight,
- * otherwise parked for
- * {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn cores.
+ * otherwise parked for {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn
+ * cores.
  *
  * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link VolumeIo}s (e.g. the peer
  * queues of a replicated volume's primary), every round after the queues; their work counts like the queues'.
@@ -109,7 +109,7 @@ public final class Poller implements Runnable {
 
     @Override
     public void run() {
-        int idleRounds = 0;
+        long lastWorkNs = System.nanoTime();
         try {
             while (running) {
                 long nowNs = System.nanoTime();
@@ -141,8 +141,8 @@ public final class Poller implements Runnable {
                     }
                 }
                 if (work > 0) {
-                    idleRounds = 0;
-                } else if (++idleRounds > options.idleSpinIterations()) {
+                    lastWorkNs = nowNs;
+                } else if (nowNs - lastWorkNs >= options.idleSpinNs()) {
                     idle();
                 } else {
                     Thread.onSpinWait();

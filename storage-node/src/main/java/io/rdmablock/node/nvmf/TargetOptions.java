@@ -11,7 +11,8 @@ package io.rdmablock.node.nvmf;
  *                             length field is 24 bits)
  * @param maxIoQueues          I/O queues per controller (qid 1..maxIoQueues), 1-1024
  * @param pollers              poller threads, 1-64; queues are assigned round robin
- * @param idleSpinIterations   empty polling rounds before a poller starts waiting
+ * @param idleSpinNs           how long a poller keeps polling after its last work before it waits (ns), 0-10^9;
+ *                             a busy poller never waits, an idle one costs CPU for this long after each burst
  * @param idleWaitNs           how long an idle poller waits (CQ event or park) before polling again
  * @param keepAliveGraceMs     a controller is destroyed when no admin command arrived for KATO + this
  * @param connectTimeoutNs     accept / handshake timeout of the connection manager
@@ -22,7 +23,7 @@ package io.rdmablock.node.nvmf;
  * @param pending              limits on pending queues (connected at the CM level, no Fabrics Connect validated yet)
  */
 public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCapsuleDataBytes, int mdtsBytes,
-                            int maxIoQueues, int pollers, int idleSpinIterations, long idleWaitNs,
+                            int maxIoQueues, int pollers, long idleSpinNs, long idleWaitNs,
                             long keepAliveGraceMs, long connectTimeoutNs, int cntlidMin, int cntlidMax,
                             PendingLimits pending) {
     /** Largest cntlid of the dynamic controller model (NVMe-oF 1.1: FFF0h-FFFFh are reserved). */
@@ -53,19 +54,19 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
 
     /** As the canonical constructor with {@link PendingLimits#DEFAULTS}. */
     public TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCapsuleDataBytes, int mdtsBytes,
-                         int maxIoQueues, int pollers, int idleSpinIterations, long idleWaitNs,
+                         int maxIoQueues, int pollers, long idleSpinNs, long idleWaitNs,
                          long keepAliveGraceMs, long connectTimeoutNs, int cntlidMin, int cntlidMax) {
         this(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues, pollers,
-                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax,
+                idleSpinNs, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax,
                 PendingLimits.DEFAULTS);
     }
 
     /** As the canonical constructor with the whole cntlid range, 1-{@value #MAX_CNTLID}. */
     public TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCapsuleDataBytes, int mdtsBytes,
-                         int maxIoQueues, int pollers, int idleSpinIterations, long idleWaitNs,
+                         int maxIoQueues, int pollers, long idleSpinNs, long idleWaitNs,
                          long keepAliveGraceMs, long connectTimeoutNs) {
         this(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues, pollers,
-                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, 1, MAX_CNTLID);
+                idleSpinNs, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, 1, MAX_CNTLID);
     }
 
     public TargetOptions {
@@ -86,7 +87,7 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
         }
         check("maxIoQueues", maxIoQueues, 1, 1024);
         check("pollers", pollers, 1, 64);
-        check("idleSpinIterations", idleSpinIterations, 0, 1_000_000);
+        check("idleSpinNs", idleSpinNs, 0, 1_000_000_000L);
         if (idleWaitNs < 1_000 || idleWaitNs > 100_000_000) {
             throw new IllegalArgumentException("invalid idleWaitNs: idleWaitNs=" + idleWaitNs
                     + ", min=1000, max=100000000");
@@ -97,25 +98,38 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
         }
     }
 
-    /** Defaults: 128 entries, admin 32, 8 KiB in-capsule, MDTS 128 KiB, 64 I/O queues, 2 pollers. */
+    /** Default {@link #idleSpinNs}: 20 us (docs/bench.md "Node poller spin" has the measurement). */
+    public static final long DEFAULT_IDLE_SPIN_NS = 20_000;
+
+    /**
+     * Defaults: 128 entries, admin 32, 8 KiB in-capsule, MDTS 128 KiB, 64 I/O queues, 2 pollers, spin
+     * {@value #DEFAULT_IDLE_SPIN_NS} ns, idle wait 100 us.
+     */
     public static TargetOptions defaults() {
-        return new TargetOptions(128, 32, 8192, 128 * 1024, 64, 2, 200, 100_000, 1000, 5_000_000_000L);
+        return new TargetOptions(128, 32, 8192, 128 * 1024, 64, 2, DEFAULT_IDLE_SPIN_NS, 100_000, 1000,
+                5_000_000_000L);
+    }
+
+    /** These options with a poller spin of {@code ns} (see {@link #idleSpinNs}). */
+    public TargetOptions withIdleSpinNs(long ns) {
+        return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
+                pollers, ns, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax, pending);
     }
 
     public TargetOptions withMaxQueueEntries(int entries) {
         return new TargetOptions(entries, Math.min(maxAdminEntries, entries), inCapsuleDataBytes, mdtsBytes,
-                maxIoQueues, pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin,
+                maxIoQueues, pollers, idleSpinNs, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin,
                 cntlidMax, pending);
     }
 
     public TargetOptions withPollers(int n) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues, n,
-                idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax, pending);
+                idleSpinNs, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax, pending);
     }
 
     public TargetOptions withKeepAliveGraceMs(long ms) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
-                pollers, idleSpinIterations, idleWaitNs, ms, connectTimeoutNs, cntlidMin, cntlidMax, pending);
+                pollers, idleSpinNs, idleWaitNs, ms, connectTimeoutNs, cntlidMin, cntlidMax, pending);
     }
 
     /**
@@ -125,13 +139,13 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
      */
     public TargetOptions withCntlidRange(int min, int max) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
-                pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, min, max, pending);
+                pollers, idleSpinNs, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, min, max, pending);
     }
 
     /** These options with other {@link PendingLimits}. */
     public TargetOptions withPending(PendingLimits limits) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
-                pollers, idleSpinIterations, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax,
+                pollers, idleSpinNs, idleWaitNs, keepAliveGraceMs, connectTimeoutNs, cntlidMin, cntlidMax,
                 limits);
     }
 

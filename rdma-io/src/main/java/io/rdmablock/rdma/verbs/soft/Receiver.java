@@ -7,10 +7,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * The receive side of a {@link QpEngine}: a frame parser that reads each header into a 32-byte buffer and each payload
- * with a scattering read straight into its destination (posted receive buffers, the RDMA WRITE target, the RDMA READ
- * sink), the next header riding along in the same read. A payload is placed only after the request was checked; a
- * rejected payload is read into a discard buffer. Only the thread holding the engine.
+ * The receive side of a {@link QpEngine}: a frame parser that reads headers into a {@value #STAGE_BYTES}-byte stage
+ * buffer, so that the small frames that travel together (an ACK, a command capsule's header and its 64-byte SQE, a
+ * response) come in with one system call, and each payload with a scattering read straight into its destination
+ * (posted receive buffers, the RDMA WRITE target, the RDMA READ sink), the stage riding along at its end for the next
+ * frames. The part of a payload that came into the stage with its header (at most {@value #STAGE_BYTES} - 32 bytes) is
+ * copied to the destination; the rest is never copied. A payload is placed only after the request was checked; a
+ * rejected payload is read into a discard buffer. Every complete frame in the stage is handled before the socket is
+ * read again, so the engine never waits on the socket for bytes it already holds. Only the thread holding the engine.
  */
 final class Receiver {
     private static final int HEADER = 0;
@@ -20,6 +24,9 @@ final class Receiver {
     private static final int K_WRITE = 1;
     private static final int K_READ_SINK = 2;
     private static final int FRAME_BUDGET = 256;
+    /** Stage buffer: 16 headers, or an ACK, a capsule header and a 64-byte SQE with room to spare. */
+    static final int STAGE_BYTES = 512;
+    private static final int H = FrameDescriptor.HEADER_LENGTH;
     /**
      * Bytes read per pass before the engine gets to transmit: keeps cumulative ACKs (and new requests) flowing while a
      * long stream is received, instead of one ACK per drained socket (stop-and-go at deep queues).
@@ -28,7 +35,9 @@ final class Receiver {
 
     private final QpEngine e;
     private final SoftQp qp;
-    private final ByteBuffer hdr = ByteBuffer.allocateDirect(FrameDescriptor.HEADER_LENGTH);
+    /** Received bytes not handled yet are [{@link #rd}, position); the limit stays at the capacity. */
+    private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES);
+    private int rd;
     private final ByteBuffer discard = ByteBuffer.allocateDirect(64 * 1024);
     private final ByteBuffer[] vec;
     private final ViewCache views;
@@ -67,7 +76,9 @@ final class Receiver {
     }
 
     private boolean drain() throws IOException {
-        boolean progress = false;
+        boolean progress = stage.position() > rd;
+        stage.clear();
+        rd = 0;
         while (true) {
             discard.clear();
             int n = e.ch.read(discard);
@@ -85,25 +96,38 @@ final class Receiver {
     private boolean readFrames() throws IOException {
         boolean progress = false;
         long bytes = 0;
-        for (int frames = 0; frames < FRAME_BUDGET && bytes < BYTE_BUDGET && !e.inError; ) {
+        int frames = 0;
+        while (!e.inError) {
             long n;
             switch (phase) {
                 case HEADER -> {
-                    if (hdr.hasRemaining()) {
-                        n = e.ch.read(hdr);
+                    if (stage.position() - rd < H) {
+                        if (frames >= FRAME_BUDGET || bytes >= BYTE_BUDGET) {
+                            return true;
+                        }
+                        compactStage();
+                        n = e.ch.read(stage);
                         if (n < 0) {
                             e.onEof();
                             return true;
                         }
-                        if (hdr.hasRemaining()) {
+                        if (stage.position() < H) {
                             return progress || n > 0;
                         }
                     }
                     progress = true;
                     frames++;
                     onHeader();
+                    if (phase != HEADER) {
+                        consumeStaged();
+                    }
                 }
                 case PAYLOAD -> {
+                    if (bytes >= BYTE_BUDGET) {
+                        return true;
+                    }
+                    stage.clear(); // empty: consumeStaged took what the stage held of this payload
+                    rd = 0;
                     n = e.ch.read(vec, 0, vecCount);
                     if (n < 0) {
                         e.onEof();
@@ -114,13 +138,16 @@ final class Receiver {
                     }
                     progress = true;
                     bytes += n;
-                    left -= n;
+                    left -= n; // below 0: the bytes past the payload went into the stage
                     if (left <= 0) {
                         phase = HEADER;
                         onPayloadDone();
                     }
                 }
                 default -> {
+                    if (bytes >= BYTE_BUDGET) {
+                        return true;
+                    }
                     discard.clear();
                     if (left < discard.capacity()) {
                         discard.limit((int) left);
@@ -145,16 +172,63 @@ final class Receiver {
         return true;
     }
 
+    /** Moves the unhandled bytes of the stage to its start (a partial header, fewer than 32 bytes). */
+    private void compactStage() {
+        if (rd > 0) {
+            int k = stage.position() - rd;
+            if (k > 0) {
+                stage.put(0, stage, rd, k);
+            }
+            stage.position(k);
+            rd = 0;
+        }
+    }
+
+    /**
+     * Places (or, in DISCARD, skips) what the stage holds of the payload whose header was just handled; ends the
+     * payload when the stage held all of it.
+     */
+    private void consumeStaged() {
+        int k = (int) Math.min(stage.position() - rd, left);
+        if (k <= 0) {
+            return;
+        }
+        if (phase == PAYLOAD) {
+            int off = rd;
+            int rest = k;
+            for (int i = 0; i < vecCount - 1 && rest > 0; i++) {
+                ByteBuffer d = vec[i];
+                int r = Math.min(d.remaining(), rest);
+                if (r > 0) {
+                    d.put(d.position(), stage, off, r);
+                    d.position(d.position() + r);
+                    off += r;
+                    rest -= r;
+                }
+            }
+        }
+        rd += k;
+        left -= k;
+        if (left == 0) {
+            boolean payload = phase == PAYLOAD;
+            phase = HEADER;
+            if (payload) {
+                onPayloadDone();
+            }
+        }
+    }
+
     private void onHeader() {
-        byte t = hdr.get(FrameDescriptor.TYPE_OFFSET);
-        byte synd = hdr.get(FrameDescriptor.SYNDROME_OFFSET);
-        int plen = hdr.getInt(FrameDescriptor.PAYLOAD_LENGTH_OFFSET);
-        int wireSeq = hdr.getInt(FrameDescriptor.SEQ_OFFSET);
-        int rkey = hdr.getInt(FrameDescriptor.RKEY_OFFSET);
-        long raddr = hdr.getLong(FrameDescriptor.REMOTE_ADDR_OFFSET);
-        int immData = hdr.getInt(FrameDescriptor.IMM_OFFSET);
-        int rlen = hdr.getInt(FrameDescriptor.READ_LENGTH_OFFSET);
-        hdr.clear();
+        int h = rd;
+        byte t = stage.get(h + FrameDescriptor.TYPE_OFFSET);
+        byte synd = stage.get(h + FrameDescriptor.SYNDROME_OFFSET);
+        int plen = stage.getInt(h + FrameDescriptor.PAYLOAD_LENGTH_OFFSET);
+        int wireSeq = stage.getInt(h + FrameDescriptor.SEQ_OFFSET);
+        int rkey = stage.getInt(h + FrameDescriptor.RKEY_OFFSET);
+        long raddr = stage.getLong(h + FrameDescriptor.REMOTE_ADDR_OFFSET);
+        int immData = stage.getInt(h + FrameDescriptor.IMM_OFFSET);
+        int rlen = stage.getInt(h + FrameDescriptor.READ_LENGTH_OFFSET);
+        rd = h + H;
         if (plen < 0) {
             e.protocolError("payloadLength=" + plen);
             return;
@@ -280,7 +354,7 @@ final class Receiver {
             onPayloadDone();
             return;
         }
-        vec[n] = hdr;
+        vec[n] = stage;
         vecCount = n + 1;
         left = plen;
         phase = PAYLOAD;
