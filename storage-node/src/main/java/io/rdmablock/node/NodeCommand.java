@@ -92,7 +92,7 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--pollers", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
-    @Option(names = "--idle-spin-us", defaultValue = "20", description = "How long a poller keeps polling after its "
+    @Option(names = "--idle-spin-us", defaultValue = "200", description = "How long a poller keeps polling after its "
             + "last work before it waits on the completion channel or the store (0..1000000 us, default "
             + "${DEFAULT-VALUE}; more trades CPU for latency, docs/bench.md).")
     long idleSpinUs;

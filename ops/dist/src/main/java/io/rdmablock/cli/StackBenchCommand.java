@@ -66,7 +66,7 @@ public final class StackBenchCommand implements Callable<Integer> {
     @Option(names = "--pollers", defaultValue = "1", description = "Node poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
-    @Option(names = "--idle-spin-us", defaultValue = "20", description = "Node pollers' spin after their last work "
+    @Option(names = "--idle-spin-us", defaultValue = "200", description = "Node pollers' spin after their last work "
             + "(0..1000000 us, default ${DEFAULT-VALUE}; as rdmablock node --idle-spin-us).")
     long idleSpinUs;
 

@@ -98,8 +98,8 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
         }
     }
 
-    /** Default {@link #idleSpinNs}: 20 us (docs/bench.md "Node poller spin" has the measurement). */
-    public static final long DEFAULT_IDLE_SPIN_NS = 20_000;
+    /** Default {@link #idleSpinNs}: 200 us (docs/bench.md "Node poller spin" has the measurement). */
+    public static final long DEFAULT_IDLE_SPIN_NS = 200_000;
 
     /**
      * Defaults: 128 entries, admin 32, 8 KiB in-capsule, MDTS 128 KiB, 64 I/O queues, 2 pollers, spin
