@@ -154,11 +154,8 @@ public final class NodeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");
         }
         String id = nodeId != null ? nodeId : NodeIdentity.loadOrCreate(dataDir);
-        if (idleSpinUs < 0 || idleSpinUs > 1_000_000) {
-            throw new IllegalArgumentException("invalid --idle-spin-us: value=" + idleSpinUs + ", min=0, max=1000000");
-        }
         TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers)
-                .withIdleSpinNs(idleSpinUs * 1_000)
+                .withIdleSpinNs(TargetOptions.idleSpinNsOfMicros("--idle-spin-us", idleSpinUs))
                 .withPending(new TargetOptions.PendingLimits(maxPendingQueues, maxPendingQueuesPerAddress,
                         pendingConnectTimeoutMs));
         NodeConfig cfg = new NodeConfig(dataDir, parseAddress("--listen", listen), provider, null, bearer, id,

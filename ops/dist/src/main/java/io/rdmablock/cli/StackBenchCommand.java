@@ -88,9 +88,7 @@ public final class StackBenchCommand implements Callable<Integer> {
         if (!provider.equals("memory") && !provider.equals("soft")) {
             throw new IllegalArgumentException("invalid --provider: " + provider + ", allowed=memory|soft");
         }
-        if (idleSpinUs < 0 || idleSpinUs > 1_000_000) {
-            throw new IllegalArgumentException("invalid --idle-spin-us: value=" + idleSpinUs + ", min=0, max=1000000");
-        }
+        long spinNs = TargetOptions.idleSpinNsOfMicros("--idle-spin-us", idleSpinUs);
         List<Object[]> plan = parseRows(rows);
         String load = loadAverage();
         Path dir = Files.createTempDirectory("rdmablock-stack-bench-");
@@ -98,7 +96,7 @@ public final class StackBenchCommand implements Callable<Integer> {
         boolean failed = false;
         NodeConfig cfg = new NodeConfig(dir, new InetSocketAddress("127.0.0.1", 0), provider, (URI) null, null,
                 "stack-bench", null, null, NodeConfig.DEFAULT_HEARTBEAT_MS, List.of("stack:1G:4096"),
-                TargetOptions.defaults().withPollers(pollers).withIdleSpinNs(idleSpinUs * 1_000));
+                TargetOptions.defaults().withPollers(pollers).withIdleSpinNs(spinNs));
         try (StorageNode node = new StorageNode(cfg).withStoreOptions(StoreOptions.fromSystemProperties()
                 .withBackend(IoBackend.NULL)).start();
              NvmeBlockDevice dev = NvmeBlockDevice.open(node.fabricAddress(), Subsystem.nqnFor("stack"), null,

@@ -87,7 +87,7 @@ final class StackBenchRun {
                 submit(bufs[i], new SplittableRandom(0x5EED + 31L * i + (write ? 7 : 0)));
             }
             Thread.sleep(rampNs / 1_000_000L);
-            Map<Long, long[]> before = threadCpu();
+            Map<Long, long[]> before = threadStats();
             Map<String, Long> ctxBefore = ctxByName();
             long t0 = System.nanoTime();
             measuring = true;
@@ -100,7 +100,7 @@ final class StackBenchRun {
             measuring = false;
             long t1 = System.nanoTime();
             long n = ios.sumThenReset();
-            Map<Long, long[]> after = threadCpu();
+            Map<Long, long[]> after = threadStats();
             Map<String, Long> ctxAfter = ctxByName();
             stop = true;
             long deadline = System.nanoTime() + 10_000_000_000L;
@@ -187,7 +187,7 @@ final class StackBenchRun {
      * thread id -> {cpu ns, role index (0 node, 1 client, 2 other), bytes allocated on the Java heap
      * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}; -1 when the JVM cannot tell)}.
      */
-    private static Map<Long, long[]> threadCpu() {
+    private static Map<Long, long[]> threadStats() {
         Map<Long, long[]> m = new HashMap<>();
         for (ThreadInfo ti : MX.getThreadInfo(MX.getAllThreadIds(), 0)) {
             if (ti == null) {
@@ -205,7 +205,7 @@ final class StackBenchRun {
     }
 
     /**
-     * Field {@code field} of {@link #threadCpu()} (0 CPU ns, 2 allocated bytes) summed over the window per role; a
+     * Field {@code field} of {@link #threadStats()} (0 CPU ns, 2 allocated bytes) summed over the window per role; a
      * thread that started inside the window counts from 0.
      */
     private static long[] byRole(Map<Long, long[]> before, Map<Long, long[]> after, int field) {

@@ -37,6 +37,13 @@ class StackBenchCommandTest {
     }
 
     @Test
+    void shouldRefuseASpinOutOfRangeNamingTheFlag() {
+        CliRun r = CliRun.of("stack-bench", "--idle-spin-us", "-1");
+        assertTrue(r.exitCode() != 0, r.out());
+        assertTrue(r.err().contains("invalid --idle-spin-us: value=-1, min=0, max=1000000"), r.err());
+    }
+
+    @Test
     void shouldRefuseABadRowBeforeStartingAnything() {
         CliRun r = CliRun.of("stack-bench", "--rows", "seqread:1");
         assertTrue(r.exitCode() != 0, r.out());

@@ -110,6 +110,19 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
                 5_000_000_000L);
     }
 
+    /**
+     * A command line's poller spin in microseconds, as {@link #idleSpinNs} nanoseconds.
+     *
+     * @param flag the option's name, for the error ({@code --idle-spin-us})
+     * @throws IllegalArgumentException unless 0 &lt;= us &lt;= 1,000,000 (1 s), naming {@code flag} and the bounds
+     */
+    public static long idleSpinNsOfMicros(String flag, long us) {
+        if (us < 0 || us > 1_000_000) {
+            throw new IllegalArgumentException("invalid " + flag + ": value=" + us + ", min=0, max=1000000");
+        }
+        return us * 1_000;
+    }
+
     /** These options with a poller spin of {@code ns} (see {@link #idleSpinNs}). */
     public TargetOptions withIdleSpinNs(long ns) {
         return new TargetOptions(maxQueueEntries, maxAdminEntries, inCapsuleDataBytes, mdtsBytes, maxIoQueues,
