@@ -1,0 +1,93 @@
+package io.rdmablock.rdma.verbs;
+
+import static io.rdmablock.rdma.verbs.VerbsTestSupport.assertSameBytes;
+import static io.rdmablock.rdma.verbs.VerbsTestSupport.fill;
+import static io.rdmablock.rdma.verbs.VerbsTestSupport.rdma;
+import static io.rdmablock.rdma.verbs.VerbsTestSupport.recv;
+import static io.rdmablock.rdma.verbs.VerbsTestSupport.send;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.rdmablock.rdma.verbs.VerbsTestSupport.Connection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * One burst of RDMA WRITE, SEND and RDMA READ of sizes around the soft provider's receive thresholds (a frame header
+ * is 32 bytes; payloads of up to 16 KiB are read through its 64 KiB stage and copied, longer ones straight into
+ * place), posted in one chain so that many frames share a socket read: every byte lands where it belongs.
+ */
+class BurstSizesTest {
+    private static final String PROVIDERS = "io.rdmablock.rdma.verbs.VerbsTestSupport#providers";
+    private static final int RW = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+    private static final int[] SIZES = {1, 31, 32, 33, 480, 481, 4095, 4096, 4097, 16383, 16384, 16385, 65503, 65504,
+        65535, 65536, 65537, 100_000};
+    private static final int SEND_MAX = 8192;
+
+    @ParameterizedTest
+    @MethodSource(PROVIDERS)
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldPlaceEveryFrameOfABurstOfMixedSizes(String provider) {
+        long total = 0;
+        for (int s : SIZES) {
+            total += s;
+        }
+        try (Connection c = Connection.open(provider)) {
+            MemoryRegion src = c.client.register(total, Access.LOCAL_WRITE);
+            MemoryRegion sink = c.client.register(total, Access.LOCAL_WRITE);
+            MemoryRegion dst = c.server.register(total, RW);
+            MemoryRegion remote = c.server.register(total, RW);
+            MemoryRegion rbuf = c.server.register((long) SIZES.length * SEND_MAX, Access.LOCAL_WRITE);
+            fill(src.segment(), 21);
+            fill(remote.segment(), 22);
+            for (int i = 0; i < SIZES.length; i++) {
+                c.server.qp.postRecv(recv(i, rbuf, (long) i * SEND_MAX, SEND_MAX));
+            }
+            SendWr head = null;
+            SendWr tail = null;
+            long off = 0;
+            for (int i = 0; i < SIZES.length; i++) {
+                int s = SIZES[i];
+                SendWr[] chain = {
+                    rdma(3L * i, WrOpcode.RDMA_WRITE, src, off, s, dst, off),
+                    send(3L * i + 1, WrOpcode.SEND, src, off, Math.min(s, SEND_MAX)),
+                    rdma(3L * i + 2, WrOpcode.RDMA_READ, sink, off, s, remote, off)};
+                for (SendWr w : chain) {
+                    if (head == null) {
+                        head = w;
+                    } else {
+                        tail.next = w;
+                    }
+                    tail = w;
+                }
+                off += s;
+            }
+            c.client.qp.postSend(head);
+            List<WorkCompletion> sent = c.client.take(3 * SIZES.length);
+            for (WorkCompletion wc : sent) {
+                assertEquals(WcStatus.SUCCESS, wc.status, wc.toString());
+            }
+            Map<Long, WorkCompletion> recvs = new HashMap<>();
+            for (WorkCompletion wc : c.server.take(SIZES.length)) {
+                assertEquals(WcStatus.SUCCESS, wc.status, wc.toString());
+                recvs.put(wc.wrId, wc);
+            }
+            off = 0;
+            for (int i = 0; i < SIZES.length; i++) {
+                int s = SIZES[i];
+                int sl = Math.min(s, SEND_MAX);
+                String what = "size " + s;
+                assertSameBytes(src.segment().asSlice(off, s), dst.segment().asSlice(off, s), "RDMA WRITE " + what);
+                assertSameBytes(remote.segment().asSlice(off, s), sink.segment().asSlice(off, s), "RDMA READ " + what);
+                assertEquals(sl, recvs.get((long) i).byteLen, "SEND length " + what);
+                assertSameBytes(src.segment().asSlice(off, sl), rbuf.segment().asSlice((long) i * SEND_MAX, sl),
+                        "SEND " + what);
+                off += s;
+            }
+        }
+    }
+}
