@@ -12,12 +12,10 @@ import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.HeartbeatResponse;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
-import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.NodeState;
 import io.rdmablock.mgmt.client.Problem;
 import io.rdmablock.mgmt.client.ProblemTypes;
 import io.rdmablock.mgmt.client.PromoteRequest;
-import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.rdmablock.mgmt.client.ResyncProgress;
 import io.rdmablock.mgmt.client.UnreachableReport;
 import io.rdmablock.mgmt.client.VerifyReport;
@@ -39,8 +37,9 @@ import java.util.function.LongSupplier;
  * a compare-and-set against the revision it read ({@link MetadataStore#replaceVolume},
  * {@link MetadataStore#removeVolume(String, long)}; etcd: one transaction each), retried from a fresh read on a
  * conflict, and runtime state lives in concurrent maps. Node records (registration, drain) are read-modify-written
- * under a lock of their own, waited for at most {@value #NODE_LOCK_WAIT_MS} ms (then 503): only the leader writes
- * them. Time comes from the {@code nowMs} supplier so tests can step a clock.
+ * by {@link NodeRegistry} ({@link #nodes}) under a lock of their own, waited for at most
+ * {@value NodeRegistry#NODE_LOCK_WAIT_MS} ms (then 503): only the leader writes them. Time comes from the
+ * {@code nowMs} supplier so tests can step a clock.
  *
  * <p>Placement (docs/replication.md): the {@code replicas} copies of a new volume go to distinct nodes that are up
  * (a registration or heartbeat within {@code nodeTimeoutMs}), not draining, and have room, the ones with the most
@@ -92,6 +91,7 @@ public final class ClusterService {
     private final Rebuilds rebuilds;
     private final Heartbeats heartbeats;
     private final ManagedHosts hosts;
+    private final NodeRegistry nodes;
 
     /**
      * One clock for tests: {@code nowMs} (ms) is both the wall clock and, times 10^6, the monotonic one.
@@ -141,11 +141,17 @@ public final class ClusterService {
         this.rebuilds = new Rebuilds(s, promotions);
         this.heartbeats = new Heartbeats(s, promotions, resyncs);
         this.hosts = new ManagedHosts(s.store, s.wallMs);
+        this.nodes = new NodeRegistry(s, rebuilds);
     }
 
     /** @return the hosts with DH-HMAC-CHAP secrets ({@code /v1/hosts}) */
     ManagedHosts hosts() {
         return hosts;
+    }
+
+    /** @return the node records: registration, drain, undrain, removal ({@code /v1/nodes}) */
+    NodeRegistry nodes() {
+        return nodes;
     }
 
     /**
@@ -404,145 +410,6 @@ public final class ClusterService {
 
     // ---- nodes ----
 
-    /** Longest wait for the node-record lock before a node write answers 503, ms. */
-    static final long NODE_LOCK_WAIT_MS = 10_000;
-    private final java.util.concurrent.locks.ReentrantLock nodeLock = new java.util.concurrent.locks.ReentrantLock();
-
-    /** Runs a node-record read-modify-write under {@link #nodeLock}, waiting at most {@link #NODE_LOCK_WAIT_MS}. */
-    private <T> T underNodeLock(String what, java.util.function.Supplier<T> work) {
-        try {
-            if (!nodeLock.tryLock(NODE_LOCK_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                throw new ApiException(503, ProblemTypes.INTERNAL, "Busy", what + ": another node write has held"
-                        + " the node records for " + NODE_LOCK_WAIT_MS + " ms (a slow metadata store?); retry");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ApiException(503, ProblemTypes.INTERNAL, "Busy", what + ": interrupted");
-        }
-        try {
-            return work.get();
-        } finally {
-            nodeLock.unlock();
-        }
-    }
-
-    /** Result of a registration: the node and whether it is new. */
-    public record Registration(Node node, boolean created) {
-    }
-
-    /**
-     * Registers or re-registers a node (keeps its draining flag and its ordinal; a new node, or one stored without
-     * an ordinal, gets the lowest ordinal 1..62 no other node holds). Errors: 400; 409
-     * {@link ProblemTypes#NO_FREE_ORDINAL}.
-     */
-    public Registration registerNode(RegisterNodeRequest request) {
-        check(() -> Limits.check(request));
-        return underNodeLock("registration of " + request.nodeId(), () -> register(request));
-    }
-
-    private Registration register(RegisterNodeRequest request) {
-        long now = s.wallMs.getAsLong(); // registeredAtMs: display
-        var old = s.store.node(request.nodeId());
-        String metricsUrl = request.metricsUrl() == null ? "" : request.metricsUrl();
-        int ordinal = old.map(NodeRecord::ordinal).filter(o -> o > 0).orElseGet(() -> freeOrdinal(request.nodeId()));
-        var record = new NodeRecord(request.nodeId(), request.fabricAddress(), metricsUrl, request.capacityBytes(),
-                old.map(NodeRecord::draining).orElse(false), old.map(NodeRecord::registeredAtMs).orElse(now), ordinal);
-        if (!record.equals(old.orElse(null))) {
-            s.store.putNode(record);
-        }
-        s.seen(record.nodeId());
-        s.reportedFreeBytes.put(record.nodeId(), request.freeBytes());
-        return new Registration(toNode(record), old.isEmpty());
-    }
-
-    /** @return the lowest ordinal 1..62 no other registered node holds; 409 when none is free */
-    private int freeOrdinal(String nodeId) {
-        var used = new java.util.HashSet<Integer>();
-        for (NodeRecord n : s.store.nodes()) {
-            if (!n.nodeId().equals(nodeId)) {
-                used.add(n.ordinal());
-            }
-        }
-        for (int o = 1; o <= Node.MAX_ORDINAL; o++) {
-            if (!used.contains(o)) {
-                return o;
-            }
-        }
-        throw new ApiException(409, ProblemTypes.NO_FREE_ORDINAL, "No free ordinal", "invalid nodeId: nodeId=" + nodeId
-                + " cannot be registered: every controller-id ordinal 1.." + Node.MAX_ORDINAL
-                + " is taken by a registered node (remove one first)");
-    }
-
-    /**
-     * Drains a node: no new volumes go there, and every copy on it gets a replacement elsewhere; a primary there is
-     * switched over once its replacement is in sync ({@link Rebuilds}, at the next sweeps). Errors: 404. Idempotent.
-     */
-    public Node drainNode(String nodeId) {
-        return underNodeLock("drain of " + nodeId, () -> drain(nodeId));
-    }
-
-    private Node drain(String nodeId) {
-        NodeRecord node = s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
-        if (!node.draining()) {
-            node = node.drained();
-            s.store.putNode(node);
-        }
-        return toNode(node);
-    }
-
-    /**
-     * Undrains a node: volumes may be placed there again and its copies stop moving (the next sweeps remove
-     * replacements not yet in sync). Errors: 404. Idempotent.
-     */
-    public Node undrainNode(String nodeId) {
-        return underNodeLock("undrain of " + nodeId, () -> undrain(nodeId));
-    }
-
-    private Node undrain(String nodeId) {
-        NodeRecord node = s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
-        if (node.draining()) {
-            node = node.withDraining(false);
-            s.store.putNode(node);
-        }
-        return toNode(node);
-    }
-
-    /**
-     * Forgets a node. Its copies are rebuilt on other nodes by the next sweeps ({@link Rebuilds}: a primary there is
-     * switched over to an in-sync secondary at once, a replacement copy is added, then the copy is removed from the
-     * record); its copies of deleting volumes count as deleted. If the node comes back it registers again, and a copy
-     * it still reports that was removed meanwhile is answered {@code deleting}. Errors: 404; 409
-     * {@link ProblemTypes#NODE_IN_USE} while it holds a copy that cannot be rebuilt: a volume with no in-sync copy
-     * on another node (e.g. a single copy; the detail names up to 5 volumes). Its runtime state goes too.
-     */
-    public void removeNode(String nodeId) {
-        underNodeLock("removal of " + nodeId, () -> {
-            remove(nodeId);
-            return null;
-        });
-    }
-
-    private void remove(String nodeId) {
-        s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
-        List<String> held = rebuilds.notRebuildable(nodeId);
-        if (!held.isEmpty()) {
-            throw new ApiException(409, ProblemTypes.NODE_IN_USE, "Node in use", "node " + nodeId + " holds "
-                    + held.size() + " volume(s) with no in-sync copy elsewhere to rebuild from ("
-                    + String.join(", ", held.subList(0, Math.min(5, held.size())))
-                    + (held.size() > 5 ? ", ..." : "") + "): delete them first");
-        }
-        s.store.removeNode(nodeId);
-        s.lastSeenNanos.remove(nodeId);
-        s.lastSeenWallMs.remove(nodeId);
-        s.reportedFreeBytes.remove(nodeId);
-        for (VolumeRecord v : s.store.volumes()) {
-            if (v.state() == VolumeState.DELETING && v.copyOn(nodeId).isPresent()) {
-                s.deletedOnNode.add(ClusterState.copyKey(v.id(), nodeId));
-                s.forgetIfDeletedEverywhere(v);
-            }
-        }
-    }
-
     /**
      * Records a heartbeat and answers the node's desired state ({@link Heartbeats}): a primary's report also gives
      * its resyncs' progress and its verify run (kept in memory); a copy removed from the record that the node still
@@ -553,11 +420,6 @@ public final class ClusterService {
         // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume without an
         // allow-list admits any host, so no node can be given less without knowing who will connect)
         return new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs());
-    }
-
-    /** @return every node, ordered by id */
-    public List<Node> listNodes() {
-        return s.store.nodes().stream().map(this::toNode).toList();
     }
 
     /** @return volume counts by state, for metrics */
@@ -641,12 +503,6 @@ public final class ClusterService {
             return VolumeState.UNAVAILABLE;
         }
         return v.state() == VolumeState.READY && v.inSyncCount() < v.replicas() ? VolumeState.DEGRADED : v.state();
-    }
-
-    private Node toNode(NodeRecord n) {
-        Long seen = s.lastSeenWallMs.get(n.nodeId());
-        return new Node(n.nodeId(), n.fabricAddress(), n.metricsUrl(), n.capacityBytes(), s.freeBytes(n.nodeId()),
-                s.stateOf(n), seen == null ? null : Instant.ofEpochMilli(seen).toString(), n.ordinal());
     }
 
     static void check(Runnable validation) {

@@ -20,11 +20,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * The management server's runtime state beside the store, shared by {@link ClusterService}, {@link Promotions},
- * {@link Rebuilds} and {@link ResyncRecords}. No lock is held across a store call: volume changes are
- * compare-and-sets against the revision read (etcd: one transaction each), runtime state is in concurrent maps. Liveness and lease times are
- * on the monotonic clock ({@code monoNanos}, {@link System#nanoTime()} in production); the wall clock
- * ({@code wallMs}) is only for what is shown (createdAt, lastHeartbeat).
+ * The management server's runtime state beside the store, shared by {@link ClusterService}, {@link NodeRegistry},
+ * {@link Promotions}, {@link Rebuilds} and {@link ResyncRecords}. No lock is held across a store call: volume
+ * changes are compare-and-sets against the revision read (etcd: one transaction each), runtime state is in
+ * concurrent maps. Liveness and lease times are on the monotonic clock ({@code monoNanos}, {@link System#nanoTime()}
+ * in production); the wall clock ({@code wallMs}) is only for what is shown (createdAt, lastHeartbeat).
  */
 final class ClusterState {
     /** Compare-and-set attempts of one change before giving up (only other writers of the store make one fail). */

@@ -62,7 +62,7 @@ final class MetricsScraper {
             return;
         }
         listing = true;
-        vertx.executeBlocking(cluster::listNodes, false).onComplete(ar -> {
+        vertx.executeBlocking(cluster.nodes()::listNodes, false).onComplete(ar -> {
             listing = false;
             if (ar.succeeded()) {
                 scrapeAll(ar.result());

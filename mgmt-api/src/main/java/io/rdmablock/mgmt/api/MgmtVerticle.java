@@ -296,15 +296,15 @@ public final class MgmtVerticle extends VerticleBase {
         builder.getRoute("reportUnreachable").addHandler(this::reportUnreachable);
         builder.getRoute("promoteVolume").addHandler(this::promoteVolume);
         builder.getRoute("registerNode").addHandler(this::registerNode);
-        builder.getRoute("listNodes").addHandler(ctx -> answer(ctx, 200, cluster::listNodes));
+        builder.getRoute("listNodes").addHandler(ctx -> answer(ctx, 200, cluster.nodes()::listNodes));
         builder.getRoute("heartbeat").addHandler(ctx -> answer(ctx, 200, () -> cluster.heartbeat(
                 ctx.pathParam("nodeId"), Json.read(ctx.body().asString(), HeartbeatRequest.class))));
         builder.getRoute("drainNode").addHandler(ctx -> answer(ctx, 200,
-                () -> cluster.drainNode(ctx.pathParam("nodeId"))));
+                () -> cluster.nodes().drainNode(ctx.pathParam("nodeId"))));
         builder.getRoute("undrainNode").addHandler(ctx -> answer(ctx, 200,
-                () -> cluster.undrainNode(ctx.pathParam("nodeId"))));
+                () -> cluster.nodes().undrainNode(ctx.pathParam("nodeId"))));
         builder.getRoute("removeNode").addHandler(ctx -> vertx.executeBlocking(() -> {
-            cluster.removeNode(ctx.pathParam("nodeId"));
+            cluster.nodes().removeNode(ctx.pathParam("nodeId"));
             return null;
         }).onComplete(ar -> {
             if (ar.succeeded()) {
@@ -490,7 +490,7 @@ public final class MgmtVerticle extends VerticleBase {
 
     private void registerNode(RoutingContext ctx) {
         var request = Json.read(ctx.body().asString(), RegisterNodeRequest.class);
-        vertx.executeBlocking(() -> cluster.registerNode(request), false).onComplete(ar -> {
+        vertx.executeBlocking(() -> cluster.nodes().registerNode(request), false).onComplete(ar -> {
             if (ar.succeeded()) {
                 var r = ar.result();
                 ctx.response().putHeader("Location", "/v1/nodes/" + r.node().nodeId());

@@ -49,7 +49,7 @@ class LeaseClockTest {
     private Volume setUp(ClusterService c) {
         for (String n : List.of("n1", "n2")) {
             long capacity = n.equals("n2") ? 2L << 30 : 1L << 30;
-            c.registerNode(new RegisterNodeRequest(n, "127.0.0.1:4420", "", capacity, capacity));
+            c.nodes().registerNode(new RegisterNodeRequest(n, "127.0.0.1:4420", "", capacity, capacity));
         }
         Volume v = c.createVolume(new CreateVolumeRequest("a", 2 * MIB, 4096, 2, 1, List.of()));
         beat(c, "n1", v);
@@ -62,13 +62,13 @@ class LeaseClockTest {
         ClusterService c = service();
         setUp(c);
         wallMs.addAndGet(-3_600_000); // the wall clock jumps back an hour
-        assertEquals(NodeState.UP, c.listNodes().getFirst().state());
+        assertEquals(NodeState.UP, c.nodes().listNodes().getFirst().state());
         wallMs.addAndGet(7_200_000); // and forward an hour
-        assertEquals(NodeState.UP, c.listNodes().getFirst().state(), "a wall-clock jump is not silence");
+        assertEquals(NodeState.UP, c.nodes().listNodes().getFirst().state(), "a wall-clock jump is not silence");
         var refused = assertThrows(ApiException.class, () -> c.promote("a", new PromoteRequest("n1", false)));
         assertEquals(409, refused.problem().status(), "the primary's lease is held by the monotonic clock");
         step(6_001);
-        assertEquals(NodeState.DOWN, c.listNodes().getFirst().state());
+        assertEquals(NodeState.DOWN, c.nodes().listNodes().getFirst().state());
     }
 
     @Test
