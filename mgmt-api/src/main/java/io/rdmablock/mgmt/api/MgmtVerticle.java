@@ -3,24 +3,13 @@ package io.rdmablock.mgmt.api;
 import io.rdmablock.mgmt.api.ha.LeaderView;
 import io.rdmablock.mgmt.api.ha.NotLeaderException;
 import io.rdmablock.mgmt.api.store.MetadataStoreUnavailableException;
-import io.rdmablock.mgmt.client.CopyTransition;
-import io.rdmablock.mgmt.client.CreateVolumeRequest;
-import io.rdmablock.mgmt.client.HeartbeatRequest;
-import io.rdmablock.mgmt.client.Json;
-import io.rdmablock.mgmt.client.Limits;
-import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
 import io.rdmablock.mgmt.client.ProblemTypes;
-import io.rdmablock.mgmt.client.PromoteRequest;
-import io.rdmablock.mgmt.client.UnreachableReport;
-import io.rdmablock.mgmt.client.RegisterNodeRequest;
-import io.rdmablock.mgmt.client.Volume;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -40,10 +29,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,8 +37,9 @@ import java.util.concurrent.TimeUnit;
  * against it before a handler runs; see {@link ContractLoader} for the one adaptation made for the validator);
  * {@code /openapi.yaml} (the contract as written), {@code /health} and {@code /metrics} are added beside.
  * Handler order per request: metrics timing, {@link BearerAuth}, body (limit {@code bodyLimitBytes}, larger → 413),
- * validation, the operation handler. Cluster calls run on a worker ({@code executeBlocking}), never on the event
- * loop, because the store fsyncs. Every error goes through one failure handler that answers problem+json.
+ * validation, the operation handler ({@link VolumeRoutes}, {@link NodeRoutes}, {@link HostRoutes}). Cluster calls
+ * run on a worker ({@code executeBlocking}), never on the event loop, because the store fsyncs. Every error goes
+ * through one failure handler that answers problem+json.
  */
 public final class MgmtVerticle extends VerticleBase {
     /** Classpath location of the OpenAPI contract. */
@@ -280,41 +267,10 @@ public final class MgmtVerticle extends VerticleBase {
                 ctx.next();
             });
         }
-        builder.getRoute("createVolume").addHandler(this::createVolume);
-        builder.getRoute("listVolumes").addHandler(ctx -> answer(ctx, 200, cluster::listVolumes));
-        builder.getRoute("getVolume").addHandler(ctx -> answer(ctx, 200, () -> cluster.getVolume(name(ctx))));
-        builder.getRoute("resizeVolume").addHandler(this::resizeVolume);
-        builder.getRoute("deleteVolume").addHandler(ctx -> answer(ctx, 202,
-                () -> cluster.deleteVolume(name(ctx), "true".equals(ctx.request().getParam("force")))));
-        builder.getRoute("markCopyStale").addHandler(this::markCopyStale);
-        builder.getRoute("markCopySyncing").addHandler(ctx -> answer(ctx, 200,
-                () -> cluster.markCopySyncing(name(ctx), ctx.pathParam("nodeId"), transition(ctx))));
-        builder.getRoute("markCopyInSync").addHandler(ctx -> answer(ctx, 200,
-                () -> cluster.markCopyInSync(name(ctx), ctx.pathParam("nodeId"), transition(ctx))));
-        builder.getRoute("startVerify").addHandler(ctx -> answer(ctx, 202, () -> cluster.startVerify(name(ctx))));
-        builder.getRoute("getVerify").addHandler(ctx -> answer(ctx, 200, () -> cluster.verifyStatus(name(ctx))));
-        builder.getRoute("reportUnreachable").addHandler(this::reportUnreachable);
-        builder.getRoute("promoteVolume").addHandler(this::promoteVolume);
-        builder.getRoute("registerNode").addHandler(this::registerNode);
-        builder.getRoute("listNodes").addHandler(ctx -> answer(ctx, 200, cluster.nodes()::listNodes));
-        builder.getRoute("heartbeat").addHandler(ctx -> answer(ctx, 200, () -> cluster.heartbeat(
-                ctx.pathParam("nodeId"), Json.read(ctx.body().asString(), HeartbeatRequest.class))));
-        builder.getRoute("drainNode").addHandler(ctx -> answer(ctx, 200,
-                () -> cluster.nodes().drainNode(ctx.pathParam("nodeId"))));
-        builder.getRoute("undrainNode").addHandler(ctx -> answer(ctx, 200,
-                () -> cluster.nodes().undrainNode(ctx.pathParam("nodeId"))));
-        builder.getRoute("removeNode").addHandler(ctx -> vertx.executeBlocking(() -> {
-            cluster.nodes().removeNode(ctx.pathParam("nodeId"));
-            return null;
-        }).onComplete(ar -> {
-            if (ar.succeeded()) {
-                ctx.response().setStatusCode(204).end();
-            } else {
-                ctx.fail(ar.cause());
-            }
-        }));
+        VolumeRoutes.mount(builder, vertx, cluster);
+        NodeRoutes.mount(builder, vertx, cluster);
         HostRoutes.mount(builder, vertx, cluster.hosts());
-        builder.getRoute("volumeStats").addHandler(ctx -> json(ctx, 200, stats.snapshot()));
+        builder.getRoute("volumeStats").addHandler(ctx -> Answers.json(ctx, 200, stats.snapshot()));
         builder.getRoute("getLeader").addHandler(this::getLeader);
 
         Router router = builder.createRouter();
@@ -324,24 +280,13 @@ public final class MgmtVerticle extends VerticleBase {
         });
         router.get("/health").handler(ctx -> {
             ctx.put(OPERATION, "health");
-            vertx.executeBlocking(() -> cluster.nodeCounts()).onComplete(ar -> {
-                if (ar.succeeded()) {
-                    ctx.response().putHeader("Content-Type", "application/json")
-                            .end(new JsonObject().put("status", "up").encode());
-                } else {
-                    ctx.fail(ar.cause());
-                }
-            });
+            Answers.then(ctx, vertx.executeBlocking(() -> cluster.nodeCounts()), counts -> ctx.response()
+                    .putHeader("Content-Type", "application/json").end(new JsonObject().put("status", "up").encode()));
         });
         router.get("/metrics").handler(ctx -> {
             ctx.put(OPERATION, "metrics");
-            vertx.executeBlocking(metrics::scrape).onComplete(ar -> {
-                if (ar.succeeded()) {
-                    ctx.response().putHeader("Content-Type", metrics.contentType()).end(Buffer.buffer(ar.result()));
-                } else {
-                    ctx.fail(ar.cause());
-                }
-            });
+            Answers.then(ctx, vertx.executeBlocking(metrics::scrape), text -> ctx.response()
+                    .putHeader("Content-Type", metrics.contentType()).end(Buffer.buffer(text)));
         });
         dashboard.mount(router, ctx -> ctx.put(OPERATION, "ui"));
         router.route().failureHandler(this::failure);
@@ -429,104 +374,6 @@ public final class MgmtVerticle extends VerticleBase {
         ctx.addEndHandler(v -> metrics.observe(ctx.get(OPERATION, "other"), ctx.response().getStatusCode(),
                 System.nanoTime() - startNs));
         ctx.next();
-    }
-
-    private void createVolume(RoutingContext ctx) {
-        var request = createRequest(ctx.body().asJsonObject());
-        vertx.executeBlocking(() -> cluster.createVolume(request), false).onComplete(ar -> {
-            if (ar.succeeded()) {
-                Volume v = ar.result();
-                ctx.response().putHeader("Location", "/v1/volumes/" + v.name());
-                json(ctx, 201, v);
-            } else {
-                ctx.fail(ar.cause());
-            }
-        });
-    }
-
-    /** @return the create request of a body the contract accepted; an absent minInSync is the default */
-    static CreateVolumeRequest createRequest(JsonObject body) {
-        int replicas = body.getInteger("replicas", 1);
-        Integer minInSync = body.getInteger("minInSync");
-        return new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
-                body.getInteger("lbaSize", 4096), replicas,
-                minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync,
-                strings(body.getJsonArray("allowedHosts")), body.getBoolean("requireAuth", false));
-    }
-
-    private void markCopyStale(RoutingContext ctx) {
-        JsonObject body = ctx.body().asJsonObject();
-        var request = new MarkCopyStaleRequest(body.getLong("epoch"), body.getString("reporter"));
-        answer(ctx, 200, () -> cluster.markCopyStale(name(ctx), ctx.pathParam("nodeId"), request));
-    }
-
-    /** @return the body of {@code .../syncing} or {@code .../in-sync}, as the contract accepted it */
-    private static CopyTransition transition(RoutingContext ctx) {
-        JsonObject body = ctx.body().asJsonObject();
-        return new CopyTransition(body.getLong("epoch"), body.getString("reporter"));
-    }
-
-    private void reportUnreachable(RoutingContext ctx) {
-        JsonObject body = ctx.body().asJsonObject();
-        var request = new UnreachableReport(body.getLong("epoch"), body.getString("reporter"));
-        answer(ctx, 200, () -> cluster.reportUnreachable(name(ctx), ctx.pathParam("nodeId"), request));
-    }
-
-    private void promoteVolume(RoutingContext ctx) {
-        JsonObject body = ctx.body().asJsonObject();
-        var request = new PromoteRequest(body.getString("nodeId"), body.getBoolean("acceptDataLoss", false));
-        answer(ctx, 200, () -> cluster.promote(name(ctx), request));
-    }
-
-    private void resizeVolume(RoutingContext ctx) {
-        JsonObject body = ctx.body().asJsonObject();
-        Long sizeBytes = body.getLong("sizeBytes");
-        Boolean requireAuth = body.getBoolean("requireAuth");
-        answer(ctx, 200, () -> {
-            Volume v = sizeBytes == null ? null : cluster.resizeVolume(name(ctx), sizeBytes);
-            return requireAuth == null ? v : cluster.requireAuth(name(ctx), requireAuth);
-        });
-    }
-
-    private void registerNode(RoutingContext ctx) {
-        var request = Json.read(ctx.body().asString(), RegisterNodeRequest.class);
-        vertx.executeBlocking(() -> cluster.nodes().registerNode(request), false).onComplete(ar -> {
-            if (ar.succeeded()) {
-                var r = ar.result();
-                ctx.response().putHeader("Location", "/v1/nodes/" + r.node().nodeId());
-                json(ctx, r.created() ? 201 : 200, r.node());
-            } else {
-                ctx.fail(ar.cause());
-            }
-        });
-    }
-
-    private <T> void answer(RoutingContext ctx, int status, Callable<T> work) {
-        vertx.executeBlocking(work, false).onComplete(ar -> { // unordered: the cluster service locks itself
-            if (ar.succeeded()) {
-                json(ctx, status, ar.result());
-            } else {
-                ctx.fail(ar.cause());
-            }
-        });
-    }
-
-    private static void json(RoutingContext ctx, int status, Object value) {
-        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(Json.write(value));
-    }
-
-    private static String name(RoutingContext ctx) {
-        return ctx.pathParam("name");
-    }
-
-    static List<String> strings(JsonArray array) {
-        var out = new ArrayList<String>();
-        if (array != null) {
-            for (Object o : array) {
-                out.add(o == null ? null : o.toString());
-            }
-        }
-        return out;
     }
 
     private void failure(RoutingContext ctx) {

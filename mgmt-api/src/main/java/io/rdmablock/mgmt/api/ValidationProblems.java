@@ -153,7 +153,7 @@ final class ValidationProblems {
         }
         try {
             if (shape == CREATE) {
-                Limits.check(MgmtVerticle.createRequest(body));
+                Limits.check(VolumeRoutes.createRequest(body));
             } else if (shape == STALE) {
                 Limits.check(new MarkCopyStaleRequest(body.getLong("epoch"), body.getString("reporter")));
             } else if (shape == UNREACHABLE) {

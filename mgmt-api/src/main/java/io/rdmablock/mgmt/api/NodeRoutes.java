@@ -1,0 +1,44 @@
+package io.rdmablock.mgmt.api;
+
+import io.rdmablock.mgmt.client.HeartbeatRequest;
+import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.RegisterNodeRequest;
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.openapi.router.RouterBuilder;
+
+import static io.rdmablock.mgmt.api.Answers.answer;
+import static io.rdmablock.mgmt.api.Answers.json;
+import static io.rdmablock.mgmt.api.Answers.noContent;
+import static io.rdmablock.mgmt.api.Answers.then;
+
+/**
+ * The handlers of {@code /v1/nodes} (registration, heartbeat, list, drain, undrain, removal): each runs its
+ * {@link NodeRegistry} or {@link ClusterService} call on a worker (the store fsyncs) and answers JSON, or fails the
+ * context so the verticle's failure handler answers problem+json. Bodies reach here validated by the contract.
+ */
+final class NodeRoutes {
+    private NodeRoutes() {
+    }
+
+    static void mount(RouterBuilder builder, Vertx vertx, ClusterService cluster) {
+        NodeRegistry nodes = cluster.nodes();
+        builder.getRoute("registerNode").addHandler(ctx -> {
+            var request = Json.read(ctx.body().asString(), RegisterNodeRequest.class);
+            then(ctx, vertx.executeBlocking(() -> nodes.registerNode(request), false), r -> {
+                ctx.response().putHeader("Location", "/v1/nodes/" + r.node().nodeId());
+                json(ctx, r.created() ? 201 : 200, r.node());
+            });
+        });
+        builder.getRoute("listNodes").addHandler(ctx -> answer(vertx, ctx, 200, nodes::listNodes));
+        builder.getRoute("heartbeat").addHandler(ctx -> answer(vertx, ctx, 200, () -> cluster.heartbeat(
+                ctx.pathParam("nodeId"), Json.read(ctx.body().asString(), HeartbeatRequest.class))));
+        builder.getRoute("drainNode").addHandler(ctx -> answer(vertx, ctx, 200,
+                () -> nodes.drainNode(ctx.pathParam("nodeId"))));
+        builder.getRoute("undrainNode").addHandler(ctx -> answer(vertx, ctx, 200,
+                () -> nodes.undrainNode(ctx.pathParam("nodeId"))));
+        builder.getRoute("removeNode").addHandler(ctx -> noContent(ctx, vertx.executeBlocking(() -> {
+            nodes.removeNode(ctx.pathParam("nodeId"));
+            return null;
+        }))); // ordered (executeBlocking's default), unlike the other node calls
+    }
+}
