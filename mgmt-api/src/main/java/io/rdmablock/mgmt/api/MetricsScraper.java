@@ -54,7 +54,7 @@ final class MetricsScraper {
     /** A node listing still on a worker (a slow metadata store): the next rounds are skipped, never queued up. */
     private boolean listing;
 
-    /** After a failed listing, none until this time (nanoTime): requests get the cluster service's lock meanwhile. */
+    /** After a failed listing, none until this time (nanoTime): the metadata store is left to requests meanwhile. */
     private long pausedUntil;
 
     private void round() {

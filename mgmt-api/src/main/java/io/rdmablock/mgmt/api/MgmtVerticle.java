@@ -194,7 +194,7 @@ public final class MgmtVerticle extends VerticleBase {
 
     /** After a failed sweep (e.g. the metadata store has no quorum), none until this time (nanoTime). */
     private long sweepPausedUntil;
-    /** Pause after a failed sweep, ns: requests get the cluster service's lock meanwhile, and fail fast (503). */
+    /** Pause after a failed sweep, ns: the metadata store is left to requests meanwhile, which fail fast (503). */
     static final long SWEEP_BACKOFF_NS = 3_000_000_000L;
 
     /** @return {@code scheme://host:port} of a listener (0.0.0.0 and :: shown as 127.0.0.1, IPv6 bracketed) */
