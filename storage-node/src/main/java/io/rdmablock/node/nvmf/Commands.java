@@ -108,7 +108,7 @@ final class Commands {
         if (!sglPsdt(r)) {
             return rejectPsdt(r, q);
         }
-        MemorySegment sgl = q.recvSgl(r);
+        MemorySegment sgl = q.buffers.recvSgl(r);
         int id = SglDescriptor.id(sgl);
         if (SglDescriptor.isKeyed(id)) {
             int len = SglDescriptor.keyedLength(sgl);
@@ -143,7 +143,7 @@ final class Commands {
             r.xfer = Request.XFER_HOST_TO_CONTROLLER;
             r.inCapsuleData = true;
             r.transferBytes = lengthBytes;
-            r.data = q.recvData(r, offset, lengthBytes);
+            r.data = q.buffers.recvData(r, offset, lengthBytes);
             return Outcome.EXECUTE;
         }
         return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_SGL_DESCRIPTOR_TYPE_INVALID), "SGL identifier", id,
@@ -158,7 +158,7 @@ final class Commands {
         if (!sglPsdt(r)) {
             return rejectPsdt(r, q);
         }
-        MemorySegment sgl = q.recvSgl(r);
+        MemorySegment sgl = q.buffers.recvSgl(r);
         int id = SglDescriptor.id(sgl);
         if (!SglDescriptor.isKeyed(id)) {
             return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_SGL_DESCRIPTOR_TYPE_INVALID), "SGL identifier", id,

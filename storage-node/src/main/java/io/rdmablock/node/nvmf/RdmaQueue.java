@@ -10,18 +10,11 @@ import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.CmEventType;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.CompletionQueue;
-import io.rdmablock.rdma.verbs.ProtectionDomain;
-import io.rdmablock.rdma.verbs.QpInitAttr;
-import io.rdmablock.rdma.verbs.QueuePair;
-import io.rdmablock.rdma.verbs.RecvWr;
-import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WorkCompletion;
-import io.rdmablock.rdma.verbs.WrOpcode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.foreign.MemorySegment;
 
 /**
  * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ (in the device's protection domain, shared by
@@ -37,7 +30,8 @@ import java.lang.foreign.MemorySegment;
  * transfer length changes).
  *
  * <p>The registered memory (RECV capsule slots, request data buffers, response capsules) and its layout are
- * {@link TargetQueueMemory}; this class is the queue logic on top of it. The volume I/O handle, the role it was opened
+ * {@link TargetQueueMemory}; the CQ, the QP, the RECV slots (post, repost), the free requests, the capsules waiting
+ * for one and the data work requests are {@link QueueBuffers}; this class is the queue logic on top of them. The volume I/O handle, the role it was opened
  * under and the ANA gate are {@link QueueVolumeIo}; the teardown (disconnect, drain, release) is {@link QueueTeardown}.
  *
  * <p>Threading: built on the acceptor thread, then owned by one {@link Poller}; every other method runs there.
@@ -46,10 +40,6 @@ import java.lang.foreign.MemorySegment;
 final class RdmaQueue {
     /** The queue's log category, its {@link QueueTeardown}'s and {@link QueueVolumeIo}'s too. */
     static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
-    static final int WR_RECV = 1;
-    static final int WR_READ = 2;
-    static final int WR_SEND = 3;
-    static final int WR_WRITE = 4;
     static final int BATCH = 32;
     /** Longest wait for store I/O in flight when a queue is torn down. */
     static final long DRAIN_TIMEOUT_NS = 30_000_000_000L;
@@ -63,17 +53,10 @@ final class RdmaQueue {
     final int entries;
     final String peer;
     final CompletionQueue cq;
-    private final QueuePair qp;
     final TargetQueueMemory memory;
-    private final MemorySegment[] recvSqe;
-    private final RecvWr[] recvWrs;
+    /** RECV slots, free requests, capsules waiting for one, data work requests ({@link QueueBuffers}). */
+    final QueueBuffers buffers;
     private final Request[] requests;
-    private final int[] free;
-    private int freeCount;
-    private final int[] pendingRecv;
-    private final int[] pendingLength;
-    private int pendingHead;
-    private int pendingCount;
     private final WorkCompletion[] wcs = WorkCompletion.array(BATCH);
     /** Receives the volume I/O's completions (one object for the queue's life: nothing allocated per command). */
     private final VolumeIo.Completions completions = this::volumeIoCompleted;
@@ -115,27 +98,6 @@ final class RdmaQueue {
     /** True while the queue counts among the target's pending queues ({@link Target#pendingDone}). */
     boolean pending;
 
-    /**
-     * {@code rdma_create_qp} that retries EAGAIN / ENOMEM (a kernel verbs driver short of a resource for a moment,
-     * e.g. siw while queue pairs of closed connections are still being released) up to 10 times, 100 ms apart,
-     * before the failure becomes a "no resources" reject. Runs on the acceptor thread.
-     */
-    private static void createQpRetryingTransientFailures(CmId id, QpInitAttr attr) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                id.createQp(attr);
-                return;
-            } catch (io.rdmablock.rdma.verbs.VerbsException e) {
-                boolean transientErrno = e.errno() == 11 || e.errno() == 12; // EAGAIN, ENOMEM
-                if (!transientErrno || attempt >= 10) {
-                    throw e;
-                }
-                LOG.debug("rdma_create_qp failed ({}), retrying: attempt={}", e.getMessage(), attempt);
-                java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L);
-            }
-        }
-    }
-
     RdmaQueue(Target target, CmId id, int qid, int entries) {
         this.target = target;
         this.options = target.options();
@@ -148,44 +110,12 @@ final class RdmaQueue {
         this.connectDeadlineNs = System.nanoTime() + options.pending().connectTimeoutMs() * 1_000_000L;
         java.net.InetSocketAddress remote = id.remoteAddress();
         this.peerAddress = remote == null ? null : remote.getAddress();
-        this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
-        CompletionQueue cqTmp = null;
-        TargetQueueMemory memTmp = null;
-        try {
-            ProtectionDomain pdTmp = target.protectionDomain(id.device());
-            cqTmp = id.device().createCq(3 * entries + 8);
-            memTmp = new TargetQueueMemory(pdTmp, entries, options.inCapsuleDataBytes(), dataBytesPerRequest,
-                    target.registeredBytesCounter());
-            QpInitAttr attr = new QpInitAttr().pd(pdTmp).cq(cqTmp);
-            attr.maxSendWr = 2 * entries;
-            attr.maxRecvWr = entries;
-            createQpRetryingTransientFailures(id, attr);
-            this.free = new int[entries + 1];
-            this.pendingRecv = new int[entries + 1];
-            this.pendingLength = new int[entries + 1];
-            free[freeCount++] = memTmp.connectIndex; // the rest come with the full buffers, at Connect (grow)
-            this.qp = id.qp();
-            // only the Connect slot's RECV: posted before the accept, so the host can SEND its Connect capsule
-            qp.postRecv(memTmp.recvWrs[memTmp.connectIndex]);
-        } catch (RuntimeException e) {
-            QueuePair created = id.qp();
-            if (created != null) {
-                closeQuietly(created);
-            }
-            closeQuietly(memTmp);
-            closeQuietly(cqTmp);
-            throw e;
-        }
-        this.cq = cqTmp;
-        this.memory = memTmp;
-        this.recvSqe = memTmp.recvSqe;
-        this.recvWrs = memTmp.recvWrs;
-        this.requests = memTmp.requests;
+        this.buffers = new QueueBuffers(target, id, qid, entries);
+        this.dataBytesPerRequest = buffers.dataBytesPerRequest;
+        this.cq = buffers.cq;
+        this.memory = buffers.memory;
+        this.requests = buffers.requests;
         metrics.queueUp();
-    }
-
-    static long wrId(int kind, int index) {
-        return ((long) kind << 32) | index;
     }
 
     /** True when the queue must be torn down (transport error, malformed capsule, controller gone). */
@@ -298,13 +228,13 @@ final class RdmaQueue {
             return;
         }
         switch (kind) {
-            case WR_RECV -> onCapsule(index, wc.byteLen, nowNs);
-            case WR_READ -> {
+            case QueueBuffers.WR_RECV -> onCapsule(index, wc.byteLen, nowNs);
+            case QueueBuffers.WR_READ -> {
                 Request r = requests[index];
                 r.event(Request.Event.DATA_RECEIVED);
                 advance(r, nowNs);
             }
-            case WR_SEND -> {
+            case QueueBuffers.WR_SEND -> {
                 Request r = requests[index];
                 r.event(Request.Event.SENT);
                 advance(r, nowNs);
@@ -322,18 +252,16 @@ final class RdmaQueue {
             fail("malformed", "malformed capsule: lengthBytes=" + byteLen + ", min=" + SqeDescriptor.LENGTH);
             return;
         }
-        if (freeCount == 0) {
-            int tail = (pendingHead + pendingCount) % entries;
-            pendingRecv[tail] = recvIndex;
-            pendingLength[tail] = byteLen;
-            pendingCount++;
+        Request r = buffers.takeFree();
+        if (r == null) {
+            buffers.deferCapsule(recvIndex, byteLen);
             return;
         }
-        start(requests[free[--freeCount]], recvIndex, byteLen, nowNs);
+        start(r, recvIndex, byteLen, nowNs);
     }
 
     private void start(Request r, int recvIndex, int byteLen, long nowNs) {
-        r.reset(recvIndex, recvSqe[recvIndex], byteLen, nowNs);
+        r.reset(recvIndex, buffers.recvSqe[recvIndex], byteLen, nowNs);
         r.event(Request.Event.CAPSULE);
         outstanding++;
         metrics.started();
@@ -342,16 +270,14 @@ final class RdmaQueue {
 
     /** Back to the free list (state FREE, set by {@link #advance}); starts a capsule that waited for a request. */
     private void release(Request r, long nowNs) {
-        if (r.index == memory.connectIndex && memory.grown()) {
+        if (!buffers.free(r)) {
             return; // the Connect request retires with its slot once the queue has its full buffers
         }
-        free[freeCount++] = r.index;
-        if (pendingCount > 0 && fatal == null) {
-            int recvIndex = pendingRecv[pendingHead];
-            int len = pendingLength[pendingHead];
-            pendingHead = (pendingHead + 1) % entries;
-            pendingCount--;
-            start(requests[free[--freeCount]], recvIndex, len, nowNs);
+        if (buffers.deferredCount() > 0 && fatal == null) {
+            int recvIndex = buffers.deferredRecvIndex();
+            int len = buffers.deferredByteLen();
+            buffers.popDeferred();
+            start(buffers.takeFree(), recvIndex, len, nowNs);
         }
     }
 
@@ -435,25 +361,9 @@ final class RdmaQueue {
         CqeDescriptor.set(r.response, r.dw0, sqHead, qid, r.cid, r.status);
         CqeDescriptor.dw1(r.response, r.dw1);
         try {
-            if (r.recvIndex != memory.connectIndex || !memory.grown()) {
-                // the Connect slot is reposted only while the queue is pending (a failed Connect may be retried);
-                // once grown, the queue's own entries RECVs are posted
-                qp.postRecv(recvWrs[r.recvIndex]);
-            }
+            buffers.repostRecv(r.recvIndex);
             r.recvIndex = -1;
-            SendWr first = r.responseWr;
-            if (r.xfer == Request.XFER_CONTROLLER_TO_HOST && r.status == 0) {
-                SendWr w = r.dataWr;
-                w.wrId = wrId(WR_WRITE, r.index);
-                w.opcode = WrOpcode.RDMA_WRITE;
-                w.sendFlags = 0;
-                w.remoteAddr = r.remoteAddress;
-                w.rkey = r.rkey;
-                w.sgList[0].set(r.dataBuffer.address(), r.transferBytes, r.dataLkey);
-                w.next = r.responseWr;
-                first = w;
-            }
-            qp.postSend(first);
+            buffers.postResponse(r);
             releaseCid(r); // the host may reuse the cid once it has this response; later capsules come after this
         } catch (RuntimeException e) {
             fail("transport", "post failed: " + e);
@@ -470,16 +380,8 @@ final class RdmaQueue {
 
     /** Posts the RDMA READ of the host's data into {@code r.dataBuffer} (keyed SGL set by the handler). */
     private void readFromHost(Request r) {
-        SendWr w = r.dataWr;
-        w.wrId = wrId(WR_READ, r.index);
-        w.opcode = WrOpcode.RDMA_READ;
-        w.sendFlags = SendWr.SIGNALED;
-        w.remoteAddr = r.remoteAddress;
-        w.rkey = r.rkey;
-        w.sgList[0].set(r.dataBuffer.address(), r.transferBytes, r.dataLkey);
-        w.next = null;
         try {
-            qp.postSend(w);
+            buffers.postReadFromHost(r);
         } catch (RuntimeException e) {
             fail("transport", "post RDMA READ failed: " + e);
         }
@@ -541,37 +443,23 @@ final class RdmaQueue {
      *         the queue is then failed or stays pending)
      */
     boolean growForConnect() {
-        if (memory.grown()) {
+        if (buffers.grown()) {
             return true;
         }
         try {
-            memory.grow();
+            buffers.grow();
         } catch (RuntimeException e) {
             LOG.warn("queue buffers could not be registered at Connect: qid={}, entries={}, peer={}: {}", qid, entries,
                     peer, e.toString());
             return false;
         }
-        for (int i = entries - 1; i >= 0; i--) {
-            free[freeCount++] = i;
-        }
         try {
-            for (int i = 0; i < entries; i++) {
-                qp.postRecv(recvWrs[i]);
-            }
+            buffers.postRecvs();
         } catch (RuntimeException e) {
             fail("transport", "post RECV failed: " + e);
             return false;
         }
         return true;
-    }
-
-    MemorySegment recvSgl(Request r) {
-        return memory.recvSgl[r.recvIndex];
-    }
-
-    /** In-capsule data of the request's RECV slot at {@code offset}, {@code lengthBytes} long (slice cached per slot). */
-    MemorySegment recvData(Request r, long offset, int lengthBytes) {
-        return memory.recvData(r.recvIndex, offset, lengthBytes);
     }
 
     /**
@@ -619,9 +507,5 @@ final class RdmaQueue {
             metrics.dropped();
         }
         outstanding = 0;
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        TargetQueueMemory.closeQuietly(c);
     }
 }

@@ -145,7 +145,7 @@ public final class Request {
         this.dataRegionRkey = dataRegionRkey;
         this.recvRegionRkey = recvRegionRkey;
         this.response = response;
-        responseWr.wrId = RdmaQueue.wrId(RdmaQueue.WR_SEND, index);
+        responseWr.wrId = QueueBuffers.wrId(QueueBuffers.WR_SEND, index);
         responseWr.numSge = 1;
         responseWr.sgList[0].set(response.address(), (int) response.byteSize(), responseLkey);
         responseWr.sendFlags = SendWr.SIGNALED;

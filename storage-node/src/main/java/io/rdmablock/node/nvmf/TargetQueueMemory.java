@@ -189,7 +189,7 @@ final class TargetQueueMemory implements AutoCloseable {
         recvSgl[i] = capsule.asSlice(SqeDescriptor.SGL1_OFFSET, SglDescriptor.LENGTH);
         recvData[i] = capsule.asSlice(SqeDescriptor.LENGTH, icd);
         RecvWr rwr = new RecvWr();
-        rwr.wrId = RdmaQueue.wrId(RdmaQueue.WR_RECV, i);
+        rwr.wrId = QueueBuffers.wrId(QueueBuffers.WR_RECV, i);
         rwr.numSge = 1;
         rwr.sgList[0].set(capsule.address(), (int) capsule.byteSize(), lkey);
         recvWrs[i] = rwr;
