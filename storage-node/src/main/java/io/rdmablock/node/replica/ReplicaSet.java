@@ -15,9 +15,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Changes: {@link #apply} (the management plane's record, from heartbeats) and {@link #reportFailure} (the data
  * path: a forwarded command failed or timed out). A failure is turned into a compare-and-set at the management
- * plane by the {@link Dropper} on its own thread; only when it succeeded (epoch + 1, copy stale) is the copy's
- * missed-regions bitmap created durably and the new view published. Until then, writes that the copy missed wait
- * ({@link ReplicatedWrites}): nothing is acknowledged on fewer copies than the record says are in sync.
+ * plane by the {@link Dropper} on the {@link ReplicaDropper}'s thread; only when it succeeded (epoch + 1, copy
+ * stale) is the copy's missed-regions bitmap created durably and the new view published. Until then, writes that
+ * the copy missed wait ({@link ReplicatedWrites}): nothing is acknowledged on fewer copies than the record says are
+ * in sync.
  *
  * <p>The bitmaps of stale copies ({@link DirtyRegions}, file {@code <dir>/<volumeId>.dirty-<nodeId>}) are flushed
  * by the {@link #flusher} thread when marked; the data path waits for their durable generation.
@@ -145,15 +146,12 @@ public final class ReplicaSet implements AutoCloseable {
     private final Path bitmapDir;
     private final Dropper dropper;
     private final Thread flusher;
-    private final Thread dropperThread;
+    /** The thread that drops failed copies and reads the record when a secondary refused the epoch. */
+    private final ReplicaDropper drops;
     private volatile View view;
     private volatile boolean closed;
     /** Set once the management plane showed another primary: every host command is answered ANA Transition. */
     private volatile boolean deposed;
-    /** A secondary refused a command as of an older epoch than its own: the record must be read. */
-    private volatile boolean fenceCheck;
-    /** The epoch of the refused command (the view's then). */
-    private volatile long fenceEpoch;
     private volatile Runnable onDeposed = () -> { };
     private final RegionGate gate = new RegionGate(DirtyRegions.DEFAULT_REGION_BYTES);
     private volatile Resyncs resyncs;
@@ -206,10 +204,9 @@ public final class ReplicaSet implements AutoCloseable {
         this.view = new View(epoch, minInSync, inSync, copies);
         this.flusher = new Thread(this::flushLoop, "replica-bitmaps-" + volumeId);
         this.flusher.setDaemon(true);
-        this.dropperThread = new Thread(this::dropLoop, "replica-drop-" + volumeId);
-        this.dropperThread.setDaemon(true);
+        this.drops = new ReplicaDropper(this, dropper);
         flusher.start();
-        dropperThread.start();
+        drops.start();
     }
 
     /** The region exclusion of this volume's writes and walks. */
@@ -247,12 +244,7 @@ public final class ReplicaSet implements AutoCloseable {
      * thread; never blocks.
      */
     public void reportFailure(Copy copy, long epoch, String reason) {
-        if (!copy.failureReported && view.isInSync(copy.index)) {
-            copy.failureReported = true;
-            LOG.warn("replica failed: volume={}, node={}, epoch={}: {}; dropping it from the in-sync set", volumeId,
-                    copy.nodeId, epoch, reason);
-            LockSupport.unpark(dropperThread);
-        }
+        drops.reportFailure(copy, epoch, reason);
     }
 
     /**
@@ -262,13 +254,7 @@ public final class ReplicaSet implements AutoCloseable {
      * this set; this node still primary at a higher epoch is adopted (the command is sent again). Any thread.
      */
     public void reportFenced(Copy copy, long epoch) {
-        if (!fenceCheck) {
-            fenceEpoch = epoch;
-            fenceCheck = true;
-            LOG.warn("replica refused this primary's epoch: volume={}, node={}, epoch={}; reading the record",
-                    volumeId, copy.nodeId, epoch);
-            LockSupport.unpark(dropperThread);
-        }
+        drops.reportFenced(copy, epoch);
     }
 
     /** True once closed (no longer primary, deleted). */
@@ -289,7 +275,8 @@ public final class ReplicaSet implements AutoCloseable {
         }
     }
 
-    private void depose(String why) {
+    /** No longer the volume's primary (seen by the {@link ReplicaDropper}): runs the {@link #onDeposed} action. */
+    void depose(String why) {
         if (deposed) {
             return;
         }
@@ -308,10 +295,6 @@ public final class ReplicaSet implements AutoCloseable {
         LockSupport.unpark(flusher);
     }
 
-    /**
-     * The management plane's record: adopts a higher epoch and the copies it shows stale (a copy it shows in sync
-     * that this set dropped stays dropped: only resync brings a copy back). Agent thread.
-     */
     /** The fabric address of {@code nodeId}'s copy is now {@code address} (see {@link ForwardLink#retarget}). */
     public void retarget(String nodeId, java.net.InetSocketAddress address) {
         if (address == null) {
@@ -324,6 +307,10 @@ public final class ReplicaSet implements AutoCloseable {
         }
     }
 
+    /**
+     * The management plane's record: adopts a higher epoch and the copies it shows stale (a copy it shows in sync
+     * that this set dropped stays dropped: only resync brings a copy back). Agent thread.
+     */
     public void apply(long epoch, int minInSync, Map<String, Boolean> inSyncByNode) {
         apply(epoch, minInSync, inSyncByNode, null);
     }
@@ -456,84 +443,11 @@ public final class ReplicaSet implements AutoCloseable {
         }
     }
 
-    private void dropLoop() {
-        long backoffNs = 50_000_000L;
-        while (!closed) {
-            if (fenceCheck && !deposed) {
-                try {
-                    if (checkFence()) {
-                        backoffNs = 50_000_000L;
-                        continue;
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("record not read yet (the refused commands wait): volume={}: {}", volumeId, e.toString());
-                }
-                LockSupport.parkNanos(this, backoffNs);
-                backoffNs = Math.min(1_000_000_000L, backoffNs * 2);
-                continue;
-            }
-            Copy pending = null;
-            View v = view;
-            for (Copy c : v.copies()) {
-                if (c.failureReported && v.isInSync(c.index)) {
-                    pending = c;
-                    break;
-                }
-            }
-            if (pending == null) {
-                LockSupport.parkNanos(this, 200_000_000L);
-                continue;
-            }
-            try {
-                if (pending.missed == null) {
-                    // durable before the CAS: once the record says stale, a crash must not lose what it missed
-                    pending.missed = fresh(pending.nodeId, v.epoch() + 1);
-                }
-                long newEpoch = dropper.markStale(pending.nodeId, v.epoch());
-                dropped(pending, newEpoch);
-                backoffNs = 50_000_000L;
-            } catch (NotPrimaryException e) {
-                depose("the management plane refused to drop " + pending.nodeId + ": " + e.getMessage());
-                LockSupport.parkNanos(this, 200_000_000L);
-            } catch (RuntimeException e) {
-                LOG.warn("dropping replica not confirmed yet (writes it missed wait): volume={}, node={}, epoch={}: "
-                        + "{}", volumeId, pending.nodeId, v.epoch(), e.toString());
-                LockSupport.parkNanos(this, backoffNs);
-                backoffNs = Math.min(1_000_000_000L, backoffNs * 2);
-            }
-        }
-    }
-
-    /**
-     * Reads the record after a secondary refused this primary's epoch.
-     *
-     * @return true when settled (deposed, or a higher epoch adopted); false to read again after a back-off
-     */
-    private boolean checkFence() {
-        if (view.epoch() > fenceEpoch) { // a heartbeat or a drop moved the view on meanwhile: the command is resent
-            fenceCheck = false;
-            return true;
-        }
-        Primacy p = dropper.primacy();
-        View v = view;
-        if (!p.primary()) {
-            depose("the record at epoch " + p.epoch() + " names another primary");
-            fenceCheck = false;
-            return true;
-        }
-        if (p.epoch() > v.epoch()) {
-            apply(p.epoch(), p.minInSync(), p.inSync());
-            fenceCheck = false;
-            return true;
-        }
-        return false; // still primary at this epoch: the secondary's epoch is from a change not yet visible
-    }
-
     /**
      * The CAS succeeded: the new view (without the copy) is published; its bitmap is durable already. The copy's
      * forward queues are closed by their own pollers when they see the view ({@link ReplicatedWrites#poll}).
      */
-    private synchronized void dropped(Copy c, long newEpoch) {
+    synchronized void dropped(Copy c, long newEpoch) {
         View v = view;
         view = new View(Math.max(newEpoch, v.epoch()), v.minInSync(), v.inSync() & ~(1L << c.index), v.syncing(),
                 v.copies());
@@ -563,7 +477,7 @@ public final class ReplicaSet implements AutoCloseable {
     }
 
     /** An empty bitmap, durable, for a copy that got every write until now. */
-    private DirtyRegions fresh(String nodeId, long sinceEpoch) {
+    DirtyRegions fresh(String nodeId, long sinceEpoch) {
         DirtyRegions d = DirtyRegions.create(bitmapFile(nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes,
                 sinceEpoch);
         d.flush();
@@ -618,7 +532,7 @@ public final class ReplicaSet implements AutoCloseable {
             r.close();
         }
         LockSupport.unpark(flusher);
-        LockSupport.unpark(dropperThread);
+        drops.wake();
         for (Copy c : view.copies()) {
             c.link.close();
         }
