@@ -3,6 +3,14 @@ package io.rdmablock.node.replica;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 
+import static io.rdmablock.node.replica.InflightWrites.COUNTED;
+import static io.rdmablock.node.replica.InflightWrites.HELD;
+import static io.rdmablock.node.replica.InflightWrites.IDLE;
+import static io.rdmablock.node.replica.InflightWrites.IN_FLIGHT;
+import static io.rdmablock.node.replica.InflightWrites.NOT_COUNTED;
+import static io.rdmablock.node.replica.InflightWrites.UNCOUNTED;
+import static io.rdmablock.node.replica.InflightWrites.WAIT_DROP;
+import static io.rdmablock.node.replica.InflightWrites.WAIT_DURABLE;
 
 /**
  * The write side of one host I/O queue of a primary: every write-type command (WRITE, FLUSH, WRITE ZEROES,
@@ -37,6 +45,9 @@ import io.rdmablock.rdma.verbs.ProtectionDomain;
  * walked region is held ({@link #held}: nothing started anywhere) until the walker left it, then started through
  * the {@link Starter}; admitted commands are counted in the gate until they completed everywhere.
  *
+ * <p>The per-slot state and the acknowledgement (steps 3 and 4, the merged status) are the {@link InflightWrites}
+ * table; this class forwards and drives the slots through it.
+ *
  * <p>Threading: one owner thread (the host queue's poller) calls every method; completions of {@link ForwardQueue}s
  * arrive from within {@link #poll}. Preallocated per slot; no allocation or lock per command.
  */
@@ -65,14 +76,6 @@ public final class ReplicatedWrites implements RegionGate.Writer {
      */
     static final String OPEN_TIMEOUT_PROPERTY = "rdmablock.replica.openTimeoutMs";
     static final long OPEN_TIMEOUT_NS = Long.getLong(OPEN_TIMEOUT_PROPERTY, 10_000) * 1_000_000L;
-    private static final int IDLE = 0;
-    private static final int IN_FLIGHT = 1;
-    private static final int WAIT_DROP = 2;
-    private static final int WAIT_DURABLE = 3;
-    private static final int HELD = 4;
-    private static final byte UNCOUNTED = 0;
-    private static final byte COUNTED = 1;
-    private static final byte NOT_COUNTED = 2;
 
     private final ReplicaSet set;
     private final Completer done;
@@ -83,34 +86,11 @@ public final class ReplicatedWrites implements RegionGate.Writer {
     private final CopyQueues queues;
     private final CopyQueues.Failure queueFailed = this::copyFailed;
     private final ForwardCommand[] commands;
-    private final int[] phase;
-    private final int[] pending;
-    private final long[] toSend;
-    private final long[] sent;
-    private final long[] failed;
-    /** Syncing copies whose forward of the slot failed (their resync aborts; settled before completion). */
-    private final long[] syncFailed;
-    /** The slot's count in the region gate: {@link #COUNTED} (striped), {@link #NOT_COUNTED} or none (held). */
-    private final byte[] counted;
-    private final boolean[] ignoreMin;
-    /** Admitted while no region walk ran and not yet complete (not in the gate's counters). */
-    private int notCounted;
-    private volatile int drained;
-    /** Copies that answered Reservation Conflict to the slot's current epoch: waiting for the record to be read. */
-    private final long[] fenced;
-    /** Resends of a slot answered ANA Transition by a secondary (its queue re-opening after a role change). */
-    private final int[] transitions;
-    /** The slot is answered ANA Transition (this primary was deposed while it was in flight). */
-    private final boolean[] deposedSlot;
-    private final int[] localStatus;
-    private final long[] epoch;
-    /** Per slot and copy ({@code slot * copiesCap + copy}): the epoch its last send to that copy carried. */
-    private final long[] sentUnder;
-    private final long[] sendDeadlineNs;
-    /** [slot * copiesCap + copy]: bitmap generation that must be durable, 0 = none. */
-    private final long[] needGen;
+    /** Per slot: phase, children owed, copies to send to / sent / failed / fenced, epochs, bitmap generations. */
+    private final InflightWrites inflight;
     private final int[] waiting;
     private int waitingCount;
+    private volatile int drained;
     private boolean closed;
 
     /**
@@ -142,22 +122,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         for (int i = 0; i < slots; i++) {
             commands[i] = new ForwardCommand();
         }
-        this.phase = new int[slots];
-        this.pending = new int[slots];
-        this.toSend = new long[slots];
-        this.sent = new long[slots];
-        this.failed = new long[slots];
-        this.syncFailed = new long[slots];
-        this.counted = new byte[slots];
-        this.ignoreMin = new boolean[slots];
-        this.fenced = new long[slots];
-        this.transitions = new int[slots];
-        this.deposedSlot = new boolean[slots];
-        this.localStatus = new int[slots];
-        this.epoch = new long[slots];
-        this.sentUnder = new long[slots * copiesCap];
-        this.sendDeadlineNs = new long[slots];
-        this.needGen = new long[slots * copiesCap];
+        this.inflight = new InflightWrites(set, commands, done);
         this.waiting = new int[slots];
         this.drained = gate.state();
         gate.register(this);
@@ -171,7 +136,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
 
     /** True when the command of {@code slot} was held by a region walk: the caller must not start it locally. */
     public boolean held(int slot) {
-        return phase[slot] == HELD;
+        return inflight.phase[slot] == HELD;
     }
 
     /** The command slot's preallocated forward command, to fill before {@link #begin}. */
@@ -202,23 +167,23 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         ForwardCommand c = commands[slot];
         int gs = gate.state(); // the one volatile read when no walk runs
         if (!RegionGate.active(gs)) {
-            counted[slot] = NOT_COUNTED;
-            notCounted++;
+            inflight.counted[slot] = NOT_COUNTED;
+            inflight.notCounted++;
         } else if (gate.tryEnter(c.offsetBytes, c.lengthBytes)) {
-            counted[slot] = COUNTED;
+            inflight.counted[slot] = COUNTED;
         } else if (starter != null) {
-            counted[slot] = UNCOUNTED;
-            phase[slot] = HELD;
-            ignoreMin[slot] = ignoreMinInSync;
+            inflight.counted[slot] = UNCOUNTED;
+            inflight.phase[slot] = HELD;
+            inflight.ignoreMin[slot] = ignoreMinInSync;
             addWaiting(slot);
             return 0;
         } else {
-            counted[slot] = NOT_COUNTED;
-            notCounted++;
+            inflight.counted[slot] = NOT_COUNTED;
+            inflight.notCounted++;
         }
         int status = admit(slot, nowNs, ignoreMinInSync); // the view is read after the gate (docs/resync.md)
         if (status != 0) {
-            release(slot);
+            inflight.release(slot);
         }
         return status;
     }
@@ -230,36 +195,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
             return NOT_READY;
         }
         queues.adopt(nowNs, queueFailed);
-        ForwardCommand c = commands[slot];
-        c.epoch = v.epoch();
-        epoch[slot] = v.epoch();
-        phase[slot] = IN_FLIGHT;
-        failed[slot] = 0;
-        syncFailed[slot] = 0;
-        fenced[slot] = 0;
-        transitions[slot] = 0;
-        deposedSlot[slot] = false;
-        sent[slot] = 0;
-        localStatus[slot] = 0;
-        int base = slot * copiesCap;
-        boolean marked = false;
-        for (ReplicaSet.Copy copy : v.copies()) {
-            needGen[base + copy.index] = 0;
-            if (!v.isInSync(copy.index)) {
-                DirtyRegions d = copy.missed;
-                if (d != null && c.lengthBytes > 0) {
-                    long g = d.mark(c.offsetBytes, c.lengthBytes);
-                    needGen[base + copy.index] = g;
-                    marked |= g > 0;
-                }
-            }
-        }
-        if (marked) {
-            set.bitmapMarked();
-        }
-        toSend[slot] = v.targets();
-        pending[slot] = 1 + Long.bitCount(v.targets());
-        sendDeadlineNs[slot] = nowNs + timeoutNs;
+        inflight.open(slot, v, nowNs + timeoutNs);
         if (stillWaiting(slot, nowNs)) {
             addWaiting(slot);
         }
@@ -268,27 +204,17 @@ public final class ReplicatedWrites implements RegionGate.Writer {
 
     /** The local copy finished the command of {@code slot} with {@code nvmeStatus}. */
     public void localDone(int slot, int nvmeStatus) {
-        if (phase[slot] != IN_FLIGHT) {
+        if (inflight.phase[slot] != IN_FLIGHT) {
             return;
         }
-        localStatus[slot] = nvmeStatus;
+        inflight.localStatus[slot] = nvmeStatus;
         childDone(slot);
-    }
-
-    /** The slot no longer counts in the region gate (completed, refused or forgotten). */
-    private void release(int slot) {
-        if (counted[slot] == COUNTED) {
-            gate.exit(commands[slot].offsetBytes, commands[slot].lengthBytes);
-        } else if (counted[slot] == NOT_COUNTED) {
-            notCounted--;
-        }
-        counted[slot] = UNCOUNTED;
     }
 
     /** Polls the forward queues and the waiting commands; returns the number of events. */
     public int poll(long nowNs) {
         int gs = gate.state();
-        if (gs != drained && notCounted == 0) {
+        if (gs != drained && inflight.notCounted == 0) {
             drained = gs; // no write admitted uncounted is in flight: a walk that started may go on
         }
         int work = queues.adopt(nowNs, queueFailed);
@@ -305,12 +231,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
 
     /** True when no command is in flight or waiting. */
     public boolean idle() {
-        for (int p : phase) {
-            if (p != IDLE) {
-                return false;
-            }
-        }
-        return true;
+        return inflight.idle();
     }
 
     /**
@@ -323,32 +244,28 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         }
         closed = true;
         queues.closeAll();
-        for (int slot = 0; slot < phase.length; slot++) {
-            if (phase[slot] != IDLE) {
-                release(slot);
-            }
-        }
+        inflight.releaseAll();
         gate.unregister(this);
-        java.util.Arrays.fill(phase, IDLE);
+        inflight.forgetAll();
         waitingCount = 0;
     }
 
     private void forwarded(int copy, int slot, int status) {
         long bit = 1L << copy;
-        if (closed || phase[slot] != IN_FLIGHT || (sent[slot] & bit) == 0) {
+        if (closed || inflight.phase[slot] != IN_FLIGHT || (inflight.sent[slot] & bit) == 0) {
             return; // late, duplicate or after teardown
         }
-        sent[slot] &= ~bit;
+        inflight.sent[slot] &= ~bit;
         ReplicaSet.View v = set.view();
         // the epoch this copy refused is the one its send carried: another copy's resend may have moved the slot's on
-        long under = sentUnder[slot * copiesCap + copy];
+        long under = inflight.sentUnder[slot * copiesCap + copy];
         if (isReservationConflict(status) && under < v.epoch() && (v.targets() & bit) != 0) {
             // the secondary already accepted the epoch of a later change of the in-sync set (another copy was
             // dropped meanwhile): this command is still this primary's; send it again under the current epoch
-            epoch[slot] = v.epoch();
+            inflight.epoch[slot] = v.epoch();
             commands[slot].epoch = v.epoch();
-            toSend[slot] |= bit;
-            sendDeadlineNs[slot] = System.nanoTime() + timeoutNs;
+            inflight.toSend[slot] |= bit;
+            inflight.sendDeadlineNs[slot] = System.nanoTime() + timeoutNs;
             addWaiting(slot);
             return;
         }
@@ -356,17 +273,18 @@ public final class ReplicatedWrites implements RegionGate.Writer {
             // the secondary accepted an epoch above this primary's view: not this primary's own bump. Neither resent
             // nor acknowledged until the record is read: another primary deposes this one (ANA Transition), a
             // higher epoch with this node still primary is adopted and the command sent again
-            fenced[slot] |= bit;
+            inflight.fenced[slot] |= bit;
             set.reportFenced(set.view().copies()[copy], under);
             addWaiting(slot);
             return;
         }
-        if (isAnaTransition(status) && (v.targets() & bit) != 0 && transitions[slot] < MAX_TRANSITION_RESENDS) {
+        if (isAnaTransition(status) && (v.targets() & bit) != 0
+                && inflight.transitions[slot] < MAX_TRANSITION_RESENDS) {
             // the secondary's queue is re-opening its volume I/O after a change of its role (e.g. it learnt of this
             // primary's promotion): a passing state, not a failed copy; sent again (bounded)
-            transitions[slot]++;
-            toSend[slot] |= bit;
-            sendDeadlineNs[slot] = System.nanoTime() + timeoutNs;
+            inflight.transitions[slot]++;
+            inflight.toSend[slot] |= bit;
+            inflight.sendDeadlineNs[slot] = System.nanoTime() + timeoutNs;
             addWaiting(slot);
             return;
         }
@@ -393,7 +311,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
     }
 
     private void childDone(int slot) {
-        if (--pending[slot] > 0) {
+        if (--inflight.pending[slot] > 0) {
             return;
         }
         if (stillWaiting(slot, System.nanoTime())) {
@@ -406,78 +324,42 @@ public final class ReplicatedWrites implements RegionGate.Writer {
      * not yet confirmed, bitmap not yet durable), false when it completed or only waits for completions.
      */
     private boolean stillWaiting(int slot, long nowNs) {
-        if (phase[slot] == HELD) {
+        if (inflight.phase[slot] == HELD) {
             if (closed || set.deposed()) {
-                phase[slot] = IDLE;
+                inflight.phase[slot] = IDLE;
                 done.completed(slot, ANA_TRANSITION);
                 return false;
             }
             if (!gate.tryEnter(commands[slot].offsetBytes, commands[slot].lengthBytes)) {
                 return true; // the walker is still on its region
             }
-            counted[slot] = COUNTED;
-            int status = admit(slot, nowNs, ignoreMin[slot]);
+            inflight.counted[slot] = COUNTED;
+            int status = admit(slot, nowNs, inflight.ignoreMin[slot]);
             if (status != 0) {
-                release(slot);
-                phase[slot] = IDLE;
+                inflight.release(slot);
+                inflight.phase[slot] = IDLE;
                 done.completed(slot, status);
                 return false;
             }
             starter.startLocal(slot);
             return stillWaiting(slot, nowNs);
         }
-        if (phase[slot] == IN_FLIGHT) {
-            if (fenced[slot] != 0) {
+        if (inflight.phase[slot] == IN_FLIGHT) {
+            if (inflight.fenced[slot] != 0) {
                 resolveFenced(slot, nowNs);
             }
-            if (toSend[slot] != 0) {
+            if (inflight.toSend[slot] != 0) {
                 send(slot, nowNs);
             }
-            if (pending[slot] > 0) {
-                return toSend[slot] != 0 || fenced[slot] != 0;
+            if (inflight.pending[slot] > 0) {
+                return inflight.toSend[slot] != 0 || inflight.fenced[slot] != 0;
             }
-            if (syncFailed[slot] != 0 && !settleSyncFailed(slot)) {
+            if (inflight.syncFailed[slot] != 0 && !inflight.settleSyncFailed(slot)) {
                 return true; // a failed syncing copy is being declared in sync: wait for the outcome
             }
-            phase[slot] = failed[slot] != 0 ? WAIT_DROP : WAIT_DURABLE;
+            inflight.phase[slot] = inflight.failed[slot] != 0 ? WAIT_DROP : WAIT_DURABLE;
         }
-        ReplicaSet.View v = set.view();
-        if (phase[slot] == WAIT_DROP && set.deposed()) {
-            // the drop will never be confirmed (the record names another primary): not acknowledged
-            deposedSlot[slot] = true;
-            finish(slot, v);
-            return false;
-        }
-        if (phase[slot] == WAIT_DROP) {
-            if ((v.inSync() & failed[slot]) != 0) {
-                return true; // the management plane has not confirmed the drop yet
-            }
-            ForwardCommand c = commands[slot];
-            int base = slot * copiesCap;
-            boolean marked = false;
-            for (ReplicaSet.Copy copy : v.copies()) {
-                if ((failed[slot] & (1L << copy.index)) != 0 && copy.missed != null && c.lengthBytes > 0) {
-                    long g = copy.missed.mark(c.offsetBytes, c.lengthBytes);
-                    needGen[base + copy.index] = Math.max(needGen[base + copy.index], g);
-                    marked |= g > 0;
-                }
-            }
-            if (marked) {
-                set.bitmapMarked();
-            }
-            phase[slot] = WAIT_DURABLE;
-        }
-        if (phase[slot] == WAIT_DURABLE) {
-            int base = slot * copiesCap;
-            for (ReplicaSet.Copy copy : v.copies()) {
-                long g = needGen[base + copy.index];
-                if (g > 0 && (copy.missed == null || copy.missed.durableGeneration() < g)) {
-                    return true;
-                }
-            }
-            finish(slot, v);
-        }
-        return false;
+        return inflight.acknowledge(slot);
     }
 
     /**
@@ -486,60 +368,46 @@ public final class ReplicatedWrites implements RegionGate.Writer {
      */
     private void resolveFenced(int slot, long nowNs) {
         ReplicaSet.View v = set.view();
-        long rest = fenced[slot];
+        long rest = inflight.fenced[slot];
         while (rest != 0) {
             int copy = Long.numberOfTrailingZeros(rest);
             long bit = 1L << copy;
             rest &= ~bit;
             if (set.deposed()) {
-                fenced[slot] &= ~bit;
-                deposedSlot[slot] = true;
-                pending[slot]--;
+                inflight.fenced[slot] &= ~bit;
+                inflight.deposedSlot[slot] = true;
+                inflight.pending[slot]--;
             } else if ((v.targets() & bit) == 0) {
-                fenced[slot] &= ~bit;
-                failed[slot] |= bit;
-                pending[slot]--;
-            } else if (v.epoch() > epoch[slot]) {
-                fenced[slot] &= ~bit;
-                epoch[slot] = v.epoch();
+                inflight.fenced[slot] &= ~bit;
+                inflight.failed[slot] |= bit;
+                inflight.pending[slot]--;
+            } else if (v.epoch() > inflight.epoch[slot]) {
+                inflight.fenced[slot] &= ~bit;
+                inflight.epoch[slot] = v.epoch();
                 commands[slot].epoch = v.epoch();
-                toSend[slot] |= bit;
-                sendDeadlineNs[slot] = nowNs + timeoutNs;
+                inflight.toSend[slot] |= bit;
+                inflight.sendDeadlineNs[slot] = nowNs + timeoutNs;
             }
         }
     }
 
-    private void finish(int slot, ReplicaSet.View v) {
-        phase[slot] = IDLE;
-        release(slot);
-        if (deposedSlot[slot]) {
-            done.completed(slot, ANA_TRANSITION);
-            return;
-        }
-        int status = localStatus[slot];
-        if (status == 0 && failed[slot] != 0 && v.inSyncCount() < v.minInSync()) {
-            status = NOT_READY; // it landed on every copy still in sync, but on fewer than minInSync
-        }
-        done.completed(slot, status);
-    }
-
     /** Sends to the copies not yet sent to; a copy without a queue (failed) or past the deadline fails its child. */
     private void send(int slot, long nowNs) {
-        long rest = toSend[slot];
+        long rest = inflight.toSend[slot];
         while (rest != 0) {
             int copy = Long.numberOfTrailingZeros(rest);
             long bit = 1L << copy;
             rest &= ~bit;
             ForwardQueue q = queues.get(copy);
             if (q != null && q.submit(commands[slot], slot)) {
-                sentUnder[slot * copiesCap + copy] = commands[slot].epoch;
-                sent[slot] |= bit;
-                toSend[slot] &= ~bit;
-            } else if (q == null ? !queues.opening(copy) : nowNs - sendDeadlineNs[slot] > 0) {
+                inflight.sentUnder[slot * copiesCap + copy] = commands[slot].epoch;
+                inflight.sent[slot] |= bit;
+                inflight.toSend[slot] &= ~bit;
+            } else if (q == null ? !queues.opening(copy) : nowNs - inflight.sendDeadlineNs[slot] > 0) {
                 // no queue and none coming (its set-up failed or took too long: the open deadline), or a live
                 // queue without a free slot for longer than the replica timeout
-                toSend[slot] &= ~bit;
-                pending[slot]--;
+                inflight.toSend[slot] &= ~bit;
+                inflight.pending[slot]--;
                 childFailed(slot, copy, q == null ? "no queue to the secondary"
                         : "no free slot on the queue to the secondary within " + timeoutNs / 1_000_000 + " ms");
             }
@@ -564,11 +432,11 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         ReplicaSet.View v = set.view();
         long bit = 1L << copy;
         if (v.isSyncing(copy)) {
-            syncFailed[slot] |= bit;
+            inflight.syncFailed[slot] |= bit;
             syncAbort(v.copies()[copy], why);
         } else {
-            failed[slot] |= bit;
-            set.reportFailure(v.copies()[copy], epoch[slot], why);
+            inflight.failed[slot] |= bit;
+            set.reportFailure(v.copies()[copy], inflight.epoch[slot], why);
         }
     }
 
@@ -578,42 +446,6 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         if (r != null) {
             r.syncFailed(c, why);
         }
-    }
-
-    /**
-     * Settles the syncing copies that failed the slot: still being declared in sync → not yet (false); in sync by
-     * now → a failed child (the ordinary drop); otherwise its resync aborted: the slot's regions are marked in its
-     * bitmap (normally already) and it does not count.
-     */
-    private boolean settleSyncFailed(int slot) {
-        long rest = syncFailed[slot];
-        while (rest != 0) {
-            int copy = Long.numberOfTrailingZeros(rest);
-            long bit = 1L << copy;
-            rest &= ~bit;
-            ReplicaSet.Copy cp = set.view().copies()[copy];
-            if (cp.promoting) {
-                return false;
-            }
-            ReplicaSet.View v = set.view(); // read after promoting
-            syncFailed[slot] &= ~bit;
-            if (v.isInSync(copy)) {
-                failed[slot] |= bit;
-                set.reportFailure(cp, epoch[slot], "a write forwarded while it resynced failed");
-                continue;
-            }
-            DirtyRegions d = cp.missed;
-            ForwardCommand c = commands[slot];
-            if (d != null && c.lengthBytes > 0) {
-                long g = d.mark(c.offsetBytes, c.lengthBytes);
-                int i = slot * copiesCap + copy;
-                needGen[i] = Math.max(needGen[i], g);
-                if (g > 0) {
-                    set.bitmapMarked();
-                }
-            }
-        }
-        return true;
     }
 
     private void addWaiting(int slot) {
