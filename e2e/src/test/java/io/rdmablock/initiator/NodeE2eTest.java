@@ -1,7 +1,7 @@
 package io.rdmablock.initiator;
 
 import io.rdmablock.node.StorageNode;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import org.junit.jupiter.api.AfterEach;
@@ -194,7 +194,7 @@ class NodeE2eTest {
             NvmeStatusException e = assertThrows(NvmeStatusException.class, () -> d.writeSync(oldEnd, b, false));
             assertEquals(NvmeStatus.SC_LBA_OUT_OF_RANGE, e.sc(), "I/O past the end fails before the resize");
             size += 32L << 20;
-            Volume v = node.store().resize("c11", size);
+            StoreVolume v = node.store().resize("c11", size);
             assertEquals(size, v.sizeBytes());
             long expect = size;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

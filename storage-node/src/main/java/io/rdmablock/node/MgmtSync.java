@@ -10,7 +10,7 @@ import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.NodeAgent;
 import io.rdmablock.mgmt.client.VolumeReport;
 import io.rdmablock.mgmt.client.VolumeState;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeInfo;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
@@ -224,7 +224,7 @@ final class MgmtSync implements NodeAgent.Handler {
     }
 
     private void applyOne(DesiredVolume dv) {
-        Volume v = store.find(dv.id()).orElse(null);
+        StoreVolume v = store.find(dv.id()).orElse(null);
         if (dv.state() == VolumeState.DELETING) {
             if (v != null || store.isUnavailable(dv.id())) {
                 if (replication != null) {
@@ -268,7 +268,7 @@ final class MgmtSync implements NodeAgent.Handler {
             target.removeVolume(dv.id());
             s = null;
         }
-        Volume held = v;
+        StoreVolume held = v;
         if (s != null && s.requiresAuth() != dv.requireAuth()) {
             s.requireAuth(dv.requireAuth());
             s.revokeHostsWithoutSecrets(target.hostSecrets()); // connected before it was required

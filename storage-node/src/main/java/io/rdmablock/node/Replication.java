@@ -160,7 +160,7 @@ final class Replication implements AutoCloseable {
     }
 
     /** Applies the role of this node's copy of {@code dv} to its subsystem {@code s}. */
-    void apply(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s, VolumeStore store) {
+    void apply(DesiredVolume dv, io.rdmablock.node.store.StoreVolume v, Subsystem s, VolumeStore store) {
         this.store = store;
         if (!replicated(dv)) {
             close(v.id());
@@ -234,7 +234,7 @@ final class Replication implements AutoCloseable {
         }
     }
 
-    private VolumeIo.Factory factory(ReplicaSet copies, io.rdmablock.node.store.Volume v) {
+    private VolumeIo.Factory factory(ReplicaSet copies, io.rdmablock.node.store.StoreVolume v) {
         int lbaSize = v.lbaSizeBytes();
         return ctx -> new ReplicatedVolumeIo(LocalVolumeIo.open(ctx), copies, ctx.entries(), lbaSize, timeoutNs,
                 ctx.protectionDomain(), throttle);
@@ -245,7 +245,7 @@ final class Replication implements AutoCloseable {
      * out of primary mode until it is done: a secondary stays one (only the old primary's node is admitted, and its
      * writes are refused by the epoch persisted already); a first export is held as a secondary of the old primary.
      */
-    private void activate(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s) {
+    private void activate(DesiredVolume dv, io.rdmablock.node.store.StoreVolume v, Subsystem s) {
         long learnt = System.nanoTime();
         // the server says how much of the old primary's lease may be left (null: an older server, wait a full one)
         long lease = dv.leaseWaitMs() == null ? leaseNanos
@@ -313,7 +313,7 @@ final class Replication implements AutoCloseable {
      * be in the store. Serving waits until none is ({@link io.rdmablock.node.store.EpochFence#settled}), bounded by
      * {@link #ACTIVATION_BOUND_NS} from {@code learntNanos} (then FAILED: retried at the next heartbeat).
      */
-    private static Activation.Outcome awaitLocalFence(io.rdmablock.node.store.Volume v, long learntNanos,
+    private static Activation.Outcome awaitLocalFence(io.rdmablock.node.store.StoreVolume v, long learntNanos,
                                                       java.util.function.BooleanSupplier cancelled) {
         while (!v.epochFence().settled()) {
             if (cancelled.getAsBoolean()) {
@@ -372,7 +372,8 @@ final class Replication implements AutoCloseable {
         return set == null ? null : set.resyncs();
     }
 
-    private ReplicaSet open(DesiredVolume dv, io.rdmablock.node.store.Volume v, Subsystem s, boolean trustBitmaps) {
+    private ReplicaSet open(DesiredVolume dv, io.rdmablock.node.store.StoreVolume v, Subsystem s,
+                            boolean trustBitmaps) {
         List<Map.Entry<String, Map.Entry<ForwardLink, Boolean>>> secondaries = new ArrayList<>();
         ReplicaSet[] holder = new ReplicaSet[1];
         // patient while a drop would leave fewer than minInSync copies in sync (writes would be refused anyway)

@@ -8,7 +8,7 @@ import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.node.metrics.CapacitySource;
 import io.rdmablock.node.store.BlockQueue;
 import io.rdmablock.node.store.VolumeEvent;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeInfo;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
@@ -170,8 +170,8 @@ public final class StorageNode implements AutoCloseable {
     }
 
     /** Creates a volume in the store and exports it (tests, quickstart). */
-    public Volume createVolume(String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts) {
-        Volume v = store.create(new VolumeSpec(name, name, sizeBytes, lbaSizeBytes, allowedHosts));
+    public StoreVolume createVolume(String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts) {
+        StoreVolume v = store.create(new VolumeSpec(name, name, sizeBytes, lbaSizeBytes, allowedHosts));
         target.addVolume(v, null);
         return v;
     }

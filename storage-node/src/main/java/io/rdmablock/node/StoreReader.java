@@ -2,7 +2,7 @@ package io.rdmablock.node;
 
 import io.rdmablock.node.replica.LocalStore;
 import io.rdmablock.node.store.BlockQueue;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeStore;
 
 import java.io.IOException;
@@ -16,11 +16,11 @@ final class StoreReader implements LocalStore {
     /** Longest wait for one store read, ns. */
     private static final long READ_TIMEOUT_NS = 30_000_000_000L;
     private final BlockQueue queue;
-    private final Volume volume;
+    private final StoreVolume volume;
     private final long[] userData = new long[1];
     private final int[] result = new int[1];
 
-    StoreReader(VolumeStore store, Volume volume) {
+    StoreReader(VolumeStore store, StoreVolume volume) {
         this.queue = store.newQueue(2);
         this.volume = volume;
     }

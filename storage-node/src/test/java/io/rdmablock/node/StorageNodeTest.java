@@ -114,7 +114,7 @@ class StorageNodeTest {
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start();
              java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
              io.rdmablock.node.store.BlockQueue q = node.store().newQueue(1)) {
-            io.rdmablock.node.store.Volume v = node.createVolume("thin", size, 4096, java.util.Set.of());
+            io.rdmablock.node.store.StoreVolume v = node.createVolume("thin", size, 4096, java.util.Set.of());
             java.lang.foreign.MemorySegment buf = arena.allocate(1 << 20, 4096).fill((byte) 3);
             for (long off = 0; off < size; off += 1 << 20) {
                 q.submitWrite(v, off, buf, false, 1);

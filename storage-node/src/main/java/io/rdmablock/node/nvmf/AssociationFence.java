@@ -31,11 +31,11 @@ final class AssociationFence {
         if (s.isDiscovery()) {
             return false;
         }
-        List<Controller> previous = s.controllersOf(hostnqn, hostIdHigh, hostIdLow);
+        List<TargetController> previous = s.controllersOf(hostnqn, hostIdHigh, hostIdLow);
         if (previous.isEmpty()) {
             return false;
         }
-        for (Controller old : previous) {
+        for (TargetController old : previous) {
             old.destroy("replaced by a new association from the same host");
         }
         r.fence = previous;
@@ -52,7 +52,7 @@ final class AssociationFence {
 
     /** True when every association the Connect waited for has drained (its queues released their resources). */
     static boolean drained(Request r) {
-        for (Controller c : r.fence) {
+        for (TargetController c : r.fence) {
             if (!c.drained()) {
                 return false;
             }

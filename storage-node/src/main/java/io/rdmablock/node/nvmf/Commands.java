@@ -10,10 +10,10 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Dispatch of capsules for {@link RdmaQueue#advance}: which command set applies (Fabrics: {@link Connect} and the
- * property commands of {@link Controller}; admin: {@link Controller}; NVM I/O: {@link IoCommands}), and the data
- * descriptor checks shared by every command (NVMe-oF 1.1 section 2.3, keyed SGL and in-capsule data). Every method
- * returns the {@link Outcome} for the state machine and writes no state. Stateless; every method runs on the queue's
- * poller.
+ * property commands of {@link TargetController}; admin: {@link TargetController}; NVM I/O: {@link IoCommands}), and
+ * the data descriptor checks shared by every command (NVMe-oF 1.1 section 2.3, keyed SGL and in-capsule data). Every
+ * method returns the {@link Outcome} for the state machine and writes no state. Stateless; every method runs on the
+ * queue's poller.
  */
 final class Commands {
     static final int CSE = NvmeStatus.generic(NvmeStatus.SC_COMMAND_SEQUENCE_ERROR);
@@ -33,7 +33,7 @@ final class Commands {
             return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_CID_CONFLICT), "cid", r.cid,
                     "already outstanding on qid " + q.qid);
         }
-        Controller c = q.controller;
+        TargetController c = q.controller;
         if (c != null) {
             c.commandReceived(nowNs);
         }

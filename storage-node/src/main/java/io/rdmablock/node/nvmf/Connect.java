@@ -95,7 +95,7 @@ final class Connect {
             return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid
                     + ", max=0 (a discovery controller has no I/O queues)");
         }
-        Controller c;
+        TargetController c;
         VolumeIo volumeIo = null;
         if (qid == 0) {
             if (cntlid != ConnectDataDescriptor.CNTLID_DYNAMIC) {

@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *     nothing touched.</li>
  * </ul>
  * READ is served without an epoch check. The accepted epoch and the per-epoch counts are per volume
- * ({@link io.rdmablock.node.store.Volume#epochFence()}), shared by every queue of every node connection and poller,
- * so a raise seen on one queue fences the others from their next command on, and waits for what they admitted
- * before it.
+ * ({@link io.rdmablock.node.store.StoreVolume#epochFence()}), shared by every queue of every node connection and
+ * poller, so a raise seen on one queue fences the others from their next command on, and waits for what they
+ * admitted before it.
  *
  * <p>Cost without an epoch change: one volatile read and one atomic increment at admission, one atomic decrement at
  * completion, one volatile read for the barrier; no lock, no allocation. Poller thread only, like every

@@ -1,6 +1,6 @@
 package io.rdmablock.node.nvmf;
 
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
 import io.rdmablock.rdma.fabric.NamespaceIdDescriptor;
@@ -62,7 +62,7 @@ final class Identify {
     }
 
     /** Fills {@code r.dataBuffer} ({@link Outcome#COMPLETE}), or rejects. Admin poller. */
-    static Outcome execute(Request r, RdmaQueue q, Controller c) {
+    static Outcome execute(Request r, RdmaQueue q, TargetController c) {
         MemorySegment sqe = r.sqe;
         int cns = SqeDescriptor.cdw(sqe, 10) & 0xFF;
         int nsid = SqeDescriptor.nsid(sqe);
@@ -79,7 +79,7 @@ final class Identify {
                     return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_NAMESPACE),
                             "nsid", nsid, "min=1, max=1");
                 }
-                Volume v = s.volume();
+                StoreVolume v = s.volume();
                 IdentifyNamespaceDescriptor.encode(data, new IdentifyNamespaceDescriptor.Info(v.blockCount(),
                         v.allocatedBytes() / v.lbaSizeBytes(), v.lbaSizeBytes(), q.target.zeroesAfterTrim()));
                 NamespaceIdDescriptor.Ids ids = s.namespaceIds();
@@ -115,7 +115,7 @@ final class Identify {
     }
 
     /** Identify Controller of an I/O or discovery controller (field values: docs/wire-protocol.md section 6.1). */
-    private static void controller(MemorySegment data, Controller c, TargetOptions options) {
+    private static void controller(MemorySegment data, TargetController c, TargetOptions options) {
         Subsystem s = c.subsystem;
         boolean discovery = s.isDiscovery();
         String serial = discovery ? "discovery" : s.volume().id();
@@ -126,11 +126,11 @@ final class Identify {
         if (discovery) {
             data.set(ValueLayout.JAVA_SHORT_UNALIGNED, IdentifyControllerDescriptor.ONCS, (short) 0);
             IdentifyControllerDescriptor.controllerModel(data, 0, 0, IdentifyControllerDescriptor.CNTRLTYPE_DISCOVERY,
-                    Controller.MAX_HELD_AER - 1, IdentifyControllerDescriptor.LPA_EXTENDED_DATA);
+                    TargetController.MAX_HELD_AER - 1, IdentifyControllerDescriptor.LPA_EXTENDED_DATA);
         } else {
             IdentifyControllerDescriptor.controllerModel(data, IdentifyControllerDescriptor.CMIC_MULTI_CONTROLLER
                             | CMIC_ANA, c.supportedAsyncEvents(), IdentifyControllerDescriptor.CNTRLTYPE_IO,
-                    Controller.MAX_HELD_AER - 1, IdentifyControllerDescriptor.LPA_SMART_PER_NAMESPACE
+                    TargetController.MAX_HELD_AER - 1, IdentifyControllerDescriptor.LPA_SMART_PER_NAMESPACE
                             | IdentifyControllerDescriptor.LPA_EXTENDED_DATA);
             data.set(ValueLayout.JAVA_BYTE, ANATT, (byte) ANATT_SECONDS);
             data.set(ValueLayout.JAVA_BYTE, ANACAP, (byte) ANACAP_VALUE);

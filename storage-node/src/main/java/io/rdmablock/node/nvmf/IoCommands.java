@@ -1,7 +1,7 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
@@ -51,7 +51,7 @@ final class IoCommands {
             r.rangeCount = (SqeDescriptor.cdw(sqe, 10) & 0xFF) + 1;
             return Commands.dataFromHost(r, q, r.rangeCount * DsmRangeDescriptor.LENGTH, false);
         }
-        Volume v = q.volume;
+        StoreVolume v = q.volume;
         long capacity = v.blockCount();
         long slba = SqeDescriptor.slba(sqe);
         int nlb = SqeDescriptor.blockCount(sqe);

@@ -1,7 +1,7 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.store.BlockQueue;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
@@ -30,7 +30,7 @@ public final class LocalVolumeIo implements VolumeIo {
     private static final int ENOSPC = 28;
 
     private final BlockQueue queue;
-    private final Volume volume;
+    private final StoreVolume volume;
     private final int qid;
     /** The request of each store command in flight, by request index (= userData). */
     private final Request[] byIndex;
@@ -38,7 +38,7 @@ public final class LocalVolumeIo implements VolumeIo {
     private final int[] reapResult = new int[BATCH];
     private boolean closed;
 
-    private LocalVolumeIo(BlockQueue queue, Volume volume, int qid, int entries) {
+    private LocalVolumeIo(BlockQueue queue, StoreVolume volume, int qid, int entries) {
         this.queue = queue;
         this.volume = volume;
         this.qid = qid;
@@ -65,7 +65,7 @@ public final class LocalVolumeIo implements VolumeIo {
 
     @Override
     public int start(Request r) {
-        Volume v = volume;
+        StoreVolume v = volume;
         int i = r.index;
         try {
             switch (r.opcode) {

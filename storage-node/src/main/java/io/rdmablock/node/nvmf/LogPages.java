@@ -58,7 +58,7 @@ final class LogPages {
     }
 
     /** READY_TO_EXECUTE: fills the first {@code r.transferBytes} of the data buffer ({@link Outcome#COMPLETE}). */
-    static Outcome execute(Request r, RdmaQueue q, Controller c) {
+    static Outcome execute(Request r, RdmaQueue q, TargetController c) {
         MemorySegment sqe = r.sqe;
         int lid = LogPageDescriptor.lid(sqe);
         long offset = LogPageDescriptor.offsetBytes(sqe);
@@ -139,7 +139,7 @@ final class LogPages {
         }
     }
 
-    private static void smart(MemorySegment log, Controller c) {
+    private static void smart(MemorySegment log, TargetController c) {
         log.asSlice(0, LogPageDescriptor.SMART_LENGTH).fill((byte) 0);
         log.set(U16, LogPageDescriptor.SMART_COMPOSITE_TEMPERATURE,
                 (short) COMPOSITE_TEMPERATURE_KELVIN);
@@ -168,8 +168,8 @@ final class LogPages {
     }
 
     /** Discovery log window: header (record -1), then entry 0 (current discovery subsystem), then {@code listed}. */
-    private static void discovery(MemorySegment scratch, long offset, MemorySegment out, RdmaQueue q, Controller c,
-                                  List<Subsystem> listed) {
+    private static void discovery(MemorySegment scratch, long offset, MemorySegment out, RdmaQueue q,
+                                  TargetController c, List<Subsystem> listed) {
         long end = offset + out.byteSize();
         int record = DiscoveryLogDescriptor.ENTRY_LENGTH;
         InetSocketAddress local = localAddress(q);

@@ -53,7 +53,7 @@ final class QueueAuthentication {
      * or the authentication failed {@link #FAILURE_LINGER_NS} ago (the association is then destroyed too). The linger
      * lets the failure message reach the host before the connection closes; meanwhile every other command is refused.
      */
-    boolean due(long nowNs, Controller c) {
+    boolean due(long nowNs, TargetController c) {
         if (failedAtNs != 0 && nowNs - failedAtNs >= FAILURE_LINGER_NS) {
             c.destroy("authentication failed");
             return true;
@@ -112,7 +112,7 @@ final class QueueAuthentication {
 
     /** Logs the outcome once; a failed authentication ends the association (after this response is posted). */
     private void after(RdmaQueue q) {
-        Controller c = q.controller;
+        TargetController c = q.controller;
         if (dhchap.isAuthenticated() && !logged) {
             logged = true;
             LOG.info("queue authenticated: qid={}, cntlid={}, hostnqn={}, hash={}, dhgroup={}, peer={}", q.qid,

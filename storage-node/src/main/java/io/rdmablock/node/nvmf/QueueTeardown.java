@@ -46,7 +46,7 @@ final class QueueTeardown {
         drainDeadlineNs = nowNs + RdmaQueue.DRAIN_TIMEOUT_NS;
         CmId id = q.id;
         TargetQueueMemory.closeQuietly(id::disconnect);
-        Controller c = q.controller;
+        TargetController c = q.controller;
         if (c != null) {
             if (q.qid == 0) {
                 c.destroy("admin queue closed (" + q.fatalReason() + ")");
@@ -93,7 +93,7 @@ final class QueueTeardown {
         }
         released = true;
         q.volumeIo.close(); // waits for what is still in flight: it may still use our buffers
-        Controller c = q.controller;
+        TargetController c = q.controller;
         if (c != null) {
             c.queueClosed(); // no store I/O of this queue is left: its association may drain
         }

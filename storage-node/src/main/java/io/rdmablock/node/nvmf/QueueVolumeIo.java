@@ -139,7 +139,7 @@ final class QueueVolumeIo {
      */
     private boolean reopen() {
         VolumeIo old = handle;
-        Controller c = q.controller;
+        TargetController c = q.controller;
         if (reaping || q.isFatal() || old == null || c.isDestroyed() || old.inFlight() > 0) {
             return false;
         }

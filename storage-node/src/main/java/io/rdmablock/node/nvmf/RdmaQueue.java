@@ -2,7 +2,7 @@ package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.node.metrics.VolumeMetrics;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
@@ -14,7 +14,6 @@ import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WorkCompletion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 
 /**
  * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ (in the device's protection domain, shared by
@@ -31,8 +30,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The registered memory (RECV capsule slots, request data buffers, response capsules) and its layout are
  * {@link TargetQueueMemory}; the CQ, the QP, the RECV slots (post, repost), the free requests, the capsules waiting
- * for one and the data work requests are {@link QueueBuffers}; this class is the queue logic on top of them. The volume I/O handle, the role it was opened
- * under and the ANA gate are {@link QueueVolumeIo}; the teardown (disconnect, drain, release) is {@link QueueTeardown}.
+ * for one and the data work requests are {@link QueueBuffers}; this class is the queue logic on top of them. The
+ * volume I/O handle, the role it was opened under and the ANA gate are {@link QueueVolumeIo}; the teardown
+ * (disconnect, drain, release) is {@link QueueTeardown}.
  *
  * <p>Threading: built on the acceptor thread, then owned by one {@link Poller}; every other method runs there.
  * The state machine is {@link #advance}; {@link #poll} feeds it with work completions and store completions.
@@ -66,7 +66,7 @@ final class RdmaQueue {
     /** READ/WRITE commands and bytes completed on this queue (SMART log). */
     final IoCounters ioCounters = new IoCounters();
 
-    Controller controller;
+    TargetController controller;
     /** In-band authentication of this queue (set at Connect when the host must authenticate), or null. */
     QueueAuthentication auth;
     /** The poller serving this queue; set by it before the queue's first poll. */
@@ -74,7 +74,7 @@ final class RdmaQueue {
     /** The store behind this I/O queue (opened at Connect; none on the admin queue) and its ANA gate. */
     final QueueVolumeIo volumeIo = new QueueVolumeIo(this);
     private final QueueTeardown teardown = new QueueTeardown(this);
-    Volume volume;
+    StoreVolume volume;
     VolumeMetrics volumeMetrics; // per-volume data points, resolved once at Connect
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
     private int sqEntries;
@@ -192,7 +192,7 @@ final class RdmaQueue {
             fenced.event(Request.Event.FENCE_DONE);
             advance(fenced, nowNs);
         }
-        Controller c = controller;
+        TargetController c = controller;
         if (c == null && fenced == null && nowNs - connectDeadlineNs >= 0) {
             fail("connect timeout", "no Fabrics Connect within " + options.pending().connectTimeoutMs()
                     + " ms of the connection request");
@@ -424,7 +424,7 @@ final class RdmaQueue {
      * After a successful Connect: the host's SQ size (sqsize + 1) and, on an I/O queue, its volume I/O (from
      * {@link QueueVolumeIo#open}; null on the admin queue). The queue owns and closes it from now on.
      */
-    void connected(Controller c, int hostSqEntries, VolumeIo volumeIo) {
+    void connected(TargetController c, int hostSqEntries, VolumeIo volumeIo) {
         target.pendingDone(this);
         this.controller = c;
         this.volumeIo.attach(volumeIo);

@@ -131,7 +131,7 @@ public final class Request {
     int dw1;
 
     /** AWAITING_FENCE: the controllers being drained and the deadline. Connect path only. */
-    java.util.List<Controller> fence;
+    java.util.List<TargetController> fence;
     long fenceDeadlineNs;
 
     /** Last slice of {@link #dataBuffer} handed out, reused while the length repeats (no allocation per I/O). */

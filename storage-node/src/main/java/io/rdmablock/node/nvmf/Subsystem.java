@@ -1,6 +1,6 @@
 package io.rdmablock.node.nvmf;
 
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.rdma.fabric.DiscoveryLogDescriptor;
 import io.rdmablock.rdma.fabric.NamespaceIdDescriptor;
@@ -16,7 +16,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * An NVM subsystem: its subnqn, one namespace (nsid 1) backed by one store {@link Volume}, the hosts allowed to
+ * An NVM subsystem: its subnqn, one namespace (nsid 1) backed by one store {@link StoreVolume}, the hosts allowed to
  * connect (the volume's allow-list), its replication {@link Mode}, its NVMe ANA state (NVMe 1.4 §8.20; one ANA group,
  * id 1, holding nsid 1; {@link #anaState()}, change count for log page 0Ch) and the {@link VolumeIo.Factory} its I/O
  * queues get their store handle from. Or the node's discovery subsystem ({@link #discovery()}, the well-known NQN
@@ -34,11 +34,11 @@ public final class Subsystem {
 
     private final String subnqn;
     /** The namespace's volume; null for the discovery subsystem. */
-    private final Volume volume;
+    private final StoreVolume volume;
     /** EUI64, NGUID, UUID of the namespace (stable: derived from the volume id); null for the discovery subsystem. */
     private final NamespaceIdDescriptor.Ids namespaceIds;
     /** Live controllers and destroyed ones whose queues are still draining. */
-    private final CopyOnWriteArrayList<Controller> controllers = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<TargetController> controllers = new CopyOnWriteArrayList<>();
     private volatile boolean removed;
     /** Hosts without a DH-HMAC-CHAP secret are refused at Connect ({@link #requireAuth(boolean)}). */
     private volatile boolean requireAuth;
@@ -106,7 +106,7 @@ public final class Subsystem {
     /** SCT 3h, SC 03h Asymmetric Access Transition, DNR 0: the host retries (this path or another). */
     static final int ANA_TRANSITION = io.rdmablock.rdma.fabric.NvmeStatus.of(3, 0x03, false);
 
-    Subsystem(String subnqn, Volume volume) {
+    Subsystem(String subnqn, StoreVolume volume) {
         this.subnqn = subnqn;
         this.volume = volume;
         this.namespaceIds = volume == null ? null : namespaceIdsOf(volume.id());
@@ -162,7 +162,7 @@ public final class Subsystem {
     }
 
     /** The namespace's volume; null for the discovery subsystem ({@link #isDiscovery()}). */
-    public Volume volume() {
+    public StoreVolume volume() {
         return volume;
     }
 
@@ -282,7 +282,7 @@ public final class Subsystem {
         refreshAnaState(System.nanoTime());
         String oldPrimary = prev.primaryHostNqn();
         if (oldPrimary != null && !oldPrimary.equals(next.primaryHostNqn())) {
-            for (Controller c : controllers) {
+            for (TargetController c : controllers) {
                 if (c.hostnqn().equals(oldPrimary)) {
                     c.destroy("no longer the primary of this secondary: hostnqn=" + oldPrimary + ", mode="
                             + next.mode() + ", primaryHostNqn=" + next.primaryHostNqn());
@@ -468,8 +468,8 @@ public final class Subsystem {
 
     /**
      * Publishes the ANA state of {@code nowNs} when it differs from the last published one: bumps the change count,
-     * which each controller's admin poller turns into an ANA Change notice ({@link Controller#pollAsyncEvent}). Any
-     * thread; cheap when nothing changed (volatile reads only).
+     * which each controller's admin poller turns into an ANA Change notice
+     * ({@link TargetController#pollAsyncEvent}). Any thread; cheap when nothing changed (volatile reads only).
      */
     void refreshAnaState(long nowNs) {
         if (volume == null || anaStateAt(nowNs) == publishedAnaState) {
@@ -496,7 +496,7 @@ public final class Subsystem {
     /** hostnqns of the controllers currently connected. */
     public Set<String> connectedHosts() {
         Set<String> s = new TreeSet<>();
-        for (Controller c : controllers) {
+        for (TargetController c : controllers) {
             if (!c.isDestroyed()) {
                 s.add(c.hostnqn());
             }
@@ -525,7 +525,7 @@ public final class Subsystem {
 
     /** Destroys every controller of this subsystem (hosts reconnect and get the current factory and mode). */
     public void disconnectAll(String reason) {
-        for (Controller c : controllers) {
+        for (TargetController c : controllers) {
             c.destroy(reason);
         }
     }
@@ -540,9 +540,9 @@ public final class Subsystem {
      * restarted host process has a new HOSTID; its old association's stalled writes must not land after its new
      * writes). Live controllers of the same hostnqn with another HOSTID are other processes: left alone.
      */
-    java.util.List<Controller> controllersOf(String hostnqn, long hostIdHigh, long hostIdLow) {
-        java.util.List<Controller> out = new java.util.ArrayList<>();
-        for (Controller c : controllers) {
+    java.util.List<TargetController> controllersOf(String hostnqn, long hostIdHigh, long hostIdLow) {
+        java.util.List<TargetController> out = new java.util.ArrayList<>();
+        for (TargetController c : controllers) {
             if (c.sameHost(hostnqn, hostIdHigh, hostIdLow) || (c.isDestroyed() && c.hostnqn().equals(hostnqn))) {
                 out.add(c);
             }
@@ -550,11 +550,11 @@ public final class Subsystem {
         return out;
     }
 
-    void attach(Controller c) {
+    void attach(TargetController c) {
         controllers.add(c);
     }
 
-    void detach(Controller c) {
+    void detach(TargetController c) {
         controllers.remove(c);
     }
 
@@ -568,7 +568,7 @@ public final class Subsystem {
             return;
         }
         String primary = role.primaryHostNqn();
-        for (Controller c : controllers) {
+        for (TargetController c : controllers) {
             if (!c.isDestroyed() && secrets.lookup(c.hostnqn()) == null && !c.hostnqn().equals(primary)) {
                 c.destroy("authentication now required and hostnqn=" + c.hostnqn() + " has no DH-HMAC-CHAP secret");
             }
@@ -577,7 +577,7 @@ public final class Subsystem {
 
     /** Destroys the controllers of hosts this subsystem no longer admits (after an allow-list or mode change). */
     void revokeDisallowedHosts() {
-        for (Controller c : controllers) {
+        for (TargetController c : controllers) {
             if (!c.isDestroyed() && !allowsHost(c.hostnqn())) {
                 c.destroy("host no longer admitted: hostnqn=" + c.hostnqn() + ", mode=" + role.mode());
             }
@@ -587,7 +587,7 @@ public final class Subsystem {
     /** Marks the subsystem removed and destroys every controller (their queues tear down on their pollers). */
     void remove(String reason) {
         removed = true;
-        for (Controller c : controllers) {
+        for (TargetController c : controllers) {
             c.destroy(reason);
         }
     }

@@ -1,7 +1,7 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeStore;
 import io.rdmablock.rdma.fabric.CmPrivateData;
 import io.rdmablock.rdma.verbs.CmId;
@@ -45,7 +45,7 @@ public final class Target implements AutoCloseable {
      * a host's list (which depends on its hostnqn) never changes without GENCTR changing.
      */
     private final java.util.concurrent.atomic.AtomicLong discoveryGeneration = new java.util.concurrent.atomic.AtomicLong();
-    private final ConcurrentHashMap<Integer, Controller> controllers = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, TargetController> controllers = new ConcurrentHashMap<>();
     /**
      * One protection domain per device context (keyed by identity: providers hand out one object per device),
      * allocated on first use and closed by {@link #close} after every queue.
@@ -201,17 +201,17 @@ public final class Target implements AutoCloseable {
     }
 
     /** Exports {@code volume} as subsystem {@code subnqn} ({@code null}: {@link Subsystem#nqnFor} of its name). */
-    public Subsystem addVolume(Volume volume, String subnqn) {
+    public Subsystem addVolume(StoreVolume volume, String subnqn) {
         return addVolume(volume, subnqn, s -> { });
     }
 
     /**
-     * As {@link #addVolume(Volume, String)}, with {@code configure} run on the new subsystem before it is published
-     * (e.g. its replication mode, so no host ever connects to a copy in the wrong mode). If {@code configure} throws,
-     * nothing is exported and the exception propagates. An already exported subsystem of the same volume is returned
-     * as it is.
+     * As {@link #addVolume(StoreVolume, String)}, with {@code configure} run on the new subsystem before it is
+     * published (e.g. its replication mode, so no host ever connects to a copy in the wrong mode). If
+     * {@code configure} throws, nothing is exported and the exception propagates. An already exported subsystem of
+     * the same volume is returned as it is.
      */
-    public Subsystem addVolume(Volume volume, String subnqn, java.util.function.Consumer<Subsystem> configure) {
+    public Subsystem addVolume(StoreVolume volume, String subnqn, java.util.function.Consumer<Subsystem> configure) {
         String nqn = subnqn == null ? Subsystem.nqnFor(volume.name()) : subnqn;
         if (nqn.equals(discovery.subnqn())) {
             throw new IllegalArgumentException("subnqn reserved for the discovery subsystem: subnqn=" + nqn);
@@ -398,17 +398,18 @@ public final class Target implements AutoCloseable {
         return s == null || s.isRemoved() ? null : s;
     }
 
-    Controller controller(int cntlid) {
+    TargetController controller(int cntlid) {
         return controllers.get(cntlid);
     }
 
     /** Creates a controller with its admin queue counted as connected. */
-    Controller createController(Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
+    TargetController createController(Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
                                 long nowNs) {
         int range = cntlidCount();
         for (int tries = 0; tries < range; tries++) {
             int id = nextCntlid();
-            Controller c = new Controller(id, s, hostnqn, hostIdHigh, hostIdLow, katoMs, options, this, nowNs);
+            TargetController c = new TargetController(id, s, hostnqn, hostIdHigh, hostIdLow, katoMs, options, this,
+                    nowNs);
             if (controllers.putIfAbsent(id, c) == null) {
                 c.queueOpened();
                 s.attach(c);
@@ -424,7 +425,7 @@ public final class Target implements AutoCloseable {
         throw new IllegalStateException("no free cntlid: " + range + " in use");
     }
 
-    void controllerGone(Controller c) {
+    void controllerGone(TargetController c) {
         if (controllers.remove(c.cntlid, c)) {
             metrics.controllerDown();
         }
@@ -553,7 +554,7 @@ public final class Target implements AutoCloseable {
                 p.stop(10_000);
             }
         }
-        for (Controller c : controllers.values()) {
+        for (TargetController c : controllers.values()) {
             c.destroy("target shutdown");
         }
         QueueReaper r = reaper;

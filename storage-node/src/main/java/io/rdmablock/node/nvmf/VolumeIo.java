@@ -1,6 +1,6 @@
 package io.rdmablock.node.nvmf;
 
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeStore;
 import io.rdmablock.rdma.verbs.DeviceContext;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
@@ -108,8 +108,8 @@ public interface VolumeIo extends AutoCloseable {
      * @param dataRegion        the queue's registered request data buffers (for io_uring fixed buffers)
      * @param recvRegion        the queue's registered RECV slots (in-capsule data)
      */
-    record Context(Volume volume, VolumeStore store, String subnqn, String hostnqn, int cntlid, int qid, int entries,
-                   Poller poller, DeviceContext device, ProtectionDomain protectionDomain, MemorySegment dataRegion,
-                   MemorySegment recvRegion) {
+    record Context(StoreVolume volume, VolumeStore store, String subnqn, String hostnqn, int cntlid, int qid,
+                   int entries, Poller poller, DeviceContext device, ProtectionDomain protectionDomain,
+                   MemorySegment dataRegion, MemorySegment recvRegion) {
     }
 }

@@ -13,8 +13,8 @@
  *       {@link io.rdmablock.node.nvmf.Poller.Pollable}s) to completion on one thread.
  *       {@link io.rdmablock.node.nvmf.Target} listens through the connection manager and checks the queue
  *       handshake (NVMe/RDMA transport 1.0 section 3.2).</li>
- *   <li>Controller: {@link io.rdmablock.node.nvmf.Controller} - properties, admin commands, keep-alive; one per host
- *       association (admin queue + I/O queues). {@link io.rdmablock.node.nvmf.Connect} (Fabrics Connect) and
+ *   <li>Controller: {@link io.rdmablock.node.nvmf.TargetController} - properties, admin commands, keep-alive; one
+ *       per host association (admin queue + I/O queues). {@link io.rdmablock.node.nvmf.Connect} (Fabrics Connect) and
  *       {@link io.rdmablock.node.nvmf.AssociationFence} (a new association waits for the host's old one to drain)
  *       beside it; {@link io.rdmablock.node.nvmf.Commands} only dispatches and checks data descriptors.</li>
  *   <li>Subsystem: {@link io.rdmablock.node.nvmf.Subsystem} - subnqn, namespace 1 = one store volume, allowed

@@ -59,14 +59,14 @@ abstract class AbstractBlockQueue implements BlockQueue {
     // ---- backend hooks: queue one command for slot; it reaches the kernel/workers at submit() ----
 
     /** READ or WRITE; {@code direct} selects the O_DIRECT descriptor, else the buffered one. */
-    abstract void queueRw(int slot, int kind, Volume v, boolean direct, long address, long lengthBytes,
+    abstract void queueRw(int slot, int kind, StoreVolume v, boolean direct, long address, long lengthBytes,
                           long offsetBytes, int rwFlags);
 
     /** fdatasync of the volume's file. */
-    abstract void queueFlush(int slot, Volume v);
+    abstract void queueFlush(int slot, StoreVolume v);
 
     /** fallocate on the volume's buffered descriptor. */
-    abstract void queueFallocate(int slot, Volume v, int mode, long offsetBytes, long lengthBytes);
+    abstract void queueFallocate(int slot, StoreVolume v, int mode, long offsetBytes, long lengthBytes);
 
     /** Copies up to {@code max} backend completions from index {@code at}; frees their slots via {@link #complete}. */
     abstract int reapBackend(long[] userData, int[] result, int at, int max);
@@ -82,7 +82,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     // ---- BlockQueue ----
 
     @Override
-    public final void submitRead(Volume volume, long offsetBytes, MemorySegment buf, long userData) {
+    public final void submitRead(StoreVolume volume, long offsetBytes, MemorySegment buf, long userData) {
         long len = checkBuffer("read", volume, offsetBytes, buf);
         if (shortcut(volume, len, userData)) {
             return;
@@ -100,7 +100,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     }
 
     @Override
-    public final void submitWrite(Volume volume, long offsetBytes, MemorySegment buf, boolean fua, long userData) {
+    public final void submitWrite(StoreVolume volume, long offsetBytes, MemorySegment buf, boolean fua, long userData) {
         long len = checkBuffer("write", volume, offsetBytes, buf);
         if (shortcut(volume, len, userData)) {
             return;
@@ -120,7 +120,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     }
 
     @Override
-    public final void submitFlush(Volume volume, long userData) {
+    public final void submitFlush(StoreVolume volume, long userData) {
         checkVolume(volume);
         if (shortcut(volume, 1, userData)) {
             return;
@@ -129,7 +129,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     }
 
     @Override
-    public final void submitWriteZeroes(Volume volume, long offsetBytes, long lengthBytes, long userData) {
+    public final void submitWriteZeroes(StoreVolume volume, long offsetBytes, long lengthBytes, long userData) {
         checkRange("writeZeroes", volume, offsetBytes, lengthBytes);
         if (shortcut(volume, lengthBytes, userData)) {
             return;
@@ -147,7 +147,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     }
 
     @Override
-    public final void submitTrim(Volume volume, long offsetBytes, long lengthBytes, long userData) {
+    public final void submitTrim(StoreVolume volume, long offsetBytes, long lengthBytes, long userData) {
         checkRange("trim", volume, offsetBytes, lengthBytes);
         if (shortcut(volume, lengthBytes, userData)) {
             return;
@@ -282,7 +282,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
     }
 
     /** Completes without I/O when there is nothing to do or the volume is gone; true if it did. */
-    private boolean shortcut(Volume volume, long lengthBytes, long userData) {
+    private boolean shortcut(StoreVolume volume, long lengthBytes, long userData) {
         ensureCapacity();
         if (volume.isDeleted()) {
             completeNow(userData, -Syscalls.ENXIO);
@@ -317,13 +317,13 @@ abstract class AbstractBlockQueue implements BlockQueue {
         return b;
     }
 
-    private void checkVolume(Volume v) {
+    private void checkVolume(StoreVolume v) {
         if (v == null || v.store() != store) {
             throw new IllegalArgumentException("invalid volume: volume=" + v + " (not of this store)");
         }
     }
 
-    private long checkBuffer(String op, Volume v, long offsetBytes, MemorySegment buf) {
+    private long checkBuffer(String op, StoreVolume v, long offsetBytes, MemorySegment buf) {
         if (buf == null || !buf.isNative()) {
             throw new IllegalArgumentException("invalid buf: " + op + " needs a native segment, buf=" + buf);
         }
@@ -336,7 +336,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
         return len;
     }
 
-    private void checkRange(String op, Volume v, long offsetBytes, long lengthBytes) {
+    private void checkRange(String op, StoreVolume v, long offsetBytes, long lengthBytes) {
         checkVolume(v);
         long size = v.sizeBytes();
         int lba = v.lbaSizeBytes();

@@ -60,22 +60,22 @@ public interface BlockQueue extends AutoCloseable {
     int MAX_TRANSFER_BYTES = 1 << 30;
 
     /** Reads {@code buf.byteSize()} bytes at {@code offsetBytes} of {@code volume} into {@code buf}. */
-    void submitRead(Volume volume, long offsetBytes, MemorySegment buf, long userData);
+    void submitRead(StoreVolume volume, long offsetBytes, MemorySegment buf, long userData);
 
     /**
      * Writes {@code buf} at {@code offsetBytes}. With {@code fua} the data is durable when the command completes
      * (NVMe Force Unit Access).
      */
-    void submitWrite(Volume volume, long offsetBytes, MemorySegment buf, boolean fua, long userData);
+    void submitWrite(StoreVolume volume, long offsetBytes, MemorySegment buf, boolean fua, long userData);
 
     /** Makes every write on {@code volume} completed before this submit durable (NVMe FLUSH). */
-    void submitFlush(Volume volume, long userData);
+    void submitFlush(StoreVolume volume, long userData);
 
     /** Zeroes {@code lengthBytes} at {@code offsetBytes}; they read zero afterwards (NVMe WRITE ZEROES). */
-    void submitWriteZeroes(Volume volume, long offsetBytes, long lengthBytes, long userData);
+    void submitWriteZeroes(StoreVolume volume, long offsetBytes, long lengthBytes, long userData);
 
     /** Deallocates {@code lengthBytes} at {@code offsetBytes} (NVMe DATASET MANAGEMENT, deallocate). */
-    void submitTrim(Volume volume, long offsetBytes, long lengthBytes, long userData);
+    void submitTrim(StoreVolume volume, long offsetBytes, long lengthBytes, long userData);
 
     /**
      * Optional: declares the memory regions that I/O buffers will be slices of (e.g. the target's registered RDMA

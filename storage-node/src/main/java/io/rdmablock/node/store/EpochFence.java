@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The in-memory side of a volume's accepted replication epoch (docs/failover.md, "Fencing on a secondary"): the
  * highest epoch accepted, and per epoch the number of commands admitted under it and not yet completed, so that a
- * raise is a barrier. One per {@link Volume} ({@link Volume#epochFence()}), shared by every queue of every poller;
- * raised only by {@link VolumeStore#raiseEpoch} after the new epoch is durable.
+ * raise is a barrier. One per {@link StoreVolume} ({@link StoreVolume#epochFence()}), shared by every queue of every
+ * poller; raised only by {@link VolumeStore#raiseEpoch} after the new epoch is durable.
  *
  * <p>Protocol, per write-type command carrying epoch {@code e}:
  * <ol>

@@ -39,8 +39,9 @@ final class MetadataDb implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MetadataDb.class);
 
     /** One row of the volume table. */
-    record Row(String id, String name, long sizeBytes, int lbaSizeBytes, VolumeState state, Set<String> allowedHosts) {
-        Row withState(VolumeState s) {
+    record Row(String id, String name, long sizeBytes, int lbaSizeBytes, StoreVolumeState state,
+               Set<String> allowedHosts) {
+        Row withState(StoreVolumeState s) {
             return new Row(id, name, sizeBytes, lbaSizeBytes, s, allowedHosts);
         }
 
@@ -306,7 +307,7 @@ final class MetadataDb implements AutoCloseable {
             String name = in.readUTF();
             long size = in.readLong();
             int lba = in.readInt();
-            VolumeState state = VolumeState.valueOf(in.readUTF());
+            StoreVolumeState state = StoreVolumeState.valueOf(in.readUTF());
             int n = in.readInt();
             Set<String> hosts = new LinkedHashSet<>();
             for (int i = 0; i < n; i++) {

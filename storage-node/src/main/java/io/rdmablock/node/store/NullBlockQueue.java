@@ -28,7 +28,7 @@ final class NullBlockQueue implements BlockQueue {
         this.result = new int[capacity];
     }
 
-    private void complete(Volume v, long tag) {
+    private void complete(StoreVolume v, long tag) {
         if (closed) {
             throw new IllegalStateException("queue is closed");
         }
@@ -41,7 +41,7 @@ final class NullBlockQueue implements BlockQueue {
         tail++;
     }
 
-    private static void checkRange(String op, Volume v, long offsetBytes, long lengthBytes) {
+    private static void checkRange(String op, StoreVolume v, long offsetBytes, long lengthBytes) {
         int lba = v.lbaSizeBytes();
         if (offsetBytes < 0 || lengthBytes < 0 || offsetBytes % lba != 0 || lengthBytes % lba != 0
                 || offsetBytes > v.sizeBytes() - lengthBytes) {
@@ -55,31 +55,31 @@ final class NullBlockQueue implements BlockQueue {
     }
 
     @Override
-    public void submitRead(Volume volume, long offsetBytes, MemorySegment buf, long tag) {
+    public void submitRead(StoreVolume volume, long offsetBytes, MemorySegment buf, long tag) {
         checkRange("read", volume, offsetBytes, buf.byteSize());
         buf.fill((byte) 0);
         complete(volume, tag);
     }
 
     @Override
-    public void submitWrite(Volume volume, long offsetBytes, MemorySegment buf, boolean fua, long tag) {
+    public void submitWrite(StoreVolume volume, long offsetBytes, MemorySegment buf, boolean fua, long tag) {
         checkRange("write", volume, offsetBytes, buf.byteSize());
         complete(volume, tag);
     }
 
     @Override
-    public void submitFlush(Volume volume, long tag) {
+    public void submitFlush(StoreVolume volume, long tag) {
         complete(volume, tag);
     }
 
     @Override
-    public void submitWriteZeroes(Volume volume, long offsetBytes, long lengthBytes, long tag) {
+    public void submitWriteZeroes(StoreVolume volume, long offsetBytes, long lengthBytes, long tag) {
         checkRange("write zeroes", volume, offsetBytes, lengthBytes);
         complete(volume, tag);
     }
 
     @Override
-    public void submitTrim(Volume volume, long offsetBytes, long lengthBytes, long tag) {
+    public void submitTrim(StoreVolume volume, long offsetBytes, long lengthBytes, long tag) {
         checkRange("trim", volume, offsetBytes, lengthBytes);
         complete(volume, tag);
     }

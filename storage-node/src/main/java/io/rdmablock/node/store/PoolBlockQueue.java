@@ -42,20 +42,20 @@ final class PoolBlockQueue extends AbstractBlockQueue {
     }
 
     @Override
-    void queueRw(int slot, int kind, Volume v, boolean direct, long address, long lengthBytes, long offsetBytes,
+    void queueRw(int slot, int kind, StoreVolume v, boolean direct, long address, long lengthBytes, long offsetBytes,
                  int rwFlags) {
         ops[slot].set(kind, direct ? v.directFd : v.bufferedFd, address, lengthBytes, offsetBytes, rwFlags);
         pending[pendingCount++] = slot;
     }
 
     @Override
-    void queueFlush(int slot, Volume v) {
+    void queueFlush(int slot, StoreVolume v) {
         ops[slot].set(KIND_FLUSH, v.directFd, 0, 0, 0, 0);
         pending[pendingCount++] = slot;
     }
 
     @Override
-    void queueFallocate(int slot, Volume v, int mode, long offsetBytes, long lengthBytes) {
+    void queueFallocate(int slot, StoreVolume v, int mode, long offsetBytes, long lengthBytes) {
         ops[slot].set(KIND_FALLOCATE, v.bufferedFd, 0, lengthBytes, offsetBytes, mode);
         pending[pendingCount++] = slot;
     }

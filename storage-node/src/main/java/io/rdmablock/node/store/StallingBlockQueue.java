@@ -17,7 +17,7 @@ final class StallingBlockQueue implements BlockQueue {
     private final BlockQueue inner;
     private final StoreFaults faults;
     private final boolean[] heldWrite;
-    private final Volume[] heldVolume;
+    private final StoreVolume[] heldVolume;
     private final long[] heldOffset;
     private final MemorySegment[] heldBuf;
     private final boolean[] heldFua;
@@ -30,7 +30,7 @@ final class StallingBlockQueue implements BlockQueue {
         this.faults = faults;
         int n = inner.capacity();
         heldWrite = new boolean[n];
-        heldVolume = new Volume[n];
+        heldVolume = new StoreVolume[n];
         heldOffset = new long[n];
         heldBuf = new MemorySegment[n];
         heldFua = new boolean[n];
@@ -39,33 +39,33 @@ final class StallingBlockQueue implements BlockQueue {
     }
 
     @Override
-    public void submitRead(Volume volume, long offsetBytes, MemorySegment buf, long userData) {
+    public void submitRead(StoreVolume volume, long offsetBytes, MemorySegment buf, long userData) {
         if (!hold(false, volume, offsetBytes, buf, false, userData)) {
             inner.submitRead(volume, offsetBytes, buf, userData);
         }
     }
 
     @Override
-    public void submitWrite(Volume volume, long offsetBytes, MemorySegment buf, boolean fua, long userData) {
+    public void submitWrite(StoreVolume volume, long offsetBytes, MemorySegment buf, boolean fua, long userData) {
         if (!hold(true, volume, offsetBytes, buf, fua, userData)) {
             inner.submitWrite(volume, offsetBytes, buf, fua, userData);
         }
     }
 
     @Override
-    public void submitFlush(Volume volume, long userData) {
+    public void submitFlush(StoreVolume volume, long userData) {
         checkCapacity();
         inner.submitFlush(volume, userData);
     }
 
     @Override
-    public void submitWriteZeroes(Volume volume, long offsetBytes, long lengthBytes, long userData) {
+    public void submitWriteZeroes(StoreVolume volume, long offsetBytes, long lengthBytes, long userData) {
         checkCapacity();
         inner.submitWriteZeroes(volume, offsetBytes, lengthBytes, userData);
     }
 
     @Override
-    public void submitTrim(Volume volume, long offsetBytes, long lengthBytes, long userData) {
+    public void submitTrim(StoreVolume volume, long offsetBytes, long lengthBytes, long userData) {
         checkCapacity();
         inner.submitTrim(volume, offsetBytes, lengthBytes, userData);
     }
@@ -122,7 +122,8 @@ final class StallingBlockQueue implements BlockQueue {
         inner.close();
     }
 
-    private boolean hold(boolean write, Volume v, long offsetBytes, MemorySegment buf, boolean fua, long userData) {
+    private boolean hold(boolean write, StoreVolume v, long offsetBytes, MemorySegment buf, boolean fua,
+                         long userData) {
         checkCapacity();
         if (buf == null || v == null || !faults.take(v, offsetBytes, buf.byteSize())) {
             return false;
@@ -147,7 +148,7 @@ final class StallingBlockQueue implements BlockQueue {
         long now = System.nanoTime();
         for (int i = 0; i < held; i++) {
             if (all || now - heldUntilNs[i] >= 0) {
-                Volume v = heldVolume[i];
+                StoreVolume v = heldVolume[i];
                 LOG.warn("fault injection: releasing {} volume={}, offsetBytes={}", heldWrite[i] ? "WRITE" : "READ",
                         v.id(), heldOffset[i]);
                 if (heldWrite[i]) {

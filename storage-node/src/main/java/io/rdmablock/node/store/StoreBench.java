@@ -35,7 +35,7 @@ public final class StoreBench {
         int bs = args.length > 5 ? Integer.parseInt(args[5]) : 4096;
         try (VolumeStore store = VolumeStore.open(dir, StoreOptions.fromSystemProperties().withBackend(backend));
              Arena arena = Arena.ofShared()) {
-            Volume v = store.find("bench").orElse(null);
+            StoreVolume v = store.find("bench").orElse(null);
             if (v == null || v.sizeBytes() != size) {
                 if (v != null) {
                     store.delete("bench");
@@ -55,7 +55,7 @@ public final class StoreBench {
         }
     }
 
-    private static void fill(VolumeStore store, Volume v, Arena arena) {
+    private static void fill(VolumeStore store, StoreVolume v, Arena arena) {
         int chunk = 1 << 20;
         MemorySegment buf = arena.allocate(chunk, 4096);
         buf.fill((byte) 0xa5);
@@ -84,8 +84,8 @@ public final class StoreBench {
         }
     }
 
-    private static void run(BlockQueue q, Volume v, MemorySegment bufs, int qd, int bs, double seconds, boolean print,
-                            boolean registered) throws Throwable {
+    private static void run(BlockQueue q, StoreVolume v, MemorySegment bufs, int qd, int bs, double seconds,
+                            boolean print, boolean registered) throws Throwable {
         long blocks = v.sizeBytes() / bs;
         long[] ud = new long[qd];
         int[] res = new int[qd];

@@ -85,7 +85,7 @@ public final class StoreFaults {
     }
 
     /** True (and one fewer left) when this command must be held. */
-    boolean take(Volume v, long offsetBytes, long lengthBytes) {
+    boolean take(StoreVolume v, long offsetBytes, long lengthBytes) {
         if (!v.id().equals(volumeId) || this.offsetBytes < offsetBytes || this.offsetBytes >= offsetBytes + lengthBytes) {
             return false;
         }

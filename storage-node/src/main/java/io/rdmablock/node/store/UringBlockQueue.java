@@ -84,7 +84,7 @@ final class UringBlockQueue extends AbstractBlockQueue {
     }
 
     @Override
-    void queueRw(int slot, int kind, Volume v, boolean direct, long address, long lengthBytes, long offsetBytes,
+    void queueRw(int slot, int kind, StoreVolume v, boolean direct, long address, long lengthBytes, long offsetBytes,
                  int rwFlags) {
         int fileSlot = 2 * v.fileSlot + (direct ? 0 : 1);
         int plainFd = direct ? v.directFd : v.bufferedFd;
@@ -105,12 +105,12 @@ final class UringBlockQueue extends AbstractBlockQueue {
     }
 
     @Override
-    void queueFlush(int slot, Volume v) {
+    void queueFlush(int slot, StoreVolume v) {
         ring.prep(IoUring.OP_FSYNC, 0, v.directFd, 0, 0, 0, IoUring.FSYNC_DATASYNC, slot, 0);
     }
 
     @Override
-    void queueFallocate(int slot, Volume v, int mode, long offsetBytes, long lengthBytes) {
+    void queueFallocate(int slot, StoreVolume v, int mode, long offsetBytes, long lengthBytes) {
         // IORING_OP_FALLOCATE: off = offset, addr = length, len = mode
         ring.prep(IoUring.OP_FALLOCATE, 0, v.bufferedFd, offsetBytes, lengthBytes, mode, 0, slot, 0);
     }

@@ -14,6 +14,6 @@ import java.util.Set;
  * @param allocatedBytes bytes of 1 MiB allocation chunks written at least once (thin provisioning), at most
  *                       {@code sizeBytes}
  */
-public record VolumeInfo(String id, String name, long sizeBytes, int lbaSizeBytes, VolumeState state,
+public record VolumeInfo(String id, String name, long sizeBytes, int lbaSizeBytes, StoreVolumeState state,
                          Set<String> allowedHosts, long allocatedBytes) {
 }

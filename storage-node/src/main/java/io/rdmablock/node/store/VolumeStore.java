@@ -47,8 +47,8 @@ public final class VolumeStore implements AutoCloseable {
     private final boolean directIo;
     private final boolean punchHole;
     private final boolean zeroRange;
-    private final ConcurrentHashMap<String, Volume> volumes = new ConcurrentHashMap<>();
-    private final List<Volume> deletedVolumes = new ArrayList<>();
+    private final ConcurrentHashMap<String, StoreVolume> volumes = new ConcurrentHashMap<>();
+    private final List<StoreVolume> deletedVolumes = new ArrayList<>();
     /**
      * Ids whose data cannot be served: an ONLINE row whose data file is missing, or a data file without a row
      * (metadata lost). Kept on disk untouched, never exported, never recreated empty under the same id.
@@ -128,7 +128,7 @@ public final class VolumeStore implements AutoCloseable {
      *
      * @throws IllegalArgumentException when a volume with that id exists
      */
-    public synchronized Volume create(VolumeSpec spec) {
+    public synchronized StoreVolume create(VolumeSpec spec) {
         ensureOpen();
         if (volumes.containsKey(spec.id())) {
             throw new IllegalArgumentException("volume exists: id=" + spec.id());
@@ -138,10 +138,10 @@ public final class VolumeStore implements AutoCloseable {
                     + " (its data file or its metadata row was lost; restore the data directory or delete the id)");
         }
         MetadataDb.Row row = new MetadataDb.Row(spec.id(), spec.name(), spec.sizeBytes(), spec.lbaSizeBytes(),
-                VolumeState.CREATING, spec.allowedHosts());
+                StoreVolumeState.CREATING, spec.allowedHosts());
         meta.putVolume(row);
         Path file = fileOf(spec.id());
-        Volume v = null;
+        StoreVolume v = null;
         boolean fileCreated = false;
         try {
             try {
@@ -166,7 +166,7 @@ public final class VolumeStore implements AutoCloseable {
             meta.deleteVolume(spec.id());
             throw e;
         }
-        meta.putVolume(row.withState(VolumeState.ONLINE));
+        meta.putVolume(row.withState(StoreVolumeState.ONLINE));
         volumes.put(spec.id(), v);
         LOG.info("volume created: id={}, sizeBytes={}, lbaSizeBytes={}", spec.id(), spec.sizeBytes(),
                 spec.lbaSizeBytes());
@@ -190,9 +190,9 @@ public final class VolumeStore implements AutoCloseable {
             LOG.info("unavailable volume deleted: id={}", id);
             return;
         }
-        Volume v = get(id);
+        StoreVolume v = get(id);
         MetadataDb.Row row = meta.getVolume(id);
-        meta.putVolume(row.withState(VolumeState.DELETING));
+        meta.putVolume(row.withState(StoreVolumeState.DELETING));
         v.markDeleted();
         volumes.remove(id);
         deletedVolumes.add(v);
@@ -209,9 +209,9 @@ public final class VolumeStore implements AutoCloseable {
      * @throws IllegalArgumentException when {@code newSizeBytes} is smaller than the current size (shrinking is
      *                                  not supported), not a multiple of the LBA size, or above the maximum
      */
-    public synchronized Volume resize(String id, long newSizeBytes) {
+    public synchronized StoreVolume resize(String id, long newSizeBytes) {
         ensureOpen();
-        Volume v = get(id);
+        StoreVolume v = get(id);
         VolumeSpec.validateSize("newSizeBytes", newSizeBytes, v.lbaSizeBytes());
         if (newSizeBytes < v.sizeBytes()) {
             throw new IllegalArgumentException("invalid newSizeBytes: newSizeBytes=" + newSizeBytes
@@ -236,9 +236,9 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /** Replaces the hostnqn allow-list of a volume (validated as in {@link VolumeSpec}). */
-    public synchronized Volume setAllowedHosts(String id, Set<String> allowedHosts) {
+    public synchronized StoreVolume setAllowedHosts(String id, Set<String> allowedHosts) {
         ensureOpen();
-        Volume v = get(id);
+        StoreVolume v = get(id);
         Set<String> hosts = VolumeSpec.validateHosts(allowedHosts);
         meta.putVolume(meta.getVolume(id).withHosts(hosts));
         v.setAllowedHosts(hosts);
@@ -262,7 +262,7 @@ public final class VolumeStore implements AutoCloseable {
 
     /** Snapshots of every online volume, ordered by id. */
     public List<VolumeInfo> list() {
-        return volumes.values().stream().map(Volume::info).sorted(Comparator.comparing(VolumeInfo::id)).toList();
+        return volumes.values().stream().map(StoreVolume::info).sorted(Comparator.comparing(VolumeInfo::id)).toList();
     }
 
     /**
@@ -270,8 +270,8 @@ public final class VolumeStore implements AutoCloseable {
      *
      * @throws NoSuchElementException when there is none
      */
-    public Volume get(String id) {
-        Volume v = volumes.get(id);
+    public StoreVolume get(String id) {
+        StoreVolume v = volumes.get(id);
         if (v == null) {
             throw new NoSuchElementException("no volume: id=" + id);
         }
@@ -312,7 +312,7 @@ public final class VolumeStore implements AutoCloseable {
         if (epoch < 1) {
             throw new IllegalArgumentException("invalid epoch: epoch=" + epoch + ", min=1");
         }
-        Volume v = get(volumeId);
+        StoreVolume v = get(volumeId);
         synchronized (epochLock) {
             if (epoch <= v.epoch()) {
                 return;
@@ -324,7 +324,7 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /** The volume with this id, if any. */
-    public Optional<Volume> find(String id) {
+    public Optional<StoreVolume> find(String id) {
         return Optional.ofNullable(volumes.get(id));
     }
 
@@ -389,7 +389,7 @@ public final class VolumeStore implements AutoCloseable {
      */
     public long unallocatedBytes() {
         long sum = 0;
-        for (Volume v : volumes.values()) {
+        for (StoreVolume v : volumes.values()) {
             long held = Syscalls.allocatedBytes(fileOf(v.id()));
             sum += Math.max(0, v.sizeBytes() - (held < 0 ? v.allocatedBytes() : Math.min(held, v.sizeBytes())));
         }
@@ -416,10 +416,10 @@ public final class VolumeStore implements AutoCloseable {
             return;
         }
         closed = true;
-        for (Volume v : volumes.values()) {
+        for (StoreVolume v : volumes.values()) {
             closeFds(v);
         }
-        for (Volume v : deletedVolumes) {
+        for (StoreVolume v : deletedVolumes) {
             closeFds(v);
         }
         volumes.clear();
@@ -434,7 +434,7 @@ public final class VolumeStore implements AutoCloseable {
         return zeroRange;
     }
 
-    void persistChunk(Volume v, long chunk) {
+    void persistChunk(StoreVolume v, long chunk) {
         if (closed) {
             return;
         }
@@ -457,7 +457,7 @@ public final class VolumeStore implements AutoCloseable {
     private void recover() {
         for (MetadataDb.Row row : meta.loadVolumes()) {
             Path file = fileOf(row.id());
-            if (row.state() != VolumeState.ONLINE) {
+            if (row.state() != StoreVolumeState.ONLINE) {
                 LOG.info("recovery: removing volume id={} left in state {}", row.id(), row.state());
                 deleteQuietly(file);
                 meta.deleteVolumeAndChunks(row.id());
@@ -470,7 +470,7 @@ public final class VolumeStore implements AutoCloseable {
                 unavailableIds.add(row.id());
                 continue;
             }
-            Volume v = openVolume(row);
+            StoreVolume v = openVolume(row);
             long fileSize = Syscalls.fileSize(v.bufferedFd, file);
             if (fileSize < row.sizeBytes()) {
                 LOG.info("recovery: growing data file of id={} from {} to {} bytes", row.id(), fileSize,
@@ -507,7 +507,7 @@ public final class VolumeStore implements AutoCloseable {
         }
     }
 
-    private void fire(VolumeEvent.Kind kind, Volume v) {
+    private void fire(VolumeEvent.Kind kind, StoreVolume v) {
         VolumeEvent e = new VolumeEvent(kind, v.info());
         for (var l : listeners) {
             try {
@@ -518,7 +518,7 @@ public final class VolumeStore implements AutoCloseable {
         }
     }
 
-    private Volume openVolume(MetadataDb.Row row) {
+    private StoreVolume openVolume(MetadataDb.Row row) {
         Path file = fileOf(row.id());
         int direct = Syscalls.open(file, directIo);
         int buffered;
@@ -528,17 +528,17 @@ public final class VolumeStore implements AutoCloseable {
             Syscalls.close(direct);
             throw e;
         }
-        return new Volume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
+        return new StoreVolume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
                 direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement());
     }
 
-    private void preallocate(Volume v, long offsetBytes, long lengthBytes, Path file) {
+    private void preallocate(StoreVolume v, long offsetBytes, long lengthBytes, Path file) {
         if (lengthBytes > 0 && !Syscalls.reserve(v.bufferedFd, offsetBytes, lengthBytes, file)) {
             LOG.warn("preallocate unsupported by the filesystem (EOPNOTSUPP): path={}; volume stays sparse", file);
         }
     }
 
-    private static void closeFds(Volume v) {
+    private static void closeFds(StoreVolume v) {
         Syscalls.close(v.directFd);
         Syscalls.close(v.bufferedFd);
     }

@@ -250,7 +250,7 @@ class AnaTest extends TargetTestBase {
         postAer(admin, 27);
         s.activating(false);
         RawHost.Cqe aen = admin.awaitAnswer(WAIT_NS, 27, 0, "notice of activation done");
-        assertEquals(Controller.AEN_ANA_CHANGE, aen.dw0());
+        assertEquals(TargetController.AEN_ANA_CHANGE, aen.dw0());
         assertEquals(AnaState.OPTIMIZED.code(), anaStateOf(admin, 28));
         assertEquals(during + 1, changeCountOf(admin, 29));
     }
@@ -272,7 +272,7 @@ class AnaTest extends TargetTestBase {
         s.leaseDeadline(start + TimeUnit.MILLISECONDS.toNanos(300));
         RawHost.Cqe aen = admin.awaitAnswer(WAIT_NS, 31, 0, "notice of the lease lapse");
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(300), "not before the lease end");
-        assertEquals(Controller.AEN_ANA_CHANGE, aen.dw0());
+        assertEquals(TargetController.AEN_ANA_CHANGE, aen.dw0());
         assertEquals(AnaState.INACCESSIBLE, s.anaState(), "a lapsed lease has no bound: Inaccessible, not Change");
         assertEquals(AnaState.INACCESSIBLE.code(), anaStateOf(admin, 32));
     }

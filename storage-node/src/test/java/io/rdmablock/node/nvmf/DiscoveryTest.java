@@ -1,6 +1,6 @@
 package io.rdmablock.node.nvmf;
 
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.DiscoveryLogDescriptor;
@@ -39,9 +39,9 @@ class DiscoveryTest {
     @BeforeEach
     void setUp() {
         f = new TargetFixture(dir, TargetOptions.defaults(), 8L << 20, 512, Set.of(TargetFixture.HOSTNQN));
-        Volume open = f.store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of()));
+        StoreVolume open = f.store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of()));
         openNqn = f.target.addVolume(open, null).subnqn();
-        Volume other = f.store.create(new VolumeSpec("vol3", "vol3", 8L << 20, 512, Set.of(OTHER)));
+        StoreVolume other = f.store.create(new VolumeSpec("vol3", "vol3", 8L << 20, 512, Set.of(OTHER)));
         otherNqn = f.target.addVolume(other, null).subnqn();
     }
 

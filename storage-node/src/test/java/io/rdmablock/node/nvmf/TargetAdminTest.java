@@ -1,6 +1,6 @@
 package io.rdmablock.node.nvmf;
 
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;
@@ -61,7 +61,7 @@ class TargetAdminTest extends TargetTestBase {
 
     @Test
     void shouldDescribeDistinctNamespaceIdentifiersPerVolume() {
-        Volume v2 = f.store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of()));
+        StoreVolume v2 = f.store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of()));
         String nqn2 = f.target.addVolume(v2, null).subnqn();
         try (RawHost other = f.host(0, 32)) {
             assertEquals(0, other.fabricConnect(31, 0, nqn2, TargetFixture.HOSTNQN, 0xFFFF).status());
@@ -104,7 +104,7 @@ class TargetAdminTest extends TargetTestBase {
         assertEquals(IdentifyControllerDescriptor.CNTRLTYPE_IO, IdentifyControllerDescriptor.cntrltype(d));
         assertEquals(IdentifyControllerDescriptor.CMIC_MULTI_CONTROLLER,
                 IdentifyControllerDescriptor.cmic(d) & IdentifyControllerDescriptor.CMIC_MULTI_CONTROLLER);
-        assertEquals(IdentifyControllerDescriptor.OAES_NAMESPACE_ATTRIBUTE | Controller.OAES_ANA_CHANGE,
+        assertEquals(IdentifyControllerDescriptor.OAES_NAMESPACE_ATTRIBUTE | TargetController.OAES_ANA_CHANGE,
                 IdentifyControllerDescriptor.oaes(d));
         assertTrue(IdentifyControllerDescriptor.kas(d) > 0, "KAS (keep-alive mandatory for fabrics)");
         int sgls = IdentifyControllerDescriptor.sgls(d);
@@ -112,7 +112,7 @@ class TargetAdminTest extends TargetTestBase {
         assertEquals(1 << 20, sgls & 1 << 20, "SGLS offset (in-capsule data)");
         assertEquals(IdentifyControllerDescriptor.LPA_EXTENDED_DATA,
                 IdentifyControllerDescriptor.lpa(d) & IdentifyControllerDescriptor.LPA_EXTENDED_DATA);
-        assertEquals(Controller.MAX_HELD_AER - 1, Byte.toUnsignedInt(d.get(ValueLayout.JAVA_BYTE,
+        assertEquals(TargetController.MAX_HELD_AER - 1, Byte.toUnsignedInt(d.get(ValueLayout.JAVA_BYTE,
                 IdentifyControllerDescriptor.AERL)));
         IdentifyControllerDescriptor.Info info = IdentifyControllerDescriptor.decode(d);
         assertEquals(TargetOptions.defaults().maxQueueEntries(), info.maxCmd());
@@ -252,7 +252,7 @@ class TargetAdminTest extends TargetTestBase {
         assertNull(admin.await(200_000_000L), "AER is held");
         f.store.resize(f.volume.id(), 128L << 20);
         RawHost.Cqe aen = admin.awaitAnswer(5_000_000_000L, 26, 0, "AEN");
-        assertEquals(Controller.AEN_NS_ATTRIBUTE_CHANGED, aen.dw0());
+        assertEquals(TargetController.AEN_NS_ATTRIBUTE_CHANGED, aen.dw0());
         assertEquals(0, admin.getLogPage(27, LogPageDescriptor.LID_CHANGED_NAMESPACE_LIST, ALL, 4096, 0, true)
                 .status());
         assertEquals(1, admin.data().get(ValueLayout.JAVA_INT_UNALIGNED, 0), "nsid 1 changed (RAE: kept)");

@@ -128,7 +128,7 @@ class TargetAuthTest {
         Subsystem s = f.target.subsystem(f.subnqn);
         s.requireAuth(true);
         s.revokeHostsWithoutSecrets(f.target.hostSecrets());
-        Controller gone = f.target.controller(plain.cntlid());
+        TargetController gone = f.target.controller(plain.cntlid());
         assertTrue(gone == null || gone.isDestroyed(), "the host without a secret is revoked");
         assertTrue(!f.target.controller(authed.cntlid()).isDestroyed(), "the authenticated host stays");
         assertEquals(NvmeStatus.SUCCESS, AdminCommands.keepAlive(authed, TIMEOUT_NS).status());

@@ -1,7 +1,7 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.node.metrics.NodeMetrics;
-import io.rdmablock.node.store.Volume;
+import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
@@ -23,7 +23,7 @@ final class TargetFixture implements AutoCloseable {
     final VolumeStore store;
     final NodeMetrics metrics = new NodeMetrics();
     final Target target;
-    final Volume volume;
+    final StoreVolume volume;
     final String subnqn;
 
     TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts) {

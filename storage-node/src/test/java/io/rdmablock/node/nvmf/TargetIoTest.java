@@ -251,7 +251,7 @@ class TargetIoTest extends TargetTestBase {
         RawHost.Cqe aen = admin.await();
         assertNotNull(aen);
         assertEquals(60, aen.cid());
-        assertEquals(Controller.AEN_NS_ATTRIBUTE_CHANGED, aen.dw0());
+        assertEquals(TargetController.AEN_NS_ATTRIBUTE_CHANGED, aen.dw0());
         assertEquals(0, admin.identify(Opcodes.CNS_NAMESPACE, 1).status());
         assertEquals(2 * CAPACITY, IdentifyNamespaceDescriptor.decode(admin.data()).sizeBlocks());
         assertReadMatches(CAPACITY, 8, zeros(8 * LBA));

@@ -30,7 +30,7 @@ class BlockQueueTest {
     private VolumeStore store;
     private BlockQueue queue;
 
-    private Volume open(IoBackend backend, int lba, long size, int dioAlignOverride) throws Exception {
+    private StoreVolume open(IoBackend backend, int lba, long size, int dioAlignOverride) throws Exception {
         Path dir = StoreTestSupport.freshDir("bq-" + backend);
         store = VolumeStore.open(dir, StoreTestSupport.options(backend).withDirectIoAlignBytes(dioAlignOverride));
         queue = store.newQueue(32);
@@ -52,7 +52,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldReadBackWhatWasWritten(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 16 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 16 * MIB, 0);
         MemorySegment out = buffer(arena, 64 * 1024);
         fillRandom(out, 1);
         write(queue, v, 3 * MIB, out);
@@ -64,7 +64,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldMoveDataThroughRegisteredAndUnregisteredBuffers(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 16 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 16 * MIB, 0);
         MemorySegment pool = buffer(arena, MIB);
         queue.registerBuffers(pool);
         if (queue instanceof UringBlockQueue u) {
@@ -86,7 +86,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldReadZeroesFromNeverWrittenSpace(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 16 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 16 * MIB, 0);
         MemorySegment in = buffer(arena, 128 * 1024);
         fillRandom(in, 2);
         read(queue, v, 8 * MIB, in);
@@ -96,7 +96,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldCompleteFuaWriteAndFlushWithSuccess(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = buffer(arena, 8192);
         fillRandom(out, 3);
         queue.submitWrite(v, 0, out, true, 42);
@@ -110,7 +110,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldReadZeroesAfterWriteZeroesInsideWrittenData(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = buffer(arena, MIB);
         fillRandom(out, 4);
         write(queue, v, 0, out);
@@ -126,7 +126,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldReadZeroesAfterTrimExactlyWhenAdvertised(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = buffer(arena, MIB);
         fillRandom(out, 5);
         write(queue, v, 0, out);
@@ -146,7 +146,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldServeNewSpaceAsZeroesAfterResize(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = buffer(arena, 4096);
         fillRandom(out, 6);
         write(queue, v, 4 * MIB - 4096, out);
@@ -166,7 +166,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldKeep512ByteLbaIoByteExactOnA4096AlignedFilesystem(IoBackend backend) throws Exception {
-        Volume v = open(backend, 512, 2 * MIB, 4096);
+        StoreVolume v = open(backend, 512, 2 * MIB, 4096);
         // an aligned 64 KiB base, then misaligned 512-byte-granular writes over it (buffered descriptor)
         MemorySegment base = buffer(arena, 64 * 1024);
         fillRandom(base, 7);
@@ -194,7 +194,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldStageMisalignedBuffersThroughBounceBuffersByteExact(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment out = arena.allocate(8192 + 64, 4096).asSlice(64, 8192); // like in-capsule data
         fillRandom(out, 31);
         write(queue, v, 4096, out);
@@ -215,7 +215,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldZeroAndTrimSingle512ByteBlocksInsideAFilesystemBlock(IoBackend backend) throws Exception {
-        Volume v = open(backend, 512, 2 * MIB, 0);
+        StoreVolume v = open(backend, 512, 2 * MIB, 0);
         MemorySegment out = buffer(arena, 8192);
         fillRandom(out, 41);
         write(queue, v, 0, out);
@@ -237,7 +237,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldRejectSubmitWhenQueueIsFull(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment buf = buffer(arena, 4096);
         for (int i = 0; i < queue.capacity(); i++) {
             queue.submitRead(v, (long) i * 4096, buf, i);
@@ -260,7 +260,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldRejectMisalignedOrOutOfRangeArguments(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         MemorySegment buf = buffer(arena, 4096);
         var e = assertThrows(IllegalArgumentException.class, () -> queue.submitRead(v, 512, buf, 1));
         assertTrue(e.getMessage().contains("offsetBytes=512") && e.getMessage().contains("lbaSizeBytes=4096"),
@@ -277,7 +277,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldCompleteZeroLengthCommandsWithSuccess(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         queue.submitTrim(v, 4 * MIB, 0, 11);
         assertEquals(0, awaitResult(queue, 11));
         queue.submitRead(v, 0, buffer(arena, 4096).asSlice(0, 0), 12);
@@ -287,7 +287,7 @@ class BlockQueueTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL")
     void shouldFailIoOnDeletedVolumeWithEnxio(IoBackend backend) throws Exception {
-        Volume v = open(backend, 4096, 4 * MIB, 0);
+        StoreVolume v = open(backend, 4096, 4 * MIB, 0);
         store.delete("v1");
         assertTrue(v.isDeleted());
         queue.submitRead(v, 0, buffer(arena, 4096), 13);

@@ -33,7 +33,7 @@ class ConcurrentIoTest {
         int blocks = 8192; // 32 MiB
         try (VolumeStore store = VolumeStore.open(StoreTestSupport.freshDir("qd32-" + backend),
                 StoreTestSupport.options(backend))) {
-            Volume v = store.create(StoreTestSupport.spec("v", (long) blocks * BlockPattern.BLOCK, 4096));
+            StoreVolume v = store.create(StoreTestSupport.spec("v", (long) blocks * BlockPattern.BLOCK, 4096));
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
                 List<Future<long[]>> results = new ArrayList<>();
@@ -50,7 +50,7 @@ class ConcurrentIoTest {
     }
 
     /** Returns {reads verified, writes}. */
-    private static long[] run(VolumeStore store, Volume v, int lo, int hi, long seed) {
+    private static long[] run(VolumeStore store, StoreVolume v, int lo, int hi, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         long[] gen = new long[hi - lo];          // model: generation per block, 0 = never written
         int[] busy = new int[hi - lo];           // commands in flight per block (writes count QD+1)

@@ -27,7 +27,7 @@ final class CrashChild {
         IoBackend backend = StoreOptions.parseBackend(args[1]);
         boolean graceful = args[2].equals("graceful");
         VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults().withBackend(backend));
-        Volume v = store.create(StoreTestSupport.spec("crash", A_BYTES + B_BYTES, 4096));
+        StoreVolume v = store.create(StoreTestSupport.spec("crash", A_BYTES + B_BYTES, 4096));
         BlockQueue q = store.newQueue(32);
         Arena arena = Arena.ofShared();
         MemorySegment a = arena.allocate(A_BYTES, 4096);

@@ -68,7 +68,7 @@ class CrashRecoveryTest {
         try (Arena arena = Arena.ofConfined();
              VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults());
              BlockQueue q = store.newQueue(4)) {
-            Volume v = store.get("crash");
+            StoreVolume v = store.get("crash");
             MemorySegment expected = arena.allocate(CrashChild.A_BYTES, 4096);
             StoreTestSupport.fillRandom(expected, CrashChild.SEED);
             MemorySegment got = arena.allocate(CrashChild.A_BYTES, 4096);

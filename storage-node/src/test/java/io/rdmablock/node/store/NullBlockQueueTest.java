@@ -20,7 +20,7 @@ class NullBlockQueueTest {
     private final Arena arena = Arena.ofShared();
     private VolumeStore store;
     private BlockQueue queue;
-    private Volume volume;
+    private StoreVolume volume;
     private Path dir;
 
     @BeforeEach

@@ -138,17 +138,17 @@ final class StoreTestSupport {
         throw new AssertionError("no completion within 30 s for userData=" + userData);
     }
 
-    static void write(BlockQueue q, Volume v, long off, MemorySegment buf) {
+    static void write(BlockQueue q, StoreVolume v, long off, MemorySegment buf) {
         q.submitWrite(v, off, buf, false, 7);
         assertEquals(0, awaitResult(q, 7), "write result at offset " + off);
     }
 
-    static void read(BlockQueue q, Volume v, long off, MemorySegment buf) {
+    static void read(BlockQueue q, StoreVolume v, long off, MemorySegment buf) {
         q.submitRead(v, off, buf, 8);
         assertEquals(0, awaitResult(q, 8), "read result at offset " + off);
     }
 
-    static void flush(BlockQueue q, Volume v) {
+    static void flush(BlockQueue q, StoreVolume v) {
         q.submitFlush(v, 9);
         assertEquals(0, awaitResult(q, 9), "flush result");
     }

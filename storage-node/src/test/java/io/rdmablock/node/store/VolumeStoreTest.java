@@ -34,7 +34,7 @@ class VolumeStoreTest {
             fillRandom(out, 11);
             try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults()); BlockQueue q = s.newQueue(4)) {
                 s.create(new VolumeSpec("a", "alpha", 8 * MIB, 512, Set.of("nqn.2014-08.org.example:h1")));
-                Volume b = s.create(spec("b", 16 * MIB, 4096));
+                StoreVolume b = s.create(spec("b", 16 * MIB, 4096));
                 s.resize("b", 32 * MIB);
                 write(q, b, 20 * MIB, out);
                 StoreTestSupport.flush(q, b);
@@ -47,7 +47,7 @@ class VolumeStoreTest {
                 assertEquals("alpha", a.name());
                 assertEquals(8 * MIB, a.sizeBytes());
                 assertEquals(512, a.lbaSizeBytes());
-                assertEquals(VolumeState.ONLINE, a.state());
+                assertEquals(StoreVolumeState.ONLINE, a.state());
                 assertEquals(Set.of("nqn.2014-08.org.example:h1"), a.allowedHosts());
                 assertEquals(32 * MIB, vols.get(1).sizeBytes());
                 assertEquals(MIB, vols.get(1).allocatedBytes(), "allocation map: one 1 MiB chunk written");
@@ -112,7 +112,7 @@ class VolumeStoreTest {
     @Test
     void shouldCheckAllowedHosts() throws Exception {
         try (VolumeStore s = VolumeStore.open(StoreTestSupport.freshDir("hosts"), StoreOptions.defaults())) {
-            Volume v = s.create(new VolumeSpec("v", "v", MIB, 512, Set.of("nqn.h1")));
+            StoreVolume v = s.create(new VolumeSpec("v", "v", MIB, 512, Set.of("nqn.h1")));
             assertTrue(v.isHostAllowed("nqn.h1"));
             assertFalse(v.isHostAllowed("nqn.h2"));
             s.setAllowedHosts("v", Set.of(VolumeSpec.ANY_HOST));
@@ -130,8 +130,8 @@ class VolumeStoreTest {
         }
         // as if killed: a CREATING row with its file, a DELETING row, an orphan data file
         try (MetadataDb db = MetadataDb.open(dir.resolve("meta"))) {
-            db.putVolume(new MetadataDb.Row("half", "half", MIB, 512, VolumeState.CREATING, Set.of()));
-            db.putVolume(new MetadataDb.Row("dying", "dying", MIB, 512, VolumeState.DELETING, Set.of()));
+            db.putVolume(new MetadataDb.Row("half", "half", MIB, 512, StoreVolumeState.CREATING, Set.of()));
+            db.putVolume(new MetadataDb.Row("dying", "dying", MIB, 512, StoreVolumeState.DELETING, Set.of()));
         }
         Files.write(dir.resolve("volumes/half.vol"), new byte[512]);
         Files.write(dir.resolve("volumes/orphan.vol"), new byte[512]);
@@ -177,7 +177,7 @@ class VolumeStoreTest {
             MemorySegment out = buffer(arena, 64 * 1024);
             fillRandom(out, 5);
             try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults()); BlockQueue q = s.newQueue(4)) {
-                Volume v = s.create(spec("v", 4 * MIB, 4096));
+                StoreVolume v = s.create(spec("v", 4 * MIB, 4096));
                 write(q, v, 0, out);
                 StoreTestSupport.flush(q, v);
             }
@@ -254,7 +254,7 @@ class VolumeStoreTest {
                     VolumeEvent.Kind.ALLOWED_HOSTS_CHANGED, VolumeEvent.Kind.DELETED),
                     events.stream().map(VolumeEvent::kind).toList());
             assertEquals(2 * MIB, events.get(1).info().sizeBytes());
-            assertEquals(VolumeState.DELETING, events.get(3).info().state());
+            assertEquals(StoreVolumeState.DELETING, events.get(3).info().state());
         }
     }
 

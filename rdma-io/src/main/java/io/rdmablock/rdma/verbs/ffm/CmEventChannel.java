@@ -124,9 +124,9 @@ final class CmEventChannel implements AutoCloseable {
             if (remaining <= 0 || closed) {
                 return null;
             }
-            int ready = Poller.poll(pollFds, 2, remaining);
+            int ready = FdPoll.poll(pollFds, 2, remaining);
             if (ready > 0 && (pollFds.get(JAVA_SHORT, 14) & Native.POLLIN) != 0) {
-                Poller.drainEventFd(wakeFd, wakeBuf);
+                FdPoll.drainEventFd(wakeFd, wakeBuf);
                 return tryGet();
             }
         }
@@ -173,7 +173,7 @@ final class CmEventChannel implements AutoCloseable {
 
     /** Makes a thread blocked in {@link #next} return null. Safe from any thread. */
     void wakeup() {
-        Poller.signalEventFd(wakeFd);
+        FdPoll.signalEventFd(wakeFd);
     }
 
     /** Destroys the channel ({@code rdma_destroy_event_channel}); every id on it must be destroyed first. */

@@ -230,7 +230,7 @@ final class FfmCompletionQueue implements CompletionQueue {
             if (remaining <= 0) {
                 return 0;
             }
-            int ready = Poller.poll(pollFds, 3, remaining);
+            int ready = FdPoll.poll(pollFds, 3, remaining);
             if (ready > 0) {
                 if ((pollFds.get(JAVA_SHORT, 22) & Native.POLLIN) != 0) {
                     device.drainAsyncEvents();
@@ -239,7 +239,7 @@ final class FfmCompletionQueue implements CompletionQueue {
                     consumeEvent();
                 }
                 if ((pollFds.get(JAVA_SHORT, 14) & Native.POLLIN) != 0) {
-                    Poller.drainEventFd(wakeFd, buf8);
+                    FdPoll.drainEventFd(wakeFd, buf8);
                     return poll(out, max);
                 }
             }
@@ -291,7 +291,7 @@ final class FfmCompletionQueue implements CompletionQueue {
 
     @Override
     public void wakeup() {
-        Poller.signalEventFd(wakeFd);
+        FdPoll.signalEventFd(wakeFd);
     }
 
     /** Acks pending events, {@code ibv_destroy_cq}, {@code ibv_destroy_comp_channel}; idempotent. */

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Data layout: byte {@code offset} of the volume is byte {@code offset} of the sparse file
  * {@code <dataDir>/volumes/<id>.vol}; the file is exactly {@link #sizeBytes()} long.
  */
-public final class Volume {
+public final class StoreVolume {
 
     /** Allocation-map granularity: 1 MiB chunks. */
     public static final int CHUNK_SHIFT = 20;
@@ -39,8 +39,8 @@ public final class Volume {
     private final EpochFence epochFence = new EpochFence(0);
     private volatile AtomicLongArray chunkBits;
 
-    Volume(VolumeStore store, String id, String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts,
-           int directFd, int bufferedFd, int dioOffsetAlign, int dioMemAlign, int fileSlot) {
+    StoreVolume(VolumeStore store, String id, String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts,
+                int directFd, int bufferedFd, int dioOffsetAlign, int dioMemAlign, int fileSlot) {
         this.fileSlot = fileSlot;
         this.store = store;
         this.id = id;
@@ -55,7 +55,7 @@ public final class Volume {
         this.chunkBits = new AtomicLongArray(wordsFor(sizeBytes));
     }
 
-    /** Volume id. */
+    /** StoreVolume id. */
     public String id() {
         return id;
     }
@@ -117,8 +117,8 @@ public final class Volume {
 
     /** A snapshot of this volume's table row. */
     public VolumeInfo info() {
-        return new VolumeInfo(id, name, sizeBytes, lbaSizeBytes, deleted ? VolumeState.DELETING : VolumeState.ONLINE,
-                allowedHosts, allocatedBytes());
+        return new VolumeInfo(id, name, sizeBytes, lbaSizeBytes,
+                deleted ? StoreVolumeState.DELETING : StoreVolumeState.ONLINE, allowedHosts, allocatedBytes());
     }
 
     @Override

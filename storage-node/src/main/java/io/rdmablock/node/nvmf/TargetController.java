@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Asynchronous Event Request Limit Exceeded. Events are checked by the admin queue's housekeeping (every 10 ms);
  * several ANA changes between two checks, or while no AER is held, make one notice.
  */
-final class Controller {
-    private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
+final class TargetController {
+    private static final Logger LOG = LoggerFactory.getLogger(TargetController.class);
     static final int MAX_HELD_AER = 4;
     /** AEN dw0: type 2 (notice), info 0 (namespace attribute changed), log page 04h. */
     static final int AEN_NS_ATTRIBUTE_CHANGED = 0x02 | (0x00 << 8)
@@ -75,8 +75,8 @@ final class Controller {
     /** DH-HMAC-CHAP T_IDs used in this association (replay check); guarded by this. */
     private final java.util.BitSet authTransactions = new java.util.BitSet();
 
-    Controller(int cntlid, Subsystem subsystem, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
-               TargetOptions options, Target target, long nowNs) {
+    TargetController(int cntlid, Subsystem subsystem, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
+                     TargetOptions options, Target target, long nowNs) {
         this.cntlid = cntlid;
         this.subsystem = subsystem;
         this.hostnqn = hostnqn;

@@ -1,7 +1,7 @@
 package io.rdmablock.node.store;
 
 /** Lifecycle state of a volume as recorded in the volume table. */
-public enum VolumeState {
+public enum StoreVolumeState {
     /** Record written, data file not yet complete; rolled back when the store reopens. */
     CREATING,
     /** Usable for I/O. */

@@ -8,8 +8,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /** {@code poll(2)} with a nanosecond timeout, and eventfd signalling, for the channel waits. */
-final class Poller {
-    private Poller() {
+final class FdPoll {
+    private FdPoll() {
     }
 
     /**
