@@ -104,7 +104,7 @@ final class ReplicaDropper {
             try {
                 if (pending.missed == null) {
                     // durable before the CAS: once the record says stale, a crash must not lose what it missed
-                    pending.missed = set.fresh(pending.nodeId, v.epoch() + 1);
+                    pending.missed = set.bitmaps.fresh(pending.nodeId, v.epoch() + 1);
                 }
                 long newEpoch = dropper.markStale(pending.nodeId, v.epoch());
                 set.dropped(pending, newEpoch);

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The copies of one volume as its primary sees them: the record's epoch, min-in-sync and which secondaries are in
@@ -21,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * in sync.
  *
  * <p>The bitmaps of stale copies ({@link DirtyRegions}, file {@code <dir>/<volumeId>.dirty-<nodeId>}) are flushed
- * by the {@link #flusher} thread when marked; the data path waits for their durable generation.
+ * by the {@link MissedBitmaps} flusher thread when marked; the data path waits for their durable generation.
  */
 public final class ReplicaSet implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaSet.class);
@@ -143,9 +142,9 @@ public final class ReplicaSet implements AutoCloseable {
 
     private final String volumeId;
     private final long volumeBytes;
-    private final Path bitmapDir;
     private final Dropper dropper;
-    private final Thread flusher;
+    /** The missed-regions bitmap files of the stale copies and their flusher thread. */
+    final MissedBitmaps bitmaps;
     /** The thread that drops failed copies and reads the record when a secondary refused the epoch. */
     private final ReplicaDropper drops;
     private volatile View view;
@@ -188,8 +187,8 @@ public final class ReplicaSet implements AutoCloseable {
         }
         this.volumeId = volumeId;
         this.volumeBytes = volumeBytes;
-        this.bitmapDir = bitmapDir;
         this.dropper = dropper;
+        this.bitmaps = new MissedBitmaps(this, volumeId, volumeBytes, bitmapDir);
         Copy[] copies = new Copy[secondaries.size()];
         long inSync = 0;
         for (var e : secondaries) {
@@ -198,14 +197,12 @@ public final class ReplicaSet implements AutoCloseable {
             if (e.getValue().getValue()) {
                 inSync |= 1L << c.index;
             } else {
-                c.missed = trustBitmaps ? loadOrFull(c.nodeId, epoch) : full(c.nodeId, epoch);
+                c.missed = trustBitmaps ? bitmaps.loadOrFull(c.nodeId, epoch) : bitmaps.full(c.nodeId, epoch);
             }
         }
         this.view = new View(epoch, minInSync, inSync, copies);
-        this.flusher = new Thread(this::flushLoop, "replica-bitmaps-" + volumeId);
-        this.flusher.setDaemon(true);
         this.drops = new ReplicaDropper(this, dropper);
-        flusher.start();
+        bitmaps.start();
         drops.start();
     }
 
@@ -292,7 +289,7 @@ public final class ReplicaSet implements AutoCloseable {
 
     /** Wakes the flusher: a bitmap was marked. Any thread. */
     public void bitmapMarked() {
-        LockSupport.unpark(flusher);
+        bitmaps.wake();
     }
 
     /** The fabric address of {@code nodeId}'s copy is now {@code address} (see {@link ForwardLink#retarget}). */
@@ -341,7 +338,7 @@ public final class ReplicaSet implements AutoCloseable {
                 }
                 if ((s == null || !s) && v.isInSync(c.index)) {
                     if (c.missed == null) {
-                        c.missed = fresh(c.nodeId, epoch); // it got every write until now
+                        c.missed = bitmaps.fresh(c.nodeId, epoch); // it got every write until now
                     }
                     inSync &= ~(1L << c.index);
                 }
@@ -373,7 +370,7 @@ public final class ReplicaSet implements AutoCloseable {
                 continue;
             }
             Copy c = new Copy(nextIndex++, node, newLink.apply(node));
-            c.missed = full(node, epoch); // never in sync with this primary: only a full resync proves it
+            c.missed = bitmaps.full(node, epoch); // never in sync with this primary: only a full resync proves it
             copies = java.util.Arrays.copyOf(copies, c.index + 1);
             copies[c.index] = c;
             LOG.info("copy added to the replica set (stale, full resync): volume={}, node={}", volumeId, node);
@@ -455,61 +452,6 @@ public final class ReplicaSet implements AutoCloseable {
                 c.nodeId, v.epoch(), view.epoch(), view.inSyncCount(), v.copies().length + 1);
     }
 
-    /** A stale copy's bitmap at start: the persisted one, or all regions when nothing proves what it missed. */
-    private DirtyRegions loadOrFull(String nodeId, long epoch) {
-        DirtyRegions d = DirtyRegions.load(bitmapFile(nodeId), volumeBytes);
-        if (d == null) {
-            LOG.warn("no valid missed-regions bitmap for stale copy: volume={}, node={}: every region marked (its "
-                    + "resync must be full)", volumeId, nodeId);
-            d = DirtyRegions.create(bitmapFile(nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes, epoch);
-            d.markAll();
-            d.flush();
-        }
-        return d;
-    }
-
-    /** Every region marked, durable: nothing proves what the copy holds. */
-    private DirtyRegions full(String nodeId, long epoch) {
-        DirtyRegions d = DirtyRegions.create(bitmapFile(nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes, epoch);
-        d.markAll();
-        d.flush();
-        return d;
-    }
-
-    /** An empty bitmap, durable, for a copy that got every write until now. */
-    DirtyRegions fresh(String nodeId, long sinceEpoch) {
-        DirtyRegions d = DirtyRegions.create(bitmapFile(nodeId), DirtyRegions.DEFAULT_REGION_BYTES, volumeBytes,
-                sinceEpoch);
-        d.flush();
-        return d;
-    }
-
-    private Path bitmapFile(String nodeId) {
-        return bitmapDir.resolve(volumeId + ".dirty-" + nodeId);
-    }
-
-    private void flushLoop() {
-        while (!closed) {
-            boolean any = false;
-            for (Copy c : view.copies()) {
-                DirtyRegions d = c.missed;
-                if (d != null && d.needsFlush()) {
-                    try {
-                        d.flush();
-                    } catch (RuntimeException e) {
-                        LOG.error("missed-regions bitmap not written (writes to that copy's regions wait): volume={},"
-                                + " node={}: {}", volumeId, c.nodeId, e.toString());
-                        LockSupport.parkNanos(this, 100_000_000L);
-                    }
-                    any = true;
-                }
-            }
-            if (!any) {
-                LockSupport.parkNanos(this, 100_000_000L);
-            }
-        }
-    }
-
     /** Copies by state, for answers and logs. */
     public List<String> describe() {
         View v = view;
@@ -531,7 +473,7 @@ public final class ReplicaSet implements AutoCloseable {
         if (r != null) {
             r.close();
         }
-        LockSupport.unpark(flusher);
+        bitmaps.wake();
         drops.wake();
         for (Copy c : view.copies()) {
             c.link.close();
