@@ -18,7 +18,7 @@ final class Answers {
     }
 
     /**
-     * Runs {@code work} on a worker (the store fsyncs), unordered (the cluster service locks itself), and answers its
+     * Runs {@code work} on a worker (the store fsyncs), unordered (volume writes are compare-and-sets; the locks they need are taken inside), and answers its
      * result as JSON with {@code status}.
      */
     static <T> void answer(Vertx vertx, RoutingContext ctx, int status, Callable<T> work) {

@@ -32,8 +32,9 @@ import java.util.UUID;
 import java.util.function.LongSupplier;
 
 /**
- * Volume lifecycle, placement and node reconciliation over a {@link MetadataStore}. No lock is held across a store
- * call (a store without quorum must not queue every request behind a slow one): every change of a volume record is
+ * Volume lifecycle, placement and node reconciliation over a {@link MetadataStore}. Volume requests take no common
+ * lock (a store without quorum must not queue every request behind a slow one; only creates serialize their
+ * placement, {@code placementLock}, and the sweep runs one at a time): every change of a volume record is
  * a compare-and-set against the revision it read ({@link MetadataStore#replaceVolume},
  * {@link MetadataStore#removeVolume(String, long)}; etcd: one transaction each), retried from a fresh read on a
  * conflict, and runtime state lives in concurrent maps. Node records (registration, drain) are read-modify-written
@@ -62,8 +63,8 @@ import java.util.function.LongSupplier;
  * <p>Epoch: every change of the primary or of the in-sync set is a compare-and-set on the store
  * ({@link MetadataStore#replaceVolume}) that raises the epoch by exactly 1 ({@link ClusterState#compareAndSetEpoch}).
  * Other volume writes (connected hosts, provisioned, state, size, deleting) are compare-and-sets that keep the
- * epoch. Two creates at once may both count the same free space (each create's own record is guarded, the node's
- * free space is not): the node then reports less free space and the next placements see it.
+ * epoch. Creates on one server serialize their placement with their store write ({@code placementLock}), so they
+ * cannot both count the same free space; with several management servers only the leader creates.
  *
  * <p>Failover (docs/failover.md, "Promotion"): liveness for promotion is the primary lease ({@code leaseMs}, sent in
  * every heartbeat answer), not the node timeout. {@link #sweep} (run every 200 ms by the verticle) promotes, by one

@@ -21,9 +21,9 @@ import java.util.function.LongSupplier;
 
 /**
  * The management server's runtime state beside the store, shared by {@link ClusterService}, {@link NodeRegistry},
- * {@link Promotions}, {@link Rebuilds} and {@link ResyncRecords}. No lock is held across a store call: volume
- * changes are compare-and-sets against the revision read (etcd: one transaction each), runtime state is in
- * concurrent maps. Liveness and lease times are on the monotonic clock ({@code monoNanos}, {@link System#nanoTime()}
+ * {@link Promotions}, {@link Rebuilds} and {@link ResyncRecords}. Volume changes are compare-and-sets against the
+ * revision read (etcd: one transaction each), runtime state is in concurrent maps; the few locks (placement, node
+ * records, the sweep) are their owners'. Liveness and lease times are on the monotonic clock ({@code monoNanos}, {@link System#nanoTime()}
  * in production); the wall clock ({@code wallMs}) is only for what is shown (createdAt, lastHeartbeat).
  */
 final class ClusterState {

@@ -40,7 +40,7 @@ import java.util.stream.Collectors;
  *       sync (a replacement first) is removed (epoch + 1); when all are in sync, a replacement this server added (if it
  *       knows one: runtime only), else the record keeps the extra copy.</li>
  * </ol>
- * Deleting volumes are left alone. Each change is a compare-and-set ({@link ClusterState}); no lock is held.
+ * Deleting volumes are left alone. Each change is a compare-and-set ({@link ClusterState}); runs under the sweep's lock.
  */
 final class Rebuilds {
     private static final Logger LOG = LoggerFactory.getLogger(Rebuilds.class);

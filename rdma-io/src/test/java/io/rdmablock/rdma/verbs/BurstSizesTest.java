@@ -3,7 +3,6 @@ package io.rdmablock.rdma.verbs;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.assertSameBytes;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.fill;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.rdma;
-import static io.rdmablock.rdma.verbs.VerbsTestSupport.recv;
 import static io.rdmablock.rdma.verbs.VerbsTestSupport.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -19,14 +18,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * One burst of RDMA WRITE, SEND and RDMA READ of sizes around the soft provider's receive thresholds (a frame header
  * is 32 bytes; payloads of up to 16 KiB are read through its 64 KiB stage and copied, longer ones straight into
- * place), posted in one chain so that many frames share a socket read: every byte lands where it belongs.
+ * place), posted in one chain so that many frames share a socket read: every byte lands where it belongs. Each receive
+ * buffer is two scatter/gather elements of {@value #RECV_SGE} bytes, so a SEND payload is split across them (copied
+ * from the stage, or read straight into them when it is longer than 16 KiB).
  */
 class BurstSizesTest {
     private static final String PROVIDERS = "io.rdmablock.rdma.verbs.VerbsTestSupport#providers";
     private static final int RW = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
     private static final int[] SIZES = {1, 31, 32, 33, 480, 481, 4095, 4096, 4097, 16383, 16384, 16385, 65503, 65504,
         65535, 65536, 65537, 100_000};
-    private static final int SEND_MAX = 8192;
+    private static final int RECV_SGE = 20_000;
+    private static final int SEND_MAX = 2 * RECV_SGE;
 
     @ParameterizedTest
     @MethodSource(PROVIDERS)
@@ -36,7 +38,7 @@ class BurstSizesTest {
         for (int s : SIZES) {
             total += s;
         }
-        try (Connection c = Connection.open(provider)) {
+        try (Connection c = Connection.open(provider, a -> { }, a -> a.maxRecvSge = 2, 256, s -> { })) {
             MemoryRegion src = c.client.register(total, Access.LOCAL_WRITE);
             MemoryRegion sink = c.client.register(total, Access.LOCAL_WRITE);
             MemoryRegion dst = c.server.register(total, RW);
@@ -45,7 +47,12 @@ class BurstSizesTest {
             fill(src.segment(), 21);
             fill(remote.segment(), 22);
             for (int i = 0; i < SIZES.length; i++) {
-                c.server.qp.postRecv(recv(i, rbuf, (long) i * SEND_MAX, SEND_MAX));
+                RecvWr r = new RecvWr(2);
+                r.wrId = i;
+                r.numSge = 2;
+                r.sgList[0].set(rbuf, (long) i * SEND_MAX, RECV_SGE);
+                r.sgList[1].set(rbuf, (long) i * SEND_MAX + RECV_SGE, RECV_SGE);
+                c.server.qp.postRecv(r);
             }
             SendWr head = null;
             SendWr tail = null;

@@ -14,8 +14,8 @@ import java.util.Map;
  *
  * <p>Changes: {@link #apply} (the management plane's record, from heartbeats) and {@link #reportFailure} (the data
  * path: a forwarded command failed or timed out). A failure is turned into a compare-and-set at the management
- * plane by the {@link Dropper} on the {@link ReplicaDropper}'s thread; only when it succeeded (epoch + 1, copy
- * stale) is the copy's missed-regions bitmap created durably and the new view published. Until then, writes that
+ * plane by the {@link Dropper} on the {@link ReplicaDropper}'s thread, after the copy's missed-regions bitmap was
+ * created durably; only when the CAS succeeded (epoch + 1, copy stale) is the new view published. Until then, writes that
  * the copy missed wait ({@link ReplicatedWrites}): nothing is acknowledged on fewer copies than the record says are
  * in sync.
  *

@@ -45,7 +45,7 @@ import static io.rdmablock.node.replica.InflightWrites.WAIT_DURABLE;
  * walked region is held ({@link #held}: nothing started anywhere) until the walker left it, then started through
  * the {@link Starter}; admitted commands are counted in the gate until they completed everywhere.
  *
- * <p>The per-slot state and the acknowledgement (steps 3 and 4, the merged status) are the {@link InflightWrites}
+ * <p>The per-slot state and the acknowledgement (step 1's bitmap marking, steps 3 and 4, the merged status) are the {@link InflightWrites}
  * table; this class forwards and drives the slots through it.
  *
  * <p>Threading: one owner thread (the host queue's poller) calls every method; completions of {@link ForwardQueue}s

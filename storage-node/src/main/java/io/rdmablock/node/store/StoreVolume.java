@@ -55,7 +55,7 @@ public final class StoreVolume {
         this.chunkBits = new AtomicLongArray(wordsFor(sizeBytes));
     }
 
-    /** StoreVolume id. */
+    /** Volume id. */
     public String id() {
         return id;
     }

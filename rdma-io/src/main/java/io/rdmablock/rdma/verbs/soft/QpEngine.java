@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *   waits {@link #RNR_DELAY_NS} and retransmits from the NAKed request (go-back-N), up to {@code rnrRetryCount}
  *   times (7 = forever);</li>
  *   <li>responder: executes the peer's requests in order ({@link Receiver}): places WRITE payloads and SEND payloads
- *   straight from the socket into registered memory (scattering reads) once rkey, bounds and access are checked,
+ *   into registered memory (copied from the receive stage, or with scattering reads straight from the socket while
+ *   more than 16 KiB are still to come) once rkey, bounds and access are checked,
  *   queues READ responses, answers RNR NAK when no receive is posted, NAK (and ERROR) on a violation.</li>
  * </ul>
  *

@@ -10,9 +10,10 @@ import java.nio.ByteBuffer;
  * The receive side of a {@link QpEngine}: a frame parser that reads the socket into a {@value #STAGE_BYTES}-byte stage
  * buffer, so that the frames that travel together (ACKs, command capsules and their 64-byte SQEs, responses, and
  * payloads of at most {@value #COPY_MAX} bytes) come in many to one system call, and are copied from the stage to their
- * destination (posted receive buffers, the RDMA WRITE target, the RDMA READ sink). A longer payload is read with a
- * scattering read straight into its destination, the stage riding along at its end for the next frames; only the part
- * that came into the stage with its header is copied. The copy is the soft provider's own cost (the kernel's TCP copies
+ * destination (posted receive buffers, the RDMA WRITE target, the RDMA READ sink). While more than {@value #COPY_MAX}
+ * bytes of a payload are still to come, they are read with a scattering read straight into its destination, the
+ * stage riding along at its end for the next frames; what came into the stage with the header (up to the stage's
+ * size) and a tail of at most {@value #COPY_MAX} bytes are copied. The copy is the soft provider's own cost (the kernel's TCP copies
  * anyway); it replaced one readv per 4 KiB payload, measured in docs/bench.md. A payload is placed only after the
  * request was checked; a rejected payload is read into a discard buffer. Every complete frame in the stage is handled
  * before the socket is read again, so the engine never waits on the socket for bytes it already holds. Only the thread

@@ -11,8 +11,8 @@
  * requests with gathering writes straight from registered memory (several frames per write), its
  * {@link io.rdmablock.rdma.verbs.soft.Receiver} serves the peer's requests and reads the socket through a 64 KiB
  * stage, so the frames that travel together (ACKs, capsules and their SQEs, responses, payloads of up to 16 KiB) cost
- * one read for many and are copied into registered memory; a longer payload is read with a scattering read straight
- * into registered memory. Frame layout: {@link io.rdmablock.rdma.verbs.soft.FrameDescriptor}. The engine
+ * one read for many and are copied into registered memory; while more than 16 KiB of a payload are still to come they
+ * are read with a scattering read straight into registered memory. Frame layout: {@link io.rdmablock.rdma.verbs.soft.FrameDescriptor}. The engine
  * runs on the application's own threads, as a NIC is driven by its host: a post sends (at once, or with the poster's
  * next poll: one system call for a round of posts), a poll of a completion queue steps its queue pairs, a wait on a
  * completion queue of one queue pair blocks in that queue pair's selector, so a completion is seen without a thread
