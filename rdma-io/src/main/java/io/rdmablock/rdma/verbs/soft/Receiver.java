@@ -140,21 +140,8 @@ final class Receiver {
                     }
                     stage.clear(); // empty: consumeStaged took what the stage held of this payload
                     rd = 0;
-                    if (left <= COPY_MAX) {
-                        n = e.ch.read(stage);
-                        if (n < 0) {
-                            e.onEof();
-                            return true;
-                        }
-                        if (n == 0) {
-                            return progress;
-                        }
-                        progress = true;
-                        bytes += n;
-                        consumeStaged();
-                        continue;
-                    }
-                    n = e.ch.read(vec, 0, vecCount);
+                    boolean copy = left <= COPY_MAX;
+                    n = copy ? e.ch.read(stage) : e.ch.read(vec, 0, vecCount);
                     if (n < 0) {
                         e.onEof();
                         return true;
@@ -164,10 +151,14 @@ final class Receiver {
                     }
                     progress = true;
                     bytes += n;
-                    left -= n; // below 0: the bytes past the payload went into the stage
-                    if (left <= 0) {
-                        phase = HEADER;
-                        onPayloadDone();
+                    if (copy) {
+                        consumeStaged();
+                    } else {
+                        left -= n; // below 0: the bytes past the payload went into the stage
+                        if (left <= 0) {
+                            phase = HEADER;
+                            onPayloadDone();
+                        }
                     }
                 }
                 default -> {
