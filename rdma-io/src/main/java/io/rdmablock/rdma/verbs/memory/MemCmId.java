@@ -6,6 +6,7 @@ import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.DeviceContext;
 import io.rdmablock.rdma.verbs.QpInitAttr;
 import io.rdmablock.rdma.verbs.QueuePair;
+import io.rdmablock.rdma.verbs.emu.EmuDevice;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -82,7 +83,7 @@ final class MemCmId implements CmId {
         if (qp != null) {
             throw new IllegalStateException("id already has a queue pair, qpNum=" + qp.qpNum());
         }
-        MemQp q = new MemQp((MemDevice) device(), attr);
+        MemQp q = new MemQp((EmuDevice) device(), attr);
         q.onDisconnected(() -> events.offer(CmEventType.DISCONNECTED));
         qp = provider.track(q);
         return q;

@@ -10,6 +10,9 @@ import io.rdmablock.rdma.verbs.Sge;
 import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
+import io.rdmablock.rdma.verbs.emu.EmuDevice;
+import io.rdmablock.rdma.verbs.emu.EmuMr;
+import io.rdmablock.rdma.verbs.emu.EmuPd;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -34,8 +37,8 @@ final class MemQp implements QueuePair {
     static final WrOpcode[] WR_OPCODES = WrOpcode.values();
     private static final int OK = 0;
 
-    final MemDevice device;
-    final MemPd pd;
+    final EmuDevice device;
+    final EmuPd pd;
     final MemCq sendCq;
     final MemCq recvCq;
     private final QpInitAttr attr;
@@ -59,7 +62,7 @@ final class MemQp implements QueuePair {
     final boolean[] sqInline;
     final long[] sqSgeAddr;
     final int[] sqSgeLen;
-    final MemMr[] sqSgeMr;
+    final EmuMr[] sqSgeMr;
     final MemorySegment inlineArea;
     final int maxInline;
     private long sqTailLocal;
@@ -74,7 +77,7 @@ final class MemQp implements QueuePair {
     final byte[] rqPostStatus;
     final long[] rqSgeAddr;
     final int[] rqSgeLen;
-    final MemMr[] rqSgeMr;
+    final EmuMr[] rqSgeMr;
     private long rqTailLocal;
     private volatile long rqTail;
     private volatile long rqHead;
@@ -86,7 +89,7 @@ final class MemQp implements QueuePair {
     /** A SEND/WRITE_WITH_IMM at the head of this send queue waits for a RECV of the peer. */
     volatile boolean rnrStalled;
 
-    MemQp(MemDevice device, QpInitAttr a) {
+    MemQp(EmuDevice device, QpInitAttr a) {
         check("maxSendWr", a.maxSendWr, 1, 16384);
         check("maxRecvWr", a.maxRecvWr, 1, 16384);
         check("maxSendSge", a.maxSendSge, 1, 30);
@@ -96,11 +99,13 @@ final class MemQp implements QueuePair {
         check("responderResources", a.responderResources, 1, 16);
         check("retryCount", a.retryCount, 0, 7);
         check("rnrRetryCount", a.rnrRetryCount, 0, 7);
-        if (!(a.pd instanceof MemPd p) || p.device() != device) {
-            throw new IllegalArgumentException("invalid pd: not a protection domain of " + MemDevice.NAME);
+        if (!(a.pd instanceof EmuPd p) || p.device() != device) {
+            throw new IllegalArgumentException("invalid pd: not a protection domain of "
+                    + MemVerbsProvider.DEVICE_NAME);
         }
         if (!(a.sendCq instanceof MemCq sc) || !(a.recvCq instanceof MemCq rc)) {
-            throw new IllegalArgumentException("invalid sendCq/recvCq: not completion queues of " + MemDevice.NAME);
+            throw new IllegalArgumentException("invalid sendCq/recvCq: not completion queues of "
+                    + MemVerbsProvider.DEVICE_NAME);
         }
         this.device = device;
         this.pd = p;
@@ -136,7 +141,7 @@ final class MemQp implements QueuePair {
         sqInline = new boolean[sqSize];
         sqSgeAddr = new long[sqSize * maxSendSge];
         sqSgeLen = new int[sqSize * maxSendSge];
-        sqSgeMr = new MemMr[sqSize * maxSendSge];
+        sqSgeMr = new EmuMr[sqSize * maxSendSge];
         maxInline = a.maxInlineData;
         inlineArea = Arena.ofAuto().allocate(Math.max(1L, (long) sqSize * maxInline), 64);
         int rqSize = pow2(a.maxRecvWr);
@@ -148,7 +153,7 @@ final class MemQp implements QueuePair {
         rqPostStatus = new byte[rqSize];
         rqSgeAddr = new long[rqSize * maxRecvSge];
         rqSgeLen = new int[rqSize * maxRecvSge];
-        rqSgeMr = new MemMr[rqSize * maxRecvSge];
+        rqSgeMr = new EmuMr[rqSize * maxRecvSge];
         sendCq.attach(this);
         recvCq.attach(this);
     }
@@ -283,7 +288,7 @@ final class MemQp implements QueuePair {
             int need = read ? Access.LOCAL_WRITE : 0;
             for (int j = 0; j < w.numSge; j++) {
                 Sge s = w.sgList[j];
-                MemMr mr = s.length == 0 ? null : resolve(s, need);
+                EmuMr mr = s.length == 0 ? null : resolve(s, need);
                 if (s.length != 0 && mr == null && status == 0) {
                     status = (byte) WcStatus.LOC_PROT_ERR.ordinal();
                 }
@@ -299,7 +304,7 @@ final class MemQp implements QueuePair {
 
     /** Source memory of an inline SGE: its region when the lkey covers it (usual), else the raw address (as soft). */
     private MemorySegment sourceOf(Sge s) {
-        MemMr mr = device.byLkey(s.lkey);
+        EmuMr mr = device.byLkey(s.lkey);
         if (mr != null && mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
             return mr.segment().asSlice(s.addr - mr.address(), s.length);
         }
@@ -307,8 +312,8 @@ final class MemQp implements QueuePair {
     }
 
     /** The region covering a local SGE with the needed access, in this QP's PD, or null. */
-    private MemMr resolve(Sge s, int needAccess) {
-        MemMr mr = device.byLkey(s.lkey);
+    private EmuMr resolve(Sge s, int needAccess) {
+        EmuMr mr = device.byLkey(s.lkey);
         if (mr == null || mr.pd() != pd || (mr.access() & needAccess) != needAccess
                 || !mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
             return null;
@@ -357,7 +362,7 @@ final class MemQp implements QueuePair {
         long total = 0;
         for (int j = 0; j < w.numSge; j++) {
             Sge s = w.sgList[j];
-            MemMr mr = s.length == 0 ? null : resolve(s, Access.LOCAL_WRITE);
+            EmuMr mr = s.length == 0 ? null : resolve(s, Access.LOCAL_WRITE);
             if (s.length != 0 && mr == null) {
                 status = (byte) WcStatus.LOC_PROT_ERR.ordinal();
             }
@@ -397,7 +402,7 @@ final class MemQp implements QueuePair {
         closed = true;
         sendCq.detach(this);
         recvCq.detach(this);
-        device.provider().untrack(this);
+        device.resources().untrack(this);
     }
 
     @Override
@@ -502,8 +507,8 @@ final class MemQp implements QueuePair {
     }
 
     /** The region behind a remote key with {@code access}, in this QP's PD, open, covering the range; or null. */
-    MemMr remote(int rkey, long addr, long len, int access) {
-        MemMr mr = device.byRkey(rkey);
+    EmuMr remote(int rkey, long addr, long len, int access) {
+        EmuMr mr = device.byRkey(rkey);
         if (mr == null || mr.isClosed() || mr.pd() != pd || (mr.access() & access) != access
                 || !mr.covers(addr, len)) {
             return null;

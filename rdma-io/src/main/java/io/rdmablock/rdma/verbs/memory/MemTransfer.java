@@ -4,6 +4,7 @@ import io.rdmablock.rdma.verbs.Access;
 import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
+import io.rdmablock.rdma.verbs.emu.EmuMr;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -51,7 +52,7 @@ final class MemTransfer {
         }
         int base = i * q.maxSendSge;
         for (int j = 0; j < q.sqNumSge[i]; j++) {
-            MemMr mr = q.sqSgeMr[base + j];
+            EmuMr mr = q.sqSgeMr[base + j];
             if (mr != null && mr.isClosed()) {
                 return false;
             }
@@ -75,7 +76,7 @@ final class MemTransfer {
         }
         int rb = s * r.maxRecvSge;
         for (int j = 0; j < r.rqNumSge[s]; j++) {
-            MemMr mr = r.rqSgeMr[rb + j];
+            EmuMr mr = r.rqSgeMr[rb + j];
             if (mr != null && mr.isClosed()) {
                 r.completeRecv(WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, false, 0);
                 return WcStatus.REM_OP_ERR.ordinal();
@@ -95,7 +96,7 @@ final class MemTransfer {
         int len = q.sqTotal[i];
         if (len > 0) {
             long raddr = q.sqRemoteAddr[i];
-            MemMr mr = r.remote(q.sqRkey[i], raddr, len, Access.REMOTE_WRITE);
+            EmuMr mr = r.remote(q.sqRkey[i], raddr, len, Access.REMOTE_WRITE);
             if (mr == null) {
                 return WcStatus.REM_ACCESS_ERR.ordinal();
             }
@@ -108,7 +109,7 @@ final class MemTransfer {
                 for (int j = 0; j < q.sqNumSge[i]; j++) {
                     long n = Integer.toUnsignedLong(q.sqSgeLen[base + j]);
                     if (n > 0) {
-                        MemMr src = q.sqSgeMr[base + j];
+                        EmuMr src = q.sqSgeMr[base + j];
                         MemorySegment.copy(src.segment(), q.sqSgeAddr[base + j] - src.address(), dst, off, n);
                         off += n;
                     }
@@ -127,7 +128,7 @@ final class MemTransfer {
             return 0;
         }
         long raddr = q.sqRemoteAddr[i];
-        MemMr mr = r.remote(q.sqRkey[i], raddr, len, Access.REMOTE_READ);
+        EmuMr mr = r.remote(q.sqRkey[i], raddr, len, Access.REMOTE_READ);
         if (mr == null) {
             return WcStatus.REM_ACCESS_ERR.ordinal();
         }
@@ -137,7 +138,7 @@ final class MemTransfer {
         for (int j = 0; j < q.sqNumSge[i]; j++) {
             long n = Integer.toUnsignedLong(q.sqSgeLen[base + j]);
             if (n > 0) {
-                MemMr dst = q.sqSgeMr[base + j];
+                EmuMr dst = q.sqSgeMr[base + j];
                 MemorySegment.copy(src, off, dst.segment(), q.sqSgeAddr[base + j] - dst.address(), n);
                 off += n;
             }
@@ -169,7 +170,7 @@ final class MemTransfer {
                     js++;
                     continue;
                 }
-                MemMr m = q.sqSgeMr[sb + js];
+                EmuMr m = q.sqSgeMr[sb + js];
                 srcSeg = m.segment();
                 srcPos = q.sqSgeAddr[sb + js] - m.address();
             }
@@ -178,7 +179,7 @@ final class MemTransfer {
                 jd++;
                 continue;
             }
-            MemMr dm = r.rqSgeMr[rb + jd];
+            EmuMr dm = r.rqSgeMr[rb + jd];
             long n = Math.min(Math.min(srcLen - offS, dstLen - offD), rest);
             MemorySegment.copy(srcSeg, srcPos + offS, dm.segment(), r.rqSgeAddr[rb + jd] - dm.address() + offD, n);
             offS += n;

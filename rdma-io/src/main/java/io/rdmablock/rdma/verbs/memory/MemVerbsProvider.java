@@ -3,20 +3,28 @@ package io.rdmablock.rdma.verbs.memory;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.CmListener;
 import io.rdmablock.rdma.verbs.VerbsProvider;
+import io.rdmablock.rdma.verbs.emu.EmuDevice;
+import io.rdmablock.rdma.verbs.emu.EmuMr;
+import io.rdmablock.rdma.verbs.emu.EmuPd;
+import io.rdmablock.rdma.verbs.emu.EmuResources;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@code memory} provider: one device, {@code mem0} ({@link MemDevice}), and a connection manager that connects
+ * The {@code memory} provider: one device, {@code mem0} (an {@link EmuDevice}), and a connection manager that connects
  * ids of providers in the same JVM through {@link MemFabric}. Thread-safe. Each instance has its own device (its own
  * key table), so a node and an initiator that each select {@code memory} behave like two hosts on one fabric.
  */
 public final class MemVerbsProvider implements VerbsProvider {
-    private final MemDevice device = new MemDevice(this);
-    private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
+    /** The name of this provider's one device. */
+    static final String DEVICE_NAME = "mem0";
+
+    private final EmuResources resources = new EmuResources("memory");
+    private final EmuDevice device = new EmuDevice(DEVICE_NAME, "EmuMr", false,
+            "invalid segment: thread-confined (Arena.ofConfined); the memory "
+                    + "provider moves data on the threads of both ends of a connection, register memory of a shared, "
+                    + "automatic or global arena",
+            resources, capacity -> new MemCq(this, capacity));
 
     @Override
     public String name() {
@@ -25,22 +33,22 @@ public final class MemVerbsProvider implements VerbsProvider {
 
     @Override
     public List<String> deviceNames() {
-        return List.of(MemDevice.NAME);
+        return List.of(DEVICE_NAME);
     }
 
-    MemDevice device() {
+    EmuDevice device() {
         return device;
     }
 
     @Override
     public CmId createId() {
-        checkOpen();
+        resources.checkOpen();
         return track(new MemCmId(this, null));
     }
 
     @Override
     public CmListener listen(InetSocketAddress bindAddress, int backlog) {
-        checkOpen();
+        resources.checkOpen();
         if (backlog < 1) {
             throw new IllegalArgumentException("invalid backlog: backlog=" + backlog + ", min=1");
         }
@@ -48,44 +56,17 @@ public final class MemVerbsProvider implements VerbsProvider {
     }
 
     <T extends AutoCloseable> T track(T resource) {
-        open.add(resource);
-        return resource;
+        return resources.track(resource);
     }
 
     void untrack(AutoCloseable resource) {
-        open.remove(resource);
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("memory verbs provider is closed");
-        }
+        resources.untrack(resource);
     }
 
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        closeAll(MemCmListener.class);
-        closeAll(MemCmId.class);
-        closeAll(MemQp.class);
-        closeAll(MemCq.class);
-        closeAll(MemMr.class);
-        closeAll(MemPd.class);
-    }
-
-    private void closeAll(Class<?> kind) {
-        for (AutoCloseable c : List.copyOf(open)) {
-            if (kind.isInstance(c)) {
-                try {
-                    c.close();
-                } catch (Exception ignored) {
-                    // closing everything; keep going
-                }
-                open.remove(c);
-            }
-        }
+        // ids (and their QPs) before CQs/MRs/PDs: reverse order of creation by kind.
+        resources.close(MemCmListener.class, MemCmId.class, MemQp.class, MemCq.class, EmuMr.class,
+                EmuPd.class);
     }
 }

@@ -6,6 +6,7 @@ import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
+import io.rdmablock.rdma.verbs.emu.EmuMr;
 import java.io.IOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -351,8 +352,8 @@ final class QpEngine {
     // ---------------------------------------------------------------- responder checks
 
     /** The region behind a remote key with the access asked for, in this QP's PD and covering the range; or null. */
-    SoftMr remote(int rkey, long addr, long len, int access) {
-        SoftMr mr = qp.device.byRkey(rkey);
+    EmuMr remote(int rkey, long addr, long len, int access) {
+        EmuMr mr = qp.device.byRkey(rkey);
         if (mr == null || mr.isClosed() || mr.pd() != qp.pd || (mr.access() & access) != access
                 || !mr.covers(addr, len)) {
             return null;

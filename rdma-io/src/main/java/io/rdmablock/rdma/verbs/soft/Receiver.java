@@ -3,6 +3,7 @@ package io.rdmablock.rdma.verbs.soft;
 import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
+import io.rdmablock.rdma.verbs.emu.EmuMr;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -316,7 +317,7 @@ final class Receiver {
                     onPayloadDone();
                     return;
                 }
-                SoftMr mr = e.remote(rkey, raddr, plen, QpEngine.remoteAccess(true));
+                EmuMr mr = e.remote(rkey, raddr, plen, QpEngine.remoteAccess(true));
                 if (mr == null) {
                     nak(FrameDescriptor.SYND_REM_ACCESS, plen);
                     return;
@@ -329,7 +330,7 @@ final class Receiver {
                     nak(FrameDescriptor.SYND_REM_INV_REQ, plen);
                     return;
                 }
-                SoftMr mr = null;
+                EmuMr mr = null;
                 if (rlen > 0) {
                     mr = e.remote(rkey, raddr, rlen, QpEngine.remoteAccess(false));
                     if (mr == null) {

@@ -6,6 +6,7 @@ import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.DeviceContext;
 import io.rdmablock.rdma.verbs.QpInitAttr;
 import io.rdmablock.rdma.verbs.QueuePair;
+import io.rdmablock.rdma.verbs.emu.EmuDevice;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -97,7 +98,7 @@ final class SoftCmId implements CmId {
         if (qp != null) {
             throw new IllegalStateException("id already has a queue pair, qpNum=" + qp.qpNum());
         }
-        SoftQp q = new SoftQp((SoftDevice) device(), attr);
+        SoftQp q = new SoftQp((EmuDevice) device(), attr);
         q.onDisconnected(() -> events.offer(CmEventType.DISCONNECTED));
         qp = provider.track(q);
         return q;

@@ -9,6 +9,9 @@ import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.Sge;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
+import io.rdmablock.rdma.verbs.emu.EmuDevice;
+import io.rdmablock.rdma.verbs.emu.EmuMr;
+import io.rdmablock.rdma.verbs.emu.EmuPd;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -27,8 +30,8 @@ final class SoftQp implements QueuePair {
     static final int EINVAL = 22;
     static final WrOpcode[] WR_OPCODES = WrOpcode.values();
 
-    final SoftDevice device;
-    final SoftPd pd;
+    final EmuDevice device;
+    final EmuPd pd;
     final SoftCq sendCq;
     final SoftCq recvCq;
     private final QpInitAttr attr;
@@ -54,7 +57,7 @@ final class SoftQp implements QueuePair {
     final boolean[] sqInline;
     final long[] sqSgeAddr;
     final int[] sqSgeLen;
-    final SoftMr[] sqSgeMr;
+    final EmuMr[] sqSgeMr;
     final ByteBuffer[] sqHeader;
     final ByteBuffer[] sqInlineView;
     private final MemorySegment inlineArea;
@@ -72,12 +75,12 @@ final class SoftQp implements QueuePair {
     final byte[] rqPostStatus;
     final long[] rqSgeAddr;
     final int[] rqSgeLen;
-    final SoftMr[] rqSgeMr;
+    final EmuMr[] rqSgeMr;
     private long rqTailLocal;
     volatile long rqTail;
     volatile long rqHead;
 
-    SoftQp(SoftDevice device, QpInitAttr a) {
+    SoftQp(EmuDevice device, QpInitAttr a) {
         check("maxSendWr", a.maxSendWr, 1, 16384);
         check("maxRecvWr", a.maxRecvWr, 1, 16384);
         check("maxSendSge", a.maxSendSge, 1, 30);
@@ -87,11 +90,13 @@ final class SoftQp implements QueuePair {
         check("responderResources", a.responderResources, 1, 16);
         check("retryCount", a.retryCount, 0, 7);
         check("rnrRetryCount", a.rnrRetryCount, 0, 7);
-        if (!(a.pd instanceof SoftPd p) || p.device() != device) {
-            throw new IllegalArgumentException("invalid pd: not a protection domain of " + SoftDevice.NAME);
+        if (!(a.pd instanceof EmuPd p) || p.device() != device) {
+            throw new IllegalArgumentException("invalid pd: not a protection domain of "
+                    + SoftVerbsProvider.DEVICE_NAME);
         }
         if (!(a.sendCq instanceof SoftCq sc) || !(a.recvCq instanceof SoftCq rc)) {
-            throw new IllegalArgumentException("invalid sendCq/recvCq: not completion queues of " + SoftDevice.NAME);
+            throw new IllegalArgumentException("invalid sendCq/recvCq: not completion queues of "
+                    + SoftVerbsProvider.DEVICE_NAME);
         }
         this.device = device;
         this.pd = p;
@@ -128,7 +133,7 @@ final class SoftQp implements QueuePair {
         sqInline = new boolean[sqSize];
         sqSgeAddr = new long[sqSize * maxSendSge];
         sqSgeLen = new int[sqSize * maxSendSge];
-        sqSgeMr = new SoftMr[sqSize * maxSendSge];
+        sqSgeMr = new EmuMr[sqSize * maxSendSge];
         sqHeader = new ByteBuffer[sqSize];
         sqInlineView = new ByteBuffer[sqSize];
         maxInline = a.maxInlineData;
@@ -151,7 +156,7 @@ final class SoftQp implements QueuePair {
         rqPostStatus = new byte[rqSize];
         rqSgeAddr = new long[rqSize * maxRecvSge];
         rqSgeLen = new int[rqSize * maxRecvSge];
-        rqSgeMr = new SoftMr[rqSize * maxRecvSge];
+        rqSgeMr = new EmuMr[rqSize * maxRecvSge];
 
         engine = new QpEngine(this);
         sendCq.attach(this);
@@ -283,7 +288,7 @@ final class SoftQp implements QueuePair {
             int need = read ? Access.LOCAL_WRITE : 0;
             for (int j = 0; j < w.numSge; j++) {
                 Sge s = w.sgList[j];
-                SoftMr mr = s.length == 0 ? null : resolve(s, need);
+                EmuMr mr = s.length == 0 ? null : resolve(s, need);
                 if (s.length != 0 && mr == null && status == 0) {
                     status = (byte) WcStatus.LOC_PROT_ERR.ordinal();
                 }
@@ -299,7 +304,7 @@ final class SoftQp implements QueuePair {
 
     /** Source memory of an inline SGE: its region when the lkey covers it (usual), else the raw address. */
     private MemorySegment sourceOf(Sge s) {
-        SoftMr mr = device.byLkey(s.lkey);
+        EmuMr mr = device.byLkey(s.lkey);
         if (mr != null && mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
             return mr.segment().asSlice(s.addr - mr.address(), s.length);
         }
@@ -307,8 +312,8 @@ final class SoftQp implements QueuePair {
     }
 
     /** The region covering a local SGE with the needed access, in this QP's PD, or null. */
-    SoftMr resolve(Sge s, int needAccess) {
-        SoftMr mr = device.byLkey(s.lkey);
+    EmuMr resolve(Sge s, int needAccess) {
+        EmuMr mr = device.byLkey(s.lkey);
         if (mr == null || mr.pd() != pd || (mr.access() & needAccess) != needAccess
                 || !mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
             return null;
@@ -354,7 +359,7 @@ final class SoftQp implements QueuePair {
         long total = 0;
         for (int j = 0; j < w.numSge; j++) {
             Sge s = w.sgList[j];
-            SoftMr mr = s.length == 0 ? null : resolve(s, Access.LOCAL_WRITE);
+            EmuMr mr = s.length == 0 ? null : resolve(s, Access.LOCAL_WRITE);
             if (s.length != 0 && mr == null) {
                 status = (byte) WcStatus.LOC_PROT_ERR.ordinal();
             }
@@ -394,7 +399,7 @@ final class SoftQp implements QueuePair {
         boolean stopped = engine.shutdown(5_000_000_000L);
         sendCq.detach(this);
         recvCq.detach(this);
-        device.provider().untrack(this);
+        device.resources().untrack(this);
         if (!stopped) {
             org.slf4j.LoggerFactory.getLogger(SoftQp.class).warn("soft qp {}: engine did not stop within 5 s", qpNum);
         }

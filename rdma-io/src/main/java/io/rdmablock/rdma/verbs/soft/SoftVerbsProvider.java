@@ -4,20 +4,27 @@ import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.CmListener;
 import io.rdmablock.rdma.verbs.VerbsException;
 import io.rdmablock.rdma.verbs.VerbsProvider;
+import io.rdmablock.rdma.verbs.emu.EmuDevice;
+import io.rdmablock.rdma.verbs.emu.EmuMr;
+import io.rdmablock.rdma.verbs.emu.EmuPd;
+import io.rdmablock.rdma.verbs.emu.EmuResources;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@code soft} provider: one device, {@code soft0} ({@link SoftDevice}), and a TCP-based connection manager.
+ * The {@code soft} provider: one device, {@code soft0} (an {@link EmuDevice}), and a TCP-based connection manager.
  * Thread-safe.
  */
 public final class SoftVerbsProvider implements VerbsProvider {
-    private final SoftDevice device = new SoftDevice(this);
-    private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
+    /** The name of this provider's one device. */
+    static final String DEVICE_NAME = "soft0";
+
+    private final EmuResources resources = new EmuResources("soft");
+    private final EmuDevice device = new EmuDevice(DEVICE_NAME, "EmuMr", true,
+            "invalid segment: thread-confined (Arena.ofConfined); the soft provider "
+                    + "moves data on its own threads, register memory of a shared, automatic or global arena",
+            resources, capacity -> new SoftCq(this, capacity));
 
     @Override
     public String name() {
@@ -26,22 +33,22 @@ public final class SoftVerbsProvider implements VerbsProvider {
 
     @Override
     public List<String> deviceNames() {
-        return List.of(SoftDevice.NAME);
+        return List.of(DEVICE_NAME);
     }
 
-    SoftDevice device() {
+    EmuDevice device() {
         return device;
     }
 
     @Override
     public CmId createId() {
-        checkOpen();
+        resources.checkOpen();
         return track(new SoftCmId(this, null, null));
     }
 
     @Override
     public CmListener listen(InetSocketAddress bindAddress, int backlog) {
-        checkOpen();
+        resources.checkOpen();
         if (backlog < 1) {
             throw new IllegalArgumentException("invalid backlog: backlog=" + backlog + ", min=1");
         }
@@ -53,45 +60,17 @@ public final class SoftVerbsProvider implements VerbsProvider {
     }
 
     <T extends AutoCloseable> T track(T resource) {
-        open.add(resource);
-        return resource;
+        return resources.track(resource);
     }
 
     void untrack(AutoCloseable resource) {
-        open.remove(resource);
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("soft verbs provider is closed");
-        }
+        resources.untrack(resource);
     }
 
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
         // ids (and their QPs) before CQs/MRs/PDs: reverse order of creation by kind.
-        closeAll(SoftCmListener.class);
-        closeAll(SoftCmId.class);
-        closeAll(SoftQp.class);
-        closeAll(SoftCq.class);
-        closeAll(SoftMr.class);
-        closeAll(SoftPd.class);
-    }
-
-    private void closeAll(Class<?> kind) {
-        for (AutoCloseable c : List.copyOf(open)) {
-            if (kind.isInstance(c)) {
-                try {
-                    c.close();
-                } catch (Exception ignored) {
-                    // closing everything; keep going
-                }
-                open.remove(c);
-            }
-        }
+        resources.close(SoftCmListener.class, SoftCmId.class, SoftQp.class, SoftCq.class, EmuMr.class,
+                EmuPd.class);
     }
 }

@@ -2,6 +2,7 @@ package io.rdmablock.rdma.verbs.soft;
 
 import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WrOpcode;
+import io.rdmablock.rdma.verbs.emu.EmuMr;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -31,7 +32,7 @@ final class Transmitter {
     private final byte[] respType;
     private final byte[] respSynd;
     private final int[] respSeq;
-    private final SoftMr[] respMr;
+    private final EmuMr[] respMr;
     private final long[] respAddr;
     private final int[] respLen;
     private final ByteBuffer[] respHeader;
@@ -60,7 +61,7 @@ final class Transmitter {
         respType = new byte[n];
         respSynd = new byte[n];
         respSeq = new int[n];
-        respMr = new SoftMr[n];
+        respMr = new EmuMr[n];
         respAddr = new long[n];
         respLen = new int[n];
         respHeader = new ByteBuffer[n];
@@ -105,7 +106,7 @@ final class Transmitter {
     }
 
     /** Queues a response; false when the queue is full (the peer exceeded the negotiated READ depth). */
-    boolean enqueue(byte type, byte synd, int seq, SoftMr mr, long addr, int len) {
+    boolean enqueue(byte type, byte synd, int seq, EmuMr mr, long addr, int len) {
         if (respTail - respHead > respMask) {
             return false;
         }

@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.verbs.soft;
 
+import io.rdmablock.rdma.verbs.emu.EmuMr;
 import java.nio.ByteBuffer;
 
 /**
@@ -8,19 +9,19 @@ import java.nio.ByteBuffer;
  */
 final class ViewCache {
     private final ByteBuffer[][] views;
-    private final SoftMr[][] owners;
+    private final EmuMr[][] owners;
 
     ViewCache(int slots) {
         views = new ByteBuffer[slots][];
-        owners = new SoftMr[slots][];
+        owners = new EmuMr[slots][];
         for (int i = 0; i < slots; i++) {
             views[i] = new ByteBuffer[16];
-            owners[i] = new SoftMr[16];
+            owners[i] = new EmuMr[16];
         }
     }
 
     /** A view of {@code [addr, addr + len)} of {@code mr} for vector slot {@code slot}: position..limit is the range. */
-    ByteBuffer view(int slot, SoftMr mr, long addr, int len) {
+    ByteBuffer view(int slot, EmuMr mr, long addr, int len) {
         ByteBuffer base = mr.base();
         int off = (int) (addr - mr.address());
         if (base == null) {

@@ -1,35 +1,57 @@
-package io.rdmablock.rdma.verbs.memory;
+package io.rdmablock.rdma.verbs.emu;
 
 import io.rdmablock.rdma.verbs.CompletionQueue;
 import io.rdmablock.rdma.verbs.DeviceContext;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntFunction;
 
 /**
- * The memory device {@code mem0}: owns the memory-region key table shared by every protection domain on it.
+ * The device of an emulated provider ({@code soft0} of {@code soft}, {@code mem0} of {@code memory}): owns the
+ * memory-region key table shared by every protection domain on it. Shared implementation of the emulated providers,
+ * not an API for users.
  *
  * <p>Keys: {@code lkey = index << 8 | generation} (generation 7 bits), {@code rkey = lkey | 0x80}, so lkey and rkey of
  * one region differ and using one for the other fails, as a mix-up would on hardware that keys them apart.
  */
-final class MemDevice implements DeviceContext {
-    static final String NAME = "mem0";
+public final class EmuDevice implements DeviceContext {
     static final int MAX_MR = 1 << 20;
 
-    private final MemVerbsProvider provider;
+    private final String name;
+    private final String mrName;
+    private final boolean mrViews;
+    private final String confinedSegmentMessage;
+    private final EmuResources resources;
+    private final IntFunction<? extends CompletionQueue> cqFactory;
     private final AtomicInteger qpNumbers = new AtomicInteger(0x11);
     private final Object mrLock = new Object();
-    private volatile AtomicReferenceArray<MemMr> mrTable = new AtomicReferenceArray<>(1024);
+    private volatile AtomicReferenceArray<EmuMr> mrTable = new AtomicReferenceArray<>(1024);
     private int mrNextFree;
     private int generation;
 
-    MemDevice(MemVerbsProvider provider) {
-        this.provider = provider;
+    /**
+     * @param name the device name ({@code soft0}, {@code mem0})
+     * @param mrName the simple name a region's {@code toString} begins with ({@code SoftMr}, {@code MemMr})
+     * @param mrViews whether regions up to 2 GiB keep a whole-region {@code ByteBuffer} view ({@link EmuMr#base})
+     * @param confinedSegmentMessage the message of the {@link IllegalArgumentException} that registering a
+     *     thread-confined segment throws (it says which threads of the provider touch the memory)
+     * @param resources the provider's open resources: PDs, CQs and MRs made here are tracked there
+     * @param cqFactory makes the provider's completion queue of a capacity already checked
+     */
+    public EmuDevice(String name, String mrName, boolean mrViews, String confinedSegmentMessage,
+            EmuResources resources, IntFunction<? extends CompletionQueue> cqFactory) {
+        this.name = name;
+        this.mrName = mrName;
+        this.mrViews = mrViews;
+        this.confinedSegmentMessage = confinedSegmentMessage;
+        this.resources = resources;
+        this.cqFactory = cqFactory;
     }
 
     @Override
     public String name() {
-        return NAME;
+        return name;
     }
 
     @Override
@@ -37,19 +59,32 @@ final class MemDevice implements DeviceContext {
         return Transport.SOFT;
     }
 
-    /** No memory-management extensions (like soft): posting SEND_WITH_INV fails with EINVAL. */
+    /** No: the emulated providers have no memory-management extensions; posting SEND_WITH_INV fails with EINVAL. */
     @Override
     public boolean supportsSendWithInvalidate() {
         return false;
     }
 
-    MemVerbsProvider provider() {
-        return provider;
+    /** The provider's open resources. */
+    public EmuResources resources() {
+        return resources;
+    }
+
+    String mrName() {
+        return mrName;
+    }
+
+    boolean mrViews() {
+        return mrViews;
+    }
+
+    String confinedSegmentMessage() {
+        return confinedSegmentMessage;
     }
 
     @Override
     public ProtectionDomain allocPd() {
-        return provider.track(new MemPd(this));
+        return resources.track(new EmuPd(this));
     }
 
     @Override
@@ -57,17 +92,17 @@ final class MemDevice implements DeviceContext {
         if (capacity < 1 || capacity > 65536) {
             throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=65536");
         }
-        return provider.track(new MemCq(provider, capacity));
+        return resources.track(cqFactory.apply(capacity));
     }
 
-    int nextQpNum() {
+    public int nextQpNum() {
         return qpNumbers.getAndIncrement() & 0xFFFFFF;
     }
 
     /** Enters {@code mr} in the key table and returns its lkey. */
-    int addMr(MemMr mr) {
+    int addMr(EmuMr mr) {
         synchronized (mrLock) {
-            AtomicReferenceArray<MemMr> t = mrTable;
+            AtomicReferenceArray<EmuMr> t = mrTable;
             int idx = -1;
             for (int i = 0; i < t.length(); i++) {
                 int j = (mrNextFree + i) % t.length();
@@ -81,7 +116,7 @@ final class MemDevice implements DeviceContext {
                     throw new io.rdmablock.rdma.verbs.VerbsException(
                             "ibv_reg_mr failed: errno=12 (ENOMEM), too many memory regions, max=" + MAX_MR, 12);
                 }
-                AtomicReferenceArray<MemMr> bigger = new AtomicReferenceArray<>(t.length() * 2);
+                AtomicReferenceArray<EmuMr> bigger = new AtomicReferenceArray<>(t.length() * 2);
                 for (int i = 0; i < t.length(); i++) {
                     bigger.set(i, t.get(i));
                 }
@@ -98,27 +133,27 @@ final class MemDevice implements DeviceContext {
         }
     }
 
-    void removeMr(MemMr mr) {
+    void removeMr(EmuMr mr) {
         synchronized (mrLock) {
             mrTable.compareAndSet(mr.index(), mr, null);
         }
     }
 
     /** The region whose lkey is {@code lkey}, or null. */
-    MemMr byLkey(int lkey) {
-        MemMr mr = lookup(lkey);
+    public EmuMr byLkey(int lkey) {
+        EmuMr mr = lookup(lkey);
         return mr != null && mr.lkey() == lkey ? mr : null;
     }
 
     /** The region whose rkey is {@code rkey}, or null. */
-    MemMr byRkey(int rkey) {
-        MemMr mr = lookup(rkey);
+    public EmuMr byRkey(int rkey) {
+        EmuMr mr = lookup(rkey);
         return mr != null && mr.rkey() == rkey ? mr : null;
     }
 
-    private MemMr lookup(int key) {
+    private EmuMr lookup(int key) {
         int idx = key >>> 8;
-        AtomicReferenceArray<MemMr> t = mrTable;
+        AtomicReferenceArray<EmuMr> t = mrTable;
         return idx < t.length() ? t.get(idx) : null;
     }
 }

@@ -1,22 +1,25 @@
-package io.rdmablock.rdma.verbs.soft;
+package io.rdmablock.rdma.verbs.emu;
 
 import io.rdmablock.rdma.verbs.Access;
 import io.rdmablock.rdma.verbs.MemoryRegion;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 import java.lang.foreign.MemorySegment;
 
-/** A soft protection domain: regions and queue pairs of different domains cannot use each other's keys. */
-final class SoftPd implements ProtectionDomain {
-    /** An unstarted thread other than any caller: a segment accessible by it is accessible by the engines. */
+/**
+ * A protection domain of an emulated provider: regions and queue pairs of different domains cannot use each other's
+ * keys. Shared implementation of the emulated providers, not an API for users.
+ */
+public final class EmuPd implements ProtectionDomain {
+    /** An unstarted thread other than any caller: a segment accessible by it is accessible by any thread. */
     private static final Thread PROBE = Thread.ofPlatform().unstarted(() -> { });
-    private final SoftDevice device;
+    private final EmuDevice device;
     private volatile boolean closed;
 
-    SoftPd(SoftDevice device) {
+    EmuPd(EmuDevice device) {
         this.device = device;
     }
 
-    SoftDevice device() {
+    public EmuDevice device() {
         return device;
     }
 
@@ -30,9 +33,8 @@ final class SoftPd implements ProtectionDomain {
                     + segment);
         }
         if (!segment.isAccessibleBy(PROBE)) {
-            // the provider's engine threads place and fetch payloads: a thread-confined segment cannot be shared
-            throw new IllegalArgumentException("invalid segment: thread-confined (Arena.ofConfined); the soft provider "
-                    + "moves data on its own threads, register memory of a shared, automatic or global arena");
+            // other threads than the caller's place and fetch payloads: a thread-confined segment cannot be shared
+            throw new IllegalArgumentException(device.confinedSegmentMessage());
         }
         if (segment.byteSize() == 0) {
             throw new IllegalArgumentException("invalid segment: lengthBytes=0, min=1");
@@ -49,14 +51,14 @@ final class SoftPd implements ProtectionDomain {
         if (segment.isReadOnly() && (access & (Access.LOCAL_WRITE | Access.REMOTE_WRITE)) != 0) {
             throw new IllegalArgumentException("invalid access: read-only segment with write access");
         }
-        SoftMr mr = new SoftMr(this, segment, access);
+        EmuMr mr = new EmuMr(this, segment, access);
         device.addMr(mr);
-        return device.provider().track(mr);
+        return device.resources().track(mr);
     }
 
     @Override
     public void close() {
         closed = true;
-        device.provider().untrack(this);
+        device.resources().untrack(this);
     }
 }
