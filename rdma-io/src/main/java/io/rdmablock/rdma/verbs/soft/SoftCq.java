@@ -4,37 +4,21 @@ import io.rdmablock.rdma.verbs.CompletionQueue;
 import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WorkCompletion;
-import java.lang.invoke.MethodHandles;
+import io.rdmablock.rdma.verbs.emu.EmuCqRing;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A soft completion queue: a preallocated many-producer (queue-pair engines), one-consumer ring of completion
- * entries in parallel primitive arrays, capacity rounded up to a power of two. Producers claim a slot with a CAS on the
- * tail and publish it through a per-slot sequence (bounded MPMC queue after D. Vyukov); the consumer copies entries
- * into caller-owned {@link WorkCompletion}s. Nothing is allocated per completion.
+ * entries ({@link EmuCqRing}, shared with the memory provider; nothing is allocated per completion); this class adds
+ * the queue's states, the wake-ups of a waiter and the stepping of the attached queue pairs' engines.
  *
  * <p>Overrun: a producer that finds the ring full puts the CQ in the error state and moves every attached queue pair
  * to ERROR; {@link #poll} and {@link #await} then throw {@link CqOverrunException}.
  */
 final class SoftCq implements CompletionQueue {
-    private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final WcOpcode[] OPCODES = WcOpcode.values();
-    private static final WcStatus[] STATUSES = WcStatus.values();
-
+    private final EmuCqRing ring;
     private final int capacity;
-    private final int mask;
-    private final long[] seq;
-    private final long[] wrId;
-    private final int[] byteLen;
-    private final int[] imm;
-    private final int[] qpNum;
-    private final byte[] status;
-    private final byte[] opcode;
-    private final boolean[] withImm;
-    private final AtomicLong tail = new AtomicLong();
-    private long head;
     /** Queue pairs using this CQ (send or receive side), each once; copied on change. */
     private volatile SoftQp[] attached = new SoftQp[0];
     private volatile boolean overrun;
@@ -48,20 +32,8 @@ final class SoftCq implements CompletionQueue {
 
     SoftCq(SoftVerbsProvider provider, int requested) {
         this.provider = provider;
-        int cap = Integer.highestOneBit(Math.max(requested, 2) - 1) << 1;
-        this.capacity = cap;
-        this.mask = cap - 1;
-        seq = new long[cap];
-        for (int i = 0; i < cap; i++) {
-            seq[i] = i;
-        }
-        wrId = new long[cap];
-        byteLen = new int[cap];
-        imm = new int[cap];
-        qpNum = new int[cap];
-        status = new byte[cap];
-        opcode = new byte[cap];
-        withImm = new boolean[cap];
+        this.ring = new EmuCqRing(requested);
+        this.capacity = ring.capacity();
     }
 
     @Override
@@ -88,7 +60,7 @@ final class SoftCq implements CompletionQueue {
 
     /** True when a waiter need not block: an entry is there, a wake-up was asked for, or the CQ failed or closed. */
     boolean ready() {
-        return (long) SEQ.getAcquire(seq, (int) head & mask) == head + 1 || wakeupRequested || overrun || closed;
+        return ring.hasEntry() || wakeupRequested || overrun || closed;
     }
 
     /**
@@ -99,32 +71,11 @@ final class SoftCq implements CompletionQueue {
         if (overrun || closed) {
             return false;
         }
-        long t;
-        int i;
-        while (true) {
-            t = tail.get();
-            i = (int) t & mask;
-            long s = (long) SEQ.getAcquire(seq, i);
-            if (s == t) {
-                if (tail.compareAndSet(t, t + 1)) {
-                    break;
-                }
-            } else if (s < t) {
-                markOverrun();
-                return false;
-            } else {
-                Thread.onSpinWait();
-            }
+        if (!ring.offer(id, st, op, len, hasImm, immData, qp)) {
+            markOverrun();
+            return false;
         }
-        wrId[i] = id;
-        status[i] = (byte) st.ordinal();
-        opcode[i] = (byte) op.ordinal();
-        byteLen[i] = len;
-        withImm[i] = hasImm;
-        imm[i] = immData;
-        qpNum[i] = qp;
-        // volatile (not release) store: the read of waiter below must not move before it (lost wake-up otherwise)
-        SEQ.setVolatile(seq, i, t + 1);
+        // the ring published the entry with a volatile store: this read of waiter does not move before it
         Thread w = waiter;
         if (w != null && w != Thread.currentThread()) {
             wakeWaiter(w);
@@ -171,26 +122,7 @@ final class SoftCq implements CompletionQueue {
     }
 
     private int take(WorkCompletion[] out, int max) {
-        int n = Math.min(max, out.length);
-        int got = 0;
-        while (got < n) {
-            int i = (int) head & mask;
-            if ((long) SEQ.getAcquire(seq, i) != head + 1) {
-                break;
-            }
-            WorkCompletion wc = out[got++];
-            wc.wrId = wrId[i];
-            wc.status = STATUSES[status[i]];
-            wc.opcode = OPCODES[opcode[i]];
-            wc.byteLen = byteLen[i];
-            wc.withImm = withImm[i];
-            wc.imm = imm[i];
-            wc.qpNum = qpNum[i];
-            wc.vendorErr = 0;
-            SEQ.setRelease(seq, i, head + capacity);
-            head++;
-        }
-        return got;
+        return ring.take(out, max);
     }
 
     @Override
