@@ -3,6 +3,8 @@ package io.rdmablock.rdma.verbs.emu;
 import io.rdmablock.rdma.verbs.CompletionQueue;
 import io.rdmablock.rdma.verbs.DeviceContext;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
+import io.rdmablock.rdma.verbs.Sge;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntFunction;
@@ -149,6 +151,15 @@ public final class EmuDevice implements DeviceContext {
     public EmuMr byRkey(int rkey) {
         EmuMr mr = lookup(rkey);
         return mr != null && mr.rkey() == rkey ? mr : null;
+    }
+
+    /** Source memory of an inline SGE: its region when the lkey covers it (usual), else the raw address. */
+    public MemorySegment inlineSource(Sge s) {
+        EmuMr mr = byLkey(s.lkey);
+        if (mr != null && mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
+            return mr.segment().asSlice(s.addr - mr.address(), s.length);
+        }
+        return MemorySegment.ofAddress(s.addr).reinterpret(s.length);
     }
 
     private EmuMr lookup(int key) {

@@ -56,6 +56,28 @@ public final class EmuPd implements ProtectionDomain {
         return device.resources().track(mr);
     }
 
+    /**
+     * The region behind a local key, in this PD, with {@code access}, covering {@code [addr, addr + len)}; or null
+     * (checks of a local SGE at post time, on the posting thread).
+     */
+    public EmuMr local(int lkey, long addr, long len, int access) {
+        EmuMr mr = device.byLkey(lkey);
+        if (mr == null || mr.pd() != this || (mr.access() & access) != access || !mr.covers(addr, len)) {
+            return null;
+        }
+        return mr;
+    }
+
+    /** The region behind a remote key, open, in this PD, with {@code access}, covering the range; or null. */
+    public EmuMr remote(int rkey, long addr, long len, int access) {
+        EmuMr mr = device.byRkey(rkey);
+        if (mr == null || mr.isClosed() || mr.pd() != this || (mr.access() & access) != access
+                || !mr.covers(addr, len)) {
+            return null;
+        }
+        return mr;
+    }
+
     @Override
     public void close() {
         closed = true;

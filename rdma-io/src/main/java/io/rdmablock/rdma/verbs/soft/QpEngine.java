@@ -353,12 +353,7 @@ final class QpEngine {
 
     /** The region behind a remote key with the access asked for, in this QP's PD and covering the range; or null. */
     EmuMr remote(int rkey, long addr, long len, int access) {
-        EmuMr mr = qp.device.byRkey(rkey);
-        if (mr == null || mr.isClosed() || mr.pd() != qp.pd || (mr.access() & access) != access
-                || !mr.covers(addr, len)) {
-            return null;
-        }
-        return mr;
+        return qp.pd.remote(rkey, addr, len, access);
     }
 
     static int remoteAccess(boolean write) {

@@ -12,6 +12,7 @@ import io.rdmablock.rdma.verbs.WrOpcode;
 import io.rdmablock.rdma.verbs.emu.EmuDevice;
 import io.rdmablock.rdma.verbs.emu.EmuMr;
 import io.rdmablock.rdma.verbs.emu.EmuPd;
+import io.rdmablock.rdma.verbs.emu.EmuQpAttrs;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -81,19 +82,7 @@ final class SoftQp implements QueuePair {
     volatile long rqHead;
 
     SoftQp(EmuDevice device, QpInitAttr a) {
-        check("maxSendWr", a.maxSendWr, 1, 16384);
-        check("maxRecvWr", a.maxRecvWr, 1, 16384);
-        check("maxSendSge", a.maxSendSge, 1, 30);
-        check("maxRecvSge", a.maxRecvSge, 1, 30);
-        check("maxInlineData", a.maxInlineData, 0, 256);
-        check("initiatorDepth", a.initiatorDepth, 1, 16);
-        check("responderResources", a.responderResources, 1, 16);
-        check("retryCount", a.retryCount, 0, 7);
-        check("rnrRetryCount", a.rnrRetryCount, 0, 7);
-        if (!(a.pd instanceof EmuPd p) || p.device() != device) {
-            throw new IllegalArgumentException("invalid pd: not a protection domain of "
-                    + SoftVerbsProvider.DEVICE_NAME);
-        }
+        EmuPd p = EmuQpAttrs.checkAndPd(a, device);
         if (!(a.sendCq instanceof SoftCq sc) || !(a.recvCq instanceof SoftCq rc)) {
             throw new IllegalArgumentException("invalid sendCq/recvCq: not completion queues of "
                     + SoftVerbsProvider.DEVICE_NAME);
@@ -102,23 +91,10 @@ final class SoftQp implements QueuePair {
         this.pd = p;
         this.sendCq = sc;
         this.recvCq = rc;
-        QpInitAttr copy = new QpInitAttr();
-        copy.pd = a.pd;
-        copy.sendCq = a.sendCq;
-        copy.recvCq = a.recvCq;
-        copy.maxSendWr = a.maxSendWr;
-        copy.maxRecvWr = a.maxRecvWr;
-        copy.maxSendSge = a.maxSendSge;
-        copy.maxRecvSge = a.maxRecvSge;
-        copy.maxInlineData = a.maxInlineData;
-        copy.initiatorDepth = a.initiatorDepth;
-        copy.responderResources = a.responderResources;
-        copy.retryCount = a.retryCount;
-        copy.rnrRetryCount = a.rnrRetryCount;
-        this.attr = copy;
+        this.attr = EmuQpAttrs.copyOf(a);
         this.qpNum = device.nextQpNum();
 
-        int sqSize = pow2(a.maxSendWr);
+        int sqSize = EmuQpAttrs.pow2(a.maxSendWr);
         sqMask = sqSize - 1;
         maxSendSge = a.maxSendSge;
         sqWrId = new long[sqSize];
@@ -147,7 +123,7 @@ final class SoftQp implements QueuePair {
             sqInlineView[i] = inlineBuf.slice(i * maxInline, maxInline);
         }
 
-        int rqSize = pow2(a.maxRecvWr);
+        int rqSize = EmuQpAttrs.pow2(a.maxRecvWr);
         rqMask = rqSize - 1;
         maxRecvSge = a.maxRecvSge;
         rqWrId = new long[rqSize];
@@ -162,17 +138,6 @@ final class SoftQp implements QueuePair {
         sendCq.attach(this);
         recvCq.attach(this);
         engine.start();
-    }
-
-    private static void check(String name, int v, int min, int max) {
-        if (v < min || v > max) {
-            throw new IllegalArgumentException("invalid " + name + ": " + name + "=" + v + ", min=" + min
-                    + ", max=" + max);
-        }
-    }
-
-    private static int pow2(int n) {
-        return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
     }
 
     @Override
@@ -304,21 +269,12 @@ final class SoftQp implements QueuePair {
 
     /** Source memory of an inline SGE: its region when the lkey covers it (usual), else the raw address. */
     private MemorySegment sourceOf(Sge s) {
-        EmuMr mr = device.byLkey(s.lkey);
-        if (mr != null && mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
-            return mr.segment().asSlice(s.addr - mr.address(), s.length);
-        }
-        return MemorySegment.ofAddress(s.addr).reinterpret(s.length);
+        return device.inlineSource(s);
     }
 
     /** The region covering a local SGE with the needed access, in this QP's PD, or null. */
     EmuMr resolve(Sge s, int needAccess) {
-        EmuMr mr = device.byLkey(s.lkey);
-        if (mr == null || mr.pd() != pd || (mr.access() & needAccess) != needAccess
-                || !mr.covers(s.addr, Integer.toUnsignedLong(s.length))) {
-            return null;
-        }
-        return mr;
+        return pd.local(s.lkey, s.addr, Integer.toUnsignedLong(s.length), needAccess);
     }
 
     @Override
