@@ -25,6 +25,24 @@ public final class QpInitAttr {
     /** RNR retries (0 .. 7; 7 = infinite, as in the IB spec). */
     public int rnrRetryCount = 7;
 
+    /** A copy of every field, so that later changes of this object do not reach a queue pair created with it. */
+    public QpInitAttr copy() {
+        QpInitAttr c = new QpInitAttr();
+        c.pd = pd;
+        c.sendCq = sendCq;
+        c.recvCq = recvCq;
+        c.maxSendWr = maxSendWr;
+        c.maxRecvWr = maxRecvWr;
+        c.maxSendSge = maxSendSge;
+        c.maxRecvSge = maxRecvSge;
+        c.maxInlineData = maxInlineData;
+        c.initiatorDepth = initiatorDepth;
+        c.responderResources = responderResources;
+        c.retryCount = retryCount;
+        c.rnrRetryCount = rnrRetryCount;
+        return c;
+    }
+
     public QpInitAttr pd(ProtectionDomain pd) {
         this.pd = pd;
         return this;

@@ -31,24 +31,6 @@ public final class EmuQpAttrs {
         return p;
     }
 
-    /** A copy of {@code a}, so that later changes of the caller's object do not reach the queue pair. */
-    public static QpInitAttr copyOf(QpInitAttr a) {
-        QpInitAttr copy = new QpInitAttr();
-        copy.pd = a.pd;
-        copy.sendCq = a.sendCq;
-        copy.recvCq = a.recvCq;
-        copy.maxSendWr = a.maxSendWr;
-        copy.maxRecvWr = a.maxRecvWr;
-        copy.maxSendSge = a.maxSendSge;
-        copy.maxRecvSge = a.maxRecvSge;
-        copy.maxInlineData = a.maxInlineData;
-        copy.initiatorDepth = a.initiatorDepth;
-        copy.responderResources = a.responderResources;
-        copy.retryCount = a.retryCount;
-        copy.rnrRetryCount = a.rnrRetryCount;
-        return copy;
-    }
-
     /** The least power of two that is at least {@code n} (1 for {@code n <= 1}): a queue's ring size. */
     public static int pow2(int n) {
         return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;

@@ -220,7 +220,7 @@ final class FfmCmId implements CmId {
                 qpPtr = id.get(ADDRESS, ID_QP);
                 owner = FfmQueuePair.Owner.RDMA_CM;
             }
-            QpInitAttr actual = QpAttrs.copy(attr);
+            QpInitAttr actual = attr.copy();
             actual.maxSendWr = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_wr"));
             actual.maxRecvWr = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_recv_wr"));
             actual.maxSendSge = ia.get(JAVA_INT, off(IBV_QP_INIT_ATTR, "cap", "max_send_sge"));

@@ -2,7 +2,7 @@ package io.rdmablock.rdma.verbs.ffm;
 
 import io.rdmablock.rdma.verbs.QpInitAttr;
 
-/** Validation and copying of {@link QpInitAttr} against a device's limits ({@code ibv_query_device}). */
+/** Validation of {@link QpInitAttr} against a device's limits ({@code ibv_query_device}). */
 final class QpAttrs {
     private static final int MAX_WR = 16384;
 
@@ -29,22 +29,4 @@ final class QpAttrs {
                     + ", max=" + max);
         }
     }
-
-    static QpInitAttr copy(QpInitAttr a) {
-        QpInitAttr c = new QpInitAttr();
-        c.pd = a.pd;
-        c.sendCq = a.sendCq;
-        c.recvCq = a.recvCq;
-        c.maxSendWr = a.maxSendWr;
-        c.maxRecvWr = a.maxRecvWr;
-        c.maxSendSge = a.maxSendSge;
-        c.maxRecvSge = a.maxRecvSge;
-        c.maxInlineData = a.maxInlineData;
-        c.initiatorDepth = a.initiatorDepth;
-        c.responderResources = a.responderResources;
-        c.retryCount = a.retryCount;
-        c.rnrRetryCount = a.rnrRetryCount;
-        return c;
-    }
-
 }

@@ -100,7 +100,7 @@ final class MemQp implements QueuePair {
         this.pd = p;
         this.sendCq = sc;
         this.recvCq = rc;
-        this.attr = EmuQpAttrs.copyOf(a);
+        this.attr = a.copy();
         this.qpNum = device.nextQpNum();
         int sqSize = EmuQpAttrs.pow2(a.maxSendWr);
         sqMask = sqSize - 1;

@@ -91,7 +91,7 @@ final class SoftQp implements QueuePair {
         this.pd = p;
         this.sendCq = sc;
         this.recvCq = rc;
-        this.attr = EmuQpAttrs.copyOf(a);
+        this.attr = a.copy();
         this.qpNum = device.nextQpNum();
 
         int sqSize = EmuQpAttrs.pow2(a.maxSendWr);
