@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * buffer is two scatter/gather elements of {@value #RECV_SGE} bytes, so a SEND payload is split across them (copied
  * from the stage, or read straight into them when it is longer than 16 KiB).
  */
-class BurstSizesTest {
+public class BurstSizesTest {
     private static final String PROVIDERS = "io.rdmablock.rdma.verbs.VerbsTestSupport#providers";
     private static final int RW = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
     private static final int[] SIZES = {1, 31, 32, 33, 480, 481, 4095, 4096, 4097, 16383, 16384, 16385, 65503, 65504,
@@ -34,19 +34,39 @@ class BurstSizesTest {
     @MethodSource(PROVIDERS)
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldPlaceEveryFrameOfABurstOfMixedSizes(String provider) {
+        placeBurst(provider, SIZES);
+    }
+
+    /** The sizes around the receive thresholds this test posts, in order. */
+    public static int[] thresholdSizes() {
+        return SIZES.clone();
+    }
+
+    /**
+     * Posts one chain of an RDMA WRITE, a SEND (at most {@value #SEND_MAX} bytes) and an RDMA READ of each of
+     * {@code sizes} (at most 256 of them), waits for every completion and checks every byte of each placement.
+     */
+    public static void placeBurst(String provider, int[] sizes) {
+        if (sizes.length > 256) {
+            throw new IllegalArgumentException("sizes: at most 256 entries, got " + sizes.length);
+        }
         long total = 0;
-        for (int s : SIZES) {
+        for (int s : sizes) {
             total += s;
         }
-        try (Connection c = Connection.open(provider, a -> { }, a -> a.maxRecvSge = 2, 256, s -> { })) {
+        int wrs = 3 * sizes.length;
+        try (Connection c = Connection.open(provider, a -> a.maxSendWr = Math.max(a.maxSendWr, wrs), a -> {
+            a.maxRecvSge = 2;
+            a.maxRecvWr = Math.max(a.maxRecvWr, sizes.length);
+        }, Math.max(256, wrs), s -> { })) {
             MemoryRegion src = c.client.register(total, Access.LOCAL_WRITE);
             MemoryRegion sink = c.client.register(total, Access.LOCAL_WRITE);
             MemoryRegion dst = c.server.register(total, RW);
             MemoryRegion remote = c.server.register(total, RW);
-            MemoryRegion rbuf = c.server.register((long) SIZES.length * SEND_MAX, Access.LOCAL_WRITE);
+            MemoryRegion rbuf = c.server.register((long) sizes.length * SEND_MAX, Access.LOCAL_WRITE);
             fill(src.segment(), 21);
             fill(remote.segment(), 22);
-            for (int i = 0; i < SIZES.length; i++) {
+            for (int i = 0; i < sizes.length; i++) {
                 RecvWr r = new RecvWr(2);
                 r.wrId = i;
                 r.numSge = 2;
@@ -57,8 +77,8 @@ class BurstSizesTest {
             SendWr head = null;
             SendWr tail = null;
             long off = 0;
-            for (int i = 0; i < SIZES.length; i++) {
-                int s = SIZES[i];
+            for (int i = 0; i < sizes.length; i++) {
+                int s = sizes[i];
                 SendWr[] chain = {
                     rdma(3L * i, WrOpcode.RDMA_WRITE, src, off, s, dst, off),
                     send(3L * i + 1, WrOpcode.SEND, src, off, Math.min(s, SEND_MAX)),
@@ -74,20 +94,20 @@ class BurstSizesTest {
                 off += s;
             }
             c.client.qp.postSend(head);
-            List<WorkCompletion> sent = c.client.take(3 * SIZES.length);
+            List<WorkCompletion> sent = c.client.take(wrs);
             for (WorkCompletion wc : sent) {
                 assertEquals(WcStatus.SUCCESS, wc.status, wc.toString());
             }
             Map<Long, WorkCompletion> recvs = new HashMap<>();
-            for (WorkCompletion wc : c.server.take(SIZES.length)) {
+            for (WorkCompletion wc : c.server.take(sizes.length)) {
                 assertEquals(WcStatus.SUCCESS, wc.status, wc.toString());
                 recvs.put(wc.wrId, wc);
             }
             off = 0;
-            for (int i = 0; i < SIZES.length; i++) {
-                int s = SIZES[i];
+            for (int i = 0; i < sizes.length; i++) {
+                int s = sizes[i];
                 int sl = Math.min(s, SEND_MAX);
-                String what = "size " + s;
+                String what = "op " + i + ", size " + s;
                 assertSameBytes(src.segment().asSlice(off, s), dst.segment().asSlice(off, s), "RDMA WRITE " + what);
                 assertSameBytes(remote.segment().asSlice(off, s), sink.segment().asSlice(off, s), "RDMA READ " + what);
                 assertEquals(sl, recvs.get((long) i).byteLen, "SEND length " + what);

@@ -247,8 +247,8 @@ public final class VerbsTestSupport {
          * Connects a client to a server. {@code beforeAccept} runs on the server side after its QP exists and before
          * accept (to pre-post receives).
          */
-        static Connection open(String providerName, Consumer<QpInitAttr> clientAttrs, Consumer<QpInitAttr> serverAttrs,
-                               int cqSize, Consumer<Side> beforeAccept) {
+        public static Connection open(String providerName, Consumer<QpInitAttr> clientAttrs,
+                                      Consumer<QpInitAttr> serverAttrs, int cqSize, Consumer<Side> beforeAccept) {
             VerbsProvider provider = Providers.select(providerName);
             CmListener listener = null;
             Side client = null;

@@ -10,8 +10,10 @@ import io.rdmablock.rdma.verbs.emu.EmuMr;
 import java.io.IOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.nio.channels.ScatteringByteChannel;
 import java.nio.channels.SocketChannel;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +62,13 @@ final class QpEngine {
     volatile boolean stopRequested;
 
     SocketChannel ch;
+    /** What {@link Receiver} reads: {@link #ch}, or the test hook's wrapper of it. */
+    ScatteringByteChannel in;
+    /**
+     * Test hook: wraps the socket of every queue pair established while it is set, as its receive side's source (tests
+     * cut the byte stream at chosen offsets with it). Null in production.
+     */
+    static volatile UnaryOperator<ScatteringByteChannel> readFilter;
     private SelectionKey key;
     private boolean writeInterest;
     private boolean established;
@@ -203,6 +212,8 @@ final class QpEngine {
 
     private void attach(SocketChannel c) throws IOException {
         ch = c;
+        UnaryOperator<ScatteringByteChannel> f = readFilter;
+        in = f == null ? c : f.apply(c);
         readDepth = pendingReadDepth;
         established = true;
         key = c.register(selector, SelectionKey.OP_READ);

@@ -93,7 +93,7 @@ final class Receiver {
         rd = 0;
         while (true) {
             discard.clear();
-            int n = e.ch.read(discard);
+            int n = e.in.read(discard);
             if (n < 0) {
                 e.onEof();
                 return true;
@@ -118,7 +118,7 @@ final class Receiver {
                             return true;
                         }
                         compactStage();
-                        n = e.ch.read(stage);
+                        n = e.in.read(stage);
                         if (n < 0) {
                             e.onEof();
                             return true;
@@ -142,7 +142,7 @@ final class Receiver {
                     stage.clear(); // empty: consumeStaged took what the stage held of this payload
                     rd = 0;
                     boolean copy = left <= COPY_MAX;
-                    n = copy ? e.ch.read(stage) : e.ch.read(vec, 0, vecCount);
+                    n = copy ? e.in.read(stage) : e.in.read(vec, 0, vecCount);
                     if (n < 0) {
                         e.onEof();
                         return true;
@@ -170,7 +170,7 @@ final class Receiver {
                     if (left < discard.capacity()) {
                         discard.limit((int) left);
                     }
-                    n = e.ch.read(discard);
+                    n = e.in.read(discard);
                     if (n < 0) {
                         e.onEof();
                         return true;
