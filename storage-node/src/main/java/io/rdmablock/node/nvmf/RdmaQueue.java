@@ -128,6 +128,11 @@ final class RdmaQueue {
         return fatal;
     }
 
+    /** Commands received and not answered yet (response not posted). */
+    int outstanding() {
+        return outstanding;
+    }
+
     /** Commands in flight in the volume I/O (0 on the admin queue). */
     int storeInFlight() {
         return volumeIo.inFlight();

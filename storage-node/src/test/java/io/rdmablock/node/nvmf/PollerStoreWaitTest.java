@@ -61,4 +61,16 @@ class PollerStoreWaitTest {
         assertTrue(totalNs < READS * IDLE_WAIT_NS / 4, "20 QD1 reads took " + totalNs / 1_000_000
                 + " ms (worst " + worstNs / 1_000_000 + " ms): the poller waited out its idle wait instead of the store");
     }
+
+    @Test
+    void shouldRejectAStoreWaitMinimumBelowOneNamingTheProperty() {
+        assertEquals(1, Poller.storeWaitMin(1));
+        assertEquals(8, Poller.storeWaitMin(8));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Poller.storeWaitMin(0));
+        assertTrue(e.getMessage().contains("rdmablock.node.storeWaitMin: 0 (must be >= 1)"), e.getMessage());
+        if (System.getProperty("rdmablock.node.storeWaitMin") == null) {
+            assertEquals(8, Poller.STORE_WAIT_MIN);
+        }
+    }
 }
