@@ -223,16 +223,21 @@ public final class Poller implements Runnable {
      * commands, which wait at most {@link TargetOptions#idleWaitNs()} or until a store completion ends the wait.
      */
     private boolean storeBound() {
-        if (queues.size() != 1 || !closing.isEmpty() || !pollables.isEmpty()) {
+        RdmaQueue q = alone();
+        if (q == null) {
             return false;
         }
-        RdmaQueue q = queues.get(0);
         int n = q.storeInFlight();
         return n >= STORE_WAIT_MIN && n == q.outstanding();
     }
 
+    /** The one queue this poller serves when it serves nothing else (no closing queue, no pollable), else null. */
+    private RdmaQueue alone() {
+        return queues.size() == 1 && closing.isEmpty() && pollables.isEmpty() ? queues.get(0) : null;
+    }
+
     private void idle() {
-        RdmaQueue alone = queues.size() == 1 && closing.isEmpty() && pollables.isEmpty() ? queues.get(0) : null;
+        RdmaQueue alone = alone();
         int storeInFlight = alone == null ? 0 : alone.storeInFlight();
         if (storeInFlight > 0 && alone.awaitStore(options.idleWaitNs())) {
             // only store I/O outstanding: the store's own completion ends the wait (io_uring GETEVENTS), not the
