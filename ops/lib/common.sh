@@ -67,3 +67,20 @@ run_bounded() {
   trap - INT TERM
   wait "$pid"
 }
+
+# real_trace DIR: prints the path of the real block trace the quickstart replays: $RDMABLOCK_TRACE when set, else the
+# copy shipped in the repository (ops/data/msn-fs-30s.trace.gz, see ops/data/README.md) unpacked into DIR and checked
+# against its SHA-256. Reads nothing outside the repository. Returns 1 (with a message on stderr) when it cannot.
+real_trace() {
+  local dir="$1" gz="$RDMABLOCK_ROOT/ops/data/msn-fs-30s.trace.gz" out
+  local sha="7120325e0dd83a82bec022e477ab545f36202afc2b746056bf6a52f807b702e8"
+  if [ -n "${RDMABLOCK_TRACE:-}" ]; then
+    [ -r "$RDMABLOCK_TRACE" ] || { echo "RDMABLOCK_TRACE=$RDMABLOCK_TRACE is not readable" >&2; return 1; }
+    echo "$RDMABLOCK_TRACE"; return 0
+  fi
+  [ -r "$gz" ] || { echo "the shipped trace $gz is missing (a partial checkout?)" >&2; return 1; }
+  out="$dir/msn-fs-30s.trace"
+  gzip -dc "$gz" > "$out" || { echo "cannot unpack $gz into $dir" >&2; return 1; }
+  echo "$sha  $out" | sha256sum -c --status || { echo "$gz unpacks to another SHA-256 than $sha" >&2; return 1; }
+  echo "$out"
+}

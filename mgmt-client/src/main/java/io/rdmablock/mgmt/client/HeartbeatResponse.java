@@ -17,14 +17,32 @@ import java.util.List;
  * @param peerLeaseMaxMs how long after this heartbeat's send time the node's in-sync (or syncing) secondary copies may
  *                 go on granting their primary peer leases while no later answer comes (docs/failover.md, "Peer
  *                 lease"), ms; 0 (older servers) = no peer leases
+ * @param nodeKey  this node's own node key, base64 of 32 bytes (docs/authentication.md, "Node identities"): the node
+ *                 derives from it the secrets every peer node must prove when it connects as a host
+ *                 ({@code NodeLinkKeys}); null from servers that do not hand out node keys (then no peer node is
+ *                 admitted to a secondary copy)
+ * @param links    the secrets of this node's links to the peer nodes that share a volume with it, by peer node id
+ *                 ({@link NodeLink}); empty when none or from older servers
  */
 public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts,
-                                long peerLeaseMaxMs) {
+                                long peerLeaseMaxMs, String nodeKey, List<NodeLink> links) {
     public HeartbeatResponse {
         volumes = volumes == null ? List.of() : List.copyOf(volumes);
         leaseMs = Math.max(0, leaseMs);
         hosts = hosts == null ? List.of() : List.copyOf(hosts);
         peerLeaseMaxMs = Math.max(0, peerLeaseMaxMs);
+        links = links == null ? List.of() : List.copyOf(links);
+    }
+
+    /** An answer without node keys (as from servers before them). */
+    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts,
+                             long peerLeaseMaxMs) {
+        this(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, null, List.of());
+    }
+
+    /** This answer with {@code nodeKey} and {@code links} set. */
+    public HeartbeatResponse withNodeKeys(String key, List<NodeLink> nodeLinks) {
+        return new HeartbeatResponse(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, key, nodeLinks);
     }
 
     /** An answer without managed host secrets nor peer leases (as from servers before them). */
@@ -40,7 +58,8 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
     @Override
     public String toString() { // never the secrets
         return "HeartbeatResponse[draining=" + draining + ", volumes=" + volumes + ", leaseMs=" + leaseMs
-                + ", hosts=" + hosts + ", peerLeaseMaxMs=" + peerLeaseMaxMs + "]";
+                + ", hosts=" + hosts + ", peerLeaseMaxMs=" + peerLeaseMaxMs + ", nodeKey=" + (nodeKey == null ? "none" : "set")
+                + ", links=" + links + "]";
     }
 
     /** An answer without a lease (as from servers before failover). */
