@@ -129,6 +129,7 @@ final class MgmtSync implements NodeAgent.Handler {
             replication.leaseMs(desired.leaseMs());
             replication.peerLeaseMaxMs(desired.peerLeaseMaxMs());
         }
+        applyNodeKeys(desired);
         applyHosts(desired.hosts());
         applyVolumes(desired);
         grantLimits(desired, sendNanos);
@@ -170,6 +171,48 @@ final class MgmtSync implements NodeAgent.Handler {
         }
     }
 
+    /** This node's node key from the last heartbeat answer that had one, or null. */
+    private byte[] nodeKey;
+    private String appliedNodeKey;
+    private List<io.rdmablock.mgmt.client.NodeLink> appliedLinks = List.of();
+
+    /**
+     * This node's node key (peer nodes connecting to it are checked with secrets derived from it) and its link
+     * secrets toward peer nodes (docs/authentication.md, "Node identities"), when they changed. An answer without a
+     * key (an older server) keeps the last one. Before this runs the first time no peer node can connect to a
+     * secondary copy of this node, and this node's links to secondaries carry no secret (refused there).
+     */
+    private void applyNodeKeys(HeartbeatResponse desired) {
+        String key = desired.nodeKey();
+        if (key != null && !key.equals(appliedNodeKey)) {
+            try {
+                byte[] k = java.util.Base64.getDecoder().decode(key);
+                target.hostSecrets(target.hostSecrets().withNodeKey(k));
+                nodeKey = k;
+                appliedNodeKey = key;
+                LOG.info("node key from the management server applied: peer nodes authenticate with secrets derived "
+                        + "from it");
+            } catch (IllegalArgumentException e) {
+                LOG.warn("node key from the management server not applied: {}", e.getMessage());
+            }
+        }
+        if (replication != null && !desired.links().equals(appliedLinks)) {
+            Map<String, io.rdmablock.node.replica.PeerLink.Secrets> m = new LinkedHashMap<>();
+            for (io.rdmablock.mgmt.client.NodeLink l : desired.links()) {
+                try {
+                    m.put(l.nodeId(), new io.rdmablock.node.replica.PeerLink.Secrets(
+                            DhchapSecret.parse(l.dhchapSecret()),
+                            l.dhchapCtrlSecret() == null ? null : DhchapSecret.parse(l.dhchapCtrlSecret())));
+                } catch (IllegalArgumentException e) {
+                    LOG.warn("link secrets toward node {} from the management server not applied: {}", l.nodeId(),
+                            e.getMessage());
+                }
+            }
+            replication.links(m);
+            appliedLinks = desired.links();
+        }
+    }
+
     /** Sets the file's secrets merged with the server's hosts on the target, when the server's hosts changed. */
     private void applyHosts(List<HostSecret> hosts) {
         if (hosts.equals(appliedHosts)) {
@@ -192,7 +235,7 @@ final class MgmtSync implements NodeAgent.Handler {
                         h.hostNqn(), e.getMessage());
             }
         }
-        target.hostSecrets(fileSecrets.merged(managed));
+        target.hostSecrets(fileSecrets.merged(managed).withNodeKey(nodeKey));
         LOG.info("DH-HMAC-CHAP secrets from the management server applied: {} host(s) (and {} from the file)",
                 managed.size(), fileSecrets.size());
         appliedHosts = hosts;

@@ -174,6 +174,7 @@ final class Replication implements AutoCloseable {
         if (dv.epoch() > 0) {
             store.raiseEpoch(v.id(), dv.epoch());
         }
+        s.managedEpoch(dv.epoch()); // before any peer is admitted: bounds the epochs its commands may raise
         if (dv.role() == CopyRole.SECONDARY) {
             close(v.id()); // a demoted primary's replica set (and any activation) ends here
             s.activating(false);
@@ -183,8 +184,10 @@ final class Replication implements AutoCloseable {
                 throw new IllegalStateException("replicated volume without a primary in the record: id=" + v.id()
                         + ", name=" + dv.name() + " (not exported)");
             }
-            if (s.mode() != Subsystem.Mode.SECONDARY || !primaryNqn.equals(s.primaryHostNqn())) {
-                s.secondaryOf(primaryNqn);
+            java.util.Set<String> peers = peerNqns(dv);
+            if (s.mode() != Subsystem.Mode.SECONDARY || !primaryNqn.equals(s.primaryHostNqn())
+                    || !s.peers().equals(peers)) {
+                s.secondaryOf(primaryNqn, peers);
             }
             return;
         }
@@ -256,7 +259,7 @@ final class Replication implements AutoCloseable {
         if (s.mode() == Subsystem.Mode.PLAIN) {
             String hold = dv.copies().stream().filter(c -> !c.nodeId().equals(nodeId)).map(DesiredCopy::hostnqn)
                     .findFirst().orElseThrow();
-            s.secondaryOf(hold);
+            s.secondaryOf(hold, peerNqns(dv));
         }
         Pending p = new Pending(dv.epoch());
         activations.put(v.id(), p);
@@ -362,8 +365,36 @@ final class Replication implements AutoCloseable {
     private java.util.function.Function<String, ForwardLink> linkFactory(DesiredVolume dv) {
         return node -> {
             DesiredCopy c = dv.copies().stream().filter(x -> x.nodeId().equals(node)).findFirst().orElseThrow();
-            return new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs);
+            return new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs, () -> false,
+                    () -> linkSecrets(node));
         };
+    }
+
+    /**
+     * The host NQNs of the nodes holding the volume's other copies (the primary and those that may succeed it), as
+     * the management plane names them: the peer nodes a secondary copy admits (each must authenticate).
+     */
+    private java.util.Set<String> peerNqns(DesiredVolume dv) {
+        java.util.Set<String> peers = new java.util.TreeSet<>();
+        for (DesiredCopy c : dv.copies()) {
+            if (!c.nodeId().equals(nodeId) && c.hostnqn() != null) {
+                peers.add(c.hostnqn());
+            }
+        }
+        return peers;
+    }
+
+    /** This node's link secrets toward the nodes it forwards to, by node id (from the heartbeat answer). */
+    private volatile Map<String, PeerLink.Secrets> links = Map.of();
+
+    /** Sets this node's link secrets toward peer nodes (a new heartbeat answer's); used by connects from then on. */
+    void links(Map<String, PeerLink.Secrets> byNodeId) {
+        links = Map.copyOf(byNodeId);
+    }
+
+    /** This node's link secrets toward {@code node}, {@link PeerLink.Secrets#NONE} when the server gave none. */
+    PeerLink.Secrets linkSecrets(String node) {
+        return links.getOrDefault(node, PeerLink.Secrets.NONE);
     }
 
     /** The volume's resyncs' progress and its verify run (heartbeat report), or nulls when not its primary. */
@@ -383,8 +414,9 @@ final class Replication implements AutoCloseable {
         };
         for (DesiredCopy c : dv.copies()) {
             if (c.role() == CopyRole.SECONDARY) {
+                String peer = c.nodeId();
                 PeerLink link = new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs,
-                        patient);
+                        patient, () -> linkSecrets(peer));
                 secondaries.add(Map.entry(c.nodeId(), Map.entry(link, c.state() == CopyState.IN_SYNC)));
             }
         }

@@ -47,9 +47,26 @@ public final class PeerAssociation implements AutoCloseable {
      *                           with smaller queues (CAP.MQES + 1) gets queues of its size
      * @param keepAliveTimeoutMs KATO sent in the admin Connect, 1000 .. 3600000 ms; Keep Alive every KATO / 2
      * @param timeoutNs          bound of each setup step and of each Keep Alive's wait, &gt; 0
+     * @param dhchapSecret       the host's DH-HMAC-CHAP secret for every queue (a node's link secret), or null
+     * @param dhchapCtrlSecret   the controller secret the target must prove back (bidirectional), or null
      */
     public record Params(InetSocketAddress address, String subnqn, String hostnqn, int ioQueues, int queueEntries,
-                         int keepAliveTimeoutMs, long timeoutNs) {
+                         int keepAliveTimeoutMs, long timeoutNs,
+                         io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapSecret,
+                         io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapCtrlSecret) {
+        /** Without DH-HMAC-CHAP secrets. */
+        public Params(InetSocketAddress address, String subnqn, String hostnqn, int ioQueues, int queueEntries,
+                      int keepAliveTimeoutMs, long timeoutNs) {
+            this(address, subnqn, hostnqn, ioQueues, queueEntries, keepAliveTimeoutMs, timeoutNs, null, null);
+        }
+
+        @Override
+        public String toString() { // never the secrets
+            return "Params[address=" + address + ", subnqn=" + subnqn + ", hostnqn=" + hostnqn + ", ioQueues="
+                    + ioQueues + ", queueEntries=" + queueEntries + ", keepAliveTimeoutMs=" + keepAliveTimeoutMs
+                    + ", dhchap=" + (dhchapSecret != null) + "]";
+        }
+
         /** @throws IllegalArgumentException naming the field and its bounds */
         public Params {
             if (address == null || subnqn == null || subnqn.isEmpty() || hostnqn == null || hostnqn.isEmpty()) {
@@ -123,7 +140,8 @@ public final class PeerAssociation implements AutoCloseable {
         try {
             admin = QueueConnection.connect(provider, params.address(), pd, adminMemory, 0, ADMIN_QUEUE_ENTRIES,
                     ConnectDataDescriptor.CNTLID_DYNAMIC, new QueueConnection.ConnectParams(params.subnqn(),
-                            params.hostnqn(), hostId, params.keepAliveTimeoutMs()), t);
+                            params.hostnqn(), hostId, params.keepAliveTimeoutMs())
+                            .withDhchap(params.dhchapSecret(), params.dhchapCtrlSecret()), t);
             long cap = AdminCommands.readCapAndEnable(admin, t, t);
             IdentifyControllerDescriptor.Info info = AdminCommands.identifyController(admin, t);
             TargetLimits limits = TargetLimits.of(cap, admin.memory().identify(), info);
@@ -136,7 +154,7 @@ public final class PeerAssociation implements AutoCloseable {
                         + params.ioQueues() + " of " + params.queueEntries());
             }
             QueueConnection.ConnectParams ioParams = new QueueConnection.ConnectParams(params.subnqn(),
-                    params.hostnqn(), hostId, 0);
+                    params.hostnqn(), hostId, 0).withDhchap(params.dhchapSecret(), params.dhchapCtrlSecret());
             for (int i = 0; i < io.length; i++) {
                 QueueMemory mem = new QueueMemory(pd, entries - 1, 0, entries);
                 try {

@@ -17,7 +17,9 @@ import java.lang.foreign.ValueLayout;
  * maxQueueEntries) - 1 (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and a live controller of the same subsystem and
  * HOSTNQN on qid >= 1; a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
  * Host (SCT 1, SC 84h), and so is a host without a DH-HMAC-CHAP secret on a subsystem that requires authentication
- * ({@link Subsystem#requiresAuth}): as Linux nvmet answers a host it cannot authenticate ({@code
+ * ({@link Subsystem#requiresAuth}), and a secondary's peer node ({@link Subsystem.Role#exempts}) when this node has
+ * no node key to check it with (a peer node always authenticates with its node link secret, {@link HostSecrets}): as
+ * Linux nvmet answers a host it cannot authenticate ({@code
  * drivers/nvme/target/fabrics-cmd.c} {@code nvmet_execute_admin_connect}: {@code nvmet_setup_auth} failing for a
  * host without a key is {@code NVME_SC_CONNECT_INVALID_HOST}; NVMe-oF 1.1 section 3.3, Figure 21; NVMe
  * Base 2.0 section 8.13 for the authentication itself). An I/O queue gets its {@link VolumeIo} here, from the
@@ -86,7 +88,13 @@ final class Connect {
         }
         HostSecrets secrets = t.hostSecrets(); // read once: a change applies to Connects after this one
         HostSecrets.Entry auth = s.isDiscovery() ? null : secrets.lookup(hostnqn);
-        if (auth == null && s.requiresAuth() && !hostnqn.equals(s.primaryHostNqn())) {
+        if (auth == null && s.role().exempts(hostnqn)) {
+            LOG.info("connect rejected: invalid host: peer node hostnqn={} cannot prove its identity (this node has "
+                    + "no node key from the management plane yet), subnqn={}, qid={}, peer={}", hostnqn, subnqn, qid,
+                    q.peer);
+            return r.fail(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST));
+        }
+        if (auth == null && s.requiresAuth()) {
             LOG.info("connect rejected: invalid host: authentication required and hostnqn={} has no DH-HMAC-CHAP "
                     + "secret, subnqn={}, qid={}, peer={}", hostnqn, subnqn, qid, q.peer);
             return r.fail(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST));

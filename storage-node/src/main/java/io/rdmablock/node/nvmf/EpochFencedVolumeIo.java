@@ -16,7 +16,10 @@ import org.slf4j.LoggerFactory;
  * <li>0 (or negative: epochs are int64 &gt;= 1): Invalid Field in Command (generic, SC 02h);</li>
  * <li>below the highest accepted for the volume ({@link VolumeStore#epoch}): Reservation Conflict (generic, SC 83h),
  *     nothing touched;</li>
- * <li>above it: persisted durably first ({@link VolumeStore#raiseEpoch}, a synced metadata write on this poller
+ * <li>above the ceiling the management plane allows ({@link Subsystem#epochCeiling}: the volume's epoch it last
+ *     told this node plus a small window, so that a peer cannot fence the real primary out with an epoch of its own
+ *     choosing, such as 2^63-1): Invalid Field in Command (generic, SC 02h, DNR), nothing touched or persisted;</li>
+ * <li>above the highest accepted, within the ceiling: persisted durably first ({@link VolumeStore#raiseEpoch}, a synced metadata write on this poller
  *     thread: rare, once per epoch change), then handled as equal; a failed write answers Internal Error and executes
  *     nothing;</li>
  * <li>equal: executed once every command of a lower epoch admitted before this epoch was raised has completed in
@@ -45,6 +48,8 @@ final class EpochFencedVolumeIo implements VolumeIo {
     private final String volumeId;
     private final int qid;
     private final EpochFence fence;
+    /** The highest epoch a command may raise this copy to ({@link Subsystem#epochCeiling}), read on a raise only. */
+    private final java.util.function.LongSupplier ceiling;
     /** The phase each fenced command in flight (parked or started) counts in, by request index; null otherwise. */
     private final EpochFence.Phase[] phaseOf;
     /** Fenced commands admitted but waiting for the barrier, in arrival order. */
@@ -67,6 +72,15 @@ final class EpochFencedVolumeIo implements VolumeIo {
      * @throws java.util.NoSuchElementException when the store has no such volume
      */
     EpochFencedVolumeIo(VolumeIo local, VolumeStore store, String volumeId, int qid, int entries) {
+        this(local, store, volumeId, qid, entries, () -> Long.MAX_VALUE);
+    }
+
+    /**
+     * As the other constructor, refusing raises above {@code ceiling} (read at each raise).
+     */
+    EpochFencedVolumeIo(VolumeIo local, VolumeStore store, String volumeId, int qid, int entries,
+                        java.util.function.LongSupplier ceiling) {
+        this.ceiling = ceiling;
         this.local = local;
         this.store = store;
         this.volumeId = volumeId;
@@ -79,9 +93,15 @@ final class EpochFencedVolumeIo implements VolumeIo {
 
     /** The {@link VolumeIo.Factory} of a subsystem in secondary mode: a {@link LocalVolumeIo} behind the fence. */
     static VolumeIo open(VolumeIo.Context queue) {
+        return open(queue, () -> Long.MAX_VALUE);
+    }
+
+    /** As {@link #open(VolumeIo.Context)}, with the subsystem's epoch ceiling ({@link Subsystem#epochCeiling}). */
+    static VolumeIo open(VolumeIo.Context queue, java.util.function.LongSupplier ceiling) {
         LocalVolumeIo local = LocalVolumeIo.open(queue);
         try {
-            return new EpochFencedVolumeIo(local, queue.store(), queue.volume().id(), queue.qid(), queue.entries());
+            return new EpochFencedVolumeIo(local, queue.store(), queue.volume().id(), queue.qid(), queue.entries(),
+                    ceiling);
         } catch (RuntimeException e) {
             local.close();
             throw e;
@@ -119,6 +139,13 @@ final class EpochFencedVolumeIo implements VolumeIo {
         }
         EpochFence.Phase p = fence.enter(epoch);
         if (p == null && epoch > fence.epoch()) {
+            long max = ceiling.getAsLong();
+            if (epoch > max) {
+                LOG.warn("forwarded command refused: field=epoch (CDW2-3), value={}, max={} (the volume's epoch the "
+                        + "management plane told this node + rdmablock.node.epochWindow), volume={}, opcode=0x{}, "
+                        + "cid={}, qid={}", epoch, max, volumeId, Integer.toHexString(r.opcode), r.cid, qid);
+                return refuse(INVALID_FIELD);
+            }
             try {
                 store.raiseEpoch(volumeId, epoch); // durable before anything of the new epoch runs or is answered
             } catch (RuntimeException e) {

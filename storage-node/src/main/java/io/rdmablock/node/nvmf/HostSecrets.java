@@ -1,5 +1,7 @@
 package io.rdmablock.node.nvmf;
 
+import io.rdmablock.rdma.fabric.auth.NodeLinkKeys;
+
 import io.rdmablock.rdma.fabric.auth.DhchapController;
 import io.rdmablock.rdma.fabric.auth.DhchapSecret;
 
@@ -25,7 +27,13 @@ import java.util.Map;
  *   # hostnqn                                  host secret            [controller secret]
  *   nqn.2014-08.org.nvmexpress:uuid:...        DHHC-1:01:...:         DHHC-1:03:...:
  * </pre>
- * Secrets are in the {@code DHHC-1} form of nvme-cli {@code gen-dhchap-key} ({@link DhchapSecret}). Immutable.
+ * Secrets are in the {@code DHHC-1} form of nvme-cli {@code gen-dhchap-key} ({@link DhchapSecret}).
+ *
+ * <p>Peer nodes ({@value Subsystem#NODE_HOSTNQN_PREFIX}...) are not listed: with this node's <em>node key</em>
+ * ({@link #withNodeKey}, from the management plane) each one's secrets are derived from its host NQN
+ * ({@link NodeLinkKeys}; docs/authentication.md, "Node identities"), and a node NQN must always authenticate; without
+ * a node key no peer node can prove itself (a secondary then admits none). Immutable (the derived entries are
+ * cached).
  */
 public final class HostSecrets {
     /** One host's secrets; {@code ctrlSecret} may be null. */
@@ -38,24 +46,55 @@ public final class HostSecrets {
     }
 
     /** No host needs to authenticate. */
-    public static final HostSecrets NONE = new HostSecrets(Map.of(), DhchapController.Policy.DEFAULT);
+    public static final HostSecrets NONE = new HostSecrets(Map.of(), DhchapController.Policy.DEFAULT, null);
 
     private final Map<String, Entry> byHostnqn;
     private final DhchapController.Policy policy;
+    /** This node's node key ({@link NodeLinkKeys#KEY_BYTES} bytes), or null when none was given. */
+    private final byte[] nodeKey;
+    /** Derived entries of peer nodes, by host NQN (bounded: cleared when it grows past 4096). */
+    private final java.util.concurrent.ConcurrentHashMap<String, Entry> derived =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
-    private HostSecrets(Map<String, Entry> byHostnqn, DhchapController.Policy policy) {
+    private HostSecrets(Map<String, Entry> byHostnqn, DhchapController.Policy policy, byte[] nodeKey) {
         this.byHostnqn = Map.copyOf(byHostnqn);
         this.policy = policy;
+        this.nodeKey = nodeKey;
+    }
+
+    /**
+     * The same entries with this node's node key: peer nodes are then checked with their derived link secrets.
+     *
+     * @param key {@link NodeLinkKeys#KEY_BYTES} bytes (copied), or null for none
+     * @throws IllegalArgumentException for another length
+     */
+    public HostSecrets withNodeKey(byte[] key) {
+        if (key != null && key.length != NodeLinkKeys.KEY_BYTES) {
+            throw new IllegalArgumentException("invalid node key: length=" + key.length + ", expected "
+                    + NodeLinkKeys.KEY_BYTES);
+        }
+        return new HostSecrets(byHostnqn, policy, key == null ? null : key.clone());
+    }
+
+    /** True when a node key is set ({@link #withNodeKey}). */
+    public boolean hasNodeKey() {
+        return nodeKey != null;
+    }
+
+    /** True for a host NQN of the cluster's nodes ({@value Subsystem#NODE_HOSTNQN_PREFIX}...). */
+    public static boolean isNodeNqn(String hostnqn) {
+        return hostnqn != null && hostnqn.startsWith(Subsystem.NODE_HOSTNQN_PREFIX)
+                && hostnqn.length() > Subsystem.NODE_HOSTNQN_PREFIX.length();
     }
 
     /** These entries, with the default hash and DH group order ({@link DhchapController.Policy#DEFAULT}). */
     public static HostSecrets of(Map<String, Entry> byHostnqn) {
-        return new HostSecrets(byHostnqn, DhchapController.Policy.DEFAULT);
+        return new HostSecrets(byHostnqn, DhchapController.Policy.DEFAULT, null);
     }
 
     /** The same entries, negotiated with {@code p}. */
     public HostSecrets withPolicy(DhchapController.Policy p) {
-        return new HostSecrets(byHostnqn, p);
+        return new HostSecrets(byHostnqn, p, nodeKey);
     }
 
     /**
@@ -97,11 +136,29 @@ public final class HostSecrets {
     public HostSecrets merged(Map<String, Entry> more) {
         Map<String, Entry> m = new LinkedHashMap<>(more);
         m.putAll(byHostnqn);
-        return new HostSecrets(m, policy);
+        return new HostSecrets(m, policy, nodeKey);
     }
 
-    /** The entry of {@code hostnqn}, or null when that host need not authenticate. */
+    /**
+     * The entry of {@code hostnqn}, or null when that host need not authenticate. A peer node's
+     * ({@link #isNodeNqn}) is derived from the node key (host and controller secret) and never taken from a list;
+     * null without a node key.
+     */
     public Entry lookup(String hostnqn) {
+        if (isNodeNqn(hostnqn)) {
+            if (nodeKey == null) {
+                return null;
+            }
+            Entry e = derived.get(hostnqn);
+            if (e == null) {
+                if (derived.size() >= 4096) {
+                    derived.clear();
+                }
+                e = new Entry(NodeLinkKeys.hostSecret(nodeKey, hostnqn), NodeLinkKeys.ctrlSecret(nodeKey, hostnqn));
+                derived.put(hostnqn, e);
+            }
+            return e;
+        }
         return byHostnqn.get(hostnqn);
     }
 
@@ -116,6 +173,6 @@ public final class HostSecrets {
 
     @Override
     public String toString() {
-        return "HostSecrets[hosts=" + byHostnqn.keySet() + "]";
+        return "HostSecrets[hosts=" + byHostnqn.keySet() + ", nodeKey=" + (nodeKey == null ? "none" : "set") + "]";
     }
 }

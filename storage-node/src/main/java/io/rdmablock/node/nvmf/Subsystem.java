@@ -45,7 +45,18 @@ public final class Subsystem {
     /** Opens the {@link VolumeIo} of each I/O queue at its Connect; swappable at runtime. */
     private volatile VolumeIo.Factory volumeIoFactory = LocalVolumeIo::open;
     /** Mode and (secondary) the primary node's host, replaced together; a new object on every change of either. */
-    private volatile Role role = new Role(Mode.PLAIN, null, 0);
+    private volatile Role role = new Role(Mode.PLAIN, null, Set.of(), 0);
+    /**
+     * Highest epoch a forwarded command may raise this copy to ({@link EpochFencedVolumeIo}): the volume's epoch the
+     * management plane last told this node plus {@link #EPOCH_WINDOW}; {@link Long#MAX_VALUE} until told.
+     */
+    private volatile long epochCeiling = Long.MAX_VALUE;
+    /**
+     * How far above the epoch the management plane last told this node a forwarded command may raise a secondary
+     * copy's epoch: the epochs the management plane can assign before this node's next heartbeat answer (each
+     * promotion, drop or resync completion adds 1). {@code rdmablock.node.epochWindow}, default 16, 1..1M.
+     */
+    static final long EPOCH_WINDOW = Math.clamp(Long.getLong("rdmablock.node.epochWindow", 16), 1, 1_000_000);
     /**
      * What the I/O path reads once per command ({@link #ioGate()}): the role and the status hosts other than a
      * secondary's primary get. Replaced (never mutated) whenever the role or {@link #activating} changes.
@@ -71,25 +82,34 @@ public final class Subsystem {
         PRIMARY,
         /**
          * This node holds a secondary copy: the allow-listed hosts are admitted with ANA Inaccessible (their I/O gets
-         * SCT 3h SC 02h), the primary node's host NQN is admitted and served, its write-type commands fenced by the
-         * epoch they carry ({@link EpochFencedVolumeIo}).
+         * SCT 3h SC 02h); the nodes the management plane names as holding the volume's other copies (the primary and
+         * the copies that may succeed it) are admitted once they authenticate with their node link secret
+         * (docs/authentication.md, "Node identities") and served, their write-type commands fenced by the epoch they
+         * carry ({@link EpochFencedVolumeIo}).
          */
         SECONDARY
     }
 
     /**
-     * The replication role: mode, the primary node's host NQN (SECONDARY only) and a generation that grows with
-     * every change. An I/O queue whose {@link VolumeIo} was opened under an older role re-opens it once drained.
+     * The replication role: mode, the primary node's host NQN (SECONDARY only), the peer nodes admitted as nodes
+     * (SECONDARY only: the host NQNs of the nodes holding the volume's other copies, as the management plane named
+     * them, the primary included) and a generation that grows with every change. An I/O queue whose
+     * {@link VolumeIo} was opened under an older role re-opens it once drained.
      */
-    record Role(Mode mode, String primaryHostNqn, long generation) {
+    record Role(Mode mode, String primaryHostNqn, Set<String> peers, long generation) {
+        Role {
+            peers = Set.copyOf(peers);
+        }
+
         /**
-         * True when {@code hostnqn} is a node of the cluster ({@value #NODE_HOSTNQN_PREFIX}...) and this is a
-         * secondary: its I/O is epoch-fenced, not ANA-gated. Not only the primary this node knows of: a newly
-         * promoted primary activates its epoch here before this node's next heartbeat tells it of the promotion
-         * (docs/failover.md); the epoch in CDW2-3, not the host NQN, decides whose writes are taken.
+         * True when this is a secondary and {@code hostnqn} is one of its named peer nodes: its I/O is epoch-fenced,
+         * not ANA-gated. Not only the primary this node knows of: a newly promoted primary (one of the other copies)
+         * activates its epoch here before this node's next heartbeat tells it of the promotion (docs/failover.md);
+         * the epoch in CDW2-3, bounded by the {@link #epochCeiling}, decides whose writes are taken. Never by NQN
+         * prefix: a peer must also prove its node link secret at Connect ({@link Connect}).
          */
         boolean exempts(String hostnqn) {
-            return mode == Mode.SECONDARY && hostnqn != null && hostnqn.startsWith(NODE_HOSTNQN_PREFIX);
+            return mode == Mode.SECONDARY && hostnqn != null && peers.contains(hostnqn);
         }
     }
 
@@ -170,7 +190,8 @@ public final class Subsystem {
      * True when {@code hostnqn} may connect: the allow-list is empty (any host, rdmablock's rule), holds
      * {@link VolumeSpec#ANY_HOST}, or holds the hostnqn; in {@link Mode#SECONDARY} also the primary node's host NQN
      * given to {@link #secondaryOf} (docs/failover.md: a secondary exports the volume to its hosts as ANA
-     * Inaccessible, so they hold a path ready for a failover).
+     * Inaccessible, so they hold a path ready for a failover) the peer nodes it names ({@link Role#exempts}). A node's
+     * host NQN that is not a named peer is treated as any host's.
      */
     public boolean allowsHost(String hostnqn) {
         if (volume == null) {
@@ -188,7 +209,7 @@ public final class Subsystem {
 
     /**
      * Whether only hosts with a DH-HMAC-CHAP secret ({@link HostSecrets}) may connect: any other host is answered
-     * Connect Invalid Host, except a secondary's primary node ({@link #primaryHostNqn()}: the replication path).
+     * Connect Invalid Host. A secondary's peer nodes must authenticate whatever this says ({@link Connect}).
      * Applies to Connects from then on; {@link #revokeHostsWithoutSecrets} ends the associations of hosts that
      * connected before without a secret. Default false. Any thread.
      */
@@ -211,7 +232,7 @@ public final class Subsystem {
             return volume.allowedHosts();
         }
         Set<String> s = new TreeSet<>(volume.allowedHosts());
-        s.add(r.primaryHostNqn());
+        s.addAll(r.peers());
         return s;
     }
 
@@ -258,27 +279,65 @@ public final class Subsystem {
      * @throws IllegalArgumentException when {@code primaryHostNqn} is null or blank
      */
     public synchronized void secondaryOf(String primaryHostNqn) {
+        secondaryOf(primaryHostNqn, Set.of());
+    }
+
+    /**
+     * As {@link #secondaryOf(String)}, admitting as peer nodes {@code primaryHostNqn} and {@code successors} (the host
+     * NQNs of the nodes holding the volume's other copies, any of which the management plane may promote; this
+     * node's own is ignored by the caller's choice). Each must still authenticate with its node link secret.
+     *
+     * @throws IllegalArgumentException when {@code primaryHostNqn} is null or blank
+     */
+    public synchronized void secondaryOf(String primaryHostNqn, Set<String> successors) {
         if (primaryHostNqn == null || primaryHostNqn.isBlank()) {
             throw new IllegalArgumentException("invalid primaryHostNqn: primaryHostNqn=" + primaryHostNqn
                     + " (the primary node's host NQN is required)");
         }
-        setRole(Mode.SECONDARY, primaryHostNqn, EpochFencedVolumeIo::open);
+        Set<String> peers = new TreeSet<>(successors);
+        peers.add(primaryHostNqn);
+        setRole(Mode.SECONDARY, primaryHostNqn, peers, q -> EpochFencedVolumeIo.open(q, this::epochCeiling));
+    }
+
+    /**
+     * Sets the {@link #epochCeiling} from the volume's epoch the management plane told this node ({@code epoch} +
+     * {@link #EPOCH_WINDOW}); ignored when {@code epoch <= 0} (an older server). Any thread.
+     */
+    public void managedEpoch(long epoch) {
+        if (epoch > 0) {
+            epochCeiling = epoch > Long.MAX_VALUE - EPOCH_WINDOW ? Long.MAX_VALUE : epoch + EPOCH_WINDOW;
+        }
+    }
+
+    /** The highest epoch a forwarded command may raise this copy to ({@link #managedEpoch}). */
+    long epochCeiling() {
+        return epochCeiling;
+    }
+
+    /** The peer nodes admitted to this secondary (empty unless {@link Mode#SECONDARY}). */
+    public Set<String> peers() {
+        return role.peers();
     }
 
     private void setRole(Mode mode, String primaryHostNqn, VolumeIo.Factory factory) {
+        setRole(mode, primaryHostNqn, Set.of(), factory);
+    }
+
+    private void setRole(Mode mode, String primaryHostNqn, Set<String> peers, VolumeIo.Factory factory) {
         if (volume == null) {
             throw new IllegalStateException("the discovery subsystem has no replication mode");
         }
         Role prev = role;
         volumeIoFactory = factory; // before the role: a queue re-opening under the new role gets the new handle
-        if (prev.mode() == mode && java.util.Objects.equals(prev.primaryHostNqn(), primaryHostNqn)) {
+        if (prev.mode() == mode && java.util.Objects.equals(prev.primaryHostNqn(), primaryHostNqn)
+                && prev.peers().equals(peers)) {
             return;
         }
-        Role next = new Role(mode, primaryHostNqn, prev.generation() + 1);
+        Role next = new Role(mode, primaryHostNqn, peers, prev.generation() + 1);
         role = next;
         publishGate();
-        LOG.info("subsystem mode changed: subnqn={}, mode={} -> {}, primaryHostNqn={}, generation={}", subnqn,
-                prev.mode(), next.mode(), next.primaryHostNqn(), next.generation());
+        LOG.info("subsystem mode changed: subnqn={}, mode={} -> {}, primaryHostNqn={}, peers={}, generation={}",
+                subnqn, prev.mode(), next.mode(), next.primaryHostNqn(), next.peers(), next.generation());
         refreshAnaState(System.nanoTime());
         String oldPrimary = prev.primaryHostNqn();
         if (oldPrimary != null && !oldPrimary.equals(next.primaryHostNqn())) {
@@ -560,16 +619,15 @@ public final class Subsystem {
 
     /**
      * While {@link #requiresAuth()}: destroys the controllers of hosts that have no entry in {@code secrets} (they
-     * connected before authentication was required; their queues tear down on their pollers), except a secondary's
-     * primary node. Hosts that authenticated keep their queues. Any thread.
+     * connected before authentication was required; their queues tear down on their pollers). Peer nodes always
+     * authenticate ({@link Connect}). Hosts that authenticated keep their queues. Any thread.
      */
     public void revokeHostsWithoutSecrets(HostSecrets secrets) {
         if (!requireAuth) {
             return;
         }
-        String primary = role.primaryHostNqn();
         for (TargetController c : controllers) {
-            if (!c.isDestroyed() && secrets.lookup(c.hostnqn()) == null && !c.hostnqn().equals(primary)) {
+            if (!c.isDestroyed() && secrets.lookup(c.hostnqn()) == null) {
                 c.destroy("authentication now required and hostnqn=" + c.hostnqn() + " has no DH-HMAC-CHAP secret");
             }
         }

@@ -263,16 +263,16 @@ final class TargetController {
     static final long MAX_PEER_LEASE_MS = 60_000;
 
     /**
-     * {@link Opcodes#ADMIN_PEER_LEASE} (docs/failover.md, "Peer lease"): only from a node of the cluster, on a volume
-     * subsystem, NSID 1, CDW12 in 1..{@value #MAX_PEER_LEASE_MS}, else Invalid Field; DW0 = the granted ms (0:
+     * {@link Opcodes#ADMIN_PEER_LEASE} (docs/failover.md, "Peer lease"): only from a peer node of a secondary copy
+     * ({@link Subsystem.Role#exempts}, authenticated at Connect), NSID 1, CDW12 in 1..{@value #MAX_PEER_LEASE_MS}, else Invalid Field; DW0 = the granted ms (0:
      * refused, {@link Subsystem#grantLease}).
      */
     private Outcome peerLease(Request r, RdmaQueue q) {
         MemorySegment sqe = r.sqe;
         long ms = SqeDescriptor.cdw(sqe, 12) & 0xFFFF_FFFFL;
-        if (subsystem.isDiscovery() || hostnqn == null || !hostnqn.startsWith(Subsystem.NODE_HOSTNQN_PREFIX)) {
+        if (subsystem.isDiscovery() || !subsystem.role().exempts(hostnqn)) {
             return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE), "opcode", r.opcode,
-                    "peer lease from a cluster node on a volume subsystem only");
+                    "peer lease from a peer node of a secondary copy only");
         }
         if (ms < 1 || ms > MAX_PEER_LEASE_MS) {
             return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), "cdw12", ms,

@@ -45,6 +45,24 @@ public final class PeerLink implements ForwardLink {
     private final Set<PeerAssociation> associations = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     private final java.util.function.BooleanSupplier patient;
+    /** This node's secrets toward the secondary's node, read at each connection attempt (they may rotate). */
+    private final java.util.function.Supplier<Secrets> secrets;
+
+    /**
+     * The DH-HMAC-CHAP secrets of a link to a peer node (docs/authentication.md, "Node identities"): the host secret
+     * this node proves and the controller secret the peer must prove back; {@link #NONE} when the management plane
+     * gave none (the secondary then refuses the Connect: Connect Invalid Host).
+     */
+    public record Secrets(io.rdmablock.rdma.fabric.auth.DhchapSecret host,
+                          io.rdmablock.rdma.fabric.auth.DhchapSecret ctrl) {
+        /** No secrets. */
+        public static final Secrets NONE = new Secrets(null, null);
+
+        @Override
+        public String toString() {
+            return "Secrets[" + (host == null ? "none" : "set") + "]";
+        }
+    }
 
     /**
      * @param address          the secondary's fabric address; null when unknown (every open then fails)
@@ -52,7 +70,7 @@ public final class PeerLink implements ForwardLink {
      */
     public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
                     long commandTimeoutNs) {
-        this(provider, address, subnqn, hostnqn, commandTimeoutNs, () -> false);
+        this(provider, address, subnqn, hostnqn, commandTimeoutNs, () -> false, () -> Secrets.NONE);
     }
 
     /**
@@ -62,6 +80,16 @@ public final class PeerLink implements ForwardLink {
      */
     public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
                     long commandTimeoutNs, java.util.function.BooleanSupplier patient) {
+        this(provider, address, subnqn, hostnqn, commandTimeoutNs, patient, () -> Secrets.NONE);
+    }
+
+    /**
+     * @param secrets this node's link secrets toward the secondary's node, read at each connection attempt
+     */
+    public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
+                    long commandTimeoutNs, java.util.function.BooleanSupplier patient,
+                    java.util.function.Supplier<Secrets> secrets) {
+        this.secrets = java.util.Objects.requireNonNull(secrets, "secrets");
         this.patient = patient;
         this.provider = provider;
         this.address = address;
@@ -119,8 +147,9 @@ public final class PeerLink implements ForwardLink {
         long deadline = System.nanoTime() + SETUP_TIMEOUT_NS;
         for (int attempt = 1; ; attempt++) {
             // the address is read at each attempt: the secondary may have moved meanwhile (retarget)
+            Secrets k = secrets.get(); // read at each attempt too: rotated secrets arrive with a heartbeat answer
             PeerAssociation.Params params = new PeerAssociation.Params(address, subnqn, hostnqn, 1,
-                    Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS);
+                    Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS, k.host(), k.ctrl());
             try {
                 return PeerAssociation.connect(provider, domain, params, hostId);
             } catch (RuntimeException e) {

@@ -324,7 +324,7 @@ class AnaTest extends TargetTestBase {
 
     @Test
     void shouldKeepServingANodesForwardedWritesWhenTheSecondaryLearnsOfANewPrimary() {
-        s.secondaryOf(PRIMARY);
+        s.secondaryOf(PRIMARY, java.util.Set.of(OTHER_PRIMARY)); // the management plane names both copies' nodes
         RawHost nodeAdmin = admin(OTHER_PRIMARY);
         RawHost nodeIo = io(nodeAdmin, OTHER_PRIMARY);
         assertStatus(0, write(nodeIo, 1, 0x33, 3), "a newly promoted primary's write with its epoch, before this "

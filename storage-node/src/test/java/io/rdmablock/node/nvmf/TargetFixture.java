@@ -73,11 +73,18 @@ final class TargetFixture implements AutoCloseable {
      * {@code cntlid}; asserts the Connect succeeded.
      */
     RawHost connect(int qid, int entries, String subnqn, String hostnqn, int cntlid, int katoMs) {
+        boolean node = HostSecrets.isNodeNqn(hostnqn);
+        if (node && !target.hostSecrets().hasNodeKey()) {
+            NodeAuth.install(target); // as the management plane's node key: peer nodes must authenticate
+        }
         RawHost h = host(qid, entries);
         try {
             RawHost.Cqe c = h.fabricConnect(entries - 1, katoMs, subnqn, hostnqn, cntlid);
             assertEquals(0, c.status(), (qid == 0 ? "admin" : "I/O") + " connect of " + hostnqn + " to " + subnqn
                     + ": " + NvmeStatus.describe(c.status()));
+            if (node) {
+                NodeAuth.authenticate(h, NodeAuth.KEY, hostnqn, subnqn, qid);
+            }
         } catch (RuntimeException | AssertionError e) {
             h.close();
             throw e;
