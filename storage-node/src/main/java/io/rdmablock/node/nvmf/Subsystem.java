@@ -56,7 +56,7 @@ public final class Subsystem {
      * copy's epoch: the epochs the management plane can assign before this node's next heartbeat answer (each
      * promotion, drop or resync completion adds 1). {@code rdmablock.node.epochWindow}, default 16, 1..1M.
      */
-    static final long EPOCH_WINDOW = Math.clamp(Long.getLong("rdmablock.node.epochWindow", 16), 1, 1_000_000);
+    public static final long EPOCH_WINDOW = Math.clamp(Long.getLong("rdmablock.node.epochWindow", 16), 1, 1_000_000);
     /**
      * What the I/O path reads once per command ({@link #ioGate()}): the role and the status hosts other than a
      * secondary's primary get. Replaced (never mutated) whenever the role or {@link #activating} changes.
@@ -310,7 +310,7 @@ public final class Subsystem {
     }
 
     /** The highest epoch a forwarded command may raise this copy to ({@link #managedEpoch}). */
-    long epochCeiling() {
+    public long epochCeiling() {
         return epochCeiling;
     }
 
