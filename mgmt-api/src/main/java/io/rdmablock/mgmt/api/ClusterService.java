@@ -420,7 +420,27 @@ public final class ClusterService {
         HeartbeatResponse r = heartbeats.heartbeat(nodeId, request);
         // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume without an
         // allow-list admits any host, so no node can be given less without knowing who will connect)
-        return new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs());
+        r = new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs());
+        return withNodeKeys(nodeId, r);
+    }
+
+    /**
+     * The answer with the node's own key (a record without one gets it now, {@link NodeKeys#withKey}) and the links
+     * to every other node holding a copy of a volume the answer tells it about ({@link NodeKeys#links}).
+     *
+     * @throws ApiException 404 when the node was removed meanwhile
+     */
+    private HeartbeatResponse withNodeKeys(String nodeId, HeartbeatResponse r) {
+        Map<String, NodeRecord> byId = new java.util.HashMap<>();
+        s.store.nodes().forEach(n -> byId.put(n.nodeId(), n));
+        NodeRecord self = byId.get(nodeId);
+        self = self == null ? null : NodeKeys.withKey(s.store, self);
+        if (self == null) {
+            throw ApiException.nodeNotFound(nodeId);
+        }
+        var peers = new java.util.HashSet<String>();
+        r.volumes().forEach(v -> v.copies().forEach(c -> peers.add(c.nodeId())));
+        return r.withNodeKeys(self.nodeKey(), NodeKeys.links(nodeId, peers, byId));
     }
 
     /** @return volume counts by state, for metrics */

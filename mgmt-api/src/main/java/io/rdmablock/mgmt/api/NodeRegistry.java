@@ -14,11 +14,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Node lifecycle over the node records of the {@link ClusterState}'s store: registration (with its controller-id
- * ordinal), drain, undrain and removal, each a read-modify-write under {@link #nodeLock}, waited for at most
- * {@value #NODE_LOCK_WAIT_MS} ms (then 503); only the leader writes them. Heartbeats are {@link Heartbeats}'.
+ * ordinal and its node key, {@link NodeKeys}), drain, undrain, key rotation and removal, each a read-modify-write
+ * under {@link #nodeLock}, waited for at most {@value #NODE_LOCK_WAIT_MS} ms (then 503); only the leader writes them.
+ * Every write of a record is a compare-and-set ({@link io.rdmablock.mgmt.api.store.MetadataStore#replaceNode})
+ * retried from a fresh read, so the key a heartbeat gives a record without one ({@link NodeKeys#withKey}) is never
+ * lost. Heartbeats are {@link Heartbeats}'.
  */
 final class NodeRegistry {
     /** Longest wait for the node-record lock before a node write answers 503, ms. */
@@ -55,9 +59,10 @@ final class NodeRegistry {
     }
 
     /**
-     * Registers or re-registers a node (keeps its draining flag and its ordinal; a new node, or one stored without
-     * an ordinal, gets the lowest ordinal 1..62 no other node holds). Errors: 400; 409
-     * {@link ProblemTypes#NO_FREE_ORDINAL}.
+     * Registers or re-registers a node (keeps its draining flag, its ordinal and its node key; a new node, or one
+     * stored without an ordinal, gets the lowest ordinal 1..62 no other node holds; a new node, or one stored
+     * without a key, gets a new key). Errors: 400; 409 {@link ProblemTypes#NO_FREE_ORDINAL}; 503 when the record
+     * changed on every compare-and-set attempt.
      */
     Registration registerNode(RegisterNodeRequest request) {
         ClusterService.check(() -> Limits.check(request));
@@ -66,17 +71,52 @@ final class NodeRegistry {
 
     private Registration register(RegisterNodeRequest request) {
         long now = s.wallMs.getAsLong(); // registeredAtMs: display
-        var old = s.store.node(request.nodeId());
         String metricsUrl = request.metricsUrl() == null ? "" : request.metricsUrl();
-        int ordinal = old.map(NodeRecord::ordinal).filter(o -> o > 0).orElseGet(() -> freeOrdinal(request.nodeId()));
-        var record = new NodeRecord(request.nodeId(), request.fabricAddress(), metricsUrl, request.capacityBytes(),
-                old.map(NodeRecord::draining).orElse(false), old.map(NodeRecord::registeredAtMs).orElse(now), ordinal);
-        if (!record.equals(old.orElse(null))) {
-            s.store.putNode(record);
+        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
+            var old = s.store.node(request.nodeId());
+            int ordinal = old.map(NodeRecord::ordinal).filter(o -> o > 0)
+                    .orElseGet(() -> freeOrdinal(request.nodeId()));
+            String key = old.map(NodeRecord::nodeKey).orElseGet(NodeKeys::newKey);
+            var record = new NodeRecord(request.nodeId(), request.fabricAddress(), metricsUrl,
+                    request.capacityBytes(), old.map(NodeRecord::draining).orElse(false),
+                    old.map(NodeRecord::registeredAtMs).orElse(now), ordinal, key);
+            if (record.equals(old.orElse(null)) || s.store.replaceNode(record.nodeId(), old.orElse(null), record)) {
+                s.seen(record.nodeId());
+                s.reportedFreeBytes.put(record.nodeId(), request.freeBytes());
+                return new Registration(toNode(record), old.isEmpty());
+            }
         }
-        s.seen(record.nodeId());
-        s.reportedFreeBytes.put(record.nodeId(), request.freeBytes());
-        return new Registration(toNode(record), old.isEmpty());
+        throw NodeKeys.contention(request.nodeId(), "registering it");
+    }
+
+    /**
+     * Changes a node's record by compare-and-set from a fresh read (retried on a conflict); no write when
+     * {@code change} returns an equal record.
+     *
+     * @return the record as stored after the change
+     * @throws ApiException 404 when the node is not registered; 503 when it changed on every attempt
+     */
+    private NodeRecord change(String nodeId, String what, UnaryOperator<NodeRecord> change) {
+        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
+            NodeRecord node = s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
+            NodeRecord next = change.apply(node);
+            if (next.equals(node) || s.store.replaceNode(nodeId, node, next)) {
+                return next;
+            }
+        }
+        throw NodeKeys.contention(nodeId, what);
+    }
+
+    /**
+     * Gives a node a new node key (docs/authentication.md, "Node identities"): the node learns it from its next
+     * heartbeat answer, and every peer node the new secrets of its link to it from theirs (until both have, a link
+     * between them may fail authentication and is retried by the node). Errors: 404; 503.
+     *
+     * @return the new key's fingerprint ({@link NodeKeys#fingerprint}), never the key
+     */
+    String rotateKey(String nodeId) {
+        return underNodeLock("key rotation of " + nodeId, () -> NodeKeys.fingerprint(
+                change(nodeId, "rotating its node key", n -> n.withNodeKey(NodeKeys.newKey())).nodeKey()));
     }
 
     /** @return the lowest ordinal 1..62 no other registered node holds; 409 when none is free */
@@ -106,12 +146,7 @@ final class NodeRegistry {
     }
 
     private Node drain(String nodeId) {
-        NodeRecord node = s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
-        if (!node.draining()) {
-            node = node.drained();
-            s.store.putNode(node);
-        }
-        return toNode(node);
+        return toNode(change(nodeId, "draining it", NodeRecord::drained));
     }
 
     /**
@@ -123,12 +158,7 @@ final class NodeRegistry {
     }
 
     private Node undrain(String nodeId) {
-        NodeRecord node = s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId));
-        if (node.draining()) {
-            node = node.withDraining(false);
-            s.store.putNode(node);
-        }
-        return toNode(node);
+        return toNode(change(nodeId, "undraining it", n -> n.withDraining(false)));
     }
 
     /**

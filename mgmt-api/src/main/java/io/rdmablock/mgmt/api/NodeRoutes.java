@@ -2,6 +2,7 @@ package io.rdmablock.mgmt.api;
 
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.NodeKeyRotation;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.openapi.router.RouterBuilder;
@@ -12,7 +13,8 @@ import static io.rdmablock.mgmt.api.Answers.noContent;
 import static io.rdmablock.mgmt.api.Answers.then;
 
 /**
- * The handlers of {@code /v1/nodes} (registration, heartbeat, list, drain, undrain, removal): each runs its
+ * The handlers of {@code /v1/nodes} (registration, heartbeat, list, drain, undrain,
+ * key rotation, removal): each runs its
  * {@link NodeRegistry} or {@link ClusterService} call on a worker (the store fsyncs) and answers JSON, or fails the
  * context so the verticle's failure handler answers problem+json. Bodies reach here validated by the contract.
  */
@@ -36,6 +38,10 @@ final class NodeRoutes {
                 () -> nodes.drainNode(ctx.pathParam("nodeId"))));
         builder.getRoute("undrainNode").addHandler(ctx -> answer(vertx, ctx, 200,
                 () -> nodes.undrainNode(ctx.pathParam("nodeId"))));
+        builder.getRoute("rotateNodeKey").addHandler(ctx -> {
+            String nodeId = ctx.pathParam("nodeId");
+            answer(vertx, ctx, 200, () -> new NodeKeyRotation(nodeId, nodes.rotateKey(nodeId)));
+        });
         builder.getRoute("removeNode").addHandler(ctx -> noContent(ctx, vertx.executeBlocking(() -> {
             nodes.removeNode(ctx.pathParam("nodeId"));
             return null;

@@ -289,6 +289,14 @@ public final class MgmtClient {
         return send("POST", "/v1/nodes/" + segment(nodeId) + "/undrain", null, Node.class);
     }
 
+    /**
+     * {@code POST /v1/nodes/{nodeId}/rotate-key}: gives the node a new node key (operator); the answer names its
+     * fingerprint, never the key. Errors 401, 403, 404, 503.
+     */
+    public NodeKeyRotation rotateNodeKey(String nodeId) {
+        return send("POST", "/v1/nodes/" + segment(nodeId) + "/rotate-key", null, NodeKeyRotation.class);
+    }
+
     /** {@code DELETE /v1/nodes/{nodeId}}: forget the node. Errors 401, 404, 409 while volumes are placed on it. */
     public void removeNode(String nodeId) {
         exchange("DELETE", "/v1/nodes/" + segment(nodeId), null);

@@ -3,6 +3,7 @@ package io.rdmablock.cli;
 import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.Node;
+import io.rdmablock.mgmt.client.NodeKeyRotation;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -10,7 +11,8 @@ import java.io.PrintWriter;
 import java.util.List;
 
 /**
- * {@code rdmablock node list}, {@code node drain NODE}, {@code node undrain NODE} and {@code node remove NODE}:
+ * {@code rdmablock node list}, {@code node drain NODE}, {@code node undrain NODE}, {@code node rotate-key NODE}
+ * and {@code node remove NODE}:
  * subcommands added under {@code node}
  * (whose own body, running a storage node, lives in the storage-node module).
  */
@@ -72,6 +74,22 @@ final class NodeAdminCommands {
         @Override
         public Integer call() {
             print(out(), output, List.of(client().undrainNode(node())));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "rotate-key", description = "Give a node a new node key (the secrets of its node links change at "
+            + "the next heartbeats); prints the new key's fingerprint, never the key.", mixinStandardHelpOptions = true)
+    static final class RotateKey extends OneNodeCall {
+        @Override
+        public Integer call() {
+            NodeKeyRotation r = client().rotateNodeKey(node());
+            if (output.json()) {
+                out().println(Json.pretty(r));
+            } else {
+                out().println("node " + r.nodeId() + " has a new node key, fingerprint " + r.keyFingerprint());
+            }
+            out().flush();
             return ExitCodes.OK;
         }
     }

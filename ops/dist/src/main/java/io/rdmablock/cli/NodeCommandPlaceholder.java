@@ -13,7 +13,7 @@ import java.util.concurrent.Callable;
  * the classpath. It declares the options that {@code ops/cluster} passes, so the contract is visible in
  * {@code --help}, and fails with exit code 1.
  */
-@Command(name = "node", description = "Run a storage node (or: node list | drain | undrain | remove).",
+@Command(name = "node", description = "Run a storage node (or: node list | drain | undrain | rotate-key | remove).",
         mixinStandardHelpOptions = true)
 final class NodeCommandPlaceholder implements Callable<Integer> {
     @Spec
@@ -40,7 +40,7 @@ final class NodeCommandPlaceholder implements Callable<Integer> {
     @Override
     public Integer call() {
         spec.commandLine().getErr().println("rdmablock: error: the storage node (io.rdmablock.node.NodeCommand) is "
-                + "not part of this build yet; 'rdmablock node list|drain|undrain|remove' work");
+                + "not part of this build yet; 'rdmablock node list|drain|undrain|rotate-key|remove' work");
         spec.commandLine().getErr().flush();
         return ExitCodes.FAILED;
     }

@@ -69,6 +69,7 @@ public final class RdmablockCli implements Callable<Integer> {
                 node.addSubcommand("list", new NodeAdminCommands.ListNodes());
                 node.addSubcommand("drain", new NodeAdminCommands.Drain());
                 node.addSubcommand("undrain", new NodeAdminCommands.Undrain());
+                node.addSubcommand("rotate-key", new NodeAdminCommands.RotateKey());
                 node.addSubcommand("remove", new NodeAdminCommands.Remove());
                 RequiredUnlessSubcommand.apply(node);
                 root.addSubcommand("node", node);

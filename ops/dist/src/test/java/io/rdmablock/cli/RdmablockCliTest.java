@@ -309,6 +309,17 @@ class RdmablockCliTest {
     }
 
     @Test
+    void shouldRotateANodeKeyPrintingItsFingerprint() {
+        var r = run("node", "rotate-key", "n1");
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().matches("node n1 has a new node key, fingerprint [0-9a-f]{16}\\R"), r.out());
+        var json = run("node", "rotate-key", "n1", "-o", "json");
+        assertEquals(0, json.exitCode(), json.err());
+        assertTrue(json.out().contains("\"keyFingerprint\""), json.out());
+        assertEquals(ExitCodes.FAILED, run("node", "rotate-key", "n9").exitCode());
+    }
+
+    @Test
     void shouldRefuseToRemoveANodeHoldingAVolumeAndRemoveItOnceEmpty() {
         assertEquals(0, run("volume", "create", "held", "--size", "1M").exitCode());
         var refused = run("node", "remove", "n1");

@@ -99,6 +99,12 @@ public final class LeaderOnlyStore implements MetadataStore {
     }
 
     @Override
+    public boolean replaceNode(String nodeId, NodeRecord expected, NodeRecord next) {
+        check("write of node " + nodeId);
+        return delegate.replaceNode(nodeId, expected, next);
+    }
+
+    @Override
     public void removeNode(String nodeId) {
         check("removal of node " + nodeId);
         delegate.removeNode(nodeId);

@@ -37,7 +37,9 @@ import java.util.concurrent.TimeoutException;
  * {@link #replaceVolume(String, long, VolumeRecord)} is one transaction
  * {@code If(ModRevision(key) == expected).Then(Put(key, next))} (a missing key compares as revision 0, etcd's zero
  * value), so a compare-and-set is atomic against every write of any management server;
- * {@link #removeVolume(String, long)} likewise {@code If(ModRevision(key) == expected).Then(Delete(key))}. The
+ * {@link #removeVolume(String, long)} likewise {@code If(ModRevision(key) == expected).Then(Delete(key))}. A node's
+ * compare-and-set by value ({@link #replaceNode}) reads the key, compares the record and writes with
+ * {@code If(ModRevision(key) == revision read)}. The
  * management server changes volumes only by these two (the unconditional {@link #putVolume} and
  * {@link #removeVolume(String)} are for tools and tests). Reads are linearizable
  * (etcd's default range, not {@code serializable}). Listings are ranges over the prefix in key order, fetched in pages of
@@ -275,6 +277,28 @@ public final class EtcdMetadataStore implements MetadataStore {
     public void putNode(NodeRecord node) {
         String key = nodePrefix + node.nodeId();
         await("put " + key, client.getKVClient().put(bytes(key), encode(key, node)));
+    }
+
+    @Override
+    public boolean replaceNode(String nodeId, NodeRecord expected, NodeRecord next) {
+        MetadataStore.checkReplaceNode(nodeId, expected, next);
+        String key = nodePrefix + nodeId;
+        ByteSequence k = bytes(key);
+        GetResponse r = await("get " + key, client.getKVClient().get(k));
+        long revision = 0; // a missing key compares as revision 0
+        if (!r.getKvs().isEmpty()) {
+            KeyValue kv = r.getKvs().getFirst();
+            if (!decode(key, kv, NodeRecord.class).equals(expected)) {
+                return false;
+            }
+            revision = kv.getModRevision();
+        } else if (expected != null) {
+            return false;
+        }
+        return await("compare-and-set " + key + " at revision " + revision, client.getKVClient().txn()
+                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(revision)))
+                .Then(Op.put(k, encode(key, next), PutOption.DEFAULT))
+                .commit()).isSucceeded();
     }
 
     @Override

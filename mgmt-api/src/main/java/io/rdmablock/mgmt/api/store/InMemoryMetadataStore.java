@@ -79,6 +79,12 @@ public final class InMemoryMetadataStore implements MetadataStore {
     }
 
     @Override
+    public boolean replaceNode(String nodeId, NodeRecord expected, NodeRecord next) {
+        MetadataStore.checkReplaceNode(nodeId, expected, next);
+        return expected == null ? nodes.putIfAbsent(nodeId, next) == null : nodes.replace(nodeId, expected, next);
+    }
+
+    @Override
     public void removeNode(String nodeId) {
         nodes.remove(nodeId);
     }

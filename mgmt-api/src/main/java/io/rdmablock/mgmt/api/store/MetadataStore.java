@@ -55,8 +55,21 @@ public interface MetadataStore extends AutoCloseable {
     /** @return every node, ordered by id */
     List<NodeRecord> nodes();
 
-    /** Inserts or replaces the node with {@code node.nodeId()}. */
+    /** Inserts or replaces the node with {@code node.nodeId()}, unconditionally (tools and tests). */
     void putNode(NodeRecord node);
+
+    /**
+     * Compare-and-set of a node by value: writes {@code next} under {@code nodeId} only if the stored record equals
+     * {@code expected} ({@code null}: only if absent). Atomic against every other node write of the store (etcd: one
+     * transaction {@code If(ModRevision(key) == revision read).Then(Put(key, next))}). The management server writes
+     * node records only by this, so two writers (a registration and a heartbeat making a missing node key) cannot
+     * lose each other's change.
+     *
+     * @return true when written; false when the stored record differs (nothing written)
+     * @throws IllegalArgumentException when {@code next.nodeId()} is not {@code nodeId}, or {@code expected} is
+     *                                  non-null with another node id
+     */
+    boolean replaceNode(String nodeId, NodeRecord expected, NodeRecord next);
 
     /** Removes the node with that id (no-op when absent). */
     void removeNode(String nodeId);
@@ -96,6 +109,18 @@ public interface MetadataStore extends AutoCloseable {
         if (expectedRevision < 1) {
             throw new IllegalArgumentException("invalid expectedRevision: expectedRevision=" + expectedRevision
                     + ", min=1");
+        }
+    }
+
+    /** Checks the arguments of {@link #replaceNode} (shared by the implementations). */
+    static void checkReplaceNode(String nodeId, NodeRecord expected, NodeRecord next) {
+        if (!nodeId.equals(next.nodeId())) {
+            throw new IllegalArgumentException("invalid next.nodeId: next.nodeId=" + next.nodeId() + ", must be "
+                    + nodeId);
+        }
+        if (expected != null && !nodeId.equals(expected.nodeId())) {
+            throw new IllegalArgumentException("invalid expected.nodeId: expected.nodeId=" + expected.nodeId()
+                    + ", must be " + nodeId);
         }
     }
 

@@ -13,15 +13,26 @@ package io.rdmablock.mgmt.api.store;
  * @param ordinal        1..62, the node's controller-id range ({@code ordinal * 1024 ..}), given at its first
  *                       registration and kept across re-registrations; 0 in records written before (a new one is
  *                       given at the next registration)
+ * @param nodeKey        the node key, base64 of 32 random bytes ({@code NodeLinkKeys}, docs/authentication.md, "Node
+ *                       identities"), made at the first registration, kept across re-registrations, changed only by
+ *                       a rotation; null in records written before node keys (one is made at the node's next
+ *                       registration or heartbeat). A secret: never in {@link #toString}, a REST answer other than
+ *                       the node's own heartbeat answer, nor a log line
  */
 public record NodeRecord(
         String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
-        long registeredAtMs, int ordinal) {
+        long registeredAtMs, int ordinal, String nodeKey) {
 
-    /** A record without an ordinal (as written before failover). */
+    /** A record without a node key (as written before node keys). */
+    public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
+                      long registeredAtMs, int ordinal) {
+        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, null);
+    }
+
+    /** A record without an ordinal nor a node key (as written before failover). */
     public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
                       long registeredAtMs) {
-        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, 0);
+        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, 0, null);
     }
 
     /** @return a copy with draining set */
@@ -31,6 +42,19 @@ public record NodeRecord(
 
     /** @return a copy with draining as given */
     public NodeRecord withDraining(boolean draining) {
-        return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal);
+        return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal,
+                nodeKey);
+    }
+
+    /** @return a copy with the node key as given (base64 of 32 bytes) */
+    public NodeRecord withNodeKey(String key) {
+        return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, key);
+    }
+
+    @Override
+    public String toString() { // never the node key
+        return "NodeRecord[nodeId=" + nodeId + ", fabricAddress=" + fabricAddress + ", metricsUrl=" + metricsUrl
+                + ", capacityBytes=" + capacityBytes + ", draining=" + draining + ", registeredAtMs=" + registeredAtMs
+                + ", ordinal=" + ordinal + ", nodeKey=" + (nodeKey == null ? "none" : "set") + "]";
     }
 }

@@ -31,7 +31,9 @@ import java.util.Optional;
  * revision and the counter in one {@link WriteBatch}, under this store's lock, so a compare-and-set is atomic
  * against every other volume write. A volume record written before revisions existed (no revision key) reads as
  * revision 1; the counter of such a database starts at 1, so every later write is above it. Hosts have revisions the
- * same way ({@code "host-rev/<hostNqn>"}, the same counter and lock).
+ * same way ({@code "host-rev/<hostNqn>"}, the same counter and lock). Node records have no revision: their
+ * compare-and-set ({@link #replaceNode}) compares the stored record with the expected one under the same lock,
+ * which every node write takes.
  */
 public final class RocksMetadataStore implements MetadataStore {
     private static final String VOLUME_PREFIX = "volume/";
@@ -245,7 +247,9 @@ public final class RocksMetadataStore implements MetadataStore {
 
     @Override
     public void removeNode(String nodeId) {
-        delete(NODE_PREFIX + nodeId);
+        synchronized (volumeLock) {
+            delete(NODE_PREFIX + nodeId);
+        }
     }
 
     private void delete(String key) {
@@ -268,7 +272,21 @@ public final class RocksMetadataStore implements MetadataStore {
 
     @Override
     public void putNode(NodeRecord node) {
-        put(NODE_PREFIX + node.nodeId(), node);
+        synchronized (volumeLock) {
+            put(NODE_PREFIX + node.nodeId(), node);
+        }
+    }
+
+    @Override
+    public boolean replaceNode(String nodeId, NodeRecord expected, NodeRecord next) {
+        MetadataStore.checkReplaceNode(nodeId, expected, next);
+        synchronized (volumeLock) { // every node write takes it: read and write are one step
+            if (!java.util.Objects.equals(node(nodeId).orElse(null), expected)) {
+                return false;
+            }
+            put(NODE_PREFIX + nodeId, next);
+            return true;
+        }
     }
 
     private <T> Optional<T> get(String key, Class<T> type) {

@@ -71,6 +71,22 @@ class EtcdMetadataStoreContractTest extends MetadataStoreContract {
     }
 
     @Test
+    void shouldKeepNodeKeysAcrossARestartOfEtcd() throws Exception {
+        var keyed = node("n1", KEY_A);
+        EtcdMetadataStore.Config config;
+        try (var store = openStore(etcd.endpoints(), Duration.ofSeconds(5))) {
+            config = store.config();
+            assertTrue(store.replaceNode("n1", null, keyed));
+        }
+        etcd.stop(0);
+        etcd.restart(0);
+        try (var store = new EtcdMetadataStore(config)) {
+            assertEquals(keyed, store.node("n1").orElseThrow());
+            assertEquals(KEY_A, store.nodes().getFirst().nodeKey());
+        }
+    }
+
+    @Test
     void shouldNotSeeAnotherPrefixesKeys() {
         try (var a = openStore(etcd.endpoints(), Duration.ofSeconds(5));
              var b = openStore(etcd.endpoints(), Duration.ofSeconds(5))) {

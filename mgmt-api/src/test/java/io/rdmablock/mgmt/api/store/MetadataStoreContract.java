@@ -40,6 +40,36 @@ abstract class MetadataStoreContract {
                 new CopyRecord("n2", CopyRole.SECONDARY, CopyState.IN_SYNC, false)));
     }
 
+    static final String KEY_A = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+    static final String KEY_B = "HxwdHh8AAQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRo=";
+
+    static NodeRecord node(String id, String key) {
+        return new NodeRecord(id, "127.0.0.1:4420", "", 1 << 30, false, 99, 1, key);
+    }
+
+    @Test
+    void shouldCompareAndSetNodesByValueKeepingTheirKeys() {
+        assertTrue(store.replaceNode("n1", null, node("n1", KEY_A)), "absent: created");
+        assertFalse(store.replaceNode("n1", null, node("n1", KEY_B)), "present: not created again");
+        assertEquals(KEY_A, store.node("n1").orElseThrow().nodeKey());
+        assertFalse(store.replaceNode("n1", node("n1", null), node("n1", KEY_B)), "stale expected record");
+        assertTrue(store.replaceNode("n1", node("n1", KEY_A), node("n1", KEY_B)));
+        assertEquals(node("n1", KEY_B), store.node("n1").orElseThrow());
+        assertEquals(List.of(node("n1", KEY_B)), store.nodes());
+        store.putNode(node("n1", KEY_B).drained());
+        assertFalse(store.replaceNode("n1", node("n1", KEY_B), node("n1", KEY_A)), "after an unconditional put");
+        store.removeNode("n1");
+        assertFalse(store.replaceNode("n1", node("n1", KEY_B).drained(), node("n1", KEY_A)), "absent");
+    }
+
+    @Test
+    void shouldGiveAKeyToANodeStoredWithoutOneOnlyOnce() {
+        store.putNode(node("n1", null)); // as written before node keys
+        assertTrue(store.replaceNode("n1", node("n1", null), node("n1", KEY_A)));
+        assertFalse(store.replaceNode("n1", node("n1", null), node("n1", KEY_B)), "a second writer loses");
+        assertEquals(KEY_A, store.node("n1").orElseThrow().nodeKey());
+    }
+
     @Test
     void shouldCreateOnlyWhenAbsentWithExpectedRevisionZero() {
         assertTrue(store.replaceVolume("a", 0, volume("a", 1)));

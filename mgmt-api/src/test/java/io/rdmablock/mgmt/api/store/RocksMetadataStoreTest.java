@@ -39,6 +39,20 @@ class RocksMetadataStoreTest {
     }
 
     @Test
+    void shouldKeepNodeKeysAcrossReopen(@TempDir Path dir) {
+        var keyed = MetadataStoreContract.node("n1", MetadataStoreContract.KEY_A);
+        try (var store = new RocksMetadataStore(dir)) {
+            assertTrue(store.replaceNode("n1", null, keyed));
+            store.putNode(new NodeRecord("n2", "127.0.0.1:4421", "", 1 << 30, false, 99, 2)); // no key: older server
+        }
+        try (var store = new RocksMetadataStore(dir)) {
+            assertEquals(keyed, store.node("n1").orElseThrow());
+            assertEquals(null, store.node("n2").orElseThrow().nodeKey());
+            assertFalse(store.replaceNode("n1", null, keyed), "present after reopen");
+        }
+    }
+
+    @Test
     void shouldRemoveVolumeAndKeepNodesApart(@TempDir Path dir) {
         try (var store = new RocksMetadataStore(dir)) {
             store.putVolume(volume("a"));
