@@ -13,7 +13,13 @@ import java.util.List;
  * {@link Request.State#AWAITING_FENCE} (at most {@link RdmaQueue#DRAIN_TIMEOUT_NS} from its arrival) and then runs
  * again; if the old association still has not drained it is answered Connect Controller Busy (NVMe-oF 1.1 Figure
  * 20, SC 81h). SPDK fences the same way in {@code lib/nvmf/ctrlr.c} ({@code nvmf_ctrlr_add_qpair}, the "duplicate
- * controller" path, answered when the old one's qpairs are destroyed). Admin poller of the connecting queue only.
+ * controller" path, answered when the old one's qpairs are destroyed).
+ *
+ * <p>When: at the admin Connect for a host without a DH-HMAC-CHAP secret ({@link #begin}); for a host that must
+ * authenticate only once its new admin queue has authenticated ({@link #afterAuthentication}, NVMe Base 2.0 section
+ * 8.13), so a peer that claims the host's NQN and HOSTID without its secret cannot end the host's association. Until
+ * the fence is over the new controller is not {@link TargetController#admitted admitted}: no I/O queue attaches to it.
+ * Admin poller of the connecting queue only.
  */
 final class AssociationFence {
     private static final Logger LOG = LoggerFactory.getLogger(AssociationFence.class);
@@ -28,10 +34,33 @@ final class AssociationFence {
      * to fence (discovery subsystems are never fenced: they have no I/O, and concurrent discoveries coexist)
      */
     static boolean begin(Request r, Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow) {
+        return begin(r, s, hostnqn, hostIdHigh, hostIdLow, null);
+    }
+
+    /**
+     * Begins the fence of a host that must authenticate, when its new admin queue first authenticated: destroys the
+     * host's other associations with the subsystem (same hostnqn and HOSTID, or destroyed and draining), as
+     * {@link #begin}. The Authentication command that completed the authentication then waits in
+     * {@link Request.State#AWAITING_FENCE} (at most {@link RdmaQueue#DRAIN_TIMEOUT_NS} from its arrival).
+     *
+     * @return true when that command must wait ({@code r.fence} set); false when nothing was to fence (then
+     * {@code c} is admitted)
+     */
+    static boolean afterAuthentication(Request r, TargetController c) {
+        if (begin(r, c.subsystem, c.hostnqn(), c.hostIdHigh, c.hostIdLow, c)) {
+            return true;
+        }
+        c.admit();
+        return false;
+    }
+
+    private static boolean begin(Request r, Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow,
+                                 TargetController self) {
         if (s.isDiscovery()) {
             return false;
         }
-        List<TargetController> previous = s.controllersOf(hostnqn, hostIdHigh, hostIdLow);
+        List<TargetController> previous = new java.util.ArrayList<>(s.controllersOf(hostnqn, hostIdHigh, hostIdLow));
+        previous.remove(self);
         if (previous.isEmpty()) {
             return false;
         }
@@ -40,8 +69,9 @@ final class AssociationFence {
         }
         r.fence = previous;
         r.fenceDeadlineNs = r.startNs + RdmaQueue.DRAIN_TIMEOUT_NS;
-        LOG.info("connect waits for the previous association to drain: hostnqn={}, subnqn={}, cntlids={}",
-                hostnqn, s.subnqn(), previous.stream().map(x -> x.cntlid).toList());
+        LOG.info("{} waits for the previous association to drain: hostnqn={}, subnqn={}, cntlids={}",
+                self == null ? "connect" : "authentication of cntlid " + self.cntlid, hostnqn, s.subnqn(),
+                previous.stream().map(x -> x.cntlid).toList());
         return true;
     }
 

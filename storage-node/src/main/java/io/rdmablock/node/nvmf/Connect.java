@@ -11,11 +11,13 @@ import java.lang.foreign.ValueLayout;
 /**
  * The Fabrics Connect command (NVMe-oF 1.1 section 3.3; SPDK {@code lib/nvmf/ctrlr.c} {@code nvmf_ctrlr_cmd_connect}):
  * on qid 0 it creates the controller of a new association (dynamic controller model, after the
- * {@link AssociationFence} of the host's previous one), on qid >= 1 it attaches the I/O queue to the controller
- * named by CNTLID. Checks, each answered Connect Invalid Parameters (SCT 1, SC 82h) with the offending byte in
- * dw0 (IATTR, IPO): RECFMT 0, QID = the qid of the connection's private data, SQSIZE 1 .. min(queue entries,
- * maxQueueEntries) - 1 (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and a live controller of the same subsystem and
- * HOSTNQN on qid >= 1; a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
+ * {@link AssociationFence} of the host's previous one; for a host that must authenticate the fence runs once the new
+ * admin queue authenticated instead), on qid >= 1 it attaches the I/O queue to the controller named by CNTLID.
+ * Checks, each answered Connect Invalid Parameters (SCT 1, SC 82h) with the offending byte in dw0 (IATTR, IPO):
+ * RECFMT 0, QID = the qid of the connection's private data, SQSIZE 1 .. min(queue entries, maxQueueEntries) - 1
+ * (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and on qid >= 1 a live, admitted ({@link TargetController#admitted})
+ * controller of the same subsystem, HOSTNQN and HOSTID (the 16 bytes at connect data offset 0, NVMe-oF 1.1 section
+ * 3.3 Figure 20: the host identifier of the association); a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
  * Host (SCT 1, SC 84h), and so is a host without a DH-HMAC-CHAP secret on a subsystem that requires authentication
  * ({@link Subsystem#requiresAuth}), and a secondary's peer node ({@link Subsystem.Role#exempts}) when this node has
  * no node key to check it with (a peer node always authenticates with its node link secret, {@link HostSecrets}): as
@@ -112,7 +114,10 @@ final class Connect {
             }
             long idHigh = data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET);
             long idLow = data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET + 8);
-            if (r.fence == null) {
+            if (auth != null) {
+                // a host that must authenticate is fenced once its admin queue authenticated, not before: a peer
+                // without its secret must not end its association (AssociationFence.afterAuthentication)
+            } else if (r.fence == null) {
                 if (AssociationFence.begin(r, s, hostnqn, idHigh, idLow)) {
                     return Outcome.AWAIT_FENCE;
                 }
@@ -126,6 +131,9 @@ final class Connect {
                 return noResources(r);
             }
             c = t.createController(s, hostnqn, idHigh, idLow, ConnectDataDescriptor.kato(sqe), r.startNs);
+            if (auth == null) {
+                c.admit();
+            }
         } else {
             c = t.controller(cntlid);
             if (c == null || c.isDestroyed()) {
@@ -139,6 +147,16 @@ final class Connect {
             if (!c.hostnqn().equals(hostnqn)) {
                 return invalidParameter(r, q, true, ConnectDataDescriptor.HOSTNQN_OFFSET, "hostnqn=" + hostnqn
                         + ", expected=" + c.hostnqn() + " (hostnqn of cntlid " + cntlid + ")");
+            }
+            if (data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET) != c.hostIdHigh
+                    || data.get(HOSTID, ConnectDataDescriptor.HOSTID_OFFSET + 8) != c.hostIdLow) {
+                return invalidParameter(r, q, true, ConnectDataDescriptor.HOSTID_OFFSET, "hostid differs from the "
+                        + "hostid of cntlid " + cntlid + " (its admin Connect's)");
+            }
+            if (!c.admitted()) {
+                return invalidParameter(r, q, true, ConnectDataDescriptor.CNTLID_OFFSET, "cntlid=" + cntlid
+                        + " (its admin queue has not authenticated yet, or waits for the host's previous "
+                        + "association to drain)");
             }
             if (qid > q.options.maxIoQueues()) {
                 return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
@@ -165,7 +183,7 @@ final class Connect {
         r.dw0 = c.cntlid;
         if (auth != null) {
             q.auth = new QueueAuthentication(new io.rdmablock.rdma.fabric.auth.DhchapController(subnqn, hostnqn,
-                    auth.hostSecret(), auth.ctrlSecret(), secrets.policy(), c::claimAuthTransaction, t.random()),
+                    auth.hostSecret(), auth.ctrlSecret(), secrets.policy(), c::claimAuthTransaction, t.random()), qid,
                     r.startNs + q.options.pending().connectTimeoutMs() * 1_000_000L);
             r.dw0 |= QueueAuthentication.CONNECT_AUTHREQ_ATR;
         }

@@ -18,8 +18,12 @@ import java.lang.foreign.ValueLayout;
  * command on the queue is answered Authentication Required (SCT 1, SC 91h, DNR). Command checks, answered Invalid Field
  * in Command (DNR): SECP E9h, SPSP0 and SPSP1 01h, TL / AL 1..4096 and within the queue's data buffer; the SGL length
  * must equal TL / AL (Data SGL Length Invalid otherwise). A failed authentication is answered with the failure message
- * (AUTH_Failure1 in the Authentication Receive data, status 0, as nvmet) and the association is destroyed
- * {@link #FAILURE_LINGER_NS} later; the host sending AUTH_Failure2 ends it the same way. A queue not authenticated within the pending-connect timeout
+ * (AUTH_Failure1 in the Authentication Receive data, status 0, as nvmet) and {@link #FAILURE_LINGER_NS} later the
+ * queue is torn down: on the admin queue with its whole association, on an I/O queue that queue alone (the host
+ * sending AUTH_Failure2 ends it the same way), so a peer that fails on an I/O queue it attached to a host's
+ * controller cannot end that host's association. When the admin queue first authenticates, the host's previous
+ * associations are fenced ({@link AssociationFence#afterAuthentication}): the command that completed the
+ * authentication waits until they drained, and only then may I/O queues attach. A queue not authenticated within the pending-connect timeout
  * ({@link TargetOptions.PendingLimits#connectTimeoutMs}) of its Connect is torn down. The DH computations (at most a
  * few ms for ffdhe2048) run on the queue's poller, once per queue. Poller thread only.
  */
@@ -32,30 +36,39 @@ final class QueueAuthentication {
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
     final DhchapController dhchap;
+    /** The queue's qid: a failure on qid 0 ends the association, on an I/O queue only the queue. */
+    private final int qid;
     private final long deadlineNs;
+    /** True while the command that completed the admin queue's authentication waits for the fence. */
+    private boolean fencing;
     private boolean logged;
     /** When the authentication failed (System.nanoTime), 0 before. */
     private long failedAtNs;
     /** How long a failed queue stays up so its failure message is delivered (100 ms). */
     static final long FAILURE_LINGER_NS = 100_000_000L;
 
-    QueueAuthentication(DhchapController dhchap, long deadlineNs) {
+    QueueAuthentication(DhchapController dhchap, int qid, long deadlineNs) {
         this.dhchap = dhchap;
+        this.qid = qid;
         this.deadlineNs = deadlineNs;
     }
 
+    /** True when the host proved its secret on this queue and (admin queue) the fence is over. */
     boolean authenticated() {
-        return dhchap.isAuthenticated();
+        return dhchap.isAuthenticated() && !fencing;
     }
 
     /**
      * Housekeeping of the queue: true when the queue is to be torn down, because the deadline passed without success
-     * or the authentication failed {@link #FAILURE_LINGER_NS} ago (the association is then destroyed too). The linger
-     * lets the failure message reach the host before the connection closes; meanwhile every other command is refused.
+     * or the authentication failed {@link #FAILURE_LINGER_NS} ago (on the admin queue the association is then
+     * destroyed too; an I/O queue ends alone). The linger lets the failure message reach the host before the
+     * connection closes; meanwhile every other command is refused.
      */
     boolean due(long nowNs, TargetController c) {
         if (failedAtNs != 0 && nowNs - failedAtNs >= FAILURE_LINGER_NS) {
-            c.destroy("authentication failed");
+            if (qid == 0) {
+                c.destroy("authentication failed");
+            }
             return true;
         }
         return !dhchap.isAuthenticated() && nowNs - deadlineNs >= 0;
@@ -91,9 +104,16 @@ final class QueueAuthentication {
                 : Commands.dataToHost(r, q, (int) len, true);
     }
 
-    /** READY_TO_EXECUTE of an Authentication Send / Receive: always {@link Outcome#COMPLETE}. */
+    /**
+     * READY_TO_EXECUTE of an Authentication Send / Receive: {@link Outcome#COMPLETE}, or {@link Outcome#AWAIT_FENCE}
+     * when it completed the admin queue's first authentication and the host's previous association must drain (the
+     * command then runs again with {@code r.fence} set, its data already in place).
+     */
     static Outcome execute(Request r, RdmaQueue q, int fctype) {
         QueueAuthentication a = q.auth;
+        if (r.fence != null) {
+            return a.fenceDone(r, q);
+        }
         DhchapController d = a.dhchap;
         if (fctype == Opcodes.FCTYPE_AUTH_SEND) {
             d.send(r.data.asSlice(0, r.transferBytes).toArray(ValueLayout.JAVA_BYTE));
@@ -106,22 +126,47 @@ final class QueueAuthentication {
             out.fill((byte) 0);
             MemorySegment.copy(m, 0, out, ValueLayout.JAVA_BYTE, 0, m.length);
         }
-        a.after(q);
-        return Outcome.COMPLETE;
+        return a.after(r, q);
     }
 
-    /** Logs the outcome once; a failed authentication ends the association (after this response is posted). */
-    private void after(RdmaQueue q) {
+    /**
+     * Logs the outcome once; a failed authentication ends the queue (after this response is posted, see
+     * {@link #due}); the admin queue's first success begins the fence of the host's previous associations.
+     */
+    private Outcome after(Request r, RdmaQueue q) {
         TargetController c = q.controller;
         if (dhchap.isAuthenticated() && !logged) {
             logged = true;
             LOG.info("queue authenticated: qid={}, cntlid={}, hostnqn={}, hash={}, dhgroup={}, peer={}", q.qid,
                     c.cntlid, c.hostnqn(), dhchap.hash().displayName(), dhchap.group().displayName, q.peer);
+            if (qid == 0 && !c.admitted() && AssociationFence.afterAuthentication(r, c)) {
+                fencing = true;
+                return Outcome.AWAIT_FENCE;
+            }
         } else if (dhchap.state() == DhchapController.State.FAILED && failedAtNs == 0) {
             failedAtNs = System.nanoTime() | 1;
             LOG.warn("authentication failed: qid={}, cntlid={}, hostnqn={}, peer={}, explanation={}: {}", q.qid,
                     c.cntlid, c.hostnqn(), q.peer, DhchapMessages.explanation(dhchap.failureExplanation()),
                     dhchap.failureDetail());
         }
+        return Outcome.COMPLETE;
+    }
+
+    /**
+     * The fence of the admin queue's first authentication is over: the controller is admitted and the command's
+     * response (its data already in place) is posted; if the previous association did not drain within
+     * {@link RdmaQueue#DRAIN_TIMEOUT_NS} the new association is destroyed and the command answered Internal Error.
+     */
+    private Outcome fenceDone(Request r, RdmaQueue q) {
+        fencing = false;
+        TargetController c = q.controller;
+        if (!AssociationFence.drained(r)) {
+            LOG.warn("authentication refused: previous association did not drain within {} ms: cntlid={}, hostnqn={}",
+                    RdmaQueue.DRAIN_TIMEOUT_NS / 1_000_000, c.cntlid, c.hostnqn());
+            c.destroy("previous association of the host did not drain");
+            return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
+        }
+        c.admit();
+        return Outcome.COMPLETE;
     }
 }

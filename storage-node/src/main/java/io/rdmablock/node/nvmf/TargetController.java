@@ -56,6 +56,12 @@ final class TargetController {
     private final Target target;
     private final AtomicReferenceArray<RdmaQueue> ioQueues;
     private volatile boolean destroyed;
+    /**
+     * False until the association may carry I/O: set by {@link #admit} at Connect for a host without a secret, and
+     * for a host that must authenticate once its admin queue authenticated and the host's previous associations
+     * drained ({@link AssociationFence#afterAuthentication}). An I/O Connect to a controller not admitted is refused.
+     */
+    private volatile boolean admitted;
     private volatile long lastCommandNs;
 
     // admin-poller state
@@ -101,6 +107,16 @@ final class TargetController {
 
     boolean isDestroyed() {
         return destroyed;
+    }
+
+    /** True once the association may attach I/O queues ({@link #admit}). */
+    boolean admitted() {
+        return admitted;
+    }
+
+    /** Lets I/O queues attach: the admin queue is connected (and, if the host must, authenticated and fenced). */
+    void admit() {
+        admitted = true;
     }
 
     /** Claims DH-HMAC-CHAP transaction id {@code tid} for this association; false when it was used before (replay). */
