@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * <p>NBD has no authentication: whoever reaches a TCP listen address can read (and, unless read-only, write) the
  * export. A listen address that is not loopback is logged as a warning ({@link #exposed}). At most
  * {@code maxConnections} connections are open at once; a connection beyond that is closed at once, before the NBD
- * greeting, counted ({@link #refusedCount}) and logged (at most one line a second). A failed {@code accept()}
+ * greeting, counted ({@link #refusedCount}) and logged (at most one line a second). A connection whose handshake
+ * has not reached transmission within {@link #HANDSHAKE_TIMEOUT_MS} is closed, so clients that connect and say
+ * nothing cannot hold the connections for good (an idle client in transmission may: NBD has no keep-alive). A
+ * failed {@code accept()}
  * (EMFILE, ...) pauses accepting for 10 ms doubling up to 1 s, reset by the next successful accept.
  */
 public final class NbdServer implements AutoCloseable {
@@ -40,6 +43,8 @@ public final class NbdServer implements AutoCloseable {
     public static final int DEFAULT_SLOT_BYTES = 128 * 1024;
     /** Connections open at once, by default (each holds {@code depth} slots and two threads). */
     public static final int DEFAULT_MAX_CONNECTIONS = 16;
+    /** Longest handshake (greeting to transmission), in milliseconds; then the connection is closed. */
+    public static final long HANDSHAKE_TIMEOUT_MS = 30_000;
     /** Largest {@code maxConnections} accepted. */
     public static final int MAX_CONNECTIONS_LIMIT = 4096;
 
@@ -52,6 +57,7 @@ public final class NbdServer implements AutoCloseable {
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionCount = new AtomicInteger();
     private final int maxConnections;
+    private final long handshakeTimeoutMs;
     private final AtomicInteger open = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
     private long lastRefusalLogNs;
@@ -72,6 +78,13 @@ public final class NbdServer implements AutoCloseable {
      */
     public NbdServer(NbdExport export, String listen, int depth, int slotBytes, int maxConnections)
             throws IOException {
+        this(export, listen, depth, slotBytes, maxConnections, HANDSHAKE_TIMEOUT_MS);
+    }
+
+    /** As above with a handshake timeout of {@code handshakeTimeoutMs} (tests). */
+    NbdServer(NbdExport export, String listen, int depth, int slotBytes, int maxConnections,
+              long handshakeTimeoutMs) throws IOException {
+        this.handshakeTimeoutMs = handshakeTimeoutMs;
         if (maxConnections < 1 || maxConnections > MAX_CONNECTIONS_LIMIT) {
             throw new IllegalArgumentException("invalid maxConnections: maxConnections=" + maxConnections
                     + ", min=1, max=" + MAX_CONNECTIONS_LIMIT);
@@ -226,7 +239,7 @@ public final class NbdServer implements AutoCloseable {
                 peer = "#" + id + "(" + c.getRemoteAddress() + ")";
             }
             LOG.debug("nbd {}: connected", peer);
-            if (new NbdHandshake(c, export, peer).run() == NbdHandshake.Outcome.TRANSMISSION) {
+            if (handshake(c, peer) == NbdHandshake.Outcome.TRANSMISSION) {
                 new NbdConnection(c, export, peer, depth, slotBytes).run();
             }
         } catch (IOException e) {
@@ -241,6 +254,34 @@ public final class NbdServer implements AutoCloseable {
             } catch (IOException ignored) {
                 // already closing
             }
+        }
+    }
+
+    /** Runs the handshake; a watchdog closes {@code c} if it takes longer than {@code handshakeTimeoutMs}. */
+    private NbdHandshake.Outcome handshake(SocketChannel c, String peer) throws IOException {
+        java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread watchdog = Thread.ofVirtual().name("nbd-handshake-watchdog").start(() -> {
+            try {
+                Thread.sleep(handshakeTimeoutMs);
+            } catch (InterruptedException e) {
+                return; // the handshake ended in time
+            }
+            if (!settled.compareAndSet(false, true)) {
+                return;
+            }
+            LOG.info("nbd {}: no handshake within {} ms: closing", peer, handshakeTimeoutMs);
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        });
+        try {
+            NbdHandshake.Outcome o = new NbdHandshake(c, export, peer).run();
+            return settled.compareAndSet(false, true) ? o : NbdHandshake.Outcome.CLOSED;
+        } finally {
+            settled.set(true);
+            watchdog.interrupt();
         }
     }
 

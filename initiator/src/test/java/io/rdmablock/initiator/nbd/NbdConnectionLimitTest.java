@@ -60,6 +60,27 @@ class NbdConnectionLimitTest {
     }
 
     @Test
+    void shouldCloseAConnectionThatNeverFinishesItsHandshake() throws IOException {
+        Path f = dir.resolve("vol3.img");
+        FileBlockDevice.createFile(f, SIZE);
+        try (FileBlockDevice device = new FileBlockDevice(f, 512, false, 2);
+             NbdServer server = new NbdServer(new NbdExport("vol1", "test", device, false, 1 << 20), "127.0.0.1:0",
+                     4, 64 * 1024, 1, 300)) {
+            try (RawNbdClient silent = new RawNbdClient(server.localAddress()).greet(FLAG_C_FIXED_NEWSTYLE)) {
+                // sends no option: holds the only connection until the handshake timeout closes it
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (server.openConnections() > 0 && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(5_000_000L);
+                }
+                assertEquals(0, server.openConnections(), "a silent client still holds its connection");
+            }
+            try (RawNbdClient c = connect(server)) {
+                assertEquals(1, server.openConnections());
+            }
+        }
+    }
+
+    @Test
     void shouldRejectABoundOutOfRange() throws IOException {
         Path f = dir.resolve("vol2.img");
         FileBlockDevice.createFile(f, SIZE);
