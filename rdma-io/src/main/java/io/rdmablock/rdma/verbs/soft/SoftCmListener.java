@@ -24,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * for a back-off of {@value #ACCEPT_BACKOFF_MIN_MS} ms doubling up to {@value #ACCEPT_BACKOFF_MAX_MS} ms, reset by the
  * next successful accept; meanwhile requests already being read keep being read and timed out. The connection the
  * kernel could not hand over stays in its backlog and is taken once accepting resumes.
+ *
+ * <p>At most {@value #MAX_PENDING_CONNECTIONS} accepted connections wait for their request at once; a new one beyond
+ * that closes the one waiting longest ({@link #pendingEvictions}), so silent connections cost at most that many
+ * descriptors and cannot keep a prompt peer out for their whole timeout.
  */
 final class SoftCmListener implements CmListener, Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(SoftCmListener.class);
@@ -32,6 +36,9 @@ final class SoftCmListener implements CmListener, Runnable {
     static final long ACCEPT_BACKOFF_MIN_MS = 10;
     /** Longest pause of accepting after failed {@code accept()}s in a row, in milliseconds. */
     static final long ACCEPT_BACKOFF_MAX_MS = 1000;
+
+    /** Accepted connections whose connect request is not complete yet, at most. */
+    static final int MAX_PENDING_CONNECTIONS = 256;
 
     /** How the listener takes the next connection: {@code ServerSocketChannel::accept}; tests inject failures. */
     @FunctionalInterface
@@ -53,6 +60,11 @@ final class SoftCmListener implements CmListener, Runnable {
     private SelectionKey acceptKey;
     private long backoffMs;
     private long acceptPausedUntilNs;
+    private final int maxPending;
+    /** Keys of connections reading their request, oldest (earliest deadline) first. Listener thread only. */
+    private final java.util.LinkedHashSet<SelectionKey> pending = new java.util.LinkedHashSet<>();
+    private final java.util.concurrent.atomic.AtomicLong pendingEvictions = new java.util.concurrent.atomic.AtomicLong();
+    private long lastEvictionLogNs;
     private volatile boolean closed;
 
     private static final class Pending {
@@ -61,11 +73,13 @@ final class SoftCmListener implements CmListener, Runnable {
     }
 
     SoftCmListener(SoftVerbsProvider provider, InetSocketAddress bindAddress, int backlog) throws IOException {
-        this(provider, bindAddress, backlog, ServerSocketChannel::accept);
+        this(provider, bindAddress, backlog, ServerSocketChannel::accept, MAX_PENDING_CONNECTIONS);
     }
 
-    SoftCmListener(SoftVerbsProvider provider, InetSocketAddress bindAddress, int backlog, Acceptor acceptor)
-            throws IOException {
+    /** With {@code acceptor} instead of {@code accept()} and at most {@code maxPending} requests being read (tests). */
+    SoftCmListener(SoftVerbsProvider provider, InetSocketAddress bindAddress, int backlog, Acceptor acceptor,
+                   int maxPending) throws IOException {
+        this.maxPending = maxPending;
         this.provider = provider;
         this.backlog = backlog;
         this.acceptor = acceptor;
@@ -138,10 +152,13 @@ final class SoftCmListener implements CmListener, Runnable {
                 }
                 selector.selectedKeys().clear();
                 long now = System.nanoTime();
-                for (SelectionKey k : selector.keys()) {
-                    if (k.attachment() instanceof Pending p && now - p.deadlineNs > 0) {
-                        drop(k);
+                for (var it = pending.iterator(); it.hasNext(); ) {
+                    SelectionKey k = it.next();
+                    if (now - ((Pending) k.attachment()).deadlineNs <= 0) {
+                        break; // the rest were accepted later
                     }
+                    it.remove();
+                    drop(k);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -149,11 +166,10 @@ final class SoftCmListener implements CmListener, Runnable {
                 LOG.warn("soft listener on {} failed", local, e);
             }
         } finally {
-            for (SelectionKey k : selector.keys()) {
-                if (k.attachment() instanceof Pending) {
-                    drop(k);
-                }
+            for (SelectionKey k : pending) {
+                drop(k);
             }
+            pending.clear();
             try {
                 selector.close();
                 server.close();
@@ -179,14 +195,36 @@ final class SoftCmListener implements CmListener, Runnable {
                 return;
             }
             backoffMs = 0;
+            if (pending.size() >= maxPending) {
+                evictOldest();
+            }
             try {
                 CmWire.configure(c);
-                c.register(selector, SelectionKey.OP_READ, new Pending());
+                pending.add(c.register(selector, SelectionKey.OP_READ, new Pending()));
             } catch (IOException e) {
                 LOG.debug("soft listener on {}: dropping a connection that cannot be set up: {}", local, e.toString());
                 c.close();
             }
         }
+    }
+
+    private void evictOldest() {
+        var it = pending.iterator();
+        SelectionKey k = it.next();
+        it.remove();
+        drop(k);
+        long n = pendingEvictions.incrementAndGet();
+        long now = System.nanoTime();
+        if (n == 1 || now - lastEvictionLogNs >= 1_000_000_000L) {
+            lastEvictionLogNs = now;
+            LOG.warn("soft listener on {}: {} connections without a complete connect request, max={}: closed the "
+                    + "oldest ({} so far)", local, maxPending, maxPending, n);
+        }
+    }
+
+    /** Connections closed so far because {@code maxPending} others were still reading their request. */
+    long pendingEvictions() {
+        return pendingEvictions.get();
     }
 
     private void acceptFailed(IOException e) {
@@ -204,12 +242,14 @@ final class SoftCmListener implements CmListener, Runnable {
         Pending p = (Pending) k.attachment();
         try {
             if (c.read(p.buf) < 0) {
+                pending.remove(k);
                 drop(k);
                 return;
             }
             if (p.buf.hasRemaining()) {
                 return;
             }
+            pending.remove(k);
             CmWire.Msg m = CmWire.decode(p.buf);
             k.cancel();
             if (m.type() != CmWire.REQ) {
@@ -224,6 +264,7 @@ final class SoftCmListener implements CmListener, Runnable {
             requests.offer(id);
         } catch (IOException | RuntimeException e) {
             LOG.debug("soft listener on {}: dropping a malformed connect request: {}", local, e.toString());
+            pending.remove(k);
             drop(k);
         }
     }

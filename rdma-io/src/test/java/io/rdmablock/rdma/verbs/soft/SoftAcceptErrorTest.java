@@ -36,7 +36,7 @@ class SoftAcceptErrorTest {
                         throw new IOException("Too many open files");
                     }
                     return s.accept();
-                }));
+                }, SoftCmListener.MAX_PENDING_CONNECTIONS));
                 try {
                     connectAndExpectRequest(l, "after 3 accept failures (10 + 20 + 40 ms back-off)");
                     assertEquals(3, l.acceptErrors());
