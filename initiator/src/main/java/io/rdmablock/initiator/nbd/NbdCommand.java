@@ -34,8 +34,14 @@ public final class NbdCommand implements Callable<Integer> {
     DeviceSource deviceOptions = new DeviceSource();
 
     @Option(names = "--listen", paramLabel = "ADDR", defaultValue = "127.0.0.1:10809",
-            description = "host:port, port (binds 127.0.0.1) or unix:/path (default: ${DEFAULT-VALUE}).")
+            description = "host:port, port (binds 127.0.0.1) or unix:/path (default: ${DEFAULT-VALUE}). NBD has no "
+                    + "authentication: a non-loopback address lets anyone who reaches it use the volume (warned).")
     String listen;
+
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "" + NbdServer.DEFAULT_MAX_CONNECTIONS,
+            description = "Connections open at once, 1.." + NbdServer.MAX_CONNECTIONS_LIMIT
+                    + "; more are closed at once and logged (default: ${DEFAULT-VALUE}).")
+    int maxConnections;
 
     @Option(names = "--export-name", paramLabel = "NAME",
             description = "Export name (default: the volume name or file name); the empty name also selects it.")
@@ -61,7 +67,12 @@ public final class NbdCommand implements Callable<Integer> {
         BlockDevice device = deviceOptions.open(deviceOptions.ioQueues());
         String name = exportName != null ? exportName : deviceOptions.displayName();
         NbdExport export = new NbdExport(name, "rdmablock volume " + name, device, readOnly, maxPayloadBytes);
-        NbdServer server = new NbdServer(export, listen, depth, NbdServer.DEFAULT_SLOT_BYTES);
+        NbdServer server = new NbdServer(export, listen, depth, NbdServer.DEFAULT_SLOT_BYTES, maxConnections);
+        if (NbdServer.exposed(server.localAddress())) {
+            System.err.println("nbd: WARNING: listening on " + server.localAddress() + ", not a loopback address. NBD "
+                    + "has no authentication: anyone who can reach this address can read"
+                    + (readOnly ? "" : " and write") + " the volume. Prefer 127.0.0.1 or unix:/path.");
+        }
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

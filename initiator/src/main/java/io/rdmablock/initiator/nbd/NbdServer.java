@@ -24,6 +24,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Listen syntax: {@code unix:/path/to.sock}, {@code host:port}, {@code [v6addr]:port} or {@code port} (which binds
  * 127.0.0.1: loopback by default). Port 0 picks a free port; {@link #localAddress()} tells which.
+ *
+ * <p>NBD has no authentication: whoever reaches a TCP listen address can read (and, unless read-only, write) the
+ * export. A listen address that is not loopback is logged as a warning ({@link #exposed}). At most
+ * {@code maxConnections} connections are open at once; a connection beyond that is closed at once, before the NBD
+ * greeting, counted ({@link #refusedCount}) and logged (at most one line a second). A connection whose handshake
+ * has not reached transmission within {@link #HANDSHAKE_TIMEOUT_MS} is closed, so clients that connect and say
+ * nothing cannot hold the connections for good (an idle client in transmission may: NBD has no keep-alive). A
+ * failed {@code accept()}
+ * (EMFILE, ...) pauses accepting for 10 ms doubling up to 1 s, reset by the next successful accept.
  */
 public final class NbdServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NbdServer.class);
@@ -32,6 +41,12 @@ public final class NbdServer implements AutoCloseable {
     public static final int DEFAULT_DEPTH = 64;
     /** Payload buffer per slot; longer requests get a buffer of their own. */
     public static final int DEFAULT_SLOT_BYTES = 128 * 1024;
+    /** Connections open at once, by default (each holds {@code depth} slots and two threads). */
+    public static final int DEFAULT_MAX_CONNECTIONS = 16;
+    /** Longest handshake (greeting to transmission), in milliseconds; then the connection is closed. */
+    public static final long HANDSHAKE_TIMEOUT_MS = 30_000;
+    /** Largest {@code maxConnections} accepted. */
+    public static final int MAX_CONNECTIONS_LIMIT = 4096;
 
     private final NbdExport export;
     private final ServerSocketChannel server;
@@ -41,16 +56,40 @@ public final class NbdServer implements AutoCloseable {
     private final int slotBytes;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionCount = new AtomicInteger();
+    private final int maxConnections;
+    private final long handshakeTimeoutMs;
+    private final AtomicInteger open = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
+    private long lastRefusalLogNs;
     private final Thread acceptor;
     private volatile boolean closed;
+
+    /** Binds and starts accepting, at most {@link #DEFAULT_MAX_CONNECTIONS} connections open at once. */
+    public NbdServer(NbdExport export, String listen, int depth, int slotBytes) throws IOException {
+        this(export, listen, depth, slotBytes, DEFAULT_MAX_CONNECTIONS);
+    }
 
     /**
      * Binds and starts accepting.
      *
-     * @throws IllegalArgumentException on a malformed listen address or bad depth/slotBytes
+     * @param maxConnections connections open at once, 1..{@value #MAX_CONNECTIONS_LIMIT}; more are refused
+     * @throws IllegalArgumentException on a malformed listen address or bad depth/slotBytes/maxConnections
      * @throws IOException              if the address cannot be bound
      */
-    public NbdServer(NbdExport export, String listen, int depth, int slotBytes) throws IOException {
+    public NbdServer(NbdExport export, String listen, int depth, int slotBytes, int maxConnections)
+            throws IOException {
+        this(export, listen, depth, slotBytes, maxConnections, HANDSHAKE_TIMEOUT_MS);
+    }
+
+    /** As above with a handshake timeout of {@code handshakeTimeoutMs} (tests). */
+    NbdServer(NbdExport export, String listen, int depth, int slotBytes, int maxConnections,
+              long handshakeTimeoutMs) throws IOException {
+        this.handshakeTimeoutMs = handshakeTimeoutMs;
+        if (maxConnections < 1 || maxConnections > MAX_CONNECTIONS_LIMIT) {
+            throw new IllegalArgumentException("invalid maxConnections: maxConnections=" + maxConnections
+                    + ", min=1, max=" + MAX_CONNECTIONS_LIMIT);
+        }
+        this.maxConnections = maxConnections;
         if (depth < 1 || depth > 1024) {
             throw new IllegalArgumentException("invalid depth: depth=" + depth + ", min=1, max=1024");
         }
@@ -74,8 +113,21 @@ public final class NbdServer implements AutoCloseable {
         server.bind(addr, 128);
         this.localAddress = server.getLocalAddress();
         this.acceptor = Thread.ofPlatform().name("nbd-accept").daemon().start(this::acceptLoop);
-        LOG.info("nbd: serving export '{}' ({} bytes, lba {}) on {}", export.name(), export.device().capacityBytes(),
-                lba, describe(localAddress));
+        LOG.info("nbd: serving export '{}' ({} bytes, lba {}) on {}, at most {} connections", export.name(),
+                export.device().capacityBytes(), lba, describe(localAddress), maxConnections);
+        if (exposed(localAddress)) {
+            LOG.warn("nbd: listening on {}, which is not a loopback address: NBD has no authentication, anyone who "
+                    + "can reach it can read{} export '{}'", describe(localAddress),
+                    export.readOnly() ? "" : " and write", export.name());
+        }
+    }
+
+    /**
+     * True when {@code address} is a TCP address other than loopback (a wildcard address included): reachable from
+     * other hosts, with no authentication. A UNIX socket is not exposed (file permissions guard it).
+     */
+    public static boolean exposed(SocketAddress address) {
+        return address instanceof InetSocketAddress i && (i.getAddress() == null || !i.getAddress().isLoopbackAddress());
     }
 
     /** Parses the listen syntax documented on the class. */
@@ -136,7 +188,18 @@ public final class NbdServer implements AutoCloseable {
         return connectionCount.get();
     }
 
+    /** Connections open now (accepted, not yet closed), at most {@code maxConnections}. */
+    public int openConnections() {
+        return open.get();
+    }
+
+    /** Connections refused so far because {@code maxConnections} were open. */
+    public long refusedCount() {
+        return refused.get();
+    }
+
     private void acceptLoop() {
+        long backoffMs = 0;
         while (!closed) {
             SocketChannel c;
             try {
@@ -144,11 +207,24 @@ public final class NbdServer implements AutoCloseable {
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
-                if (!closed) {
-                    LOG.warn("nbd: accept failed: {}", e.toString());
+                if (closed) {
+                    return;
+                }
+                backoffMs = backoffMs == 0 ? 10 : Math.min(1000, 2 * backoffMs);
+                LOG.warn("nbd: accept failed, accepting again in {} ms: {}", backoffMs, e.toString());
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException ie) {
+                    return;
                 }
                 continue;
             }
+            backoffMs = 0;
+            if (open.get() >= maxConnections) {
+                refuse(c);
+                continue;
+            }
+            open.incrementAndGet(); // only this thread adds; serve() takes off
             int id = connectionCount.incrementAndGet();
             connections.add(c);
             Thread.ofPlatform().name("nbd-rx-" + id).daemon().start(() -> serve(c, id));
@@ -163,7 +239,7 @@ public final class NbdServer implements AutoCloseable {
                 peer = "#" + id + "(" + c.getRemoteAddress() + ")";
             }
             LOG.debug("nbd {}: connected", peer);
-            if (new NbdHandshake(c, export, peer).run() == NbdHandshake.Outcome.TRANSMISSION) {
+            if (handshake(c, peer) == NbdHandshake.Outcome.TRANSMISSION) {
                 new NbdConnection(c, export, peer, depth, slotBytes).run();
             }
         } catch (IOException e) {
@@ -172,11 +248,57 @@ public final class NbdServer implements AutoCloseable {
             LOG.warn("nbd {}: failed", peer, e);
         } finally {
             connections.remove(c);
+            open.decrementAndGet();
             try {
                 c.close();
             } catch (IOException ignored) {
                 // already closing
             }
+        }
+    }
+
+    /** Runs the handshake; a watchdog closes {@code c} if it takes longer than {@code handshakeTimeoutMs}. */
+    private NbdHandshake.Outcome handshake(SocketChannel c, String peer) throws IOException {
+        java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread watchdog = Thread.ofVirtual().name("nbd-handshake-watchdog").start(() -> {
+            try {
+                Thread.sleep(handshakeTimeoutMs);
+            } catch (InterruptedException e) {
+                return; // the handshake ended in time
+            }
+            if (!settled.compareAndSet(false, true)) {
+                return;
+            }
+            LOG.info("nbd {}: no handshake within {} ms: closing", peer, handshakeTimeoutMs);
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        });
+        try {
+            NbdHandshake.Outcome o = new NbdHandshake(c, export, peer).run();
+            return settled.compareAndSet(false, true) ? o : NbdHandshake.Outcome.CLOSED;
+        } finally {
+            settled.set(true);
+            watchdog.interrupt();
+        }
+    }
+
+    private void refuse(SocketChannel c) {
+        long n = refused.incrementAndGet();
+        String peer = "";
+        try {
+            peer = String.valueOf(c.getRemoteAddress());
+            c.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        long now = System.nanoTime();
+        if (n == 1 || now - lastRefusalLogNs >= 1_000_000_000L) {
+            lastRefusalLogNs = now;
+            LOG.warn("nbd: refused connection from {}: {} connections open, max={} (--max-connections); {} refused "
+                    + "so far", peer, open.get(), maxConnections, n);
         }
     }
 

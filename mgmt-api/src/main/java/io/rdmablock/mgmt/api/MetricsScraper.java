@@ -2,7 +2,11 @@ package io.rdmablock.mgmt.api;
 
 import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.NodeState;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
@@ -19,9 +23,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * the text to {@link VolumeStats}, so the dashboard reads live per-volume rates from the management server alone
  * (the browser never talks to a node). A node whose fetch is still running is skipped; a failed fetch is logged
  * once per node until it succeeds again (connect timeout 1 s, idle timeout 2 s). Nodes that went down are forgotten.
+ *
+ * <p>A body is read up to {@link #MAX_BODY_BYTES}: a longer one (declared by Content-Length, or streamed past the
+ * bound) fails that scrape with {@link BodyTooLargeException} and its connection is reset, so a node (or anything
+ * behind a metrics URL) cannot make the management server buffer an endless body.
  */
 final class MetricsScraper {
     private static final Logger LOG = LoggerFactory.getLogger(MetricsScraper.class);
+    /** Largest {@code /metrics} body read, in bytes (a node's is tens of KiB per hundred volumes). */
+    static final long MAX_BODY_BYTES = 8L << 20;
 
     private final Vertx vertx;
     private final ClusterService cluster;
@@ -95,10 +105,7 @@ final class MetricsScraper {
             warnOnce(n, e);
             return;
         }
-        http.request(options)
-                .compose(req -> req.send())
-                .compose(resp -> resp.statusCode() == 200 ? resp.body()
-                        : io.vertx.core.Future.failedFuture("HTTP " + resp.statusCode()))
+        fetch(http, options, MAX_BODY_BYTES)
                 .onComplete(ar -> {
                     inFlight.remove(n.nodeId());
                     if (ar.succeeded()) {
@@ -110,6 +117,57 @@ final class MetricsScraper {
                         warnOnce(n, ar.cause());
                     }
                 });
+    }
+
+    /**
+     * GETs {@code options} and reads a 200 response's body of at most {@code maxBytes} bytes. Fails with "HTTP
+     * &lt;status&gt;" on another status, with {@link BodyTooLargeException} (connection reset) past {@code maxBytes},
+     * or with the transport's error. Any thread; the body handlers run on the client's event loop.
+     */
+    static Future<Buffer> fetch(HttpClient http, RequestOptions options, long maxBytes) {
+        return http.request(options)
+                .compose(req -> req.send())
+                .compose(resp -> resp.statusCode() == 200 ? boundedBody(resp, maxBytes)
+                        : Future.failedFuture("HTTP " + resp.statusCode()));
+    }
+
+    private static Future<Buffer> boundedBody(HttpClientResponse resp, long maxBytes) {
+        Promise<Buffer> body = Promise.promise();
+        resp.exceptionHandler(body::tryFail); // also takes the reset below
+        String declared = resp.getHeader("Content-Length");
+        try {
+            if (declared != null && Long.parseLong(declared.trim()) > maxBytes) {
+                body.tryFail(new BodyTooLargeException(
+                        "body of " + declared.trim() + " bytes declared, max=" + maxBytes));
+                resp.request().reset();
+                return body.future();
+            }
+        } catch (NumberFormatException e) {
+            body.tryFail("bad Content-Length: " + declared);
+            resp.request().reset();
+            return body.future();
+        }
+        Buffer buf = Buffer.buffer();
+        resp.handler(chunk -> {
+            if (body.future().isComplete()) {
+                return;
+            }
+            if (buf.length() + (long) chunk.length() > maxBytes) {
+                body.tryFail(new BodyTooLargeException("body longer than max=" + maxBytes + " bytes"));
+                resp.request().reset();
+                return;
+            }
+            buf.appendBuffer(chunk);
+        });
+        resp.endHandler(v -> body.tryComplete(buf));
+        return body.future();
+    }
+
+    /** A response body beyond the bound of {@link #fetch}. */
+    static final class BodyTooLargeException extends RuntimeException {
+        BodyTooLargeException(String message) {
+            super("metrics response too large: " + message, null, false, false);
+        }
     }
 
     private void warnOnce(Node n, Throwable e) {

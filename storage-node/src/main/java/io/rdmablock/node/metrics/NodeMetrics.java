@@ -36,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * rdmablock_node_capacity_bytes, rdmablock_node_free_bytes, rdmablock_node_used_bytes, rdmablock_node_provisioned_bytes
  * rdmablock_volume_size_bytes{volume}, rdmablock_volume_used_bytes{volume}   read at scrape time ({@link #capacity})
  * rdmablock_node_resync_bytes_total                  bytes copied by this node's resyncs ({@link #resyncBytes})
+ * rdmablock_soft_accept_errors_total                 failed accept() calls of soft-provider listeners (EMFILE, ...)
  * rdmablock_build_info{version,commit}               always 1
  * jvm_*, process_*                                   the standard JVM and process metrics
  * </pre>
@@ -76,6 +77,10 @@ public final class NodeMetrics {
     public NodeMetrics() {
         io.prometheus.metrics.core.metrics.CounterWithCallback.builder().name("rdmablock_node_resync_bytes_total")
                 .help("Bytes copied by this node's resyncs").callback(cb -> cb.call(resyncBytes.sum()))
+                .register(registry);
+        io.prometheus.metrics.core.metrics.CounterWithCallback.builder().name("rdmablock_soft_accept_errors_total")
+                .help("Failed accept() calls of soft-provider listeners (each paused accepting 10 ms to 1 s)")
+                .callback(cb -> cb.call(io.rdmablock.rdma.verbs.soft.SoftVerbsProvider.acceptErrorsTotal()))
                 .register(registry);
         Counter opsCounter = Counter.builder().name("rdmablock_target_commands_total")
                 .help("Commands completed by the target, by opcode").labelNames("opcode").withoutExemplars()

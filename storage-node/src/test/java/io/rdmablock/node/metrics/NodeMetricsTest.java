@@ -127,5 +127,6 @@ class NodeMetricsTest {
         assertTrue(text.contains("rdmablock_build_info{commit=\""), text);
         assertTrue(text.contains("jvm_memory_used_bytes"), text);
         assertTrue(text.contains("process_cpu_seconds_total"), text);
+        assertTrue(text.contains("rdmablock_soft_accept_errors_total "), text);
     }
 }

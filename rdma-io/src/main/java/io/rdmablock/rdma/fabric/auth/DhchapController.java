@@ -304,10 +304,19 @@ public final class DhchapController {
         return false;
     }
 
+    /**
+     * Checks and takes the Reply {@code m}: a Reply shorter than its {@value DhchapMessages#HEADER_LENGTH}-byte header
+     * (HL at byte 6, DHVLEN at bytes 10-11, SEQNUM at 12-15) is INCORRECT_PAYLOAD before any of its fields is read;
+     * every later read lies within {@code HEADER_LENGTH + 2 * HL + DHVLEN <= m.length}.
+     */
     private void reply(byte[] m) {
+        if (m.length < HEADER_LENGTH) {
+            fail(INCORRECT_PAYLOAD, "reply lengthBytes=" + m.length + ", min=" + HEADER_LENGTH);
+            return;
+        }
         int hl = u8(m, HL_OFFSET);
         int dhvlen = u16(m, DHVLEN_OFFSET);
-        if (m.length < HEADER_LENGTH || hl != hash.lengthBytes || dhvlen != group.valueLengthBytes()
+        if (hl != hash.lengthBytes || dhvlen != group.valueLengthBytes()
                 || m.length < HEADER_LENGTH + 2 * hl + dhvlen) {
             fail(INCORRECT_PAYLOAD, "reply hl=" + hl + ", dhvlen=" + dhvlen + ", lengthBytes=" + m.length
                     + ", expected hl=" + hash.lengthBytes + ", dhvlen=" + group.valueLengthBytes());

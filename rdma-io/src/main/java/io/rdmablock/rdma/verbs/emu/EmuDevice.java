@@ -5,6 +5,7 @@ import io.rdmablock.rdma.verbs.DeviceContext;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 import io.rdmablock.rdma.verbs.Sge;
 import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntFunction;
@@ -14,8 +15,12 @@ import java.util.function.IntFunction;
  * memory-region key table shared by every protection domain on it. Shared implementation of the emulated providers,
  * not an API for users.
  *
- * <p>Keys: {@code lkey = index << 8 | generation} (generation 7 bits), {@code rkey = lkey | 0x80}, so lkey and rkey of
- * one region differ and using one for the other fails, as a mix-up would on hardware that keys them apart.
+ * <p>Keys: lkey and rkey of a region are two independent 32-bit values drawn from a {@link SecureRandom}, never 0 and
+ * unique among the keys of the device's open regions (an lkey is never any region's rkey and the reverse), so using
+ * one for the other fails, as a mix-up would on hardware that keys them apart, and a peer cannot work out another
+ * region's rkey from one it was given: a guess hits an open region with probability (open regions) / 2^32. A key of a
+ * closed region is not handed out again before 2^32 draws make it likely. Remote access also needs the region in the
+ * protection domain of the queue pair the request arrives on ({@link EmuPd#remote}).
  */
 public final class EmuDevice implements DeviceContext {
     static final int MAX_MR = 1 << 20;
@@ -28,9 +33,12 @@ public final class EmuDevice implements DeviceContext {
     private final IntFunction<? extends CompletionQueue> cqFactory;
     private final AtomicInteger qpNumbers = new AtomicInteger(0x11);
     private final Object mrLock = new Object();
+    /** Regions by slot ({@link EmuMr#index}, a small dense number the soft engines index their view caches by). */
     private volatile AtomicReferenceArray<EmuMr> mrTable = new AtomicReferenceArray<>(1024);
+    private final EmuKeyTable lkeys = new EmuKeyTable(false);
+    private final EmuKeyTable rkeys = new EmuKeyTable(true);
+    private final SecureRandom keyRandom = new SecureRandom();
     private int mrNextFree;
-    private int generation;
 
     /**
      * @param name the device name ({@code soft0}, {@code mem0})
@@ -101,7 +109,7 @@ public final class EmuDevice implements DeviceContext {
         return qpNumbers.getAndIncrement() & 0xFFFFFF;
     }
 
-    /** Enters {@code mr} in the key table and returns its lkey. */
+    /** Gives {@code mr} a slot and fresh random keys (class comment), enters it in the key tables; returns its lkey. */
     int addMr(EmuMr mr) {
         synchronized (mrLock) {
             AtomicReferenceArray<EmuMr> t = mrTable;
@@ -127,30 +135,45 @@ public final class EmuDevice implements DeviceContext {
                 t = bigger;
             }
             mrNextFree = idx + 1;
-            generation = (generation + 1) & 0x7F;
-            int lkey = idx << 8 | generation;
-            mr.setKeys(idx, lkey, lkey | 0x80);
+            int lkey = freshKey();
+            int rkey;
+            do {
+                rkey = freshKey();
+            } while (rkey == lkey);
+            mr.setKeys(idx, lkey, rkey);
             t.set(idx, mr);
+            lkeys.put(mr);
+            rkeys.put(mr);
             return lkey;
         }
     }
 
+    /** A random key, not 0, that is no open region's lkey or rkey. Region lock. */
+    private int freshKey() {
+        int k;
+        do {
+            k = keyRandom.nextInt();
+        } while (k == 0 || lkeys.get(k) != null || rkeys.get(k) != null);
+        return k;
+    }
+
     void removeMr(EmuMr mr) {
         synchronized (mrLock) {
-            mrTable.compareAndSet(mr.index(), mr, null);
+            if (mrTable.compareAndSet(mr.index(), mr, null)) {
+                lkeys.remove(mr);
+                rkeys.remove(mr);
+            }
         }
     }
 
     /** The region whose lkey is {@code lkey}, or null. */
     public EmuMr byLkey(int lkey) {
-        EmuMr mr = lookup(lkey);
-        return mr != null && mr.lkey() == lkey ? mr : null;
+        return lkeys.get(lkey);
     }
 
     /** The region whose rkey is {@code rkey}, or null. */
     public EmuMr byRkey(int rkey) {
-        EmuMr mr = lookup(rkey);
-        return mr != null && mr.rkey() == rkey ? mr : null;
+        return rkeys.get(rkey);
     }
 
     /** Source memory of an inline SGE: its region when the lkey covers it (usual), else the raw address. */
@@ -160,11 +183,5 @@ public final class EmuDevice implements DeviceContext {
             return mr.segment().asSlice(s.addr - mr.address(), s.length);
         }
         return MemorySegment.ofAddress(s.addr).reinterpret(s.length);
-    }
-
-    private EmuMr lookup(int key) {
-        int idx = key >>> 8;
-        AtomicReferenceArray<EmuMr> t = mrTable;
-        return idx < t.length() ? t.get(idx) : null;
     }
 }

@@ -19,6 +19,8 @@ import java.util.List;
 public final class SoftVerbsProvider implements VerbsProvider {
     /** The name of this provider's one device. */
     static final String DEVICE_NAME = "soft0";
+    /** Failed {@code accept()} calls of every soft listener of this process ({@link #acceptErrorsTotal}). */
+    static final java.util.concurrent.atomic.LongAdder ACCEPT_ERRORS = new java.util.concurrent.atomic.LongAdder();
 
     private final EmuResources resources = new EmuResources("soft");
     private final EmuDevice device = new EmuDevice(DEVICE_NAME, "EmuMr", true,
@@ -34,6 +36,14 @@ public final class SoftVerbsProvider implements VerbsProvider {
     @Override
     public List<String> deviceNames() {
         return List.of(DEVICE_NAME);
+    }
+
+    /**
+     * Failed {@code accept()} calls (EMFILE, ENFILE, ...) of every soft listener of this process since it started, a
+     * monotonic count. Each one paused that listener's accepting for 10 ms to 1 s; none stopped it.
+     */
+    public static long acceptErrorsTotal() {
+        return ACCEPT_ERRORS.sum();
     }
 
     EmuDevice device() {

@@ -43,7 +43,8 @@
  *   <li>A queue pair in ERROR tears its connection down (as siw does after a TERMINATE): the peer's queue pair goes to
  *   ERROR and flushes, and both ids report DISCONNECTED. On IB/RoCE the peer would instead time out
  *   (RETRY_EXC_ERR) on its next request, or learn it from the CM.</li>
- *   <li>lkey and rkey of a region differ, so using one for the other fails (rxe uses the same value for both).</li>
+ *   <li>lkey and rkey of a region differ, so using one for the other fails (rxe uses the same value for both). Both
+ *   are random 32-bit values ({@link io.rdmablock.rdma.verbs.emu.EmuDevice}): no key follows from another.</li>
  *   <li>Connecting to a port without listener fails UNREACHABLE (ECONNREFUSED), as on iWARP; IB/RoCE report
  *   REJECTED.</li>
  *   <li>Segments of a thread-confined arena cannot be registered: the engines access registered memory from any
