@@ -77,6 +77,50 @@ public final class ConnectDataDescriptor {
         return Wire.string(data, HOSTNQN_OFFSET, NQN_LENGTH);
     }
 
+    /**
+     * What is wrong with the NQN field at {@code offset} ({@link #SUBNQN_OFFSET} or {@link #HOSTNQN_OFFSET}) of the
+     * Connect data, or null when it is well-formed: NUL-terminated within its {@value #NQN_LENGTH} bytes (NVMe-oF 1.1
+     * section 3.3, Figure 20), valid UTF-8 (NVMe Base 2.0 section 4.5) and free of control characters (00h..1Fh,
+     * 7Fh), so that a Connect's NQNs can reach log lines as they are. The fault text shows the field's first bytes
+     * with every byte that is not printable ASCII escaped as {@code \xNN}.
+     */
+    public static String nqnFault(MemorySegment data, int offset) {
+        byte[] b = data.asSlice(offset, NQN_LENGTH).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        int n = 0;
+        while (n < b.length && b[n] != 0) {
+            n++;
+        }
+        if (n == b.length) {
+            return "not NUL-terminated within " + NQN_LENGTH + " bytes: " + escaped(b, 64) + "...";
+        }
+        for (int i = 0; i < n; i++) {
+            int c = b[i] & 0xFF;
+            if (c < 0x20 || c == 0x7F) {
+                return "control character 0x" + Integer.toHexString(c) + " at byte " + i + ": " + escaped(b, n);
+            }
+        }
+        try {
+            java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b, 0, n));
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return "not valid UTF-8: " + escaped(b, n);
+        }
+        return null;
+    }
+
+    /** The first {@code n} (at most 64) bytes of {@code b}, printable ASCII as is, any other byte as \xNN. */
+    private static String escaped(byte[] b, int n) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < Math.min(n, 64); i++) {
+            int c = b[i] & 0xFF;
+            if (c >= 0x20 && c < 0x7F && c != '\\') {
+                sb.append((char) c);
+            } else {
+                sb.append(String.format("\\x%02x", c));
+            }
+        }
+        return sb.toString();
+    }
+
     /** Fills the 1024-byte Connect data. NQNs longer than 223 bytes (NVMe Base 2.0 section 4.5) are rejected. */
     public static void data(MemorySegment data, byte[] hostId16, int cntlid, String subnqn, String hostnqn) {
         if (subnqn.length() > 223 || hostnqn.length() > 223) {

@@ -14,8 +14,9 @@ import java.lang.foreign.ValueLayout;
  * {@link AssociationFence} of the host's previous one; for a host that must authenticate the fence runs once the new
  * admin queue authenticated instead), on qid >= 1 it attaches the I/O queue to the controller named by CNTLID.
  * Checks, each answered Connect Invalid Parameters (SCT 1, SC 82h) with the offending byte in dw0 (IATTR, IPO):
- * RECFMT 0, QID = the qid of the connection's private data, SQSIZE 1 .. min(queue entries, maxQueueEntries) - 1
- * (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and on qid >= 1 a live, admitted ({@link TargetController#admitted})
+ * RECFMT 0, SUBNQN and HOSTNQN NUL-terminated UTF-8 without control characters
+ * ({@link ConnectDataDescriptor#nqnFault}; checked before either is looked up or logged), QID = the qid of the
+ * connection's private data, SQSIZE 1 .. min(queue entries, maxQueueEntries) - 1 (0-based), SUBNQN known, CNTLID FFFFh on qid 0 and on qid >= 1 a live, admitted ({@link TargetController#admitted})
  * controller of the same subsystem, HOSTNQN and HOSTID (the 16 bytes at connect data offset 0, NVMe-oF 1.1 section
  * 3.3 Figure 20: the host identifier of the association); a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
  * Host (SCT 1, SC 84h), and so is a host without a DH-HMAC-CHAP secret on a subsystem that requires authentication
@@ -74,6 +75,13 @@ final class Connect {
             return invalidParameter(r, q, false, ConnectDataDescriptor.SQSIZE_OFFSET, "sqsize=" + sqsize
                     + ", min=1, max=" + max + " (0-based; maxQueueEntries=" + maxEntries + ", queue entries="
                     + q.entries + ")");
+        }
+        for (int off : new int[] {ConnectDataDescriptor.SUBNQN_OFFSET, ConnectDataDescriptor.HOSTNQN_OFFSET}) {
+            String fault = ConnectDataDescriptor.nqnFault(data, off);
+            if (fault != null) { // before any NQN is looked up or logged
+                return invalidParameter(r, q, true, off, (off == ConnectDataDescriptor.SUBNQN_OFFSET ? "subnqn "
+                        : "hostnqn ") + fault);
+            }
         }
         String subnqn = ConnectDataDescriptor.subnqn(data);
         String hostnqn = ConnectDataDescriptor.hostnqn(data);
