@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The NVMe-oF-style target: listens through the connection manager, checks each queue's connect request (NVMe/RDMA
  * transport 1.0 section 3.2: RECFMT, QID, HSQSIZE), builds the {@link RdmaQueue} (RECVs posted before the accept),
- * accepts with CRQSIZE and hands the queue to a {@link Poller}. Holds the subsystems (one per exported volume, plus
+ * accepts with CRQSIZE on a handshake thread ({@link QueueHandshakes}: the acceptor never waits for a peer) and hands
+ * the queue to a {@link Poller} ({@link PollerPool}). Holds the subsystems (one per exported volume, plus
  * the node's discovery subsystem {@code nqn.2014-08.org.nvmexpress.discovery}) and the controllers.
  *
  * <p>Lifecycle: {@link #start} binds (port 0 picks a free port, see {@link #localAddress()}); {@link #close} stops
@@ -60,8 +61,10 @@ public final class Target implements AutoCloseable {
     /** True once a controller was created: the range is fixed from then on. */
     private boolean cntlidAllocated;
     private int nextCntlid;
-    private final Poller[] pollers;
-    private final AtomicInteger nextPoller = new AtomicInteger();
+    /** The poller threads (started with the target). */
+    private volatile PollerPool pollers;
+    /** Ends each queue's handshake off the acceptor (started with the target). */
+    private volatile QueueHandshakes handshakes;
     private volatile CmListener listener;
     private volatile Thread acceptor;
     private volatile boolean running;
@@ -103,7 +106,6 @@ public final class Target implements AutoCloseable {
         this.store = store;
         this.options = options;
         this.metrics = metrics;
-        this.pollers = new Poller[options.pollers()];
         this.cntlidMin = options.cntlidMin();
         this.cntlidMax = options.cntlidMax();
         this.nextCntlid = cntlidMin;
@@ -175,17 +177,15 @@ public final class Target implements AutoCloseable {
         listener = provider.listen(listen, 128);
         running = true;
         reaper = new QueueReaper("rdmablock-queue-reaper");
-        for (int i = 0; i < pollers.length; i++) {
-            pollers[i] = new Poller("rdmablock-poller-" + i, options);
-            pollers[i].start();
-        }
+        pollers = new PollerPool(options);
+        handshakes = new QueueHandshakes(options.pending().maxPerNode(), options.connectTimeoutNs());
         Thread t = new Thread(this::acceptLoop, "rdmablock-acceptor");
         t.setDaemon(true);
         acceptor = t;
         t.start();
         LOG.info("target listening: address={}, provider={}, pollers={}, maxQueueEntries={}, inCapsuleDataBytes={},"
                         + " mdtsBytes={}, maxPendingQueues={}, maxPendingQueuesPerAddress={},"
-                        + " pendingConnectTimeoutMs={}", listener.localAddress(), provider.name(), pollers.length,
+                        + " pendingConnectTimeoutMs={}", listener.localAddress(), provider.name(), pollers.size(),
                 options.maxQueueEntries(), options.inCapsuleDataBytes(), options.mdtsBytes(),
                 options.pending().maxPerNode(), options.pending().maxPerAddress(),
                 options.pending().connectTimeoutMs());
@@ -506,16 +506,13 @@ public final class Target implements AutoCloseable {
             return;
         }
         q.pending = true;
-        try {
-            id.accept(new CmPrivateData.Accept(0, entries).encode(), options.connectTimeoutNs());
-        } catch (RuntimeException e) {
-            LOG.warn("accept failed: qid={}, peer={}: {}", req.qid(), id.remoteAddress(), e.toString());
-            q.fail("accept", e.toString());
-            q.close();
-            return;
-        }
-        LOG.debug("queue accepted: qid={}, entries={}, peer={}", req.qid(), entries, id.remoteAddress());
-        pollers[Math.floorMod(nextPoller.getAndIncrement(), pollers.length)].add(q);
+        // the peer's part of the handshake is awaited off this thread: a silent peer must not hold the others
+        handshakes.accept(q, id, new CmPrivateData.Accept(0, entries).encode(), pollers::handOff);
+    }
+
+    /** The poller pool (tests: to find a poller's thread); null before {@link #start}. */
+    PollerPool pollers() {
+        return pollers;
     }
 
     private void reject(CmId id, int sts, String detail) {
@@ -549,10 +546,13 @@ public final class Target implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (Poller p : pollers) {
-            if (p != null) {
-                p.stop(10_000);
-            }
+        QueueHandshakes h = handshakes;
+        if (h != null) {
+            h.stop(options.connectTimeoutNs() / 1_000_000 + 1_000); // each ends by its deadline
+        }
+        PollerPool p = pollers;
+        if (p != null) {
+            p.stop(10_000);
         }
         for (TargetController c : controllers.values()) {
             c.destroy("target shutdown");

@@ -1,0 +1,95 @@
+package io.rdmablock.node.nvmf;
+
+import io.rdmablock.rdma.verbs.CmId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+/**
+ * The end of each queue's connection handshake, off the acceptor thread: {@code rdma_accept} (with the soft
+ * provider: the ACCEPT message out, then the peer's RTU awaited) waits up to {@link TargetOptions#connectTimeoutNs()}
+ * for the peer, so done on the acceptor one silent peer would hold every other host's connection for that long.
+ * Here each accept runs on a thread of a pool of at most {@code min(maxPendingQueues, }{@value #MAX_THREADS}{@code )}
+ * threads (idle ones end after 10 s); every queue in a handshake counts as pending
+ * ({@link TargetOptions.PendingLimits}), so the pending limits bound the handshakes too, per node and per address. A
+ * peer that never completes is dropped at its deadline (the accept fails, the queue is torn down, its pending place
+ * freed). A completed queue goes to a poller ({@link PollerPool#handOff}). Thread-safe.
+ */
+final class QueueHandshakes {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueHandshakes.class);
+    /** Most handshake threads, whatever the pending limit. */
+    static final int MAX_THREADS = 1024;
+
+    private final ThreadPoolExecutor pool;
+    private final long timeoutNs;
+
+    /**
+     * @param maxThreads threads at most (1..{@value #MAX_THREADS} after clamping; the node's pending limit)
+     * @param timeoutNs  the longest wait for one peer's handshake (ns, &gt; 0)
+     */
+    QueueHandshakes(int maxThreads, long timeoutNs) {
+        int n = Math.max(1, Math.min(maxThreads, MAX_THREADS));
+        AtomicInteger ids = new AtomicInteger();
+        this.pool = new ThreadPoolExecutor(n, n, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "rdmablock-handshake-" + ids.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        });
+        pool.allowCoreThreadTimeOut(true);
+        this.timeoutNs = timeoutNs;
+    }
+
+    /**
+     * Accepts {@code q}'s connection with {@code acceptPrivateData} on a handshake thread, then hands it to
+     * {@code handOff}; a failed accept, or a hand-off that returns false, tears the queue down (logged). Never blocks.
+     */
+    void accept(RdmaQueue q, CmId id, byte[] acceptPrivateData, Predicate<RdmaQueue> handOff) {
+        try {
+            pool.execute(() -> finish(q, id, acceptPrivateData, handOff));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            q.fail("shutdown", "target stopping: handshake not started");
+            q.close();
+        }
+    }
+
+    private void finish(RdmaQueue q, CmId id, byte[] acceptPrivateData, Predicate<RdmaQueue> handOff) {
+        try {
+            id.accept(acceptPrivateData, timeoutNs);
+        } catch (RuntimeException e) {
+            LOG.warn("accept failed: qid={}, peer={}, timeoutMs={}: {}", q.qid, q.peer, timeoutNs / 1_000_000,
+                    e.toString());
+            q.fail("accept", e.toString());
+            q.close();
+            return;
+        }
+        LOG.debug("queue accepted: qid={}, entries={}, peer={}", q.qid, q.entries, q.peer);
+        if (!handOff.test(q)) {
+            q.fail("shutdown", "target stopping: no poller takes the queue");
+            q.close();
+        }
+    }
+
+    /** Handshakes running or waiting for a thread now. */
+    int inProgress() {
+        return pool.getActiveCount() + pool.getQueue().size();
+    }
+
+    /**
+     * Takes no new handshake and waits up to {@code timeoutMs} for those under way (each ends by its own deadline).
+     */
+    void stop(long timeoutMs) {
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS)) {
+                LOG.warn("handshakes still under way after {} ms: {}", timeoutMs, inProgress());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
