@@ -46,21 +46,14 @@ public final class Target implements AutoCloseable {
      * a host's list (which depends on its hostnqn) never changes without GENCTR changing.
      */
     private final java.util.concurrent.atomic.AtomicLong discoveryGeneration = new java.util.concurrent.atomic.AtomicLong();
-    private final ConcurrentHashMap<Integer, TargetController> controllers = new ConcurrentHashMap<>();
+    /** Live controllers by subsystem and cntlid, the cntlid range and the {@link ConnectLimits} counts. */
+    private final ControllerTable controllers;
     /**
      * One protection domain per device context (keyed by identity: providers hand out one object per device),
      * allocated on first use and closed by {@link #close} after every queue.
      */
     private final ConcurrentHashMap<DeviceContext, ProtectionDomain> protectionDomains = new ConcurrentHashMap<>();
     private volatile boolean closed;
-    /** Guards the cntlid range and cursor (not this: {@link #close} holds this while it stops the pollers). */
-    private final Object cntlidLock = new Object();
-    /** The cntlids this node allocates ({@link TargetOptions#cntlidMin()}, or {@link #cntlidRange}). */
-    private int cntlidMin;
-    private int cntlidMax;
-    /** True once a controller was created: the range is fixed from then on. */
-    private boolean cntlidAllocated;
-    private int nextCntlid;
     /** The poller threads (started with the target). */
     private volatile PollerPool pollers;
     /** Ends each queue's handshake off the acceptor (started with the target). */
@@ -106,9 +99,7 @@ public final class Target implements AutoCloseable {
         this.store = store;
         this.options = options;
         this.metrics = metrics;
-        this.cntlidMin = options.cntlidMin();
-        this.cntlidMax = options.cntlidMax();
-        this.nextCntlid = cntlidMin;
+        this.controllers = new ControllerTable(options, ConnectLimits.fromSystemProperties());
         store.addListener(hostsListener);
     }
 
@@ -122,33 +113,22 @@ public final class Target implements AutoCloseable {
      * @throws IllegalStateException    when a controller was created already
      */
     public void cntlidRange(int min, int max) {
-        TargetOptions.checkCntlidRange(min, max);
-        synchronized (cntlidLock) {
-            if (cntlidAllocated) {
-                throw new IllegalStateException("cntlid range fixed: a controller was created already: cntlidMin="
-                        + cntlidMin + ", cntlidMax=" + cntlidMax + ", requested " + min + ".." + max);
-            }
-            cntlidMin = min;
-            cntlidMax = max;
-            nextCntlid = min;
-        }
-        LOG.info("cntlid range set: cntlidMin={}, cntlidMax={}", min, max);
+        controllers.range(min, max);
+        LOG.info("cntlid range set: cntlidMin={}, cntlidMax={} (each subsystem allocates from it)", min, max);
     }
 
-    /** The next cntlid to try, round robin over the range. */
-    private int nextCntlid() {
-        synchronized (cntlidLock) {
-            cntlidAllocated = true;
-            int id = nextCntlid;
-            nextCntlid = id >= cntlidMax ? cntlidMin : id + 1;
-            return id;
-        }
+    /** The caps checked at each Connect and the KATO bounds ({@link ConnectLimits}). */
+    public ConnectLimits connectLimits() {
+        return controllers.limits();
     }
 
-    private int cntlidCount() {
-        synchronized (cntlidLock) {
-            return cntlidMax - cntlidMin + 1;
-        }
+    /**
+     * Replaces the {@link ConnectLimits} (default: {@link ConnectLimits#fromSystemProperties()}); they apply to the
+     * Connects that follow, live controllers and queues stay. Any thread.
+     */
+    public void connectLimits(ConnectLimits limits) {
+        controllers.limits(limits);
+        LOG.info("connect limits set: {}", limits);
     }
 
     /** Ends the associations of hosts an allow-list change no longer admits (they must not keep doing I/O). */
@@ -189,6 +169,7 @@ public final class Target implements AutoCloseable {
                 options.maxQueueEntries(), options.inCapsuleDataBytes(), options.mdtsBytes(),
                 options.pending().maxPerNode(), options.pending().maxPerAddress(),
                 options.pending().connectTimeoutMs());
+        LOG.info("connect limits (rdmablock.node.*): {}", controllers.limits());
     }
 
     /** The bound address (the real port when 0 was asked for). */
@@ -270,6 +251,11 @@ public final class Target implements AutoCloseable {
     /** Live controllers. */
     public int controllerCount() {
         return controllers.size();
+    }
+
+    /** Connected queues of {@code hostnqn} counted against {@link ConnectLimits#maxQueuesPerHost()}. */
+    int queuesOf(String hostnqn) {
+        return controllers.queuesOf(hostnqn);
     }
 
     /**
@@ -398,35 +384,71 @@ public final class Target implements AutoCloseable {
         return s == null || s.isRemoved() ? null : s;
     }
 
-    TargetController controller(int cntlid) {
-        return controllers.get(cntlid);
+    /** The live controller {@code cntlid} of {@code s}, or null (cntlids are unique per subsystem). */
+    TargetController controller(Subsystem s, int cntlid) {
+        return controllers.get(s, cntlid);
     }
 
-    /** Creates a controller with its admin queue counted as connected. */
-    TargetController createController(Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
-                                long nowNs) {
-        int range = cntlidCount();
-        for (int tries = 0; tries < range; tries++) {
-            int id = nextCntlid();
-            TargetController c = new TargetController(id, s, hostnqn, hostIdHigh, hostIdLow, katoMs, options, this,
-                    nowNs);
-            if (controllers.putIfAbsent(id, c) == null) {
-                c.queueOpened();
-                s.attach(c);
-                metrics.controllerUp();
-                LOG.info("controller created: cntlid={}, subnqn={}, hostnqn={}, katoMs={}", id, s.subnqn(), hostnqn,
-                        katoMs);
-                if (s.isRemoved()) {
-                    c.destroy("subsystem removed");
-                }
-                return c;
-            }
+    /** The live controller with {@code cntlid} when exactly one subsystem has one (tests), else null. */
+    TargetController controller(int cntlid) {
+        List<TargetController> cs = controllers.withCntlid(cntlid);
+        return cs.size() == 1 ? cs.get(0) : null;
+    }
+
+    /**
+     * Creates a controller with its admin queue counted as connected, its KATO {@code requestedKatoMs} as bounded by
+     * {@link ConnectLimits#katoMs}.
+     *
+     * @return the controller, or null when a {@link ConnectLimits} cap is reached or no cntlid of the subsystem is
+     *         free (logged): the Connect is then answered Connect Controller Busy
+     */
+    TargetController createController(Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow,
+                                      int requestedKatoMs, long nowNs) {
+        ConnectLimits limits = controllers.limits();
+        int katoMs = limits.katoMs(s.isDiscovery(), requestedKatoMs);
+        TargetController c = controllers.add(s, hostnqn, id -> new TargetController(id, s, hostnqn,
+                hostIdHigh, hostIdLow, katoMs, options, this, nowNs));
+        if (c == null) {
+            return null;
         }
-        throw new IllegalStateException("no free cntlid: " + range + " in use");
+        c.queueOpened();
+        s.attach(c);
+        metrics.controllerUp();
+        LOG.info("controller created: cntlid={}, subnqn={}, hostnqn={}, katoMs={}{}", c.cntlid, s.subnqn(), hostnqn,
+                katoMs, katoMs == requestedKatoMs ? "" : " (asked " + Integer.toUnsignedString(requestedKatoMs)
+                        + "; 0 is " + (s.isDiscovery() ? "discovery " + ConnectLimits.DISCOVERY_KATO_MS
+                        : "defaultKatoMs " + limits.defaultKatoMs()) + ", maxKatoMs=" + limits.maxKatoMs() + ")");
+        if (s.isRemoved()) {
+            c.destroy("subsystem removed");
+        }
+        return c;
+    }
+
+    /**
+     * Counts a queue of {@code hostnqn} about to be connected with {@code growBytes} more registered memory, unless
+     * the host is at {@link ConnectLimits#maxQueuesPerHost()} or the node would go beyond
+     * {@link ConnectLimits#maxRegisteredBytes()} (logged, naming the cap and its property). Undone by
+     * {@link #queueGone}.
+     */
+    boolean admitQueue(String hostnqn, int qid, long growBytes, String peer) {
+        long max = controllers.limits().maxRegisteredBytes();
+        long now = registeredBytes.get();
+        if (now + growBytes > max) {
+            LOG.warn("connect refused: controller busy: registered queue memory at the cap: registeredBytes={}, "
+                            + "queueBytes={}, maxRegisteredBytes={} ({}), qid={}, hostnqn={}, peer={}", now, growBytes,
+                    max, ConnectLimits.property("maxRegisteredBytes"), qid, hostnqn, peer);
+            return false;
+        }
+        return controllers.admitQueue(hostnqn, qid, peer);
+    }
+
+    /** A queue counted by {@link #admitQueue} is torn down. */
+    void queueGone(String hostnqn) {
+        controllers.queueGone(hostnqn);
     }
 
     void controllerGone(TargetController c) {
-        if (controllers.remove(c.cntlid, c)) {
+        if (controllers.remove(c)) {
             metrics.controllerDown();
         }
     }
@@ -554,7 +576,7 @@ public final class Target implements AutoCloseable {
         if (p != null) {
             p.stop(10_000);
         }
-        for (TargetController c : controllers.values()) {
+        for (TargetController c : controllers.all()) {
             c.destroy("target shutdown");
         }
         QueueReaper r = reaper;
