@@ -4,7 +4,7 @@ import io.rdmablock.rdma.verbs.CmId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,33 +14,29 @@ import java.util.function.Predicate;
  * The end of each queue's connection handshake, off the acceptor thread: {@code rdma_accept} (with the soft
  * provider: the ACCEPT message out, then the peer's RTU awaited) waits up to {@link TargetOptions#connectTimeoutNs()}
  * for the peer, so done on the acceptor one silent peer would hold every other host's connection for that long.
- * Here each accept runs on a thread of a pool of at most {@code min(maxPendingQueues, }{@value #MAX_THREADS}{@code )}
- * threads (idle ones end after 10 s); every queue in a handshake counts as pending
- * ({@link TargetOptions.PendingLimits}), so the pending limits bound the handshakes too, per node and per address. A
+ * Here each accept runs on a pooled thread: an idle one if there is one (handshakes that complete at once reuse a few
+ * threads), else a new one (idle threads end after 10 s). Every queue in a handshake counts as pending
+ * ({@link TargetOptions.PendingLimits}), so the pending limits bound the handshakes, and so the threads, per node and
+ * per address: at most {@code maxPendingQueues} (64 by default) handshakes wait at once. A
  * peer that never completes is dropped at its deadline (the accept fails, the queue is torn down, its pending place
  * freed). A completed queue goes to a poller ({@link PollerPool#handOff}). Thread-safe.
  */
 final class QueueHandshakes {
     private static final Logger LOG = LoggerFactory.getLogger(QueueHandshakes.class);
-    /** Most handshake threads, whatever the pending limit. */
-    static final int MAX_THREADS = 1024;
 
     private final ThreadPoolExecutor pool;
     private final long timeoutNs;
 
-    /**
-     * @param maxThreads threads at most (1..{@value #MAX_THREADS} after clamping; the node's pending limit)
-     * @param timeoutNs  the longest wait for one peer's handshake (ns, &gt; 0)
-     */
-    QueueHandshakes(int maxThreads, long timeoutNs) {
-        int n = Math.max(1, Math.min(maxThreads, MAX_THREADS));
+    /** @param timeoutNs the longest wait for one peer's handshake (ns, &gt; 0) */
+    QueueHandshakes(long timeoutNs) {
         AtomicInteger ids = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(n, n, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+        // no cap of its own: the callers' pending limits bound the handshakes in progress, and a cap here would only
+        // queue a prompt peer's handshake behind the stalled ones
+        this.pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, "rdmablock-handshake-" + ids.getAndIncrement());
             t.setDaemon(true);
             return t;
         });
-        pool.allowCoreThreadTimeOut(true);
         this.timeoutNs = timeoutNs;
     }
 
@@ -74,9 +70,9 @@ final class QueueHandshakes {
         }
     }
 
-    /** Handshakes running or waiting for a thread now. */
+    /** Handshakes running now. */
     int inProgress() {
-        return pool.getActiveCount() + pool.getQueue().size();
+        return pool.getActiveCount();
     }
 
     /**

@@ -17,7 +17,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The NVMe-oF-style target: listens through the connection manager, checks each queue's connect request (NVMe/RDMA
@@ -66,10 +65,7 @@ public final class Target implements AutoCloseable {
     /** Bytes of queue memory registered now (every queue's {@link TargetQueueMemory}). */
     private final java.util.concurrent.atomic.AtomicLong registeredBytes = new java.util.concurrent.atomic.AtomicLong();
     /** Pending queues (accepted, no validated Fabrics Connect yet): on the node and per peer IP address. */
-    private final AtomicInteger pendingQueues = new AtomicInteger();
-    private final ConcurrentHashMap<java.net.InetAddress, Integer> pendingByAddress = new ConcurrentHashMap<>();
-    /** Placeholder key of peers whose address is unknown. */
-    private static final java.net.InetAddress UNKNOWN_PEER = java.net.InetAddress.getLoopbackAddress();
+    private final PendingQueues pending;
 
     /** Hosts that must authenticate (DH-HMAC-CHAP) and their secrets; read at each Connect. */
     private volatile HostSecrets hostSecrets = HostSecrets.NONE;
@@ -100,6 +96,7 @@ public final class Target implements AutoCloseable {
         this.options = options;
         this.metrics = metrics;
         this.controllers = new ControllerTable(options, ConnectLimits.fromSystemProperties());
+        this.pending = new PendingQueues(options.pending());
         store.addListener(hostsListener);
     }
 
@@ -158,7 +155,7 @@ public final class Target implements AutoCloseable {
         running = true;
         reaper = new QueueReaper("rdmablock-queue-reaper");
         pollers = new PollerPool(options);
-        handshakes = new QueueHandshakes(options.pending().maxPerNode(), options.connectTimeoutNs());
+        handshakes = new QueueHandshakes(options.connectTimeoutNs());
         Thread t = new Thread(this::acceptLoop, "rdmablock-acceptor");
         t.setDaemon(true);
         acceptor = t;
@@ -296,7 +293,7 @@ public final class Target implements AutoCloseable {
 
     /** Pending queues now: accepted at the CM level, no Fabrics Connect validated yet, not torn down. Any thread. */
     public int pendingQueues() {
-        return pendingQueues.get();
+        return pending.count();
     }
 
     java.util.concurrent.atomic.AtomicLong registeredBytesCounter() {
@@ -317,45 +314,9 @@ public final class Target implements AutoCloseable {
         }
     }
 
-    /**
-     * Counts a new pending queue from {@code addr}; false (nothing counted) when the node's or the address's limit
-     * ({@link TargetOptions.PendingLimits}) is reached. Acceptor thread.
-     */
-    private boolean reservePending(java.net.InetAddress addr) {
-        TargetOptions.PendingLimits limits = options.pending();
-        if (pendingQueues.incrementAndGet() > limits.maxPerNode()) {
-            pendingQueues.decrementAndGet();
-            return false;
-        }
-        boolean[] ok = {false};
-        pendingByAddress.compute(addr, (k, v) -> {
-            int n = v == null ? 0 : v;
-            if (n >= limits.maxPerAddress()) {
-                return v;
-            }
-            ok[0] = true;
-            return n + 1;
-        });
-        if (!ok[0]) {
-            pendingQueues.decrementAndGet();
-        }
-        return ok[0];
-    }
-
-    private void releasePending(java.net.InetAddress addr) {
-        pendingByAddress.computeIfPresent(addr, (k, v) -> v <= 1 ? null : v - 1);
-        pendingQueues.decrementAndGet();
-    }
-
-    /**
-     * The queue is no longer pending (its Connect succeeded, or it is torn down): takes it off the pending counts.
-     * Idempotent; called by whoever owns the queue (acceptor, then its poller).
-     */
+    /** The queue is no longer pending ({@link PendingQueues#done}). Idempotent. */
     void pendingDone(RdmaQueue q) {
-        if (q.pending) {
-            q.pending = false;
-            releasePending(q.peerAddress == null ? UNKNOWN_PEER : q.peerAddress);
-        }
+        pending.done(q);
     }
 
     NodeMetrics metrics() {
@@ -508,11 +469,12 @@ public final class Target implements AutoCloseable {
             return;
         }
         InetSocketAddress remote = id.remoteAddress();
-        java.net.InetAddress addr = remote == null || remote.getAddress() == null ? UNKNOWN_PEER : remote.getAddress();
-        if (!reservePending(addr)) {
+        java.net.InetAddress addr = remote == null || remote.getAddress() == null ? PendingQueues.UNKNOWN_PEER
+                : remote.getAddress();
+        if (!pending.reserve(addr)) {
             metrics.pendingRejected();
             reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: too many pending queues (no Fabrics Connect"
-                    + " yet): node=" + pendingQueues.get() + ", address=" + pendingByAddress.getOrDefault(addr, 0)
+                    + " yet): node=" + pending.count() + ", address=" + pending.countOf(addr)
                     + ", maxPendingQueues=" + options.pending().maxPerNode() + ", maxPendingQueuesPerAddress="
                     + options.pending().maxPerAddress());
             return;
@@ -521,7 +483,7 @@ public final class Target implements AutoCloseable {
         try {
             q = new RdmaQueue(this, id, req.qid(), entries);
         } catch (RuntimeException e) {
-            releasePending(addr);
+            pending.release(addr);
             LOG.warn("queue allocation failed: qid={}, entries={}, peer={}: {}", req.qid(), entries,
                     id.remoteAddress(), e.toString());
             reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: " + e.getMessage());
