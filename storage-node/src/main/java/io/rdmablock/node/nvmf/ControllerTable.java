@@ -13,7 +13,7 @@ import java.util.function.IntFunction;
 /**
  * The node's live controllers, by subsystem and cntlid, and the per-node and per-host-NQN counts the
  * {@link ConnectLimits} cap. A cntlid is unique within its subsystem only (as Linux nvmet allocates them from one
- * ida per subsystem), taken round robin from the node's range ({@link TargetOptions#cntlidMin()} ..
+ * ida per subsystem), taken round robin (per subsystem NQN) from the node's range ({@link TargetOptions#cntlidMin()} ..
  * {@link TargetOptions#cntlidMax()}, or {@link #range}); each subsystem has the whole range, so connections to one
  * subsystem (e.g. discovery) never use up another's cntlids. A controller leaves the table when it is destroyed.
  * Thread-safe (one lock: controllers are made and destroyed at Connect and teardown, not per command).
@@ -21,14 +21,18 @@ import java.util.function.IntFunction;
 final class ControllerTable {
     private static final Logger LOG = LoggerFactory.getLogger(ControllerTable.class);
 
-    /** The cntlids of one subsystem in use, and where its next allocation starts. */
+    /** The cntlids of one subsystem in use. */
     private static final class Ids {
         final HashMap<Integer, TargetController> byCntlid = new HashMap<>();
-        int next;
     }
 
     private volatile ConnectLimits limits;
     private final Map<Subsystem, Ids> bySubsystem = new IdentityHashMap<>();
+    /**
+     * Where each subsystem NQN's next allocation starts: kept when its last controller goes (one entry per NQN ever
+     * connected to), so a cntlid is not handed out again at once.
+     */
+    private final HashMap<String, Integer> nextCntlid = new HashMap<>();
     private final HashMap<String, Integer> controllersPerHost = new HashMap<>();
     private final HashMap<String, Integer> queuesPerHost = new HashMap<>();
     private int cntlidMin;
@@ -97,15 +101,17 @@ final class ControllerTable {
         }
         if (ids == null) {
             ids = new Ids();
-            ids.next = cntlidMin;
             bySubsystem.put(s, ids);
         }
         allocated = true;
-        int id = ids.next;
+        int id = nextCntlid.getOrDefault(s.subnqn(), cntlidMin);
+        if (id < cntlidMin || id > cntlidMax) {
+            id = cntlidMin;
+        }
         while (ids.byCntlid.containsKey(id)) {
             id = id >= cntlidMax ? cntlidMin : id + 1;
         }
-        ids.next = id >= cntlidMax ? cntlidMin : id + 1;
+        nextCntlid.put(s.subnqn(), id >= cntlidMax ? cntlidMin : id + 1);
         TargetController c = make.apply(id);
         ids.byCntlid.put(id, c);
         controllers++;
