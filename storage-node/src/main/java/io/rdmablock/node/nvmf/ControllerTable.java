@@ -1,5 +1,6 @@
 package io.rdmablock.node.nvmf;
 
+import io.rdmablock.node.metrics.NodeMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +28,7 @@ final class ControllerTable {
     }
 
     private volatile ConnectLimits limits;
+    private final NodeMetrics metrics;
     private final Map<Subsystem, Ids> bySubsystem = new IdentityHashMap<>();
     /**
      * Where each subsystem NQN's next allocation starts: kept when its last controller goes (one entry per NQN ever
@@ -42,8 +44,9 @@ final class ControllerTable {
     private int controllers;
     private int discoveryControllers;
 
-    ControllerTable(TargetOptions options, ConnectLimits limits) {
+    ControllerTable(TargetOptions options, ConnectLimits limits, NodeMetrics metrics) {
         this.limits = limits;
+        this.metrics = metrics;
         this.cntlidMin = options.cntlidMin();
         this.cntlidMax = options.cntlidMax();
     }
@@ -81,21 +84,26 @@ final class ControllerTable {
     synchronized TargetController add(Subsystem s, String hostnqn, IntFunction<TargetController> make) {
         boolean discovery = s.isDiscovery();
         String refusal = null;
+        String capName = null;
         if (discovery && discoveryControllers >= limits.maxDiscoveryControllers()) {
-            refusal = cap("maxDiscoveryControllers", limits.maxDiscoveryControllers(), "discovery controllers on "
-                    + "the node");
+            capName = "maxDiscoveryControllers";
+            refusal = cap(capName, limits.maxDiscoveryControllers(), "discovery controllers on the node");
         } else if (!discovery && controllers - discoveryControllers >= limits.maxControllers()) {
-            refusal = cap("maxControllers", limits.maxControllers(), "controllers on the node");
+            capName = "maxControllers";
+            refusal = cap(capName, limits.maxControllers(), "controllers on the node");
         } else if (controllersPerHost.getOrDefault(hostnqn, 0) >= limits.maxControllersPerHost()) {
-            refusal = cap("maxControllersPerHost", limits.maxControllersPerHost(), "controllers of this host NQN");
+            capName = "maxControllersPerHost";
+            refusal = cap(capName, limits.maxControllersPerHost(), "controllers of this host NQN");
         }
         int range = cntlidMax - cntlidMin + 1;
         Ids ids = bySubsystem.get(s);
         if (refusal == null && ids != null && ids.byCntlid.size() >= range) {
+            capName = "noFreeCntlid";
             refusal = "no free cntlid: " + range + " in use in this subsystem (cntlidMin=" + cntlidMin
                     + ", cntlidMax=" + cntlidMax + ")";
         }
         if (refusal != null) {
+            metrics.connectRefused(capName);
             LOG.warn("connect refused: controller busy: {}, subnqn={}, hostnqn={}", refusal, s.subnqn(), hostnqn);
             return null;
         }
@@ -182,6 +190,7 @@ final class ControllerTable {
     synchronized boolean admitQueue(String hostnqn, int qid, String peer) {
         int n = queuesPerHost.getOrDefault(hostnqn, 0);
         if (n >= limits.maxQueuesPerHost()) {
+            metrics.connectRefused("maxQueuesPerHost");
             LOG.warn("connect refused: controller busy: {}, qid={}, hostnqn={}, peer={}",
                     cap("maxQueuesPerHost", limits.maxQueuesPerHost(), "queues of this host NQN"), qid, hostnqn,
                     peer);

@@ -95,7 +95,7 @@ public final class Target implements AutoCloseable {
         this.store = store;
         this.options = options;
         this.metrics = metrics;
-        this.controllers = new ControllerTable(options, ConnectLimits.fromSystemProperties());
+        this.controllers = new ControllerTable(options, ConnectLimits.fromSystemProperties(), metrics);
         this.pending = new PendingQueues(options.pending());
         store.addListener(hostsListener);
     }
@@ -395,6 +395,7 @@ public final class Target implements AutoCloseable {
         long max = controllers.limits().maxRegisteredBytes();
         long now = registeredBytes.get();
         if (now + growBytes > max) {
+            metrics.connectRefused("maxRegisteredBytes");
             LOG.warn("connect refused: controller busy: registered queue memory at the cap: registeredBytes={}, "
                             + "queueBytes={}, maxRegisteredBytes={} ({}), qid={}, hostnqn={}, peer={}", now, growBytes,
                     max, ConnectLimits.property("maxRegisteredBytes"), qid, hostnqn, peer);

@@ -73,6 +73,7 @@ class CntlidExhaustionTest {
                 RawHost.Cqe answer = reconnect.await(10_000_000_000L);
                 assertNotNull(answer, "the fenced reconnect is answered");
                 assertEquals(CONTROLLER_BUSY, answer.status(), NvmeStatus.describe(answer.status()));
+                assertEquals(1, f.metrics.connectRefusals("noFreeCntlid"));
                 // the poller still serves B and C, and takes new queues
                 assertFalse(poller.isDead(), "the poller survived");
                 assertSame(poller, f.target.pollers().get(0), "the poller was not replaced");

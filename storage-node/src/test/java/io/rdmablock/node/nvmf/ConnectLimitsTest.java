@@ -37,6 +37,7 @@ class ConnectLimitsTest extends TargetTestBase {
                     0xFFFF);
             assertEquals(CONTROLLER_BUSY, third.status(), NvmeStatus.describe(third.status()));
             assertEquals(2, f.target.controllerCount());
+            assertEquals(1, f.metrics.connectRefusals("maxControllersPerHost"));
         }
     }
 
@@ -51,6 +52,7 @@ class ConnectLimitsTest extends TargetTestBase {
             assertEquals(CONTROLLER_BUSY, c.status(), NvmeStatus.describe(c.status()));
         }
         assertEquals(2, f.target.queuesOf(TargetFixture.HOSTNQN));
+        assertEquals(1, f.metrics.connectRefusals("maxQueuesPerHost"));
         io.close();
         io = null;
         long deadline = System.nanoTime() + 5_000_000_000L;
@@ -71,6 +73,7 @@ class ConnectLimitsTest extends TargetTestBase {
             assertEquals(CONTROLLER_BUSY, c.status(), NvmeStatus.describe(c.status()));
         }
         assertThrows(AssertionError.class, () -> f.io(TargetFixture.cntlid(admin), 1, 32).close());
+        assertEquals(2, f.metrics.connectRefusals("maxRegisteredBytes"));
     }
 
     @Test
