@@ -15,24 +15,32 @@ import java.util.function.Predicate;
  * provider: the ACCEPT message out, then the peer's RTU awaited) waits up to {@link TargetOptions#connectTimeoutNs()}
  * for the peer, so done on the acceptor one silent peer would hold every other host's connection for that long.
  * Here each accept runs on a pooled thread: an idle one if there is one (handshakes that complete at once reuse a few
- * threads), else a new one (idle threads end after 10 s). Every queue in a handshake counts as pending
- * ({@link TargetOptions.PendingLimits}), so the pending limits bound the handshakes, and so the threads, per node and
- * per address: at most {@code maxPendingQueues} (64 by default) handshakes wait at once. A
+ * threads), else a new one (idle threads end after 10 s), at most {@code min(2 x maxPendingQueues, }{@value
+ * #MAX_THREADS}{@code )}. Every queue in a handshake counts as pending ({@link TargetOptions.PendingLimits}), so the
+ * pending limits bound the handshakes per node and per address (at most {@code maxPendingQueues}, 64 by default,
+ * wait at once; the thread cap has room for threads that are just returning to the pool); a handshake beyond the
+ * thread cap is refused (the queue torn down, logged). A
  * peer that never completes is dropped at its deadline (the accept fails, the queue is torn down, its pending place
  * freed). A completed queue goes to a poller ({@link PollerPool#handOff}). Thread-safe.
  */
 final class QueueHandshakes {
     private static final Logger LOG = LoggerFactory.getLogger(QueueHandshakes.class);
+    /** Most handshake threads, whatever the pending limit. */
+    static final int MAX_THREADS = 4096;
 
     private final ThreadPoolExecutor pool;
     private final long timeoutNs;
+    private final int maxThreads;
 
-    /** @param timeoutNs the longest wait for one peer's handshake (ns, &gt; 0) */
-    QueueHandshakes(long timeoutNs) {
+    /**
+     * @param maxPending the node's pending limit ({@link TargetOptions.PendingLimits#maxPerNode()}, &gt;= 1)
+     * @param timeoutNs  the longest wait for one peer's handshake (ns, &gt; 0)
+     */
+    QueueHandshakes(int maxPending, long timeoutNs) {
         AtomicInteger ids = new AtomicInteger();
-        // no cap of its own: the callers' pending limits bound the handshakes in progress, and a cap here would only
-        // queue a prompt peer's handshake behind the stalled ones
-        this.pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+        this.maxThreads = (int) Math.min(2L * Math.max(1, maxPending), MAX_THREADS);
+        // no queue: a handshake never waits behind stalled ones; the pending limits keep it within maxThreads
+        this.pool = new ThreadPoolExecutor(0, maxThreads, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, "rdmablock-handshake-" + ids.getAndIncrement());
             t.setDaemon(true);
             return t;
@@ -48,7 +56,13 @@ final class QueueHandshakes {
         try {
             pool.execute(() -> finish(q, id, acceptPrivateData, handOff));
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            q.fail("shutdown", "target stopping: handshake not started");
+            if (pool.isShutdown()) {
+                q.fail("shutdown", "target stopping: handshake not started");
+            } else {
+                LOG.warn("handshake refused: {} handshake threads busy (cap min(2 x maxPendingQueues, {})), qid={}, "
+                        + "peer={}", maxThreads, MAX_THREADS, q.qid, q.peer);
+                q.fail("no resources", "handshake threads at their cap: " + maxThreads);
+            }
             q.close();
         }
     }

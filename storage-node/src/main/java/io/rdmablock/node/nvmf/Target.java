@@ -155,7 +155,7 @@ public final class Target implements AutoCloseable {
         running = true;
         reaper = new QueueReaper("rdmablock-queue-reaper");
         pollers = new PollerPool(options);
-        handshakes = new QueueHandshakes(options.connectTimeoutNs());
+        handshakes = new QueueHandshakes(options.pending().maxPerNode(), options.connectTimeoutNs());
         Thread t = new Thread(this::acceptLoop, "rdmablock-acceptor");
         t.setDaemon(true);
         acceptor = t;
