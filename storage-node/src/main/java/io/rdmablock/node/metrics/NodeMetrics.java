@@ -62,6 +62,7 @@ public final class NodeMetrics {
     private final Counter errors;
     private final Counter teardowns;
     private final CounterDataPoint pendingRejects;
+    private final Counter connectRefusals;
     private final Gauge outstanding;
     private final Gauge queues;
     private final Gauge controllers;
@@ -100,6 +101,10 @@ public final class NodeMetrics {
                 .help("Connect requests rejected (no resources) because the node's or the peer address's limit of "
                         + "pending queues (no Fabrics Connect yet) was reached").withoutExemplars().register(registry)
                 .labelValues();
+        connectRefusals = Counter.builder().name("rdmablock_target_connect_refusals_total")
+                .help("Fabrics Connects answered Controller Busy, by the cap reached (maxControllers, "
+                        + "maxDiscoveryControllers, maxControllersPerHost, maxQueuesPerHost, maxRegisteredBytes) or "
+                        + "noFreeCntlid").labelNames("cap").withoutExemplars().register(registry);
         outstanding = Gauge.builder().name("rdmablock_target_outstanding_commands")
                 .help("Commands received and not yet completed (queue depth summed over queues)").register(registry);
         queues = Gauge.builder().name("rdmablock_target_queues").help("Connected queue pairs").register(registry);
@@ -232,6 +237,14 @@ public final class NodeMetrics {
         pendingRejects.inc();
     }
 
+    /**
+     * A Fabrics Connect was answered Controller Busy: {@code cap} is the {@code rdmablock.node.*} cap reached (its
+     * short name) or {@code noFreeCntlid}.
+     */
+    public void connectRefused(String cap) {
+        connectRefusals.labelValues(cap).inc();
+    }
+
     public void queueUp() {
         queues.inc();
     }
@@ -247,6 +260,11 @@ public final class NodeMetrics {
 
     public void controllerDown() {
         controllers.dec();
+    }
+
+    /** Fabrics Connects answered Controller Busy for {@code cap} so far ({@link #connectRefused}), for tests. */
+    public long connectRefusals(String cap) {
+        return connectRefusals.labelValues(cap).getLongValue();
     }
 
     /** Current value of a counter data point, for tests: commands completed for {@code op}. */

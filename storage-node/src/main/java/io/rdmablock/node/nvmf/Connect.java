@@ -135,15 +135,18 @@ final class Connect {
                 return r.fail(NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_CONTROLLER_BUSY,
                         false));
             }
-            if (!q.growForConnect()) {
-                return noResources(r);
+            if (!q.growForConnect(hostnqn)) {
+                return noResources(r, q);
             }
             c = t.createController(s, hostnqn, idHigh, idLow, ConnectDataDescriptor.kato(sqe), r.startNs);
+            if (c == null) { // a ConnectLimits cap or no free cntlid in s (logged)
+                return r.fail(RdmaQueue.CONTROLLER_BUSY);
+            }
             if (auth == null) {
                 c.admit();
             }
         } else {
-            c = t.controller(cntlid);
+            c = t.controller(s, cntlid);
             if (c == null || c.isDestroyed()) {
                 return invalidParameter(r, q, true, ConnectDataDescriptor.CNTLID_OFFSET, "cntlid=" + cntlid
                         + " (unknown)");
@@ -170,8 +173,8 @@ final class Connect {
                 return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
                         + q.options.maxIoQueues());
             }
-            if (!q.growForConnect()) {
-                return noResources(r);
+            if (!q.growForConnect(hostnqn)) {
+                return noResources(r, q);
             }
             try {
                 volumeIo = q.volumeIo.open(s, hostnqn, cntlid);
@@ -200,9 +203,9 @@ final class Connect {
         return Outcome.COMPLETE;
     }
 
-    /** The queue's buffers could not be registered ({@link RdmaQueue#growForConnect}): Internal Error. */
-    private static Outcome noResources(Request r) {
-        return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
+    /** {@link RdmaQueue#growForConnect} refused: Controller Busy (a cap) or Internal Error (no buffers). */
+    private static Outcome noResources(Request r, RdmaQueue q) {
+        return r.fail(q.connectRefusal());
     }
 
     /** Connect Invalid Parameters with IATTR/IPO in dw0 (NVMe-oF 1.1 Figure 21). */

@@ -50,6 +50,8 @@ public final class Poller implements Runnable {
     private final ArrayList<Pollable> pollables = new ArrayList<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
+    /** True once the loop has ended (stopped or failed): {@link #add} takes no more queues. */
+    private volatile boolean dead;
     private volatile Thread thread;
 
     Poller(String name, TargetOptions options) {
@@ -102,10 +104,33 @@ public final class Poller implements Runnable {
         }
     }
 
-    /** Hands a connected queue to this poller (from the acceptor thread). */
-    void add(RdmaQueue q) {
+    /**
+     * Hands a connected queue to this poller (from a handshake thread).
+     *
+     * @return false when the poller's loop has ended (stopped, or failed on an unexpected exception): the queue was
+     *         not taken and the caller must give it to another poller or tear it down
+     */
+    boolean add(RdmaQueue q) {
+        if (dead) {
+            return false;
+        }
         incoming.add(q);
+        // the loop sets dead before it drains incoming: if it is dead now, either the drain took q (closed) or q is
+        // still there and taken back here
+        if (dead && incoming.remove(q)) {
+            return false;
+        }
         LockSupport.unpark(thread);
+        return true;
+    }
+
+    /** True once the loop has ended: stopped, or failed on an unexpected exception (its queues torn down). */
+    boolean isDead() {
+        return dead;
+    }
+
+    String name() {
+        return name;
     }
 
     @Override
@@ -150,8 +175,10 @@ public final class Poller implements Runnable {
                 }
             }
         } catch (Throwable t) {
-            LOG.error("poller {} failed; closing its {} queues", name, queues.size(), t);
+            LOG.error("poller {} failed; closing its {} queues, {} pending; it takes no more queues", name,
+                    queues.size(), pending.size(), t);
         } finally {
+            dead = true;
             for (RdmaQueue q : queues) {
                 q.close();
             }

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * volume I/O handle, the role it was opened under and the ANA gate are {@link QueueVolumeIo}; the teardown
  * (disconnect, drain, release) is {@link QueueTeardown}.
  *
- * <p>Threading: built on the acceptor thread, then owned by one {@link Poller}; every other method runs there.
+ * <p>Threading: built on the acceptor thread, accepted on a handshake thread ({@link QueueHandshakes}), then owned
+ * by one {@link Poller}; every other method runs there.
  * The state machine is {@link #advance}; {@link #poll} feeds it with work completions and store completions.
  */
 final class RdmaQueue {
@@ -162,7 +163,13 @@ final class RdmaQueue {
         }
         if (nowNs - nextHousekeepingNs >= 0) {
             nextHousekeepingNs = nowNs + 10_000_000L;
-            housekeeping(nowNs);
+            try {
+                housekeeping(nowNs);
+            } catch (RuntimeException e) {
+                // e.g. a fenced Connect that ran again: this queue goes, its poller and the other queues stay
+                LOG.warn("queue housekeeping failed: qid={}, peer={}", qid, peer, e);
+                fail("internal", "housekeeping failed: " + e);
+            }
         }
         return work;
     }
@@ -439,18 +446,54 @@ final class RdmaQueue {
         this.sqHead = this.sqHead % hostSqEntries;
     }
 
+    /** Connect Controller Busy, DNR: a {@link ConnectLimits} cap (as Linux nvmet when it cannot make a controller). */
+    static final int CONTROLLER_BUSY = NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC,
+            NvmeStatus.SC_CONNECT_CONTROLLER_BUSY, true);
+    private static final int INTERNAL_ERROR = NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR);
+    /** The host NQN this queue is counted for ({@link Target#admitQueue}), or null. */
+    private String admittedHost;
+    /** The status of a Connect that {@link #growForConnect} refused. */
+    private int connectRefusal = INTERNAL_ERROR;
+
+    /**
+     * The status that answers a Connect whose {@link #growForConnect} returned false: Connect Controller Busy (DNR)
+     * when a {@link ConnectLimits} cap refused it, Internal Error when the buffers could not be registered.
+     */
+    int connectRefusal() {
+        return connectRefusal;
+    }
+
+    /** Teardown: the queue no longer counts for its host ({@link Target#queueGone}). Idempotent. */
+    void admittedGone() {
+        if (admittedHost != null) {
+            target.queueGone(admittedHost);
+            admittedHost = null;
+        }
+    }
+
     /**
      * After a Connect has been validated, before its controller is created or its volume I/O opened: registers the
      * queue's full buffers ({@link TargetQueueMemory#grow}) and posts its {@code entries} RECVs (the Connect slot's
      * RECV was consumed by the Connect capsule, so no more than {@code entries} are ever posted). Idempotent.
      *
-     * @return false when the memory could not be allocated or registered, or a RECV could not be posted (logged;
-     *         the queue is then failed or stays pending)
+     * @param hostnqn the connecting host: the queue is counted for it against {@link ConnectLimits#maxQueuesPerHost()}
+     *                and its buffers against {@link ConnectLimits#maxRegisteredBytes()} first
+     * @return false when a cap refused the queue, the memory could not be allocated or registered, or a RECV could
+     *         not be posted (logged; {@link #connectRefusal} says how to answer; the queue is then failed or stays
+     *         pending)
      */
-    boolean growForConnect() {
+    boolean growForConnect(String hostnqn) {
         if (buffers.grown()) {
             return true;
         }
+        if (admittedHost == null) {
+            if (!target.admitQueue(hostnqn, qid, buffers.memory.growBytes(), peer)) {
+                connectRefusal = CONTROLLER_BUSY;
+                return false;
+            }
+            admittedHost = hostnqn;
+        }
+        connectRefusal = INTERNAL_ERROR;
         try {
             buffers.grow();
         } catch (RuntimeException e) {

@@ -17,12 +17,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The NVMe-oF-style target: listens through the connection manager, checks each queue's connect request (NVMe/RDMA
  * transport 1.0 section 3.2: RECFMT, QID, HSQSIZE), builds the {@link RdmaQueue} (RECVs posted before the accept),
- * accepts with CRQSIZE and hands the queue to a {@link Poller}. Holds the subsystems (one per exported volume, plus
+ * accepts with CRQSIZE on a handshake thread ({@link QueueHandshakes}: the acceptor never waits for a peer) and hands
+ * the queue to a {@link Poller} ({@link PollerPool}). Holds the subsystems (one per exported volume, plus
  * the node's discovery subsystem {@code nqn.2014-08.org.nvmexpress.discovery}) and the controllers.
  *
  * <p>Lifecycle: {@link #start} binds (port 0 picks a free port, see {@link #localAddress()}); {@link #close} stops
@@ -45,23 +45,18 @@ public final class Target implements AutoCloseable {
      * a host's list (which depends on its hostnqn) never changes without GENCTR changing.
      */
     private final java.util.concurrent.atomic.AtomicLong discoveryGeneration = new java.util.concurrent.atomic.AtomicLong();
-    private final ConcurrentHashMap<Integer, TargetController> controllers = new ConcurrentHashMap<>();
+    /** Live controllers by subsystem and cntlid, the cntlid range and the {@link ConnectLimits} counts. */
+    private final ControllerTable controllers;
     /**
      * One protection domain per device context (keyed by identity: providers hand out one object per device),
      * allocated on first use and closed by {@link #close} after every queue.
      */
     private final ConcurrentHashMap<DeviceContext, ProtectionDomain> protectionDomains = new ConcurrentHashMap<>();
     private volatile boolean closed;
-    /** Guards the cntlid range and cursor (not this: {@link #close} holds this while it stops the pollers). */
-    private final Object cntlidLock = new Object();
-    /** The cntlids this node allocates ({@link TargetOptions#cntlidMin()}, or {@link #cntlidRange}). */
-    private int cntlidMin;
-    private int cntlidMax;
-    /** True once a controller was created: the range is fixed from then on. */
-    private boolean cntlidAllocated;
-    private int nextCntlid;
-    private final Poller[] pollers;
-    private final AtomicInteger nextPoller = new AtomicInteger();
+    /** The poller threads (started with the target). */
+    private volatile PollerPool pollers;
+    /** Ends each queue's handshake off the acceptor (started with the target). */
+    private volatile QueueHandshakes handshakes;
     private volatile CmListener listener;
     private volatile Thread acceptor;
     private volatile boolean running;
@@ -70,10 +65,7 @@ public final class Target implements AutoCloseable {
     /** Bytes of queue memory registered now (every queue's {@link TargetQueueMemory}). */
     private final java.util.concurrent.atomic.AtomicLong registeredBytes = new java.util.concurrent.atomic.AtomicLong();
     /** Pending queues (accepted, no validated Fabrics Connect yet): on the node and per peer IP address. */
-    private final AtomicInteger pendingQueues = new AtomicInteger();
-    private final ConcurrentHashMap<java.net.InetAddress, Integer> pendingByAddress = new ConcurrentHashMap<>();
-    /** Placeholder key of peers whose address is unknown. */
-    private static final java.net.InetAddress UNKNOWN_PEER = java.net.InetAddress.getLoopbackAddress();
+    private final PendingQueues pending;
 
     /** Hosts that must authenticate (DH-HMAC-CHAP) and their secrets; read at each Connect. */
     private volatile HostSecrets hostSecrets = HostSecrets.NONE;
@@ -103,10 +95,8 @@ public final class Target implements AutoCloseable {
         this.store = store;
         this.options = options;
         this.metrics = metrics;
-        this.pollers = new Poller[options.pollers()];
-        this.cntlidMin = options.cntlidMin();
-        this.cntlidMax = options.cntlidMax();
-        this.nextCntlid = cntlidMin;
+        this.controllers = new ControllerTable(options, ConnectLimits.fromSystemProperties(), metrics);
+        this.pending = new PendingQueues(options.pending());
         store.addListener(hostsListener);
     }
 
@@ -120,33 +110,22 @@ public final class Target implements AutoCloseable {
      * @throws IllegalStateException    when a controller was created already
      */
     public void cntlidRange(int min, int max) {
-        TargetOptions.checkCntlidRange(min, max);
-        synchronized (cntlidLock) {
-            if (cntlidAllocated) {
-                throw new IllegalStateException("cntlid range fixed: a controller was created already: cntlidMin="
-                        + cntlidMin + ", cntlidMax=" + cntlidMax + ", requested " + min + ".." + max);
-            }
-            cntlidMin = min;
-            cntlidMax = max;
-            nextCntlid = min;
-        }
-        LOG.info("cntlid range set: cntlidMin={}, cntlidMax={}", min, max);
+        controllers.range(min, max);
+        LOG.info("cntlid range set: cntlidMin={}, cntlidMax={} (each subsystem allocates from it)", min, max);
     }
 
-    /** The next cntlid to try, round robin over the range. */
-    private int nextCntlid() {
-        synchronized (cntlidLock) {
-            cntlidAllocated = true;
-            int id = nextCntlid;
-            nextCntlid = id >= cntlidMax ? cntlidMin : id + 1;
-            return id;
-        }
+    /** The caps checked at each Connect and the KATO bounds ({@link ConnectLimits}). */
+    public ConnectLimits connectLimits() {
+        return controllers.limits();
     }
 
-    private int cntlidCount() {
-        synchronized (cntlidLock) {
-            return cntlidMax - cntlidMin + 1;
-        }
+    /**
+     * Replaces the {@link ConnectLimits} (default: {@link ConnectLimits#fromSystemProperties()}); they apply to the
+     * Connects that follow, live controllers and queues stay. Any thread.
+     */
+    public void connectLimits(ConnectLimits limits) {
+        controllers.limits(limits);
+        LOG.info("connect limits set: {}", limits);
     }
 
     /** Ends the associations of hosts an allow-list change no longer admits (they must not keep doing I/O). */
@@ -175,20 +154,19 @@ public final class Target implements AutoCloseable {
         listener = provider.listen(listen, 128);
         running = true;
         reaper = new QueueReaper("rdmablock-queue-reaper");
-        for (int i = 0; i < pollers.length; i++) {
-            pollers[i] = new Poller("rdmablock-poller-" + i, options);
-            pollers[i].start();
-        }
+        pollers = new PollerPool(options);
+        handshakes = new QueueHandshakes(options.pending().maxPerNode(), options.connectTimeoutNs());
         Thread t = new Thread(this::acceptLoop, "rdmablock-acceptor");
         t.setDaemon(true);
         acceptor = t;
         t.start();
         LOG.info("target listening: address={}, provider={}, pollers={}, maxQueueEntries={}, inCapsuleDataBytes={},"
                         + " mdtsBytes={}, maxPendingQueues={}, maxPendingQueuesPerAddress={},"
-                        + " pendingConnectTimeoutMs={}", listener.localAddress(), provider.name(), pollers.length,
+                        + " pendingConnectTimeoutMs={}", listener.localAddress(), provider.name(), pollers.size(),
                 options.maxQueueEntries(), options.inCapsuleDataBytes(), options.mdtsBytes(),
                 options.pending().maxPerNode(), options.pending().maxPerAddress(),
                 options.pending().connectTimeoutMs());
+        LOG.info("connect limits (rdmablock.node.*): {}", controllers.limits());
     }
 
     /** The bound address (the real port when 0 was asked for). */
@@ -272,6 +250,11 @@ public final class Target implements AutoCloseable {
         return controllers.size();
     }
 
+    /** Connected queues of {@code hostnqn} counted against {@link ConnectLimits#maxQueuesPerHost()}. */
+    int queuesOf(String hostnqn) {
+        return controllers.queuesOf(hostnqn);
+    }
+
     /**
      * The protection domain of {@code device}, shared by every queue of this target on that device (as SPDK
      * {@code lib/nvmf/rdma.c} keeps one {@code ibv_pd} per {@code ibv_context}); allocated on first use. The queues'
@@ -310,7 +293,7 @@ public final class Target implements AutoCloseable {
 
     /** Pending queues now: accepted at the CM level, no Fabrics Connect validated yet, not torn down. Any thread. */
     public int pendingQueues() {
-        return pendingQueues.get();
+        return pending.count();
     }
 
     java.util.concurrent.atomic.AtomicLong registeredBytesCounter() {
@@ -331,45 +314,9 @@ public final class Target implements AutoCloseable {
         }
     }
 
-    /**
-     * Counts a new pending queue from {@code addr}; false (nothing counted) when the node's or the address's limit
-     * ({@link TargetOptions.PendingLimits}) is reached. Acceptor thread.
-     */
-    private boolean reservePending(java.net.InetAddress addr) {
-        TargetOptions.PendingLimits limits = options.pending();
-        if (pendingQueues.incrementAndGet() > limits.maxPerNode()) {
-            pendingQueues.decrementAndGet();
-            return false;
-        }
-        boolean[] ok = {false};
-        pendingByAddress.compute(addr, (k, v) -> {
-            int n = v == null ? 0 : v;
-            if (n >= limits.maxPerAddress()) {
-                return v;
-            }
-            ok[0] = true;
-            return n + 1;
-        });
-        if (!ok[0]) {
-            pendingQueues.decrementAndGet();
-        }
-        return ok[0];
-    }
-
-    private void releasePending(java.net.InetAddress addr) {
-        pendingByAddress.computeIfPresent(addr, (k, v) -> v <= 1 ? null : v - 1);
-        pendingQueues.decrementAndGet();
-    }
-
-    /**
-     * The queue is no longer pending (its Connect succeeded, or it is torn down): takes it off the pending counts.
-     * Idempotent; called by whoever owns the queue (acceptor, then its poller).
-     */
+    /** The queue is no longer pending ({@link PendingQueues#done}). Idempotent. */
     void pendingDone(RdmaQueue q) {
-        if (q.pending) {
-            q.pending = false;
-            releasePending(q.peerAddress == null ? UNKNOWN_PEER : q.peerAddress);
-        }
+        pending.done(q);
     }
 
     NodeMetrics metrics() {
@@ -398,35 +345,72 @@ public final class Target implements AutoCloseable {
         return s == null || s.isRemoved() ? null : s;
     }
 
-    TargetController controller(int cntlid) {
-        return controllers.get(cntlid);
+    /** The live controller {@code cntlid} of {@code s}, or null (cntlids are unique per subsystem). */
+    TargetController controller(Subsystem s, int cntlid) {
+        return controllers.get(s, cntlid);
     }
 
-    /** Creates a controller with its admin queue counted as connected. */
-    TargetController createController(Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow, int katoMs,
-                                long nowNs) {
-        int range = cntlidCount();
-        for (int tries = 0; tries < range; tries++) {
-            int id = nextCntlid();
-            TargetController c = new TargetController(id, s, hostnqn, hostIdHigh, hostIdLow, katoMs, options, this,
-                    nowNs);
-            if (controllers.putIfAbsent(id, c) == null) {
-                c.queueOpened();
-                s.attach(c);
-                metrics.controllerUp();
-                LOG.info("controller created: cntlid={}, subnqn={}, hostnqn={}, katoMs={}", id, s.subnqn(), hostnqn,
-                        katoMs);
-                if (s.isRemoved()) {
-                    c.destroy("subsystem removed");
-                }
-                return c;
-            }
+    /** The live controller with {@code cntlid} when exactly one subsystem has one (tests), else null. */
+    TargetController controller(int cntlid) {
+        List<TargetController> cs = controllers.withCntlid(cntlid);
+        return cs.size() == 1 ? cs.get(0) : null;
+    }
+
+    /**
+     * Creates a controller with its admin queue counted as connected, its KATO {@code requestedKatoMs} as bounded by
+     * {@link ConnectLimits#katoMs}.
+     *
+     * @return the controller, or null when a {@link ConnectLimits} cap is reached or no cntlid of the subsystem is
+     *         free (logged): the Connect is then answered Connect Controller Busy
+     */
+    TargetController createController(Subsystem s, String hostnqn, long hostIdHigh, long hostIdLow,
+                                      int requestedKatoMs, long nowNs) {
+        ConnectLimits limits = controllers.limits();
+        int katoMs = limits.katoMs(s.isDiscovery(), requestedKatoMs);
+        TargetController c = controllers.add(s, hostnqn, id -> new TargetController(id, s, hostnqn,
+                hostIdHigh, hostIdLow, katoMs, options, this, nowNs));
+        if (c == null) {
+            return null;
         }
-        throw new IllegalStateException("no free cntlid: " + range + " in use");
+        c.queueOpened();
+        s.attach(c);
+        metrics.controllerUp();
+        LOG.info("controller created: cntlid={}, subnqn={}, hostnqn={}, katoMs={}{}", c.cntlid, s.subnqn(), hostnqn,
+                katoMs, katoMs == requestedKatoMs ? "" : " (asked " + Integer.toUnsignedString(requestedKatoMs)
+                        + "; 0 is " + (s.isDiscovery() ? "discovery " + ConnectLimits.DISCOVERY_KATO_MS
+                        : "defaultKatoMs " + limits.defaultKatoMs()) + ", maxKatoMs=" + limits.maxKatoMs() + ")");
+        if (s.isRemoved()) {
+            c.destroy("subsystem removed");
+        }
+        return c;
+    }
+
+    /**
+     * Counts a queue of {@code hostnqn} about to be connected with {@code growBytes} more registered memory, unless
+     * the host is at {@link ConnectLimits#maxQueuesPerHost()} or the node would go beyond
+     * {@link ConnectLimits#maxRegisteredBytes()} (logged, naming the cap and its property). Undone by
+     * {@link #queueGone}.
+     */
+    boolean admitQueue(String hostnqn, int qid, long growBytes, String peer) {
+        long max = controllers.limits().maxRegisteredBytes();
+        long now = registeredBytes.get();
+        if (now + growBytes > max) {
+            metrics.connectRefused("maxRegisteredBytes");
+            LOG.warn("connect refused: controller busy: registered queue memory at the cap: registeredBytes={}, "
+                            + "queueBytes={}, maxRegisteredBytes={} ({}), qid={}, hostnqn={}, peer={}", now, growBytes,
+                    max, ConnectLimits.property("maxRegisteredBytes"), qid, hostnqn, peer);
+            return false;
+        }
+        return controllers.admitQueue(hostnqn, qid, peer);
+    }
+
+    /** A queue counted by {@link #admitQueue} is torn down. */
+    void queueGone(String hostnqn) {
+        controllers.queueGone(hostnqn);
     }
 
     void controllerGone(TargetController c) {
-        if (controllers.remove(c.cntlid, c)) {
+        if (controllers.remove(c)) {
             metrics.controllerDown();
         }
     }
@@ -486,11 +470,12 @@ public final class Target implements AutoCloseable {
             return;
         }
         InetSocketAddress remote = id.remoteAddress();
-        java.net.InetAddress addr = remote == null || remote.getAddress() == null ? UNKNOWN_PEER : remote.getAddress();
-        if (!reservePending(addr)) {
+        java.net.InetAddress addr = remote == null || remote.getAddress() == null ? PendingQueues.UNKNOWN_PEER
+                : remote.getAddress();
+        if (!pending.reserve(addr)) {
             metrics.pendingRejected();
             reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: too many pending queues (no Fabrics Connect"
-                    + " yet): node=" + pendingQueues.get() + ", address=" + pendingByAddress.getOrDefault(addr, 0)
+                    + " yet): node=" + pending.count() + ", address=" + pending.countOf(addr)
                     + ", maxPendingQueues=" + options.pending().maxPerNode() + ", maxPendingQueuesPerAddress="
                     + options.pending().maxPerAddress());
             return;
@@ -499,23 +484,20 @@ public final class Target implements AutoCloseable {
         try {
             q = new RdmaQueue(this, id, req.qid(), entries);
         } catch (RuntimeException e) {
-            releasePending(addr);
+            pending.release(addr);
             LOG.warn("queue allocation failed: qid={}, entries={}, peer={}: {}", req.qid(), entries,
                     id.remoteAddress(), e.toString());
             reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: " + e.getMessage());
             return;
         }
         q.pending = true;
-        try {
-            id.accept(new CmPrivateData.Accept(0, entries).encode(), options.connectTimeoutNs());
-        } catch (RuntimeException e) {
-            LOG.warn("accept failed: qid={}, peer={}: {}", req.qid(), id.remoteAddress(), e.toString());
-            q.fail("accept", e.toString());
-            q.close();
-            return;
-        }
-        LOG.debug("queue accepted: qid={}, entries={}, peer={}", req.qid(), entries, id.remoteAddress());
-        pollers[Math.floorMod(nextPoller.getAndIncrement(), pollers.length)].add(q);
+        // the peer's part of the handshake is awaited off this thread: a silent peer must not hold the others
+        handshakes.accept(q, id, new CmPrivateData.Accept(0, entries).encode(), pollers::handOff);
+    }
+
+    /** The poller pool (tests: to find a poller's thread); null before {@link #start}. */
+    PollerPool pollers() {
+        return pollers;
     }
 
     private void reject(CmId id, int sts, String detail) {
@@ -549,12 +531,15 @@ public final class Target implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (Poller p : pollers) {
-            if (p != null) {
-                p.stop(10_000);
-            }
+        QueueHandshakes h = handshakes;
+        if (h != null) {
+            h.stop(options.connectTimeoutNs() / 1_000_000 + 1_000); // each ends by its deadline
         }
-        for (TargetController c : controllers.values()) {
+        PollerPool p = pollers;
+        if (p != null) {
+            p.stop(10_000);
+        }
+        for (TargetController c : controllers.all()) {
             c.destroy("target shutdown");
         }
         QueueReaper r = reaper;

@@ -50,7 +50,10 @@ final class TargetController {
     final long hostIdLow;
     /** Queues connected and not yet fully released (store I/O drained); guarded by this. */
     private int liveQueues;
-    /** Keep-alive timeout (ms, 0 = none): the Connect's KATO, or a Set Features 0Fh; read by the admin poller. */
+    /**
+     * Keep-alive timeout (ms, never 0: {@link ConnectLimits#katoMs}): the Connect's KATO, or a Set Features 0Fh; read
+     * by the admin poller.
+     */
     private volatile int katoMs;
     private final TargetOptions options;
     private final Target target;
@@ -331,8 +334,8 @@ final class TargetController {
                 r.dw0 = asyncEventConfig;
             }
             case Opcodes.FID_KEEP_ALIVE_TIMER -> {
-                if (set) {
-                    katoMs = cdw11;
+                if (set) { // 0 or beyond the cap: bounded as at Connect (ConnectLimits#katoMs)
+                    katoMs = target.connectLimits().katoMs(subsystem.isDiscovery(), cdw11);
                     LOG.info("keep-alive timer set: cntlid={}, katoMs={}", cntlid, katoMs);
                 }
                 r.dw0 = katoMs;

@@ -121,6 +121,12 @@ final class TargetQueueMemory implements AutoCloseable {
         registeredBytes.addAndGet(bytes);
     }
 
+    /** Bytes {@link #grow} registers (RECV slots, data buffers, response capsules), before alignment. */
+    long growBytes() {
+        long slotBytes = PAGE + roundUp(inCapsuleDataBytes, PAGE);
+        return (slotBytes + dataBytesPerRequest + CqeDescriptor.LENGTH) * (long) entries;
+    }
+
     /** True once {@link #grow} succeeded. */
     boolean grown() {
         return arena != null;
