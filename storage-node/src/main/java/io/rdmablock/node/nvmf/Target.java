@@ -77,7 +77,9 @@ public final class Target implements AutoCloseable {
      */
     public void hostSecrets(HostSecrets secrets) {
         this.hostSecrets = java.util.Objects.requireNonNull(secrets, "secrets");
-        LOG.info("in-band authentication: {} host(s) must authenticate (DH-HMAC-CHAP)", secrets.size());
+        LOG.info("in-band authentication: {} host(s) must authenticate (DH-HMAC-CHAP); peer nodes {}", secrets.size(),
+                secrets.hasNodeKey() ? "must authenticate with their node link secrets (node key set)"
+                        : "cannot connect to secondary copies yet (no node key from the management server)");
     }
 
     /** The current {@link HostSecrets}. */
