@@ -446,6 +446,11 @@ public final class ClusterService {
         return NodeCredentials.authorize(s.store, caller, actingAs);
     }
 
+    /** @return the node credential verified against its node's record ({@link NodeCredentials#verify}); 401 if not */
+    NodeCredentials.Caller verify(NodeCredentials.Caller caller) {
+        return NodeCredentials.verify(s.store, caller);
+    }
+
     /**
      * The answer with the node's own key (a record without one gets it now, {@link NodeKeys#withKey}) and the links
      * to every other node holding a copy of a volume the answer tells it about ({@link NodeKeys#links}).

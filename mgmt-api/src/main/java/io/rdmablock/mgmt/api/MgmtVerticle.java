@@ -270,6 +270,13 @@ public final class MgmtVerticle extends VerticleBase {
                             + " heartbeat, its copy reports, reading a volume); this route needs the cluster token");
                     return;
                 }
+                if (caller != null && caller.node()) { // the node's record decides (a store read: on a worker)
+                    Answers.then(ctx, vertx.executeBlocking(() -> cluster.verify(caller), false), verified -> {
+                        ctx.put(NodeCredentials.CALLER, verified);
+                        ctx.next();
+                    });
+                    return;
+                }
                 ctx.next();
             });
         }

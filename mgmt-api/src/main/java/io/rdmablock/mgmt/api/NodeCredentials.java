@@ -46,10 +46,12 @@ final class NodeCredentials {
      * @param scope          the token's scope
      * @param nodeId         for {@link Scope#NODE}: the node the credential names (not yet verified); else null
      * @param credentialHash for {@link Scope#NODE}: SHA-256 of the credential, hex; else null
+     * @param verified       for {@link Scope#NODE}: checked against the node's record by this request
+     *                       ({@link #verify}); {@link BearerAuth} only checks the shape
      */
-    record Caller(Scope scope, String nodeId, String credentialHash) {
-        static final Caller ADMIN = new Caller(Scope.ADMIN, null, null);
-        static final Caller READ = new Caller(Scope.READ, null, null);
+    record Caller(Scope scope, String nodeId, String credentialHash, boolean verified) {
+        static final Caller ADMIN = new Caller(Scope.ADMIN, null, null, true);
+        static final Caller READ = new Caller(Scope.READ, null, null, true);
 
         boolean node() {
             return scope == Scope.NODE;
@@ -67,7 +69,7 @@ final class NodeCredentials {
     /** @return the caller of a node credential, or null when {@code token} does not have a credential's shape */
     static Caller parse(String token) {
         var m = SHAPE.matcher(token);
-        return m.matches() ? new Caller(Scope.NODE, m.group(1), hash(token)) : null;
+        return m.matches() ? new Caller(Scope.NODE, m.group(1), hash(token), false) : null;
     }
 
     /** @return a new credential for {@code nodeId} (the caller stores {@link #hash} of it, answers it once) */
@@ -104,7 +106,9 @@ final class NodeCredentials {
         if (caller.scope() == Scope.READ) {
             throw new ApiException(403, ProblemTypes.FORBIDDEN, "Forbidden", "the read token cannot act as a node");
         }
-        verify(store, caller);
+        if (!caller.verified()) {
+            verify(store, caller);
+        }
         if (!caller.nodeId().equals(actingAs)) {
             throw new ApiException(403, ProblemTypes.FORBIDDEN, "Forbidden", "the credential of node "
                     + caller.nodeId() + " acts only as that node, not as " + actingAs);
@@ -112,8 +116,13 @@ final class NodeCredentials {
         return true;
     }
 
-    /** Verifies a node credential against its node's record; 401 (see {@link #authorize}) when it is not current. */
-    static void verify(MetadataStore store, Caller caller) {
+    /**
+     * Verifies a node credential against its node's record; 401 (see {@link #authorize}) when it is not current.
+     * The verticle does this for every request with a node credential before its route runs.
+     *
+     * @return the caller, marked verified
+     */
+    static Caller verify(MetadataStore store, Caller caller) {
         NodeRecord n = store.node(caller.nodeId()).orElse(null);
         boolean ok = n != null && n.credentialHash() != null && MessageDigest.isEqual(
                 n.credentialHash().getBytes(StandardCharsets.US_ASCII),
@@ -124,5 +133,6 @@ final class NodeCredentials {
                     + " cluster token, or the node was removed): register with the cluster token for a new one")
                     .withWwwAuthenticate(INVALID);
         }
+        return new Caller(caller.scope(), caller.nodeId(), caller.credentialHash(), true);
     }
 }

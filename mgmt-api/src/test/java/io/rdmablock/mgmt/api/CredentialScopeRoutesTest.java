@@ -114,6 +114,11 @@ class CredentialScopeRoutesTest {
     void shouldRefuseForgedOrUnknownNodeCredentials() throws Exception {
         String forged = a.substring(0, a.length() - 4) + (a.endsWith("AAAA") ? "BBBB" : "AAAA");
         assertProblem(beat("na", forged), 401, ProblemTypes.UNAUTHORIZED);
+        assertEquals(201, api.send("POST", "/v1/volumes", "{\"name\":\"v\",\"sizeBytes\":1048576}").statusCode());
+        var read = api.send("GET", "/v1/volumes/v", null, forged, null); // a route that names no node
+        assertProblem(read, 401, ProblemTypes.UNAUTHORIZED);
+        assertTrue(read.headers().firstValue("WWW-Authenticate").orElse("").contains("invalid_token"));
+        assertProblem(api.send("GET", "/v1/volumes/v/verify", null, forged, null), 401, ProblemTypes.UNAUTHORIZED);
         String stranger = "rbn1:nx:" + a.substring(a.lastIndexOf(':') + 1);
         assertProblem(registration("nx", "127.0.0.1:4430", stranger), 401, ProblemTypes.UNAUTHORIZED);
         assertTrue(api.store.node("nx").isEmpty());
