@@ -47,7 +47,8 @@ final class NodeCredentialFile implements NodeAgent.CredentialStore {
             Files.createDirectories(dataDir);
             Files.deleteIfExists(tmp);
             try {
-                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rw-------")));
             } catch (UnsupportedOperationException noPosix) {
                 Files.createFile(tmp);
             }

@@ -427,7 +427,8 @@ public final class ClusterService {
      */
     HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request, boolean ownCredential) {
         HeartbeatResponse r = heartbeats.heartbeat(nodeId, request);
-        if (!ownCredential) {
+        if (!ownCredential) { // a record of before node keys still gets its key now, answered to the node only
+            s.store.node(nodeId).ifPresent(n -> NodeKeys.withKey(s.store, n));
             return r;
         }
         // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume without an

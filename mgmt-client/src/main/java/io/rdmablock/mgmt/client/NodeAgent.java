@@ -22,8 +22,8 @@ import java.util.function.Supplier;
  * <p>Failure handling: an unreachable server or an error answer is logged and retried at the next tick (the
  * node keeps serving what it has); a heartbeat answered 404 {@link ProblemTypes#NODE_NOT_FOUND} (the server lost
  * or never had the registration) registers again at once, and so does one answered 401 while the agent sends its
- * credential (it was replaced or the node removed): then with the cluster token, for a new credential. An exception from the handler is logged and does not
- * stop the loop. Ticks never overlap (one daemon thread, fixed delay).
+ * credential (it was replaced or the node removed): then with the cluster token, for a new credential. An
+ * exception from the handler is logged and does not stop the loop. Ticks never overlap (one daemon thread, fixed delay).
  *
  * <p>{@link #tick()} runs one step synchronously, for tests and for a node that wants its first heartbeat done
  * before it starts serving.
