@@ -13,10 +13,9 @@ import static io.rdmablock.mgmt.api.Answers.noContent;
 import static io.rdmablock.mgmt.api.Answers.then;
 
 /**
- * The handlers of {@code /v1/nodes} (registration, heartbeat, list, drain, undrain,
- * key rotation, removal): each runs its
- * {@link NodeRegistry} or {@link ClusterService} call on a worker (the store fsyncs) and answers JSON, or fails the
- * context so the verticle's failure handler answers problem+json. Bodies reach here validated by the contract.
+ * The handlers of {@code /v1/nodes} (registration, heartbeat, list, drain, undrain, key rotation, removal): each
+ * runs its {@link NodeRegistry} or {@link ClusterService} call on a worker (the store fsyncs) and answers JSON, or
+ * fails the context so the verticle's failure handler answers problem+json. Bodies reach here validated by the contract.
  * Registration and heartbeat check who acts ({@link ClusterService#authorize}: the cluster token, or the node's own
  * credential; docs/authentication.md, "Credentials and scopes"); a registration that issues a credential answers it
  * once, in member {@code credential}, with {@code Cache-Control: no-store}.
