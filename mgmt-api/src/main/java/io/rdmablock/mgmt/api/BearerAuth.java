@@ -99,8 +99,7 @@ final class BearerAuth implements PlatformHandler {
         boolean reader = readToken != null && MessageDigest.isEqual(given, readToken);
         NodeCredentials.Caller node = admin || reader ? null : NodeCredentials.parse(token);
         if (node != null) { // verified against the store by the route, which knows whom it acts for
-            ctx.put(NodeCredentials.CALLER, node);
-            ctx.response().putHeader(SCOPE_HEADER, "node");
+            ctx.put(NodeCredentials.CALLER, node); // SCOPE_HEADER "node" once verified (MgmtVerticle)
             ctx.next();
             return;
         }

@@ -273,6 +273,7 @@ public final class MgmtVerticle extends VerticleBase {
                 if (caller != null && caller.node()) { // the node's record decides (a store read: on a worker)
                     Answers.then(ctx, vertx.executeBlocking(() -> cluster.verify(caller), false), verified -> {
                         ctx.put(NodeCredentials.CALLER, verified);
+                        ctx.response().putHeader(BearerAuth.SCOPE_HEADER, "node");
                         ctx.next();
                     });
                     return;

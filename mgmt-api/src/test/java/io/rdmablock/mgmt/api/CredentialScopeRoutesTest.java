@@ -81,7 +81,9 @@ class CredentialScopeRoutesTest {
         var r = beat("nb", a);
         assertProblem(r, 403, ProblemTypes.FORBIDDEN);
         assertTrue(r.body().contains("na"), r.body());
-        assertEquals(200, beat("na", a).statusCode());
+        var own = beat("na", a);
+        assertEquals(200, own.statusCode());
+        assertEquals("node", own.headers().firstValue(BearerAuth.SCOPE_HEADER).orElse(""));
     }
 
     @Test
@@ -95,7 +97,9 @@ class CredentialScopeRoutesTest {
     void shouldLetANodeReRegisterItselfElsewhereKeepingItsCredential() throws Exception {
         assertNull(register("na", "127.0.0.2:4420", a, 200), "no new credential");
         assertEquals("127.0.0.2:4420", api.store.node("na").orElseThrow().fabricAddress());
-        assertEquals(200, beat("na", a).statusCode());
+        var own = beat("na", a);
+        assertEquals(200, own.statusCode());
+        assertEquals("node", own.headers().firstValue(BearerAuth.SCOPE_HEADER).orElse(""));
     }
 
     @Test
@@ -113,7 +117,9 @@ class CredentialScopeRoutesTest {
     @Test
     void shouldRefuseForgedOrUnknownNodeCredentials() throws Exception {
         String forged = a.substring(0, a.length() - 4) + (a.endsWith("AAAA") ? "BBBB" : "AAAA");
-        assertProblem(beat("na", forged), 401, ProblemTypes.UNAUTHORIZED);
+        var refused = beat("na", forged);
+        assertProblem(refused, 401, ProblemTypes.UNAUTHORIZED);
+        assertTrue(refused.headers().firstValue(BearerAuth.SCOPE_HEADER).isEmpty(), "no scope for a forged one");
         assertEquals(201, api.send("POST", "/v1/volumes", "{\"name\":\"v\",\"sizeBytes\":1048576}").statusCode());
         var read = api.send("GET", "/v1/volumes/v", null, forged, null); // a route that names no node
         assertProblem(read, 401, ProblemTypes.UNAUTHORIZED);
