@@ -130,7 +130,8 @@ public final class StorageNode implements AutoCloseable {
                         new io.rdmablock.node.replica.Throttle(config.resyncMinMibS(), config.resyncMibS()),
                         config.resyncRetryMs(), metrics.resyncBytes());
                 sync = new MgmtSync(store, target, this::freeBytes, replication);
-                agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs()).start();
+                agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs(),
+                        new NodeCredentialFile(config.dataDir())).start(); // the cluster token bootstraps it
             }
             LOG.info("storage node started: nodeId={}, fabric={}, dataDir={}, volumes={}, mgmt={}", config.nodeId(),
                     fabricAddress(), config.dataDir(), store.list().size(),

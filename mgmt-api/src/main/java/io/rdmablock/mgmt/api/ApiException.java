@@ -6,6 +6,7 @@ import io.rdmablock.mgmt.client.ProblemTypes;
 /** An error answer to give: the router turns it into {@code application/problem+json}. */
 public final class ApiException extends RuntimeException {
     private final transient Problem problem;
+    private String wwwAuthenticate;
 
     ApiException(int status, String type, String title, String detail) {
         this(Problem.of(type, title, status, detail));
@@ -15,6 +16,17 @@ public final class ApiException extends RuntimeException {
     ApiException(Problem problem) {
         super(problem.detail(), null, false, false);
         this.problem = problem;
+    }
+
+    /** Sets the {@code WWW-Authenticate} header of the answer (RFC 6750; a 401 needs one). */
+    ApiException withWwwAuthenticate(String value) {
+        this.wwwAuthenticate = value;
+        return this;
+    }
+
+    /** @return the {@code WWW-Authenticate} header to answer with, or null */
+    String wwwAuthenticate() {
+        return wwwAuthenticate;
     }
 
     /** @return the problem to answer (without instance; the router adds the path) */

@@ -22,8 +22,14 @@ import java.util.Set;
  * Open without a token ({@link #isOpen}): {@code GET /health}, {@code GET /metrics} (Prometheus: counters by state
  * and operation, no host NQNs or allow-lists), {@code GET /openapi.yaml} and the dashboard's static files
  * ({@code /}, {@code /ui}, {@code /ui/*}; the page then sends the operator's token on every call). An accepted
- * request's answer carries {@value #SCOPE_HEADER}: {@code admin} or {@code read} (the dashboard shows its actions
- * only for {@code admin}). Tokens are compared in constant time.
+ * request's answer carries {@value #SCOPE_HEADER}: {@code admin}, {@code read} or {@code node} (the dashboard shows
+ * its actions only for {@code admin}). Tokens are compared in constant time.
+ *
+ * <p>A third kind: a token of a node credential's shape ({@link NodeCredentials}, {@code rbn1:<nodeId>:<secret>})
+ * passes here with its {@link NodeCredentials.Caller} in the context under {@link NodeCredentials#CALLER}; the
+ * route then answers 403 when no node credential may call it ({@link NodeCredentials#NODE_OPERATIONS}), and
+ * otherwise verifies it against the node's record and checks it acts as its own node (401 / 403,
+ * {@link NodeCredentials#authorize}). The admin and read tokens put {@code Caller.ADMIN} / {@code Caller.READ}.
  */
 final class BearerAuth implements PlatformHandler {
     /** Answer header naming the scope of the token a request was accepted with: {@code admin} or {@code read}. */
@@ -86,10 +92,17 @@ final class BearerAuth implements PlatformHandler {
                     + (read ? "the read token or the cluster token" : "the cluster token") + ")");
             return;
         }
-        byte[] given = header.substring(7).trim().getBytes(StandardCharsets.UTF_8);
+        String token = header.substring(7).trim();
+        byte[] given = token.getBytes(StandardCharsets.UTF_8);
         // both comparisons always run: the time taken does not tell which token was close
         boolean admin = MessageDigest.isEqual(given, adminToken);
         boolean reader = readToken != null && MessageDigest.isEqual(given, readToken);
+        NodeCredentials.Caller node = admin || reader ? null : NodeCredentials.parse(token);
+        if (node != null) { // verified against the store by the route, which knows whom it acts for
+            ctx.put(NodeCredentials.CALLER, node); // SCOPE_HEADER "node" once verified (MgmtVerticle)
+            ctx.next();
+            return;
+        }
         if (!admin && !reader) {
             ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"rdmablock\", error=\"invalid_token\"");
             Problems.send(ctx, 401, ProblemTypes.UNAUTHORIZED, "Unauthorized",
@@ -97,13 +110,19 @@ final class BearerAuth implements PlatformHandler {
             return;
         }
         if (!admin && !read) {
-            ctx.response().putHeader("WWW-Authenticate",
-                    "Bearer realm=\"rdmablock\", error=\"insufficient_scope\", scope=\"admin\"");
-            Problems.send(ctx, 403, ProblemTypes.FORBIDDEN, "Forbidden",
-                    method + " " + ctx.request().path() + " needs the cluster token; the read token allows GET only");
+            insufficientScope(ctx, method + " " + ctx.request().path()
+                    + " needs the cluster token; the read token allows GET only");
             return;
         }
+        ctx.put(NodeCredentials.CALLER, admin ? NodeCredentials.Caller.ADMIN : NodeCredentials.Caller.READ);
         ctx.response().putHeader(SCOPE_HEADER, admin ? "admin" : "read");
         ctx.next();
+    }
+
+    /** Answers 403 {@link ProblemTypes#FORBIDDEN} with {@code error="insufficient_scope", scope="admin"}. */
+    static void insufficientScope(RoutingContext ctx, String detail) {
+        ctx.response().putHeader("WWW-Authenticate",
+                "Bearer realm=\"rdmablock\", error=\"insufficient_scope\", scope=\"admin\"");
+        Problems.send(ctx, 403, ProblemTypes.FORBIDDEN, "Forbidden", detail);
     }
 }

@@ -417,11 +417,39 @@ public final class ClusterService {
      * reports is answered {@code deleting} so the node deletes it. Errors: 400, 404 unknown node.
      */
     public HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request) {
+        return heartbeat(nodeId, request, true);
+    }
+
+    /**
+     * As {@link #heartbeat(String, HeartbeatRequest)}; the node's secrets (every host's DH-HMAC-CHAP secrets, its
+     * node key and links) only when {@code ownCredential}: the caller proved to be that node
+     * ({@link #authorize}; docs/authentication.md, "Credentials and scopes"), not the cluster token.
+     */
+    HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request, boolean ownCredential) {
         HeartbeatResponse r = heartbeats.heartbeat(nodeId, request);
+        if (!ownCredential) { // a record of before node keys still gets its key now, answered to the node only
+            s.store.node(nodeId).ifPresent(n -> NodeKeys.withKey(s.store, n));
+            return r;
+        }
         // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume without an
         // allow-list admits any host, so no node can be given less without knowing who will connect)
         r = new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs());
         return withNodeKeys(nodeId, r);
+    }
+
+    /**
+     * Checks that {@code caller} may act as node {@code actingAs} ({@link NodeCredentials#authorize}).
+     *
+     * @return true for that node's own credential, false for the cluster token
+     * @throws ApiException 401 for a credential that is not current; 403 for another node's or the read token
+     */
+    boolean authorize(NodeCredentials.Caller caller, String actingAs) {
+        return NodeCredentials.authorize(s.store, caller, actingAs);
+    }
+
+    /** @return the node credential verified against its node's record ({@link NodeCredentials#verify}); 401 if not */
+    NodeCredentials.Caller verify(NodeCredentials.Caller caller) {
+        return NodeCredentials.verify(s.store, caller);
     }
 
     /**

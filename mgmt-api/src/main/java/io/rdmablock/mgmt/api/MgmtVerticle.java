@@ -264,6 +264,20 @@ public final class MgmtVerticle extends VerticleBase {
             String operationId = route.getOperation().getOperationId();
             route.addHandler(ctx -> {
                 ctx.put(OPERATION, operationId);
+                NodeCredentials.Caller caller = ctx.get(NodeCredentials.CALLER);
+                if (caller != null && caller.node() && !NodeCredentials.NODE_OPERATIONS.contains(operationId)) {
+                    BearerAuth.insufficientScope(ctx, "a node credential acts only as its node (registration,"
+                            + " heartbeat, its copy reports, reading a volume); this route needs the cluster token");
+                    return;
+                }
+                if (caller != null && caller.node()) { // the node's record decides (a store read: on a worker)
+                    Answers.then(ctx, vertx.executeBlocking(() -> cluster.verify(caller), false), verified -> {
+                        ctx.put(NodeCredentials.CALLER, verified);
+                        ctx.response().putHeader(BearerAuth.SCOPE_HEADER, "node");
+                        ctx.next();
+                    });
+                    return;
+                }
                 ctx.next();
             });
         }
@@ -394,6 +408,9 @@ public final class MgmtVerticle extends VerticleBase {
             LOG.warn("{} {}: {}", ctx.request().method(), ctx.request().path(), lost.getMessage());
             noLeader(ctx, lost.getMessage());
         } else if (failure instanceof ApiException api) {
+            if (api.wwwAuthenticate() != null) {
+                ctx.response().putHeader("WWW-Authenticate", api.wwwAuthenticate());
+            }
             Problems.send(ctx, api.problem());
         } else if (failure instanceof ValidatorException invalid) {
             Problems.send(ctx, ValidationProblems.of(ctx, invalid));

@@ -54,8 +54,16 @@ final class NodeRegistry {
         }
     }
 
-    /** Result of a registration: the node and whether it is new. */
-    record Registration(Node node, boolean created) {
+    /**
+     * Result of a registration: the node, whether it is new, and the node credential issued by it (null when the
+     * node registered with its own credential, which stays valid).
+     */
+    record Registration(Node node, boolean created, String credential) {
+        @Override
+        public String toString() { // never the credential
+            return "Registration[node=" + node + ", created=" + created + ", credential="
+                    + (credential == null ? "none" : "issued") + "]";
+        }
     }
 
     /**
@@ -63,27 +71,44 @@ final class NodeRegistry {
      * stored without an ordinal, gets the lowest ordinal 1..62 no other node holds; a new node, or one stored
      * without a key, gets a new key). Errors: 400; 409 {@link ProblemTypes#NO_FREE_ORDINAL}; 503 when the record
      * changed on every compare-and-set attempt.
+     *
+     * <p>Credentials (docs/authentication.md, "Credentials and scopes"): with the cluster token ({@code caller}
+     * null or admin) the registration issues a new node credential, answered once, and the node's previous one
+     * stops working (the bootstrap of a new node, and the operator's flow for a node that lost its credential or
+     * moved to another address); with the node's own credential it keeps that credential (any address); another
+     * node's credential is 403, one not (or no longer) valid 401 ({@link NodeCredentials#authorize}).
      */
-    Registration registerNode(RegisterNodeRequest request) {
+    Registration registerNode(RegisterNodeRequest request, NodeCredentials.Caller caller) {
         ClusterService.check(() -> Limits.check(request));
-        return underNodeLock("registration of " + request.nodeId(), () -> register(request));
+        return underNodeLock("registration of " + request.nodeId(), () -> {
+            boolean own = NodeCredentials.authorize(s.store, caller, request.nodeId());
+            return register(request, own ? null : NodeCredentials.issue(request.nodeId()));
+        });
     }
 
-    private Registration register(RegisterNodeRequest request) {
+    /** A registration with the cluster token (tests, tools). */
+    Registration registerNode(RegisterNodeRequest request) {
+        return registerNode(request, NodeCredentials.Caller.ADMIN);
+    }
+
+    /** @param credential the credential to issue, or null to keep the stored one (a node's own registration) */
+    private Registration register(RegisterNodeRequest request, String credential) {
         long now = s.wallMs.getAsLong(); // registeredAtMs: display
         String metricsUrl = request.metricsUrl() == null ? "" : request.metricsUrl();
+        String issuedHash = credential == null ? null : NodeCredentials.hash(credential);
         for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
             var old = s.store.node(request.nodeId());
             int ordinal = old.map(NodeRecord::ordinal).filter(o -> o > 0)
                     .orElseGet(() -> freeOrdinal(request.nodeId()));
             String key = old.map(NodeRecord::nodeKey).orElseGet(NodeKeys::newKey);
+            String credentialHash = issuedHash != null ? issuedHash : old.map(NodeRecord::credentialHash).orElse(null);
             var record = new NodeRecord(request.nodeId(), request.fabricAddress(), metricsUrl,
                     request.capacityBytes(), old.map(NodeRecord::draining).orElse(false),
-                    old.map(NodeRecord::registeredAtMs).orElse(now), ordinal, key);
+                    old.map(NodeRecord::registeredAtMs).orElse(now), ordinal, key, credentialHash);
             if (record.equals(old.orElse(null)) || s.store.replaceNode(record.nodeId(), old.orElse(null), record)) {
                 s.seen(record.nodeId());
                 s.reportedFreeBytes.put(record.nodeId(), request.freeBytes());
-                return new Registration(toNode(record), old.isEmpty());
+                return new Registration(toNode(record), old.isEmpty(), credential);
             }
         }
         throw NodeKeys.contention(request.nodeId(), "registering it");

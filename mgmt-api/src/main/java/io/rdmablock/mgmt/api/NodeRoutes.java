@@ -5,18 +5,20 @@ import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.NodeKeyRotation;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.openapi.router.RouterBuilder;
 
 import static io.rdmablock.mgmt.api.Answers.answer;
-import static io.rdmablock.mgmt.api.Answers.json;
 import static io.rdmablock.mgmt.api.Answers.noContent;
 import static io.rdmablock.mgmt.api.Answers.then;
 
 /**
- * The handlers of {@code /v1/nodes} (registration, heartbeat, list, drain, undrain,
- * key rotation, removal): each runs its
- * {@link NodeRegistry} or {@link ClusterService} call on a worker (the store fsyncs) and answers JSON, or fails the
- * context so the verticle's failure handler answers problem+json. Bodies reach here validated by the contract.
+ * The handlers of {@code /v1/nodes} (registration, heartbeat, list, drain, undrain, key rotation, removal): each
+ * runs its {@link NodeRegistry} or {@link ClusterService} call on a worker (the store fsyncs) and answers JSON, or
+ * fails the context so the verticle's failure handler answers problem+json. Bodies reach here validated by the contract.
+ * Registration and heartbeat check who acts ({@link ClusterService#authorize}: the cluster token, or the node's own
+ * credential; docs/authentication.md, "Credentials and scopes"); a registration that issues a credential answers it
+ * once, in member {@code credential}, with {@code Cache-Control: no-store}.
  */
 final class NodeRoutes {
     private NodeRoutes() {
@@ -26,14 +28,25 @@ final class NodeRoutes {
         NodeRegistry nodes = cluster.nodes();
         builder.getRoute("registerNode").addHandler(ctx -> {
             var request = Json.read(ctx.body().asString(), RegisterNodeRequest.class);
-            then(ctx, vertx.executeBlocking(() -> nodes.registerNode(request), false), r -> {
+            NodeCredentials.Caller caller = ctx.get(NodeCredentials.CALLER);
+            then(ctx, vertx.executeBlocking(() -> nodes.registerNode(request, caller), false), r -> {
                 ctx.response().putHeader("Location", "/v1/nodes/" + r.node().nodeId());
-                json(ctx, r.created() ? 201 : 200, r.node());
+                var body = new JsonObject(Json.write(r.node()));
+                if (r.credential() != null) {
+                    body.put("credential", r.credential()); // answered once; the store keeps its hash only
+                    ctx.response().putHeader("Cache-Control", "no-store");
+                }
+                ctx.response().setStatusCode(r.created() ? 201 : 200).putHeader("Content-Type", "application/json")
+                        .end(body.encode());
             });
         });
         builder.getRoute("listNodes").addHandler(ctx -> answer(vertx, ctx, 200, nodes::listNodes));
-        builder.getRoute("heartbeat").addHandler(ctx -> answer(vertx, ctx, 200, () -> cluster.heartbeat(
-                ctx.pathParam("nodeId"), Json.read(ctx.body().asString(), HeartbeatRequest.class))));
+        builder.getRoute("heartbeat").addHandler(ctx -> {
+            String nodeId = ctx.pathParam("nodeId");
+            var request = Json.read(ctx.body().asString(), HeartbeatRequest.class);
+            NodeCredentials.Caller caller = ctx.get(NodeCredentials.CALLER);
+            answer(vertx, ctx, 200, () -> cluster.heartbeat(nodeId, request, cluster.authorize(caller, nodeId)));
+        });
         builder.getRoute("drainNode").addHandler(ctx -> answer(vertx, ctx, 200,
                 () -> nodes.drainNode(ctx.pathParam("nodeId"))));
         builder.getRoute("undrainNode").addHandler(ctx -> answer(vertx, ctx, 200,

@@ -24,7 +24,9 @@ import static io.rdmablock.mgmt.api.Answers.then;
  * The handlers of {@code /v1/volumes} (volumes, their copies' transitions, verify, failover reports and promotion)
  * and the reading of their bodies: each runs its {@link ClusterService} call on a worker (the store fsyncs) and
  * answers JSON, or fails the context so the verticle's failure handler answers problem+json. Bodies reach here
- * validated by the contract.
+ * validated by the contract. A copy report (stale, syncing, in-sync, unreachable) sent with a node credential must
+ * name that node as its {@code reporter} ({@link ClusterService#authorize}; docs/authentication.md, "Credentials
+ * and scopes").
  */
 final class VolumeRoutes {
     private VolumeRoutes() {
@@ -54,12 +56,25 @@ final class VolumeRoutes {
         builder.getRoute("markCopyStale").addHandler(ctx -> {
             JsonObject body = ctx.body().asJsonObject();
             var request = new MarkCopyStaleRequest(body.getLong("epoch"), body.getString("reporter"));
-            answer(vertx, ctx, 200, () -> cluster.markCopyStale(name(ctx), ctx.pathParam("nodeId"), request));
+            answer(vertx, ctx, 200, () -> {
+                cluster.authorize(caller(ctx), request.reporter());
+                return cluster.markCopyStale(name(ctx), ctx.pathParam("nodeId"), request);
+            });
         });
-        builder.getRoute("markCopySyncing").addHandler(ctx -> answer(vertx, ctx, 200,
-                () -> cluster.markCopySyncing(name(ctx), ctx.pathParam("nodeId"), transition(ctx))));
-        builder.getRoute("markCopyInSync").addHandler(ctx -> answer(vertx, ctx, 200,
-                () -> cluster.markCopyInSync(name(ctx), ctx.pathParam("nodeId"), transition(ctx))));
+        builder.getRoute("markCopySyncing").addHandler(ctx -> {
+            CopyTransition request = transition(ctx);
+            answer(vertx, ctx, 200, () -> {
+                cluster.authorize(caller(ctx), request.reporter());
+                return cluster.markCopySyncing(name(ctx), ctx.pathParam("nodeId"), request);
+            });
+        });
+        builder.getRoute("markCopyInSync").addHandler(ctx -> {
+            CopyTransition request = transition(ctx);
+            answer(vertx, ctx, 200, () -> {
+                cluster.authorize(caller(ctx), request.reporter());
+                return cluster.markCopyInSync(name(ctx), ctx.pathParam("nodeId"), request);
+            });
+        });
         builder.getRoute("startVerify").addHandler(ctx -> answer(vertx, ctx, 202,
                 () -> cluster.startVerify(name(ctx))));
         builder.getRoute("getVerify").addHandler(ctx -> answer(vertx, ctx, 200,
@@ -67,7 +82,10 @@ final class VolumeRoutes {
         builder.getRoute("reportUnreachable").addHandler(ctx -> {
             JsonObject body = ctx.body().asJsonObject();
             var request = new UnreachableReport(body.getLong("epoch"), body.getString("reporter"));
-            answer(vertx, ctx, 200, () -> cluster.reportUnreachable(name(ctx), ctx.pathParam("nodeId"), request));
+            answer(vertx, ctx, 200, () -> {
+                cluster.authorize(caller(ctx), request.reporter());
+                return cluster.reportUnreachable(name(ctx), ctx.pathParam("nodeId"), request);
+            });
         });
         builder.getRoute("promoteVolume").addHandler(ctx -> {
             JsonObject body = ctx.body().asJsonObject();
@@ -90,6 +108,11 @@ final class VolumeRoutes {
     private static CopyTransition transition(RoutingContext ctx) {
         JsonObject body = ctx.body().asJsonObject();
         return new CopyTransition(body.getLong("epoch"), body.getString("reporter"));
+    }
+
+    /** @return who sent the request ({@link BearerAuth}); a node credential acts only as its node's reporter */
+    private static NodeCredentials.Caller caller(RoutingContext ctx) {
+        return ctx.get(NodeCredentials.CALLER);
     }
 
     private static String name(RoutingContext ctx) {

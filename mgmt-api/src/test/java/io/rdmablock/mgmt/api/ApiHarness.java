@@ -134,12 +134,21 @@ final class ApiHarness {
                 {"nodeId":"%s","fabricAddress":"127.0.0.1:%d","metricsUrl":"","capacityBytes":%d,"freeBytes":%d}"""
                 .formatted(id, 4420 + Math.abs(id.hashCode() % 1000), capacityBytes, capacityBytes));
         assertTrue(r.statusCode() == 201 || r.statusCode() == 200, r.body());
+        credentials.put(id, new io.vertx.core.json.JsonObject(r.body()).getString("credential"));
     }
 
-    /** Heartbeat of {@code nodeId} reporting {@code volumesJson} (a JSON array); asserts 200. */
+    /** The node credentials {@link #register} (cluster token) was issued, by node id. */
+    final java.util.Map<String, String> credentials = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Heartbeat of {@code nodeId} reporting {@code volumesJson} (a JSON array), with the node's credential when
+     * {@link #register} got one (as a node sends it; the answer then has its secrets), else the cluster token;
+     * asserts 200.
+     */
     HeartbeatResponse heartbeat(String nodeId, String volumesJson) throws Exception {
         var r = send("POST", "/v1/nodes/" + nodeId + "/heartbeat",
-                "{\"freeBytes\":1048576000,\"volumes\":" + volumesJson + "}");
+                "{\"freeBytes\":1048576000,\"volumes\":" + volumesJson + "}",
+                credentials.getOrDefault(nodeId, TOKEN), "application/json");
         assertEquals(200, r.statusCode(), r.body());
         return Json.read(r.body(), HeartbeatResponse.class);
     }

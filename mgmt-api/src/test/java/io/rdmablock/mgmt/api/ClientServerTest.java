@@ -56,8 +56,11 @@ class ClientServerTest {
             assertTrue(client.health());
             var node = new InstantNode();
             var registration = new RegisterNodeRequest("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30);
-            try (var agent = new NodeAgent(client, () -> registration, node, 1000)) {
+            // the agent's own client: it switches to the node's credential, which cannot call operator routes
+            var nodeClient = new MgmtClient(URI.create(server.url()), "tok");
+            try (var agent = new NodeAgent(nodeClient, () -> registration, node, 1000)) {
                 assertTrue(agent.tick());
+                assertTrue(agent.usingCredential(), "the first registration issued the node's credential");
                 assertEquals(NodeState.UP, client.listNodes().getFirst().state());
 
                 var v = client.createVolume(CreateVolumeRequest.of("vol-1", 8 * MIB));

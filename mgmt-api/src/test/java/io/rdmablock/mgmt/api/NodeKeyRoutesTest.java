@@ -45,7 +45,8 @@ class NodeKeyRoutesTest {
         assertNotNull(before);
         assertFalse(registered.body().contains(before), "registration answer without the key");
         assertFalse(api.get("/v1/nodes").body().contains(before), "node list without the key");
-        var beat = api.send("POST", "/v1/nodes/n1/heartbeat", HEARTBEAT);
+        String credential = new io.vertx.core.json.JsonObject(registered.body()).getString("credential");
+        var beat = api.send("POST", "/v1/nodes/n1/heartbeat", HEARTBEAT, credential, "application/json");
         assertEquals(before, Json.read(beat.body(), HeartbeatResponse.class).nodeKey());
 
         var r = api.send("POST", "/v1/nodes/n1/rotate-key", null);
@@ -55,8 +56,17 @@ class NodeKeyRoutesTest {
         assertFalse(r.body().contains(after), r.body());
         assertEquals(new NodeKeyRotation("n1", NodeKeys.fingerprint(after)), Json.read(r.body(),
                 NodeKeyRotation.class));
-        beat = api.send("POST", "/v1/nodes/n1/heartbeat", HEARTBEAT);
+        beat = api.send("POST", "/v1/nodes/n1/heartbeat", HEARTBEAT, credential, "application/json");
         assertEquals(after, Json.read(beat.body(), HeartbeatResponse.class).nodeKey());
+    }
+
+    @Test
+    void shouldAnswerNoNodeKeyToAHeartbeatWithTheClusterToken() throws Exception {
+        api.send("POST", "/v1/nodes", REGISTER);
+        var beat = api.send("POST", "/v1/nodes/n1/heartbeat", HEARTBEAT);
+        assertEquals(200, beat.statusCode(), beat.body());
+        assertEquals(null, Json.read(beat.body(), HeartbeatResponse.class).nodeKey());
+        assertFalse(beat.body().contains(storedKey()));
     }
 
     @Test

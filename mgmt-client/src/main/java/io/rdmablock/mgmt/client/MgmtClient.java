@@ -39,7 +39,8 @@ public final class MgmtClient {
 
     private final List<URI> baseUris;
     private final AtomicInteger current = new AtomicInteger();
-    private final String token;
+    /** The bearer token; the node agent switches it to the node's credential ({@link #useToken}). */
+    private volatile String token;
     private final Duration requestTimeout;
     private final HttpClient http;
 
@@ -269,9 +270,30 @@ public final class MgmtClient {
 
     // ---- nodes ----
 
-    /** {@code POST /v1/nodes}: register or re-register a node. Errors 400, 401. */
+    /** {@code POST /v1/nodes}: register or re-register a node. Errors 400, 401, 403. */
     public Node registerNode(RegisterNodeRequest request) {
-        return send("POST", "/v1/nodes", request, Node.class);
+        return registerNodeForCredential(request).node();
+    }
+
+    /**
+     * {@code POST /v1/nodes} as {@link #registerNode}, with the node credential the answer carries (issued when this
+     * client sends the cluster token; docs/authentication.md, "Credentials and scopes"). Errors 400, 401 (a node
+     * credential that is not current), 403 (another node's credential).
+     */
+    public NodeRegistration registerNodeForCredential(RegisterNodeRequest request) {
+        String text = exchange("POST", "/v1/nodes", request);
+        return new NodeRegistration(Json.read(text, Node.class),
+                Json.read(text, NodeRegistration.CredentialOnly.class).credential());
+    }
+
+    /** Sends {@code newToken} from the next call on (null or empty: none); the node agent's switch to a credential. */
+    void useToken(String newToken) {
+        this.token = newToken == null || newToken.isEmpty() ? null : newToken;
+    }
+
+    /** @return the bearer token sent now, or null */
+    String token() {
+        return token;
     }
 
     /** {@code POST /v1/nodes/{nodeId}/heartbeat}: report, get the desired state. Errors 400, 401, 404. */

@@ -14,10 +14,16 @@ import java.util.function.Supplier;
  * with what {@link Handler#report()} says and hands the answer (the desired state) to {@link Handler#apply}.
  * The storage node only implements {@link Handler}.
  *
+ * <p>Credentials (docs/authentication.md, "Credentials and scopes"): the client's token (the cluster token) is the
+ * bootstrap credential; the first registration with it returns the node's own credential, which the agent stores
+ * ({@link CredentialStore}) and from then on sends instead, on every call of the client, so heartbeat answers carry
+ * the node's secrets and its copy reports act as the node.
+ *
  * <p>Failure handling: an unreachable server or an error answer is logged and retried at the next tick (the
  * node keeps serving what it has); a heartbeat answered 404 {@link ProblemTypes#NODE_NOT_FOUND} (the server lost
- * or never had the registration) registers again at once. An exception from the handler is logged and does not
- * stop the loop. Ticks never overlap (one daemon thread, fixed delay).
+ * or never had the registration) registers again at once, and so does one answered 401 while the agent sends its
+ * credential (it was replaced or the node removed): then with the cluster token, for a new credential. An
+ * exception from the handler is logged and does not stop the loop. Ticks never overlap (one daemon thread, fixed delay).
  *
  * <p>{@link #tick()} runs one step synchronously, for tests and for a node that wants its first heartbeat done
  * before it starts serving.
@@ -50,7 +56,45 @@ public final class NodeAgent implements AutoCloseable {
         }
     }
 
+    /**
+     * Where the node keeps its credential (docs/authentication.md, "Credentials and scopes"): the storage node's is
+     * a file in its data directory next to its node id. Called on the agent's thread only.
+     */
+    public interface CredentialStore {
+        /** @return the stored credential, or null when none */
+        String load();
+
+        /**
+         * Stores {@code credential} (replacing any before), durably before returning.
+         *
+         * @throws java.io.UncheckedIOException when it cannot be stored (the agent uses it anyway until it stops)
+         */
+        void save(String credential);
+    }
+
+    /** A store that keeps the credential in memory only (lost when the process ends). */
+    public static CredentialStore inMemory() {
+        return new CredentialStore() {
+            private volatile String value;
+
+            @Override
+            public String load() {
+                return value;
+            }
+
+            @Override
+            public void save(String credential) {
+                value = credential;
+            }
+        };
+    }
+
     private final MgmtClient client;
+    private final CredentialStore credentials;
+    /** The token the client was made with (the cluster token): a registration with it issues a new credential. */
+    private final String bootstrapToken;
+    /** True while the client sends the node's credential rather than {@link #bootstrapToken}. */
+    private volatile boolean usingCredential;
     private final Supplier<RegisterNodeRequest> registration;
     private final Handler handler;
     private final long intervalMs;
@@ -62,7 +106,8 @@ public final class NodeAgent implements AutoCloseable {
     private ScheduledExecutorService scheduler;
 
     /**
-     * @param client       management client (with the cluster token)
+     * @param client       management client (with the cluster token); its calls send the node's credential once
+     *                     there is one
      * @param registration produces the registration body (called at each (re-)registration, so capacity is fresh);
      *                     its nodeId must stay the same
      * @param handler      the node's report/apply implementation
@@ -70,7 +115,20 @@ public final class NodeAgent implements AutoCloseable {
      * @throws IllegalArgumentException when intervalMs is out of bounds or the registration is invalid
      */
     public NodeAgent(MgmtClient client, Supplier<RegisterNodeRequest> registration, Handler handler, long intervalMs) {
+        this(client, registration, handler, intervalMs, inMemory());
+    }
+
+    /**
+     * As {@link #NodeAgent(MgmtClient, Supplier, Handler, long)}, keeping the node's credential in
+     * {@code credentials}: a stored credential of this node is used from the start (the client's token, the cluster
+     * token, then serves only to register again when the server no longer accepts it, 401); a credential a
+     * registration issues is stored, then sent on every call of {@code client} (heartbeats, copy reports).
+     */
+    public NodeAgent(MgmtClient client, Supplier<RegisterNodeRequest> registration, Handler handler, long intervalMs,
+                     CredentialStore credentials) {
         this.client = Objects.requireNonNull(client, "client");
+        this.credentials = Objects.requireNonNull(credentials, "credentials");
+        this.bootstrapToken = client.token();
         this.registration = Objects.requireNonNull(registration, "registration");
         this.handler = Objects.requireNonNull(handler, "handler");
         if (intervalMs < 10 || intervalMs > 600_000) {
@@ -80,6 +138,11 @@ public final class NodeAgent implements AutoCloseable {
         RegisterNodeRequest first = registration.get();
         Limits.check(first);
         this.nodeId = first.nodeId();
+        String stored = credentials.load();
+        if (stored != null && stored.startsWith("rbn1:" + nodeId + ":")) { // another node id's is ignored
+            client.useToken(stored);
+            usingCredential = true;
+        }
     }
 
     /** Starts the background loop (first tick at once). Idempotent. */
@@ -112,10 +175,14 @@ public final class NodeAgent implements AutoCloseable {
                 try {
                     desired = client.heartbeat(nodeId, report);
                 } catch (MgmtException e) {
-                    if (e.status() != 404 || !ProblemTypes.NODE_NOT_FOUND.equals(e.type())) {
+                    if (e.status() == 401 && dropCredential()) {
+                        LOG.warn("node {}: the management server no longer accepts its credential; registering"
+                                + " again with the cluster token", nodeId);
+                    } else if (e.status() == 404 && ProblemTypes.NODE_NOT_FOUND.equals(e.type())) {
+                        LOG.warn("node {} unknown to the management server; registering again", nodeId);
+                    } else {
                         throw e;
                     }
-                    LOG.warn("node {} unknown to the management server; registering again", nodeId);
                     registered = false;
                     register();
                     report = handler.report();
@@ -142,10 +209,51 @@ public final class NodeAgent implements AutoCloseable {
         if (!nodeId.equals(request.nodeId())) {
             throw new IllegalStateException("nodeId changed: was " + nodeId + ", now " + request.nodeId());
         }
-        Node node = client.registerNode(request);
+        NodeRegistration r;
+        try {
+            r = client.registerNodeForCredential(request);
+        } catch (MgmtException e) {
+            if (e.status() != 401 || !dropCredential()) {
+                throw e;
+            }
+            LOG.warn("node {}: the management server no longer accepts its credential; registering with the"
+                    + " cluster token", nodeId);
+            r = client.registerNodeForCredential(request);
+        }
+        if (r.credential() != null) {
+            try {
+                credentials.save(r.credential());
+            } catch (java.io.UncheckedIOException e) {
+                LOG.error("node {}: cannot store its credential ({}); using it until it stops", nodeId,
+                        e.getMessage());
+            }
+            client.useToken(r.credential());
+            usingCredential = true;
+        }
+        Node node = r.node();
         registered = true;
         handler.registered(node);
         LOG.info("node {} registered with {} (fabric {})", nodeId, client.baseUri(), request.fabricAddress());
+    }
+
+    /**
+     * Goes back to the cluster token after the server refused the credential (401): it was replaced by an operator's
+     * registration, or the node was removed, or the metadata lost.
+     *
+     * @return false when there is no credential in use or no cluster token to go back to (nothing changed)
+     */
+    private boolean dropCredential() {
+        if (!usingCredential || bootstrapToken == null) {
+            return false;
+        }
+        client.useToken(bootstrapToken);
+        usingCredential = false;
+        return true;
+    }
+
+    /** @return true while the agent sends the node's credential (not the cluster token) */
+    public boolean usingCredential() {
+        return usingCredential;
     }
 
     private void tickQuietly() {

@@ -39,8 +39,7 @@ import java.util.concurrent.TimeoutException;
  * value), so a compare-and-set is atomic against every write of any management server;
  * {@link #removeVolume(String, long)} likewise {@code If(ModRevision(key) == expected).Then(Delete(key))}. A node's
  * compare-and-set by value ({@link #replaceNode}) reads the key, compares the record and writes with
- * {@code If(ModRevision(key) == revision read)}. The
- * management server changes volumes only by these two (the unconditional {@link #putVolume} and
+ * {@code If(ModRevision(key) == revision read)}. The management server changes volumes only by these two (the unconditional {@link #putVolume} and
  * {@link #removeVolume(String)} are for tools and tests). Reads are linearizable
  * (etcd's default range, not {@code serializable}). Listings are ranges over the prefix in key order, fetched in pages of
  * {@value #PAGE_KEYS} keys pinned to the first page's revision (one consistent snapshot, each answer well under gRPC's

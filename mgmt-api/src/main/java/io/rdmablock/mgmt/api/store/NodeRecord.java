@@ -18,21 +18,31 @@ package io.rdmablock.mgmt.api.store;
  *                       a rotation; null in records written before node keys (one is made at the node's next
  *                       registration or heartbeat). A secret: never in {@link #toString}, a REST answer other than
  *                       the node's own heartbeat answer, nor a log line
+ * @param credentialHash lowercase hex SHA-256 of the node's credential (docs/authentication.md, "Credentials and
+ *                       scopes"; the credential itself is never stored), set at each registration with the cluster
+ *                       token; null in records written before node credentials (then only the cluster token acts
+ *                       for the node until its next such registration)
  */
 public record NodeRecord(
         String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
-        long registeredAtMs, int ordinal, String nodeKey) {
+        long registeredAtMs, int ordinal, String nodeKey, String credentialHash) {
 
-    /** A record without a node key (as written before node keys). */
+    /** A record without a credential (as written before node credentials). */
+    public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
+                      long registeredAtMs, int ordinal, String nodeKey) {
+        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, nodeKey, null);
+    }
+
+    /** A record without a node key nor a credential (as written before node keys). */
     public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
                       long registeredAtMs, int ordinal) {
-        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, null);
+        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, null, null);
     }
 
     /** A record without an ordinal nor a node key (as written before failover). */
     public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
                       long registeredAtMs) {
-        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, 0, null);
+        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, 0, null, null);
     }
 
     /** @return a copy with draining set */
@@ -43,18 +53,20 @@ public record NodeRecord(
     /** @return a copy with draining as given */
     public NodeRecord withDraining(boolean draining) {
         return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal,
-                nodeKey);
+                nodeKey, credentialHash);
     }
 
     /** @return a copy with the node key as given (base64 of 32 bytes) */
     public NodeRecord withNodeKey(String key) {
-        return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, key);
+        return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, key,
+                credentialHash);
     }
 
     @Override
     public String toString() { // never the node key
         return "NodeRecord[nodeId=" + nodeId + ", fabricAddress=" + fabricAddress + ", metricsUrl=" + metricsUrl
                 + ", capacityBytes=" + capacityBytes + ", draining=" + draining + ", registeredAtMs=" + registeredAtMs
-                + ", ordinal=" + ordinal + ", nodeKey=" + (nodeKey == null ? "none" : "set") + "]";
+                + ", ordinal=" + ordinal + ", nodeKey=" + (nodeKey == null ? "none" : "set") + ", credential="
+                + (credentialHash == null ? "none" : "set") + "]";
     }
 }
