@@ -78,6 +78,8 @@ public final class Target implements AutoCloseable {
     /** Hosts that must authenticate (DH-HMAC-CHAP) and their secrets; read at each Connect. */
     private volatile HostSecrets hostSecrets = HostSecrets.NONE;
     private final java.security.SecureRandom random = new java.security.SecureRandom();
+    /** The DH-HMAC-CHAP computations, off the pollers, and their limits ({@code rdmablock.node.dhchap.*}). */
+    private final DhchapWork dhchapWork = new DhchapWork(DhchapWork.Limits.fromProperties());
 
     /**
      * Sets the hosts that must pass in-band authentication (DH-HMAC-CHAP) and their secrets; applies to queues that
@@ -91,6 +93,11 @@ public final class Target implements AutoCloseable {
     /** The current {@link HostSecrets}. */
     public HostSecrets hostSecrets() {
         return hostSecrets;
+    }
+
+    /** Where the DH-HMAC-CHAP computations run, and the limits of in-band authentication. */
+    DhchapWork dhchapWork() {
+        return dhchapWork;
     }
 
     /** The node's random source for challenges and DH keys. */
@@ -554,6 +561,7 @@ public final class Target implements AutoCloseable {
                 p.stop(10_000);
             }
         }
+        dhchapWork.close(); // the pollers are stopped: no queue waits for a DH computation any more
         for (TargetController c : controllers.values()) {
             c.destroy("target shutdown");
         }

@@ -178,6 +178,8 @@ class DhchapProtocolTest {
         next.send(new DhchapHost(HOST, SUB, hostKey, null, 20, random).negotiate());
         next.receive();
         next.send(reply);
+        assertTrue(next.computePending(), "a Reply is only stored; compute() checks it");
+        next.compute();
         assertFalse(next.isAuthenticated());
         assertEquals(DhchapMessages.FAILED, next.failureExplanation());
     }
