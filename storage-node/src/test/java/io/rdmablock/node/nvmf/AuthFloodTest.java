@@ -23,22 +23,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A peer that claims a listed host NQN but has no secret loops AUTH_Negotiate (ffdhe8192 only) + Authentication
  * Receive (Challenge), reconnecting whenever the node ends its queue, to make the node generate DH keys: another
  * host's I/O on the same node must keep at least 90 % of its rate. The victim's rate is measured in rounds of a fixed
- * number of reads sized from its measured rate (about 0.6 s each), without and with the attack in the order
- * base, attack, attack, base, base, ... (so a drift of the shared machine's load weighs on both alike); the medians
- * are compared.
+ * number of reads sized from its measured rate (about 0.4 s each), without and with the attack in the order
+ * base, attack, attack, base, base, ... ; the median of the ratios of neighbouring rounds (attack i / base i) is
+ * compared, so a drift of the shared machine's load weighs on both alike.
+ *
+ * <p>Each of the node's two pollers serves another, idle host's queue besides the victim's in both phases: a poller
+ * that serves one queue alone waits for its events inline and answers a QD1 host sooner than one that serves two,
+ * so any second connection on the victim's poller (the attacker's or anyone's, authenticating or not) costs the
+ * victim that much; measured without bystanders, an attacker that only holds an idle connection cost the victim
+ * 8-32 % here, as much as the Negotiate loop. The comparison is of the Negotiate loop's own cost.
  */
 @Timeout(180)
 class AuthFloodTest {
     private static final long MS = 1_000_000L;
+    private static final String BYSTANDER = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-0000000000bb";
     /** Rounds of each kind. */
-    private static final int ROUNDS = 6;
-    private static final double ROUND_SECONDS = 0.6;
+    private static final int ROUNDS = 8;
+    private static final long PAUSE_MS = 800;
+    private static final double ROUND_SECONDS = 0.4;
     private final DhchapSecret secret = DhchapSecret.generate(1, 32, RawAuth.RANDOM);
     @TempDir
     Path dir;
     private TargetFixture f;
     private RawHost admin;
     private RawHost io;
+    /** Idle admin queues of another host, one on each of the node's two pollers (see the class comment). */
+    private final RawHost[] bystanders = new RawHost[2];
 
     @BeforeEach
     void start() {
@@ -50,10 +60,14 @@ class AuthFloodTest {
         io = f.io(TargetFixture.cntlid(admin), 1, 8);
         assertEquals(DhchapHost.State.AUTHENTICATED,
                 RawAuth.authenticate(io, TargetFixture.HOSTNQN, f.subnqn, secret, 1).state());
+        for (int i = 0; i < bystanders.length; i++) { // queues go to the pollers round robin
+            bystanders[i] = f.connect(0, 8, f.subnqn, BYSTANDER, 0xFFFF, 0);
+        }
     }
 
     @AfterEach
     void stop() {
+        TargetFixture.close(bystanders);
         TargetFixture.close(io, admin);
         f.close();
     }
@@ -148,10 +162,10 @@ class AuthFloodTest {
             int a = 0;
             for (int i = 0; i < 2 * ROUNDS; i++) {
                 boolean attack = (i + 1) / 2 % 2 == 1; // base, attack, attack, base, base, ...: drift cancels
-                if (attack != attacker.on.get()) {
-                    attacker.on.set(attack);
-                    Thread.sleep(attack ? 1000 : 300); // the attack in full swing (the burst budget spent) or over
-                }
+                attacker.on.set(attack);
+                // the same pause before every round (a thread that slept longer gets more of a loaded machine
+                // for a while): the attack gets into full swing (its address's burst budget spent) or is over
+                Thread.sleep(PAUSE_MS);
                 int c0 = attacker.challenges.get();
                 double rate = readRate(n);
                 if (attack) {
@@ -166,13 +180,37 @@ class AuthFloodTest {
             attacker.stop.set(true);
             attacker.join(20_000);
         }
-        double b = median(base);
-        double a = median(attacked);
-        System.out.printf("victim 4 KiB QD1 reads: baseline median %.0f/s, under attack median %.0f/s (%+.1f %%); "
-                        + "attacker: %d connects, %d challenges (ffdhe8192), %d refused%n", b, a, 100 * (a / b - 1),
-                attacker.connects.get(), attacker.challenges.get(), attacker.refused.get());
+        // pairs of neighbouring rounds (base i with attack i: ABBA order) cancel the shared machine's slow drift
+        double[] ratios = new double[ROUNDS];
+        for (int i = 0; i < ROUNDS; i++) {
+            ratios[i] = attacked[i] / base[i];
+        }
+        double ratio = median(ratios);
+        System.out.printf("victim 4 KiB QD1 reads: baseline median %.0f/s, under attack median %.0f/s, median of the "
+                        + "%d paired ratios %+.1f %%; attacker: %d connects, %d challenges (ffdhe8192), %d refused%n",
+                median(base), median(attacked), ROUNDS, 100 * (ratio - 1), attacker.connects.get(),
+                attacker.challenges.get(), attacker.refused.get());
         assertTrue(attacker.challenges.get() > 0, "the attack ran (the node answered challenges)");
-        assertTrue(a >= 0.9 * b, String.format("victim rate under attack %.0f/s is below 90 %% of its baseline %.0f/s",
-                a, b));
+        assertTrue(ratio >= 0.9, String.format("victim rate under attack is %.1f %% of its baseline (median of the "
+                + "paired rounds), below 90 %%", 100 * ratio));
+    }
+
+    @Test
+    void shouldAnswerFailure1ToTheFourthNegotiateOfAQueueNotAuthenticated() {
+        try (RawHost a = f.host(0, 8)) {
+            assertEquals(0, a.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF).status());
+            for (int i = 0; i < 4; i++) {
+                assertEquals(0, RawAuth.send(a, 10, RawAuth.negotiate(TargetFixture.HOSTNQN, f.subnqn, secret,
+                        200 + i, DhGroup.NULL)).status());
+                assertEquals(0, RawAuth.receive(a, 11).status());
+                byte[] m = RawAuth.received(a);
+                if (i < 3) {
+                    assertEquals(DhchapMessages.ID_CHALLENGE, DhchapMessages.id(m), "transaction " + i);
+                } else {
+                    assertEquals(DhchapMessages.ID_FAILURE1, DhchapMessages.id(m), "transaction " + i);
+                    assertEquals(DhchapMessages.FAILED, m[7]);
+                }
+            }
+        }
     }
 }
