@@ -38,8 +38,8 @@ final class DhchapWork implements AutoCloseable {
      * @param queueMax                   computations waiting for a worker, 1-65536
      *                                   ({@code rdmablock.node.dhchap.queueMax}, 64); beyond it a Receive waits
      * @param addressCpuMsPerSecond      DH CPU time one peer IP address may use, ms per second, 1-1000
-     *                                   ({@code rdmablock.node.dhchap.addressCpuMsPerSecond}, 50: 5 % of a core;
-     *                                   about one ffdhe8192 or eight ffdhe2048 transactions a second)
+     *                                   ({@code rdmablock.node.dhchap.addressCpuMsPerSecond}, 20: 2 % of a core;
+     *                                   one or two ffdhe8192 key pairs, a few ffdhe2048 transactions a second)
      * @param addressBurstMs             the budget an idle address accumulates, ms, 1-60000
      *                                   ({@code rdmablock.node.dhchap.addressBurstMs}, 250: a host connecting 40
      *                                   queues with ffdhe2048 at once)
@@ -53,7 +53,7 @@ final class DhchapWork implements AutoCloseable {
      */
     record Limits(int threads, int queueMax, long addressCpuMsPerSecond, long addressBurstMs,
                   int transactionsBeforeSuccess, long reauthIntervalMs) {
-        static final Limits DEFAULTS = new Limits(1, 64, 50, 250, 3, 1000);
+        static final Limits DEFAULTS = new Limits(1, 64, 20, 250, 3, 1000);
 
         Limits {
             check("threads", threads, 1, 16);
