@@ -18,5 +18,7 @@ enum Outcome {
     /** Held by the controller without an answer (Asynchronous Event Request); an event or teardown ends it. */
     HOLD,
     /** Admin Connect waiting for the host's previous association to drain ({@link AssociationFence}). */
-    AWAIT_FENCE
+    AWAIT_FENCE,
+    /** Authentication Receive waiting for its DH computation off the poller ({@link DhchapWork}). */
+    AWAIT_AUTH
 }

@@ -17,15 +17,23 @@ import java.lang.foreign.ValueLayout;
  * {@link HostSecrets} (the Connect answer then carries AUTHREQ.ATR, dw0 bit 17); until it reports success every other
  * command on the queue is answered Authentication Required (SCT 1, SC 91h, DNR). Command checks, answered Invalid Field
  * in Command (DNR): SECP E9h, SPSP0 and SPSP1 01h, TL / AL 1..4096 and within the queue's data buffer; the SGL length
- * must equal TL / AL (Data SGL Length Invalid otherwise). A failed authentication is answered with the failure message
- * (AUTH_Failure1 in the Authentication Receive data, status 0, as nvmet) and {@link #FAILURE_LINGER_NS} later the
- * queue is torn down: on the admin queue with its whole association, on an I/O queue that queue alone (the host
- * sending AUTH_Failure2 ends it the same way), so a peer that fails on an I/O queue it attached to a host's
- * controller cannot end that host's association. When the admin queue first authenticates, the host's previous
- * associations are fenced ({@link AssociationFence#afterAuthentication}): the command that completed the
- * authentication waits until they drained, and only then may I/O queues attach. A queue not authenticated within the pending-connect timeout
- * ({@link TargetOptions.PendingLimits#connectTimeoutMs}) of its Connect is torn down. The DH computations (at most a
- * few ms for ffdhe2048) run on the queue's poller, once per queue. Poller thread only.
+ * must equal TL / AL (Data SGL Length Invalid otherwise).
+ *
+ * <p>An Authentication Receive whose answer needs a DH computation (the Challenge's key pair, the Reply's check) waits
+ * for it without blocking the poller ({@link Request.State#AWAITING_AUTH}): {@link DhchapWork} runs it on a worker
+ * thread, within a DH CPU budget per peer address; meanwhile another Authentication Send or Receive on the queue is
+ * answered Command Sequence Error. Per queue, at most {@link DhchapWork.Limits#transactionsBeforeSuccess} Negotiates
+ * before the first success, then at most one per {@link DhchapWork.Limits#reauthIntervalMs}; one more is answered
+ * Failure1 (01h).
+ *
+ * <p>A failed authentication is answered with the failure message (AUTH_Failure1 in the Authentication Receive data,
+ * status 0, as nvmet) and {@link #FAILURE_LINGER_NS} later the queue is torn down: on the admin queue with its whole
+ * association, on an I/O queue that queue alone (the host sending AUTH_Failure2 ends it the same way), so a peer that
+ * fails on an I/O queue it attached to a host's controller cannot end that host's association. When the admin queue
+ * first authenticates, the host's previous associations are fenced ({@link AssociationFence#afterAuthentication}):
+ * the command that completed the authentication waits until they drained, and only then may I/O queues attach. A
+ * queue not authenticated within the pending-connect timeout ({@link TargetOptions.PendingLimits#connectTimeoutMs})
+ * of its Connect is torn down. Poller thread only.
  */
 final class QueueAuthentication {
     private static final Logger LOG = LoggerFactory.getLogger(QueueAuthentication.class);
@@ -41,6 +49,16 @@ final class QueueAuthentication {
     private final long deadlineNs;
     /** True while the command that completed the admin queue's authentication waits for the fence. */
     private boolean fencing;
+    /** True while an Authentication Receive waits for its DH computation ({@link #resume}). */
+    private boolean parked;
+    /** The computation handed to {@link DhchapWork}, null before (and after) it. */
+    private DhchapWork.Job job;
+    /** When {@link #resume} may ask {@link DhchapWork} again (System.nanoTime). */
+    private long nextSubmitNs;
+    /** Negotiates received before the queue first authenticated. */
+    private int transactions;
+    /** When the last Negotiate that started a transaction arrived (System.nanoTime), 0 before. */
+    private long lastNegotiateNs;
     private boolean logged;
     /** When the authentication failed (System.nanoTime), 0 before. */
     private long failedAtNs;
@@ -115,9 +133,25 @@ final class QueueAuthentication {
             return a.fenceDone(r, q);
         }
         DhchapController d = a.dhchap;
+        if (a.parked) {
+            return q.reject(r, Commands.CSE, "fctype", fctype, "an Authentication Receive of this queue waits for its "
+                    + "DH computation");
+        }
         if (fctype == Opcodes.FCTYPE_AUTH_SEND) {
-            d.send(r.data.asSlice(0, r.transferBytes).toArray(ValueLayout.JAVA_BYTE));
+            byte[] m = r.data.asSlice(0, r.transferBytes).toArray(ValueLayout.JAVA_BYTE);
+            String refused = m.length >= DhchapMessages.FAILURE_LENGTH && DhchapMessages.type(m)
+                    == DhchapMessages.TYPE_COMMON && DhchapMessages.id(m) == DhchapMessages.ID_NEGOTIATE
+                    ? a.negotiateRefused(q.target.dhchapWork().limits, r.startNs) : null;
+            if (refused != null) {
+                d.refuse(DhchapMessages.FAILED, refused);
+            } else {
+                d.send(m);
+            }
         } else {
+            if (d.computePending()) {
+                a.parked = true; // resume() hands the computation to a worker; nothing touches d until it is done
+                return Outcome.AWAIT_AUTH;
+            }
             if (r.transferBytes < d.receiveLengthBytes()) {
                 return q.reject(r, Commands.INVALID_FIELD, "al", r.transferBytes, "min=" + d.receiveLengthBytes());
             }
@@ -127,6 +161,51 @@ final class QueueAuthentication {
             MemorySegment.copy(m, 0, out, ValueLayout.JAVA_BYTE, 0, m.length);
         }
         return a.after(r, q);
+    }
+
+    /**
+     * The per-queue limits of {@link DhchapWork.Limits}: null when this Negotiate may start a transaction, else why
+     * not (the transaction is then answered Failure1, 01h).
+     */
+    private String negotiateRefused(DhchapWork.Limits limits, long nowNs) {
+        if (!logged) { // never authenticated on this queue
+            if (++transactions > limits.transactionsBeforeSuccess()) {
+                return "rate limit: transaction " + transactions + " on a queue not authenticated, max="
+                        + limits.transactionsBeforeSuccess() + " (rdmablock.node.dhchap.transactionsBeforeSuccess)";
+            }
+        } else if (lastNegotiateNs != 0 && nowNs - lastNegotiateNs < limits.reauthIntervalMs() * 1_000_000L) {
+            return "rate limit: re-authentication " + (nowNs - lastNegotiateNs) / 1_000_000 + " ms after the last, min="
+                    + limits.reauthIntervalMs() + " ms (rdmablock.node.dhchap.reauthIntervalMs)";
+        }
+        lastNegotiateNs = nowNs;
+        return null;
+    }
+
+    /**
+     * Poll round of a queue whose Authentication Receive waits ({@link Request.State#AWAITING_AUTH}): hands the DH
+     * computation to {@link DhchapWork} (again every 10 ms while the peer address has no budget or the pool is full)
+     * and answers true once it is done (a failed computation is answered Failure1, 01h). Poller thread.
+     */
+    boolean resume(RdmaQueue q, long nowNs) {
+        if (job == null) {
+            if (nowNs - nextSubmitNs < 0) {
+                return false;
+            }
+            job = q.target.dhchapWork().submit(q.peerAddress, dhchap, nowNs);
+            if (job == null) {
+                nextSubmitNs = nowNs + 10_000_000L;
+                return false;
+            }
+        }
+        if (!job.done()) {
+            return false;
+        }
+        if (job.error() != null) {
+            dhchap.refuse(DhchapMessages.FAILED, "DH computation failed: " + job.error());
+        }
+        job = null;
+        parked = false;
+        return true;
     }
 
     /**

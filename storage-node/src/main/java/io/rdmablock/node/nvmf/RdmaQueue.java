@@ -86,6 +86,8 @@ final class RdmaQueue {
     private String fatal;
     /** Admin Connect waiting for the host's previous association to drain (C8 fencing), or null. */
     private Request fenceWaiting;
+    /** Authentication Receive waiting for its DH computation ({@link Request.State#AWAITING_AUTH}), or null. */
+    private Request authWaiting;
     private long nextHousekeepingNs;
     /**
      * A queue still without a controller after this ({@link TargetOptions.PendingLimits#connectTimeoutMs} from its CM
@@ -158,6 +160,13 @@ final class RdmaQueue {
             work += n;
             roundNowNs = nowNs;
             work += volumeIo.poll(completions, BATCH, nowNs);
+            Request a = authWaiting;
+            if (a != null && auth.resume(this, nowNs)) {
+                authWaiting = null;
+                a.event(Request.Event.AUTH_DONE);
+                advance(a, nowNs);
+                work++;
+            }
         } catch (RuntimeException e) {
             fail("transport", "poll failed: " + e);
         }
@@ -335,6 +344,11 @@ final class RdmaQueue {
                         r.state = Request.State.READY_TO_EXECUTE; // Connect runs again and sees r.fence
                     }
                 }
+                case AWAITING_AUTH -> {
+                    if (r.take(Request.Event.AUTH_DONE)) {
+                        r.state = Request.State.READY_TO_EXECUTE; // the Receive runs again, its computation done
+                    }
+                }
                 case READY_TO_COMPLETE -> {
                     r.state = Request.State.COMPLETING;
                     complete(r);
@@ -364,6 +378,10 @@ final class RdmaQueue {
             case AWAIT_FENCE -> {
                 fenceWaiting = r;
                 yield Request.State.AWAITING_FENCE;
+            }
+            case AWAIT_AUTH -> {
+                authWaiting = r;
+                yield Request.State.AWAITING_AUTH;
             }
         };
     }

@@ -40,6 +40,11 @@ public final class Request {
          * that association's store I/O has drained, so nothing of it can land after the new one is acknowledged.
          */
         AWAITING_FENCE,
+        /**
+         * Authentication Receive whose answer needs a DH computation ({@link DhchapWork}): waits, without blocking the
+         * poller, until a worker did it (and the peer address had DH budget for it); then executes again.
+         */
+        AWAITING_AUTH,
         /** Status known; the response (and controller-to-host data) is to be posted. */
         READY_TO_COMPLETE,
         /** Response SEND posted (after the RDMA WRITE of read data, if any); waits for the SEND completion. */
@@ -61,6 +66,8 @@ public final class Request {
         VOLUME_IO_DONE,
         /** AWAITING_FENCE: the host's previous association drained, or the fence deadline passed. */
         FENCE_DONE,
+        /** AWAITING_AUTH: the queue's DH computation is done ({@link QueueAuthentication#resume}). */
+        AUTH_DONE,
         /** HELD: the controller has an asynchronous event for this request ({@link #dw0} set). */
         ASYNC_EVENT,
         /** COMPLETING: the response SEND completed. */

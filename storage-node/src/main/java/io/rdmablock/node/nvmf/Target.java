@@ -70,6 +70,8 @@ public final class Target implements AutoCloseable {
     /** Hosts that must authenticate (DH-HMAC-CHAP) and their secrets; read at each Connect. */
     private volatile HostSecrets hostSecrets = HostSecrets.NONE;
     private final java.security.SecureRandom random = new java.security.SecureRandom();
+    /** The DH-HMAC-CHAP computations, off the pollers, and their limits ({@code rdmablock.node.dhchap.*}). */
+    private final DhchapWork dhchapWork = new DhchapWork(DhchapWork.Limits.fromProperties());
 
     /**
      * Sets the hosts that must pass in-band authentication (DH-HMAC-CHAP) and their secrets; applies to queues that
@@ -85,6 +87,11 @@ public final class Target implements AutoCloseable {
     /** The current {@link HostSecrets}. */
     public HostSecrets hostSecrets() {
         return hostSecrets;
+    }
+
+    /** Where the DH-HMAC-CHAP computations run, and the limits of in-band authentication. */
+    DhchapWork dhchapWork() {
+        return dhchapWork;
     }
 
     /** The node's random source for challenges and DH keys. */
@@ -541,6 +548,7 @@ public final class Target implements AutoCloseable {
         if (p != null) {
             p.stop(10_000);
         }
+        dhchapWork.close(); // the pollers are stopped: no queue waits for a DH computation any more
         for (TargetController c : controllers.all()) {
             c.destroy("target shutdown");
         }

@@ -13,7 +13,8 @@ import static io.rdmablock.rdma.fabric.auth.DhchapMessages.*;
  * Authentication Send, {@link #receive} makes the data of each Authentication Receive.
  *
  * <pre>
- *   NEGOTIATE --send(Negotiate)--> CHALLENGE --receive()=Challenge--> REPLY --send(Reply)--> SUCCESS1
+ *   NEGOTIATE --send(Negotiate)--> CHALLENGE --receive()=Challenge--> REPLY --send(Reply)--> VERIFY
+ *   VERIFY --compute()--> SUCCESS1 | FAILURE1
  *   SUCCESS1 --receive()=Success1--> AUTHENTICATED (unidirectional) | SUCCESS2 --send(Success2)--> AUTHENTICATED
  *   any failure the controller detects --> FAILURE1 --receive()=Failure1--> FAILED;   send(Failure2) --> FAILED
  * </pre>
@@ -27,7 +28,14 @@ import static io.rdmablock.rdma.fabric.auth.DhchapMessages.*;
  * value in range, else DHGROUP_UNUSABLE, R1 correct, else FAILED; bidirectional (CVALID 1, S2 != 0) without a
  * controller secret, FAILED. An Authentication Receive in a state that has nothing to give answers Failure1 FAILED.
  * A Negotiate while authenticated restarts (re-authentication); {@link #isAuthenticated} stays true until a failure.
- * Not thread-safe: the queue's poller drives it.
+ *
+ * <p>The DH computations (the Challenge's key pair, in CHALLENGE; the Reply's shared secret and R1 check, in VERIFY;
+ * for ffdhe8192 each tens of ms, ffdhe2048 a few) are {@link #compute}: the transport can run it on a worker thread
+ * while {@link #computePending} and only then call {@link #receive}; {@link #receive} runs it itself when nobody did.
+ * A Negotiate and a Reply are only stored by {@link #send}: nothing costly happens before the host asks for the
+ * answer. Not thread-safe: one thread at a time (the queue's poller; {@link #compute} on a worker while the poller
+ * leaves the controller alone, the hand-off through the executor ordering them); {@link #isAuthenticated} may be
+ * read from any thread.
  */
 public final class DhchapController {
     /** Where the transaction stands. */
@@ -38,6 +46,8 @@ public final class DhchapController {
         CHALLENGE,
         /** Expects the Reply (Authentication Send). */
         REPLY,
+        /** The Reply is stored; its check ({@link #compute}) comes before the next Authentication Receive. */
+        VERIFY,
         /** The next Authentication Receive gets Success1. */
         SUCCESS1,
         /** Expects Success2 (bidirectional; Authentication Send). */
@@ -81,7 +91,9 @@ public final class DhchapController {
     private final IntPredicate claimTid;
     private final SecureRandom random;
     private State state = State.NEGOTIATE;
-    private boolean authenticated;
+    private volatile boolean authenticated;
+    /** VERIFY: the Reply to check. */
+    private byte[] pendingReply;
     private int tid = -1;
     private DhchapHash hash;
     private DhGroup group;
@@ -176,15 +188,51 @@ public final class DhchapController {
             return;
         }
         if (id == ID_REPLY) {
-            reply(m);
+            pendingReply = m; // checked by compute(), off the transport's thread when it can
+            state = State.VERIFY;
         } else {
             authenticated = true;
             state = State.AUTHENTICATED;
         }
     }
 
+    /**
+     * True when {@link #receive} needs a DH computation first ({@link #compute}): the Challenge's key pair (a DH
+     * group other than null) or the Reply's check.
+     */
+    public boolean computePending() {
+        return state == State.CHALLENGE && group != DhGroup.NULL && keyPair == null || state == State.VERIFY;
+    }
+
+    /**
+     * Runs the pending DH computation, if any ({@link #computePending}): generates the Challenge's key pair, or
+     * checks the stored Reply (shared secret, R1), leaving SUCCESS1 or FAILURE1. Costs one modular exponentiation
+     * (ffdhe2048 about 3 ms, ffdhe8192 about 40 ms of CPU); meant for a worker thread.
+     */
+    public void compute() {
+        if (state == State.CHALLENGE && group != DhGroup.NULL && keyPair == null) {
+            keyPair = DhchapCrypto.generateKeyPair(group, random);
+        } else if (state == State.VERIFY) {
+            byte[] m = pendingReply;
+            pendingReply = null;
+            reply(m);
+        }
+    }
+
+    /**
+     * Refuses the transaction as the transport decided (e.g. a rate limit): the next {@link #receive} gives Failure1
+     * with {@code explanation}; {@code why} is for the log.
+     */
+    public void refuse(int explanation, String why) {
+        pendingReply = null;
+        fail(explanation, why);
+    }
+
     /** The data of an Authentication Receive: the Challenge, Success1 or Failure1 this state owes. */
     public byte[] receive() {
+        if (computePending()) {
+            compute(); // nobody ran it off this thread
+        }
         switch (state) {
             case CHALLENGE -> {
                 c1 = new byte[hash.lengthBytes];
@@ -192,8 +240,7 @@ public final class DhchapController {
                 s1 = nonZeroSeqnum();
                 byte[] value = null;
                 if (group != DhGroup.NULL) {
-                    keyPair = DhchapCrypto.generateKeyPair(group, random);
-                    value = DhchapCrypto.publicValue(group, keyPair);
+                    value = DhchapCrypto.publicValue(group, keyPair); // keyPair made by compute()
                 }
                 state = State.REPLY;
                 return DhchapMessages.challenge(tid, hash, group, s1, c1, value);
@@ -225,7 +272,10 @@ public final class DhchapController {
         }
     }
 
-    /** Length of the message {@link #receive} would give now, for the AL check (0 when it gives Failure1). */
+    /**
+     * Length of the message {@link #receive} would give now, for the AL check (that of Failure1 when it gives one);
+     * in VERIFY known only after {@link #compute} (the Failure1 length before).
+     */
     public int receiveLengthBytes() {
         return switch (state) {
             case CHALLENGE -> HEADER_LENGTH + hash.lengthBytes + group.valueLengthBytes();
@@ -240,6 +290,7 @@ public final class DhchapController {
         keyPair = null;
         sessionKey = null;
         c2 = null;
+        pendingReply = null;
         if (m.length < NEGOTIATE_LENGTH) {
             fail(INCORRECT_PAYLOAD, "negotiate lengthBytes=" + m.length + ", min=" + NEGOTIATE_LENGTH);
             return;

@@ -178,6 +178,8 @@ class DhchapProtocolTest {
         next.send(new DhchapHost(HOST, SUB, hostKey, null, 20, random).negotiate());
         next.receive();
         next.send(reply);
+        assertTrue(next.computePending(), "a Reply is only stored; compute() checks it");
+        next.compute();
         assertFalse(next.isAuthenticated());
         assertEquals(DhchapMessages.FAILED, next.failureExplanation());
     }
@@ -227,5 +229,38 @@ class DhchapProtocolTest {
         assertEquals(DhchapHost.State.AUTHENTICATED, again.state());
         assertTrue(c.isAuthenticated());
         assertNull(again.failureDetail());
+    }
+
+    @Test
+    void shouldRunTheDhComputationsOnAnotherThreadBeforeReceive() throws Exception {
+        DhchapHost h = new DhchapHost(HOST, SUB, hostKey, null, 40, random);
+        DhchapController c = controller(hostKey, null, policy(DhchapHash.SHA_256, DhGroup.FFDHE2048), tids());
+        c.send(h.negotiate());
+        assertTrue(c.computePending(), "the Challenge needs a key pair; a Negotiate alone makes none");
+        Thread worker = new Thread(c::compute);
+        worker.start();
+        worker.join(10_000);
+        assertFalse(c.computePending());
+        byte[] reply = h.onChallenge(c.receive());
+        c.send(reply);
+        assertEquals(DhchapController.State.VERIFY, c.state());
+        assertTrue(c.computePending(), "the Reply is checked by compute()");
+        worker = new Thread(c::compute);
+        worker.start();
+        worker.join(10_000);
+        assertEquals(DhchapController.State.SUCCESS1, c.state());
+        h.onSuccess1(c.receive());
+        assertEquals(DhchapHost.State.AUTHENTICATED, h.state(), h.failureDetail());
+        assertTrue(c.isAuthenticated());
+    }
+
+    @Test
+    void shouldAnswerFailure1AfterTheTransportRefusedTheTransaction() {
+        DhchapController c = controller(hostKey, null, DhchapController.Policy.DEFAULT, tids());
+        c.refuse(DhchapMessages.FAILED, "rate limit");
+        assertEquals(DhchapController.State.FAILURE1, c.state());
+        assertFalse(c.computePending());
+        assertEquals(DhchapMessages.ID_FAILURE1, DhchapMessages.id(c.receive()));
+        assertEquals("rate limit", c.failureDetail());
     }
 }
