@@ -546,8 +546,14 @@ final class RdmaQueue {
         if (fatal == null) {
             fatal = reason;
             if (!teardown.closed()) {
-                LOG.info("queue teardown: qid={}, peer={}, cntlid={}, reason={}, {}", qid, peer,
-                        controller == null ? -1 : controller.cntlid, reason, detail);
+                if (auth != null && !auth.authenticated() && controller != null) {
+                    // a peer that claimed a host NQN it could not prove: say so (the Connect was logged with it)
+                    LOG.warn("queue teardown before authentication: hostnqn={} unproven, qid={}, peer={}, cntlid={}, "
+                            + "reason={}, {}", controller.hostnqn(), qid, peer, controller.cntlid, reason, detail);
+                } else {
+                    LOG.info("queue teardown: qid={}, peer={}, cntlid={}, reason={}, {}", qid, peer,
+                            controller == null ? -1 : controller.cntlid, reason, detail);
+                }
             }
         }
     }
