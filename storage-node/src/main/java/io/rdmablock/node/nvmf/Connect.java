@@ -194,7 +194,8 @@ final class Connect {
         r.dw0 = c.cntlid;
         if (auth != null) {
             q.auth = new QueueAuthentication(new io.rdmablock.rdma.fabric.auth.DhchapController(subnqn, hostnqn,
-                    auth.hostSecret(), auth.ctrlSecret(), secrets.policy(), c::claimAuthTransaction, t.random()), qid,
+                    auth.hostSecret(), auth.ctrlSecret(), HostSecrets.isNodeNqn(hostnqn) ? HostSecrets.NODE_LINK_POLICY
+                    : secrets.policy(), c::claimAuthTransaction, t.random()), qid,
                     r.startNs + q.options.pending().connectTimeoutMs() * 1_000_000L);
             r.dw0 |= QueueAuthentication.CONNECT_AUTHREQ_ATR;
         }

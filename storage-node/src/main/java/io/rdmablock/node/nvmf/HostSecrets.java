@@ -45,6 +45,17 @@ public final class HostSecrets {
         }
     }
 
+    /**
+     * What a peer node's queues negotiate: SHA-256 and the NULL DH group only (NVMe Base 2.0 section 8.13.5.1:
+     * DH-HMAC-CHAP without the Diffie-Hellman exchange is the HMAC challenge-response alone). The link secrets are
+     * 256 random bits, so a DH exchange would add nothing to the proof, while it costs each association two DH
+     * computations per queue on both nodes (hundreds of ms under emulation); a peer claiming a node NQN can then make
+     * the node do no DH work at all.
+     */
+    public static final DhchapController.Policy NODE_LINK_POLICY = new DhchapController.Policy(
+            List.of(io.rdmablock.rdma.fabric.auth.DhchapHash.SHA_256),
+            List.of(io.rdmablock.rdma.fabric.auth.DhGroup.NULL));
+
     /** No host needs to authenticate. */
     public static final HostSecrets NONE = new HostSecrets(Map.of(), DhchapController.Policy.DEFAULT, null);
 

@@ -30,16 +30,17 @@ final class NodeAuth {
 
     /**
      * Authenticates raw queue {@code h} (connected as {@code hostnqn}) with the link secrets derived from
-     * {@code key}, transaction id {@code tid}, asserting every step's status; returns the final state.
+     * {@code key}, transaction id {@code tid}, asserting every step's status; returns the host side (its state, the
+     * group the node chose).
      */
-    static DhchapHost.State authenticate(RawHost h, byte[] key, String hostnqn, String subnqn, int tid) {
+    static DhchapHost authenticate(RawHost h, byte[] key, String hostnqn, String subnqn, int tid) {
         DhchapHost d = new DhchapHost(hostnqn, subnqn, NodeLinkKeys.hostSecret(key, hostnqn),
                 NodeLinkKeys.ctrlSecret(key, hostnqn), tid, RawAuth.RANDOM);
         assertEquals(0, RawAuth.send(h, 10, d.negotiate()).status(), "Negotiate");
         assertEquals(0, RawAuth.receive(h, 11).status(), "Challenge");
         byte[] reply = d.onChallenge(RawAuth.received(h));
         if (reply == null) {
-            return d.state();
+            return d;
         }
         assertEquals(0, RawAuth.send(h, 12, reply).status(), "Reply");
         assertEquals(0, RawAuth.receive(h, 13).status(), "Success1");
@@ -47,6 +48,6 @@ final class NodeAuth {
         if (success2 != null) {
             assertEquals(0, RawAuth.send(h, 14, success2).status(), "Success2");
         }
-        return d.state();
+        return d;
     }
 }

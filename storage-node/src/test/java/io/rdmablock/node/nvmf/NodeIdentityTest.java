@@ -2,6 +2,8 @@ package io.rdmablock.node.nvmf;
 
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.auth.DhGroup;
+import io.rdmablock.rdma.fabric.auth.DhchapHash;
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
 import io.rdmablock.rdma.fabric.auth.NodeLinkKeys;
 import org.junit.jupiter.api.BeforeEach;
@@ -79,7 +81,7 @@ class NodeIdentityTest extends TargetTestBase {
             }
             // a wrong secret (another node key's derivation) fails the transaction
             byte[] wrong = NodeLinkKeys.newKey(new java.security.SecureRandom());
-            DhchapHost.State st = NodeAuth.authenticate(admin, wrong, PRIMARY, f.subnqn, 0);
+            DhchapHost.State st = NodeAuth.authenticate(admin, wrong, PRIMARY, f.subnqn, 0).state();
             assertTrue(st != DhchapHost.State.AUTHENTICATED,
                     "a wrong link secret is refused: " + st);
         }
@@ -89,6 +91,18 @@ class NodeIdentityTest extends TargetTestBase {
         RawHost.Cqe r = io.readBlocks(1, 3, SLBA);
         assertEquals(0, r.status(), NvmeStatus.describe(r.status()));
         assertEquals((byte) 0, io.data().get(ValueLayout.JAVA_BYTE, 8192), "nothing written");
+    }
+
+    @Test
+    void aPeerNodeAuthenticatesBidirectionallyWithoutADiffieHellmanExchange() {
+        try (RawHost admin = f.host(0, 32)) {
+            RawHost.Cqe c = admin.fabricConnect(31, 0, f.subnqn, PRIMARY, 0xFFFF);
+            assertEquals(0, c.status(), NvmeStatus.describe(c.status()));
+            DhchapHost d = NodeAuth.authenticate(admin, NodeAuth.KEY, PRIMARY, f.subnqn, 0);
+            assertEquals(DhchapHost.State.AUTHENTICATED, d.state(), d.failureDetail());
+            assertEquals(DhGroup.NULL, d.group(), "node links: the NULL DH group");
+            assertEquals(DhchapHash.SHA_256, d.hash());
+        }
     }
 
     @Test
