@@ -35,6 +35,7 @@ class DhchapTruncatedReplyTest {
             assertEquals(DhchapController.State.REPLY, c.state());
 
             c.send(Arrays.copyOf(reply, lengthBytes)); // type, id and T_ID intact: it reaches the Reply parser
+            c.compute(); // the Reply is checked off the poller (DhchapWork), as the node does
 
             assertEquals(DhchapController.State.FAILURE1, c.state());
             assertFalse(c.isAuthenticated());
