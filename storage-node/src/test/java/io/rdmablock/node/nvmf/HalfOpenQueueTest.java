@@ -231,7 +231,7 @@ class HalfOpenQueueTest {
             ch.bind(bind);
         }
         ch.connect(target);
-        write(ch, msg((byte) 1, new CmPrivateData.Request(0, 1, 128, 127, 0).encode()));
+        write(ch, SoftHandshakePeer.msg((byte) 1, new CmPrivateData.Request(0, 1, 128, 127, 0).encode()));
         ByteBuffer reply = ByteBuffer.allocate(80);
         while (reply.hasRemaining()) {
             if (ch.read(reply) < 0) {
@@ -243,23 +243,8 @@ class HalfOpenQueueTest {
             ch.close();
             return null;
         }
-        write(ch, msg((byte) 4, null));
+        write(ch, SoftHandshakePeer.msg((byte) 4, null));
         return ch;
-    }
-
-    private static ByteBuffer msg(byte type, byte[] pd) {
-        ByteBuffer b = ByteBuffer.allocate(80);
-        b.putInt(0, 0x52424B56);
-        b.put(4, (byte) 1);
-        b.put(5, type);
-        b.put(6, (byte) (pd == null ? 0 : pd.length));
-        b.putInt(8, 4242);
-        b.put(12, (byte) 16);
-        b.put(13, (byte) 16);
-        if (pd != null) {
-            b.put(24, pd);
-        }
-        return b;
     }
 
     private static void write(SocketChannel ch, ByteBuffer b) throws IOException {

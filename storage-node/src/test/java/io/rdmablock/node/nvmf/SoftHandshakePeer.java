@@ -67,7 +67,8 @@ final class SoftHandshakePeer implements AutoCloseable {
         }
     }
 
-    private static ByteBuffer msg(byte type, byte[] pd) {
+    /** A soft-provider CM message (80 bytes) of {@code type} with private data {@code pd} (or none). */
+    static ByteBuffer msg(byte type, byte[] pd) {
         ByteBuffer b = ByteBuffer.allocate(80);
         b.putInt(0, 0x52424B56);
         b.put(4, (byte) 1);
