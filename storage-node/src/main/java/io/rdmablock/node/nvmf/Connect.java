@@ -20,7 +20,7 @@ import java.lang.foreign.ValueLayout;
  * controller of the same subsystem, HOSTNQN and HOSTID (the 16 bytes at connect data offset 0, NVMe-oF 1.1 section
  * 3.3 Figure 20: the host identifier of the association); a host the subsystem does not admit ({@link Subsystem#allowsHost}) is answered Connect Invalid
  * Host (SCT 1, SC 84h), and so is a host without a DH-HMAC-CHAP secret on a subsystem that requires authentication
- * ({@link Subsystem#requiresAuth}), and a secondary's peer node ({@link Subsystem.Role#exempts}) when this node has
+ * ({@link Subsystem#requiresAuth}), and a secondary's peer node ({@link ExportRole#exempts}) when this node has
  * no node key to check it with (a peer node always authenticates with its node link secret, {@link HostSecrets}): as
  * Linux nvmet answers a host it cannot authenticate ({@code
  * drivers/nvme/target/fabrics-cmd.c} {@code nvmet_execute_admin_connect}: {@code nvmet_setup_auth} failing for a

@@ -25,7 +25,7 @@ import java.nio.ByteOrder;
  *     log size); no LPA bit exists for log 0Ch: a host knows it from CMIC bit 3);</li>
  * <li>02h active namespace list ({@code [1]} when cdw1 nsid &lt; 1, else empty);</li>
  * <li>03h Namespace Identification Descriptor list (nsid 1): EUI64, NGUID, UUID, CSI 0 (see
- *     {@link Subsystem#namespaceIdsOf});</li>
+ *     {@link NamespaceIds#of});</li>
  * <li>06h I/O Command Set specific Identify Controller, CSI 0 (cdw11 bits 31:24): all zeros (no NVM-specific limits;
  *     Linux {@code nvme_init_non_mdts_limits} then keeps its defaults); another CSI: Invalid Field.</li>
  * </ul>

@@ -15,7 +15,7 @@ final class QueueVolumeIo {
     /** The store behind this I/O queue, opened at Connect ({@link #open}); null on the admin queue. */
     private VolumeIo handle;
     /** The subsystem role {@link #handle} was opened under; a newer one makes the queue re-open it once drained. */
-    private Subsystem.Role role;
+    private ExportRole role;
     /** True when this queue's host is the primary node of a secondary ({@link #role}): its I/O is not gated. */
     private boolean exempt;
     /** True while the volume I/O hands back completions ({@link VolumeIo#poll}): it must not be closed then. */
@@ -62,7 +62,7 @@ final class QueueVolumeIo {
         } finally {
             reaping = false;
         }
-        Subsystem.Role current = q.controller.subsystem.ioGate().role();
+        ExportRole current = q.controller.subsystem.ioGate().role();
         if (current != role && !sameSecondary(current)) {
             awaitReopen(nowNs); // the role changed: a new handle once the old one drained
         }
@@ -79,7 +79,7 @@ final class QueueVolumeIo {
      */
     int admit(Request r) {
         Subsystem s = q.controller.subsystem;
-        Subsystem.IoGate g = s.ioGate();
+        IoGate g = s.ioGate();
         if (g.role() != role && !sameSecondary(g.role()) && !reopen()) {
             return Subsystem.ANA_TRANSITION;
         }
@@ -106,7 +106,7 @@ final class QueueVolumeIo {
      * fence, so the handle is kept and only the role is taken over (re-opening would answer the new primary's
      * forwarded writes ANA Transition while the old handle drains).
      */
-    private boolean sameSecondary(Subsystem.Role next) {
+    private boolean sameSecondary(ExportRole next) {
         if (role == null || role.mode() != Subsystem.Mode.SECONDARY || next.mode() != Subsystem.Mode.SECONDARY) {
             return false;
         }
@@ -143,7 +143,7 @@ final class QueueVolumeIo {
         if (reaping || q.isFatal() || old == null || c.isDestroyed() || old.inFlight() > 0) {
             return false;
         }
-        Subsystem.Role from = role;
+        ExportRole from = role;
         roleChangeSeenNs = 0;
         handle = null;
         TargetQueueMemory.closeQuietly(old);
@@ -168,7 +168,7 @@ final class QueueVolumeIo {
      * @throws RuntimeException whatever the factory throws
      */
     VolumeIo open(Subsystem s, String hostnqn, int cntlid) {
-        Subsystem.Role current = s.ioGate().role();
+        ExportRole current = s.ioGate().role();
         VolumeIo.Factory f = s.volumeIoFactory();
         VolumeIo v = f.open(new VolumeIo.Context(s.volume(), q.target.store(), s.subnqn(), hostnqn, cntlid, q.qid,
                 q.entries, q.poller, q.id.device(), q.target.protectionDomain(q.id.device()), q.memory.dataRegion,

@@ -5,12 +5,6 @@ import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.rdma.fabric.DiscoveryLogDescriptor;
 import io.rdmablock.rdma.fabric.NamespaceIdDescriptor;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
-import java.util.UUID;
-
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -45,7 +39,7 @@ public final class Subsystem {
     /** Opens the {@link VolumeIo} of each I/O queue at its Connect; swappable at runtime. */
     private volatile VolumeIo.Factory volumeIoFactory = LocalVolumeIo::open;
     /** Mode and (secondary) the primary node's host, replaced together; a new object on every change of either. */
-    private volatile Role role = new Role(Mode.PLAIN, null, Set.of(), 0);
+    private volatile ExportRole role = new ExportRole(Mode.PLAIN, null, Set.of(), 0);
     /**
      * Highest epoch a forwarded command may raise this copy to ({@link EpochFencedVolumeIo}): the volume's epoch the
      * management plane last told this node plus {@link #EPOCH_WINDOW}; {@link Long#MAX_VALUE} until told.
@@ -90,37 +84,6 @@ public final class Subsystem {
         SECONDARY
     }
 
-    /**
-     * The replication role: mode, the primary node's host NQN (SECONDARY only), the peer nodes admitted as nodes
-     * (SECONDARY only: the host NQNs of the nodes holding the volume's other copies, as the management plane named
-     * them, the primary included) and a generation that grows with every change. An I/O queue whose
-     * {@link VolumeIo} was opened under an older role re-opens it once drained.
-     */
-    record Role(Mode mode, String primaryHostNqn, Set<String> peers, long generation) {
-        Role {
-            peers = Set.copyOf(peers);
-        }
-
-        /**
-         * True when this is a secondary and {@code hostnqn} is one of its named peer nodes: its I/O is epoch-fenced,
-         * not ANA-gated. Not only the primary this node knows of: a newly promoted primary (one of the other copies)
-         * activates its epoch here before this node's next heartbeat tells it of the promotion (docs/failover.md);
-         * the epoch in CDW2-3, bounded by the {@link #epochCeiling}, decides whose writes are taken. Never by NQN
-         * prefix: a peer must also prove its node link secret at Connect ({@link Connect}).
-         */
-        boolean exempts(String hostnqn) {
-            return mode == Mode.SECONDARY && hostnqn != null && peers.contains(hostnqn);
-        }
-    }
-
-    /**
-     * The I/O gate of one moment (immutable): {@code role}; {@code status} the NVMe status host I/O gets (0 = served;
-     * SCT 3h SC 02h on a secondary, SC 03h while activating); {@code leased}: a primary whose lease end
-     * ({@link #leaseDeadlineNanos}) must also be checked per command.
-     */
-    record IoGate(Role role, int status, boolean leased) {
-    }
-
     /** SCT 3h (Path Related Status), SC 02h Asymmetric Access Inaccessible, DNR 0 (NVMe 1.4, Path Related Status). */
     static final int ANA_INACCESSIBLE = io.rdmablock.rdma.fabric.NvmeStatus.of(3, 0x02, false);
     /** SCT 3h, SC 03h Asymmetric Access Transition, DNR 0: the host retries (this path or another). */
@@ -129,7 +92,7 @@ public final class Subsystem {
     Subsystem(String subnqn, StoreVolume volume) {
         this.subnqn = subnqn;
         this.volume = volume;
-        this.namespaceIds = volume == null ? null : namespaceIdsOf(volume.id());
+        this.namespaceIds = volume == null ? null : NamespaceIds.of(volume.id());
     }
 
     /** The discovery subsystem of a node (NQN {@value DiscoveryLogDescriptor#DISCOVERY_NQN}). */
@@ -140,31 +103,6 @@ public final class Subsystem {
     /** True for the discovery subsystem: Identify CNTRLTYPE 2, Discovery log page, no I/O queues, any host. */
     boolean isDiscovery() {
         return volume == null;
-    }
-
-    /**
-     * Namespace identifiers of the volume with id {@code volumeId}, the same on every node exporting it (so Linux
-     * multipath sees one namespace behind several paths, {@code nvme_init_ns_head}) and distinct between volumes
-     * ({@code nvme_global_check_duplicate_ids}): UUID = name-based (RFC 4122 version 3) of
-     * {@code "rdmablock:volume:" + volumeId}; NGUID = bytes 0..15 and EUI64 = bytes 16..23 of SHA-256 of the same
-     * string; CSI 0 (NVM).
-     */
-    static NamespaceIdDescriptor.Ids namespaceIdsOf(String volumeId) {
-        byte[] name = ("rdmablock:volume:" + volumeId).getBytes(StandardCharsets.UTF_8);
-        byte[] sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256").digest(name);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 unavailable", e);
-        }
-        UUID u = UUID.nameUUIDFromBytes(name);
-        byte[] uuid = new byte[16];
-        for (int i = 0; i < 8; i++) {
-            uuid[i] = (byte) (u.getMostSignificantBits() >>> (56 - 8 * i));
-            uuid[8 + i] = (byte) (u.getLeastSignificantBits() >>> (56 - 8 * i));
-        }
-        return new NamespaceIdDescriptor.Ids(Arrays.copyOfRange(sha, 16, 24), Arrays.copyOfRange(sha, 0, 16), uuid,
-                NamespaceIdDescriptor.CSI_NVM);
     }
 
     /** EUI64, NGUID, UUID and CSI of namespace 1; null for the discovery subsystem. */
@@ -190,7 +128,7 @@ public final class Subsystem {
      * True when {@code hostnqn} may connect: the allow-list is empty (any host, rdmablock's rule), holds
      * {@link VolumeSpec#ANY_HOST}, or holds the hostnqn; in {@link Mode#SECONDARY} also the primary node's host NQN
      * given to {@link #secondaryOf} (docs/failover.md: a secondary exports the volume to its hosts as ANA
-     * Inaccessible, so they hold a path ready for a failover) the peer nodes it names ({@link Role#exempts}). A node's
+     * Inaccessible, so they hold a path ready for a failover) the peer nodes it names ({@link ExportRole#exempts}). A node's
      * host NQN that is not a named peer is treated as any host's.
      */
     public boolean allowsHost(String hostnqn) {
@@ -224,7 +162,7 @@ public final class Subsystem {
 
     /** The hosts this subsystem admits, for log lines: the allow-list (empty = any) and a secondary's primary. */
     Set<String> admittedHosts() {
-        Role r = role;
+        ExportRole r = role;
         if (volume == null) {
             return Set.of();
         }
@@ -327,13 +265,13 @@ public final class Subsystem {
         if (volume == null) {
             throw new IllegalStateException("the discovery subsystem has no replication mode");
         }
-        Role prev = role;
+        ExportRole prev = role;
         volumeIoFactory = factory; // before the role: a queue re-opening under the new role gets the new handle
         if (prev.mode() == mode && java.util.Objects.equals(prev.primaryHostNqn(), primaryHostNqn)
                 && prev.peers().equals(peers)) {
             return;
         }
-        Role next = new Role(mode, primaryHostNqn, peers, prev.generation() + 1);
+        ExportRole next = new ExportRole(mode, primaryHostNqn, peers, prev.generation() + 1);
         role = next;
         publishGate();
         LOG.info("subsystem mode changed: subnqn={}, mode={} -> {}, primaryHostNqn={}, peers={}, generation={}",
@@ -354,7 +292,7 @@ public final class Subsystem {
     /** Rebuilds {@link #ioGate} from the role and the activating flag. Callers hold this or {@link #anaLock}. */
     private void publishGate() {
         synchronized (anaLock) {
-            Role r = role;
+            ExportRole r = role;
             int status = switch (r.mode()) {
                 case PLAIN -> 0;
                 case PRIMARY -> activating ? ANA_TRANSITION : 0;
@@ -370,7 +308,7 @@ public final class Subsystem {
     }
 
     /** The current role (mode, primary, generation). */
-    Role role() {
+    ExportRole role() {
         return role;
     }
 

@@ -283,7 +283,7 @@ final class TargetController {
 
     /**
      * {@link Opcodes#ADMIN_PEER_LEASE} (docs/failover.md, "Peer lease"): only from a peer node of a secondary copy
-     * ({@link Subsystem.Role#exempts}, authenticated at Connect), NSID 1, CDW12 in 1..{@value #MAX_PEER_LEASE_MS}, else Invalid Field; DW0 = the granted ms (0:
+     * ({@link ExportRole#exempts}, authenticated at Connect), NSID 1, CDW12 in 1..{@value #MAX_PEER_LEASE_MS}, else Invalid Field; DW0 = the granted ms (0:
      * refused, {@link Subsystem#grantLease}).
      */
     private Outcome peerLease(Request r, RdmaQueue q) {

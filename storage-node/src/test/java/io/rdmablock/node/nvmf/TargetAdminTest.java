@@ -51,7 +51,7 @@ class TargetAdminTest extends TargetTestBase {
         assertEquals(NamespaceIdDescriptor.CSI_NVM, ids.csi());
         assertFalse(java.util.Arrays.equals(new byte[16], ids.nguid()), "NGUID set");
         assertSameIds(ids, descriptors(admin));
-        assertSameIds(ids, Subsystem.namespaceIdsOf(f.volume.id())); // same on every node exporting the volume
+        assertSameIds(ids, NamespaceIds.of(f.volume.id())); // same on every node exporting the volume
         assertEquals(0, admin.identify(Opcodes.CNS_NAMESPACE, 1).status());
         byte[] nguid = admin.data().asSlice(IdentifyNamespaceDescriptor.NGUID, 16).toArray(ValueLayout.JAVA_BYTE);
         byte[] eui64 = admin.data().asSlice(IdentifyNamespaceDescriptor.EUI64, 8).toArray(ValueLayout.JAVA_BYTE);
