@@ -1,11 +1,10 @@
 package io.rdmablock.node.nvmf;
 
+import io.rdmablock.rdma.fabric.auth.DhGroup;
 import io.rdmablock.rdma.fabric.auth.DhchapController;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,16 +16,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Where the node's DH-HMAC-CHAP computations run ({@link DhchapController#compute}: the Challenge's DH key pair, the
  * Reply's shared secret and R1 check; NVMe Base 2.0 section 8.13.5.1): a small bounded pool of worker threads
- * ({@link Limits#threads}, queue {@link Limits#queueMax}), never a poller, and a budget of DH CPU time per peer IP
- * address ({@link Limits#addressCpuMsPerSecond}, burst {@link Limits#addressBurstMs}) so that a peer claiming a
- * listed host NQN cannot make the node spend more than that on keys it will never use. A computation is started only
- * while its address has budget left; its thread CPU time is then charged (it may overdraw once). When the budget is
- * spent or the pool's queue is full, {@link #submit} answers null and the queue's Authentication Receive stays parked
+ * ({@link Limits#threads}, queue {@link Limits#queueMax}), never a poller, and a budget of DH work per peer IP
+ * address ({@link Limits#addressUnitsPerSecond}, burst {@link Limits#addressBurstUnits}) so that a peer claiming a
+ * listed host NQN cannot make the node do more than that on keys it will never use. The budget counts work, not
+ * time: one computation is one modular exponentiation, charged {@link DhGroup#cost} units (ffdhe2048 1, ffdhe8192
+ * 28), so a legitimate host gets the same number of connections on a slow machine (an emulator, where a cold
+ * ffdhe2048 exponentiation takes seconds) as on a fast one. A computation starts only when its address has its
+ * cost left (or a full budget, when the cost is above the burst) and is charged at once. When the budget is spent or the pool's queue is
+ * full, {@link #submit} answers null and the queue's Authentication Receive stays parked
  * ({@link Request.State#AWAITING_AUTH}) and asks again ({@link QueueAuthentication#resume}). Thread-safe.
  */
 final class DhchapWork implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DhchapWork.class);
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     /** Address entries kept before full (idle) ones are dropped. */
     private static final int MAX_ADDRESSES = 4096;
 
@@ -37,11 +38,12 @@ final class DhchapWork implements AutoCloseable {
      *                                   most this many cores spend on DH at once
      * @param queueMax                   computations waiting for a worker, 1-65536
      *                                   ({@code rdmablock.node.dhchap.queueMax}, 64); beyond it a Receive waits
-     * @param addressCpuMsPerSecond      DH CPU time one peer IP address may use, ms per second, 1-1000
-     *                                   ({@code rdmablock.node.dhchap.addressCpuMsPerSecond}, 20: 2 % of a core;
-     *                                   one or two ffdhe8192 key pairs, a few ffdhe2048 transactions a second)
-     * @param addressBurstMs             the budget an idle address accumulates, ms, 1-60000
-     *                                   ({@code rdmablock.node.dhchap.addressBurstMs}, 250: a host connecting 40
+     * @param addressUnitsPerSecond      DH work one peer IP address may have done, {@link DhGroup#cost} units per
+     *                                   second, 1-100000 ({@code rdmablock.node.dhchap.addressUnitsPerSecond}, 16:
+     *                                   8 ffdhe2048 transactions (key pair + shared secret) or one ffdhe8192
+     *                                   transaction every 3.5 s; about 1 % of a core warm here)
+     * @param addressBurstUnits          the budget an idle address accumulates, units, 1-1000000
+     *                                   ({@code rdmablock.node.dhchap.addressBurstUnits}, 128: a host connecting 64
      *                                   queues with ffdhe2048 at once)
      * @param transactionsBeforeSuccess  Negotiates a queue may send before it authenticates, 1-100
      *                                   ({@code rdmablock.node.dhchap.transactionsBeforeSuccess}, 3); the next is
@@ -51,15 +53,15 @@ final class DhchapWork implements AutoCloseable {
      *                                   ({@code rdmablock.node.dhchap.reauthIntervalMs}, 1000); a sooner one is
      *                                   answered Failure1
      */
-    record Limits(int threads, int queueMax, long addressCpuMsPerSecond, long addressBurstMs,
+    record Limits(int threads, int queueMax, long addressUnitsPerSecond, long addressBurstUnits,
                   int transactionsBeforeSuccess, long reauthIntervalMs) {
-        static final Limits DEFAULTS = new Limits(1, 64, 20, 250, 3, 1000);
+        static final Limits DEFAULTS = new Limits(1, 64, 16, 128, 3, 1000);
 
         Limits {
             check("threads", threads, 1, 16);
             check("queueMax", queueMax, 1, 65536);
-            check("addressCpuMsPerSecond", addressCpuMsPerSecond, 1, 1000);
-            check("addressBurstMs", addressBurstMs, 1, 60_000);
+            check("addressUnitsPerSecond", addressUnitsPerSecond, 1, 100_000);
+            check("addressBurstUnits", addressBurstUnits, 1, 1_000_000);
             check("transactionsBeforeSuccess", transactionsBeforeSuccess, 1, 100);
             check("reauthIntervalMs", reauthIntervalMs, 0, 3_600_000);
         }
@@ -73,8 +75,8 @@ final class DhchapWork implements AutoCloseable {
             Limits d = DEFAULTS;
             return new Limits(Integer.getInteger("rdmablock.node.dhchap.threads", d.threads),
                     Integer.getInteger("rdmablock.node.dhchap.queueMax", d.queueMax),
-                    Long.getLong("rdmablock.node.dhchap.addressCpuMsPerSecond", d.addressCpuMsPerSecond),
-                    Long.getLong("rdmablock.node.dhchap.addressBurstMs", d.addressBurstMs),
+                    Long.getLong("rdmablock.node.dhchap.addressUnitsPerSecond", d.addressUnitsPerSecond),
+                    Long.getLong("rdmablock.node.dhchap.addressBurstUnits", d.addressBurstUnits),
                     Integer.getInteger("rdmablock.node.dhchap.transactionsBeforeSuccess",
                             d.transactionsBeforeSuccess),
                     Long.getLong("rdmablock.node.dhchap.reauthIntervalMs", d.reauthIntervalMs));
@@ -103,13 +105,13 @@ final class DhchapWork implements AutoCloseable {
         }
     }
 
-    /** DH CPU budget of one peer address, in ns; guarded by itself. */
+    /** DH work budget of one peer address, in millionths of a {@link DhGroup#cost} unit; guarded by itself. */
     private static final class Budget {
-        private long tokensNs;
+        private long micro;
         private long lastNs;
 
-        Budget(long burstNs, long nowNs) {
-            tokensNs = burstNs;
+        Budget(long burstMicro, long nowNs) {
+            micro = burstMicro;
             lastNs = nowNs;
         }
     }
@@ -132,9 +134,9 @@ final class DhchapWork implements AutoCloseable {
     }
 
     /**
-     * Starts {@code d}'s pending computation ({@link DhchapController#compute}) on a worker, charged to
-     * {@code peer} (null: one shared entry for unknown peers). The caller must not touch {@code d} until the job is
-     * {@link Job#done}.
+     * Starts {@code d}'s pending computation ({@link DhchapController#compute}) on a worker, charged
+     * {@link DhGroup#cost} of its group to {@code peer} (null: one shared entry for unknown peers). The caller must
+     * not touch {@code d} until the job is {@link Job#done}.
      *
      * @return the job, or null when {@code peer}'s budget is spent or the pool is full (ask again later)
      */
@@ -143,58 +145,59 @@ final class DhchapWork implements AutoCloseable {
         if (budgets.size() > MAX_ADDRESSES) {
             sweep(nowNs);
         }
-        Budget b = budgets.computeIfAbsent(key, k -> new Budget(limits.addressBurstMs * 1_000_000L, nowNs));
+        long cost = d.group() == null ? 0 : d.group().cost() * 1_000_000L;
+        Budget b = budgets.computeIfAbsent(key, k -> new Budget(burstMicro(), nowNs));
         synchronized (b) {
             refill(b, nowNs);
-            if (b.tokensNs <= 0) {
+            if (cost > 0 && b.micro < Math.min(cost, burstMicro())) {
                 return null;
             }
+            b.micro -= cost;
         }
         Job job = new Job();
         try {
-            executor.execute(() -> run(job, d, b));
+            executor.execute(() -> run(job, d));
         } catch (RejectedExecutionException e) {
+            synchronized (b) {
+                b.micro += cost; // not run: not charged
+            }
             return null;
         }
         return job;
     }
 
-    private void run(Job job, DhchapController d, Budget b) {
-        long cpu0 = THREADS.getCurrentThreadCpuTime();
-        long t0 = System.nanoTime();
+    private static void run(Job job, DhchapController d) {
         try {
             d.compute();
         } catch (RuntimeException e) {
             LOG.warn("DH-HMAC-CHAP computation failed: {}", e.toString());
             job.error = e.toString();
         } finally {
-            long cpu1 = THREADS.getCurrentThreadCpuTime();
-            long spent = cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : System.nanoTime() - t0;
-            synchronized (b) {
-                b.tokensNs -= spent;
-            }
             job.done = true;
         }
+    }
+
+    private long burstMicro() {
+        return limits.addressBurstUnits * 1_000_000L;
     }
 
     private void refill(Budget b, long nowNs) {
         long elapsed = nowNs - b.lastNs;
         if (elapsed > 0) {
-            long burst = limits.addressBurstMs * 1_000_000L;
-            // ms per s = ns per 1000 ns
-            b.tokensNs = Math.min(burst, b.tokensNs + elapsed / 1000 * limits.addressCpuMsPerSecond);
+            // units per s = millionths per 1000 ns
+            b.micro = Math.min(burstMicro(), b.micro + elapsed / 1000 * limits.addressUnitsPerSecond);
             b.lastNs = nowNs;
         }
     }
 
     /** Drops the entries of addresses whose budget is full again (nothing to remember about them). */
     private void sweep(long nowNs) {
-        long burst = limits.addressBurstMs * 1_000_000L;
+        long burst = burstMicro();
         budgets.entrySet().removeIf(e -> {
             Budget b = e.getValue();
             synchronized (b) {
                 refill(b, nowNs);
-                return b.tokensNs >= burst;
+                return b.micro >= burst;
             }
         });
     }

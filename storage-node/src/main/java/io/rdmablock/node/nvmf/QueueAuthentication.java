@@ -184,9 +184,16 @@ final class QueueAuthentication {
     /**
      * Poll round of a queue whose Authentication Receive waits ({@link Request.State#AWAITING_AUTH}): hands the DH
      * computation to {@link DhchapWork} (again every 10 ms while the peer address has no budget or the pool is full)
-     * and answers true once it is done (a failed computation is answered Failure1, 01h). Poller thread.
+     * and answers true once it is done (a failed computation is answered Failure1, 01h). While it waits the host
+     * waits for the node, so the association counts as active for its keep-alive timer
+     * ({@link TargetController#commandReceived}): a slow machine (an emulator: seconds per exponentiation) or a
+     * spent address budget never expires a host that is only waiting for its answer. Poller thread.
      */
     boolean resume(RdmaQueue q, long nowNs) {
+        TargetController c = q.controller;
+        if (c != null) {
+            c.commandReceived(nowNs);
+        }
         if (job == null) {
             if (nowNs - nextSubmitNs < 0) {
                 return false;

@@ -44,7 +44,7 @@ class DhchapWorkTest {
 
     @Test
     void shouldComputeOnAWorkerAndStopWhenTheAddressBudgetIsSpent() throws Exception {
-        // 1 ms of DH CPU per second, burst 1 ms: one ffdhe2048 key pair (about 3 ms) overdraws it
+        // 1 unit a second, burst 1: one ffdhe2048 exponentiation (1 unit) spends it, whatever the machine's speed
         try (DhchapWork w = new DhchapWork(new DhchapWork.Limits(1, 4, 1, 1, 3, 1000))) {
             InetAddress a = InetAddress.getByName("127.0.0.2");
             InetAddress b = InetAddress.getByName("127.0.0.3");
@@ -59,13 +59,17 @@ class DhchapWorkTest {
             DhchapWork.Job other = w.submit(b, negotiated(3), now + 1_000_000L);
             assertNotNull(other, "another address has its own budget");
             await(other);
+            assertNull(w.submit(a, negotiated(4), now + 900_000_000L), "0.9 units back after 0.9 s: not yet");
+            DhchapWork.Job again = w.submit(a, negotiated(5), now + 1_001_000_000L);
+            assertNotNull(again, "one unit back after 1 s");
+            await(again);
         }
     }
 
     @Test
     void shouldRefuseLimitsOutOfBoundsNamingTheProperty() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new DhchapWork.Limits(0, 64, 50, 250, 3, 1000));
+                () -> new DhchapWork.Limits(0, 64, 16, 128, 3, 1000));
         assertEquals("invalid rdmablock.node.dhchap.threads: value=0, min=1, max=16", e.getMessage());
         assertEquals(DhchapWork.Limits.DEFAULTS, DhchapWork.Limits.fromProperties());
     }

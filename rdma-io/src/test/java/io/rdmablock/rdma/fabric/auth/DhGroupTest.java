@@ -43,4 +43,14 @@ class DhGroupTest {
         assertNull(DhchapCrypto.sharedSecret(g, a, DhchapCrypto.fixed(BigInteger.ONE, 256)));
         assertNull(DhchapCrypto.sharedSecret(g, a, DhchapCrypto.fixed(g.prime.subtract(BigInteger.ONE), 256)));
     }
+
+    @Test
+    void shouldWeighAnExponentiationByModulusAndExponentInFfdhe2048Units() {
+        int[] expected = {0, 1, 3, 6, 15, 28};
+        DhGroup[] groups = {DhGroup.NULL, DhGroup.FFDHE2048, DhGroup.FFDHE3072, DhGroup.FFDHE4096, DhGroup.FFDHE6144,
+                DhGroup.FFDHE8192};
+        for (int i = 0; i < groups.length; i++) {
+            assertEquals(expected[i], groups[i].cost(), groups[i].displayName);
+        }
+    }
 }
