@@ -183,7 +183,7 @@ final class Connect {
                         subnqn, qid, cntlid, q.peer, e.toString());
                 return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
             }
-            if (!c.attachIoQueue(qid, q)) {
+            if (!c.attachIoQueue(qid, q, auth == null)) { // a queue that must authenticate takes its qid then
                 TargetQueueMemory.closeQuietly(volumeIo);
                 return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
                         + q.options.maxIoQueues() + " (already connected)");
@@ -195,13 +195,26 @@ final class Connect {
         if (auth != null) {
             q.auth = new QueueAuthentication(new io.rdmablock.rdma.fabric.auth.DhchapController(subnqn, hostnqn,
                     auth.hostSecret(), auth.ctrlSecret(), HostSecrets.isNodeNqn(hostnqn) ? HostSecrets.NODE_LINK_POLICY
-                    : secrets.policy(), c::claimAuthTransaction, t.random()), qid,
+                    : secrets.policy(), tid -> claimOnSuccess(c, q, qid, tid), t.random()), qid,
                     r.startNs + q.options.pending().connectTimeoutMs() * 1_000_000L);
             r.dw0 |= QueueAuthentication.CONNECT_AUTHREQ_ATR;
         }
         LOG.info("queue connected: qid={}, cntlid={}, sqsize={} (0-based), subnqn={}, hostnqn={}, peer={}", qid,
                 c.cntlid, sqsize, subnqn, hostnqn, q.peer);
         return Outcome.COMPLETE;
+    }
+
+    /**
+     * A transaction of queue {@code q} proved the host's secret (R1): claims its T_ID for the association and, on an
+     * I/O queue, the qid's slot ({@link TargetController#claimIoQueue}); false refuses the transaction (Failure1).
+     */
+    private static boolean claimOnSuccess(TargetController c, RdmaQueue q, int qid, int tid) {
+        if (qid != 0 && !c.claimIoQueue(qid, q)) {
+            LOG.warn("authentication refused: qid={} of cntlid={} is held by another authenticated queue, peer={}",
+                    qid, c.cntlid, q.peer);
+            return false;
+        }
+        return c.claimAuthTransaction(tid);
     }
 
     /** {@link RdmaQueue#growForConnect} refused: Controller Busy (a cap) or Internal Error (no buffers). */

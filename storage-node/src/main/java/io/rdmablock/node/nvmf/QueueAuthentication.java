@@ -21,7 +21,7 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>An Authentication Receive whose answer needs a DH computation (the Challenge's key pair, the Reply's check) waits
  * for it without blocking the poller ({@link Request.State#AWAITING_AUTH}): {@link DhchapWork} runs it on a worker
- * thread, within a DH CPU budget per peer address; meanwhile another Authentication Send or Receive on the queue is
+ * thread, within a DH work budget per peer address; meanwhile another Authentication Send or Receive on the queue is
  * answered Command Sequence Error. Per queue, at most {@link DhchapWork.Limits#transactionsBeforeSuccess} Negotiates
  * before the first success, then at most one per {@link DhchapWork.Limits#reauthIntervalMs}; one more is answered
  * Failure1 (01h).

@@ -131,13 +131,26 @@ final class TargetController {
         return true;
     }
 
-    /** Attaches I/O queue {@code qid} (counted as connected); false when that qid is taken or the controller is gone. */
-    synchronized boolean attachIoQueue(int qid, RdmaQueue q) {
-        if (destroyed || qid < 1 || qid >= ioQueues.length() || !ioQueues.compareAndSet(qid, null, q)) {
+    /**
+     * Attaches I/O queue {@code qid} (counted as connected); with {@code claim} it also takes the qid's slot, else the
+     * queue takes it once it authenticated ({@link #claimIoQueue}). False when the controller is gone or (claim) the
+     * qid is taken.
+     */
+    synchronized boolean attachIoQueue(int qid, RdmaQueue q, boolean claim) {
+        if (destroyed || qid < 1 || qid >= ioQueues.length() || claim && !ioQueues.compareAndSet(qid, null, q)) {
             return false;
         }
         liveQueues++;
         return true;
+    }
+
+    /**
+     * Takes the slot of I/O queue {@code qid} for {@code q}, a queue that attached without it and has just proved the
+     * host's secret: until then a peer that knows the host's NQN, HOSTID and controller id but not its secret holds no
+     * qid the host needs. True when taken now or already {@code q}'s; false when another queue holds it.
+     */
+    synchronized boolean claimIoQueue(int qid, RdmaQueue q) {
+        return !destroyed && (ioQueues.get(qid) == q || ioQueues.compareAndSet(qid, null, q));
     }
 
     void detachIoQueue(int qid, RdmaQueue q) {

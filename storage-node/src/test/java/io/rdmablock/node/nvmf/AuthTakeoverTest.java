@@ -2,6 +2,8 @@ package io.rdmablock.node.nvmf;
 
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.auth.DhGroup;
+import io.rdmablock.rdma.fabric.auth.DhchapMessages;
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
 import io.rdmablock.rdma.fabric.auth.DhchapSecret;
 import org.junit.jupiter.api.AfterEach;
@@ -133,6 +135,28 @@ class AuthTakeoverTest {
             try (RawHost io2 = f.io(cntlid2, 1, 8)) {
                 assertAuthenticated(RawAuth.authenticate(io2, TargetFixture.HOSTNQN, f.subnqn, secret, 1));
                 assertEquals(0, io2.readBlocks(0, 2, 0).status());
+            }
+        }
+    }
+
+    @Test
+    void shouldLetThePeerWithoutTheSecretHoldNeitherAQidNorATransactionIdTheHostNeeds() throws Exception {
+        // the squatter knows NQN, HOSTID and cntlid: it connects qid 2 first and opens a transaction with T_ID 40
+        try (RawHost squatter = f.io(cntlid, 2, 8)) {
+            assertEquals(0, RawAuth.send(squatter, 10, RawAuth.negotiate(TargetFixture.HOSTNQN, f.subnqn, wrong, 40,
+                    DhGroup.FFDHE2048)).status());
+            assertEquals(0, RawAuth.receive(squatter, 11).status());
+            assertEquals(DhchapMessages.ID_CHALLENGE, DhchapMessages.id(RawAuth.received(squatter)));
+            try (RawHost host2 = f.io(cntlid, 2, 8)) {
+                assertAuthenticated(RawAuth.authenticate(host2, TargetFixture.HOSTNQN, f.subnqn, secret, 40));
+                assertEquals(0, host2.readBlocks(0, 2, 0).status(), "the host's qid 2 serves I/O");
+                // the T_ID is the host's now: a transaction replaying it is refused even with the right secret
+                try (RawHost q3 = f.io(cntlid, 3, 8)) {
+                    DhchapHost d = new DhchapHost(TargetFixture.HOSTNQN, f.subnqn, secret, null, 40, RawAuth.RANDOM);
+                    byte[] last = RawAuth.transaction(q3, d);
+                    assertEquals(DhchapMessages.ID_FAILURE1, DhchapMessages.id(last), "replayed T_ID 40");
+                    assertEquals(DhchapMessages.INCORRECT_PAYLOAD, last[7]);
+                }
             }
         }
     }

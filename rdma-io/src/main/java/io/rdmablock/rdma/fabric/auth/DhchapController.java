@@ -22,10 +22,11 @@ import static io.rdmablock.rdma.fabric.auth.DhchapMessages.*;
  * Checks (each a Failure1 with the explanation of Linux nvmet): SC_C 00h else CONCAT_MISMATCH; a DH-HMAC-CHAP protocol
  * descriptor else PROTOCOL_NOT_USABLE; HALEN, DHLEN at most 30 else INCORRECT_PAYLOAD; a common hash
  * (HASH_UNUSABLE) and DH group (DHGROUP_UNUSABLE), the first of the controller's {@link Policy} order the host
- * offers; a T_ID not used before in this association ({@code claimTid}: a replayed transaction) and, on every later
- * message, the T_ID of the Negotiate, else INCORRECT_PAYLOAD; a message other than the one expected,
+ * offers; on every message after the Negotiate, the T_ID of the Negotiate, else INCORRECT_PAYLOAD; a message other than the one expected,
  * INCORRECT_MESSAGE; Reply: HL and DHVLEN those of the Challenge and within the message, else INCORRECT_PAYLOAD, a DH
- * value in range, else DHGROUP_UNUSABLE, R1 correct, else FAILED; bidirectional (CVALID 1, S2 != 0) without a
+ * value in range, else DHGROUP_UNUSABLE, R1 correct, else FAILED; then the T_ID
+ * claimed for the association ({@code claimTid}, only once R1 proved the secret, so that a peer without it cannot
+ * use up T_IDs the host will need), else INCORRECT_PAYLOAD (a replayed transaction); bidirectional (CVALID 1, S2 != 0) without a
  * controller secret, FAILED. An Authentication Receive in a state that has nothing to give answers Failure1 FAILED.
  * A Negotiate while authenticated restarts (re-authentication); {@link #isAuthenticated} stays true until a failure.
  *
@@ -109,7 +110,9 @@ public final class DhchapController {
     /**
      * @param hostSecret the secret the host must prove (required)
      * @param ctrlSecret the controller's own secret for bidirectional authentication, or null
-     * @param claimTid   true when a T_ID is new to the association (then taken), false for a replayed one
+     * @param claimTid   called once the host's R1 proved its secret: true when the T_ID is new to the association
+     *                   (then taken), false to refuse the transaction (a replayed T_ID; the transport may refuse
+     *                   for its own reasons too, e.g. the queue's qid is taken)
      */
     public DhchapController(String subnqn, String hostnqn, DhchapSecret hostSecret, DhchapSecret ctrlSecret,
                             Policy policy, IntPredicate claimTid, SecureRandom random) {
@@ -295,10 +298,6 @@ public final class DhchapController {
             fail(INCORRECT_PAYLOAD, "negotiate lengthBytes=" + m.length + ", min=" + NEGOTIATE_LENGTH);
             return;
         }
-        if (!claimTid.test(t)) {
-            fail(INCORRECT_PAYLOAD, "t_id=" + t + " already used in this association (replayed transaction)");
-            return;
-        }
         if (u8(m, SC_C_OFFSET) != 0) {
             fail(CONCAT_MISMATCH, "sc_c=" + u8(m, SC_C_OFFSET) + ", supported=0 (no secure channel)");
             return;
@@ -384,6 +383,11 @@ public final class DhchapController {
                 DhchapCrypto.augment(hash, sessionKey, c1), s1, tid, hostnqn, subnqn);
         if (!DhchapCrypto.same(expected, slice(m, HEADER_LENGTH, hl))) {
             fail(FAILED, "host response R1 mismatch (wrong host secret)");
+            return;
+        }
+        if (!claimTid.test(tid)) {
+            fail(INCORRECT_PAYLOAD, "t_id=" + tid + " refused by the association (already used by an authenticated "
+                    + "transaction: replayed)");
             return;
         }
         s2 = u32(m, SEQNUM_OFFSET);
