@@ -52,7 +52,7 @@ class EtcdQuorumE2eTest {
         RuntimeException last = null;
         while (System.nanoTime() < deadline) {
             try {
-                cluster.client().createVolume(CreateVolumeRequest.of(name, 1L << 20));
+                cluster.client().createVolume(CreateVolumeRequest.of(name, 1L << 20).withAnyHost());
                 return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             } catch (MgmtException e) {
                 if (e.status() == 409 && io.rdmablock.mgmt.client.ProblemTypes.VOLUME_EXISTS.equals(e.type())
@@ -79,7 +79,7 @@ class EtcdQuorumE2eTest {
                 NodeCluster.TOKEN, 6_000, LEASE_MS);
              NodeCluster cluster = new NodeCluster(dir, 3, List.of("--replica-timeout-ms", "3000"),
                      NodeCluster.Placement.loopback(), plane.urlList())) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("eq3", SIZE, 3));
+            cluster.client().createVolume(CreateVolumeRequest.replicated("eq3", SIZE, 3).withAnyHost());
             Volume v = cluster.awaitVolume("eq3", x -> x.state() == VolumeState.READY
                     && x.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC), 240, "3 in-sync copies");
             AckedWrites model = new AckedWrites(SIZE, 4);
@@ -112,7 +112,7 @@ class EtcdQuorumE2eTest {
                 long refusedStart = System.nanoTime();
                 MgmtException refused = null;
                 try {
-                    cluster.client().createVolume(CreateVolumeRequest.of("q2", 1L << 20));
+                    cluster.client().createVolume(CreateVolumeRequest.of("q2", 1L << 20).withAnyHost());
                 } catch (MgmtException e) {
                     refused = e;
                 }

@@ -487,7 +487,7 @@ public final class FailoverCampaign {
                     + " copies in sync after the resync bound");
         }
         String name = "chaos" + (++volumeSerial);
-        cluster.client().createVolume(CreateVolumeRequest.replicated(name, volumeBytes, NODES));
+        cluster.client().createVolume(CreateVolumeRequest.replicated(name, volumeBytes, NODES).withAnyHost());
         cluster.awaitVolume(name, v -> v.state() == VolumeState.READY && v.copies().size() == NODES
                 && v.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC), 120, "ready, 3 in sync");
         BlockDevice dev = VolumeLocator.open(cluster.client(), name, null, deviceOptions());

@@ -56,7 +56,7 @@ class FailoverE2eTest {
         List<String> nodeArgs = List.of("--replica-timeout-ms", soft ? "3000" : "20000");
         try (NodeCluster cluster = new NodeCluster(dir, 3, provider, nodeArgs, NodeCluster.Placement.loopback(),
                 soft ? 6_000 : 30_000, leaseMs)) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("f3", SIZE, 3));
+            cluster.client().createVolume(CreateVolumeRequest.replicated("f3", SIZE, 3).withAnyHost());
             Volume v = cluster.awaitVolume("f3", x -> x.state() == VolumeState.READY
                     && x.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC), 240, "3 in-sync copies");
             long epoch0 = v.epoch();

@@ -37,7 +37,7 @@ class PeerLeaseE2eTest {
     void theDataPathKeepsServingWhileTheManagementPlaneIsGone() throws Exception {
         try (NodeCluster cluster = new NodeCluster(dir, 2, "soft", List.of("--replica-timeout-ms", "3000"),
                 NodeCluster.Placement.loopback(), 6_000, LEASE_MS)) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("pl2", SIZE, 2));
+            cluster.client().createVolume(CreateVolumeRequest.replicated("pl2", SIZE, 2).withAnyHost());
             cluster.awaitVolume("pl2", x -> x.state() == VolumeState.READY
                     && x.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC), 240, "2 in-sync copies");
             AckedWrites model = new AckedWrites(SIZE, 4);

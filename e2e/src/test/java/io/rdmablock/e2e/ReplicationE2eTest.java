@@ -70,7 +70,7 @@ class ReplicationE2eTest {
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void everyCopyHoldsEveryAcknowledgedWriteAfterFlushEvenAfterKill9OfAll(String provider) throws Exception {
         try (NodeCluster cluster = new NodeCluster(dir, 3, provider, List.of("--replica-timeout-ms", "20000"))) {
-            Volume v = cluster.client().createVolume(CreateVolumeRequest.replicated("r3", SIZE, 3));
+            Volume v = cluster.client().createVolume(CreateVolumeRequest.replicated("r3", SIZE, 3).withAnyHost());
             assertEquals(3, v.copies().stream().map(VolumeCopy::nodeId).distinct().count(), "distinct nodes");
             v = cluster.awaitVolume("r3", ReplicationE2eTest::allInSync, 180, "ready with 3 in-sync copies");
             AckedWrites model = new AckedWrites(SIZE, 16);
@@ -113,7 +113,7 @@ class ReplicationE2eTest {
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void aSecondaryKilledUnderLoadIsDroppedAndNoAcknowledgedWriteIsLost() throws Exception {
         try (NodeCluster cluster = new NodeCluster(dir, 3, List.of("--replica-timeout-ms", "1000"))) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("r3k", SIZE, 3));
+            cluster.client().createVolume(CreateVolumeRequest.replicated("r3k", SIZE, 3).withAnyHost());
             Volume v = cluster.awaitVolume("r3k", ReplicationE2eTest::allInSync, 180, "ready with 3 in-sync copies");
             assertEquals(2, v.minInSync());
             long epoch0 = v.epoch();

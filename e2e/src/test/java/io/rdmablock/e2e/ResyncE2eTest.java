@@ -135,7 +135,7 @@ class ResyncE2eTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aReturningSecondaryGetsOnlyWhatItMissedEvenAcrossAPrimaryRestart() throws Exception {
         try (NodeCluster cluster = new NodeCluster(dir, 3, List.of())) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("rs", SIZE, 3));
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rs", SIZE, 3).withAnyHost());
             Volume v = cluster.awaitVolume("rs", ResyncE2eTest::allInSync, 120, "3 in-sync copies");
             int p = primary(v);
             int victim = secondaries(v).get(0);
@@ -179,7 +179,7 @@ class ResyncE2eTest {
         try (NodeCluster cluster = new NodeCluster(dir, 3, List.of("--resync-mib-s", "4"))) {
             // minInSync 1: with the primary killed and the resync target not yet in sync, the new primary is the only
             // copy in sync; with the default 2 writes would (rightly) be refused Namespace Not Ready until it is
-            cluster.client().createVolume(new CreateVolumeRequest("rk", SIZE, 4096, 3, 1, List.of()));
+            cluster.client().createVolume(new CreateVolumeRequest("rk", SIZE, 4096, 3, 1, List.of("*")));
             Volume v = cluster.awaitVolume("rk", ResyncE2eTest::allInSync, 120, "3 in-sync copies");
             int p = primary(v);
             int target = secondaries(v).get(0);
@@ -236,7 +236,7 @@ class ResyncE2eTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aCopyWhoseNodeStaysDownIsRebuiltElsewhere() throws Exception {
         try (NodeCluster cluster = NodeCluster.withRebuildAfter(dir, 3, List.of(), 3_000)) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("rb", SIZE, 2));
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rb", SIZE, 2).withAnyHost());
             Volume v = cluster.awaitVolume("rb", ResyncE2eTest::allInSync, 120, "2 in-sync copies");
             int p = primary(v);
             int lost = secondaries(v).get(0);
@@ -270,7 +270,7 @@ class ResyncE2eTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void drainMovesEveryCopyOffTheNode() throws Exception {
         try (NodeCluster cluster = new NodeCluster(dir, 3, List.of())) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("rd", SIZE, 2));
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rd", SIZE, 2).withAnyHost());
             Volume v = cluster.awaitVolume("rd", ResyncE2eTest::allInSync, 120, "2 in-sync copies");
             int p = primary(v);
             try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rd", null, options())) {
@@ -398,7 +398,7 @@ class ResyncE2eTest {
         long size = Long.getLong("rdmablock.e2e.resyncFigureMiB", 64) << 20;
         double mib = size / (double) (1 << 20);
         try (NodeCluster cluster = new NodeCluster(runDir, 2, nodeArgs)) {
-            cluster.client().createVolume(CreateVolumeRequest.replicated("rf", size, 2));
+            cluster.client().createVolume(CreateVolumeRequest.replicated("rf", size, 2).withAnyHost());
             Volume v = cluster.awaitVolume("rf", ResyncE2eTest::allInSync, 120, "2 in-sync copies");
             int victim = secondaries(v).get(0);
             try (BlockDevice dev = VolumeLocator.open(cluster.client(), "rf", null, options())) {

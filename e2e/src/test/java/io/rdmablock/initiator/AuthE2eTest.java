@@ -47,7 +47,7 @@ class AuthE2eTest {
         node = new StorageNode(new io.rdmablock.node.NodeConfig(dir, new java.net.InetSocketAddress(E2e.host(), 0),
                 "soft", null, null, "node-auth", null, null, 1000, java.util.List.of(),
                 io.rdmablock.node.nvmf.TargetOptions.defaults())).withHostSecrets(secrets).start();
-        node.createVolume("auth", 8L << 20, 512, Set.of());
+        node.createVolume("auth", 8L << 20, 512, Set.of("*"));
     }
 
     private NvmeBlockDevice open(String hostnqn, DeviceOptions opts) {

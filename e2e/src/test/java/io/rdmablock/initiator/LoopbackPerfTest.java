@@ -29,7 +29,7 @@ class LoopbackPerfTest {
         String provider = E2e.providers().findFirst().orElse("soft");
         long seconds = Long.getLong("rdmablock.perf.seconds", 5);
         try (StorageNode node = E2e.startNode(dir, provider, 0)) {
-            node.createVolume("perf", 1L << 30, 4096, Set.of());
+            node.createVolume("perf", 1L << 30, 4096, Set.of("*"));
             for (int queues : new int[]{1, 2}) {
                 try (NvmeBlockDevice d = E2e.open(node, provider, "perf", DeviceOptions.defaults().ioQueues(queues))) {
                     MemorySegment fill = d.allocateBuffer(1 << 20);

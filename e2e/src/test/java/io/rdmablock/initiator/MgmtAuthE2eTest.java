@@ -119,7 +119,7 @@ class MgmtAuthE2eTest {
     void shouldAuthenticateWithTheManagedSecretAndFollowAChangeOfIt() {
         DhchapSecret first = DhchapSecret.generate(1, 32, RANDOM);
         client.setHost(HOSTNQN, new SetHostRequest(first.encoded(), null));
-        var created = client.createVolume(new CreateVolumeRequest("secure", 8L << 20, 512, 1, 1, List.of(), true));
+        var created = client.createVolume(new CreateVolumeRequest("secure", 8L << 20, 512, 1, 1, List.of("*"), true));
         assertTrue(created.requireAuth());
         await("the volume is ready", () -> client.getVolume("secure").state() == VolumeState.READY);
         awaitNodeHas(first);
@@ -152,7 +152,7 @@ class MgmtAuthE2eTest {
     void shouldRefuseAHostWhoseSecretWasRemovedFromAVolumeRequiringAuth() {
         DhchapSecret secret = DhchapSecret.generate(1, 32, RANDOM);
         client.setHost(HOSTNQN, new SetHostRequest(secret.encoded(), null));
-        client.createVolume(new CreateVolumeRequest("secure", 8L << 20, 512, 1, 1, List.of(), true));
+        client.createVolume(new CreateVolumeRequest("secure", 8L << 20, 512, 1, 1, List.of("*"), true));
         await("the volume is ready", () -> client.getVolume("secure").state() == VolumeState.READY);
         awaitNodeHas(secret);
         client.removeHost(HOSTNQN);

@@ -219,7 +219,7 @@ class NodeChaosE2eTest {
         Files.createDirectories(data);
         child = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp",
                 E2e.childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", data.toString(), "--listen",
-                E2e.host() + ":" + port, "--provider", "soft", "--create-volume", "chaos:64M:4096"))
+                E2e.host() + ":" + port, "--provider", "soft", "--create-volume", "chaos:64M:4096:*"))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
                         dir.resolve("node.log").toFile())).start();
     }

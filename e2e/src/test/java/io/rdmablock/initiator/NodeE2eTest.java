@@ -50,7 +50,7 @@ class NodeE2eTest {
 
     NvmeBlockDevice setUp(String provider, String volume, long sizeBytes, int lba, DeviceOptions opts) {
         node = E2e.startNode(dir, provider, 0);
-        node.createVolume(volume, sizeBytes, lba, Set.of());
+        node.createVolume(volume, sizeBytes, lba, Set.of("*"));
         return open(provider, volume, opts);
     }
 
@@ -171,7 +171,7 @@ class NodeE2eTest {
     void shouldCompleteNMinusOneNAndNPlusOneRightAfterAttach(String provider) throws Exception {
         // C3: N = 8 entries; at most 7 outstanding, the rest waits on the host
         node = E2e.startNode(dir, provider, 0);
-        node.createVolume("c3", 16L << 20, 4096, Set.of());
+        node.createVolume("c3", 16L << 20, 4096, Set.of("*"));
         for (int count : new int[]{7, 8, 9}) {
             try (NvmeBlockDevice d = E2e.open(node, provider, "c3", DeviceOptions.defaults().ioQueues(1).queueEntries(8))) {
                 DeviceChecks.submitBurst(d, count);

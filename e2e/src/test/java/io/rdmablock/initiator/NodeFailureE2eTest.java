@@ -106,7 +106,7 @@ class NodeFailureE2eTest {
     @MethodSource("io.rdmablock.initiator.E2e#providers")
     void shouldResumeAndVerifyWhenNodeReturnsWithinReconnectWindow(String provider) throws Exception {
         node = E2e.startNode(dir, provider, 0);
-        node.createVolume("c6a", (long) CHUNKS * CHUNK, 4096, Set.of());
+        node.createVolume("c6a", (long) CHUNKS * CHUNK, 4096, Set.of("*"));
         int port = node.fabricAddress().getPort();
         NvmeBlockDevice d = E2e.open(node, provider, "c6a", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
                 .reconnectDelayMs(500).ctrlLossTimeoutMs(15_000));
@@ -141,7 +141,7 @@ class NodeFailureE2eTest {
     @MethodSource("io.rdmablock.initiator.E2e#providers")
     void shouldFailEveryOutstandingIoWhenNodeNeverReturns(String provider) throws Exception {
         node = E2e.startNode(dir, provider, 0);
-        node.createVolume("c6b", 16L << 20, 4096, Set.of());
+        node.createVolume("c6b", 16L << 20, 4096, Set.of("*"));
         long katoMs = 1000;
         long lossMs = 2000;
         NvmeBlockDevice d = E2e.open(node, provider, "c6b", DeviceOptions.defaults().keepAliveTimeoutMs(katoMs)
@@ -178,7 +178,7 @@ class NodeFailureE2eTest {
     void shouldFailAtOnceWhenVolumeIsDeletedUnderTheHost(String provider) throws Exception {
         // volume delete --force: every reconnect's Connect is rejected with DNR=1; no waiting for ctrlLossTimeoutMs
         node = E2e.startNode(dir, provider, 0);
-        node.createVolume("gone", 16L << 20, 4096, Set.of());
+        node.createVolume("gone", 16L << 20, 4096, Set.of("*"));
         NvmeBlockDevice d = E2e.open(node, provider, "gone", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
                 .reconnectDelayMs(200).ctrlLossTimeoutMs(60_000));
         toClose.add(d);
@@ -208,7 +208,7 @@ class NodeFailureE2eTest {
     void shouldKeepRetryingWhileARestartedNodeHasNotYetExportedTheVolume(String provider) throws Exception {
         // a restarting node listens before its subsystems exist: its DNR=1 rejects are retried for a grace period
         node = E2e.startNode(dir.resolve("a"), provider, 0);
-        node.createVolume("late", 16L << 20, 4096, Set.of());
+        node.createVolume("late", 16L << 20, 4096, Set.of("*"));
         int port = node.fabricAddress().getPort();
         NvmeBlockDevice d = E2e.open(node, provider, "late", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
                 .reconnectDelayMs(200).ctrlLossTimeoutMs(30_000));
@@ -222,7 +222,7 @@ class NodeFailureE2eTest {
         node = E2e.startNode(dir.resolve("b"), provider, port);
         Thread.sleep(1500); // the node is up without the volume this long (rejects with DNR=1): the scenario
         assertNull(d.lossReason(), "still reconnecting within the restart grace");
-        node.createVolume("late", 16L << 20, 4096, Set.of());
+        node.createVolume("late", 16L << 20, 4096, Set.of("*"));
         d.write(0, b, false).get(20, TimeUnit.SECONDS);
         // the counter is bumped by the controller thread just after the queues are attached: I/O may finish first
         waitUntil(() -> d.controller().reconnects() >= 1, 10_000);
@@ -286,7 +286,7 @@ class NodeFailureE2eTest {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                 E2e.childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", data.toString(),
-                "--listen", E2e.host() + ":" + port, "--provider", provider, "--create-volume", "c15:64M:4096");
+                "--listen", E2e.host() + ":" + port, "--provider", provider, "--create-volume", "c15:64M:4096:*");
         Files.createDirectories(data);
         childLog = log;
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -66,7 +66,9 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--heartbeat-ms", defaultValue = "500", description = "Heartbeat interval in ms (default ${DEFAULT-VALUE}; each answer renews the primary lease, docs/failover.md).")
     long heartbeatMs;
 
-    @Option(names = "--create-volume", description = "Create a volume at start if missing: name:size[:lbaSize], e.g. vol1:1G:4096 (repeatable).")
+    @Option(names = "--create-volume", description = "Create a volume at start if missing: name:size[:lbaSize[:hosts]], e.g. vol1:1G:4096:* "
+            + "(repeatable). hosts: * (any host, warned about) or host NQNs separated by commas, applied to an existing "
+            + "volume too; without it a new volume admits no host.")
     List<String> createVolumes = new ArrayList<>();
 
     @Option(names = "--max-queue-entries", defaultValue = "128", description = "Largest I/O queue, entries (default ${DEFAULT-VALUE}).")

@@ -21,7 +21,8 @@ import java.util.List;
  *                       local host name when listening on the wildcard address)
  * @param metricsListen  metrics HTTP address, or null for no endpoint
  * @param heartbeatMs    heartbeat interval, 10..600000 ms
- * @param createVolumes  volumes to create at start when missing, {@code name:size[:lbaSize]} (size with K/M/G/T)
+ * @param createVolumes  volumes to create at start when missing, {@code name:size[:lbaSize[:hosts]]} (size with
+ *                       K/M/G/T; hosts {@code *} or NQNs separated by commas; without, no host is admitted)
  * @param target         target options
  * @param capacityBytes  capacity registered with the management server; 0 = the store's file system size
  * @param replicaTimeoutMs a primary drops a secondary that has not answered a forwarded command within this, ms

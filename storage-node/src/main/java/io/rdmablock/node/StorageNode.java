@@ -119,6 +119,15 @@ public final class StorageNode implements AutoCloseable {
                     continue;
                 }
                 target.addVolume(store.get(info.id()), null);
+                if (config.mgmtUrl() == null && info.allowedHosts().isEmpty()) {
+                    LOG.warn("volume {} admits no host (empty allow-list; before 2026-12 that meant any host): give "
+                            + "its hosts with --create-volume {}:SIZE:LBA:NQN[,NQN...] or any host with ...:*",
+                            info.id(), info.id());
+                }
+                if (info.allowedHosts().contains(VolumeSpec.ANY_HOST)) {
+                    LOG.warn("volume {} admits any host (*): anyone reaching the fabric port can read and write it",
+                            info.id());
+                }
             }
             target.start(config.listen());
             if (config.mgmtUrl() != null) {
@@ -235,15 +244,21 @@ public final class StorageNode implements AutoCloseable {
         return NodeIdentity.localHostName();
     }
 
+    /**
+     * {@code --create-volume name:size[:lbaSize[:hosts]]}: creates the volume when missing; {@code hosts} is
+     * {@code *} (any host) or host NQNs separated by commas (NQNs are everything after the third colon, so they may
+     * hold colons, not commas), and is applied to an existing volume too. Without it a new volume admits no host.
+     */
     private void createIfMissing(String spec) {
-        String[] parts = spec.split(":");
-        if (parts.length < 2 || parts.length > 3) {
+        String[] parts = spec.split(":", 4);
+        if (parts.length < 2) {
             throw new IllegalArgumentException("invalid --create-volume: value=" + spec
-                    + ", expected name:size[:lbaSize]");
+                    + ", expected name:size[:lbaSize[:hosts]]");
         }
         String name = parts[0];
         long size = parseSize(parts[1]);
-        int lba = parts.length == 3 ? Integer.parseInt(parts[2]) : 4096;
+        int lba = parts.length >= 3 ? Integer.parseInt(parts[2]) : 4096;
+        Set<String> hosts = parts.length == 4 ? Set.of(parts[3].split(",")) : null;
         if (store.isUnavailable(name)) {
             LOG.error("volume not created: id={}: the store holds it but its data or metadata was lost; "
                     + "restore the data directory, or delete the volume", name);
@@ -251,9 +266,13 @@ public final class StorageNode implements AutoCloseable {
         }
         if (store.find(name).isPresent()) {
             LOG.info("volume exists: id={}, sizeBytes={}", name, store.get(name).sizeBytes());
+            if (hosts != null && !store.get(name).allowedHosts().equals(hosts)) {
+                store.setAllowedHosts(name, hosts);
+                LOG.info("volume allowed hosts set: id={}, allowedHosts={}", name, hosts);
+            }
             return;
         }
-        store.create(new VolumeSpec(name, name, size, lba, Set.of()));
+        store.create(new VolumeSpec(name, name, size, lba, hosts == null ? Set.of() : hosts));
     }
 
     /** Parses {@code 123}, {@code 64K}, {@code 512M}, {@code 1G}, {@code 2T} (binary units, optional "iB"). */

@@ -31,7 +31,7 @@ class NodeProcessTest {
         String java = ProcessHandle.current().info().command().orElse("java");
         Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                 System.getProperty("java.class.path"), NodeMain.class.getName(), "--data-dir", dir.toString(),
-                "--listen", "127.0.0.1:0", "--provider", "soft", "--create-volume", "v1:8M:512")
+                "--listen", "127.0.0.1:0", "--provider", "soft", "--create-volume", "v1:8M:512:*")
                 .redirectErrorStream(true).start();
         LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
         StringBuilder all = new StringBuilder();

@@ -23,7 +23,7 @@ class NullStoreNodeTest {
 
     @Test
     void shouldServeFromTheNullStoreWithoutAManagementServer() {
-        try (StorageNode node = new StorageNode(NodeConfig.local(dir).withCreateVolumes(List.of("v:16M:4096")))
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir).withCreateVolumes(List.of("v:16M:4096:*")))
                 .withStoreOptions(nullStore()).start()) {
             assertEquals(IoBackend.NULL, node.store().backend());
         }

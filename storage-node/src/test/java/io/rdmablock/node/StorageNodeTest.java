@@ -33,7 +33,7 @@ class StorageNodeTest {
 
     @Test
     void shouldServeCreatedVolumeAndExportMetrics() throws Exception {
-        NodeConfig cfg = NodeConfig.local(dir).withCreateVolumes(List.of("vol-a:16M:512"))
+        NodeConfig cfg = NodeConfig.local(dir).withCreateVolumes(List.of("vol-a:16M:512:*"))
                 .withMetricsListen(new InetSocketAddress("127.0.0.1", 0));
         try (StorageNode node = new StorageNode(cfg).start()) {
             assertTrue(node.fabricAddress().getPort() > 0);
@@ -50,10 +50,35 @@ class StorageNodeTest {
         }
     }
 
+    /**
+     * {@code --create-volume name:size:lba} admits no host (Linux nvmet's default); {@code :NQN[,NQN]} (NQNs keep
+     * their colons) admits those, applied to the existing volume at the next start.
+     */
+    @Test
+    void shouldAdmitNoHostUnlessTheCreateVolumeSpecNamesThem() {
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir).withCreateVolumes(List.of("vol-n:8M:512")))
+                .start()) {
+            assertEquals(java.util.Set.of(), node.target().subsystemOfVolume("vol-n").volume().allowedHosts());
+            AssertionError refused = assertThrows(AssertionError.class,
+                    () -> NodeTestHost.writeAndRead(node.fabricAddress(), Subsystem.nqnFor("vol-n"), 1, 0x11));
+            assertTrue(refused.getMessage().contains("16772") || refused.getMessage().contains("expected: <0>"),
+                    refused.getMessage()); // Connect Invalid Host
+        }
+        String other = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-0000000000aa";
+        String host = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001"; // NodeTestHost's
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir).withCreateVolumes(List.of("vol-n:8M:512:"
+                + other + "," + host))).start()) {
+            assertEquals(java.util.Set.of(other, host),
+                    node.target().subsystemOfVolume("vol-n").volume().allowedHosts());
+            assertEquals(0x11, NodeTestHost.writeAndRead(node.fabricAddress(), Subsystem.nqnFor("vol-n"), 1,
+                    0x11)[0]);
+        }
+    }
+
     /** C10 (graceful): data written without FUA survives a clean stop (drain + flush) and restart. */
     @Test
     void shouldKeepDataAcrossGracefulRestart() {
-        NodeConfig cfg = NodeConfig.local(dir).withCreateVolumes(List.of("vol-b:8M:512"));
+        NodeConfig cfg = NodeConfig.local(dir).withCreateVolumes(List.of("vol-b:8M:512:*"));
         try (StorageNode node = new StorageNode(cfg).start()) {
             NodeTestHost.writeAndRead(node.fabricAddress(), Subsystem.nqnFor("vol-b"), 5, 0x77);
         }
@@ -89,8 +114,8 @@ class StorageNodeTest {
     @Test
     void shouldStartWithAVolumeFileMissingAndDeleteItOnRequest() throws Exception {
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
-            node.createVolume("gone", 8L << 20, 4096, java.util.Set.of());
-            node.createVolume("kept", 8L << 20, 4096, java.util.Set.of());
+            node.createVolume("gone", 8L << 20, 4096, java.util.Set.of("*"));
+            node.createVolume("kept", 8L << 20, 4096, java.util.Set.of("*"));
         }
         java.nio.file.Files.delete(dir.resolve("volumes/gone.vol"));
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
@@ -114,7 +139,7 @@ class StorageNodeTest {
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start();
              java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
              io.rdmablock.node.store.BlockQueue q = node.store().newQueue(1)) {
-            io.rdmablock.node.store.StoreVolume v = node.createVolume("thin", size, 4096, java.util.Set.of());
+            io.rdmablock.node.store.StoreVolume v = node.createVolume("thin", size, 4096, java.util.Set.of("*"));
             java.lang.foreign.MemorySegment buf = arena.allocate(1 << 20, 4096).fill((byte) 3);
             for (long off = 0; off < size; off += 1 << 20) {
                 q.submitWrite(v, off, buf, false, 1);

@@ -24,7 +24,7 @@ class BenchOverNodeTest {
 
     @Test
     void shouldWriteAndVerifyThroughTheNode() throws Exception {
-        try (StorageNode node = new StorageNode(NodeConfig.local(dir).withCreateVolumes(List.of("vol:16M:512"))).start()) {
+        try (StorageNode node = new StorageNode(NodeConfig.local(dir).withCreateVolumes(List.of("vol:16M:512:*"))).start()) {
             Supplier<BlockDevice> devices = () -> NvmeBlockDevice.open(node.fabricAddress(), Subsystem.nqnFor("vol"),
                     null, DeviceOptions.defaults().providerMode("soft").ioQueues(1));
             JobSpec w = JobSpec.of("w", Map.of("rw", "randwrite", "bs", "4k", "iodepth", "8", "size", "2m",

@@ -77,7 +77,7 @@ class ImportExportCommandTest {
     @Test
     void shouldImportAndExportAnImageByteIdentical() throws Exception {
         startNode();
-        node.createVolume("img", 32L << 20, 4096, Set.of());
+        node.createVolume("img", 32L << 20, 4096, Set.of("*"));
         byte[] image = new byte[(9 << 20) + 1000]; // not a multiple of the LBA size: padded on import
         new Random(7).nextBytes(image);
         Path in = dir.resolve("in.img");
@@ -107,7 +107,7 @@ class ImportExportCommandTest {
     @Test
     void shouldRefuseAnImageLargerThanTheVolume() throws Exception {
         startNode();
-        node.createVolume("small", 4L << 20, 4096, Set.of());
+        node.createVolume("small", 4L << 20, 4096, Set.of("*"));
         Path in = dir.resolve("big.img");
         Files.write(in, new byte[(4 << 20) + 4096]);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -120,7 +120,7 @@ class ImportExportCommandTest {
     @Test
     void shouldNameTheReasonWhenTheExportFileCannotBeCreated() throws Exception {
         startNode();
-        node.createVolume("ex", 4L << 20, 4096, Set.of());
+        node.createVolume("ex", 4L << 20, 4096, Set.of("*"));
         Path bad = dir.resolve("nonexistent-dir").resolve("x");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int rc = run(new ExportCommand(), err, concat(connectArgs("ex"), "--file", bad.toString(), "--no-progress"));
@@ -140,7 +140,7 @@ class ImportExportCommandTest {
     @Test
     void shouldFindTheVolumeThroughTheManagementServer() throws Exception {
         startNode();
-        node.createVolume("byname", 8L << 20, 4096, Set.of());
+        node.createVolume("byname", 8L << 20, 4096, Set.of("*"));
         InetSocketAddress fa = node.fabricAddress();
         io.rdmablock.mgmt.client.Volume v = new io.rdmablock.mgmt.client.Volume("id-1", "byname", 8L << 20, 4096, 1,
                 List.of(), "n1", fa.getHostString() + ":" + fa.getPort(), Subsystem.nqnFor("byname"), 1,

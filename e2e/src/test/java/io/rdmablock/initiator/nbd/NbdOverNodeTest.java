@@ -36,7 +36,7 @@ class NbdOverNodeTest {
 
     @BeforeEach
     void start() throws Exception {
-        node = new StorageNode(NodeConfig.local(dir.resolve("node")).withCreateVolumes(List.of("vol:32M:512"))).start();
+        node = new StorageNode(NodeConfig.local(dir.resolve("node")).withCreateVolumes(List.of("vol:32M:512:*"))).start();
         device = NvmeBlockDevice.open(node.fabricAddress(), Subsystem.nqnFor("vol"), null,
                 DeviceOptions.defaults().providerMode("soft").ioQueues(1));
         server = new NbdServer(new NbdExport("vol", "", device, false, NbdExport.DEFAULT_MAX_PAYLOAD_BYTES),

@@ -46,7 +46,8 @@ public final class ConnectOptions {
     @Option(names = "--subnqn", paramLabel = "NQN", description = "Subsystem NQN of the volume (with --address).")
     String subnqn;
 
-    @Option(names = "--hostnqn", paramLabel = "NQN", description = "Host NQN (default: a random UUID-based NQN).")
+    @Option(names = "--hostnqn", paramLabel = "NQN", description = "Host NQN (default: $RDMABLOCK_HOSTNQN, else "
+            + "/etc/nvme/hostnqn as nvme-cli, else a random UUID-based NQN). A volume admits only the hosts it names.")
     String hostnqn;
 
     @Option(names = "--dhchap-secret", paramLabel = "DHHC-1:..", description = "Host secret for NVMe in-band "
@@ -138,12 +139,39 @@ public final class ConnectOptions {
             if (volume != null && !subnqn.endsWith(":" + volume)) {
                 throw new IllegalArgumentException("--volume " + volume + " does not match --subnqn " + subnqn);
             }
-            return NvmeBlockDevice.open(VolumeLocator.parseAddress(address), subnqn, hostnqn, opts);
+            return NvmeBlockDevice.open(VolumeLocator.parseAddress(address), subnqn, hostnqn(), opts);
         }
         if (volume == null) {
             throw new IllegalArgumentException("give --volume NAME, or --address HOST:PORT and --subnqn NQN");
         }
-        return VolumeLocator.open(mgmtClient(), volume, hostnqn, opts);
+        return VolumeLocator.open(mgmtClient(), volume, hostnqn(), opts);
+    }
+
+    /** File nvme-cli reads the host NQN from (nvme-cli {@code nvmf_hostnqn_file}). */
+    static final java.nio.file.Path NVME_HOSTNQN_FILE = java.nio.file.Path.of("/etc/nvme/hostnqn");
+
+    /**
+     * The host NQN to connect as: {@code --hostnqn}, else {@code $RDMABLOCK_HOSTNQN}, else the first line of
+     * {@link #NVME_HOSTNQN_FILE} when readable and not blank (as nvme-cli), else null (a random UUID-based NQN).
+     */
+    String hostnqn() {
+        if (hostnqn != null) {
+            return hostnqn;
+        }
+        String env = System.getenv("RDMABLOCK_HOSTNQN");
+        if (env != null && !env.isBlank()) {
+            return env.strip();
+        }
+        try {
+            if (java.nio.file.Files.isReadable(NVME_HOSTNQN_FILE)) {
+                String line = java.nio.file.Files.readAllLines(NVME_HOSTNQN_FILE).stream().findFirst().orElse("")
+                        .strip();
+                return line.isEmpty() ? null : line;
+            }
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return null;
+        }
+        return null;
     }
 
     /** The secret of {@code option}, else of environment variable {@code env}, else null; errors name the source. */

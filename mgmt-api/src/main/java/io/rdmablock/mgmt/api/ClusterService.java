@@ -23,11 +23,15 @@ import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
 import io.rdmablock.mgmt.client.VolumeState;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 
@@ -82,6 +86,7 @@ import java.util.function.LongSupplier;
  * ({@code createdAt}, {@code lastHeartbeat}).
  */
 public final class ClusterService {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterService.class);
     /** Default primary lease, ms (docs/failover.md "Timing defaults"). */
     public static final long DEFAULT_LEASE_MS = 2_000;
     /** Default time a copy's node may be down before the copy is rebuilt elsewhere, ms (docs/resync.md). */
@@ -220,7 +225,47 @@ public final class ClusterService {
                 throw exists(s.store.volume(request.name()).orElse(record));
             }
         }
+        warnAboutHosts(record.name(), record.allowedHosts());
         return toVolume(record);
+    }
+
+    /** Logs a volume that admits any host (WARN) or none yet (INFO): both are the operator's explicit choice. */
+    private static void warnAboutHosts(String name, List<String> hosts) {
+        if (hosts.contains(Limits.ANY_HOST)) {
+            LOG.warn("volume {} admits any host (allowedHosts [\"*\"]): any machine that reaches a node's fabric "
+                    + "port can connect, read and write it; name its hosts instead", name);
+        } else if (hosts.isEmpty()) {
+            LOG.info("volume {} admits no host yet (allowedHosts empty): set them with PATCH /v1/volumes/{} "
+                    + "{{\"allowedHosts\": [...]}} (rdmablock volume set-hosts)", name, name);
+        }
+    }
+
+    /**
+     * Replaces a volume's allow-list (compare-and-set); nodes apply it at their next heartbeat, to Connects after it
+     * (connected hosts stay). Errors: 400 (an entry, see {@link Limits#checkAllowedHosts}), 404, 409 deleting. The
+     * same list changes nothing.
+     */
+    public Volume allowedHosts(String name, List<String> hosts) {
+        check(() -> Limits.checkName("name", name));
+        check(() -> Limits.checkAllowedHosts(hosts));
+        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
+            Versioned<VolumeRecord> current = s.store.volumeVersioned(name)
+                    .orElseThrow(() -> ApiException.volumeNotFound(name));
+            VolumeRecord v = current.value();
+            if (v.state() == VolumeState.DELETING) {
+                throw ClusterState.deleting(v);
+            }
+            if (Set.copyOf(v.allowedHosts()).equals(Set.copyOf(hosts))) {
+                return toVolume(v);
+            }
+            VolumeRecord next = v.withAllowedHosts(hosts);
+            if (s.compareAndSet(current, next)) {
+                LOG.info("volume {} allowed hosts: {} -> {}", name, v.allowedHosts(), next.allowedHosts());
+                warnAboutHosts(name, next.allowedHosts());
+                return toVolume(next);
+            }
+        }
+        throw ClusterState.contention(name, "setting allowedHosts");
     }
 
     /**

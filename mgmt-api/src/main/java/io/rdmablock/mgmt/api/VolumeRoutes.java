@@ -46,9 +46,11 @@ final class VolumeRoutes {
             JsonObject body = ctx.body().asJsonObject();
             Long sizeBytes = body.getLong("sizeBytes");
             Boolean requireAuth = body.getBoolean("requireAuth");
+            var hosts = body.getJsonArray("allowedHosts");
             answer(vertx, ctx, 200, () -> {
                 Volume v = sizeBytes == null ? null : cluster.resizeVolume(name(ctx), sizeBytes);
-                return requireAuth == null ? v : cluster.requireAuth(name(ctx), requireAuth);
+                v = requireAuth == null ? v : cluster.requireAuth(name(ctx), requireAuth);
+                return hosts == null ? v : cluster.allowedHosts(name(ctx), strings(hosts));
             });
         });
         builder.getRoute("deleteVolume").addHandler(ctx -> answer(vertx, ctx, 202,

@@ -11,7 +11,8 @@ import java.util.List;
  * @param replicas     copies on distinct nodes, {@link Limits#MIN_REPLICAS}..{@link Limits#MAX_REPLICAS}
  * @param minInSync    fewest in-sync copies with which writes are accepted, 1..replicas; on the wire it may be
  *                     absent, then the server takes {@link Limits#defaultMinInSync(int)}
- * @param allowedHosts host NQNs (at most {@link Limits#MAX_ALLOWED_HOSTS}); empty = any host
+ * @param allowedHosts host NQNs (at most {@link Limits#MAX_ALLOWED_HOSTS}), or {@code ["*"]}
+ *                     ({@link Limits#ANY_HOST}) for any host; empty (the default) admits no host
  * @param requireAuth  true: only hosts with a DH-HMAC-CHAP secret ({@code PUT /v1/hosts/{hostNqn}}) may connect;
  *                     absent on the wire = false
  */
@@ -32,12 +33,22 @@ public record CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int 
         return new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, minInSync, allowedHosts, on);
     }
 
-    /** @return a request with lbaSize 4096, 1 replica and any host allowed */
+    /** @return this request admitting exactly {@code hosts} ({@code ["*"]}: any host) */
+    public CreateVolumeRequest withAllowedHosts(List<String> hosts) {
+        return new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, minInSync, hosts, requireAuth);
+    }
+
+    /** @return this request admitting any host ({@code ["*"]}, {@link Limits#ANY_HOST}) */
+    public CreateVolumeRequest withAnyHost() {
+        return withAllowedHosts(List.of(Limits.ANY_HOST));
+    }
+
+    /** @return a request with lbaSize 4096, 1 replica, admitting no host yet */
     public static CreateVolumeRequest of(String name, long sizeBytes) {
         return replicated(name, sizeBytes, 1);
     }
 
-    /** @return a request with lbaSize 4096, {@code replicas} copies, the default minInSync and any host allowed */
+    /** @return a request with lbaSize 4096, {@code replicas} copies, the default minInSync, admitting no host yet */
     public static CreateVolumeRequest replicated(String name, long sizeBytes, int replicas) {
         return new CreateVolumeRequest(name, sizeBytes, 4096, replicas, Limits.defaultMinInSync(replicas), List.of());
     }

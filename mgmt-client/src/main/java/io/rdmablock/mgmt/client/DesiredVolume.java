@@ -9,7 +9,8 @@ import java.util.List;
  * @param name         volume name
  * @param sizeBytes    desired size; the node grows to it (never shrinks)
  * @param lbaSize      512 or 4096
- * @param allowedHosts host NQNs allowed to connect; empty = any host
+ * @param allowedHosts host NQNs allowed to connect; {@code ["*"]} any host; empty none (a management server
+ *                     before 2026-12 meant any host by empty)
  * @param subnqn       subsystem NQN to export it under (nsid 1)
  * @param state        {@link VolumeState#DELETING}: remove it and stop reporting it; otherwise hold and serve it
  * @param provisioned  the node has reported holding it before: if the node does not hold it now, its data is lost

@@ -34,6 +34,12 @@ public final class Limits {
     public static final int MIN_IN_SYNC = 1;
     /** Smallest volume epoch (0 in a forwarded command is Invalid Field, docs/replication.md). */
     public static final long MIN_EPOCH = 1;
+    /**
+     * The allowedHosts entry that admits any host; it must be the only entry. Without it a volume admits exactly the
+     * listed hosts, none when the list is empty (as Linux nvmet and SPDK: a subsystem admits no host until one is
+     * added or allow_any_host is set).
+     */
+    public static final String ANY_HOST = "*";
     /** Most entries in allowedHosts. */
     public static final int MAX_ALLOWED_HOSTS = 64;
     /** Longest NQN in bytes (NVMe Base Specification 2.0, section 4.5: NQNs are at most 223 bytes). */
@@ -135,7 +141,10 @@ public final class Limits {
         }
     }
 
-    /** Checks allowedHosts: at most 64 distinct NQNs, each well-formed and at most 223 bytes. */
+    /**
+     * Checks allowedHosts: at most 64 distinct NQNs, each well-formed and at most 223 bytes, or exactly
+     * {@code ["*"]} ({@link #ANY_HOST}).
+     */
     public static void checkAllowedHosts(List<String> hosts) {
         if (hosts == null) {
             return;
@@ -147,6 +156,12 @@ public final class Limits {
         for (int i = 0; i < hosts.size(); i++) {
             String host = hosts.get(i);
             String field = "allowedHosts[" + i + "]";
+            if (ANY_HOST.equals(host)) {
+                if (hosts.size() != 1) {
+                    throw invalid(field, quote(host), "\"*\" admits any host and must be the only entry");
+                }
+                continue;
+            }
             if (host == null || host.length() > MAX_NQN_BYTES || !NQN.matcher(host).matches()) {
                 throw invalid(field, quote(host), "must be an NQN matching " + NQN_PATTERN
                         + ", max bytes=" + MAX_NQN_BYTES);

@@ -192,6 +192,15 @@ public final class MgmtClient {
     }
 
     /**
+     * {@code PATCH /v1/volumes/{name}} {@code {"allowedHosts": hosts}}: replaces the allow-list (host NQNs,
+     * {@code ["*"]} any host, empty none); applies to Connects after the nodes' next heartbeat. Errors 400, 401,
+     * 404, 409 (deleting).
+     */
+    public Volume allowedHosts(String name, List<String> hosts) {
+        return send("PATCH", "/v1/volumes/" + segment(name), java.util.Map.of("allowedHosts", hosts), Volume.class);
+    }
+
+    /**
      * {@code DELETE /v1/volumes/{name}[?force=true]}: 202 + the volume in state deleting (the node removes it).
      * Errors 401, 404, 409 when a host is connected and not forced.
      */

@@ -10,7 +10,7 @@ import java.util.List;
  * @param sizeBytes      capacity in bytes; a multiple of {@link Limits#SIZE_ALIGNMENT_BYTES}
  * @param lbaSize        logical block size in bytes, 512 or 4096
  * @param replicas       copies wanted, {@link Limits#MIN_REPLICAS}..{@link Limits#MAX_REPLICAS}
- * @param allowedHosts   host NQNs allowed to connect; empty = any host
+ * @param allowedHosts   host NQNs allowed to connect; {@code ["*"]} any host; empty none
  * @param nodeId         node holding the primary copy (hosts connect there)
  * @param fabricAddress  that node's fabric listener, {@code "host:port"}
  * @param subnqn         NVMe subsystem NQN of the volume, {@code nqn.2026-11.io.rdmablock:volume:<name>}

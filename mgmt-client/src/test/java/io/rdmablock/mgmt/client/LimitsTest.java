@@ -88,6 +88,12 @@ class LimitsTest {
                 List.of("nqn.2026-11.io.rdmablock:h1", "nqn.2026-11.io.rdmablock:h1")));
         assertThrows(IllegalArgumentException.class, () -> Limits.checkAllowedHosts(
                 Collections.nCopies(65, "nqn.2026-11.io.rdmablock:h1")));
+        assertDoesNotThrow(() -> Limits.checkAllowedHosts(List.of("*")));
+        assertDoesNotThrow(() -> Limits.checkAllowedHosts(List.of()));
+        e = assertThrows(IllegalArgumentException.class,
+                () -> Limits.checkAllowedHosts(List.of("nqn.2026-11.io.rdmablock:h1", "*")));
+        assertEquals("invalid allowedHosts[1]: allowedHosts[1]=\"*\", \"*\" admits any host and must be the only "
+                + "entry", e.getMessage());
     }
 
     @Test

@@ -25,7 +25,8 @@ import java.util.concurrent.Callable;
 @Command(name = "volume", description = "Create, list, inspect, grow, delete and promote volumes.",
         mixinStandardHelpOptions = true,
         subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Get.class,
-                VolumeCommand.Resize.class, VolumeCommand.RequireAuth.class, VolumeCommand.Delete.class,
+                VolumeCommand.Resize.class, VolumeCommand.RequireAuth.class, VolumeCommand.SetHosts.class,
+                VolumeCommand.Delete.class,
                 VolumeCommand.Promote.class, VolumeVerify.class})
 public final class VolumeCommand implements Callable<Integer> {
     @Spec
@@ -149,8 +150,13 @@ public final class VolumeCommand implements Callable<Integer> {
         Integer minInSync;
 
         @Option(names = "--allow-host", paramLabel = "HOSTNQN",
-                description = "Host NQN allowed to connect (repeatable; none = any host).")
+                description = "Host NQN allowed to connect (repeatable). Without it and without --allow-any-host "
+                        + "the volume admits no host until set (volume set-hosts).")
         List<String> allowedHosts = new ArrayList<>();
+
+        @Option(names = "--allow-any-host", description = "Any host may connect (allowedHosts [\"*\"]; warned about: "
+                + "anyone reaching a node's fabric port can read and write the volume).")
+        boolean anyHost;
 
         @Option(names = "--require-auth", description = "Only hosts with a DH-HMAC-CHAP secret (rdmablock host set) "
                 + "may connect, after authenticating.")
@@ -170,9 +176,11 @@ public final class VolumeCommand implements Callable<Integer> {
             }
             int m = minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync;
             Limits.checkMinInSync("--min-in-sync", m, replicas);
-            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, allowedHosts, requireAuth);
+            List<String> hosts = hostsOf("--allow-host", allowedHosts, anyHost);
+            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, hosts, requireAuth);
             Limits.check(request);
             print(out(), output, client().createVolume(request));
+            warnAboutHosts(spec.commandLine().getErr(), name, hosts);
             return ExitCodes.OK;
         }
     }
@@ -280,6 +288,58 @@ public final class VolumeCommand implements Callable<Integer> {
             print(out(), output, client().requireAuth(name, "on".equals(onOff)));
             return ExitCodes.OK;
         }
+    }
+
+    @Command(name = "set-hosts", description = "Replace the hosts a volume admits (--allow-host NQN, repeatable; "
+            + "--allow-any-host; --none); applies to connections after the nodes' next heartbeat, connected hosts "
+            + "stay.", mixinStandardHelpOptions = true)
+    static final class SetHosts extends MgmtCall {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--allow-host", paramLabel = "HOSTNQN", description = "Host NQN allowed to connect "
+                + "(repeatable).")
+        List<String> allowedHosts = new ArrayList<>();
+        @Option(names = "--allow-any-host", description = "Any host may connect (allowedHosts [\"*\"]).")
+        boolean anyHost;
+        @Option(names = "--none", description = "No host may connect any more (connected hosts stay).")
+        boolean none;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NAME", name);
+            if (none && (anyHost || !allowedHosts.isEmpty())) {
+                throw Limits.invalid("--none", "true", "excludes --allow-host and --allow-any-host");
+            }
+            if (!none && !anyHost && allowedHosts.isEmpty()) {
+                throw Limits.invalid("--allow-host", "(none)", "give --allow-host NQN (repeatable), --allow-any-host "
+                        + "or --none");
+            }
+            List<String> hosts = hostsOf("--allow-host", allowedHosts, anyHost);
+            Limits.checkAllowedHosts(hosts);
+            print(out(), output, client().allowedHosts(name, hosts));
+            warnAboutHosts(spec.commandLine().getErr(), name, hosts);
+            return ExitCodes.OK;
+        }
+    }
+
+    /** The allowedHosts of {@code --allow-host} values or {@code --allow-any-host} (not both). */
+    static List<String> hostsOf(String option, List<String> hosts, boolean anyHost) {
+        if (anyHost && !hosts.isEmpty()) {
+            throw Limits.invalid(option, String.join(",", hosts), "excludes --allow-any-host");
+        }
+        return anyHost ? List.of(Limits.ANY_HOST) : hosts;
+    }
+
+    /** Says on stderr when a volume admits any host or none. */
+    static void warnAboutHosts(PrintWriter err, String name, List<String> hosts) {
+        if (hosts.contains(Limits.ANY_HOST)) {
+            err.println("warning: volume " + name + " admits any host: anyone who reaches a node's fabric port can "
+                    + "read and write it (name its hosts with volume set-hosts " + name + " --allow-host NQN)");
+        } else if (hosts.isEmpty()) {
+            err.println("note: volume " + name + " admits no host yet: volume set-hosts " + name
+                    + " --allow-host NQN (or --allow-any-host)");
+        }
+        err.flush();
     }
 
     @Command(name = "delete", description = "Delete a volume (refused while a host is connected, unless --force).",

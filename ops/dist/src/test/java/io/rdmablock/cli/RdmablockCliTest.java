@@ -14,6 +14,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -112,6 +113,29 @@ class RdmablockCliTest {
         var host = run("volume", "create", "a", "--size", "1M", "--allow-host", "host1");
         assertEquals(ExitCodes.BAD_INPUT, host.exitCode());
         assertTrue(host.err().startsWith("rdmablock: invalid allowedHosts[0]:"), host.err());
+    }
+
+    @Test
+    void shouldSayWhoAVolumeAdmitsAndReplaceIt() {
+        String nqn = "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555";
+        var none = run("volume", "create", "a", "--size", "1M", "-o", "json");
+        assertEquals(0, none.exitCode(), none.err());
+        assertEquals(List.of(), Json.read(none.out(), Volume.class).allowedHosts());
+        assertTrue(none.err().contains("note: volume a admits no host yet"), none.err());
+        var any = run("volume", "create", "b", "--size", "1M", "--allow-any-host", "-o", "json");
+        assertEquals(List.of("*"), Json.read(any.out(), Volume.class).allowedHosts());
+        assertTrue(any.err().contains("warning: volume b admits any host"), any.err());
+        var both = run("volume", "create", "c", "--size", "1M", "--allow-any-host", "--allow-host", nqn);
+        assertEquals(ExitCodes.BAD_INPUT, both.exitCode());
+        assertTrue(both.err().startsWith("rdmablock: invalid --allow-host:"), both.err());
+        var set = run("volume", "set-hosts", "a", "--allow-host", nqn, "-o", "json");
+        assertEquals(0, set.exitCode(), set.err());
+        assertEquals(List.of(nqn), Json.read(set.out(), Volume.class).allowedHosts());
+        var nothing = run("volume", "set-hosts", "a");
+        assertEquals(ExitCodes.BAD_INPUT, nothing.exitCode());
+        assertTrue(nothing.err().contains("--allow-any-host or --none"), nothing.err());
+        var off = run("volume", "set-hosts", "a", "--none", "-o", "json");
+        assertEquals(List.of(), Json.read(off.out(), Volume.class).allowedHosts(), off.err());
     }
 
     private void registerMoreNodes() {

@@ -42,7 +42,7 @@ class VolumeResyncCliTest {
         client = new MgmtClient(URI.create(server.url()), TOKEN);
         client.registerNode(new RegisterNodeRequest("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30));
         client.registerNode(new RegisterNodeRequest("n2", "127.0.0.1:4421", "", 2L << 30, 2L << 30));
-        volume = client.createVolume(new CreateVolumeRequest("a", 4 * MIB, 4096, 2, 1, List.of()));
+        volume = client.createVolume(new CreateVolumeRequest("a", 4 * MIB, 4096, 2, 1, List.of("*")));
         assertEquals("n2", volume.nodeId());
         beat("n1", List.of(), null);
         beat("n2", List.of(), null);

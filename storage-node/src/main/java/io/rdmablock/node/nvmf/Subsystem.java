@@ -125,8 +125,8 @@ public final class Subsystem {
     }
 
     /**
-     * True when {@code hostnqn} may connect: the allow-list is empty (any host, rdmablock's rule), holds
-     * {@link VolumeSpec#ANY_HOST}, or holds the hostnqn; in {@link Mode#SECONDARY} also the primary node's host NQN
+     * True when {@code hostnqn} may connect: the allow-list holds {@link VolumeSpec#ANY_HOST} or the hostnqn (an
+     * empty list admits no host, as Linux nvmet and SPDK); in {@link Mode#SECONDARY} also the primary node's host NQN
      * given to {@link #secondaryOf} (docs/failover.md: a secondary exports the volume to its hosts as ANA
      * Inaccessible, so they hold a path ready for a failover) the peer nodes it names ({@link ExportRole#exempts}). A node's
      * host NQN that is not a named peer is treated as any host's.
@@ -141,8 +141,7 @@ public final class Subsystem {
         if (hostnqn != null && hostnqn.startsWith(NODE_HOSTNQN_PREFIX) && role.mode() == Mode.PRIMARY) {
             return false; // a node forwards only to secondaries; on a primary its epoch would not be checked
         }
-        Set<String> hosts = volume.allowedHosts();
-        return hosts.isEmpty() || volume.isHostAllowed(hostnqn);
+        return volume.isHostAllowed(hostnqn);
     }
 
     /**
@@ -160,7 +159,7 @@ public final class Subsystem {
         return requireAuth;
     }
 
-    /** The hosts this subsystem admits, for log lines: the allow-list (empty = any) and a secondary's primary. */
+    /** The hosts this subsystem admits, for log lines: the allow-list (empty = none) and a secondary's peers. */
     Set<String> admittedHosts() {
         ExportRole r = role;
         if (volume == null) {

@@ -51,7 +51,7 @@ class CntlidExhaustionTest {
     @Test
     @Timeout(60)
     void shouldAnswerControllerBusyAndKeepThePollerServingWhenAFencedReconnectFindsNoCntlid() throws Exception {
-        f = new TargetFixture(dir, TargetOptions.defaults().withPollers(1), 64L << 20, 512, Set.of());
+        f = new TargetFixture(dir, TargetOptions.defaults().withPollers(1), 64L << 20, 512, Set.of("*"));
         f.target.cntlidRange(1, 2);
         Poller poller = f.target.pollers().get(0);
         f.store.setFaults(StoreFaults.stall("vol1", STALL_OFFSET, 2_000_000_000L, 1));

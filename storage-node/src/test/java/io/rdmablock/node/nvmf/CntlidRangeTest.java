@@ -41,7 +41,7 @@ class CntlidRangeTest {
     @Test
     void shouldAllocateCntlidsFromTheOptionsRange() {
         try (TargetFixture f = new TargetFixture(dir, TargetOptions.defaults().withCntlidRange(5000, 5001), 8L << 20,
-                512, Set.of());
+                512, Set.of("*"));
              RawHost a = admin(f, "a"); RawHost b = admin(f, "b")) {
             assertEquals(5000, TargetFixture.cntlid(a));
             assertEquals(5001, TargetFixture.cntlid(b));

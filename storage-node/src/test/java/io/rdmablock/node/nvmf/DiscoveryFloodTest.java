@@ -54,7 +54,7 @@ class DiscoveryFloodTest {
     @Test
     @Timeout(180)
     void shouldConnectAVolumeHostNextTo1100IdleDiscoveryConnections() {
-        f = new TargetFixture(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of());
+        f = new TargetFixture(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of("*"));
         f.target.cntlidRange(1, 1024); // the range of node ordinal 0 (docs/failover.md)
         InetSocketAddress addr = f.target.localAddress();
         int ok = 0;
@@ -100,7 +100,7 @@ class DiscoveryFloodTest {
     @Test
     @Timeout(30)
     void shouldExpireAnIdleDiscoveryControllerWithKato0() throws Exception {
-        f = new TargetFixture(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of());
+        f = new TargetFixture(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of("*"));
         ConnectLimits d = ConnectLimits.DEFAULTS;
         // maxKatoMs 1 s lowers the 120 s a discovery KATO 0 becomes, so the test need not wait 2 minutes
         f.target.connectLimits(new ConnectLimits(d.maxControllers(), d.maxDiscoveryControllers(),

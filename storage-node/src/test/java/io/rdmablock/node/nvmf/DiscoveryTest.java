@@ -39,7 +39,7 @@ class DiscoveryTest {
     @BeforeEach
     void setUp() {
         f = new TargetFixture(dir, TargetOptions.defaults(), 8L << 20, 512, Set.of(TargetFixture.HOSTNQN));
-        StoreVolume open = f.store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of()));
+        StoreVolume open = f.store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of("*")));
         openNqn = f.target.addVolume(open, null).subnqn();
         StoreVolume other = f.store.create(new VolumeSpec("vol3", "vol3", 8L << 20, 512, Set.of(OTHER)));
         otherNqn = f.target.addVolume(other, null).subnqn();

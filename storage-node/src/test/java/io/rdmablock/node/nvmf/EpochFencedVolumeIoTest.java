@@ -46,8 +46,8 @@ class EpochFencedVolumeIoTest {
     void setUp() throws Exception {
         dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "epoch-fence-");
         store = VolumeStore.open(dir, StoreOptions.defaults());
-        store.create(new VolumeSpec("vol1", "vol1", 8L << 20, 512, Set.of()));
-        store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of()));
+        store.create(new VolumeSpec("vol1", "vol1", 8L << 20, 512, Set.of("*")));
+        store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of("*")));
         store.raiseEpoch("vol1", 1);
         store.raiseEpoch("vol2", 1);
     }

@@ -56,7 +56,7 @@ class HalfOpenQueueTest {
     @Test
     void shouldKeepANeighboursIopsAndMemoryWith100HalfOpenQueues() throws Exception {
         f = new TargetFixture(dir, TargetOptions.defaults().withPending(
-                new TargetOptions.PendingLimits(128, 128, 600_000)), 64L << 20, 4096, Set.of());
+                new TargetOptions.PendingLimits(128, 128, 600_000)), 64L << 20, 4096, Set.of("*"));
         try (RawHost admin = f.admin(0); RawHost io = f.io(TargetFixture.cntlid(admin), 1, 32)) {
             SplittableRandom rnd = new SplittableRandom(7);
             long blocks = f.volume.blockCount();
@@ -109,7 +109,7 @@ class HalfOpenQueueTest {
 
     @Test
     void shouldRejectThe17thPendingQueueFromOneAddress() throws Exception {
-        f = new TargetFixture(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of()); // 64 per node, 16 per address
+        f = new TargetFixture(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of("*")); // 64 per node, 16 per address
         for (int i = 0; i < 16; i++) {
             holders.add(holdHalfOpen(f.target.localAddress()));
         }
@@ -128,7 +128,7 @@ class HalfOpenQueueTest {
     @Test
     void shouldRejectPendingQueuesBeyondTheNodeLimitFromAnyAddress() throws Exception {
         f = new TargetFixture(dir, TargetOptions.defaults().withPending(
-                new TargetOptions.PendingLimits(20, 16, 600_000)), 64L << 20, 512, Set.of(), "0.0.0.0");
+                new TargetOptions.PendingLimits(20, 16, 600_000)), 64L << 20, 512, Set.of("*"), "0.0.0.0");
         int port = f.target.localAddress().getPort();
         for (int i = 0; i < 16; i++) {
             holders.add(holdHalfOpen(new InetSocketAddress("127.0.0.1", port)));
@@ -153,7 +153,7 @@ class HalfOpenQueueTest {
     @Test
     void shouldTearDown30PendingQueuesAtTheirTimeoutTogether() throws Exception {
         f = new TargetFixture(dir, TargetOptions.defaults().withPending(
-                new TargetOptions.PendingLimits(64, 64, 1_000)), 64L << 20, 512, Set.of());
+                new TargetOptions.PendingLimits(64, 64, 1_000)), 64L << 20, 512, Set.of("*"));
         long base = f.target.registeredQueueBytes();
         long t0 = System.nanoTime();
         for (int i = 0; i < 30; i++) {

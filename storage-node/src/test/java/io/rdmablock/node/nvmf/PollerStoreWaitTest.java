@@ -41,7 +41,7 @@ class PollerStoreWaitTest {
         // 2 pollers: the admin queue on one, the I/O queue alone on the other; no spin, 100 ms idle wait
         TargetOptions o = new TargetOptions(128, 32, 8192, 128 * 1024, 64, 2, 0, IDLE_WAIT_NS, 1000,
                 5_000_000_000L);
-        f = new TargetFixture(dir, o, 64L << 20, 512, Set.of());
+        f = new TargetFixture(dir, o, 64L << 20, 512, Set.of("*"));
         admin = f.admin(0);
         io = f.io(TargetFixture.cntlid(admin), 1, 32);
         int blocks = 8; // 4 KiB

@@ -44,7 +44,7 @@ class SilentPeerAcceptTest {
         TargetOptions options = new TargetOptions(d.maxQueueEntries(), d.maxAdminEntries(), d.inCapsuleDataBytes(),
                 d.mdtsBytes(), d.maxIoQueues(), d.pollers(), d.idleSpinNs(), d.idleWaitNs(), d.keepAliveGraceMs(),
                 HANDSHAKE_TIMEOUT_MS * 1_000_000L);
-        f = new TargetFixture(dir, options, 64L << 20, 512, Set.of());
+        f = new TargetFixture(dir, options, 64L << 20, 512, Set.of("*"));
         long t0 = System.nanoTime();
         for (int i = 0; i < 3; i++) {
             peers.add(SoftHandshakePeer.open(f.target.localAddress())); // says nothing

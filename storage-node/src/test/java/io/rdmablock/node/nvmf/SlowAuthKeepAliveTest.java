@@ -40,7 +40,7 @@ class SlowAuthKeepAliveTest {
         String rate = System.setProperty("rdmablock.node.dhchap.addressUnitsPerSecond", "1");
         String burst = System.setProperty("rdmablock.node.dhchap.addressBurstUnits", "1");
         try {
-            f = new TargetFixture(dir, TargetOptions.defaults().withKeepAliveGraceMs(200), 8L << 20, 512, Set.of());
+            f = new TargetFixture(dir, TargetOptions.defaults().withKeepAliveGraceMs(200), 8L << 20, 512, Set.of("*"));
         } finally {
             restore("rdmablock.node.dhchap.addressUnitsPerSecond", rate);
             restore("rdmablock.node.dhchap.addressBurstUnits", burst);

@@ -43,7 +43,7 @@ class StalledStoreIoTest extends TargetTestBase {
 
     @BeforeEach
     void setUp() {
-        StoreVolume vol2 = f.store.create(new VolumeSpec("vol2", "vol2", 64L << 20, LBA, Set.of()));
+        StoreVolume vol2 = f.store.create(new VolumeSpec("vol2", "vol2", 64L << 20, LBA, Set.of("*")));
         subnqn2 = f.target.addVolume(vol2, null).subnqn();
         f.store.setFaults(StoreFaults.stall("vol1", STALL_OFFSET, STALL_NS, 1));
         connect(TargetFixture.HOSTNQN, KATO_MS);
@@ -116,7 +116,7 @@ class StalledStoreIoTest extends TargetTestBase {
         assertTrue(deleteMs < 2000, "delete during a stalled write took " + deleteMs + " ms");
         assertFalse(Files.exists(dir.resolve("volumes").resolve("vol1.vol")), "data file of the deleted volume");
         // the same id again, exported to another host: the late write must not land in it
-        StoreVolume again = f.store.create(new VolumeSpec("vol1", "vol1", 64L << 20, LBA, Set.of()));
+        StoreVolume again = f.store.create(new VolumeSpec("vol1", "vol1", 64L << 20, LBA, Set.of("*")));
         f.target.addVolume(again, null);
 
         long[] during = new long[2000];

@@ -61,7 +61,7 @@ class TargetAdminTest extends TargetTestBase {
 
     @Test
     void shouldDescribeDistinctNamespaceIdentifiersPerVolume() {
-        StoreVolume v2 = f.store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of()));
+        StoreVolume v2 = f.store.create(new VolumeSpec("vol2", "vol2", 8L << 20, 512, Set.of("*")));
         String nqn2 = f.target.addVolume(v2, null).subnqn();
         try (RawHost other = f.host(0, 32)) {
             assertEquals(0, other.fabricConnect(31, 0, nqn2, TargetFixture.HOSTNQN, 0xFFFF).status());

@@ -28,7 +28,7 @@ class TargetBenchTest {
     void measureRandom4kQd31() {
         assumeTrue(Boolean.getBoolean("rdmablock.bench"), "benchmark: run with -Drdmablock.bench=true");
         long seconds = Long.getLong("rdmablock.bench.seconds", 5);
-        try (TargetFixture f = new TargetFixture(dir, TargetOptions.defaults(), 256L << 20, 4096, java.util.Set.of());
+        try (TargetFixture f = new TargetFixture(dir, TargetOptions.defaults(), 256L << 20, 4096, java.util.Set.of("*"));
              RawHost admin = f.admin(0)) {
             assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
             int cntlid = IdentifyControllerDescriptor.decode(admin.data()).cntlid();

@@ -238,7 +238,7 @@ class TargetConnectTest {
     void shouldDestroyControllerWhenKeepAliveExpires() throws InterruptedException {
         f.close();
         f = new TargetFixture(dir.resolve("ka"), TargetOptions.defaults().withKeepAliveGraceMs(200), 8L << 20, 512,
-                Set.of());
+                Set.of("*"));
         try (RawHost admin = f.admin(1000)) {
             assertEquals(1, f.target.controllerCount());
             for (int i = 0; i < 6; i++) {
@@ -262,7 +262,7 @@ class TargetConnectTest {
         // TBKAS: a host busy on its I/O queues (or still connecting them) keeps the association without Keep Alive
         f.close();
         f = new TargetFixture(dir.resolve("tbkas"), TargetOptions.defaults().withKeepAliveGraceMs(200), 8L << 20, 512,
-                Set.of());
+                Set.of("*"));
         try (RawHost admin = f.admin(1000)) {
             assertEquals(0, admin.identify(Opcodes.CNS_CONTROLLER, 0).status());
             int ctratt = admin.data().get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,

@@ -46,7 +46,7 @@ final class TargetFixture implements AutoCloseable {
     }
 
     TargetFixture(Path dir) {
-        this(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of());
+        this(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of(VolumeSpec.ANY_HOST));
     }
 
     /** The node restarted: the store in {@code dir} reopened (it must hold "vol1"), a new target exporting it. */

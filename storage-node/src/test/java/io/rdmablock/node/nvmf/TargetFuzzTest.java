@@ -47,7 +47,7 @@ class TargetFuzzTest {
 
     @Test
     void shouldSurviveRandomAndMutatedCapsules() {
-        f = new TargetFixture(dir, TargetOptions.defaults(), 8L << 20, LBA, java.util.Set.of());
+        f = new TargetFixture(dir, TargetOptions.defaults(), 8L << 20, LBA, java.util.Set.of("*"));
         SplittableRandom rnd = new SplittableRandom(SEED);
         long deadline = System.nanoTime() + MAX_NS;
         int sent = 0;

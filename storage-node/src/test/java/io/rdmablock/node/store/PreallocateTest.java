@@ -25,7 +25,7 @@ class PreallocateTest {
     void shouldKeepVolumesSparseByDefault() throws Exception {
         try (VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults())) {
             assertFalse(store.options().preallocate());
-            store.create(new VolumeSpec("v", "v", SIZE, 4096, Set.of()));
+            store.create(new VolumeSpec("v", "v", SIZE, 4096, Set.of("*")));
             assertTrue(allocatedBytes(store, "v") < SIZE / 4, "sparse: " + allocatedBytes(store, "v"));
         }
     }
@@ -34,7 +34,7 @@ class PreallocateTest {
     void shouldReserveSpaceAtCreateAndGrowAndStillReadZeroes() throws Exception {
         try (VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults().withPreallocate(true));
              Arena arena = Arena.ofConfined()) {
-            StoreVolume v = store.create(new VolumeSpec("v", "v", SIZE, 4096, Set.of()));
+            StoreVolume v = store.create(new VolumeSpec("v", "v", SIZE, 4096, Set.of("*")));
             long created = allocatedBytes(store, "v");
             assertTrue(created >= SIZE || created == 0, "reserved at create: " + created);
             assumeFallocate(created);
@@ -61,7 +61,7 @@ class PreallocateTest {
         try (VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults().withPreallocate(true));
              Arena arena = Arena.ofConfined();
              BlockQueue q = store.newQueue(2)) {
-            StoreVolume v = store.create(new VolumeSpec("v", "v", SIZE, 4096, Set.of()));
+            StoreVolume v = store.create(new VolumeSpec("v", "v", SIZE, 4096, Set.of("*")));
             assumeFallocate(allocatedBytes(store, "v"));
             MemorySegment buf = arena.allocate(1 << 20, 4096).fill((byte) 7);
             StoreTestSupport.write(q, v, 0, buf);

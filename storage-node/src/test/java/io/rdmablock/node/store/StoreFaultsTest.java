@@ -35,7 +35,7 @@ class StoreFaultsTest {
     void shouldHoldOnlyTheMatchingWriteForItsDelay() {
         try (VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults());
              Arena arena = Arena.ofConfined()) {
-            StoreVolume v = store.create(new VolumeSpec("vol1", "vol1", 8L << 20, 512, Set.of()));
+            StoreVolume v = store.create(new VolumeSpec("vol1", "vol1", 8L << 20, 512, Set.of("*")));
             try (BlockQueue plain = store.newQueue(4)) {
                 assertFalse(plain instanceof StallingBlockQueue, "no rule: the backend's own queue");
             }

@@ -21,7 +21,7 @@ import java.util.Optional;
  * @param sizeBytes      desired size (of every copy)
  * @param lbaSize        512 or 4096
  * @param replicas       copies wanted, 1..5
- * @param allowedHosts   host NQNs; empty = any
+ * @param allowedHosts   host NQNs, or {@code ["*"]} for any host; empty: no host
  * @param nodeId         the primary copy's node (always {@code copies}' primary; kept for older readers)
  * @param state          lifecycle state
  * @param connectedHosts host NQNs connected, as last reported by the primary's node
@@ -33,13 +33,22 @@ import java.util.Optional;
  * @param copies         one per copy on distinct nodes, exactly one {@link CopyRole#PRIMARY}, the primary first
  * @param requireAuth    only hosts with a DH-HMAC-CHAP secret ({@link HostRecord}) may connect; false in records
  *                       written before it
+ * @param hostsVersion   meaning of an empty {@code allowedHosts}: {@link #HOSTS_VERSION} (every record made by this
+ *                       code) no host; 0 (absent: a record stored before 2026-12) any host, read as {@code ["*"]}
  */
 public record VolumeRecord(
         String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
         String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs, boolean provisioned,
-        long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth) {
+        long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth, int hostsVersion) {
+    /** {@link #hostsVersion} of records made now: an empty allow-list admits no host. */
+    public static final int HOSTS_VERSION = 2;
+
     public VolumeRecord {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+        if (hostsVersion < HOSTS_VERSION && allowedHosts.isEmpty()) {
+            allowedHosts = List.of("*"); // stored when empty meant any host: it still does, now said explicitly
+        }
+        hostsVersion = HOSTS_VERSION;
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         if (copies == null || copies.isEmpty()) { // a record of a server before replication
             copies = List.of(new CopyRecord(nodeId, CopyRole.PRIMARY, CopyState.IN_SYNC,
@@ -50,6 +59,14 @@ public record VolumeRecord(
         epoch = epoch < 1 ? 1 : epoch;
         minInSync = minInSync < 1 ? 1 : minInSync;
         replicas = replicas < 1 ? 1 : replicas;
+    }
+
+    /** As the canonical constructor, for a record made now ({@link #HOSTS_VERSION}: empty admits no host). */
+    public VolumeRecord(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs,
+                        boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
+                provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION);
     }
 
     /** As the canonical constructor, without {@code requireAuth} (records and callers before it). */
@@ -152,6 +169,12 @@ public record VolumeRecord(
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth);
+    }
+
+    /** @return a copy admitting exactly {@code hosts} ({@code ["*"]}: any host; empty: none) */
+    public VolumeRecord withAllowedHosts(List<String> hosts) {
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, hosts, nodeId, state, connectedHosts,
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth);
     }
 
     /** @return a copy with requireAuth {@code on} */
