@@ -73,8 +73,12 @@ final class CampaignMgmtPlane implements AutoCloseable {
         this.etcd = EtcdCluster.start(Files.createDirectories(dir.resolve("etcd")), etcdMembers);
         this.ports = new int[servers];
         this.servers = new Process[servers];
-        this.serverArgs = List.of("--node-timeout-ms", Long.toString(nodeTimeoutMs), "--lease-ms",
-                Long.toString(leaseMs), "--etcd-endpoints", etcd.endpointList());
+        var args = new ArrayList<>(List.of("--node-timeout-ms", Long.toString(nodeTimeoutMs), "--lease-ms",
+                Long.toString(leaseMs), "--etcd-endpoints", etcd.endpointList()));
+        if (NodeCluster.labPlaintextSecrets(host)) {
+            args.add("--allow-plaintext-secrets"); // nodes in namespaces, plain HTTP: their node keys all the same
+        }
+        this.serverArgs = List.copyOf(args);
         try {
             for (int i = 0; i < servers; i++) {
                 try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {

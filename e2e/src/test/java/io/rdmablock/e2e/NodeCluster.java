@@ -115,7 +115,19 @@ final class NodeCluster implements AutoCloseable {
                 long nodeTimeoutMs, long leaseMs, long rebuildAfterMs) throws IOException, InterruptedException {
         this(dir, nodeCount, provider, extraNodeArgs, placement, MgmtServer.start(dir.resolve("mgmt"), null,
                 MgmtServer.Settings.of(placement.mgmtHost(), 0, TOKEN).withNodeTimeoutMs(nodeTimeoutMs)
-                        .withLeaseMs(leaseMs).withRebuildAfterMs(rebuildAfterMs)), null);
+                        .withLeaseMs(leaseMs).withRebuildAfterMs(rebuildAfterMs)
+                        .withHttp(io.rdmablock.mgmt.api.MgmtHttpOptions.of(TOKEN)
+                                .withPlaintextSecrets(labPlaintextSecrets(placement.mgmtHost())))), null);
+    }
+
+    /**
+     * @return true when the management server listens on a non-loopback address (ops/chaos/failover's network
+     *         namespaces): the nodes then reach it over plain HTTP on a throwaway bridge, and need their node keys
+     *         (replicated volumes), so the test plane runs with the lab flag ({@code --allow-plaintext-secrets},
+     *         docs/authentication.md "Secrets only over TLS")
+     */
+    static boolean labPlaintextSecrets(String mgmtHost) {
+        return !(mgmtHost.startsWith("127.") || "::1".equals(mgmtHost) || "localhost".equals(mgmtHost));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rdmablock.e2e;
 
+import io.rdmablock.mgmt.api.MgmtHttpOptions;
 import io.rdmablock.mgmt.api.MgmtServer;
 import io.rdmablock.mgmt.api.store.EtcdMetadataStore;
 
@@ -12,7 +13,7 @@ import java.util.Map;
  * A management server on etcd as {@link CampaignMgmtPlane} starts it when the CLI (ops/dist) is not on the test
  * classpath (the e2e module's own tests under Maven): the same flags as {@code rdmablock mgmt} for what the plane
  * passes, {@code mgmt --listen HOST:PORT --data-dir DIR --token T --node-timeout-ms MS --lease-ms MS
- * --etcd-endpoints LIST}; runs until killed.
+ * --etcd-endpoints LIST [--allow-plaintext-secrets]}; runs until killed.
  */
 final class PlaneServerMain {
     private PlaneServerMain() {
@@ -20,8 +21,13 @@ final class PlaneServerMain {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> o = new HashMap<>();
-        for (int i = 1; i + 1 < args.length; i += 2) { // args[0] is "mgmt"
-            o.put(args[i], args[i + 1]);
+        boolean plaintextSecrets = false;
+        for (int i = 1; i < args.length; i++) { // args[0] is "mgmt"
+            if ("--allow-plaintext-secrets".equals(args[i])) {
+                plaintextSecrets = true; // the one flag without a value
+            } else if (i + 1 < args.length) {
+                o.put(args[i], args[++i]);
+            }
         }
         String listen = o.get("--listen");
         int colon = listen.lastIndexOf(':');
@@ -31,6 +37,7 @@ final class PlaneServerMain {
                 EtcdMetadataStore.DEFAULT_PREFIX, Duration.ofSeconds(2));
         try (var server = MgmtServer.start(Path.of(o.get("--data-dir")), etcd,
                 MgmtServer.Settings.of(host, port, o.get("--token"))
+                        .withHttp(MgmtHttpOptions.of(o.get("--token")).withPlaintextSecrets(plaintextSecrets))
                         .withNodeTimeoutMs(Long.parseLong(o.get("--node-timeout-ms")))
                         .withLeaseMs(Long.parseLong(o.get("--lease-ms")))
                         .withAdvertiseUrl("http://" + listen))) {

@@ -45,7 +45,9 @@ import java.util.stream.Collectors;
  * ({@link HeartbeatResponse#hosts()}) are merged with the secrets the target had when this object was made (the
  * node's {@code --dhchap-secrets} file) and set on the target when they change, before the volumes are applied; on a
  * conflict the file wins (logged once per host). Each desired volume's {@code requireAuth} is set on its subsystem
- * before the subsystem is published. Both apply to Connects from then on.
+ * before the subsystem is published. Both apply to Connects from then on. An answer whose secrets the server withheld
+ * ({@link HeartbeatResponse#secretsWithheld()}: no TLS to the management plane) changes none of the secrets applied
+ * before; its reason is logged at WARN once and kept ({@link #secretsWithheld()}).
  */
 final class MgmtSync implements NodeAgent.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(MgmtSync.class);
@@ -129,8 +131,10 @@ final class MgmtSync implements NodeAgent.Handler {
             replication.leaseMs(desired.leaseMs());
             replication.peerLeaseMaxMs(desired.peerLeaseMaxMs());
         }
-        applyNodeKeys(desired);
-        applyHosts(desired.hosts());
+        if (secretsHandedOut(desired.secretsWithheld())) { // keep what was applied: an empty list here is not "none"
+            applyNodeKeys(desired);
+            applyHosts(desired.hosts());
+        }
         applyVolumes(desired);
         grantLimits(desired, sendNanos);
         if (desired.leaseMs() <= 0) {
@@ -169,6 +173,35 @@ final class MgmtSync implements NodeAgent.Handler {
                     && dv.state() != VolumeState.DELETING && (mine == CopyState.IN_SYNC || mine == CopyState.SYNCING);
             s.grantLimit(grants ? limit : Subsystem.NO_GRANTS);
         }
+    }
+
+    /** Why the last heartbeat answer carried no secrets ({@link HeartbeatResponse#secretsWithheld()}), or null. */
+    private volatile String secretsWithheld;
+
+    /**
+     * Notes whether the server withheld this node's secrets (docs/authentication.md, "Secrets only over TLS"): a
+     * reason is logged at WARN when it first comes or changes, and its end at INFO. While they are withheld the node
+     * keeps the node key, links and host secrets it applied last (none, if it never got any: then no peer node can
+     * connect to its secondary copies and hosts with managed secrets are unknown to it) and goes on serving.
+     *
+     * @return true when the answer carries the secrets (apply them)
+     */
+    private boolean secretsHandedOut(String reason) {
+        String before = secretsWithheld;
+        secretsWithheld = reason;
+        if (reason != null && !reason.equals(before)) {
+            LOG.warn("the management server withholds this node's secrets ({}; keeping what was applied before: {}): "
+                    + "{}", nodeKey == null ? "no node key" : "a node key", appliedHosts.size()
+                    + " managed host(s)", reason);
+        } else if (reason == null && before != null) {
+            LOG.info("the management server hands this node its secrets again");
+        }
+        return reason == null;
+    }
+
+    /** Why the management server withheld this node's secrets in its last answer, or null (tests, status). */
+    String secretsWithheld() {
+        return secretsWithheld;
     }
 
     /** This node's node key from the last heartbeat answer that had one, or null. */

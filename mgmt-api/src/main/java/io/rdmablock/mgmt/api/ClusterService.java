@@ -462,19 +462,21 @@ public final class ClusterService {
      * reports is answered {@code deleting} so the node deletes it. Errors: 400, 404 unknown node.
      */
     public HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request) {
-        return heartbeat(nodeId, request, true);
+        return heartbeat(nodeId, request, true, null);
     }
 
     /**
      * As {@link #heartbeat(String, HeartbeatRequest)}; the node's secrets (every host's DH-HMAC-CHAP secrets, its
      * node key and links) only when {@code ownCredential}: the caller proved to be that node
-     * ({@link #authorize}; docs/authentication.md, "Credentials and scopes"), not the cluster token.
+     * ({@link #authorize}; docs/authentication.md, "Credentials and scopes"), not the cluster token; and only when
+     * {@code withheld} is null, else the answer carries none of them and that reason
+     * ({@link HeartbeatResponse#secretsWithheld()}; {@link SecretChannel}).
      */
-    HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request, boolean ownCredential) {
+    HeartbeatResponse heartbeat(String nodeId, HeartbeatRequest request, boolean ownCredential, String withheld) {
         HeartbeatResponse r = heartbeats.heartbeat(nodeId, request);
-        if (!ownCredential) { // a record of before node keys still gets its key now, answered to the node only
+        if (!ownCredential || withheld != null) { // a record of before node keys still gets its key now
             s.store.node(nodeId).ifPresent(n -> NodeKeys.withKey(s.store, n));
-            return r;
+            return withheld == null ? r : r.withSecretsWithheld(withheld);
         }
         // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume without an
         // allow-list admits any host, so no node can be given less without knowing who will connect)

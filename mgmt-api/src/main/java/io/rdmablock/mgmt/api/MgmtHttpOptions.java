@@ -16,9 +16,12 @@ import java.util.Objects;
  * @param requestTimeoutMs a connection whose first request's headers, or a request whose body, have not arrived whole
  *                         within this is closed (the body case answered 408 first), ms, &gt; 0 (see
  *                         {@link HttpFaults})
+ * @param allowPlaintextSecrets hand secret material (heartbeat answers: managed host secrets, node key, link secrets)
+ *                         to a node over plain HTTP from any address, not only loopback ({@link SecretChannel}): for
+ *                         labs, since anyone on the path then reads every secret; meaningless with TLS
  */
 public record MgmtHttpOptions(String adminToken, String readToken, Path tlsCert, Path tlsKey, long idleTimeoutMs,
-                              long requestTimeoutMs) {
+                              long requestTimeoutMs, boolean allowPlaintextSecrets) {
     /**
      * Default idle timeout, ms: 60 s, above the JDK HTTP client's keep-alive of 30 s, so a pooled client connection
      * is dropped by the client first and never reused just as the server closes it.
@@ -58,22 +61,31 @@ public record MgmtHttpOptions(String adminToken, String readToken, Path tlsCert,
 
     /** @return options with only the admin token: no read token, plain HTTP, default timeouts */
     public static MgmtHttpOptions of(String adminToken) {
-        return new MgmtHttpOptions(adminToken, null, null, null, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS);
+        return new MgmtHttpOptions(adminToken, null, null, null, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS,
+                false);
     }
 
     /** @return these options with the read-only token {@code readToken} (null: none) */
     public MgmtHttpOptions withReadToken(String readToken) {
-        return new MgmtHttpOptions(adminToken, readToken, tlsCert, tlsKey, idleTimeoutMs, requestTimeoutMs);
+        return new MgmtHttpOptions(adminToken, readToken, tlsCert, tlsKey, idleTimeoutMs, requestTimeoutMs,
+                allowPlaintextSecrets);
     }
 
     /** @return these options with TLS from the PEM files {@code cert} and {@code key} (both null: plain HTTP) */
     public MgmtHttpOptions withTls(Path cert, Path key) {
-        return new MgmtHttpOptions(adminToken, readToken, cert, key, idleTimeoutMs, requestTimeoutMs);
+        return new MgmtHttpOptions(adminToken, readToken, cert, key, idleTimeoutMs, requestTimeoutMs,
+                allowPlaintextSecrets);
     }
 
     /** @return these options with the given idle and request timeouts, ms */
     public MgmtHttpOptions withTimeouts(long idleTimeoutMs, long requestTimeoutMs) {
-        return new MgmtHttpOptions(adminToken, readToken, tlsCert, tlsKey, idleTimeoutMs, requestTimeoutMs);
+        return new MgmtHttpOptions(adminToken, readToken, tlsCert, tlsKey, idleTimeoutMs, requestTimeoutMs,
+                allowPlaintextSecrets);
+    }
+
+    /** @return these options with {@code allowPlaintextSecrets} set to {@code allow} (labs only; see above) */
+    public MgmtHttpOptions withPlaintextSecrets(boolean allow) {
+        return new MgmtHttpOptions(adminToken, readToken, tlsCert, tlsKey, idleTimeoutMs, requestTimeoutMs, allow);
     }
 
     /** @return whether the server speaks TLS */
@@ -86,6 +98,6 @@ public record MgmtHttpOptions(String adminToken, String readToken, Path tlsCert,
     public String toString() {
         return "MgmtHttpOptions[readToken=" + (readToken == null ? "none" : "set") + ", tlsCert=" + tlsCert
                 + ", tlsKey=" + tlsKey + ", idleTimeoutMs=" + idleTimeoutMs + ", requestTimeoutMs="
-                + requestTimeoutMs + "]";
+                + requestTimeoutMs + ", allowPlaintextSecrets=" + allowPlaintextSecrets + "]";
     }
 }

@@ -282,7 +282,7 @@ public final class MgmtVerticle extends VerticleBase {
             });
         }
         VolumeRoutes.mount(builder, vertx, cluster);
-        NodeRoutes.mount(builder, vertx, cluster);
+        NodeRoutes.mount(builder, vertx, cluster, new SecretChannel(http.allowPlaintextSecrets()));
         HostRoutes.mount(builder, vertx, cluster.hosts());
         builder.getRoute("volumeStats").addHandler(ctx -> Answers.json(ctx, 200, stats.snapshot()));
         builder.getRoute("getLeader").addHandler(this::getLeader);

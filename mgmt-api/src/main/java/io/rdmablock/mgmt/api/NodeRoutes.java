@@ -18,13 +18,18 @@ import static io.rdmablock.mgmt.api.Answers.then;
  * fails the context so the verticle's failure handler answers problem+json. Bodies reach here validated by the contract.
  * Registration and heartbeat check who acts ({@link ClusterService#authorize}: the cluster token, or the node's own
  * credential; docs/authentication.md, "Credentials and scopes"); a registration that issues a credential answers it
- * once, in member {@code credential}, with {@code Cache-Control: no-store}.
+ * once, in member {@code credential}, with {@code Cache-Control: no-store}. A heartbeat answer to the node's own
+ * credential carries its secrets only when the {@link SecretChannel} allows it (TLS, loopback, or the operator's
+ * {@code --allow-plaintext-secrets}); else it says why they are withheld. The credential answered at registration
+ * is not withheld: that request carried the cluster token over the same connection, which can do more than the
+ * credential (docs/authentication.md, "Secrets only over TLS").
  */
 final class NodeRoutes {
     private NodeRoutes() {
     }
 
-    static void mount(RouterBuilder builder, Vertx vertx, ClusterService cluster) {
+    /** @param channel decides whether a heartbeat answer may carry the node's secrets */
+    static void mount(RouterBuilder builder, Vertx vertx, ClusterService cluster, SecretChannel channel) {
         NodeRegistry nodes = cluster.nodes();
         builder.getRoute("registerNode").addHandler(ctx -> {
             var request = Json.read(ctx.body().asString(), RegisterNodeRequest.class);
@@ -45,7 +50,11 @@ final class NodeRoutes {
             String nodeId = ctx.pathParam("nodeId");
             var request = Json.read(ctx.body().asString(), HeartbeatRequest.class);
             NodeCredentials.Caller caller = ctx.get(NodeCredentials.CALLER);
-            answer(vertx, ctx, 200, () -> cluster.heartbeat(nodeId, request, cluster.authorize(caller, nodeId)));
+            var connection = ctx.request().connection(); // the TCP peer itself, never a forwarded-for header
+            answer(vertx, ctx, 200, () -> {
+                boolean own = cluster.authorize(caller, nodeId);
+                return cluster.heartbeat(nodeId, request, own, own ? channel.withheld(nodeId, connection) : null);
+            });
         });
         builder.getRoute("drainNode").addHandler(ctx -> answer(vertx, ctx, 200,
                 () -> nodes.drainNode(ctx.pathParam("nodeId"))));

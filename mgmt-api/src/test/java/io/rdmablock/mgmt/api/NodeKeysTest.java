@@ -75,7 +75,7 @@ class NodeKeysTest {
         assertNotNull(key("old2"));
         assertEquals(2, store.node("old2").orElseThrow().ordinal(), "the rest of the record kept");
         store.putNode(new NodeRecord("old3", "127.0.0.1:4422", "", 1L << 30, false, 5, 3));
-        var withToken = cluster.heartbeat("old3", new HeartbeatRequest(1L << 30, List.of()), false);
+        var withToken = cluster.heartbeat("old3", new HeartbeatRequest(1L << 30, List.of()), false, null);
         assertNotNull(key("old3"), "made at a heartbeat with the cluster token too");
         assertEquals(null, withToken.nodeKey(), "but answered only to the node's own credential");
     }

@@ -23,15 +23,27 @@ import java.util.List;
  *                 admitted to a secondary copy)
  * @param links    the secrets of this node's links to the peer nodes that share a volume with it, by peer node id
  *                 ({@link NodeLink}); empty when none or from older servers
+ * @param secretsWithheld null when the answer carries the node's secret material as described above; else why the
+ *                 server left {@code hosts}, {@code nodeKey} and {@code links} out although the caller is the node
+ *                 itself (docs/authentication.md, "Secrets only over TLS"): the management server has no TLS and
+ *                 the request came over a non-loopback address, e.g. {@code "the management server has no TLS
+ *                 (--tls-cert) and node n1 connects over 192.0.2.7, not loopback: ..."}. Then {@code hosts} and
+ *                 {@code links} are empty and {@code nodeKey} is null, and they mean "not handed out", not "none"
  */
 public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts,
-                                long peerLeaseMaxMs, String nodeKey, List<NodeLink> links) {
+                                long peerLeaseMaxMs, String nodeKey, List<NodeLink> links, String secretsWithheld) {
     public HeartbeatResponse {
         volumes = volumes == null ? List.of() : List.copyOf(volumes);
         leaseMs = Math.max(0, leaseMs);
         hosts = hosts == null ? List.of() : List.copyOf(hosts);
         peerLeaseMaxMs = Math.max(0, peerLeaseMaxMs);
         links = links == null ? List.of() : List.copyOf(links);
+    }
+
+    /** An answer that withholds nothing ({@code secretsWithheld} null). */
+    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts,
+                             long peerLeaseMaxMs, String nodeKey, List<NodeLink> links) {
+        this(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, nodeKey, links, null);
     }
 
     /** An answer without node keys (as from servers before them). */
@@ -43,6 +55,19 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
     /** This answer with {@code nodeKey} and {@code links} set. */
     public HeartbeatResponse withNodeKeys(String key, List<NodeLink> nodeLinks) {
         return new HeartbeatResponse(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, key, nodeLinks);
+    }
+
+    /**
+     * This answer without any secret material ({@code hosts}, {@code nodeKey}, {@code links}) and saying why.
+     *
+     * @param reason why they are withheld, non-empty
+     * @throws IllegalArgumentException when {@code reason} is null or empty
+     */
+    public HeartbeatResponse withSecretsWithheld(String reason) {
+        if (reason == null || reason.isEmpty()) {
+            throw new IllegalArgumentException("invalid reason: reason=" + reason + ", min length=1");
+        }
+        return new HeartbeatResponse(draining, volumes, leaseMs, List.of(), peerLeaseMaxMs, null, List.of(), reason);
     }
 
     /** An answer without managed host secrets nor peer leases (as from servers before them). */
@@ -59,7 +84,7 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
     public String toString() { // never the secrets
         return "HeartbeatResponse[draining=" + draining + ", volumes=" + volumes + ", leaseMs=" + leaseMs
                 + ", hosts=" + hosts + ", peerLeaseMaxMs=" + peerLeaseMaxMs + ", nodeKey=" + (nodeKey == null ? "none" : "set")
-                + ", links=" + links + "]";
+                + ", links=" + links + (secretsWithheld == null ? "" : ", secretsWithheld=" + secretsWithheld) + "]";
     }
 
     /** An answer without a lease (as from servers before failover). */

@@ -25,7 +25,8 @@ import java.util.concurrent.CountDownLatch;
  * (GET routes only) likewise: {@code --read-token-file}, else {@code --read-token} / env
  * {@code RDMABLOCK_READ_TOKEN}, else {@code <data-dir>/read-token} (created when absent), printed as
  * {@code read token: <token>} only when generated. TLS: {@code --tls-cert} and {@code --tls-key} (PEM) make it
- * HTTPS; without them it is plain HTTP, meant for loopback (a warning on stderr for any other listen address).
+ * HTTPS; without them it is plain HTTP, meant for loopback (a warning on stderr for any other listen address), and
+ * the nodes' secrets go only to nodes connecting over loopback unless {@code --allow-plaintext-secrets} (labs).
  * Timeouts: {@code --idle-timeout-ms}, {@code --request-timeout-ms}. Several servers on one etcd: each gives
  * {@code --advertise-url} (the URL the others redirect writes to; default its listener's).
  */
@@ -65,6 +66,13 @@ public final class MgmtCommand implements Callable<Integer> {
     @Option(names = "--tls-key", paramLabel = "PEM",
             description = "Private key of --tls-cert (PEM, PKCS#8 or PKCS#1, unencrypted).")
     Path tlsKey;
+
+    @Option(names = "--allow-plaintext-secrets",
+            description = "Labs only: hand the nodes their secrets (node key, peer link secrets, the hosts' "
+                    + "DH-HMAC-CHAP secrets) over plain HTTP from any address; anyone on the path reads every secret. "
+                    + "Without it and without --tls-cert they go only to nodes connecting over loopback; the others "
+                    + "are told why in their heartbeat answers (docs/authentication.md).")
+    boolean allowPlaintextSecrets;
 
     @Option(names = "--idle-timeout-ms", paramLabel = "MS", defaultValue = "60000",
             description = "Close a connection idle for this long (default ${DEFAULT-VALUE}, 1..3600000).")
@@ -168,10 +176,13 @@ public final class MgmtCommand implements Callable<Integer> {
                     : readTokenSource) + "): equal to the cluster token, must differ");
         }
         var http = io.rdmablock.mgmt.api.MgmtHttpOptions.of(clusterToken).withReadToken(read)
-                .withTls(tlsCert, tlsKey).withTimeouts(idleTimeoutMs, requestTimeoutMs);
+                .withTls(tlsCert, tlsKey).withTimeouts(idleTimeoutMs, requestTimeoutMs)
+                .withPlaintextSecrets(allowPlaintextSecrets);
         if (tlsCert == null && !isLoopback(hostPort[0])) {
             spec.commandLine().getErr().println("warning: plain HTTP on " + hostPort[0] + " (not loopback): tokens "
-                    + "cross the network in clear; give --tls-cert/--tls-key");
+                    + "cross the network in clear; give --tls-cert/--tls-key" + (allowPlaintextSecrets
+                    ? "; --allow-plaintext-secrets: the nodes' secrets too (labs only)"
+                    : "; nodes connecting from other machines get no secrets (node keys, host secrets)"));
             spec.commandLine().getErr().flush();
         }
         server = MgmtServer.start(dataDir, etcd, MgmtServer.Settings.of(hostPort[0], Integer.parseInt(hostPort[1]),
