@@ -93,6 +93,7 @@ public final class ClusterService {
     private final Heartbeats heartbeats;
     private final ManagedHosts hosts;
     private final NodeRegistry nodes;
+    private final HostCredentialRegistry hostCredentials;
 
     /**
      * One clock for tests: {@code nowMs} (ms) is both the wall clock and, times 10^6, the monotonic one.
@@ -143,6 +144,12 @@ public final class ClusterService {
         this.heartbeats = new Heartbeats(s, promotions, resyncs);
         this.hosts = new ManagedHosts(s.store, s.wallMs);
         this.nodes = new NodeRegistry(s, rebuilds);
+        this.hostCredentials = new HostCredentialRegistry(s.store, s.wallMs);
+    }
+
+    /** @return the host credentials ({@code /v1/host-credentials}) */
+    HostCredentialRegistry hostCredentials() {
+        return hostCredentials;
     }
 
     /** @return the hosts with DH-HMAC-CHAP secrets ({@code /v1/hosts}) */
@@ -287,6 +294,11 @@ public final class ClusterService {
      */
     public Volume reportUnreachable(String name, String nodeId, UnreachableReport request) {
         return toVolume(promotions.reportUnreachable(name, nodeId, request));
+    }
+
+    /** @return whether an unreachable report about the copy of volume {@code volumeId} on {@code nodeId} is recorded */
+    boolean unreachableReported(String volumeId, String nodeId) {
+        return s.unreachableAtNanos.containsKey(ClusterState.copyKey(volumeId, nodeId));
     }
 
     /**
@@ -447,9 +459,12 @@ public final class ClusterService {
         return NodeCredentials.authorize(s.store, caller, actingAs);
     }
 
-    /** @return the node credential verified against its node's record ({@link NodeCredentials#verify}); 401 if not */
+    /**
+     * @return the node or host credential verified against its record ({@link NodeCredentials#verify},
+     *         {@link HostCredentials#verify}); 401 if not
+     */
     NodeCredentials.Caller verify(NodeCredentials.Caller caller) {
-        return NodeCredentials.verify(s.store, caller);
+        return caller.host() ? HostCredentials.verify(s.store, caller) : NodeCredentials.verify(s.store, caller);
     }
 
     /**
