@@ -15,7 +15,9 @@ import picocli.CommandLine.Option;
  * {@code RDMABLOCK_MGMT_URL}, {@code RDMABLOCK_TOKEN}; a comma-separated list of several management servers is
  * tried in turn, README.md "HA setup"), or directly with {@code --address host:port --subnqn NQN}
  * (no management server, any NVMe-oF/RDMA target: also Linux nvmet or SPDK); {@code --hostnqn}, {@code --nsid},
- * {@code --provider} and {@code --io-queues} for the connection.
+ * {@code --provider} and {@code --io-queues} for the connection. The token a host should hold is a host credential
+ * ({@code rbh1:<id>:<secret>}, docs/authentication.md "Credentials and scopes"): it reads the volume and reports its
+ * primary unreachable as the NQN it was issued for, so it needs that NQN as {@code --hostnqn}.
  */
 public final class ConnectOptions {
     static final String DEFAULT_MGMT_URL = "http://127.0.0.1:8080";
@@ -28,7 +30,8 @@ public final class ConnectOptions {
                     + "$RDMABLOCK_MGMT_URL, else http://127.0.0.1:8080).")
     String mgmtUrl;
 
-    @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token, the cluster or the read-only token "
+    @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token: a host credential rbh1:<id>:<secret> "
+            + "(rdmablock host credential create; give its NQN as --hostnqn), the read-only or the cluster token "
             + "(default: $RDMABLOCK_TOKEN, else $RDMABLOCK_READ_TOKEN).")
     String token;
 
@@ -144,7 +147,13 @@ public final class ConnectOptions {
         if (volume == null) {
             throw new IllegalArgumentException("give --volume NAME, or --address HOST:PORT and --subnqn NQN");
         }
-        return VolumeLocator.open(mgmtClient(), volume, hostnqn(), opts);
+        String nqn = hostnqn();
+        if (nqn == null && isHostCredential(token())) {
+            throw new IllegalArgumentException("invalid --hostnqn: none given, but the token is a host credential"
+                    + " (rbh1:...), which acts only for the host NQN it was issued for: give that NQN as --hostnqn"
+                    + " (or $RDMABLOCK_HOSTNQN)");
+        }
+        return VolumeLocator.open(mgmtClient(), volume, nqn, opts);
     }
 
     /** File nvme-cli reads the host NQN from (nvme-cli {@code nvmf_hostnqn_file}). */
@@ -224,16 +233,27 @@ public final class ConnectOptions {
     MgmtClient mgmtClient() {
         String url = mgmtUrl != null ? mgmtUrl : System.getenv("RDMABLOCK_MGMT_URL");
         String source = mgmtUrl != null ? "--mgmt-url" : "RDMABLOCK_MGMT_URL";
-        String tok = tokenFile != null ? readToken(tokenFile) : token != null ? token : System.getenv("RDMABLOCK_TOKEN");
-        if (tok == null || tok.isBlank()) {
-            tok = System.getenv("RDMABLOCK_READ_TOKEN"); // locating a volume only reads
-        }
+        String tok = token();
         // per-request timeout: system property rdmablock.mgmt.timeoutMs (default 10 s; the VM runner raises it, since
         // the first HTTP request of a JVM under TCG emulation can take longer)
         return new MgmtClient(MgmtClient.parseUrls(source, url == null || url.isBlank() ? DEFAULT_MGMT_URL : url),
                 tok == null || tok.isBlank() ? null : tok,
                 java.time.Duration.ofMillis(Math.max(1, Long.getLong("rdmablock.mgmt.timeoutMs", 10_000))),
                 io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(caCert));
+    }
+
+    /** @return --token-file, else --token, else $RDMABLOCK_TOKEN, else $RDMABLOCK_READ_TOKEN; null or blank: none */
+    private String token() {
+        String tok = tokenFile != null ? readToken(tokenFile) : token != null ? token : System.getenv("RDMABLOCK_TOKEN");
+        if (tok == null || tok.isBlank()) {
+            tok = System.getenv("RDMABLOCK_READ_TOKEN"); // locating a volume only reads
+        }
+        return tok;
+    }
+
+    /** @return whether {@code token} is a host credential ({@code rbh1:<id>:<secret>}) */
+    static boolean isHostCredential(String token) {
+        return token != null && token.strip().startsWith("rbh1:");
     }
 
     private static String readToken(java.nio.file.Path file) {

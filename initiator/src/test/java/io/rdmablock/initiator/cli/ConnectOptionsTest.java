@@ -25,6 +25,19 @@ class ConnectOptionsTest {
     }
 
     @Test
+    void shouldAskForTheHostNqnOfAHostCredential() throws Exception {
+        var o = new ConnectOptions();
+        o.mgmtUrl = "http://127.0.0.1:1";
+        o.volume = "v";
+        o.tokenFile = Files.writeString(dir.resolve("host-credential"), "rbh1:abc:" + "A".repeat(43) + "\n");
+        var e = assertThrows(IllegalArgumentException.class, () -> o.open());
+        assertTrue(e.getMessage().startsWith("invalid --hostnqn: none given, but the token is a host credential"),
+                e.getMessage());
+        assertTrue(ConnectOptions.isHostCredential("rbh1:abc:x"));
+        org.junit.jupiter.api.Assertions.assertFalse(ConnectOptions.isHostCredential("rbn1:abc:x"));
+    }
+
+    @Test
     void shouldTakeACommaSeparatedListOfManagementUrls() {
         var o = new ConnectOptions();
         o.mgmtUrl = "http://127.0.0.1:1,http://127.0.0.1:2";

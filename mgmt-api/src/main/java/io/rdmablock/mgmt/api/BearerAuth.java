@@ -30,6 +30,9 @@ import java.util.Set;
  * route then answers 403 when no node credential may call it ({@link NodeCredentials#NODE_OPERATIONS}), and
  * otherwise verifies it against the node's record and checks it acts as its own node (401 / 403,
  * {@link NodeCredentials#authorize}). The admin and read tokens put {@code Caller.ADMIN} / {@code Caller.READ}.
+ * A fourth: a host credential ({@link HostCredentials}, {@code rbh1:<id>:<secret>}) passes the same way, scope HOST;
+ * the verticle answers 403 on a route outside {@link HostCredentials#HOST_OPERATIONS} and verifies it against its
+ * record (401 when revoked or unknown) before any other route; accepted answers carry {@code host}.
  */
 final class BearerAuth implements PlatformHandler {
     /** Answer header naming the scope of the token a request was accepted with: {@code admin} or {@code read}. */
@@ -98,8 +101,11 @@ final class BearerAuth implements PlatformHandler {
         boolean admin = MessageDigest.isEqual(given, adminToken);
         boolean reader = readToken != null && MessageDigest.isEqual(given, readToken);
         NodeCredentials.Caller node = admin || reader ? null : NodeCredentials.parse(token);
+        if (node == null && !admin && !reader) {
+            node = HostCredentials.parse(token);
+        }
         if (node != null) { // verified against the store by the route, which knows whom it acts for
-            ctx.put(NodeCredentials.CALLER, node); // SCOPE_HEADER "node" once verified (MgmtVerticle)
+            ctx.put(NodeCredentials.CALLER, node); // SCOPE_HEADER "node" or "host" once verified (MgmtVerticle)
             ctx.next();
             return;
         }

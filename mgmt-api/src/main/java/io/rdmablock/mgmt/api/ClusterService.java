@@ -98,6 +98,7 @@ public final class ClusterService {
     private final Heartbeats heartbeats;
     private final ManagedHosts hosts;
     private final NodeRegistry nodes;
+    private final HostCredentialRegistry hostCredentials;
 
     /**
      * One clock for tests: {@code nowMs} (ms) is both the wall clock and, times 10^6, the monotonic one.
@@ -148,6 +149,12 @@ public final class ClusterService {
         this.heartbeats = new Heartbeats(s, promotions, resyncs);
         this.hosts = new ManagedHosts(s.store, s.wallMs);
         this.nodes = new NodeRegistry(s, rebuilds);
+        this.hostCredentials = new HostCredentialRegistry(s.store, s.wallMs);
+    }
+
+    /** @return the host credentials ({@code /v1/host-credentials}) */
+    HostCredentialRegistry hostCredentials() {
+        return hostCredentials;
     }
 
     /** @return the hosts with DH-HMAC-CHAP secrets ({@code /v1/hosts}) */
@@ -334,6 +341,11 @@ public final class ClusterService {
         return toVolume(promotions.reportUnreachable(name, nodeId, request));
     }
 
+    /** @return whether an unreachable report about the copy of volume {@code volumeId} on {@code nodeId} is recorded */
+    boolean unreachableReported(String volumeId, String nodeId) {
+        return s.unreachableAtNanos.containsKey(ClusterState.copyKey(volumeId, nodeId));
+    }
+
     /**
      * One liveness pass (docs/failover.md): promotes a new primary for every volume whose primary is lost, then one
      * rebuild/drain step per volume ({@link Rebuilds}).
@@ -494,9 +506,12 @@ public final class ClusterService {
         return NodeCredentials.authorize(s.store, caller, actingAs);
     }
 
-    /** @return the node credential verified against its node's record ({@link NodeCredentials#verify}); 401 if not */
+    /**
+     * @return the node or host credential verified against its record ({@link NodeCredentials#verify},
+     *         {@link HostCredentials#verify}); 401 if not
+     */
     NodeCredentials.Caller verify(NodeCredentials.Caller caller) {
-        return NodeCredentials.verify(s.store, caller);
+        return caller.host() ? HostCredentials.verify(s.store, caller) : NodeCredentials.verify(s.store, caller);
     }
 
     /**

@@ -37,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  * against it before a handler runs; see {@link ContractLoader} for the one adaptation made for the validator);
  * {@code /openapi.yaml} (the contract as written), {@code /health} and {@code /metrics} are added beside.
  * Handler order per request: metrics timing, {@link BearerAuth}, body (limit {@code bodyLimitBytes}, larger → 413),
- * validation, the operation handler ({@link VolumeRoutes}, {@link NodeRoutes}, {@link HostRoutes}). Cluster calls
+ * validation, the operation handler ({@link VolumeRoutes}, {@link NodeRoutes}, {@link HostRoutes},
+ * {@link HostCredentialRoutes}). Cluster calls
  * run on a worker ({@code executeBlocking}), never on the event loop, because the store fsyncs. Every error goes
  * through one failure handler that answers problem+json.
  */
@@ -270,10 +271,15 @@ public final class MgmtVerticle extends VerticleBase {
                             + " heartbeat, its copy reports, reading a volume); this route needs the cluster token");
                     return;
                 }
-                if (caller != null && caller.node()) { // the node's record decides (a store read: on a worker)
+                if (caller != null && caller.host() && !HostCredentials.HOST_OPERATIONS.contains(operationId)) {
+                    BearerAuth.insufficientScope(ctx, "a host credential only reads the volumes that admit its host"
+                            + " NQN and reports their copies unreachable; this route needs the cluster token");
+                    return;
+                }
+                if (caller != null && (caller.node() || caller.host())) { // its record decides (a store read)
                     Answers.then(ctx, vertx.executeBlocking(() -> cluster.verify(caller), false), verified -> {
                         ctx.put(NodeCredentials.CALLER, verified);
-                        ctx.response().putHeader(BearerAuth.SCOPE_HEADER, "node");
+                        ctx.response().putHeader(BearerAuth.SCOPE_HEADER, verified.host() ? "host" : "node");
                         ctx.next();
                     });
                     return;
@@ -284,6 +290,7 @@ public final class MgmtVerticle extends VerticleBase {
         VolumeRoutes.mount(builder, vertx, cluster);
         NodeRoutes.mount(builder, vertx, cluster, new SecretChannel(http.allowPlaintextSecrets()));
         HostRoutes.mount(builder, vertx, cluster.hosts());
+        HostCredentialRoutes.mount(builder, vertx, cluster.hostCredentials());
         builder.getRoute("volumeStats").addHandler(ctx -> Answers.json(ctx, 200, stats.snapshot()));
         builder.getRoute("getLeader").addHandler(this::getLeader);
 

@@ -37,29 +37,50 @@ final class NodeCredentials {
     private NodeCredentials() {
     }
 
-    /** Who sent a request, as {@link BearerAuth} judged its token. */
-    enum Scope { ADMIN, READ, NODE }
+    /** Who sent a request, as {@link BearerAuth} judged its token; {@link Scope#HOST}: {@link HostCredentials}. */
+    enum Scope { ADMIN, READ, NODE, HOST }
 
     /**
      * The caller of a request (in the routing context under {@link #CALLER}).
      *
      * @param scope          the token's scope
-     * @param nodeId         for {@link Scope#NODE}: the node the credential names (not yet verified); else null
-     * @param credentialHash for {@link Scope#NODE}: SHA-256 of the credential, hex; else null
-     * @param verified       for {@link Scope#NODE}: checked against the node's record by this request
-     *                       ({@link #verify}); {@link BearerAuth} only checks the shape
+     * @param id             for {@link Scope#NODE}: the node the credential names; for {@link Scope#HOST}: the host
+     *                       credential's id (not yet verified); else null
+     * @param credentialHash for {@link Scope#NODE} and {@link Scope#HOST}: SHA-256 of the credential, hex; else null
+     * @param verified       for {@link Scope#NODE} and {@link Scope#HOST}: checked against the stored record by this
+     *                       request ({@link #verify}, {@link HostCredentials#verify}); {@link BearerAuth} only checks
+     *                       the shape
+     * @param hostNqn        for a verified {@link Scope#HOST}: the host NQN its record binds it to; else null
      */
-    record Caller(Scope scope, String nodeId, String credentialHash, boolean verified) {
+    record Caller(Scope scope, String id, String credentialHash, boolean verified, String hostNqn) {
         static final Caller ADMIN = new Caller(Scope.ADMIN, null, null, true);
         static final Caller READ = new Caller(Scope.READ, null, null, true);
+
+        /** A caller without a host NQN (every scope but a verified {@link Scope#HOST}). */
+        Caller(Scope scope, String id, String credentialHash, boolean verified) {
+            this(scope, id, credentialHash, verified, null);
+        }
 
         boolean node() {
             return scope == Scope.NODE;
         }
 
+        boolean host() {
+            return scope == Scope.HOST;
+        }
+
+        /** @return for {@link Scope#NODE}: the node the credential names; else null */
+        String nodeId() {
+            return scope == Scope.NODE ? id : null;
+        }
+
         @Override
         public String toString() {
-            return scope == Scope.NODE ? "node credential of " + nodeId : scope.name().toLowerCase();
+            return switch (scope) {
+                case NODE -> "node credential of " + id;
+                case HOST -> "host credential " + id + (hostNqn == null ? "" : " of " + hostNqn);
+                default -> scope.name().toLowerCase();
+            };
         }
     }
 
@@ -97,14 +118,15 @@ final class NodeCredentials {
      *         cluster token
      * @throws ApiException 401 {@link ProblemTypes#UNAUTHORIZED} when the credential is not its node's current one
      *                      (or the node is not registered); 403 {@link ProblemTypes#FORBIDDEN} when it is another
-     *                      node's; 403 for the read token
+     *                      node's; 403 for the read token and a host credential
      */
     static boolean authorize(MetadataStore store, Caller caller, String actingAs) {
         if (caller == null || caller.scope() == Scope.ADMIN) {
             return false;
         }
-        if (caller.scope() == Scope.READ) {
-            throw new ApiException(403, ProblemTypes.FORBIDDEN, "Forbidden", "the read token cannot act as a node");
+        if (caller.scope() == Scope.READ || caller.scope() == Scope.HOST) {
+            throw new ApiException(403, ProblemTypes.FORBIDDEN, "Forbidden", "the "
+                    + (caller.host() ? "host credential" : "read token") + " cannot act as a node");
         }
         if (!caller.verified()) {
             verify(store, caller);

@@ -26,7 +26,8 @@ import static io.rdmablock.mgmt.api.Answers.then;
  * answers JSON, or fails the context so the verticle's failure handler answers problem+json. Bodies reach here
  * validated by the contract. A copy report (stale, syncing, in-sync, unreachable) sent with a node credential must
  * name that node as its {@code reporter} ({@link ClusterService#authorize}; docs/authentication.md, "Credentials
- * and scopes").
+ * and scopes"). A host credential sees only the volumes that admit its NQN (others answer 404, listings leave them
+ * out) and reports unreachable only as that NQN ({@link HostCredentials}).
  */
 final class VolumeRoutes {
     private VolumeRoutes() {
@@ -40,8 +41,10 @@ final class VolumeRoutes {
                 json(ctx, 201, v);
             });
         });
-        builder.getRoute("listVolumes").addHandler(ctx -> answer(vertx, ctx, 200, cluster::listVolumes));
-        builder.getRoute("getVolume").addHandler(ctx -> answer(vertx, ctx, 200, () -> cluster.getVolume(name(ctx))));
+        builder.getRoute("listVolumes").addHandler(ctx -> answer(vertx, ctx, 200,
+                () -> HostCredentials.visible(caller(ctx), cluster.listVolumes())));
+        builder.getRoute("getVolume").addHandler(ctx -> answer(vertx, ctx, 200,
+                () -> HostCredentials.visible(caller(ctx), cluster.getVolume(name(ctx)))));
         builder.getRoute("resizeVolume").addHandler(ctx -> {
             JsonObject body = ctx.body().asJsonObject();
             Long sizeBytes = body.getLong("sizeBytes");
@@ -85,7 +88,12 @@ final class VolumeRoutes {
             JsonObject body = ctx.body().asJsonObject();
             var request = new UnreachableReport(body.getLong("epoch"), body.getString("reporter"));
             answer(vertx, ctx, 200, () -> {
-                cluster.authorize(caller(ctx), request.reporter());
+                NodeCredentials.Caller caller = caller(ctx);
+                if (caller != null && caller.host()) { // a volume that admits its NQN, reported as that NQN
+                    HostCredentials.checkReport(caller, cluster.getVolume(name(ctx)), request.reporter());
+                } else {
+                    cluster.authorize(caller, request.reporter());
+                }
                 return cluster.reportUnreachable(name(ctx), ctx.pathParam("nodeId"), request);
             });
         });

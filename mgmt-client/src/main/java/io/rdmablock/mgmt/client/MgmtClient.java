@@ -36,6 +36,7 @@ public final class MgmtClient {
     private static final TypeReference<List<Volume>> VOLUME_LIST = new TypeReference<>() { };
     private static final TypeReference<List<Node>> NODE_LIST = new TypeReference<>() { };
     private static final TypeReference<List<Host>> HOST_LIST = new TypeReference<>() { };
+    private static final TypeReference<List<HostCredential>> HOST_CREDENTIAL_LIST = new TypeReference<>() { };
 
     private final List<URI> baseUris;
     private final AtomicInteger current = new AtomicInteger();
@@ -353,6 +354,27 @@ public final class MgmtClient {
     /** {@code DELETE /v1/hosts/{hostNqn}}: 204. Errors 400, 401, 403, 404. */
     public void removeHost(String hostNqn) {
         exchange("DELETE", "/v1/hosts/" + segment(hostNqn), null);
+    }
+
+    // ---- host credentials (docs/authentication.md, "Credentials and scopes") ----
+
+    /**
+     * {@code POST /v1/host-credentials}: issues a host credential for {@code hostNqn} (201); the answer is the only
+     * time the credential is shown. Errors 400 (the NQN), 401, 403.
+     */
+    public IssuedHostCredential issueHostCredential(String hostNqn) {
+        return send("POST", "/v1/host-credentials", new IssueHostCredentialRequest(hostNqn),
+                IssuedHostCredential.class);
+    }
+
+    /** {@code GET /v1/host-credentials}: every host credential, ordered by id (never the credentials). */
+    public List<HostCredential> listHostCredentials() {
+        return send("GET", "/v1/host-credentials", null, HOST_CREDENTIAL_LIST);
+    }
+
+    /** {@code DELETE /v1/host-credentials/{id}}: revokes it (204). Errors 400, 401, 403, 404. */
+    public void revokeHostCredential(String id) {
+        exchange("DELETE", "/v1/host-credentials/" + segment(id), null);
     }
 
     /** {@code GET /v1/nodes}: every node, ordered by id. */

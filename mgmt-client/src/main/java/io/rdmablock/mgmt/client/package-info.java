@@ -16,6 +16,9 @@
  *   <li>{@code POST /v1/volumes/{name}/copies/{nodeId}/stale} ({@link MarkCopyStaleRequest} → {@link Volume}): a
  *       primary drops a secondary from the in-sync set, a compare-and-set on the volume's epoch
  *       (docs/replication.md).</li>
+ *   <li>{@code POST/GET /v1/host-credentials}, {@code DELETE /v1/host-credentials/{id}}
+ *       ({@link IssueHostCredentialRequest} → {@link IssuedHostCredential}, {@link HostCredential}): a host's token,
+ *       bound to one host NQN (docs/authentication.md, "Credentials and scopes").</li>
  * </ul>
  * Every error answer is {@code application/problem+json} ({@link Problem}, RFC 9457) with a stable
  * {@link ProblemTypes type}; the client throws it as a {@link MgmtException}. {@link MgmtClient} takes several

@@ -28,11 +28,12 @@ import java.util.concurrent.Callable;
  * {@code --dhchap-ctrl-secret-file}, {@code $RDMABLOCK_DHCHAP_CTRL_SECRET}). A secret on the command line is
  * visible to other local users (ps, shell history): prefer the file or the environment. Secrets are checked here
  * ({@link DhchapSecret#parse}) before anything is sent; no output and no error message shows one.
+ * {@code host credential ...}: the hosts' bearer tokens for the management API ({@link HostCredentialCommand}).
  */
 @Command(name = "host", description = "Set, list, inspect and remove hosts' DH-HMAC-CHAP secrets (NVMe in-band "
         + "authentication); the nodes get them with their heartbeats.", mixinStandardHelpOptions = true,
         subcommands = {HostCommand.Set.class, HostCommand.ListHosts.class, HostCommand.Get.class,
-                HostCommand.Remove.class})
+                HostCommand.Remove.class, HostCredentialCommand.class})
 public final class HostCommand implements Callable<Integer> {
     /** Environment variable of the host secret (the initiator reads the same). */
     static final String SECRET_ENV = "RDMABLOCK_DHCHAP_SECRET";

@@ -1,5 +1,6 @@
 package io.rdmablock.mgmt.api.ha;
 
+import io.rdmablock.mgmt.api.store.HostCredentialRecord;
 import io.rdmablock.mgmt.api.store.HostRecord;
 import io.rdmablock.mgmt.api.store.MetadataStore;
 import io.rdmablock.mgmt.api.store.NodeRecord;
@@ -130,6 +131,28 @@ public final class LeaderOnlyStore implements MetadataStore {
     public boolean removeHost(String hostNqn, long expectedRevision) {
         check("removal of host " + hostNqn);
         return delegate.removeHost(hostNqn, expectedRevision);
+    }
+
+    @Override
+    public Optional<HostCredentialRecord> hostCredential(String id) {
+        return delegate.hostCredential(id);
+    }
+
+    @Override
+    public List<HostCredentialRecord> hostCredentials() {
+        return delegate.hostCredentials();
+    }
+
+    @Override
+    public boolean createHostCredential(HostCredentialRecord record) {
+        check("issue of host credential " + record.id());
+        return delegate.createHostCredential(record);
+    }
+
+    @Override
+    public boolean removeHostCredential(String id) {
+        check("revocation of host credential " + id);
+        return delegate.removeHostCredential(id);
     }
 
     @Override

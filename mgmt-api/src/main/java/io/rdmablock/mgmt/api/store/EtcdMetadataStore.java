@@ -29,7 +29,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@link MetadataStore} on an etcd v3 cluster (jetcd client; etcd API: https://etcd.io/docs/v3.4/learning/api/), for
  * several management servers sharing one metadata. Keys (UTF-8) are {@code <prefix>volumes/<name>},
- * {@code <prefix>nodes/<nodeId>} and {@code <prefix>hosts/<hostNqn>} (a host's secrets in clear, {@link HostRecord};
+ * {@code <prefix>nodes/<nodeId>}, {@code <prefix>host-credentials/<id>} (a hash, {@link HostCredentialRecord}) and
+ * {@code <prefix>hosts/<hostNqn>} (a host's secrets in clear, {@link HostRecord};
  * etcd's own access control and TLS protect them) under {@link Config#prefix()} (default {@value #DEFAULT_PREFIX});
  * values are the records as JSON ({@link Json}, the serialisation {@link RocksMetadataStore} uses).
  *
@@ -137,6 +138,7 @@ public final class EtcdMetadataStore implements MetadataStore {
     private final String volumePrefix;
     private final String nodePrefix;
     private final String hostPrefix;
+    private final String hostCredentialPrefix;
     private volatile boolean closed;
 
     /**
@@ -151,6 +153,7 @@ public final class EtcdMetadataStore implements MetadataStore {
         this.volumePrefix = config.prefix() + "volumes/";
         this.nodePrefix = config.prefix() + "nodes/";
         this.hostPrefix = config.prefix() + "hosts/";
+        this.hostCredentialPrefix = config.prefix() + "host-credentials/";
         try {
             long deadline = System.nanoTime() + Math.max(OPEN_BOUND.toNanos(), config.callTimeout().toNanos());
             while (true) {
@@ -345,6 +348,35 @@ public final class EtcdMetadataStore implements MetadataStore {
                 .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedRevision)))
                 .Then(Op.delete(k, io.etcd.jetcd.options.DeleteOption.DEFAULT))
                 .commit()).isSucceeded();
+    }
+
+    @Override
+    public Optional<HostCredentialRecord> hostCredential(String id) {
+        String key = hostCredentialPrefix + id;
+        GetResponse r = await("get " + key, client.getKVClient().get(bytes(key)));
+        return r.getKvs().isEmpty() ? Optional.empty()
+                : Optional.of(decode(key, r.getKvs().getFirst(), HostCredentialRecord.class));
+    }
+
+    @Override
+    public List<HostCredentialRecord> hostCredentials() {
+        return scan(hostCredentialPrefix, HostCredentialRecord.class);
+    }
+
+    @Override
+    public boolean createHostCredential(HostCredentialRecord record) {
+        String key = hostCredentialPrefix + record.id();
+        ByteSequence k = bytes(key);
+        return await("create " + key, client.getKVClient().txn()
+                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(0))) // a missing key compares as revision 0
+                .Then(Op.put(k, encode(key, record), PutOption.DEFAULT))
+                .commit()).isSucceeded();
+    }
+
+    @Override
+    public boolean removeHostCredential(String id) {
+        String key = hostCredentialPrefix + id;
+        return await("delete " + key, client.getKVClient().delete(bytes(key))).getDeleted() > 0;
     }
 
     /** Every key under {@code prefix} in key order, in pages at the revision of the first page. */

@@ -13,6 +13,7 @@ public final class InMemoryMetadataStore implements MetadataStore {
     private final ConcurrentSkipListMap<String, Versioned<VolumeRecord>> volumes = new ConcurrentSkipListMap<>();
     private final ConcurrentSkipListMap<String, NodeRecord> nodes = new ConcurrentSkipListMap<>();
     private final ConcurrentSkipListMap<String, Versioned<HostRecord>> hosts = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<String, HostCredentialRecord> hostCredentials = new ConcurrentSkipListMap<>();
     /** Last revision given out; guarded by this. */
     private long revision;
 
@@ -119,6 +120,26 @@ public final class InMemoryMetadataStore implements MetadataStore {
         }
         hosts.remove(hostNqn);
         return true;
+    }
+
+    @Override
+    public Optional<HostCredentialRecord> hostCredential(String id) {
+        return Optional.ofNullable(hostCredentials.get(id));
+    }
+
+    @Override
+    public List<HostCredentialRecord> hostCredentials() {
+        return List.copyOf(hostCredentials.values());
+    }
+
+    @Override
+    public boolean createHostCredential(HostCredentialRecord record) {
+        return hostCredentials.putIfAbsent(record.id(), record) == null;
+    }
+
+    @Override
+    public boolean removeHostCredential(String id) {
+        return hostCredentials.remove(id) != null;
     }
 
     @Override

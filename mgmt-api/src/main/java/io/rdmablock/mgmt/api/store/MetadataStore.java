@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Durable cluster metadata: volumes by name, nodes by id, hosts (DH-HMAC-CHAP secrets, stored in clear) by NQN.
+ * Durable cluster metadata: volumes by name, nodes by id, hosts (DH-HMAC-CHAP secrets, stored in clear) by NQN,
+ * host credentials (their hashes) by id.
  * Every write is durable when the call returns. Implementations are thread-safe; the cluster service serialises
  * read-modify-write sequences itself. Failures surface as {@link MetadataStoreException}.
  *
@@ -99,6 +100,23 @@ public interface MetadataStore extends AutoCloseable {
      * @throws IllegalArgumentException when expectedRevision &lt; 1
      */
     boolean removeHost(String hostNqn, long expectedRevision);
+
+    /** @return the host credential with that id (docs/authentication.md, "Credentials and scopes") */
+    Optional<HostCredentialRecord> hostCredential(String id);
+
+    /** @return every host credential, ordered by id */
+    List<HostCredentialRecord> hostCredentials();
+
+    /**
+     * Creates a host credential only if no record has its id (etcd: one transaction
+     * {@code If(ModRevision(key) == 0).Then(Put(key, record))}).
+     *
+     * @return true when written; false when the id is taken (nothing written)
+     */
+    boolean createHostCredential(HostCredentialRecord record);
+
+    /** Removes the host credential with that id; @return true when it was there */
+    boolean removeHostCredential(String id);
 
     /** Releases the store; idempotent. */
     @Override

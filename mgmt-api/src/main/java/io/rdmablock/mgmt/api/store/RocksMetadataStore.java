@@ -20,7 +20,8 @@ import java.util.Optional;
 
 /**
  * The embedded default {@link MetadataStore}: one RocksDB database in a directory. Keys are
- * {@code "volume/<name>"}, {@code "node/<nodeId>"} and {@code "host/<hostNqn>"} (UTF-8), values the records as JSON
+ * {@code "volume/<name>"}, {@code "node/<nodeId>"}, {@code "host/<hostNqn>"} and {@code "host-credential/<id>"}
+ * (UTF-8), values the records as JSON
  * (a host's secrets in clear, {@link HostRecord}). Writes use
  * {@code sync=true} (fsync of the WAL before returning), so an acknowledged change survives a crash.
  * Only one process may open the directory (RocksDB's LOCK file); a second open fails with
@@ -41,6 +42,7 @@ public final class RocksMetadataStore implements MetadataStore {
     private static final String NODE_PREFIX = "node/";
     private static final String HOST_PREFIX = "host/";
     private static final String HOST_REVISION_PREFIX = "host-rev/";
+    private static final String HOST_CREDENTIAL_PREFIX = "host-credential/";
     private static final String REVISION_KEY = "meta/revision";
     /** Revision of a volume record written before revisions were stored. */
     private static final long LEGACY_REVISION = 1;
@@ -220,6 +222,38 @@ public final class RocksMetadataStore implements MetadataStore {
             } catch (RocksDBException e) {
                 throw new MetadataStoreException("delete " + HOST_PREFIX + hostNqn + " failed in " + dir, e);
             }
+            return true;
+        }
+    }
+
+    @Override
+    public Optional<HostCredentialRecord> hostCredential(String id) {
+        return get(HOST_CREDENTIAL_PREFIX + id, HostCredentialRecord.class);
+    }
+
+    @Override
+    public List<HostCredentialRecord> hostCredentials() {
+        return scan(HOST_CREDENTIAL_PREFIX, HostCredentialRecord.class);
+    }
+
+    @Override
+    public boolean createHostCredential(HostCredentialRecord record) {
+        synchronized (volumeLock) { // every host credential write takes it: read and write are one step
+            if (hostCredential(record.id()).isPresent()) {
+                return false;
+            }
+            put(HOST_CREDENTIAL_PREFIX + record.id(), record);
+            return true;
+        }
+    }
+
+    @Override
+    public boolean removeHostCredential(String id) {
+        synchronized (volumeLock) {
+            if (hostCredential(id).isEmpty()) {
+                return false;
+            }
+            delete(HOST_CREDENTIAL_PREFIX + id);
             return true;
         }
     }

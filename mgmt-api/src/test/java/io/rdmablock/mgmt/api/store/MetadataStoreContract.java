@@ -235,6 +235,60 @@ abstract class MetadataStoreContract {
         }
     }
 
+    static HostCredentialRecord credential(String id, String nqn, String hash) {
+        return new HostCredentialRecord(id, nqn, hash, 4321);
+    }
+
+    @Test
+    void shouldCreateAHostCredentialOnlyWhenItsIdIsFreeAndListThemById() {
+        assertTrue(store.createHostCredential(credential("hb", H2, "b".repeat(64))));
+        assertTrue(store.createHostCredential(credential("ha", H1, "a".repeat(64))));
+        assertFalse(store.createHostCredential(credential("ha", H2, "c".repeat(64))), "id taken");
+        assertEquals(credential("ha", H1, "a".repeat(64)), store.hostCredential("ha").orElseThrow());
+        assertTrue(store.replaceHost(H1, 0, host(H1, "s1"))); // hosts are not host credentials, nor the reverse
+        assertEquals(List.of("ha", "hb"), store.hostCredentials().stream().map(HostCredentialRecord::id).toList());
+        assertEquals(List.of(H1), store.hosts().stream().map(h -> h.value().hostNqn()).toList());
+        assertTrue(store.hostCredential("hc").isEmpty());
+    }
+
+    @Test
+    void shouldRemoveAHostCredentialOnce() {
+        assertTrue(store.createHostCredential(credential("ha", H1, "a".repeat(64))));
+        assertTrue(store.removeHostCredential("ha"));
+        assertFalse(store.removeHostCredential("ha"), "already removed");
+        assertTrue(store.hostCredential("ha").isEmpty());
+        assertTrue(store.hostCredentials().isEmpty());
+        assertTrue(store.createHostCredential(credential("ha", H2, "d".repeat(64))), "the id is free again");
+        assertEquals(H2, store.hostCredential("ha").orElseThrow().hostNqn());
+    }
+
+    @Test
+    void shouldLetExactlyOneOfTwoConcurrentHostCredentialCreatesWin() throws Exception {
+        var pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 20; round++) {
+                String id = "h" + round;
+                var start = new CountDownLatch(1);
+                List<Future<Boolean>> results = List.of(
+                        pool.submit(() -> {
+                            start.await();
+                            return store.createHostCredential(credential(id, H1, "1".repeat(64)));
+                        }),
+                        pool.submit(() -> {
+                            start.await();
+                            return store.createHostCredential(credential(id, H2, "2".repeat(64)));
+                        }));
+                start.countDown();
+                boolean first = results.get(0).get(10, TimeUnit.SECONDS);
+                boolean second = results.get(1).get(10, TimeUnit.SECONDS);
+                assertTrue(first ^ second, "round " + round + ": first=" + first + " second=" + second);
+                assertEquals(first ? H1 : H2, store.hostCredential(id).orElseThrow().hostNqn());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void shouldRejectHostRecordOfAnotherNqn() {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,

@@ -53,6 +53,19 @@ class RocksMetadataStoreTest {
     }
 
     @Test
+    void shouldKeepHostCredentialsAcrossReopen(@TempDir Path dir) {
+        var record = new HostCredentialRecord("h1", MetadataStoreContract.H1, "ab".repeat(32), 77);
+        try (var store = new RocksMetadataStore(dir)) {
+            assertTrue(store.createHostCredential(record));
+        }
+        try (var store = new RocksMetadataStore(dir)) {
+            assertEquals(record, store.hostCredential("h1").orElseThrow());
+            assertEquals(List.of(record), store.hostCredentials());
+            assertTrue(store.hosts().isEmpty(), "a host credential is not a host");
+        }
+    }
+
+    @Test
     void shouldRemoveVolumeAndKeepNodesApart(@TempDir Path dir) {
         try (var store = new RocksMetadataStore(dir)) {
             store.putVolume(volume("a"));
