@@ -158,10 +158,12 @@ public final class ConnectOptions {
 
     /** File nvme-cli reads the host NQN from (nvme-cli {@code nvmf_hostnqn_file}). */
     static final java.nio.file.Path NVME_HOSTNQN_FILE = java.nio.file.Path.of("/etc/nvme/hostnqn");
+    /** Where {@link #hostnqn()} looks last ({@link #NVME_HOSTNQN_FILE}; tests point it elsewhere). */
+    java.nio.file.Path hostnqnFile = NVME_HOSTNQN_FILE;
 
     /**
      * The host NQN to connect as: {@code --hostnqn}, else {@code $RDMABLOCK_HOSTNQN}, else the first line of
-     * {@link #NVME_HOSTNQN_FILE} when readable and not blank (as nvme-cli), else null (a random UUID-based NQN).
+     * {@link #hostnqnFile} when readable and not blank (as nvme-cli), else null (a random UUID-based NQN).
      */
     String hostnqn() {
         if (hostnqn != null) {
@@ -172,8 +174,8 @@ public final class ConnectOptions {
             return env.strip();
         }
         try {
-            if (java.nio.file.Files.isReadable(NVME_HOSTNQN_FILE)) {
-                String line = java.nio.file.Files.readAllLines(NVME_HOSTNQN_FILE).stream().findFirst().orElse("")
+            if (java.nio.file.Files.isReadable(hostnqnFile)) {
+                String line = java.nio.file.Files.readAllLines(hostnqnFile).stream().findFirst().orElse("")
                         .strip();
                 return line.isEmpty() ? null : line;
             }

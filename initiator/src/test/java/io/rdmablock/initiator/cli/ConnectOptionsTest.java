@@ -29,12 +29,26 @@ class ConnectOptionsTest {
         var o = new ConnectOptions();
         o.mgmtUrl = "http://127.0.0.1:1";
         o.volume = "v";
+        o.hostnqnFile = dir.resolve("no-hostnqn"); // not this machine's /etc/nvme/hostnqn
         o.tokenFile = Files.writeString(dir.resolve("host-credential"), "rbh1:abc:" + "A".repeat(43) + "\n");
         var e = assertThrows(IllegalArgumentException.class, () -> o.open());
         assertTrue(e.getMessage().startsWith("invalid --hostnqn: none given, but the token is a host credential"),
                 e.getMessage());
         assertTrue(ConnectOptions.isHostCredential("rbh1:abc:x"));
         org.junit.jupiter.api.Assertions.assertFalse(ConnectOptions.isHostCredential("rbn1:abc:x"));
+    }
+
+    @Test
+    void shouldConnectAsTheOptionElseNvmeClisHostNqnFile() throws Exception {
+        var o = new ConnectOptions();
+        o.hostnqnFile = Files.writeString(dir.resolve("hostnqn"), "nqn.2014-08.org.nvmexpress:uuid:abc\n");
+        if (System.getenv("RDMABLOCK_HOSTNQN") == null) {
+            org.junit.jupiter.api.Assertions.assertEquals("nqn.2014-08.org.nvmexpress:uuid:abc", o.hostnqn());
+            o.hostnqnFile = dir.resolve("absent");
+            org.junit.jupiter.api.Assertions.assertNull(o.hostnqn(), "a random NQN then");
+        }
+        o.hostnqn = "nqn.2026-11.io.example:h";
+        org.junit.jupiter.api.Assertions.assertEquals("nqn.2026-11.io.example:h", o.hostnqn());
     }
 
     @Test
