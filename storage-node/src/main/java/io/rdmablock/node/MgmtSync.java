@@ -134,6 +134,11 @@ final class MgmtSync implements NodeAgent.Handler {
         if (secretsHandedOut(desired.secretsWithheld())) { // keep what was applied: an empty list here is not "none"
             applyNodeKeys(desired);
             applyHosts(desired.hosts());
+            if (!target.hostSecrets().unknownSecrets().isEmpty()) { // handed out again: nothing unknown any more
+                target.hostSecrets(target.hostSecrets().withUnknownSecrets(Set.of()));
+            }
+        } else {
+            markUnknownSecrets(desired.hosts());
         }
         applyVolumes(desired);
         grantLimits(desired, sendNanos);
@@ -197,6 +202,24 @@ final class MgmtSync implements NodeAgent.Handler {
             LOG.info("the management server hands this node its secrets again");
         }
         return reason == null;
+    }
+
+    /**
+     * Secrets withheld: the hosts the answer names (without their secrets) that this node has no secret for are
+     * refused at Connect ({@link HostSecrets#withUnknownSecrets}) rather than admitted unauthenticated by an
+     * allow-list.
+     */
+    private void markUnknownSecrets(List<HostSecret> hosts) {
+        Set<String> names = hosts.stream().filter(h -> h.dhchapSecret() == null).map(HostSecret::hostNqn)
+                .collect(Collectors.toCollection(java.util.TreeSet::new));
+        HostSecrets current = target.hostSecrets();
+        HostSecrets next = current.withUnknownSecrets(names);
+        if (!next.unknownSecrets().equals(current.unknownSecrets())) {
+            target.hostSecrets(next);
+            LOG.warn("{} host(s) have DH-HMAC-CHAP secrets at the management server that it withholds from this "
+                    + "node: refused at Connect until the secrets come: {}", next.unknownSecrets().size(),
+                    next.unknownSecrets());
+        }
     }
 
     /** Why the management server withheld this node's secrets in its last answer, or null (tests, status). */

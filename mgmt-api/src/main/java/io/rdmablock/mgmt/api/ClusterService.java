@@ -488,10 +488,15 @@ public final class ClusterService {
         HeartbeatResponse r = heartbeats.heartbeat(nodeId, request);
         if (!ownCredential || withheld != null) { // a record of before node keys still gets its key now
             s.store.node(nodeId).ifPresent(n -> NodeKeys.withKey(s.store, n));
-            return withheld == null ? r : r.withSecretsWithheld(withheld);
+            if (withheld == null) {
+                return r;
+            }
+            // the hosts' names without their secrets: the node refuses them rather than admit them unauthenticated
+            return new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs())
+                    .withSecretsWithheld(withheld);
         }
-        // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume without an
-        // allow-list admits any host, so no node can be given less without knowing who will connect)
+        // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume may admit any
+        // host, so no node can be given less without knowing who will connect)
         r = new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs());
         return withNodeKeys(nodeId, r);
     }

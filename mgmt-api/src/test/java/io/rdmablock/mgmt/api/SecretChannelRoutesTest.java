@@ -99,7 +99,9 @@ class SecretChannelRoutesTest {
             assertTrue(r.secretsWithheld().contains(other.getHostAddress()) && r.secretsWithheld().contains("n1")
                     && r.secretsWithheld().contains("--tls-cert"), r.secretsWithheld());
             assertNull(r.nodeKey());
-            assertEquals(List.of(), r.hosts());
+            assertEquals(List.of(HOST_NQN), r.hosts().stream().map(h -> h.hostNqn()).toList(), "names only");
+            assertTrue(r.hosts().stream().allMatch(h -> h.dhchapSecret() == null && h.dhchapCtrlSecret() == null),
+                    "no secret");
             assertEquals(List.of(), r.links());
 
             assertHandedOut(beat(loopback, credential, null)); // and back over loopback

@@ -58,7 +58,9 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
     }
 
     /**
-     * This answer without any secret material ({@code hosts}, {@code nodeKey}, {@code links}) and saying why.
+     * This answer without any secret material ({@code nodeKey}, {@code links}, the secrets of {@code hosts}) and
+     * saying why. The host NQNs stay, with null secrets: the node then refuses those hosts (they must authenticate
+     * and cannot) instead of admitting them unauthenticated.
      *
      * @param reason why they are withheld, non-empty
      * @throws IllegalArgumentException when {@code reason} is null or empty
@@ -67,7 +69,9 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
         if (reason == null || reason.isEmpty()) {
             throw new IllegalArgumentException("invalid reason: reason=" + reason + ", min length=1");
         }
-        return new HeartbeatResponse(draining, volumes, leaseMs, List.of(), peerLeaseMaxMs, null, List.of(), reason);
+        List<HostSecret> names = hosts.stream().map(h -> new HostSecret(h.hostNqn(), null, null, h.revision()))
+                .toList();
+        return new HeartbeatResponse(draining, volumes, leaseMs, names, peerLeaseMaxMs, null, List.of(), reason);
     }
 
     /** An answer without managed host secrets nor peer leases (as from servers before them). */

@@ -8,7 +8,8 @@ package io.rdmablock.mgmt.client;
  * {@link #toString} never shows a secret.
  *
  * @param hostNqn          the host NQN ({@link Limits#NQN_PATTERN})
- * @param dhchapSecret     the host's secret, {@code DHHC-1:...}
+ * @param dhchapSecret     the host's secret, {@code DHHC-1:...}; null when the server withheld it
+ *                         ({@link HeartbeatResponse#secretsWithheld()}: the host has one the node is not given)
  * @param dhchapCtrlSecret the controller's secret for bidirectional authentication, or null (unidirectional)
  * @param revision         the metadata store's revision of the host record, &gt;= 1 (changes with every write)
  */

@@ -104,6 +104,12 @@ final class Connect {
                     q.peer);
             return r.fail(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST));
         }
+        if (auth == null && secrets.secretUnknown(hostnqn)) {
+            LOG.warn("connect rejected: invalid host: hostnqn={} has a DH-HMAC-CHAP secret at the management server "
+                    + "that was withheld from this node (no TLS to it, see its heartbeat log), so it cannot "
+                    + "authenticate here; subnqn={}, qid={}, peer={}", hostnqn, subnqn, qid, q.peer);
+            return r.fail(NvmeStatus.commandSpecific(NvmeStatus.SC_CONNECT_INVALID_HOST));
+        }
         if (auth == null && s.requiresAuth()) {
             LOG.info("connect rejected: invalid host: authentication required and hostnqn={} has no DH-HMAC-CHAP "
                     + "secret, subnqn={}, qid={}, peer={}", hostnqn, subnqn, qid, q.peer);

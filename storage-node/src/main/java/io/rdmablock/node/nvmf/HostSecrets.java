@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The DH-HMAC-CHAP secrets of the hosts that must authenticate (NVMe in-band authentication, docs/wire-protocol.md
@@ -57,7 +58,8 @@ public final class HostSecrets {
             List.of(io.rdmablock.rdma.fabric.auth.DhGroup.NULL));
 
     /** No host needs to authenticate. */
-    public static final HostSecrets NONE = new HostSecrets(Map.of(), DhchapController.Policy.DEFAULT, null);
+    public static final HostSecrets NONE = new HostSecrets(Map.of(), DhchapController.Policy.DEFAULT, null,
+            Set.of());
 
     private final Map<String, Entry> byHostnqn;
     private final DhchapController.Policy policy;
@@ -67,10 +69,37 @@ public final class HostSecrets {
     private final java.util.concurrent.ConcurrentHashMap<String, Entry> derived =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    private HostSecrets(Map<String, Entry> byHostnqn, DhchapController.Policy policy, byte[] nodeKey) {
+    /** Hosts that must authenticate but whose secret this node was not given ({@link #withUnknownSecrets}). */
+    private final Set<String> unknown;
+
+    private HostSecrets(Map<String, Entry> byHostnqn, DhchapController.Policy policy, byte[] nodeKey,
+                        Set<String> unknown) {
         this.byHostnqn = Map.copyOf(byHostnqn);
         this.policy = policy;
         this.nodeKey = nodeKey;
+        this.unknown = Set.copyOf(unknown);
+    }
+
+    /**
+     * The same entries, and {@code hostnqns} marked as hosts that have a secret this node was not given (the
+     * management server withheld it: no TLS, docs/authentication.md "Secrets only over TLS"): such a host cannot
+     * authenticate here and is refused ({@link #secretUnknown}) rather than admitted unauthenticated. Listed hosts
+     * are not marked.
+     */
+    public HostSecrets withUnknownSecrets(Set<String> hostnqns) {
+        Set<String> s = new java.util.TreeSet<>(hostnqns);
+        s.removeAll(byHostnqn.keySet());
+        return new HostSecrets(byHostnqn, policy, nodeKey, s);
+    }
+
+    /** True when {@code hostnqn} has a secret this node was not given ({@link #withUnknownSecrets}). */
+    public boolean secretUnknown(String hostnqn) {
+        return hostnqn != null && unknown.contains(hostnqn);
+    }
+
+    /** The hosts marked by {@link #withUnknownSecrets}. */
+    public Set<String> unknownSecrets() {
+        return unknown;
     }
 
     /**
@@ -84,7 +113,7 @@ public final class HostSecrets {
             throw new IllegalArgumentException("invalid node key: length=" + key.length + ", expected "
                     + NodeLinkKeys.KEY_BYTES);
         }
-        return new HostSecrets(byHostnqn, policy, key == null ? null : key.clone());
+        return new HostSecrets(byHostnqn, policy, key == null ? null : key.clone(), unknown);
     }
 
     /** True when a node key is set ({@link #withNodeKey}). */
@@ -100,12 +129,12 @@ public final class HostSecrets {
 
     /** These entries, with the default hash and DH group order ({@link DhchapController.Policy#DEFAULT}). */
     public static HostSecrets of(Map<String, Entry> byHostnqn) {
-        return new HostSecrets(byHostnqn, DhchapController.Policy.DEFAULT, null);
+        return new HostSecrets(byHostnqn, DhchapController.Policy.DEFAULT, null, Set.of());
     }
 
     /** The same entries, negotiated with {@code p}. */
     public HostSecrets withPolicy(DhchapController.Policy p) {
-        return new HostSecrets(byHostnqn, p, nodeKey);
+        return new HostSecrets(byHostnqn, p, nodeKey, unknown);
     }
 
     /**
@@ -147,7 +176,7 @@ public final class HostSecrets {
     public HostSecrets merged(Map<String, Entry> more) {
         Map<String, Entry> m = new LinkedHashMap<>(more);
         m.putAll(byHostnqn);
-        return new HostSecrets(m, policy, nodeKey);
+        return new HostSecrets(m, policy, nodeKey, unknown);
     }
 
     /**
