@@ -51,7 +51,10 @@ public final class RocksMetadataStore implements MetadataStore {
     private final WriteOptions writeOptions;
     private final RocksDB db;
     private final Path dir;
-    private boolean closed;
+    private volatile boolean closed;
+    /** Read-locked by every database call, write-locked by {@link #close}. */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock guard =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
     /** Last revision given out; guarded by {@link #volumeLock}. */
     private long revision;
     private final Object volumeLock = new Object();
@@ -132,7 +135,7 @@ public final class RocksMetadataStore implements MetadataStore {
             batch.put(key(key), Json.write(volume).getBytes(StandardCharsets.UTF_8));
             batch.put(key(VOLUME_REVISION_PREFIX + volume.name()), longBytes(next));
             batch.put(key(REVISION_KEY), longBytes(next));
-            db.write(writeOptions, batch);
+            write(batch);
         } catch (RocksDBException e) {
             throw new MetadataStoreException("put " + key + " failed in " + dir, e);
         }
@@ -163,7 +166,7 @@ public final class RocksMetadataStore implements MetadataStore {
             try (var batch = new WriteBatch()) {
                 batch.delete(key(VOLUME_PREFIX + name));
                 batch.delete(key(VOLUME_REVISION_PREFIX + name));
-                db.write(writeOptions, batch);
+                write(batch);
             } catch (RocksDBException e) {
                 throw new MetadataStoreException("delete " + VOLUME_PREFIX + name + " failed in " + dir, e);
             }
@@ -199,7 +202,7 @@ public final class RocksMetadataStore implements MetadataStore {
                 batch.put(key(HOST_PREFIX + hostNqn), Json.write(next).getBytes(StandardCharsets.UTF_8));
                 batch.put(key(HOST_REVISION_PREFIX + hostNqn), longBytes(nextRevision));
                 batch.put(key(REVISION_KEY), longBytes(nextRevision));
-                db.write(writeOptions, batch);
+                write(batch);
             } catch (RocksDBException e) {
                 throw new MetadataStoreException("put " + HOST_PREFIX + hostNqn + " failed in " + dir, e);
             }
@@ -218,7 +221,7 @@ public final class RocksMetadataStore implements MetadataStore {
             try (var batch = new WriteBatch()) {
                 batch.delete(key(HOST_PREFIX + hostNqn));
                 batch.delete(key(HOST_REVISION_PREFIX + hostNqn));
-                db.write(writeOptions, batch);
+                write(batch);
             } catch (RocksDBException e) {
                 throw new MetadataStoreException("delete " + HOST_PREFIX + hostNqn + " failed in " + dir, e);
             }
@@ -261,7 +264,7 @@ public final class RocksMetadataStore implements MetadataStore {
     /** @return the 8-byte big-endian value of a key, 0 when absent */
     private long readLong(String key) {
         try {
-            byte[] value = db.get(key(key));
+            byte[] value = read(key(key));
             if (value == null) {
                 return 0;
             }
@@ -287,10 +290,13 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     private void delete(String key) {
+        guard.readLock().lock();
         try {
-            db.delete(writeOptions, key(key));
+            open().delete(writeOptions, key(key));
         } catch (RocksDBException e) {
             throw new MetadataStoreException("delete " + key + " failed in " + dir, e);
+        } finally {
+            guard.readLock().unlock();
         }
     }
 
@@ -325,7 +331,7 @@ public final class RocksMetadataStore implements MetadataStore {
 
     private <T> Optional<T> get(String key, Class<T> type) {
         try {
-            byte[] value = db.get(key(key));
+            byte[] value = read(key(key));
             return value == null ? Optional.empty() : Optional.of(decode(key, value, type));
         } catch (RocksDBException e) {
             throw new MetadataStoreException("get " + key + " failed in " + dir, e);
@@ -333,17 +339,21 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     private void put(String key, Object value) {
+        guard.readLock().lock();
         try {
-            db.put(writeOptions, key(key), Json.write(value).getBytes(StandardCharsets.UTF_8));
+            open().put(writeOptions, key(key), Json.write(value).getBytes(StandardCharsets.UTF_8));
         } catch (RocksDBException e) {
             throw new MetadataStoreException("put " + key + " failed in " + dir, e);
+        } finally {
+            guard.readLock().unlock();
         }
     }
 
     private <T> List<T> scan(String prefix, Class<T> type) {
         var out = new ArrayList<T>();
         byte[] start = key(prefix);
-        try (var readOptions = new ReadOptions(); RocksIterator it = db.newIterator(readOptions)) {
+        guard.readLock().lock();
+        try (var readOptions = new ReadOptions(); RocksIterator it = open().newIterator(readOptions)) {
             for (it.seek(start); it.isValid(); it.next()) {
                 String k = new String(it.key(), StandardCharsets.UTF_8);
                 if (!k.startsWith(prefix)) {
@@ -354,8 +364,41 @@ public final class RocksMetadataStore implements MetadataStore {
             it.status();
         } catch (RocksDBException e) {
             throw new MetadataStoreException("scan " + prefix + " failed in " + dir, e);
+        } finally {
+            guard.readLock().unlock();
         }
         return out;
+    }
+
+    /**
+     * The database, while it is open; the caller holds {@link #guard}'s read lock or is inside one of the guarded
+     * calls below, so {@link #close} waits for it instead of freeing the native handle under it (a JVM crash).
+     *
+     * @throws MetadataStoreUnavailableException once closed
+     */
+    private RocksDB open() {
+        if (closed) {
+            throw new MetadataStoreUnavailableException("metadata store closed: " + dir, null);
+        }
+        return db;
+    }
+
+    private byte[] read(byte[] key) throws RocksDBException {
+        guard.readLock().lock();
+        try {
+            return open().get(key);
+        } finally {
+            guard.readLock().unlock();
+        }
+    }
+
+    private void write(WriteBatch batch) throws RocksDBException {
+        guard.readLock().lock();
+        try {
+            open().write(writeOptions, batch);
+        } finally {
+            guard.readLock().unlock();
+        }
     }
 
     private static <T> T decode(String key, byte[] value, Class<T> type) {
@@ -370,13 +413,22 @@ public final class RocksMetadataStore implements MetadataStore {
         return key.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Closes the database once every call in progress returned (a liveness sweep on a worker thread may still be
+     * reading when the server closes); later calls throw {@link MetadataStoreUnavailableException}.
+     */
     @Override
-    public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            db.close();
-            writeOptions.close();
-            options.close();
+    public void close() {
+        guard.writeLock().lock();
+        try {
+            if (!closed) {
+                closed = true;
+                db.close();
+                writeOptions.close();
+                options.close();
+            }
+        } finally {
+            guard.writeLock().unlock();
         }
     }
 }
