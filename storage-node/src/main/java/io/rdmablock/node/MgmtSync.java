@@ -82,14 +82,27 @@ final class MgmtSync implements NodeAgent.Handler {
         this(store, target, freeBytes, null);
     }
 
+    /** The secondary copies' watch of their primaries ({@link PrimaryWatch}). */
+    private final PrimaryWatch primaryWatch = new PrimaryWatch();
+    /** When each peer node last asked volume {@code id}'s copy here for a peer lease ({@link PrimaryWatch}). */
+    private java.util.function.ToLongFunction<String> peerLeaseAsked(String id) {
+        io.rdmablock.node.nvmf.Subsystem s = target.subsystemOfVolume(id);
+        return s == null ? nqn -> Long.MIN_VALUE : s::peerLeaseAskedNanos;
+    }
+
+    /** The lease of the last heartbeat answer, ms (0: none yet, or an older server). */
+    private volatile long leaseMs;
+
     @Override
     public HeartbeatRequest report() {
         List<VolumeReport> reports = new ArrayList<>();
+        long now = System.nanoTime();
         for (VolumeInfo v : store.list()) {
             io.rdmablock.node.replica.Resyncs r = replication == null ? null : replication.resyncs(v.id());
             reports.add(new VolumeReport(v.id(), v.sizeBytes(), VolumeState.READY,
                     List.copyOf(target.connectedHosts(v.id())), r == null ? List.of() : r.progress(),
-                    r == null ? null : r.verifyReport()));
+                    r == null ? null : r.verifyReport(),
+                    primaryWatch.silence(v.id(), peerLeaseAsked(v.id()), leaseMs, now)));
         }
         return new HeartbeatRequest(freeBytes.getAsLong(), reports);
     }
@@ -130,7 +143,9 @@ final class MgmtSync implements NodeAgent.Handler {
         if (replication != null) {
             replication.leaseMs(desired.leaseMs());
             replication.peerLeaseMaxMs(desired.peerLeaseMaxMs());
+            primaryWatch.update(desired.volumes(), replication.nodeId(), System.nanoTime());
         }
+        leaseMs = desired.leaseMs();
         if (secretsHandedOut(desired.secretsWithheld())) { // keep what was applied: an empty list here is not "none"
             applyNodeKeys(desired);
             applyHosts(desired.hosts());

@@ -100,6 +100,8 @@ final class Heartbeats {
             }
             if (copy.role() == CopyRole.PRIMARY) {
                 resyncs.primaryReported(v, r);
+            } else if (r != null && r.primarySilence() != null) {
+                promotions.primarySilent(v, copy, r.primarySilence());
             }
             VolumeRecord next = reconcile(v, copy, r);
             if (!next.equals(v)) {

@@ -7,6 +7,7 @@ import io.rdmablock.mgmt.client.CopyRole;
 import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.mgmt.client.PrimarySilence;
 import io.rdmablock.mgmt.client.PromoteRequest;
 import io.rdmablock.mgmt.client.UnreachableReport;
 import io.rdmablock.mgmt.client.VolumeState;
@@ -64,6 +65,27 @@ final class Promotions {
                     request.epoch(), v.epoch(), name, nodeId, request.reporter());
         }
         return v;
+    }
+
+    /**
+     * Records a secondary's report, in its heartbeat, that the primary renewed no peer lease on it for a lease
+     * ({@link PrimarySilence}; docs/failover.md "Promotion"): the same second signal as a host's unreachable report,
+     * counted only from a copy the primary must renew its peer lease on ({@code in_sync} or {@code syncing}; a stale
+     * copy gets no renewals, so its silence says nothing) about the primary the record names now at the record's
+     * epoch (an older view is ignored). Logged when it starts (not again while it lasts, the heartbeat repeats it).
+     */
+    void primarySilent(VolumeRecord v, CopyRecord reporter, PrimarySilence silence) {
+        if (reporter.state() == CopyState.STALE || !v.primary().nodeId().equals(silence.nodeId())
+                || silence.epoch() != v.epoch()) {
+            return;
+        }
+        String key = ClusterState.copyKey(v.id(), silence.nodeId());
+        Long before = s.unreachableAtNanos.put(key, s.now());
+        if (before == null || s.elapsedMs(before) > s.leaseMs) {
+            LOG.info("primary silent: volume={}, primary {} renewed no peer lease on the copy on {} for {} ms "
+                    + "(epoch {}); promoted once its lease lapses too", v.name(), silence.nodeId(), reporter.nodeId(),
+                    silence.silentMs(), v.epoch());
+        }
     }
 
     /**

@@ -163,6 +163,41 @@ class FailoverRoutesTest {
                 "n3 heartbeated 100 ms ago but was answered it is a secondary: it holds no lease (docs/resync.md)");
     }
 
+    /** n2's heartbeat reporting volume {@code v} with the primary's silence as the copy saw it. */
+    private void silent(String reporter, Volume v, String primary, long epoch) throws Exception {
+        api.nowMs.incrementAndGet(); // strictly after the primary's last heartbeat
+        heartbeat(reporter, "[{\"id\":\"" + v.id() + "\",\"sizeBytes\":" + v.sizeBytes() + ",\"state\":\"ready\","
+                + "\"primarySilence\":{\"nodeId\":\"" + primary + "\",\"epoch\":" + epoch + ",\"silentMs\":2500}}]");
+    }
+
+    @Test
+    void shouldPromoteOnASecondarysSilenceReportOnceThePrimarysLeaseLapsed() throws Exception {
+        Volume v = create("a", 3);
+        silent("n2", v, "n3", 1);
+        assertEquals(0, api.cluster.sweep(), "n3 heartbeated within the lease: a cut from the peers alone");
+        silenceAllBut("n1", "n2");
+        silent("n2", v, "n3", 1);
+        assertEquals(1, api.cluster.sweep(), "both signals: lease lapsed, a copy in sync heard no renewal");
+        assertEquals(List.of("n1 primary in_sync", "n3 secondary stale", "n2 secondary in_sync"), roles(get("a")));
+    }
+
+    @Test
+    void shouldIgnoreASilenceReportOfAnotherPrimaryOrEpochOrFromAStaleCopy() throws Exception {
+        Volume v = create("a", 3);
+        silenceAllBut("n1", "n2");
+        silent("n2", v, "n1", 1); // not the primary
+        silent("n2", v, "n3", 7); // another epoch
+        assertEquals(0, api.cluster.sweep());
+        var stale = api.send("POST", "/v1/volumes/a/copies/n2/stale", "{\"epoch\":1,\"reporter\":\"n3\"}");
+        assertEquals(200, stale.statusCode(), stale.body());
+        Volume atTwo = get("a");
+        silenceAllBut("n1", "n2");
+        silent("n2", atTwo, "n3", atTwo.epoch()); // a stale copy gets no renewals: its silence says nothing
+        assertEquals(0, api.cluster.sweep(), roles(get("a")).toString());
+        silent("n1", atTwo, "n3", atTwo.epoch());
+        assertEquals(1, api.cluster.sweep(), "the in-sync copy's report counts");
+    }
+
     @Test
     void shouldNeverPromoteAStaleCopy() throws Exception {
         create("a", 3);

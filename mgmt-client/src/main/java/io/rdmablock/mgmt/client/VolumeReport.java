@@ -13,16 +13,24 @@ import java.util.List;
  * @param resyncs        for a primary copy: the resyncs it runs now (docs/resync.md); empty otherwise or from older nodes
  * @param verify         for a primary copy: the verify run it was asked for ({@link DesiredVolume#verifyId()}), as far
  *                       as it got; null when none
+ * @param primarySilence for a secondary copy in sync or syncing: its primary has renewed no peer lease here for a
+ *                       lease ({@link PrimarySilence}); null otherwise, or from older nodes
  */
 public record VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
-                           List<ResyncProgress> resyncs, VerifyReport verify) {
+                           List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence) {
     public VolumeReport {
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         resyncs = resyncs == null ? List.of() : List.copyOf(resyncs);
     }
 
+    /** A report without a primary's silence (a primary, or from older nodes). */
+    public VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
+                        List<ResyncProgress> resyncs, VerifyReport verify) {
+        this(id, sizeBytes, state, connectedHosts, resyncs, verify, null);
+    }
+
     /** A report with no resync and no verify run (a secondary, or a primary with nothing to copy). */
     public VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts) {
-        this(id, sizeBytes, state, connectedHosts, List.of(), null);
+        this(id, sizeBytes, state, connectedHosts, List.of(), null, null);
     }
 }

@@ -311,7 +311,9 @@ final class TargetController {
                     "1.." + MAX_PEER_LEASE_MS + " ms");
         }
         long epoch = (SqeDescriptor.cdw(sqe, 10) & 0xFFFF_FFFFL) | ((long) SqeDescriptor.cdw(sqe, 11) << 32);
-        long granted = subsystem.grantLease(epoch, ms * 1_000_000L, System.nanoTime());
+        long now = System.nanoTime();
+        subsystem.peerLeaseAsked(hostnqn, now);
+        long granted = subsystem.grantLease(epoch, ms * 1_000_000L, now);
         r.dw0 = (int) (granted / 1_000_000L);
         return Outcome.COMPLETE;
     }
