@@ -95,7 +95,8 @@ public final class StackBenchCommand implements Callable<Integer> {
         List<StackBenchRun.Row> results = new ArrayList<>();
         boolean failed = false;
         NodeConfig cfg = new NodeConfig(dir, new InetSocketAddress("127.0.0.1", 0), provider, (URI) null, null,
-                "stack-bench", null, null, NodeConfig.DEFAULT_HEARTBEAT_MS, List.of("stack:1G:4096"),
+                // a node of its own on loopback: its volume admits any host
+                "stack-bench", null, null, NodeConfig.DEFAULT_HEARTBEAT_MS, List.of("stack:1G:4096:*"),
                 TargetOptions.defaults().withPollers(pollers).withIdleSpinNs(spinNs));
         try (StorageNode node = new StorageNode(cfg).withStoreOptions(StoreOptions.fromSystemProperties()
                 .withBackend(IoBackend.NULL)).start();
