@@ -255,6 +255,21 @@ public final class ClusterService {
     public Volume allowedHosts(String name, List<String> hosts) {
         check(() -> Limits.checkName("name", name));
         check(() -> Limits.checkAllowedHosts(hosts));
+        return changeVolume(name, "setting allowedHosts", v -> {
+            if (Set.copyOf(v.allowedHosts()).equals(Set.copyOf(hosts))) {
+                return null;
+            }
+            LOG.info("volume {} allowed hosts: {} -> {}", name, v.allowedHosts(), hosts);
+            warnAboutHosts(name, hosts);
+            return v.withAllowedHosts(hosts);
+        });
+    }
+
+    /**
+     * Changes a volume that is not being deleted by compare-and-set, trying again on contention: {@code change} gives
+     * the next record, or null when there is nothing to change. Errors: 404, 409 deleting, 503 contention.
+     */
+    private Volume changeVolume(String name, String what, java.util.function.UnaryOperator<VolumeRecord> change) {
         for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
             Versioned<VolumeRecord> current = s.store.volumeVersioned(name)
                     .orElseThrow(() -> ApiException.volumeNotFound(name));
@@ -262,17 +277,15 @@ public final class ClusterService {
             if (v.state() == VolumeState.DELETING) {
                 throw ClusterState.deleting(v);
             }
-            if (Set.copyOf(v.allowedHosts()).equals(Set.copyOf(hosts))) {
+            VolumeRecord next = change.apply(v);
+            if (next == null) {
                 return toVolume(v);
             }
-            VolumeRecord next = v.withAllowedHosts(hosts);
             if (s.compareAndSet(current, next)) {
-                LOG.info("volume {} allowed hosts: {} -> {}", name, v.allowedHosts(), next.allowedHosts());
-                warnAboutHosts(name, next.allowedHosts());
                 return toVolume(next);
             }
         }
-        throw ClusterState.contention(name, "setting allowedHosts");
+        throw ClusterState.contention(name, what);
     }
 
     /**
@@ -425,22 +438,8 @@ public final class ClusterService {
      */
     public Volume requireAuth(String name, boolean on) {
         check(() -> Limits.checkName("name", name));
-        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
-            Versioned<VolumeRecord> current = s.store.volumeVersioned(name)
-                    .orElseThrow(() -> ApiException.volumeNotFound(name));
-            VolumeRecord v = current.value();
-            if (v.state() == VolumeState.DELETING) {
-                throw ClusterState.deleting(v);
-            }
-            if (v.requireAuth() == on) {
-                return toVolume(v);
-            }
-            VolumeRecord next = v.withRequireAuth(on);
-            if (s.compareAndSet(current, next)) {
-                return toVolume(next);
-            }
-        }
-        throw ClusterState.contention(name, "setting requireAuth to " + on);
+        return changeVolume(name, "setting requireAuth to " + on, v -> v.requireAuth() == on ? null
+                : v.withRequireAuth(on));
     }
 
     /** Marks a volume deleting. Errors: 404; 409 when a host is connected and not forced. Idempotent. */
