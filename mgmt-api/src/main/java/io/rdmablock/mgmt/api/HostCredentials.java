@@ -32,7 +32,7 @@ final class HostCredentials {
      */
     static final Set<String> HOST_OPERATIONS = Set.of("getVolume", "listVolumes", "reportUnreachable");
     /** The allow-list entry that admits any host. */
-    static final String ANY_HOST = "*";
+    static final String ANY_HOST = io.rdmablock.mgmt.client.Limits.ANY_HOST;
     private static final Pattern SHAPE = Pattern.compile("^rbh1:([a-z0-9][a-z0-9._-]{0,62}):[A-Za-z0-9_-]{43}$");
     private static final SecureRandom RANDOM = new SecureRandom();
 
