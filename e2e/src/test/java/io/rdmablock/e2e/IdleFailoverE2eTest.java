@@ -18,10 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Failover without rdmablock's initiator (issue 33): an R=3 volume no host uses; kill -9 of its primary's node. No
- * host reports anything: the secondaries, which heard no peer lease renewal from the primary for a lease, say so in
- * their heartbeats (docs/failover.md, "a secondary's report"), and the management plane promotes one once the
- * primary's lease lapsed. Before, such a volume stayed unavailable until the rebuild rule fired (10 min).
+ * Failover without rdmablock's initiator (issue 33): an R=3 volume no host uses. While its primary lives it renews
+ * its peer lease on an association of its own and no copy reports it; after kill -9 of its node no host reports
+ * anything: the secondaries, which heard no renewal for a lease, say so in their heartbeats (docs/failover.md, "a
+ * secondary's report"), and the management plane promotes one once the primary's lease lapsed. Before, such a volume
+ * stayed unavailable until the rebuild rule fired (10 min).
  */
 class IdleFailoverE2eTest {
     private static final long SIZE = 16L << 20;
@@ -43,6 +44,11 @@ class IdleFailoverE2eTest {
             Volume v = cluster.awaitVolume("idle", x -> x.state() == VolumeState.READY
                     && x.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC), 120, "3 in-sync copies");
             String old = primary(v);
+            // a healthy primary that no host uses renews its peer lease on its own association: no copy reports it
+            Thread.sleep(3 * LEASE_MS);
+            String quiet = cluster.tails(100_000);
+            assertTrue(!quiet.contains("renewed no peer lease here"), "a live idle primary was reported" + quiet);
+            assertEquals(v.epoch(), cluster.client().getVolume("idle").epoch(), "no promotion while it lives");
             long t0 = System.nanoTime();
             cluster.kill(NodeCluster.index(old));
             Volume after = cluster.awaitVolume("idle", x -> !primary(x).equals(old), 60,

@@ -47,6 +47,8 @@ public final class PeerLink implements ForwardLink {
     private final java.util.function.BooleanSupplier patient;
     /** This node's secrets toward the secondary's node, read at each connection attempt (they may rotate). */
     private final java.util.function.Supplier<Secrets> secrets;
+    /** The peer lease's own association, for when no host queue's is open (link thread only). */
+    private final LeaseAssociation lease;
 
     /**
      * The DH-HMAC-CHAP secrets of a link to a peer node (docs/authentication.md, "Node identities"): the host secret
@@ -96,6 +98,7 @@ public final class PeerLink implements ForwardLink {
         this.subnqn = subnqn;
         this.hostnqn = hostnqn;
         this.commandTimeoutNs = commandTimeoutNs;
+        this.lease = new LeaseAssociation(provider, subnqn, hostnqn, secrets);
         this.thread = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "replica-link-" + address);
             t.setDaemon(true);
@@ -107,6 +110,7 @@ public final class PeerLink implements ForwardLink {
 
     /** Keep Alive of every association (link thread, every few seconds). */
     public void keepAlive() {
+        lease.keepAlive();
         for (PeerAssociation a : associations) {
             try {
                 a.keepAlive();
@@ -132,7 +136,11 @@ public final class PeerLink implements ForwardLink {
                     LOG.debug("peer lease from {} failed on one association: {}", address, e.toString());
                 }
             }
-            f.complete(0L); // no association answered (none open: no host queue, or all failing)
+            // none open (no host queue: none connected, or the hosts reconnecting) or all failing: the lease's own
+            InetSocketAddress to = address;
+            f.complete(closed || to == null ? 0L
+                    : lease.renew(to, epoch, leaseMs, Math.min(SETUP_TIMEOUT_NS, TimeUnit.MILLISECONDS.toNanos(leaseMs)),
+                            KEEP_ALIVE_TIMEOUT_MS)); // a lease's worth at most: the link thread forwards too
         });
         return f;
     }
@@ -230,7 +238,10 @@ public final class PeerLink implements ForwardLink {
     public void close() {
         closed = true;
         keepAlives.cancel(false);
-        execute(this::endIfIdle);
+        execute(() -> {
+            lease.close();
+            endIfIdle();
+        });
     }
 
     /** Ends the link thread once closed and no association is left (link thread). */
