@@ -20,9 +20,8 @@ import java.util.function.ToLongFunction;
  * primary renews its peer lease on every copy in sync or syncing every {@code leaseMs / 4} (Peer Lease, C1h), so a
  * copy that heard no renewal for a lease knows the primary holds no peer lease granted by it. Its heartbeat then says
  * so ({@link PrimarySilence}); the management plane promotes once the primary's own lease lapsed too. A primary cut
- * from the management plane alone still renews, so it is not reported; a primary with no host queue has no
- * replication association and renews nothing, so it is reported, and it cannot serve either (no peer lease, no
- * management lease). The watch starts when a heartbeat answer names the primary and epoch (the silence counts from
+ * from the management plane alone still renews (on its host queues' associations, or on its own when it has none:
+ * {@code replica.LeaseAssociation}), so it is not reported. The watch starts when a heartbeat answer names the primary and epoch (the silence counts from
  * then, or from the last renewal heard after it). Node agent thread.
  */
 final class PrimaryWatch {
