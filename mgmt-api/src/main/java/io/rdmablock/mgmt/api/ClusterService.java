@@ -31,7 +31,6 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 
@@ -93,6 +92,7 @@ public final class ClusterService {
     public static final long DEFAULT_REBUILD_AFTER_MS = 600_000;
     private final ClusterState s;
     private final Promotions promotions;
+    private final VolumeSettings settings;
     private final ResyncRecords resyncs;
     private final Rebuilds rebuilds;
     private final Heartbeats heartbeats;
@@ -144,6 +144,7 @@ public final class ClusterService {
         }
         this.s = new ClusterState(store, wallMs, monoNanos, nodeTimeoutMs, leaseMs, rebuildAfterMs);
         this.promotions = new Promotions(s);
+        this.settings = new VolumeSettings(s, this::toVolume);
         this.resyncs = new ResyncRecords(s);
         this.rebuilds = new Rebuilds(s, promotions);
         this.heartbeats = new Heartbeats(s, promotions, resyncs);
@@ -232,60 +233,13 @@ public final class ClusterService {
                 throw exists(s.store.volume(request.name()).orElse(record));
             }
         }
-        warnAboutHosts(record.name(), record.allowedHosts());
+        VolumeSettings.warnAboutHosts(record.name(), record.allowedHosts());
         return toVolume(record);
     }
 
-    /** Logs a volume that admits any host (WARN) or none yet (INFO): both are the operator's explicit choice. */
-    private static void warnAboutHosts(String name, List<String> hosts) {
-        if (hosts.contains(Limits.ANY_HOST)) {
-            LOG.warn("volume {} admits any host (allowedHosts [\"*\"]): any machine that reaches a node's fabric "
-                    + "port can connect, read and write it; name its hosts instead", name);
-        } else if (hosts.isEmpty()) {
-            LOG.info("volume {} admits no host yet (allowedHosts empty): set them with PATCH /v1/volumes/{} "
-                    + "{{\"allowedHosts\": [...]}} (rdmablock volume set-hosts)", name, name);
-        }
-    }
-
-    /**
-     * Replaces a volume's allow-list (compare-and-set); nodes apply it at their next heartbeat, to Connects after it
-     * (connected hosts stay). Errors: 400 (an entry, see {@link Limits#checkAllowedHosts}), 404, 409 deleting. The
-     * same list changes nothing.
-     */
+    /** {@link VolumeSettings#allowedHosts}. */
     public Volume allowedHosts(String name, List<String> hosts) {
-        check(() -> Limits.checkName("name", name));
-        check(() -> Limits.checkAllowedHosts(hosts));
-        return changeVolume(name, "setting allowedHosts", v -> {
-            if (Set.copyOf(v.allowedHosts()).equals(Set.copyOf(hosts))) {
-                return null;
-            }
-            LOG.info("volume {} allowed hosts: {} -> {}", name, v.allowedHosts(), hosts);
-            warnAboutHosts(name, hosts);
-            return v.withAllowedHosts(hosts);
-        });
-    }
-
-    /**
-     * Changes a volume that is not being deleted by compare-and-set, trying again on contention: {@code change} gives
-     * the next record, or null when there is nothing to change. Errors: 404, 409 deleting, 503 contention.
-     */
-    private Volume changeVolume(String name, String what, java.util.function.UnaryOperator<VolumeRecord> change) {
-        for (int attempt = 0; attempt < ClusterState.CAS_ATTEMPTS; attempt++) {
-            Versioned<VolumeRecord> current = s.store.volumeVersioned(name)
-                    .orElseThrow(() -> ApiException.volumeNotFound(name));
-            VolumeRecord v = current.value();
-            if (v.state() == VolumeState.DELETING) {
-                throw ClusterState.deleting(v);
-            }
-            VolumeRecord next = change.apply(v);
-            if (next == null) {
-                return toVolume(v);
-            }
-            if (s.compareAndSet(current, next)) {
-                return toVolume(next);
-            }
-        }
-        throw ClusterState.contention(name, what);
+        return settings.allowedHosts(name, hosts);
     }
 
     /**
@@ -433,13 +387,9 @@ public final class ClusterService {
         throw ClusterState.contention(name, "resizing to " + sizeBytes);
     }
 
-    /**
-     * Switches a volume's requireAuth (compare-and-set). Errors: 404, 409 deleting. The same value changes nothing.
-     */
+    /** {@link VolumeSettings#requireAuth}. */
     public Volume requireAuth(String name, boolean on) {
-        check(() -> Limits.checkName("name", name));
-        return changeVolume(name, "setting requireAuth to " + on, v -> v.requireAuth() == on ? null
-                : v.withRequireAuth(on));
+        return settings.requireAuth(name, on);
     }
 
     /** Marks a volume deleting. Errors: 404; 409 when a host is connected and not forced. Idempotent. */

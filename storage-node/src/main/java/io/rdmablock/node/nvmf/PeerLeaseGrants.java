@@ -40,6 +40,24 @@ final class PeerLeaseGrants {
         return grantable.getAsBoolean() ? until - nowNs : 0;
     }
 
+    /** When each peer node last asked for a peer lease (nanoTime), by host NQN; a few entries. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Long> asked =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Notes that peer node {@code hostnqn} asked for a peer lease now, granted or not: it is alive and reaches this
+     * copy over the fabric (docs/failover.md, "a secondary's report").
+     */
+    void asked(String hostnqn, long nowNs) {
+        asked.put(hostnqn, nowNs);
+    }
+
+    /** When peer node {@code hostnqn} last asked ({@link System#nanoTime()}), or {@link Long#MIN_VALUE}: never. */
+    long askedNanos(String hostnqn) {
+        Long t = hostnqn == null ? null : asked.get(hostnqn);
+        return t == null ? Long.MIN_VALUE : t;
+    }
+
     /** The latest end of any lease granted (or the creation time), a nanoTime value. */
     long grantedUntilNanos() {
         return grantedUntilNanos.get();

@@ -409,25 +409,14 @@ public final class Subsystem {
                 () -> role.mode() == Mode.SECONDARY && volume.epochFence().epoch() <= epoch);
     }
 
-    /** When each peer node last asked this copy for a peer lease (nanoTime), by host NQN; a few entries. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Long> peerLeaseAsked =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
-    /**
-     * Notes that peer node {@code hostnqn} asked for a peer lease now, granted or not: it is alive and reaches this
-     * copy over the fabric (docs/failover.md, "a secondary's report"). Poller thread (admin queue).
-     */
+    /** {@link PeerLeaseGrants#asked}: peer node {@code hostnqn} asked for a peer lease now. Poller thread. */
     void peerLeaseAsked(String hostnqn, long nowNs) {
-        peerLeaseAsked.put(hostnqn, nowNs);
+        grants.asked(hostnqn, nowNs);
     }
 
-    /**
-     * When peer node {@code hostnqn} last asked this copy for a peer lease ({@link System#nanoTime()}), or
-     * {@link Long#MIN_VALUE} when it never did since the subsystem was made. Any thread.
-     */
+    /** {@link PeerLeaseGrants#askedNanos}: when peer node {@code hostnqn} last asked. Any thread. */
     public long peerLeaseAskedNanos(String hostnqn) {
-        Long t = hostnqn == null ? null : peerLeaseAsked.get(hostnqn);
-        return t == null ? Long.MIN_VALUE : t;
+        return grants.askedNanos(hostnqn);
     }
 
     /** The latest end of any lease this copy granted (or the subsystem's creation time), a nanoTime value. */

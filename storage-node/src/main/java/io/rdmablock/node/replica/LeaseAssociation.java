@@ -81,22 +81,11 @@ final class LeaseAssociation implements AutoCloseable {
 
     @Override
     public void close() {
-        quietly(association);
-        quietly(pd);
-        quietly(route);
+        PeerLink.closeQuietly(association);
+        PeerLink.closeQuietly(pd);
+        PeerLink.closeQuietly(route);
         association = null;
         pd = null;
         route = null;
-    }
-
-    private static void quietly(AutoCloseable c) {
-        if (c == null) {
-            return;
-        }
-        try {
-            c.close();
-        } catch (Exception e) {
-            LOG.debug("close failed: {}", e.toString());
-        }
     }
 }

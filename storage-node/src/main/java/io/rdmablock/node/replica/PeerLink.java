@@ -260,7 +260,8 @@ public final class PeerLink implements ForwardLink {
         }
     }
 
-    private static void closeQuietly(AutoCloseable c) {
+    /** Closes {@code c} (null: nothing), logging a failure at debug. */
+    static void closeQuietly(AutoCloseable c) {
         if (c == null) {
             return;
         }
