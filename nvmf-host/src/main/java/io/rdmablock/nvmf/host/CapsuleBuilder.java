@@ -104,6 +104,33 @@ public final class CapsuleBuilder implements AutoCloseable {
     }
 
     /**
+     * Writes the SQE of a command forwarded as another host sent it: the 64 bytes of {@code hostSqe} (opcode, nsid,
+     * CDW10..CDW15 unchanged) with {@code cid}, PSDT = SGL (no fused bits), CDW2..CDW3 = {@code cdw23} (a primary's
+     * epoch), MPTR cleared, and SGL1 = a keyed SGL naming {@code address}, {@code length} bytes, {@code rkey}
+     * (length 0: no data). Nothing in-capsule; returns the slot's send work request (not linked). NVMe Base 2.0
+     * figure 88 (SQE layout), NVMe-oF 1.1 section 2.2 (capsule).
+     *
+     * @param hostSqe the 64-byte SQE to forward (read only; may be any readable segment)
+     */
+    public SendWr prepareForward(int slot, int cid, MemorySegment hostSqe, long cdw23, long address, int length,
+                                 int rkey) {
+        MemorySegment sqe = sqes[slot];
+        MemorySegment.copy(hostSqe, 0, sqe, 0, SqeDescriptor.LENGTH);
+        SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+        SqeDescriptor.cid(sqe, cid);
+        SqeDescriptor.cdw23(sqe, cdw23);
+        sqe.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, MPTR_OFFSET, 0L);
+        SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), address, length, rkey);
+        SendWr wr = sendWrs[slot];
+        wr.numSge = 1;
+        bounced[slot] = false;
+        return finish(slot, wr, SqeDescriptor.LENGTH);
+    }
+
+    /** SQE bytes 16..23: MPTR (NVMe Base 2.0 figure 88), unused over fabrics. */
+    private static final long MPTR_OFFSET = 16;
+
+    /**
      * Writes the SQE of one block I/O with {@code cid} into the slot's capsule, placing its data (see the class
      * comment), and returns its send work request.
      *

@@ -159,14 +159,42 @@ public final class PeerQueue implements AutoCloseable {
      * @return false when no slot is free (entries - 1 outstanding) or the queue is not {@link State#LIVE}
      */
     public boolean submit(NvmCommand command, int tag, long nowNs) {
-        if (state != State.LIVE || lostPending) {
-            return false;
-        }
-        int slot = cids.allocate();
+        int slot = claim();
         if (slot < 0) {
             return false;
         }
-        SendWr wr = capsules.prepare(slot, cids.cid(slot), command);
+        return post(slot, capsules.prepare(slot, cids.cid(slot), command), tag, nowNs);
+    }
+
+    /**
+     * Puts another host's command on the wire as that host sent it, with a fresh cid, {@code epoch} in CDW2..CDW3
+     * and a keyed SGL naming {@code address} / {@code length} / {@code rkey} ({@link CapsuleBuilder#prepareForward}):
+     * a primary forwarding a host's write to a secondary, which fetches the payload from {@code address} with RDMA
+     * READ. The SQE is copied into the queue's capsule; the memory the SGL names must stay valid until the
+     * completion. Same contract as {@link #submit}.
+     *
+     * @param hostSqe the host's 64-byte SQE
+     * @return false when no slot is free or the queue is not {@link State#LIVE}
+     */
+    public boolean forward(MemorySegment hostSqe, long epoch, long address, int length, int rkey, int tag,
+                           long nowNs) {
+        int slot = claim();
+        if (slot < 0) {
+            return false;
+        }
+        return post(slot, capsules.prepareForward(slot, cids.cid(slot), hostSqe, epoch, address, length, rkey), tag,
+                nowNs);
+    }
+
+    /** A free slot with a fresh cid, or -1 (none free, or the queue is not live). */
+    private int claim() {
+        if (state != State.LIVE || lostPending) {
+            return -1;
+        }
+        return cids.allocate();
+    }
+
+    private boolean post(int slot, SendWr wr, int tag, long nowNs) {
         wr.next = null;
         slotTag[slot] = tag;
         long deadline = nowNs + commandTimeoutNs;

@@ -83,7 +83,7 @@ final class Commands {
     }
 
     /** READY_TO_EXECUTE: {@link Outcome#ASYNC}, {@link Outcome#HOLD}, {@link Outcome#AWAIT_FENCE} or COMPLETE. */
-    static Outcome execute(Request r, RdmaQueue q) {
+    static Outcome execute(Request r, RdmaQueue q, long nowNs) {
         if (r.opcode == Opcodes.FABRICS) {
             int fctype = SqeDescriptor.fctype(r.sqe);
             if (fctype == Opcodes.FCTYPE_CONNECT) {
@@ -97,7 +97,7 @@ final class Commands {
         if (q.qid == 0) {
             return q.controller.executeAdmin(r, q);
         }
-        return IoCommands.execute(r, q);
+        return IoCommands.execute(r, q, nowNs);
     }
 
     /**

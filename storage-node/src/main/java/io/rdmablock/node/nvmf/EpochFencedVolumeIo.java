@@ -109,11 +109,11 @@ final class EpochFencedVolumeIo implements VolumeIo {
     }
 
     @Override
-    public int start(Request r) {
+    public int start(Request r, long nowNs) {
         int op = r.opcode;
         if (op != Opcodes.IO_WRITE && op != Opcodes.IO_FLUSH && op != Opcodes.IO_WRITE_ZEROES
                 && op != Opcodes.IO_DATASET_MANAGEMENT) {
-            return local.start(r);
+            return local.start(r, nowNs);
         }
         EpochFence.Phase p = admit(r);
         if (p == null) {
@@ -123,7 +123,7 @@ final class EpochFencedVolumeIo implements VolumeIo {
             park(r, p);
             return IN_FLIGHT;
         }
-        return startLocal(r, p);
+        return startLocal(r, p, nowNs);
     }
 
     /**
@@ -169,9 +169,9 @@ final class EpochFencedVolumeIo implements VolumeIo {
     }
 
     /** Starts an admitted command on the local copy; exits its phase at once when it is not left in flight. */
-    private int startLocal(Request r, EpochFence.Phase p) {
+    private int startLocal(Request r, EpochFence.Phase p, long nowNs) {
         phaseOf[r.index] = p;
-        int status = local.start(r);
+        int status = local.start(r, nowNs);
         if (status != IN_FLIGHT) {
             phaseOf[r.index] = null;
             p.exit();
@@ -189,10 +189,10 @@ final class EpochFencedVolumeIo implements VolumeIo {
     }
 
     @Override
-    public int poll(Completions sink, int max) {
+    public int poll(Completions sink, int max, long nowNs) {
         this.sink = sink;
-        int work = parkedCount > 0 ? resumeParked(sink) : 0;
-        return work + local.poll(fromLocal, max);
+        int work = parkedCount > 0 ? resumeParked(sink, nowNs) : 0;
+        return work + local.poll(fromLocal, max, nowNs);
     }
 
     /**
@@ -201,7 +201,7 @@ final class EpochFencedVolumeIo implements VolumeIo {
      *
      * @return the number of commands that left the parked list
      */
-    private int resumeParked(Completions sink) {
+    private int resumeParked(Completions sink, long nowNs) {
         int kept = 0;
         int n = parkedCount;
         for (int i = 0; i < n; i++) {
@@ -216,7 +216,7 @@ final class EpochFencedVolumeIo implements VolumeIo {
                         Integer.toHexString(r.opcode), r.cid, qid);
                 sink.completed(r, RESERVATION_CONFLICT);
             } else if (p.ready()) {
-                int status = startLocal(r, p);
+                int status = startLocal(r, p, nowNs);
                 if (status != IN_FLIGHT) {
                     sink.completed(r, status);
                 }

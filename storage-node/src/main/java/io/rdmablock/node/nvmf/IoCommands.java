@@ -89,7 +89,7 @@ final class IoCommands {
      * {@link VolumeIo} starts the command: {@link Outcome#ASYNC}, or {@link Outcome#COMPLETE} when it is answered at
      * once.
      */
-    static Outcome execute(Request r, RdmaQueue q) {
+    static Outcome execute(Request r, RdmaQueue q, long nowNs) {
         int gate = q.volumeIo.admit(r);
         if (gate != 0) {
             return r.fail(gate);
@@ -105,7 +105,7 @@ final class IoCommands {
                 }
             }
         }
-        int status = q.volumeIo.handle().start(r);
+        int status = q.volumeIo.handle().start(r, nowNs);
         if (status == VolumeIo.IN_FLIGHT) {
             return Outcome.ASYNC;
         }

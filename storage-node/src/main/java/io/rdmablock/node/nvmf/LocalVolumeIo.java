@@ -64,7 +64,7 @@ public final class LocalVolumeIo implements VolumeIo {
     }
 
     @Override
-    public int start(Request r) {
+    public int start(Request r, long nowNs) {
         StoreVolume v = volume;
         int i = r.index;
         try {
@@ -96,7 +96,7 @@ public final class LocalVolumeIo implements VolumeIo {
     }
 
     @Override
-    public int poll(Completions sink, int max) {
+    public int poll(Completions sink, int max, long nowNs) {
         if (queue.inFlight() == 0) {
             return 0;
         }

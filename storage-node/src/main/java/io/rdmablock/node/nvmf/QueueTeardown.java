@@ -72,7 +72,7 @@ final class QueueTeardown {
         VolumeIo v = q.volumeIo.handle();
         if (v != null && v.inFlight() > 0 && nowNs - drainDeadlineNs < 0) {
             try {
-                v.poll(DROP, RdmaQueue.BATCH);
+                v.poll(DROP, RdmaQueue.BATCH, nowNs);
             } catch (RuntimeException e) {
                 RdmaQueue.LOG.debug("reap while draining failed: {}", e.toString());
             }

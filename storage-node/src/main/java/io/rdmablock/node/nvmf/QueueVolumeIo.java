@@ -58,7 +58,7 @@ final class QueueVolumeIo {
         int work;
         reaping = true;
         try {
-            work = v.poll(completions, max);
+            work = v.poll(completions, max, nowNs);
         } finally {
             reaping = false;
         }

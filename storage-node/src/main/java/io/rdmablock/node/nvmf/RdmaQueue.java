@@ -328,7 +328,7 @@ final class RdmaQueue {
                         r.state = Request.State.READY_TO_EXECUTE;
                     }
                 }
-                case READY_TO_EXECUTE -> r.state = stateAfter(r, Commands.execute(r, this));
+                case READY_TO_EXECUTE -> r.state = stateAfter(r, Commands.execute(r, this, nowNs));
                 case EXECUTING -> {
                     if (r.take(Request.Event.VOLUME_IO_DONE)) {
                         r.state = Request.State.READY_TO_COMPLETE;

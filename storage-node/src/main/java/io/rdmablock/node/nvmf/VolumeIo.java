@@ -33,18 +33,22 @@ public interface VolumeIo extends AutoCloseable {
     /**
      * Starts the whole NVM command of {@code r} ({@link Request#opcode()}; a DATASET MANAGEMENT with every range).
      *
+     * @param nowNs the poller's clock of this round ({@link System#nanoTime()} scale), read once per round
+     *
      * @return {@link #IN_FLIGHT}, or the NVMe status when the command is complete already (nothing is in flight for
      * it then)
      */
-    int start(Request r);
+    int start(Request r, long nowNs);
 
     /**
      * Hands back up to {@code max} completed commands to {@code sink}, in completion order. Called by the queue every
      * polling round (also with nothing in flight). Never blocks.
      *
+     * @param nowNs the poller's clock of this round ({@link System#nanoTime()} scale)
+     *
      * @return the number of events handled (completions, and for a composite handle also its children's), 0 = idle
      */
-    int poll(Completions sink, int max);
+    int poll(Completions sink, int max, long nowNs);
 
     /** Commands started and not yet handed back. The poller's idle strategy and the queue's teardown read it. */
     int inFlight();

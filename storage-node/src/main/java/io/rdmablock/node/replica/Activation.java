@@ -1,8 +1,10 @@
 package io.rdmablock.node.replica;
 
+import io.rdmablock.rdma.fabric.SqeDescriptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -22,6 +24,14 @@ public final class Activation {
     static final int FLUSH = 0x00;
 
     private Activation() {
+    }
+
+    /** A FLUSH SQE of namespace {@code nsid} (NVMe Base 2.0 figure 88; everything else 0; the epoch is patched in). */
+    static MemorySegment flushSqe(int nsid) {
+        MemorySegment sqe = MemorySegment.ofArray(new byte[SqeDescriptor.LENGTH]);
+        SqeDescriptor.opcode(sqe, FLUSH);
+        SqeDescriptor.nsid(sqe, nsid);
+        return sqe;
     }
 
     /** How an activation ended. */
@@ -46,19 +56,20 @@ public final class Activation {
     public static Outcome run(ReplicaSet set, int nsid, long timeoutNs, long learntNanos, long leaseNanos,
                               long boundNs, BooleanSupplier cancelled) {
         int[] status = {Integer.MIN_VALUE};
-        ReplicatedWrites w = new ReplicatedWrites(set, 1, 2, timeoutNs, null, (slot, st) -> status[0] = st);
+        // the local copy persisted the epoch before (VolumeStore.raiseEpoch): its part of the FLUSH is done at once
+        ReplicatedWrites w = new ReplicatedWrites(set, 1, 2, timeoutNs, null, (slot, st) -> status[0] = st,
+                (slot, nowNs) -> 0);
         long start = System.nanoTime();
         try {
-            ForwardCommand c = w.command(0);
-            c.opcode = FLUSH;
-            c.nsid = nsid;
-            int refused = w.begin(0, start, true);
+            Write c = w.slot(0);
+            c.sqe = flushSqe(nsid);
+            c.ignoreMinInSync = true; // the epoch goes to every in-sync secondary, whatever their number
+            int refused = w.begin(0, start);
             if (refused != 0) {
                 LOG.warn("activation FLUSH not started: volume={}, status 0x{}", set.volumeId(),
                         Integer.toHexString(refused));
                 return Outcome.FAILED;
             }
-            w.localDone(0, 0); // the local copy persisted the epoch before (VolumeStore.raiseEpoch)
             while (status[0] == Integer.MIN_VALUE) {
                 if (cancelled.getAsBoolean()) {
                     return Outcome.CANCELLED;

@@ -1,5 +1,6 @@
 package io.rdmablock.node.replica;
 
+import io.rdmablock.nvmf.host.NvmCommand;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 
 import java.io.IOException;
@@ -24,7 +25,7 @@ final class CopyChannel implements AutoCloseable {
     private final MemorySegment buffer;
     private final int rkey;
     private final long timeoutNs;
-    private final ForwardCommand command = new ForwardCommand();
+    private final NvmCommand command = new NvmCommand();
     private int answer = NONE;
 
     private CopyChannel(ForwardQueue queue, Arena arena, MemorySegment buffer, int rkey, long timeoutNs) {
@@ -70,24 +71,12 @@ final class CopyChannel implements AutoCloseable {
      */
     void io(int opcode, int nsid, long epoch, long offsetBytes, int lengthBytes, int lbaSize) throws IOException {
         long slba = offsetBytes / lbaSize;
-        ForwardCommand c = command;
-        c.opcode = opcode;
-        c.nsid = nsid;
-        c.epoch = epoch;
-        c.cdw10 = (int) slba;
-        c.cdw11 = (int) (slba >>> 32);
-        c.cdw12 = lengthBytes / lbaSize - 1;
-        c.cdw13 = 0;
-        c.cdw14 = 0;
-        c.cdw15 = 0;
-        c.dataAddress = buffer.address();
-        c.dataLength = lengthBytes;
-        c.rkey = rkey;
-        c.offsetBytes = offsetBytes;
-        c.lengthBytes = lengthBytes;
+        NvmCommand c = command.clear().opcode(opcode).nsid(nsid).epoch(epoch)
+                .cdw(10, (int) slba).cdw(11, (int) (slba >>> 32)).cdw(12, lengthBytes / lbaSize - 1)
+                .keyedSgl(buffer.address(), lengthBytes, rkey);
         answer = NONE;
         long deadline = System.nanoTime() + timeoutNs;
-        while (!queue.submit(c, 0)) {
+        while (!queue.submit(c, 0, System.nanoTime())) {
             step(deadline, "no free slot");
         }
         while (answer == NONE) {

@@ -1,5 +1,9 @@
 package io.rdmablock.node.replica;
 
+import io.rdmablock.nvmf.host.NvmCommand;
+
+import java.lang.foreign.MemorySegment;
+
 /**
  * One queue to one secondary, owned by the poller thread of one host I/O queue of the primary. Implemented over
  * the shared host-side queue code (nvmf-host); faked in tests.
@@ -17,11 +21,22 @@ public interface ForwardQueue {
     }
 
     /**
-     * Puts {@code c} on the wire with {@code tag}.
+     * Forwards a host's command with {@code tag}: its 64-byte SQE as the host sent it, with {@code epoch} in
+     * CDW2..CDW3 and a keyed SGL naming {@code dataAddress} / {@code dataLength} bytes / {@code rkey} (the primary's
+     * registered buffer the secondary RDMA READs; length 0 = no data). The SQE is copied into the queue's capsule.
+     *
+     * @param nowNs the owner's clock ({@link System#nanoTime()} scale): the command's timeout counts from it
+     * @return false when every slot is busy (retry later); the command is then not sent
+     */
+    boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int tag, long nowNs);
+
+    /**
+     * Puts a command built by the caller (a resync or verify READ / WRITE, with its epoch and keyed SGL) on the wire
+     * with {@code tag}; {@code c} may be reused at once.
      *
      * @return false when every slot is busy (retry later); the command is then not sent
      */
-    boolean submit(ForwardCommand c, int tag);
+    boolean submit(NvmCommand c, int tag, long nowNs);
 
     /**
      * True once the queue can carry no more commands (a command timed out: its queue pair is already destroyed, so

@@ -8,6 +8,7 @@ import io.rdmablock.rdma.verbs.VerbsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -272,11 +273,10 @@ public final class PeerLink implements ForwardLink {
         }
     }
 
-    /** The poller's side: a {@link PeerQueue}, filled from {@link ForwardCommand}s; one preallocated command. */
+    /** The poller's side: a {@link PeerQueue}; a host's command is forwarded from its own SQE. */
     private final class Queue implements ForwardQueue {
         private final PeerAssociation association;
         private final PeerQueue queue;
-        private final NvmCommand command = new NvmCommand();
         /** The queue's own protection domain and the CM id it was found through (no host queue's), else null. */
         private final ProtectionDomain ownPd;
         private final io.rdmablock.rdma.verbs.CmId route;
@@ -292,14 +292,14 @@ public final class PeerLink implements ForwardLink {
         }
 
         @Override
-        public boolean submit(ForwardCommand c, int tag) {
-            command.clear().opcode(c.opcode).nsid(c.nsid).epoch(c.epoch)
-                    .cdw(10, c.cdw10).cdw(11, c.cdw11).cdw(12, c.cdw12)
-                    .cdw(13, c.cdw13).cdw(14, c.cdw14).cdw(15, c.cdw15);
-            if (c.dataLength > 0) {
-                command.keyedSgl(c.dataAddress, c.dataLength, c.rkey);
-            }
-            return queue.submit(command, tag, System.nanoTime());
+        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int tag,
+                               long nowNs) {
+            return queue.forward(sqe, epoch, dataAddress, dataLength, rkey, tag, nowNs);
+        }
+
+        @Override
+        public boolean submit(NvmCommand c, int tag, long nowNs) {
+            return queue.submit(c, tag, nowNs);
         }
 
         @Override

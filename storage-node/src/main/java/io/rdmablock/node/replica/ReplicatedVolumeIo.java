@@ -10,29 +10,30 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * The {@link VolumeIo} of one host I/O queue of a volume's primary: READ goes to the local copy only; WRITE, FLUSH,
- * WRITE ZEROES and DATASET MANAGEMENT go to the local copy and, through {@link ReplicatedWrites}, to every in-sync
- * secondary, and are handed back once with the merged status. The forwarded capsule is the host's command (opcode,
- * nsid, CDW10..CDW15 unchanged) with the view's epoch in CDW2..CDW3 and a keyed SGL naming this request's own
- * registered buffer ({@link Request#dataAddress()}, {@link Request#dataRkey()}): the secondary fetches the payload
- * with RDMA READ, nothing is copied here.
+ * WRITE ZEROES and DATASET MANAGEMENT go to {@link ReplicatedWrites}, which starts them on the local copy and every
+ * copy writes go to and hands them back once, with the merged status. The forwarded capsule is the host's own SQE
+ * (opcode, nsid, CDW10..CDW15 unchanged) with the view's epoch in CDW2..CDW3 and a keyed SGL naming this request's
+ * own registered buffer ({@link Request#dataAddress()}, {@link Request#dataRkey()}): the secondary fetches the
+ * payload with RDMA READ, nothing is copied here.
  *
- * <p>Poller thread only; preallocated (a ring of completed slots, the request of each slot); no allocation or lock
- * per command.
+ * <p>Poller thread only; preallocated (a ring of completed slots); no allocation or lock per command.
  */
 public final class ReplicatedVolumeIo implements VolumeIo {
     private final VolumeIo local;
     private final ReplicatedWrites writes;
     private final int lbaSize;
-    private final Request[] bySlot;
-    private final boolean[] replicated;
+    /** Writes completed outside {@link #poll} (within {@link #start}): handed back by the next poll. */
     private final int[] readySlot;
     private final int[] readyStatus;
     private int readyHead;
     private int readyCount;
     private int writesInFlight;
+    /** The sink of the current {@link #poll}; null outside it. */
     private Completions outer;
     private final Completions fromLocal = this::localCompleted;
     private final Throttle throttle;
+    /** The clock of the current {@link #poll}. */
+    private long pollNs;
 
     /**
      * @param local     the node's own copy's handle of this queue
@@ -48,71 +49,55 @@ public final class ReplicatedVolumeIo implements VolumeIo {
         this.local = local;
         this.throttle = throttle;
         this.lbaSize = lbaSize;
-        this.bySlot = new Request[entries];
-        this.replicated = new boolean[entries];
         this.readySlot = new int[entries];
         this.readyStatus = new int[entries];
         this.writes = new ReplicatedWrites(set, entries, entries, timeoutNs, pd, this::writeCompleted,
-                this::startHeld);
+                (slot, nowNs) -> local.start(writes().slot(slot).request, nowNs));
+    }
+
+    private ReplicatedWrites writes() {
+        return writes;
     }
 
     @Override
-    public int start(Request r) {
-        int op = r.opcode();
+    public int start(Request r, long nowNs) {
         throttle.foreground();
-        if (op == Opcodes.IO_READ) {
-            return local.start(r);
+        if (r.opcode() == Opcodes.IO_READ) {
+            return local.start(r, nowNs);
         }
         int slot = r.index();
-        fill(writes.command(slot), r);
-        int status = writes.begin(slot, System.nanoTime());
+        fill(writes.slot(slot), r);
+        int status = writes.begin(slot, nowNs);
         if (status != 0) {
             return status;
         }
-        bySlot[slot] = r;
-        replicated[slot] = true;
         writesInFlight++;
-        if (!writes.held(slot)) { // held by a region walk: started from writes.poll once the walker left
-            startHeld(slot);
-        }
         return IN_FLIGHT;
     }
 
-    /** Starts the local copy's execution of the write of {@code slot}. */
-    private void startHeld(int slot) {
-        int ls = local.start(bySlot[slot]);
-        if (ls != IN_FLIGHT) {
-            writes.localDone(slot, ls);
-        }
-    }
-
-    private void fill(ForwardCommand c, Request r) {
-        c.opcode = r.opcode();
-        c.nsid = r.nsid();
-        c.cdw10 = r.cdw(10);
-        c.cdw11 = r.cdw(11);
-        c.cdw12 = r.cdw(12);
-        c.cdw13 = r.cdw(13);
-        c.cdw14 = r.cdw(14);
-        c.cdw15 = r.cdw(15);
-        c.dataAddress = r.dataAddress();
-        c.dataLength = r.dataLengthBytes();
-        c.rkey = r.dataRkey();
+    /** The command the host sent, as the secondaries get it: its own SQE, its own registered buffer. */
+    private void fill(Write w, Request r) {
+        w.request = r;
+        w.sqe = r.sqe();
+        w.dataAddress = r.dataAddress();
+        w.dataLength = r.dataLengthBytes();
+        w.rkey = r.dataRkey();
+        w.ignoreMinInSync = false;
         switch (r.opcode()) {
             case Opcodes.IO_WRITE, Opcodes.IO_WRITE_ZEROES -> {
-                c.offsetBytes = r.offsetBytes();
-                c.lengthBytes = r.lengthBytes();
+                w.offsetBytes = r.offsetBytes();
+                w.lengthBytes = r.lengthBytes();
             }
-            case Opcodes.IO_DATASET_MANAGEMENT -> dsmSpan(c, r);
+            case Opcodes.IO_DATASET_MANAGEMENT -> dsmSpan(w, r);
             default -> {
-                c.offsetBytes = 0;
-                c.lengthBytes = 0;
+                w.offsetBytes = 0;
+                w.lengthBytes = 0;
             }
         }
     }
 
     /** The byte span covering every range of a DATASET MANAGEMENT (16-byte descriptors: attributes, NLB, SLBA). */
-    private void dsmSpan(ForwardCommand c, Request r) {
+    private void dsmSpan(Write w, Request r) {
         MemorySegment ranges = r.data();
         long lo = Long.MAX_VALUE;
         long hi = 0;
@@ -124,20 +109,26 @@ public final class ReplicatedVolumeIo implements VolumeIo {
                 hi = Math.max(hi, (slba + blocks) * lbaSize);
             }
         }
-        c.offsetBytes = lo == Long.MAX_VALUE ? 0 : lo;
-        c.lengthBytes = lo == Long.MAX_VALUE ? 0 : hi - lo;
+        w.offsetBytes = lo == Long.MAX_VALUE ? 0 : lo;
+        w.lengthBytes = lo == Long.MAX_VALUE ? 0 : hi - lo;
     }
 
+    /** The local copy's completions: a READ is the host's; any other command is a replicated write's child. */
     private void localCompleted(Request r, int status) {
-        int slot = r.index();
-        if (replicated[slot]) {
-            writes.localDone(slot, status);
-        } else {
+        if (r.opcode() == Opcodes.IO_READ) {
             outer.completed(r, status);
+        } else {
+            writes.localDone(r.index(), status, pollNs);
         }
     }
 
     private void writeCompleted(int slot, int status) {
+        Completions sink = outer;
+        if (sink != null) {
+            writesInFlight--;
+            sink.completed(writes.slot(slot).request, status);
+            return;
+        }
         int tail = (readyHead + readyCount) % readySlot.length;
         readySlot[tail] = slot;
         readyStatus[tail] = status;
@@ -145,21 +136,24 @@ public final class ReplicatedVolumeIo implements VolumeIo {
     }
 
     @Override
-    public int poll(Completions sink, int max) {
+    public int poll(Completions sink, int max, long nowNs) {
         outer = sink;
-        int work = local.poll(fromLocal, max);
-        work += writes.poll(System.nanoTime());
-        while (readyCount > 0) {
-            int slot = readySlot[readyHead];
-            int status = readyStatus[readyHead];
-            readyHead = (readyHead + 1) % readySlot.length;
-            readyCount--;
-            Request r = bySlot[slot];
-            bySlot[slot] = null;
-            replicated[slot] = false;
-            writesInFlight--;
-            sink.completed(r, status);
-            work++;
+        pollNs = nowNs;
+        int work = 0;
+        try {
+            while (readyCount > 0) {
+                int slot = readySlot[readyHead];
+                int status = readyStatus[readyHead];
+                readyHead = (readyHead + 1) % readySlot.length;
+                readyCount--;
+                writesInFlight--;
+                sink.completed(writes.slot(slot).request, status);
+                work++;
+            }
+            work += local.poll(fromLocal, max, nowNs);
+            work += writes.poll(nowNs);
+        } finally {
+            outer = null;
         }
         return work;
     }

@@ -397,19 +397,19 @@ class AnaTest extends TargetTestBase {
         }
 
         @Override
-        public int start(Request r) {
+        public int start(Request r, long nowNs) {
             if (test.holdNext) {
                 test.holdNext = false;
                 held = r;
                 test.holding = true;
                 return IN_FLIGHT;
             }
-            return local.start(r);
+            return local.start(r, nowNs);
         }
 
         @Override
-        public int poll(Completions sink, int max) {
-            int n = local.poll(sink, max);
+        public int poll(Completions sink, int max, long nowNs) {
+            int n = local.poll(sink, max, nowNs);
             if (held != null && test.release) {
                 Request r = held;
                 held = null;

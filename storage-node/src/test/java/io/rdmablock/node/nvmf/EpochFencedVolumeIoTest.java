@@ -311,7 +311,7 @@ class EpochFencedVolumeIoTest {
             Request r = free.remove();
             r.opcode = opcode;
             SqeDescriptor.cdw23(r.sqe, epoch);
-            lastStart = io.start(r);
+            lastStart = io.start(r, System.nanoTime());
             if (lastStart != VolumeIo.IN_FLIGHT) {
                 sink.completed(r, lastStart);
             }
@@ -319,7 +319,7 @@ class EpochFencedVolumeIoTest {
         }
 
         void pollAll() {
-            io.poll(sink, ENTRIES);
+            io.poll(sink, ENTRIES, System.nanoTime());
         }
     }
 
@@ -333,7 +333,7 @@ class EpochFencedVolumeIoTest {
         StoreObserver observer;
 
         @Override
-        public int start(Request r) {
+        public int start(Request r, long nowNs) {
             if (observer == null) {
                 started.add(r);
             } else if (r.opcode != Opcodes.IO_READ) {
@@ -371,7 +371,7 @@ class EpochFencedVolumeIoTest {
         }
 
         @Override
-        public int poll(Completions sink, int max) {
+        public int poll(Completions sink, int max, long nowNs) {
             int n = 0;
             while (!done.isEmpty() && n < max) {
                 Request r = done.remove();

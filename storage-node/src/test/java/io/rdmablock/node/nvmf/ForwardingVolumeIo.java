@@ -12,13 +12,13 @@ abstract class ForwardingVolumeIo implements VolumeIo {
     }
 
     @Override
-    public int start(Request r) {
-        return local.start(r);
+    public int start(Request r, long nowNs) {
+        return local.start(r, nowNs);
     }
 
     @Override
-    public int poll(Completions sink, int max) {
-        return local.poll(sink, max);
+    public int poll(Completions sink, int max, long nowNs) {
+        return local.poll(sink, max, nowNs);
     }
 
     @Override

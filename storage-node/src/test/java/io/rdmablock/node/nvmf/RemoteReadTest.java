@@ -38,13 +38,13 @@ class RemoteReadTest extends TargetTestBase {
         }
 
         @Override
-        public int start(Request r) {
+        public int start(Request r, long nowNs) {
             if (r.opcode() == Opcodes.IO_WRITE) {
                 rkey = r.dataRkey();
                 lengthBytes = r.dataLengthBytes();
                 address = r.dataAddress(); // last: the test waits for it
             }
-            return local.start(r);
+            return local.start(r, nowNs);
         }
     }
 

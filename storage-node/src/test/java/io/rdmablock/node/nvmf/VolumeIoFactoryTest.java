@@ -32,9 +32,9 @@ class VolumeIoFactoryTest extends TargetTestBase {
         }
 
         @Override
-        public int start(Request r) {
+        public int start(Request r, long nowNs) {
             starts.incrementAndGet();
-            return local.start(r);
+            return local.start(r, nowNs);
         }
 
         @Override

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,9 +68,9 @@ class ActivationTest {
         for (String n : List.of("n2", "n4")) {
             Fake f = links.get(n);
             assertEquals(1, f.sent.size(), n + ": one FLUSH");
-            assertEquals(Activation.FLUSH, f.sent.getFirst().opcode, n);
-            assertEquals(EPOCH, f.sent.getFirst().epoch, n + ": carrying the new epoch");
-            assertEquals(1, f.sent.getFirst().nsid, n);
+            assertEquals(Activation.FLUSH, f.sent.getFirst().opcode(), n);
+            assertEquals(EPOCH, f.sent.getFirst().epoch(), n + ": carrying the new epoch");
+            assertEquals(1, f.sent.getFirst().nsid(), n);
             assertTrue(f.sentAtNs.getFirst() - learnt < LEASE_NS, n + ": the epoch went out before the lease wait");
             assertTrue(f.queueClosed.get(), n + ": the activation's queue is closed again");
         }
@@ -123,7 +124,7 @@ class ActivationTest {
     private static final class Fake implements ForwardLink {
         static final int NEVER = Integer.MIN_VALUE;
         final int answer;
-        final List<ForwardCommand> sent = new CopyOnWriteArrayList<>();
+        final List<SentCommand> sent = new CopyOnWriteArrayList<>();
         final List<Long> sentAtNs = new CopyOnWriteArrayList<>();
         final AtomicBoolean queueClosed = new AtomicBoolean();
         volatile boolean opened;
@@ -140,15 +141,17 @@ class ActivationTest {
                 boolean broken;
 
                 @Override
-                public boolean submit(ForwardCommand c, int tag) {
-                    ForwardCommand copy = new ForwardCommand();
-                    copy.opcode = c.opcode;
-                    copy.nsid = c.nsid;
-                    copy.epoch = c.epoch;
-                    sent.add(copy);
-                    sentAtNs.add(System.nanoTime());
+                public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey,
+                                       int tag, long nowNs) {
+                    sent.add(SentCommand.forwarded(sqe, epoch, dataAddress, dataLength, rkey, tag));
+                    sentAtNs.add(nowNs);
                     tags.add(tag);
                     return true;
+                }
+
+                @Override
+                public boolean submit(io.rdmablock.nvmf.host.NvmCommand c, int tag, long nowNs) {
+                    throw new AssertionError("the activation forwards its FLUSH, it builds no command");
                 }
 
                 @Override

@@ -48,7 +48,10 @@ class RegionExclusionTest {
         f = new ResyncFixture(dir);
         ReplicaSet set = f.start(false); // n2 stale, no bitmap: full
         w = new ReplicatedWrites(set, 4, 4, 2_000_000_000L, null, (slot, status) -> completed.put(slot, status),
-                slot -> startedLocal.put(slot, true));
+                (slot, nowNs) -> {
+                    startedLocal.put(slot, true);
+                    return io.rdmablock.node.nvmf.VolumeIo.IN_FLIGHT;
+                });
         return set;
     }
 
@@ -58,13 +61,14 @@ class RegionExclusionTest {
         for (int i = 0; i < REGION; i++) {
             buf.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (0x70 + i));
         }
-        ForwardCommand c = w.command(slot);
-        c.opcode = CopyChannel.WRITE;
-        c.nsid = 1;
+        Write c = w.slot(slot);
+        MemorySegment sqe = arena.allocate(io.rdmablock.rdma.fabric.SqeDescriptor.LENGTH);
+        io.rdmablock.rdma.fabric.SqeDescriptor.opcode(sqe, CopyChannel.WRITE);
+        io.rdmablock.rdma.fabric.SqeDescriptor.nsid(sqe, 1);
         long slba = (long) region * REGION / ResyncFixture.LBA;
-        c.cdw10 = (int) slba;
-        c.cdw11 = 0;
-        c.cdw12 = REGION / ResyncFixture.LBA - 1;
+        io.rdmablock.rdma.fabric.SqeDescriptor.slba(sqe, slba);
+        io.rdmablock.rdma.fabric.SqeDescriptor.cdw(sqe, 12, REGION / ResyncFixture.LBA - 1);
+        c.sqe = sqe;
         c.offsetBytes = (long) region * REGION;
         c.lengthBytes = REGION;
         c.dataAddress = buf.address();
@@ -76,7 +80,7 @@ class RegionExclusionTest {
     /** The local copy executes the write: the primary's store gets the new bytes, then it completes. */
     private void local(int slot, int region, MemorySegment buf) {
         MemorySegment.copy(buf, 0, MemorySegment.ofArray(f.primary), (long) region * REGION, REGION);
-        w.localDone(slot, 0);
+        w.localDone(slot, 0, System.nanoTime());
     }
 
     private void pollFor(long ms) {
@@ -125,7 +129,7 @@ class RegionExclusionTest {
         MemorySegment buf = write(2, R);
         assertEquals(0, w.begin(2, System.nanoTime()));
         assertFalse(w.held(2), "R is not being copied: admitted");
-        assertFalse(startedLocal.containsKey(2), "admitted at once: the caller starts it locally");
+        assertTrue(startedLocal.containsKey(2), "admitted at once: started locally from within begin");
         pollFor(20);
         assertEquals(1, set.gate().inFlight(R), "counted in flight");
         f.readGate.countDown(); // the copier goes on to R and must wait there

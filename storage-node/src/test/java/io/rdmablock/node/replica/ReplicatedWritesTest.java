@@ -1,5 +1,11 @@
 package io.rdmablock.node.replica;
 
+import java.lang.foreign.MemorySegment;
+
+import io.rdmablock.rdma.fabric.SqeDescriptor;
+
+import io.rdmablock.node.nvmf.VolumeIo;
+
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 import org.junit.jupiter.api.AfterEach;
@@ -82,13 +88,15 @@ class ReplicatedWritesTest {
         return new ReplicatedWrites(set, 8, 8, TIMEOUT_NS, null, (slot, status) -> {
             completed.put(slot, status);
             completions.incrementAndGet();
-        });
+        }, (slot, nowNs) -> VolumeIo.IN_FLIGHT); // the local copy answers through localDone
     }
 
     private static void fill(ReplicatedWrites w, int slot, long offset, int length) {
-        ForwardCommand c = w.command(slot);
-        c.opcode = 0x01;
-        c.nsid = 1;
+        Write c = w.slot(slot);
+        MemorySegment sqe = MemorySegment.ofArray(new byte[SqeDescriptor.LENGTH]);
+        SqeDescriptor.opcode(sqe, 0x01);
+        SqeDescriptor.nsid(sqe, 1);
+        c.sqe = sqe;
         c.offsetBytes = offset;
         c.lengthBytes = length;
         c.dataAddress = 0x1000;
@@ -114,9 +122,9 @@ class ReplicatedWritesTest {
         FakeQueue q2 = links.get("n2").queue;
         FakeQueue q3 = links.get("n3").queue;
         assertEquals(1, q2.sent.size());
-        assertEquals(5, q2.sent.get(0).epoch, "forwarded with the view's epoch");
-        assertEquals(77, q2.sent.get(0).rkey, "the primary's own buffer, no copy");
-        w.localDone(3, 0);
+        assertEquals(5, q2.sent.get(0).epoch(), "forwarded with the view's epoch");
+        assertEquals(77, q2.sent.get(0).rkey(), "the primary's own buffer, no copy");
+        w.localDone(3, 0, System.nanoTime());
         q2.answer(3, 0);
         w.poll(System.nanoTime());
         assertEquals(0, completions.get(), "n3 has not answered");
@@ -136,7 +144,7 @@ class ReplicatedWritesTest {
         mgmtUp.set(false);
         fill(w, 1, 1L << 20, 8192);
         assertEquals(0, w.begin(1, System.nanoTime()));
-        w.localDone(1, 0);
+        w.localDone(1, 0, System.nanoTime());
         links.get("n2").queue.answer(1, 0);
         links.get("n3").queue.answer(1, ForwardQueue.TIMED_OUT);
         long until = System.nanoTime() + 300_000_000L;
@@ -161,7 +169,7 @@ class ReplicatedWritesTest {
         fill(w, 2, 8L << 20, 4096);
         assertEquals(0, w.begin(2, System.nanoTime()));
         assertEquals(1, links.get("n3").queue.sent.size(), "nothing more to the dropped copy");
-        w.localDone(2, 0);
+        w.localDone(2, 0, System.nanoTime());
         links.get("n2").queue.answer(2, 0);
         pollUntil(w, () -> completions.get() == 2, "second write");
         assertTrue(missed.isMarked((int) ((8L << 20) / DirtyRegions.DEFAULT_REGION_BYTES)));
@@ -177,8 +185,8 @@ class ReplicatedWritesTest {
         fill(w, 1, 1L << 20, 4096);
         assertEquals(0, w.begin(0, System.nanoTime()));
         assertEquals(0, w.begin(1, System.nanoTime()));
-        w.localDone(0, 0);
-        w.localDone(1, 0);
+        w.localDone(0, 0, System.nanoTime());
+        w.localDone(1, 0, System.nanoTime());
         // slot 1's copy on n3 fails: n3 is dropped, epoch 5 -> 6; n2 learns epoch 6 (e.g. from a heartbeat)
         links.get("n3").queue.answer(1, ForwardQueue.PATH_LOST);
         links.get("n3").queue.answer(0, ForwardQueue.PATH_LOST);
@@ -188,7 +196,7 @@ class ReplicatedWritesTest {
         links.get("n2").queue.answer(0, conflict); // slot 0 was sent at epoch 5
         w.poll(System.nanoTime());
         assertEquals(3, links.get("n2").queue.sent.size(), "slot 0 sent to n2 again");
-        assertEquals(6, links.get("n2").queue.sent.get(2).epoch, "under the current epoch");
+        assertEquals(6, links.get("n2").queue.sent.get(2).epoch(), "under the current epoch");
         links.get("n2").queue.answer(0, 0);
         pollUntil(w, () -> completions.get() == 2, "both completions");
         assertEquals(0, completed.get(0));
@@ -204,7 +212,7 @@ class ReplicatedWritesTest {
         pollUntil(w, () -> links.get("n2").queue != null && links.get("n3").queue != null, "queues");
         fill(w, 0, 0, 4096);
         assertEquals(0, w.begin(0, System.nanoTime()));
-        w.localDone(0, 0);
+        w.localDone(0, 0, System.nanoTime());
         links.get("n2").queue.answer(0, 0);
         // n3 was promoted (epoch 6) and persisted its new epoch: it refuses this primary's epoch 5
         links.get("n3").queue.answer(0, NvmeStatus.generic(NvmeStatus.SC_RESERVATION_CONFLICT));
@@ -232,13 +240,13 @@ class ReplicatedWritesTest {
         pollUntil(w, () -> links.get("n2").queue != null && links.get("n3").queue != null, "queues");
         fill(w, 0, 0, 4096);
         assertEquals(0, w.begin(0, System.nanoTime()));
-        w.localDone(0, 0);
+        w.localDone(0, 0, System.nanoTime());
         links.get("n3").queue.answer(0, 0);
         // the record is at epoch 6 with this node still primary (a change this set has not seen yet)
         record = new ReplicaSet.Primacy(6, true, 2, Map.of("n2", true, "n3", true));
         links.get("n2").queue.answer(0, NvmeStatus.generic(NvmeStatus.SC_RESERVATION_CONFLICT));
         pollUntil(w, () -> links.get("n2").queue.sent.size() == 2, "resent to n2");
-        assertEquals(6, links.get("n2").queue.sent.get(1).epoch, "under the record's epoch");
+        assertEquals(6, links.get("n2").queue.sent.get(1).epoch(), "under the record's epoch");
         links.get("n2").queue.answer(0, 0);
         pollUntil(w, () -> completions.get() == 1, "completion");
         assertEquals(0, completed.get(0));
@@ -254,7 +262,7 @@ class ReplicatedWritesTest {
         notPrimary = true;
         fill(w, 0, 0, 4096);
         assertEquals(0, w.begin(0, System.nanoTime()));
-        w.localDone(0, 0);
+        w.localDone(0, 0, System.nanoTime());
         links.get("n2").queue.answer(0, 0);
         links.get("n3").queue.answer(0, ForwardQueue.TIMED_OUT);
         pollUntil(w, () -> completions.get() == 1, "completion");
@@ -269,7 +277,7 @@ class ReplicatedWritesTest {
         pollUntil(w, () -> links.get("n2").queue != null, "queue");
         fill(w, 0, 0, 4096);
         assertEquals(0, w.begin(0, System.nanoTime()));
-        w.localDone(0, 0);
+        w.localDone(0, 0, System.nanoTime());
         links.get("n2").queue.answer(0, ForwardQueue.PATH_LOST);
         pollUntil(w, () -> completions.get() == 1, "completion");
         int notReady = NvmeStatus.of(NvmeStatus.SCT_GENERIC, NvmeStatus.SC_NAMESPACE_NOT_READY, false);
@@ -285,7 +293,7 @@ class ReplicatedWritesTest {
         fill(w, 4, 0, 4096);
         assertEquals(0, w.begin(4, System.nanoTime()));
         int writeFault = NvmeStatus.of(NvmeStatus.SCT_MEDIA, NvmeStatus.SC_WRITE_FAULT, false);
-        w.localDone(4, writeFault);
+        w.localDone(4, writeFault, System.nanoTime());
         links.get("n2").queue.answer(4, 0);
         pollUntil(w, () -> completions.get() == 1, "completion");
         assertEquals(writeFault, completed.get(4));
@@ -296,7 +304,7 @@ class ReplicatedWritesTest {
         ReplicatedWrites w = writes(1, false);
         fill(w, 0, 3 * DirtyRegions.DEFAULT_REGION_BYTES, 4096);
         assertEquals(0, w.begin(0, System.nanoTime()));
-        w.localDone(0, 0);
+        w.localDone(0, 0, System.nanoTime());
         pollUntil(w, () -> completions.get() == 1, "completion");
         assertEquals(0, completed.get(0));
         assertFalse(links.get("n2").opened, "no queue to a stale copy");
@@ -310,7 +318,7 @@ class ReplicatedWritesTest {
         fill(w, 0, 0, 4096);
         pollUntil(w, () -> !set.view().isInSync(0), "drop");
         assertEquals(0, w.begin(0, System.nanoTime()));
-        w.localDone(0, 0);
+        w.localDone(0, 0, System.nanoTime());
         pollUntil(w, () -> completions.get() == 1, "completion");
         assertEquals(0, completed.get(0));
     }
@@ -341,7 +349,7 @@ class ReplicatedWritesTest {
 
     private static final class FakeQueue implements ForwardQueue {
         final Listener listener;
-        final List<ForwardCommand> sent = new ArrayList<>();
+        final List<SentCommand> sent = new ArrayList<>();
         final List<int[]> answers = new ArrayList<>();
         boolean closed;
         boolean broken;
@@ -355,13 +363,15 @@ class ReplicatedWritesTest {
         }
 
         @Override
-        public boolean submit(ForwardCommand c, int tag) {
-            ForwardCommand copy = new ForwardCommand();
-            copy.epoch = c.epoch;
-            copy.rkey = c.rkey;
-            copy.offsetBytes = c.offsetBytes;
-            sent.add(copy);
+        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int tag,
+                               long nowNs) {
+            sent.add(SentCommand.forwarded(sqe, epoch, dataAddress, dataLength, rkey, tag));
             return true;
+        }
+
+        @Override
+        public boolean submit(io.rdmablock.nvmf.host.NvmCommand c, int tag, long nowNs) {
+            throw new AssertionError("host writes are forwarded, not built");
         }
 
         @Override

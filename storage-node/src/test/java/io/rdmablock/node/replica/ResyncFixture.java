@@ -116,19 +116,29 @@ final class ResyncFixture implements AutoCloseable {
         }
 
         @Override
-        public boolean submit(ForwardCommand c, int tag) {
-            long offset = (Integer.toUnsignedLong(c.cdw10) | ((long) c.cdw11 << 32)) * LBA;
-            int length = c.dataLength;
+        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int tag,
+                               long nowNs) {
+            return execute(SentCommand.forwarded(sqe, epoch, dataAddress, dataLength, rkey, tag), tag);
+        }
+
+        @Override
+        public boolean submit(io.rdmablock.nvmf.host.NvmCommand command, int tag, long nowNs) {
+            return execute(SentCommand.built(command, tag), tag);
+        }
+
+        private boolean execute(SentCommand c, int tag) {
+            long offset = c.slba() * LBA;
+            int length = c.dataLength();
             int status = 0;
-            MemorySegment buf = MemorySegment.ofAddress(c.dataAddress).reinterpret(Math.max(0, length));
-            if (c.opcode == CopyChannel.WRITE && copier && offset == copy.failWriteAt) {
+            MemorySegment buf = MemorySegment.ofAddress(c.dataAddress()).reinterpret(Math.max(0, length));
+            if (c.opcode() == CopyChannel.WRITE && copier && offset == copy.failWriteAt) {
                 status = NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR);
-            } else if (c.opcode == CopyChannel.WRITE && length > 0) {
+            } else if (c.opcode() == CopyChannel.WRITE && length > 0) {
                 MemorySegment.copy(buf, 0, MemorySegment.ofArray(copy.data), offset, length);
                 if (copier) {
                     copy.copierWriteBytes.addAndGet(length);
                 }
-            } else if (c.opcode == CopyChannel.READ) {
+            } else if (c.opcode() == CopyChannel.READ) {
                 MemorySegment.copy(MemorySegment.ofArray(copy.data), offset, buf, 0, length);
             }
             if (!copier) {
