@@ -41,6 +41,7 @@ public final class VolumeStore implements AutoCloseable {
     private final Path volumesDir;
     private final StoreOptions options;
     private final MetadataDb meta;
+    private final ChunkMapWriter chunkMap;
     private final IoEngine engine;
     private final int dioOffsetAlign;
     private final int dioMemAlign;
@@ -78,10 +79,12 @@ public final class VolumeStore implements AutoCloseable {
         this.punchHole = probe.punchHole();
         this.zeroRange = probe.zeroRange();
         this.meta = MetadataDb.open(dataDir.resolve("meta"));
+        this.chunkMap = new ChunkMapWriter(meta, "chunk-map-" + dataDir.getFileName());
         try {
             this.engine = IoEngine.select(options);
             recover();
         } catch (RuntimeException e) {
+            chunkMap.close();
             meta.close();
             throw e;
         }
@@ -425,6 +428,7 @@ public final class VolumeStore implements AutoCloseable {
         volumes.clear();
         deletedVolumes.clear();
         engine.close();
+        chunkMap.close(); // its last bits go in before the database closes
         meta.close();
     }
 
@@ -434,23 +438,12 @@ public final class VolumeStore implements AutoCloseable {
         return zeroRange;
     }
 
+    /** The first write into {@code chunk} of {@code v}: its allocation-map bit is persisted off the caller's thread. */
     void persistChunk(StoreVolume v, long chunk) {
-        if (closed) {
-            return;
-        }
-        try {
-            meta.putChunk(v.id(), chunk);
-        } catch (StoreException e) {
-            // accounting only (NUSE): a metadata database that cannot write (full disk) must not fail the data write
-            if (!chunkWarned) {
-                chunkWarned = true;
-                LOG.warn("allocation map not persisted (accounting only, data unaffected): id={}, chunk={}: {}",
-                        v.id(), chunk, e.toString());
-            }
+        if (!closed) {
+            chunkMap.submit(v.id(), chunk);
         }
     }
-
-    private volatile boolean chunkWarned;
 
     // ---- internals ----
 
