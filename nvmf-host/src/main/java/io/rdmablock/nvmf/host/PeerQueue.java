@@ -246,10 +246,31 @@ public final class PeerQueue implements AutoCloseable {
         return delivered;
     }
 
+    /**
+     * Waits up to {@code timeoutNs} for this queue's next completion on its CQ's completion channel
+     * ({@code ibv_req_notify_cq(3)} + {@code ibv_get_cq_event(3)}; meanwhile a user-space provider serves the peer's
+     * RDMA READ of the caller's buffers), then delivers what arrived as {@link #poll} does; deadlines and the CM are
+     * checked by the next {@link #poll}. For an owner with nothing else to do than wait for this queue. Owner thread.
+     *
+     * @return the number of completions delivered (0: none within the timeout, or nothing outstanding, or the queue
+     *     is not {@link State#LIVE})
+     */
+    public int await(long timeoutNs) {
+        if (state != State.LIVE || lostPending || outstanding == 0) {
+            return 0;
+        }
+        return reap(timeoutNs);
+    }
+
     private int reap() {
+        return reap(0);
+    }
+
+    /** Reaps the CQ: polls it ({@code timeoutNs} 0), or waits up to {@code timeoutNs} for a completion. */
+    private int reap(long timeoutNs) {
         int n;
         try {
-            n = conn.cq().poll(wcs, wcs.length);
+            n = timeoutNs > 0 ? conn.cq().await(wcs, wcs.length, timeoutNs) : conn.cq().poll(wcs, wcs.length);
         } catch (RuntimeException e) { // e.g. CQ overrun: every queue pair on it is in ERROR
             markLost("qid " + conn.qid() + ": poll failed: " + e.getMessage());
             return 0;

@@ -2,6 +2,7 @@ package io.rdmablock.nvmf.host;
 
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.Access;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.MemoryRegion;
@@ -138,6 +139,37 @@ class PeerQueueTest {
                 target.store().asSlice(8L * LBA, 4096).toArray(ValueLayout.JAVA_BYTE));
         assertEquals(0, queue.outstanding());
         assertEquals(PeerQueue.State.LIVE, queue.state());
+    }
+
+    @Test
+    void shouldForwardAHostsSqeWithItsOwnCidAndSglAndDeliverTheAnswerToAWait() {
+        connect(TimeUnit.SECONDS.toNanos(5));
+        pattern(data, 43);
+        // the host's SQE as it arrived: its cid, an SGL naming the host's memory, bytes in MPTR
+        MemorySegment hostSqe = arena.allocate(SqeDescriptor.LENGTH);
+        hostSqe.fill((byte) 0x5A);
+        SqeDescriptor.opcode(hostSqe, Opcodes.IO_WRITE);
+        SqeDescriptor.flags(hostSqe, SqeDescriptor.PSDT_SGL | 0x01); // a fused bit the forward must not carry
+        SqeDescriptor.nsid(hostSqe, 1);
+        for (int n = 13; n <= 15; n++) {
+            SqeDescriptor.cdw(hostSqe, n, 0);
+        }
+        SqeDescriptor.slba(hostSqe, 16);
+        SqeDescriptor.cdw(hostSqe, 12, 0); // NLB 0-based: one block
+        assertTrue(queue.forward(hostSqe, 9, data.address() + 8192, LBA, dataMr.rkey(), 31, System.nanoTime()));
+        assertEquals(1, queue.outstanding());
+        long deadline = System.nanoTime() + WAIT_NS;
+        while (completions == 0 && System.nanoTime() - deadline < 0) {
+            queue.await(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        assertEquals(1, completions, "answer delivered by await");
+        assertEquals(31, tags[0]);
+        assertEquals(NvmeStatus.SUCCESS, statuses[0], NvmeStatus.describe(statuses[0]));
+        assertEquals(0, target.refusals.get(), "strict target refused: " + target.lastRefusal);
+        assertArrayEquals(data.asSlice(8192, LBA).toArray(ValueLayout.JAVA_BYTE),
+                target.store().asSlice(16L * LBA, LBA).toArray(ValueLayout.JAVA_BYTE), "fetched from the SGL given");
+        assertEquals((byte) 0x5A, hostSqe.get(ValueLayout.JAVA_BYTE, 16), "the host's SQE is not written");
+        assertEquals(0, queue.await(1_000_000), "nothing outstanding: no wait");
     }
 
     @Test

@@ -16,11 +16,14 @@ import java.util.concurrent.locks.LockSupport;
  * then retires queues that failed: they are disconnected at once and release their memory when their store I/O has
  * drained, without ever blocking the other queues. When rounds find nothing, it keeps polling for
  * {@link TargetOptions#idleSpinNs()} after the last round with work (not at all when its one queue's outstanding
- * commands, at least {@link #STORE_WAIT_MIN}, are all at the store), then waits: on the CQ's completion channel (up to
- * {@link #EVENT_WAIT_NS}) when it serves one queue with no store I/O in flight, on its store queue (up to
- * {@link TargetOptions#idleWaitNs()}; {@link VolumeIo#awaitStore}) when that one queue has only store I/O in flight,
- * otherwise parked for {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn
- * cores.
+ * commands, at least {@link #STORE_WAIT_MIN}, are all at the store), then waits on the queue it serves alone, or
+ * among several on the one that last had work: on that queue's CQ (up to {@link #EVENT_WAIT_NS} when it is alone,
+ * {@link TargetOptions#idleWaitNs()} beside others) when it has no volume I/O in flight, on its volume I/O (up to
+ * {@link TargetOptions#idleWaitNs()}; {@link VolumeIo#awaitStore}: the store queue, or the one peer a replicated
+ * write waits on) when it has; otherwise (a closing queue, a pollable, or a volume I/O that cannot wait) parked for
+ * {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn cores, and a poller
+ * serving a secondary's forward queue beside admin queues still wakes on the forwarded capsule, not at the end of a
+ * park.
  *
  * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link VolumeIo}s (e.g. the peer
  * queues of a replicated volume's primary), every round after the queues; their work counts like the queues'.
@@ -46,6 +49,8 @@ public final class Poller implements Runnable {
     private long nextPendingPollNs;
     /** Queues torn down whose store I/O is still draining (they keep their buffers until it has). */
     private final ArrayList<RdmaQueue> closing = new ArrayList<>();
+    /** The queue that last had work: the one an idle poller serving several queues waits on (poller thread only). */
+    private RdmaQueue hot;
     /** Extra work polled every round (poller thread only). */
     private final ArrayList<Pollable> pollables = new ArrayList<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -152,7 +157,11 @@ public final class Poller implements Runnable {
                 }
                 for (int i = 0; i < queues.size(); i++) {
                     RdmaQueue q = queues.get(i);
-                    work += q.poll(nowNs);
+                    int n = q.poll(nowNs);
+                    if (n > 0) {
+                        hot = q;
+                    }
+                    work += n;
                     if (q.isFatal()) {
                         queues.remove(i--);
                         retire(q, nowNs);
@@ -263,22 +272,40 @@ public final class Poller implements Runnable {
         return queues.size() == 1 && closing.isEmpty() && pollables.isEmpty() ? queues.get(0) : null;
     }
 
+    /**
+     * The queue an idle poller waits on: its only queue, or, serving several, the one that last had work (traffic
+     * on a poller is mostly one queue's, e.g. a secondary's forward queue beside admin and lease queues); null with
+     * a closing queue or a pollable (their events have no completion queue to wait on) or no queue at all.
+     */
+    private RdmaQueue waitQueue() {
+        if (!closing.isEmpty() || !pollables.isEmpty() || queues.isEmpty()) {
+            return null;
+        }
+        if (queues.size() == 1) {
+            return queues.get(0);
+        }
+        RdmaQueue h = hot;
+        return h != null && queues.contains(h) ? h : null;
+    }
+
     private void idle() {
-        RdmaQueue alone = alone();
-        int storeInFlight = alone == null ? 0 : alone.storeInFlight();
-        if (storeInFlight > 0 && alone.awaitStore(options.idleWaitNs())) {
-            // only store I/O outstanding: the store's own completion ends the wait (io_uring GETEVENTS), not the
-            // end of a park; a new capsule waits at most idleWaitNs, as with the park
+        RdmaQueue q = waitQueue();
+        int storeInFlight = q == null ? 0 : q.storeInFlight();
+        if (storeInFlight > 0 && q.awaitStore(options.idleWaitNs())) {
+            // only volume I/O outstanding: its own completion ends the wait (io_uring GETEVENTS, or the one peer a
+            // replicated write waits on), not the end of a park; a new capsule waits at most idleWaitNs, as with
+            // the park
             return;
         }
-        if (alone != null && storeInFlight == 0) {
-            RdmaQueue q = alone;
+        if (q != null && storeInFlight == 0) {
             long nowNs = System.nanoTime();
-            // event driven: a completion ends the wait at once, so it can be longer than a park; a queue handed
-            // over meanwhile waits at most this long for its first poll
-            q.awaitAndPoll(Math.max(options.idleWaitNs(), EVENT_WAIT_NS), nowNs);
+            // event driven: a completion ends the wait at once, so it can be longer than a park when the queue is
+            // alone; beside other queues, it is bounded by idleWaitNs as their park was. A queue handed over
+            // meanwhile waits at most this long for its first poll
+            q.awaitAndPoll(queues.size() == 1 ? Math.max(options.idleWaitNs(), EVENT_WAIT_NS)
+                    : options.idleWaitNs(), nowNs);
             if (q.isFatal()) {
-                queues.remove(0);
+                queues.remove(q);
                 retire(q, nowNs);
             }
         } else {

@@ -58,8 +58,8 @@ public interface VolumeIo extends AutoCloseable {
      * {@code timeoutNs} passes, when every command in flight is waiting on the handle's own store queue and the
      * store can be waited on (io_uring {@code IORING_ENTER_GETEVENTS} with a timeout, the worker pool's signal;
      * {@link io.rdmablock.node.store.BlockQueue#awaitCompletion}). So a poller with only store I/O outstanding wakes
-     * when the store completes, not at the end of a fixed park. Default: cannot wait (a composite handle whose
-     * commands also wait on peers).
+     * when the store completes, not at the end of a fixed park. A replicated handle waits instead on the secondaries
+     * that owe answers when its local copy has nothing in flight. Default: cannot wait.
      *
      * @param timeoutNs longest wait, ns; the caller bounds it by its idle wait
      * @return false when the handle cannot wait on its store (the caller parks instead); true when it waited

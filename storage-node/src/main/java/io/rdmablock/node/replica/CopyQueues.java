@@ -125,6 +125,42 @@ final class CopyQueues {
         return work;
     }
 
+    /**
+     * Waits on the queues with commands outstanding, for an owner with nothing else to do: up to {@code timeoutNs} on
+     * the one such queue, or, with several, in turn on each for its share of {@code timeoutNs} until one answers
+     * ({@link ForwardQueue#await}; a user-space provider serves the peer's RDMA READ only while its queue is polled
+     * or waited on, so none is left unattended for long).
+     *
+     * @return false (nothing waited) when no queue has commands outstanding, one is being set up, or one cannot be
+     *     waited on
+     */
+    boolean awaitBusy(long timeoutNs) {
+        int busy = 0;
+        for (int i = 0; i < queues.length; i++) {
+            if (opening[i] != null) {
+                return false;
+            }
+            ForwardQueue q = queues[i];
+            if (q != null) {
+                int n = q.outstanding();
+                if (n < 0) {
+                    return false;
+                }
+                busy += n > 0 ? 1 : 0;
+            }
+        }
+        if (busy == 0) {
+            return false;
+        }
+        long share = Math.max(1_000L, timeoutNs / busy);
+        for (ForwardQueue q : queues) {
+            if (q != null && q.outstanding() > 0 && q.await(share) > 0) {
+                break;
+            }
+        }
+        return true;
+    }
+
     /** Closes every queue (the secondaries can no longer read the host queue's buffers). */
     void closeAll() {
         for (int i = 0; i < queues.length; i++) {

@@ -49,6 +49,24 @@ public interface ForwardQueue {
     int poll(long nowNs);
 
     /**
+     * Commands on the wire not yet answered; -1 when unknown (the owner then never waits on this queue).
+     * Owner thread.
+     */
+    default int outstanding() {
+        return -1;
+    }
+
+    /**
+     * Waits up to {@code timeoutNs} for the next answer and handles what arrived, as {@link #poll} does (see
+     * {@code PeerQueue#await}); 0 at once by default (a queue that cannot be waited on). Owner thread.
+     *
+     * @return the number of events handled (0: none within the timeout)
+     */
+    default int await(long timeoutNs) {
+        return 0;
+    }
+
+    /**
      * Registers {@code segment} (native, kept alive by the caller until this queue is closed) in this queue's
      * protection domain for the peer's RDMA READ and WRITE: the buffer of a resync or verify association (a queue
      * opened without a host queue's protection domain). Deregistered when the queue is closed. Owner thread.

@@ -324,6 +324,16 @@ public final class PeerLink implements ForwardLink {
         }
 
         @Override
+        public int outstanding() {
+            return queue.outstanding();
+        }
+
+        @Override
+        public int await(long timeoutNs) {
+            return queue.await(timeoutNs);
+        }
+
+        @Override
         public void close() {
             if (closedHere) {
                 return;

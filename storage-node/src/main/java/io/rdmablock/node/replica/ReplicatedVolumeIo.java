@@ -158,6 +158,16 @@ public final class ReplicatedVolumeIo implements VolumeIo {
         return work;
     }
 
+    /**
+     * Waits on the secondaries that still owe answers when the local copy has nothing in flight (a replicated write
+     * at low depth: the local write is done, the forwards' round trips are not), so the poller wakes on an answer
+     * rather than at the end of a park; what completes meanwhile is handed back by the next {@link #poll}.
+     */
+    @Override
+    public boolean awaitStore(long timeoutNs) {
+        return local.inFlight() == 0 && writes.awaitPeers(timeoutNs);
+    }
+
     @Override
     public int inFlight() {
         return local.inFlight() + writesInFlight;

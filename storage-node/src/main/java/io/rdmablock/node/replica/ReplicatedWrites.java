@@ -211,6 +211,21 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         return work;
     }
 
+    /**
+     * Waits up to {@code timeoutNs} for the answers of the secondaries that still owe some, when nothing else can
+     * move a command on (no command waits to be sent, held, or for a drop or a durable bitmap; {@link
+     * CopyQueues#awaitBusy}); the answers are handled as {@link #poll} handles them.
+     *
+     * @return false when it cannot wait that way (the caller parks instead); true when it waited
+     */
+    boolean awaitPeers(long timeoutNs) {
+        if (closed || waitingCount > 0) {
+            return false;
+        }
+        nowNs = System.nanoTime(); // the clock of the answers handled within (deadlines of resends)
+        return queues.awaitBusy(timeoutNs);
+    }
+
     /** True when no command is in flight or waiting. */
     public boolean idle() {
         for (Write w : slots) {

@@ -300,6 +300,28 @@ class ReplicatedWritesTest {
     }
 
     @Test
+    void anIdleOwnerWaitsOnTheSecondariesThatOweAnswersAndNotOtherwise() {
+        ReplicatedWrites w = writes(2, true, true);
+        pollUntil(w, () -> links.get("n2").queue != null && links.get("n3").queue != null, "queues");
+        FakeQueue q2 = links.get("n2").queue;
+        FakeQueue q3 = links.get("n3").queue;
+        assertFalse(w.awaitPeers(100_000), "nothing outstanding: the caller parks");
+        fill(w, 1, 0, 4096);
+        assertEquals(0, w.begin(1, System.nanoTime()));
+        w.localDone(1, 0, System.nanoTime());
+        q2.answer(1, 0); // answered while the owner waits: seen by the wait, not by a later poll
+        assertTrue(w.awaitPeers(100_000), "two secondaries owe answers");
+        assertEquals(List.of(50_000L), q2.awaits, "each busy queue gets its share of the wait; n2 answered first");
+        assertTrue(q3.awaits.isEmpty(), "the wait ended with n2's answer");
+        assertTrue(w.awaitPeers(100_000), "n3 still owes");
+        assertEquals(List.of(100_000L), q3.awaits, "the one busy queue gets the whole wait");
+        q3.answer(1, 0);
+        assertTrue(w.awaitPeers(100_000));
+        assertEquals(1, completions.get(), "both answered within waits: completed");
+        assertFalse(w.awaitPeers(100_000), "nothing outstanding any more");
+    }
+
+    @Test
     void aStaleCopyGetsNothingButItsRegionsAreMarkedDurablyFirst() {
         ReplicatedWrites w = writes(1, false);
         fill(w, 0, 3 * DirtyRegions.DEFAULT_REGION_BYTES, 4096);
@@ -351,6 +373,9 @@ class ReplicatedWritesTest {
         final Listener listener;
         final List<SentCommand> sent = new ArrayList<>();
         final List<int[]> answers = new ArrayList<>();
+        /** The timeouts {@link #await} was called with. */
+        final List<Long> awaits = new ArrayList<>();
+        int delivered;
         boolean closed;
         boolean broken;
 
@@ -380,7 +405,19 @@ class ReplicatedWritesTest {
         }
 
         @Override
+        public int outstanding() {
+            return sent.size() - delivered;
+        }
+
+        @Override
+        public int await(long timeoutNs) {
+            awaits.add(timeoutNs);
+            return poll(System.nanoTime());
+        }
+
+        @Override
         public int poll(long nowNs) {
+            delivered += answers.size();
             int n = answers.size();
             for (int[] a : answers) {
                 broken |= a[1] == ForwardQueue.TIMED_OUT || a[1] == ForwardQueue.PATH_LOST;
