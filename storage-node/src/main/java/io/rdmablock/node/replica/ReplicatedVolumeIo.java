@@ -159,13 +159,18 @@ public final class ReplicatedVolumeIo implements VolumeIo {
     }
 
     /**
-     * Waits on the secondaries that still owe answers when the local copy has nothing in flight (a replicated write
-     * at low depth: the local write is done, the forwards' round trips are not), so the poller wakes on an answer
-     * rather than at the end of a park; what completes meanwhile is handed back by the next {@link #poll}.
+     * Waits for the next event this handle can reap: on the secondaries that owe answers (a replicated write waits
+     * for them; with a user-space provider the wait also serves their RDMA READ of the payload), for a quarter of
+     * the wait when the local copy has commands in flight too (a READ must not wait long behind a peer); else on the
+     * local copy's store. What completes meanwhile is handed back by the next {@link #poll}.
      */
     @Override
     public boolean awaitStore(long timeoutNs) {
-        return local.inFlight() == 0 && writes.awaitPeers(timeoutNs);
+        boolean localBusy = local.inFlight() > 0;
+        if (writes.awaitPeers(localBusy ? Math.max(1_000L, timeoutNs / 4) : timeoutNs)) {
+            return true;
+        }
+        return localBusy && writes.quiet() && local.awaitStore(timeoutNs);
     }
 
     @Override

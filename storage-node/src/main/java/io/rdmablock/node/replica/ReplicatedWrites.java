@@ -226,6 +226,11 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         return queues.awaitBusy(timeoutNs);
     }
 
+    /** True when no command waits for the next poll (sends due, held, a drop or a durable bitmap). */
+    boolean quiet() {
+        return waitingCount == 0;
+    }
+
     /** True when no command is in flight or waiting. */
     public boolean idle() {
         for (Write w : slots) {
