@@ -7,7 +7,8 @@
  * rings, post-time checks, completions, flushes, the responder's RECV checks), the completion queue
  * ({@link io.rdmablock.rdma.verbs.emu.EmuCq} over {@link io.rdmablock.rdma.verbs.emu.EmuCqRing}), the
  * connection-manager id less its handshake ({@link io.rdmablock.rdma.verbs.emu.EmuCmId}), the provider with its checks
- * ({@link io.rdmablock.rdma.verbs.emu.EmuProvider}), the checks of queue-pair attributes
+ * ({@link io.rdmablock.rdma.verbs.emu.EmuProvider}) and its registration
+ * ({@link io.rdmablock.rdma.verbs.emu.EmuProviderFactory}), the checks of queue-pair attributes
  * ({@link io.rdmablock.rdma.verbs.emu.EmuQpAttrs}) and the table of open resources
  * ({@link io.rdmablock.rdma.verbs.emu.EmuResources}).
  *
