@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 
 /**
  * The connection-manager id of both emulated providers, less the transport's handshake: its state (passive or
@@ -33,19 +34,34 @@ public abstract class EmuCmId<Q extends EmuQp> implements CmId {
     protected volatile byte[] privateData = new byte[0];
     protected volatile boolean closed;
 
-    protected EmuCmId(EmuDevice device, boolean passive) {
+    private final BiFunction<EmuDevice, QpInitAttr, Q> newQp;
+
+    /** @param newQp makes the transport's queue pair on a device (creation checks included) */
+    protected EmuCmId(EmuDevice device, boolean passive, BiFunction<EmuDevice, QpInitAttr, Q> newQp) {
         this.device = device;
         this.passive = passive;
+        this.newQp = newQp;
     }
 
-    /** The transport's queue pair on {@code device} (creation checks included). */
-    protected abstract Q newQp(EmuDevice device, QpInitAttr attr);
+    /**
+     * The local address of a connection to {@code addr} on {@code port}, which resolve found to be a unicast address
+     * (soft: the route's source address; memory: the fabric's next port); a failure throws ADDR_ERROR.
+     */
+    protected abstract InetSocketAddress localAddressFor(InetAddress addr, int port);
 
     /**
-     * The checks of {@code rdma_resolve_addr} common to both transports: an active, unconnected id; the host resolved
-     * (else ADDR_ERROR); a unicast address (else ADDR_ERROR). Returns the address; the transport finds its route.
+     * {@code rdma_resolve_addr}: an active, unconnected id; the host resolved (else ADDR_ERROR); a unicast address
+     * (else ADDR_ERROR); the transport's local address for it.
      */
-    protected final InetAddress resolveUnicast(InetSocketAddress remoteAddress) {
+    @Override
+    public final void resolve(InetSocketAddress remoteAddress, long timeoutNs) {
+        InetAddress addr = resolveUnicast(remoteAddress);
+        local = localAddressFor(addr, remoteAddress.getPort());
+        remote = new InetSocketAddress(addr, remoteAddress.getPort());
+        resolved = true;
+    }
+
+    private InetAddress resolveUnicast(InetSocketAddress remoteAddress) {
         if (passive || connected) {
             throw new IllegalStateException("rdma_resolve_addr on a " + (passive ? "passive" : "connected") + " id");
         }
@@ -79,7 +95,7 @@ public abstract class EmuCmId<Q extends EmuQp> implements CmId {
             throw new IllegalStateException("id already has a queue pair, qpNum=" + qp.qpNum());
         }
         device();
-        Q q = newQp(device, attr);
+        Q q = newQp.apply(device, attr);
         q.onDisconnected(() -> events.offer(CmEventType.DISCONNECTED));
         qp = device.resources().track(q);
         return q;
@@ -126,6 +142,24 @@ public abstract class EmuCmId<Q extends EmuQp> implements CmId {
                     + MAX_PRIVATE_DATA);
         }
         return pd == null ? new byte[0] : pd.clone();
+    }
+
+    /**
+     * {@code rdma_disconnect}: a connected queue pair goes to ERROR, which tears the connection down (DISCONNECTED on
+     * both ids); otherwise the transport drops what it has ({@link #disconnectUnconnected}).
+     */
+    @Override
+    public final void disconnect() {
+        Q q = qp;
+        if (q != null && connected) {
+            q.requestError();
+        } else {
+            disconnectUnconnected();
+        }
+    }
+
+    /** {@link #disconnect} of an id without an established connection: nothing, unless the transport has a socket. */
+    protected void disconnectUnconnected() {
     }
 
     @Override

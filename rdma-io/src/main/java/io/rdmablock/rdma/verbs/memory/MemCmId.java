@@ -2,9 +2,7 @@ package io.rdmablock.rdma.verbs.memory;
 
 import io.rdmablock.rdma.verbs.CmEventType;
 import io.rdmablock.rdma.verbs.CmException;
-import io.rdmablock.rdma.verbs.QpInitAttr;
 import io.rdmablock.rdma.verbs.emu.EmuCmId;
-import io.rdmablock.rdma.verbs.emu.EmuDevice;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -27,22 +25,15 @@ final class MemCmId extends EmuCmId<MemQp> {
 
     /** Active id ({@code activePeer == null}) or the passive id of a connect request from {@code activePeer}. */
     MemCmId(MemVerbsProvider provider, MemCmId activePeer) {
-        super(provider.device(), activePeer != null);
+        super(provider.device(), activePeer != null, MemQp::new);
         this.provider = provider;
         this.activePeer = activePeer;
     }
 
+    /** A port of the fabric's (the same address: there is no route to find). */
     @Override
-    public void resolve(InetSocketAddress remoteAddress, long timeoutNs) {
-        InetAddress addr = resolveUnicast(remoteAddress);
-        remote = new InetSocketAddress(addr, remoteAddress.getPort());
-        local = new InetSocketAddress(addr, MemFabric.nextPort());
-        resolved = true;
-    }
-
-    @Override
-    protected MemQp newQp(EmuDevice device, QpInitAttr attr) {
-        return new MemQp(device, attr);
+    protected InetSocketAddress localAddressFor(InetAddress addr, int port) {
+        return new InetSocketAddress(addr, MemFabric.nextPort());
     }
 
     @Override
@@ -115,14 +106,6 @@ final class MemCmId extends EmuCmId<MemQp> {
         activePeer.reply.completeExceptionally(new CmException("rdma_connect: REJECTED by " + local,
                 CmEventType.REJECTED, data));
         close();
-    }
-
-    @Override
-    public void disconnect() {
-        MemQp q = qp;
-        if (q != null && connected) {
-            q.moveToError();
-        }
     }
 
     @Override

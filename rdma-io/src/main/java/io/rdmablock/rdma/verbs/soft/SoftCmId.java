@@ -2,9 +2,7 @@ package io.rdmablock.rdma.verbs.soft;
 
 import io.rdmablock.rdma.verbs.CmEventType;
 import io.rdmablock.rdma.verbs.CmException;
-import io.rdmablock.rdma.verbs.QpInitAttr;
 import io.rdmablock.rdma.verbs.emu.EmuCmId;
-import io.rdmablock.rdma.verbs.emu.EmuDevice;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -27,7 +25,7 @@ final class SoftCmId extends EmuCmId<SoftQp> {
 
     /** Active id ({@code request == null}) or the passive id of a received connect request. */
     SoftCmId(SoftVerbsProvider provider, SocketChannel channel, CmWire.Msg request) {
-        super(provider.device(), request != null);
+        super(provider.device(), request != null, SoftQp::new);
         this.provider = provider;
         this.channel = channel;
         if (request != null) {
@@ -43,23 +41,16 @@ final class SoftCmId extends EmuCmId<SoftQp> {
         }
     }
 
+    /** The source address of the route to {@code addr} (port 0 until connected); no route: ADDR_ERROR. */
     @Override
-    public void resolve(InetSocketAddress remoteAddress, long timeoutNs) {
-        InetAddress addr = resolveUnicast(remoteAddress);
+    protected InetSocketAddress localAddressFor(InetAddress addr, int port) {
         try (DatagramSocket probe = new DatagramSocket()) {
-            probe.connect(addr, Math.max(1, remoteAddress.getPort())); // route lookup only, nothing is sent
-            local = new InetSocketAddress(probe.getLocalAddress(), 0);
+            probe.connect(addr, Math.max(1, port)); // route lookup only, nothing is sent
+            return new InetSocketAddress(probe.getLocalAddress(), 0);
         } catch (IOException | RuntimeException e) {
             throw new CmException("rdma_resolve_addr failed: ADDR_ERROR, no route to " + addr + ": " + e,
                     CmEventType.ADDR_ERROR, null);
         }
-        remote = new InetSocketAddress(addr, remoteAddress.getPort());
-        resolved = true;
-    }
-
-    @Override
-    protected SoftQp newQp(EmuDevice device, QpInitAttr attr) {
-        return new SoftQp(device, attr);
     }
 
     @Override
@@ -151,14 +142,10 @@ final class SoftCmId extends EmuCmId<SoftQp> {
         close();
     }
 
+    /** Closes the socket of a connection not established yet (a handshake in progress fails). */
     @Override
-    public void disconnect() {
-        SoftQp q = qp;
-        if (q != null && connected) {
-            q.requestError();
-        } else {
-            closeQuietly(channel);
-        }
+    protected void disconnectUnconnected() {
+        closeQuietly(channel);
     }
 
     @Override
