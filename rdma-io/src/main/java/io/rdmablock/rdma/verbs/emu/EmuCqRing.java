@@ -8,8 +8,8 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The ring of completion entries behind the completion queue of either emulated provider ({@code SoftCq},
- * {@code MemCq}): preallocated, many producers, one consumer, entries in parallel primitive arrays, capacity rounded
+ * The ring of completion entries behind the completion queue of the emulated providers ({@link EmuCq}):
+ * preallocated, many producers, one consumer, entries in parallel primitive arrays, capacity rounded
  * up to a power of two. Producers claim a slot with a CAS on the tail and publish it through a per-slot sequence
  * (bounded MPMC queue after D. Vyukov); the consumer copies entries into caller-owned {@link WorkCompletion}s.
  * Nothing is allocated per completion and no lock is taken. The queue's states (overrun, closed, the waiter) and

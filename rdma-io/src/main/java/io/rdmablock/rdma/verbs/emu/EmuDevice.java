@@ -1,6 +1,5 @@
 package io.rdmablock.rdma.verbs.emu;
 
-import io.rdmablock.rdma.verbs.CompletionQueue;
 import io.rdmablock.rdma.verbs.DeviceContext;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 import io.rdmablock.rdma.verbs.Sge;
@@ -8,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.IntFunction;
 
 /**
  * The device of an emulated provider ({@code soft0} of {@code soft}, {@code mem0} of {@code memory}): owns the
@@ -30,7 +28,7 @@ public final class EmuDevice implements DeviceContext {
     private final boolean mrViews;
     private final String confinedSegmentMessage;
     private final EmuResources resources;
-    private final IntFunction<? extends CompletionQueue> cqFactory;
+    private final String cqName;
     private final AtomicInteger qpNumbers = new AtomicInteger(0x11);
     private final Object mrLock = new Object();
     /** Regions by slot ({@link EmuMr#index}, a small dense number the soft engines index their view caches by). */
@@ -47,16 +45,16 @@ public final class EmuDevice implements DeviceContext {
      * @param confinedSegmentMessage the message of the {@link IllegalArgumentException} that registering a
      *     thread-confined segment throws (it says which threads of the provider touch the memory)
      * @param resources the provider's open resources: PDs, CQs and MRs made here are tracked there
-     * @param cqFactory makes the provider's completion queue of a capacity already checked
+     * @param cqName the simple name a completion queue's {@code toString} begins with ({@code SoftCq}, {@code MemCq})
      */
     public EmuDevice(String name, String mrName, boolean mrViews, String confinedSegmentMessage,
-            EmuResources resources, IntFunction<? extends CompletionQueue> cqFactory) {
+            EmuResources resources, String cqName) {
         this.name = name;
         this.mrName = mrName;
         this.mrViews = mrViews;
         this.confinedSegmentMessage = confinedSegmentMessage;
         this.resources = resources;
-        this.cqFactory = cqFactory;
+        this.cqName = cqName;
     }
 
     @Override
@@ -98,11 +96,11 @@ public final class EmuDevice implements DeviceContext {
     }
 
     @Override
-    public CompletionQueue createCq(int capacity) {
+    public EmuCq createCq(int capacity) {
         if (capacity < 1 || capacity > 65536) {
             throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=65536");
         }
-        return resources.track(cqFactory.apply(capacity));
+        return resources.track(new EmuCq(cqName, name, resources, capacity));
     }
 
     public int nextQpNum() {

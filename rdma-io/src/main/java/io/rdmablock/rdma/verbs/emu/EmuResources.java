@@ -19,6 +19,11 @@ public final class EmuResources {
         this.providerName = providerName;
     }
 
+    /** The provider's name ({@code soft}, {@code memory}). */
+    public String providerName() {
+        return providerName;
+    }
+
     public <T extends AutoCloseable> T track(T resource) {
         open.add(resource);
         return resource;

@@ -2,15 +2,9 @@ package io.rdmablock.rdma.verbs.memory;
 
 import io.rdmablock.rdma.verbs.CmEventType;
 import io.rdmablock.rdma.verbs.CmException;
-import io.rdmablock.rdma.verbs.CmId;
-import io.rdmablock.rdma.verbs.DeviceContext;
-import io.rdmablock.rdma.verbs.QpInitAttr;
-import io.rdmablock.rdma.verbs.QueuePair;
-import io.rdmablock.rdma.verbs.emu.EmuDevice;
+import io.rdmablock.rdma.verbs.emu.EmuCmId;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,92 +17,28 @@ import java.util.concurrent.TimeoutException;
  * whose passive id is closed is rejected; a connect that times out makes a later accept fail CONNECT_ERROR.
  * DISCONNECTED is reported on both ids when the connection is torn down (either QP in ERROR, disconnect, close).
  */
-final class MemCmId implements CmId {
+final class MemCmId extends EmuCmId<MemQp> {
     private final MemVerbsProvider provider;
     private final MemCmId activePeer;
-    private final ArrayBlockingQueue<CmEventType> events = new ArrayBlockingQueue<>(16);
     /** Active side: the reply to its request (accept private data) or the CmException that ends it. */
     private final CompletableFuture<byte[]> reply = new CompletableFuture<>();
-    private InetSocketAddress remote;
-    private InetSocketAddress local;
-    private boolean resolved;
-    private volatile boolean connected;
-    private volatile MemQp qp;
-    private volatile byte[] privateData = new byte[0];
-    private volatile boolean closed;
 
     /** Active id ({@code activePeer == null}) or the passive id of a connect request from {@code activePeer}. */
     MemCmId(MemVerbsProvider provider, MemCmId activePeer) {
+        super(provider.device(), activePeer != null, MemQp::new);
         this.provider = provider;
         this.activePeer = activePeer;
     }
 
-    private boolean passive() {
-        return activePeer != null;
-    }
-
+    /** A port of the fabric's (the same address: there is no route to find). */
     @Override
-    public void resolve(InetSocketAddress remoteAddress, long timeoutNs) {
-        if (passive() || connected) {
-            throw new IllegalStateException("rdma_resolve_addr on a " + (passive() ? "passive" : "connected") + " id");
-        }
-        InetAddress addr = remoteAddress.getAddress();
-        if (addr == null) {
-            try {
-                addr = InetAddress.getByName(remoteAddress.getHostString());
-            } catch (UnknownHostException e) {
-                throw new CmException("rdma_resolve_addr failed: ADDR_ERROR, cannot resolve host="
-                        + remoteAddress.getHostString(), CmEventType.ADDR_ERROR, null);
-            }
-        }
-        if (addr.isAnyLocalAddress() || addr.isMulticastAddress()) {
-            throw new CmException("rdma_resolve_addr failed: ADDR_ERROR, not a unicast address: " + addr,
-                    CmEventType.ADDR_ERROR, null);
-        }
-        remote = new InetSocketAddress(addr, remoteAddress.getPort());
-        local = new InetSocketAddress(addr, MemFabric.nextPort());
-        resolved = true;
-    }
-
-    @Override
-    public DeviceContext device() {
-        if (!passive() && !resolved) {
-            throw new IllegalStateException("device is known after resolve (rdma_resolve_addr)");
-        }
-        return provider.device();
-    }
-
-    @Override
-    public QueuePair createQp(QpInitAttr attr) {
-        if (qp != null) {
-            throw new IllegalStateException("id already has a queue pair, qpNum=" + qp.qpNum());
-        }
-        MemQp q = new MemQp((EmuDevice) device(), attr);
-        q.onDisconnected(() -> events.offer(CmEventType.DISCONNECTED));
-        qp = provider.track(q);
-        return q;
-    }
-
-    @Override
-    public QueuePair qp() {
-        return qp;
-    }
-
-    private static byte[] checkPrivateData(byte[] pd) {
-        if (pd != null && pd.length > MAX_PRIVATE_DATA) {
-            throw new IllegalArgumentException("invalid privateData: length=" + pd.length + ", max="
-                    + MAX_PRIVATE_DATA);
-        }
-        return pd == null ? new byte[0] : pd.clone();
+    protected InetSocketAddress localAddressFor(InetAddress addr, int port) {
+        return new InetSocketAddress(addr, MemFabric.nextPort());
     }
 
     @Override
     public void connect(byte[] pd, long timeoutNs) {
-        byte[] data = checkPrivateData(pd);
-        if (passive() || !resolved || qp == null || connected || closed) {
-            throw new IllegalStateException("rdma_connect needs an active, resolved id with a queue pair; passive="
-                    + passive() + ", resolved=" + resolved + ", qp=" + qp + ", connected=" + connected);
-        }
+        byte[] data = checkConnect(pd);
         MemCmListener l = MemFabric.lookup(remote);
         MemCmId request = new MemCmId(l == null ? provider : l.provider(), this);
         request.privateData = data;
@@ -153,17 +83,8 @@ final class MemCmId implements CmId {
     }
 
     @Override
-    public byte[] privateData() {
-        return privateData.clone();
-    }
-
-    @Override
     public void accept(byte[] pd, long timeoutNs) {
-        byte[] data = checkPrivateData(pd);
-        if (!passive() || qp == null || connected || closed) {
-            throw new IllegalStateException("rdma_accept needs a connect request with a queue pair; passive="
-                    + passive() + ", qp=" + qp + ", connected=" + connected);
-        }
+        byte[] data = checkAccept(pd);
         MemQp mine = qp;
         MemQp theirs = activePeer.qp;
         if (theirs == null || theirs.isClosed()) {
@@ -181,41 +102,10 @@ final class MemCmId implements CmId {
 
     @Override
     public void reject(byte[] pd) {
-        byte[] data = checkPrivateData(pd);
-        if (!passive() || connected) {
-            throw new IllegalStateException("rdma_reject needs an unanswered connect request");
-        }
+        byte[] data = checkReject(pd);
         activePeer.reply.completeExceptionally(new CmException("rdma_connect: REJECTED by " + local,
                 CmEventType.REJECTED, data));
         close();
-    }
-
-    @Override
-    public CmEventType pollEvent(long timeoutNs) {
-        try {
-            return events.poll(Math.max(0, timeoutNs), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
-
-    @Override
-    public void disconnect() {
-        MemQp q = qp;
-        if (q != null && connected) {
-            q.moveToError();
-        }
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return local;
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return remote;
     }
 
     @Override
@@ -224,7 +114,7 @@ final class MemCmId implements CmId {
             return;
         }
         closed = true;
-        if (passive() && !connected) {
+        if (passive && !connected) {
             activePeer.reply.completeExceptionally(new CmException("rdma_connect: REJECTED by " + local
                     + " (request closed unanswered)", CmEventType.REJECTED, null));
         }

@@ -1,17 +1,10 @@
 package io.rdmablock.rdma.verbs.memory;
 
-import io.rdmablock.rdma.verbs.VerbsProvider;
-import io.rdmablock.rdma.verbs.VerbsProviderFactory;
+import io.rdmablock.rdma.verbs.emu.EmuProviderFactory;
 
 /** Registers the {@code memory} provider with {@link io.rdmablock.rdma.verbs.Providers}. */
-public final class MemProviderFactory implements VerbsProviderFactory {
-    @Override
-    public String name() {
-        return "memory";
-    }
-
-    @Override
-    public VerbsProvider create() {
-        return new MemVerbsProvider();
+public final class MemProviderFactory extends EmuProviderFactory {
+    public MemProviderFactory() {
+        super("memory", MemVerbsProvider::new);
     }
 }

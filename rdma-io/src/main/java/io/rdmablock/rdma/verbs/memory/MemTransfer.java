@@ -5,6 +5,7 @@ import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
 import io.rdmablock.rdma.verbs.emu.EmuMr;
+import io.rdmablock.rdma.verbs.emu.EmuQp;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -61,18 +62,13 @@ final class MemTransfer {
     }
 
     private static int send(MemQp q, int i, MemQp r, boolean withImm) {
-        int s = r.rqNext();
-        if (s < 0) {
+        int len = q.sqTotal[i];
+        int s = r.recvFor(len);
+        if (s == EmuQp.RECV_NONE) {
             return MemQp.RNR;
         }
-        if (r.rqPostStatus[s] != 0) {
-            r.completeRecv(WcStatus.of(r.rqPostStatus[s]), WcOpcode.RECV, 0, false, 0);
-            return WcStatus.REM_OP_ERR.ordinal();
-        }
-        int len = q.sqTotal[i];
-        if (len > r.rqTotal[s]) {
-            r.completeRecv(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, false, 0);
-            return WcStatus.REM_INV_REQ_ERR.ordinal();
+        if (s < 0) {
+            return EmuQp.requesterStatus(s).ordinal();
         }
         int rb = s * r.maxRecvSge;
         for (int j = 0; j < r.rqNumSge[s]; j++) {
@@ -90,13 +86,13 @@ final class MemTransfer {
     }
 
     private static int write(MemQp q, int i, MemQp r, boolean withImm) {
-        if (withImm && r.rqNext() < 0) {
+        if (withImm && !r.hasRecv()) {
             return MemQp.RNR;
         }
         int len = q.sqTotal[i];
         if (len > 0) {
             long raddr = q.sqRemoteAddr[i];
-            EmuMr mr = r.remote(q.sqRkey[i], raddr, len, Access.REMOTE_WRITE);
+            EmuMr mr = r.pd.remote(q.sqRkey[i], raddr, len, Access.REMOTE_WRITE);
             if (mr == null) {
                 return WcStatus.REM_ACCESS_ERR.ordinal();
             }
@@ -128,7 +124,7 @@ final class MemTransfer {
             return 0;
         }
         long raddr = q.sqRemoteAddr[i];
-        EmuMr mr = r.remote(q.sqRkey[i], raddr, len, Access.REMOTE_READ);
+        EmuMr mr = r.pd.remote(q.sqRkey[i], raddr, len, Access.REMOTE_READ);
         if (mr == null) {
             return WcStatus.REM_ACCESS_ERR.ordinal();
         }

@@ -4,11 +4,15 @@
  * device per provider instance, {@code mem0} ({@link io.rdmablock.rdma.verbs.DeviceContext.Transport#SOFT}).
  *
  * <h2>Structure</h2>
- * Connection manager in-process ({@link io.rdmablock.rdma.verbs.memory.MemFabric}: listeners by address and port,
+ * A variant of the soft provider with the transport swapped: the queue pair's rings, post-time checks and
+ * completions ({@link io.rdmablock.rdma.verbs.emu.EmuQp}), the completion queue, the connection-manager id's state,
+ * the memory regions and the responder's RECV checks are the engine's in {@link io.rdmablock.rdma.verbs.emu}, shared
+ * with {@code soft}; this package holds only the in-process transport: the fabric, the link that runs a connection's
+ * work, the copies, the handshake and the listener. Connection manager in-process ({@link io.rdmablock.rdma.verbs.memory.MemFabric}: listeners by address and port,
  * JVM-wide). A connection ({@link io.rdmablock.rdma.verbs.memory.MemLink}) has no thread: posting runs the work on
  * the caller's thread (SEND copied straight into the peer's next posted RECV, RDMA READ/WRITE copied between
  * registered regions, {@link io.rdmablock.rdma.verbs.memory.MemTransfer}) and pushes the completions onto the CQs
- * (lock-free ring, as soft's; a thread blocked in {@code await} is unparked). One timer thread per JVM ends finite
+ * (the engine's lock-free ring; a thread blocked in {@code await} is unparked). One timer thread per JVM ends finite
  * RNR waits. Posting and polling allocate nothing and take no lock.
  *
  * <h2>Semantics: the soft provider's, check for check</h2>

@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.verbs.soft;
 
+import io.rdmablock.rdma.verbs.emu.EmuCq;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
@@ -158,7 +159,7 @@ final class QpDriver implements Runnable {
      * is up (at least 1 ms: the selector's unit). False when the engine was not free (another thread runs it: the
      * caller waits for its completion push instead).
      */
-    boolean awaitInline(SoftCq cq, long maxNs) {
+    boolean awaitInline(EmuCq cq, long maxNs) {
         if (INLINE_GRACE_NS <= 0 || e.finished || e.inError || !acquire()) {
             return false;
         }
@@ -170,13 +171,13 @@ final class QpDriver implements Runnable {
                 return true;
             }
             if (!step()) {
-                cq.waitingEngine = e;
+                cq.waitingIn(e.qp);
                 try {
                     if (!cq.ready()) {
                         select(maxNs);
                     }
                 } finally {
-                    cq.waitingEngine = null;
+                    cq.waitingIn(null);
                 }
                 stepInline();
             }

@@ -3,7 +3,6 @@ package io.rdmablock.rdma.verbs.soft;
 import io.rdmablock.rdma.verbs.Access;
 import io.rdmablock.rdma.verbs.QpState;
 import io.rdmablock.rdma.verbs.SendWr;
-import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
 import io.rdmablock.rdma.verbs.emu.EmuMr;
@@ -93,9 +92,6 @@ final class QpEngine {
     private int rnrLeft;
     boolean paused;
     long txPausedUntilNs;
-
-    // responder state
-    long rqHead;
 
     QpEngine(SoftQp qp) {
         this.qp = qp;
@@ -203,7 +199,7 @@ final class QpEngine {
         }
         if (inError) {
             progress |= errorWork();
-            if (stopRequested && (ch == null || socketClosed) && sqCompleted == qp.sqTail && rqHead == qp.rqTail) {
+            if (stopRequested && (ch == null || socketClosed) && sqCompleted == qp.sqTail && !qp.hasRecv()) {
                 finished = true;
             }
         }
@@ -253,7 +249,7 @@ final class QpEngine {
             return true;
         }
         if (inError) {
-            return (qp.sqTail != sqCompleted && (!tx.batchActive || socketClosed)) || qp.rqTail != rqHead;
+            return (qp.sqTail != sqCompleted && (!tx.batchActive || socketClosed)) || qp.hasRecv();
         }
         if (ch == null || tx.batchActive) {
             return false;
@@ -282,7 +278,7 @@ final class QpEngine {
             }
             sqCompleted++;
             if ((qp.sqFlags[i] & SendWr.SIGNALED) != 0) {
-                completeSend(i, WcStatus.SUCCESS);
+                qp.completeSend(i, sqCompleted, WcStatus.SUCCESS);
             }
         }
         if (!inError && sqCompleted == sqNext && sqNext < qp.sqTail) {
@@ -299,39 +295,9 @@ final class QpEngine {
         if (sqCompleted < sqNext) {
             int i = (int) sqCompleted & qp.sqMask;
             sqCompleted++;
-            completeSend(i, status);
+            qp.completeSend(i, sqCompleted, status);
         }
         enterError();
-    }
-
-    /**
-     * Generates the completion of send slot {@code i} (already counted in {@code sqCompleted}). The slot is released
-     * to the poster before the completion becomes visible, so a poster that saw the completion can reuse the slot.
-     */
-    private void completeSend(int i, WcStatus status) {
-        long wrId = qp.sqWrId[i];
-        int total = qp.sqTotal[i];
-        WcOpcode op = switch (SoftQp.WR_OPCODES[qp.sqOpcode[i]]) {
-            case SEND, SEND_WITH_IMM, SEND_WITH_INV -> WcOpcode.SEND; // SEND_WITH_INV is refused at post
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;
-            case RDMA_READ -> WcOpcode.RDMA_READ;
-        };
-        qp.sqRetired = sqCompleted;
-        if (status != WcStatus.SUCCESS) {
-            qp.setState(QpState.ERROR); // visible no later than the error completion
-        }
-        qp.sendCq.push(wrId, status, op, total, false, 0, qp.qpNum());
-    }
-
-    void completeRecv(WcStatus status, WcOpcode op, int len, boolean withImm, int imm) {
-        int slot = (int) rqHead & qp.rqMask;
-        long wrId = qp.rqWrId[slot];
-        rqHead++;
-        qp.rqHead = rqHead;
-        if (status != WcStatus.SUCCESS) {
-            qp.setState(QpState.ERROR);
-        }
-        qp.recvCq.push(wrId, status, op, len, withImm, imm, qp.qpNum());
     }
 
     /** RNR NAK for request {@code s}: retransmit from it after a delay, or fail it when retries are exhausted. */
@@ -440,28 +406,17 @@ final class QpEngine {
     }
 
     boolean flushSq() {
-        long tail = qp.sqTail;
-        if (sqCompleted >= tail) {
+        long h = qp.flushSends(sqCompleted);
+        if (h == sqCompleted) {
             return false;
         }
-        while (sqCompleted < tail) {
-            int i = (int) sqCompleted & qp.sqMask;
-            sqCompleted++;
-            completeSend(i, WcStatus.WR_FLUSH_ERR);
-        }
-        sqNext = sqCompleted;
+        sqCompleted = h;
+        sqNext = h;
         return true;
     }
 
     boolean flushRq() {
-        long tail = qp.rqTail;
-        if (rqHead >= tail) {
-            return false;
-        }
-        while (rqHead < tail) {
-            completeRecv(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0);
-        }
-        return true;
+        return qp.flushRecvs();
     }
 
     void closeSocket() {

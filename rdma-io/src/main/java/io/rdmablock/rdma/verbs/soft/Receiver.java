@@ -4,6 +4,7 @@ import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WrOpcode;
 import io.rdmablock.rdma.verbs.emu.EmuMr;
+import io.rdmablock.rdma.verbs.emu.EmuQp;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -278,19 +279,14 @@ final class Receiver {
         imm = immData;
         switch (t) {
             case FrameDescriptor.SEND, FrameDescriptor.SEND_IMM -> {
-                if (e.rqHead == qp.rqTail) {
+                int s = qp.recvFor(plen);
+                if (s == EmuQp.RECV_NONE) {
                     rnrNak(plen);
                     return;
                 }
-                int s = (int) e.rqHead & qp.rqMask;
-                if (qp.rqPostStatus[s] != 0) {
-                    e.completeRecv(WcStatus.of(qp.rqPostStatus[s]), WcOpcode.RECV, 0, false, 0);
-                    nak(FrameDescriptor.SYND_REM_OP, plen);
-                    return;
-                }
-                if (plen > qp.rqTotal[s]) {
-                    e.completeRecv(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, false, 0);
-                    nak(FrameDescriptor.SYND_REM_INV_REQ, plen);
+                if (s < 0) {
+                    nak(EmuQp.requesterStatus(s) == WcStatus.REM_OP_ERR ? FrameDescriptor.SYND_REM_OP
+                            : FrameDescriptor.SYND_REM_INV_REQ, plen);
                     return;
                 }
                 int n = 0;
@@ -308,7 +304,7 @@ final class Receiver {
                 startPayload(n, plen);
             }
             case FrameDescriptor.WRITE, FrameDescriptor.WRITE_IMM -> {
-                if (t == FrameDescriptor.WRITE_IMM && e.rqHead == qp.rqTail) {
+                if (t == FrameDescriptor.WRITE_IMM && !qp.hasRecv()) {
                     rnrNak(plen);
                     return;
                 }
@@ -382,13 +378,13 @@ final class Receiver {
         switch (kind) {
             case K_RECV -> {
                 boolean withImm = type == FrameDescriptor.SEND_IMM;
-                e.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV, len, withImm, withImm ? imm : 0);
+                qp.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV, len, withImm, withImm ? imm : 0);
                 expectedSeq++;
                 e.tx.acknowledge(seq);
             }
             case K_WRITE -> {
                 if (type == FrameDescriptor.WRITE_IMM) {
-                    e.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, len, true, imm);
+                    qp.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, len, true, imm);
                 }
                 expectedSeq++;
                 e.tx.acknowledge(seq);

@@ -2,11 +2,7 @@ package io.rdmablock.rdma.verbs.soft;
 
 import io.rdmablock.rdma.verbs.CmEventType;
 import io.rdmablock.rdma.verbs.CmException;
-import io.rdmablock.rdma.verbs.CmId;
-import io.rdmablock.rdma.verbs.DeviceContext;
-import io.rdmablock.rdma.verbs.QpInitAttr;
-import io.rdmablock.rdma.verbs.QueuePair;
-import io.rdmablock.rdma.verbs.emu.EmuDevice;
+import io.rdmablock.rdma.verbs.emu.EmuCmId;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -14,8 +10,6 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -23,25 +17,16 @@ import java.util.concurrent.TimeoutException;
  * Connecting to a port nobody listens on fails with UNREACHABLE (ECONNREFUSED), as with iWARP; peer closed during the
  * handshake is CONNECT_ERROR; an unresolvable or unroutable address is ADDR_ERROR.
  */
-final class SoftCmId implements CmId {
+final class SoftCmId extends EmuCmId<SoftQp> {
     private final SoftVerbsProvider provider;
-    private final boolean passive;
-    private final ArrayBlockingQueue<CmEventType> events = new ArrayBlockingQueue<>(16);
     private volatile SocketChannel channel;
-    private InetSocketAddress remote;
-    private InetSocketAddress local;
-    private boolean resolved;
-    private volatile boolean connected;
-    private volatile SoftQp qp;
-    private byte[] privateData = new byte[0];
     private int peerInitiatorDepth = 16;
     private int peerResponderResources = 16;
-    private volatile boolean closed;
 
     /** Active id ({@code request == null}) or the passive id of a received connect request. */
     SoftCmId(SoftVerbsProvider provider, SocketChannel channel, CmWire.Msg request) {
+        super(provider.device(), request != null, SoftQp::new);
         this.provider = provider;
-        this.passive = request != null;
         this.channel = channel;
         if (request != null) {
             privateData = request.privateData();
@@ -56,73 +41,21 @@ final class SoftCmId implements CmId {
         }
     }
 
+    /** The source address of the route to {@code addr} (port 0 until connected); no route: ADDR_ERROR. */
     @Override
-    public void resolve(InetSocketAddress remoteAddress, long timeoutNs) {
-        if (passive || connected) {
-            throw new IllegalStateException("rdma_resolve_addr on a " + (passive ? "passive" : "connected") + " id");
-        }
-        InetAddress addr = remoteAddress.getAddress();
-        if (addr == null) {
-            try {
-                addr = InetAddress.getByName(remoteAddress.getHostString());
-            } catch (IOException e) {
-                throw new CmException("rdma_resolve_addr failed: ADDR_ERROR, cannot resolve host="
-                        + remoteAddress.getHostString(), CmEventType.ADDR_ERROR, null);
-            }
-        }
-        if (addr.isAnyLocalAddress() || addr.isMulticastAddress()) {
-            throw new CmException("rdma_resolve_addr failed: ADDR_ERROR, not a unicast address: " + addr,
-                    CmEventType.ADDR_ERROR, null);
-        }
+    protected InetSocketAddress localAddressFor(InetAddress addr, int port) {
         try (DatagramSocket probe = new DatagramSocket()) {
-            probe.connect(addr, Math.max(1, remoteAddress.getPort())); // route lookup only, nothing is sent
-            local = new InetSocketAddress(probe.getLocalAddress(), 0);
+            probe.connect(addr, Math.max(1, port)); // route lookup only, nothing is sent
+            return new InetSocketAddress(probe.getLocalAddress(), 0);
         } catch (IOException | RuntimeException e) {
             throw new CmException("rdma_resolve_addr failed: ADDR_ERROR, no route to " + addr + ": " + e,
                     CmEventType.ADDR_ERROR, null);
-        }
-        remote = new InetSocketAddress(addr, remoteAddress.getPort());
-        resolved = true;
-    }
-
-    @Override
-    public DeviceContext device() {
-        if (!passive && !resolved) {
-            throw new IllegalStateException("device is known after resolve (rdma_resolve_addr)");
-        }
-        return provider.device();
-    }
-
-    @Override
-    public QueuePair createQp(QpInitAttr attr) {
-        if (qp != null) {
-            throw new IllegalStateException("id already has a queue pair, qpNum=" + qp.qpNum());
-        }
-        SoftQp q = new SoftQp((EmuDevice) device(), attr);
-        q.onDisconnected(() -> events.offer(CmEventType.DISCONNECTED));
-        qp = provider.track(q);
-        return q;
-    }
-
-    @Override
-    public QueuePair qp() {
-        return qp;
-    }
-
-    private static void checkPrivateData(byte[] pd) {
-        if (pd != null && pd.length > MAX_PRIVATE_DATA) {
-            throw new IllegalArgumentException("invalid privateData: length=" + pd.length + ", max="
-                    + MAX_PRIVATE_DATA);
         }
     }
 
     @Override
     public void connect(byte[] pd, long timeoutNs) {
-        checkPrivateData(pd);
-        if (passive || !resolved || qp == null || connected || closed) {
-            throw new IllegalStateException("rdma_connect needs an active, resolved id with a queue pair; passive="
-                    + passive + ", resolved=" + resolved + ", qp=" + qp + ", connected=" + connected);
-        }
+        checkConnect(pd);
         long deadline = System.nanoTime() + timeoutNs;
         SocketChannel ch = null;
         try {
@@ -170,17 +103,8 @@ final class SoftCmId implements CmId {
     }
 
     @Override
-    public byte[] privateData() {
-        return privateData.clone();
-    }
-
-    @Override
     public void accept(byte[] pd, long timeoutNs) {
-        checkPrivateData(pd);
-        if (!passive || qp == null || connected || closed) {
-            throw new IllegalStateException("rdma_accept needs a connect request with a queue pair; passive="
-                    + passive + ", qp=" + qp + ", connected=" + connected);
-        }
+        checkAccept(pd);
         long deadline = System.nanoTime() + timeoutNs;
         SocketChannel ch = channel;
         SoftQp q = qp;
@@ -205,10 +129,7 @@ final class SoftCmId implements CmId {
 
     @Override
     public void reject(byte[] pd) {
-        checkPrivateData(pd);
-        if (!passive || connected) {
-            throw new IllegalStateException("rdma_reject needs an unanswered connect request");
-        }
+        checkReject(pd);
         SocketChannel ch = channel;
         if (ch != null && ch.isOpen()) {
             try {
@@ -221,34 +142,10 @@ final class SoftCmId implements CmId {
         close();
     }
 
+    /** Closes the socket of a connection not established yet (a handshake in progress fails). */
     @Override
-    public CmEventType pollEvent(long timeoutNs) {
-        try {
-            return events.poll(Math.max(0, timeoutNs), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
-
-    @Override
-    public void disconnect() {
-        SoftQp q = qp;
-        if (q != null && connected) {
-            q.requestError();
-        } else {
-            closeQuietly(channel);
-        }
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return local;
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return remote;
+    protected void disconnectUnconnected() {
+        closeQuietly(channel);
     }
 
     @Override

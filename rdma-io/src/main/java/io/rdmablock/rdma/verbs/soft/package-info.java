@@ -4,7 +4,11 @@
  * {@code soft0} ({@link io.rdmablock.rdma.verbs.DeviceContext.Transport#SOFT}).
  *
  * <h2>Structure</h2>
- * One TCP connection per queue pair; the connection-manager handshake ({@link io.rdmablock.rdma.verbs.soft.CmWire}:
+ * This package is the TCP transport of the emulated-provider engine ({@link io.rdmablock.rdma.verbs.emu}, shared with
+ * the {@code memory} provider): the queue pair's rings, post-time checks and completions
+ * ({@link io.rdmablock.rdma.verbs.emu.EmuQp}), the completion queue, the connection-manager id's state and the
+ * memory regions are there; here are the engine that moves the queue pairs' work over a socket, the handshake and
+ * the listener. One TCP connection per queue pair; the connection-manager handshake ({@link io.rdmablock.rdma.verbs.soft.CmWire}:
  * request with up to 56 bytes of private data, accept or reject with private data, ready-to-use) runs on that socket
  * before any queue-pair frame. Each queue pair has one engine ({@link io.rdmablock.rdma.verbs.soft.QpEngine}) that
  * owns the socket and all transport state: its {@link io.rdmablock.rdma.verbs.soft.Transmitter} sends posted work

@@ -1,37 +1,48 @@
-package io.rdmablock.rdma.verbs.soft;
+package io.rdmablock.rdma.verbs.emu;
 
 import io.rdmablock.rdma.verbs.CompletionQueue;
 import io.rdmablock.rdma.verbs.WcOpcode;
 import io.rdmablock.rdma.verbs.WcStatus;
 import io.rdmablock.rdma.verbs.WorkCompletion;
-import io.rdmablock.rdma.verbs.emu.EmuCqRing;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A soft completion queue: a preallocated many-producer (queue-pair engines), one-consumer ring of completion
- * entries ({@link EmuCqRing}, shared with the memory provider; nothing is allocated per completion); this class adds
- * the queue's states, the wake-ups of a waiter and the stepping of the attached queue pairs' engines.
+ * The completion queue of both emulated providers: a preallocated many-producer (whichever threads run the queue
+ * pairs' transports), one-consumer ring of completion entries ({@link EmuCqRing}; nothing is allocated per
+ * completion); this class adds the queue's states, the wake-ups of a waiter and the stepping of the attached queue
+ * pairs' transports on the poller's thread ({@link EmuQp#pollStep}, {@link EmuQp#awaitStep}: soft's engines run
+ * there; the memory transport does its work when posting and has nothing to step). Shared implementation of the
+ * emulated providers, not an API for users.
  *
  * <p>Overrun: a producer that finds the ring full puts the CQ in the error state and moves every attached queue pair
  * to ERROR; {@link #poll} and {@link #await} then throw {@link CqOverrunException}.
  */
-final class SoftCq implements CompletionQueue {
+public final class EmuCq implements CompletionQueue {
+    private static final EmuQp[] NONE = new EmuQp[0];
     private final EmuCqRing ring;
     private final int capacity;
+    private final String name;
+    private final String deviceName;
+    private final EmuResources resources;
     /** Queue pairs using this CQ (send or receive side), each once; copied on change. */
-    private volatile SoftQp[] attached = new SoftQp[0];
+    private volatile EmuQp[] attached = NONE;
     private volatile boolean overrun;
     private volatile boolean closed;
     private volatile Thread waiter;
     private volatile boolean wakeupRequested;
-    /** The engine whose selector the waiter blocks in ({@link QpEngine#awaitInline}), else null. */
-    volatile QpEngine waitingEngine;
+    /** The queue pair whose transport the waiter blocks in ({@link EmuQp#awaitStep}), else null. */
+    private volatile EmuQp waitingQp;
 
-    private final SoftVerbsProvider provider;
-
-    SoftCq(SoftVerbsProvider provider, int requested) {
-        this.provider = provider;
+    /**
+     * @param name the simple name {@code toString} begins with ({@code SoftCq}, {@code MemCq})
+     * @param deviceName the device whose queue pairs may use it
+     */
+    EmuCq(String name, String deviceName, EmuResources resources, int requested) {
+        this.name = name;
+        this.deviceName = deviceName;
+        this.resources = resources;
         this.ring = new EmuCqRing(requested);
         this.capacity = ring.capacity();
     }
@@ -41,31 +52,39 @@ final class SoftCq implements CompletionQueue {
         return capacity;
     }
 
-    synchronized void attach(SoftQp qp) {
-        SoftQp[] a = attached;
-        for (SoftQp q : a) {
+    String deviceName() {
+        return deviceName;
+    }
+
+    synchronized void attach(EmuQp qp) {
+        EmuQp[] a = attached;
+        for (EmuQp q : a) {
             if (q == qp) {
                 return;
             }
         }
-        SoftQp[] b = java.util.Arrays.copyOf(a, a.length + 1);
+        EmuQp[] b = Arrays.copyOf(a, a.length + 1);
         b[a.length] = qp;
         attached = b;
     }
 
-    synchronized void detach(SoftQp qp) {
-        SoftQp[] a = attached;
-        attached = java.util.Arrays.stream(a).filter(q -> q != qp).toArray(SoftQp[]::new);
+    synchronized void detach(EmuQp qp) {
+        attached = Arrays.stream(attached).filter(q -> q != qp).toArray(EmuQp[]::new);
+    }
+
+    /** A transport blocks in {@code qp}'s own wait for this CQ's waiter (null: it stopped); see {@link #wakeWaiter}. */
+    public void waitingIn(EmuQp qp) {
+        waitingQp = qp;
     }
 
     /** True when a waiter need not block: an entry is there, a wake-up was asked for, or the CQ failed or closed. */
-    boolean ready() {
+    public boolean ready() {
         return ring.hasEntry() || wakeupRequested || overrun || closed;
     }
 
     /**
-     * Adds one completion (whichever thread runs an engine). Returns false after an overrun (the entry is lost and the attached queue
-     * pairs are being moved to ERROR).
+     * Adds one completion (whichever thread runs a transport). Returns false after an overrun (the entry is lost and
+     * the attached queue pairs are being moved to ERROR).
      */
     boolean push(long id, WcStatus st, WcOpcode op, int len, boolean hasImm, int immData, int qp) {
         if (overrun || closed) {
@@ -88,7 +107,7 @@ final class SoftCq implements CompletionQueue {
             return;
         }
         overrun = true;
-        for (SoftQp qp : attached) {
+        for (EmuQp qp : attached) {
             qp.requestError();
         }
         Thread w = waiter;
@@ -98,16 +117,16 @@ final class SoftCq implements CompletionQueue {
     }
 
     private void wakeWaiter(Thread w) {
-        QpEngine e = waitingEngine;
-        if (e != null) {
-            e.selector.wakeup();
+        EmuQp q = waitingQp;
+        if (q != null) {
+            q.wakeAwait();
         }
         LockSupport.unpark(w);
     }
 
     /**
-     * Steps the attached queue pairs' engines on the caller's thread (those no other thread runs right now), then
-     * moves up to {@code max} entries out; see {@link QpEngine}.
+     * Steps the attached queue pairs' transports on the caller's thread (those no other thread runs right now), then
+     * moves up to {@code max} entries out.
      */
     @Override
     public int poll(WorkCompletion[] out, int max) {
@@ -115,13 +134,9 @@ final class SoftCq implements CompletionQueue {
             throw new CqOverrunException("completion queue overrun: capacity=" + capacity
                     + "; attached queue pairs moved to ERROR (IBV_EVENT_CQ_ERR)");
         }
-        for (SoftQp qp : attached) {
-            qp.engine.driver.pollInline();
+        for (EmuQp qp : attached) {
+            qp.pollStep();
         }
-        return take(out, max);
-    }
-
-    private int take(WorkCompletion[] out, int max) {
         return ring.take(out, max);
     }
 
@@ -148,12 +163,12 @@ final class SoftCq implements CompletionQueue {
                 if (left <= 0 || closed) {
                     return 0;
                 }
-                SoftQp[] qs = attached;
-                if (qs.length == 1 && qs[0].engine.driver.awaitInline(this, left)) {
-                    continue; // waited in the queue pair's selector, stepping its engine: no other thread involved
+                EmuQp[] qs = attached;
+                if (qs.length == 1 && qs[0].awaitStep(this, left)) {
+                    continue; // waited in the queue pair's transport, stepping it: no other thread involved
                 }
-                for (SoftQp qp : qs) {
-                    qp.engine.driver.handBack(); // this thread sleeps: the engines' threads serve them meanwhile
+                for (EmuQp qp : qs) {
+                    qp.handBack(); // this thread sleeps: the transports' own threads serve them meanwhile
                 }
                 LockSupport.parkNanos(this, left);
             }
@@ -178,11 +193,11 @@ final class SoftCq implements CompletionQueue {
         }
         closed = true;
         wakeup();
-        provider.untrack(this);
+        resources.untrack(this);
     }
 
     @Override
     public String toString() {
-        return "SoftCq{capacity=" + capacity + ", overrun=" + overrun + "}";
+        return name + "{capacity=" + capacity + ", overrun=" + overrun + "}";
     }
 }
