@@ -49,6 +49,8 @@ final class FfmCompletionQueue implements CompletionQueue {
     private final int wakeFd;
     private final MemorySegment wcs;
     private final MemorySegment pollFds;
+    /** The {@code struct timespec} of {@link FdPoll#ppoll}. */
+    private final MemorySegment timespec;
     private final MemorySegment cqOut;
     private final MemorySegment ctxOut;
     private final MemorySegment buf8;
@@ -75,6 +77,7 @@ final class FfmCompletionQueue implements CompletionQueue {
         this.cqOut = arena.allocate(ADDRESS);
         this.ctxOut = arena.allocate(ADDRESS);
         this.buf8 = arena.allocate(JAVA_LONG);
+        this.timespec = arena.allocate(FdPoll.TIMESPEC_BYTES, 8);
         pollFds.set(JAVA_INT, 0, channelFd);
         pollFds.set(JAVA_SHORT, 4, (short) Native.POLLIN);
         pollFds.set(JAVA_INT, 8, wakeFd);
@@ -230,7 +233,7 @@ final class FfmCompletionQueue implements CompletionQueue {
             if (remaining <= 0) {
                 return 0;
             }
-            int ready = FdPoll.poll(pollFds, 3, remaining);
+            int ready = FdPoll.ppoll(pollFds, 3, remaining, timespec);
             if (ready > 0) {
                 if ((pollFds.get(JAVA_SHORT, 22) & Native.POLLIN) != 0) {
                     device.drainAsyncEvents();

@@ -91,6 +91,8 @@ final class Native {
 
     // ---- libc
     static final MethodHandle POLL = libc("poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
+    /** {@code ppoll(2)}: fds, nfds, {@code struct timespec *}, sigmask (NULL). */
+    static final MethodHandle PPOLL = libc("ppoll", JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
     static final MethodHandle FCNTL = capturing(LIBC, "fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
             Linker.Option.firstVariadicArg(2));
     static final MethodHandle EVENTFD = libc("eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
