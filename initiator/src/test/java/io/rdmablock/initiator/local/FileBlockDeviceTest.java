@@ -11,7 +11,6 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 @Timeout(30)
 class FileBlockDeviceTest {
@@ -62,21 +61,5 @@ class FileBlockDeviceTest {
         d.close();
         CompletionException e = assertThrows(CompletionException.class, () -> d.read(0, b).join());
         assertInstanceOf(DeviceLostException.class, e.getCause());
-    }
-
-    @Test
-    void deviceOptionsShouldWantExactlyOneSource() {
-        DeviceSource none = new DeviceSource();
-        new CommandLine(none).parseArgs();
-        assertThrows(IllegalArgumentException.class, () -> none.open(1));
-        DeviceSource two = new DeviceSource();
-        new CommandLine(two).parseArgs("--file", "/x", "--volume", "v");
-        assertThrows(IllegalArgumentException.class, () -> two.open(1));
-        DeviceSource file = new DeviceSource();
-        FileBlockDevice.createFile(dir.resolve("f.img"), 4096);
-        new CommandLine(file).parseArgs("--file", dir.resolve("f.img").toString(), "--direct=false");
-        try (var d = file.open(1)) {
-            assertEquals(4096, d.capacityBytes());
-        }
     }
 }

@@ -2,6 +2,12 @@ package io.rdmablock.cli;
 
 import io.rdmablock.mgmt.client.MgmtException;
 import io.rdmablock.mgmt.client.MgmtUnavailableException;
+import io.rdmablock.node.NodeCommand;
+import io.rdmablock.tools.bench.BenchCommand;
+import io.rdmablock.tools.copy.ExportCommand;
+import io.rdmablock.tools.copy.ImportCommand;
+import io.rdmablock.tools.nbd.NbdCommand;
+import io.rdmablock.tools.replay.ReplayCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,9 +16,6 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
@@ -20,10 +23,10 @@ import java.util.concurrent.Callable;
  * {@code rdmablock}: the one command line of the project.
  *
  * <p>Built-in subcommands: {@code mgmt}, {@code volume create|list|get|resize|delete}, {@code node list|drain}.
- * Subcommands living in other modules are listed in {@link #MODULE_COMMANDS} and added when their class is on the
- * classpath: each must be a picocli {@code @Command} class with a public no-argument constructor, implementing
- * {@code Callable<Integer>} (the exit code). The storage node's {@code NodeCommand} becomes {@code rdmablock node}
- * and keeps {@code list} and {@code drain} as its subcommands.
+ * Subcommands living in other modules are wired in {@link #commandLine()}: the storage node's {@link NodeCommand}
+ * becomes {@code rdmablock node} and keeps {@code list}, {@code drain}, ... as its subcommands; the tools module gives
+ * {@code import}, {@code export}, {@code bench}, {@code nbd} and {@code replay}; {@code stack-bench} runs both sides.
+ * Each is a picocli {@code @Command} implementing {@code Callable<Integer>} (the exit code).
  *
  * <p>Errors: a bad option prints {@code rdmablock: invalid <field>: ...} (field and bounds) and exits 2; see
  * {@link ExitCodes} for the rest. With {@code -o json} the error is a JSON object instead ({@link JsonErrors}).
@@ -33,25 +36,8 @@ import java.util.concurrent.Callable;
         description = "Distributed block storage over an NVMe-oF-style protocol on RDMA.",
         subcommands = {MgmtCommand.class, VolumeCommand.class, HostCommand.class})
 public final class RdmablockCli implements Callable<Integer> {
-    /**
-     * Subcommands provided by other modules: name → class. Add a line here when a module gains a command.
-     * The classes are looked up reflectively so that this module builds while they are being written.
-     */
-    public static final Map<String, String> MODULE_COMMANDS = moduleCommands();
-
     @Spec
     CommandSpec spec;
-
-    private static Map<String, String> moduleCommands() {
-        var m = new LinkedHashMap<String, String>();
-        m.put("node", "io.rdmablock.node.NodeCommand");                // storage-node: run a storage node
-        m.put("import", "io.rdmablock.initiator.cli.ImportCommand");   // initiator: raw image file → volume
-        m.put("export", "io.rdmablock.initiator.cli.ExportCommand");   // initiator: volume → raw image file
-        m.put("bench", "io.rdmablock.initiator.bench.BenchCommand");   // initiator: fio-style benchmark
-        m.put("nbd", "io.rdmablock.initiator.nbd.NbdCommand");         // initiator: NBD export of a volume
-        m.put("replay", "io.rdmablock.initiator.replay.ReplayCommand"); // initiator: verified block-trace replay
-        return Map.copyOf(m);
-    }
 
     @Override
     public Integer call() {
@@ -62,42 +48,26 @@ public final class RdmablockCli implements Callable<Integer> {
     /** @return the configured command line (all subcommands, error handlers); set out/err after this if needed */
     public static CommandLine commandLine() {
         var root = new CommandLine(new RdmablockCli());
-        for (String name : new String[] {"node", "import", "export", "bench", "nbd", "replay"}) {
-            Object command = instantiate(MODULE_COMMANDS.get(name));
-            if ("node".equals(name)) {
-                var node = new CommandLine(command != null ? command : new NodeCommandPlaceholder());
-                node.addSubcommand("list", new NodeAdminCommands.ListNodes());
-                node.addSubcommand("drain", new NodeAdminCommands.Drain());
-                node.addSubcommand("undrain", new NodeAdminCommands.Undrain());
-                node.addSubcommand("rotate-key", new NodeAdminCommands.RotateKey());
-                node.addSubcommand("remove", new NodeAdminCommands.Remove());
-                RequiredUnlessSubcommand.apply(node);
-                root.addSubcommand("node", node);
-            } else if (command != null) {
-                root.addSubcommand(name, command);
-            }
-        }
-        if (instantiate(MODULE_COMMANDS.get("node")) != null && instantiate(MODULE_COMMANDS.get("bench")) != null) {
-            root.addSubcommand("stack-bench", new StackBenchCommand()); // needs storage-node and initiator
-        }
+        var node = new CommandLine(new NodeCommand());                  // storage-node: run a storage node
+        node.addSubcommand("list", new NodeAdminCommands.ListNodes());
+        node.addSubcommand("drain", new NodeAdminCommands.Drain());
+        node.addSubcommand("undrain", new NodeAdminCommands.Undrain());
+        node.addSubcommand("rotate-key", new NodeAdminCommands.RotateKey());
+        node.addSubcommand("remove", new NodeAdminCommands.Remove());
+        RequiredUnlessSubcommand.apply(node);
+        root.addSubcommand("node", node);
+        root.addSubcommand("import", new ImportCommand());              // tools: raw image file -> volume
+        root.addSubcommand("export", new ExportCommand());              // tools: volume -> raw image file
+        root.addSubcommand("bench", new BenchCommand());                // tools: fio-style benchmark
+        root.addSubcommand("nbd", new NbdCommand());                    // tools: NBD export of a volume
+        root.addSubcommand("replay", new ReplayCommand());              // tools: verified block-trace replay
+        root.addSubcommand("stack-bench", new StackBenchCommand());     // a node and bench in one run
         root.addSubcommand(new CommandLine.HelpCommand());
         root.addSubcommand("completion", new CompletionCommand());
         root.setExecutionStrategy(RequiredUnlessSubcommand.strategy(new CommandLine.RunLast()));
         root.setParameterExceptionHandler(RdmablockCli::usageError);
         root.setExecutionExceptionHandler(RdmablockCli::failure);
         return root;
-    }
-
-    /** @return a new instance of the class, or null when it is not on the classpath */
-    static Object instantiate(String className) {
-        try {
-            return Class.forName(className).getConstructor().newInstance();
-        } catch (ClassNotFoundException e) {
-            return null;
-        } catch (NoSuchMethodException | InstantiationException | IllegalAccessException
-                 | InvocationTargetException e) {
-            throw new IllegalStateException("cannot create command " + className + ": " + e, e);
-        }
     }
 
     private static int usageError(CommandLine.ParameterException e, String[] args) {

@@ -1,0 +1,129 @@
+package io.rdmablock.tools.bench;
+
+import java.util.SplittableRandom;
+
+/**
+ * Chooses each I/O of a job clone: direction ({@code rwmixread}), length ({@code bs}, {@code bssplit}) and offset
+ * (sequential, or random by {@code random_distribution} on a grid of {@code blockalign} bytes, default the block
+ * size; fio's {@code get_next_rand_offset}: offset = region start + b x align, b drawn over the blocks whose I/O of
+ * the largest length still ends inside the region). One generator for the clone, seeded from {@link JobSpec#seed()}
+ * plus the clone index, so with {@code randrepeat=1} (fio's default) the same job file chooses the same sequence
+ * every run. Sequential offsets wrap at the region end. Thread-safe (synchronized: I/O units of a clone complete on
+ * several threads).
+ */
+final class IoChooser {
+    /** The chosen I/O. */
+    record Choice(boolean read, int lengthBytes, long offsetBytes) {
+    }
+
+    private final JobSpec spec;
+    private final long regionStart;
+    private final long regionLength;
+    private final SplittableRandom rng;
+    private final OffsetDistribution readDist;
+    private final OffsetDistribution writeDist;
+    private final long readAlign;
+    private final long writeAlign;
+    private final int[] splitBs;
+    private final int[] splitCumPct; // cumulative, in 1/100 percent
+    private long seq;
+
+    /**
+     * @throws IllegalArgumentException when a block size or the alignment is not a multiple of {@code lbaSize}, or
+     *                                  the region is smaller than the largest block
+     */
+    IoChooser(JobSpec spec, long regionStart, long regionLength, int lbaSize, long seed) {
+        this.spec = spec;
+        this.regionStart = regionStart;
+        this.regionLength = regionLength;
+        this.rng = new SplittableRandom(seed);
+        check("bs", spec.bsRead, lbaSize);
+        check("bs", spec.bsWrite, lbaSize);
+        splitBs = new int[spec.bssplit.size()];
+        splitCumPct = new int[spec.bssplit.size()];
+        int cum = 0;
+        int minSplit = Integer.MAX_VALUE;
+        for (int i = 0; i < splitBs.length; i++) {
+            splitBs[i] = spec.bssplit.get(i).bs();
+            check("bssplit", splitBs[i], lbaSize);
+            minSplit = Math.min(minSplit, splitBs[i]);
+            cum += (int) Math.round(spec.bssplit.get(i).percent() * 100);
+            splitCumPct[i] = i == splitBs.length - 1 ? 10_000 : cum;
+        }
+        if (spec.blockAlign > 0) {
+            check("blockalign", spec.blockAlign, lbaSize);
+        }
+        int maxBs = spec.maxBlockSize();
+        readAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs.length > 0 ? minSplit : spec.bsRead;
+        writeAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs.length > 0 ? minSplit : spec.bsWrite;
+        if (spec.rw.random) {
+            readDist = spec.distribution.create(ranges(readAlign, maxBs), readAlign, true, rng.split());
+            writeDist = spec.distribution.create(ranges(writeAlign, maxBs), writeAlign, false, rng.split());
+        } else {
+            readDist = null;
+            writeDist = null;
+        }
+    }
+
+    private long ranges(long align, int maxBs) {
+        return (regionLength - maxBs) / align + 1;
+    }
+
+    private static void check(String k, int bs, int lba) {
+        if (bs % lba != 0) {
+            throw new IllegalArgumentException("invalid " + k + ": " + k + "=" + bs + " is not a multiple of the LBA size " + lba);
+        }
+    }
+
+    synchronized Choice next() {
+        boolean read = spec.rw == JobSpec.Rw.RW || spec.rw == JobSpec.Rw.RANDRW
+                ? rng.nextInt(100) < spec.rwmixread : spec.rw.reads;
+        int len = chooseBs(read);
+        long off;
+        if (spec.rw.random) {
+            long b = (read ? readDist : writeDist).next();
+            off = regionStart + b * (read ? readAlign : writeAlign);
+        } else {
+            long pos = seq % regionLength;
+            if (pos + len > regionLength) {
+                pos = 0;
+                seq = 0;
+            }
+            seq = pos + len;
+            off = regionStart + pos;
+        }
+        return new Choice(read, len, off);
+    }
+
+    /** Another offset for the same direction and length (when the chosen block is busy). */
+    synchronized long another(Choice c) {
+        if (!spec.rw.random) {
+            long pos = seq % regionLength;
+            if (pos + c.lengthBytes() > regionLength) {
+                pos = 0;
+            }
+            seq = pos + c.lengthBytes();
+            return regionStart + pos;
+        }
+        long b = (c.read() ? readDist : writeDist).next();
+        return regionStart + b * (c.read() ? readAlign : writeAlign);
+    }
+
+    /** Next random value for verify data seeds. */
+    synchronized long nextSeed() {
+        return rng.nextLong();
+    }
+
+    private int chooseBs(boolean read) {
+        if (splitBs.length == 0) {
+            return read ? spec.bsRead : spec.bsWrite;
+        }
+        int r = rng.nextInt(10_000);
+        for (int i = 0; i < splitBs.length; i++) {
+            if (r < splitCumPct[i]) {
+                return splitBs[i];
+            }
+        }
+        return splitBs[splitBs.length - 1];
+    }
+}

@@ -1,0 +1,80 @@
+package io.rdmablock.tools.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The fio job options {@code rdmablock bench} knows (fio(1) "JOB PARAMETERS"), in four groups: options carried out
+ * with fio's meaning ({@link #SUPPORTED}); options accepted without effect because rdmablock always behaves that way
+ * ({@link #NO_EFFECT}, with the reason); target options of other engines, ignored with one warning because the target
+ * comes from the command line ({@link #TARGET}); and {@code ioengine}, which must say {@code rdmablock}.
+ * Anything else is an unsupported option: {@link JobSpec#checkSupported} lists them for every job of the file.
+ */
+final class JobOptions {
+    /** Supported options and what they do here (fio's meaning unless the text says otherwise). */
+    static final Map<String, String> SUPPORTED = table(
+            "name", "job name", "description", "free text, printed",
+            "rw", "read|write|randread|randwrite|rw|readwrite|randrw", "readwrite", "alias of rw",
+            "rwmixread", "percent reads in rw/randrw", "rwmixwrite", "percent writes in rw/randrw",
+            "bs", "block size, or read,write", "blocksize", "alias of bs", "bssplit", "block size mix, 4k/50:64k/50",
+            "blockalign", "alignment of random offsets (default: the block size)", "ba", "alias of blockalign",
+            "iodepth", "I/Os in flight per clone", "numjobs", "clones, one queue pair each",
+            "size", "bytes or % of the device per job", "offset", "start of the region, bytes or %",
+            "runtime", "seconds or with unit", "time_based", "run for runtime even after size",
+            "ramp_time", "time before statistics are recorded", "startdelay", "delay before the job starts (s)",
+            "loops", "repeat the job's I/O this many times", "stonewall", "wait for the jobs before; new group",
+            "wait_for_previous", "alias of stonewall", "new_group", "start a new reporting group",
+            "random_distribution", "random|zipf:t|pareto:h|normal:dev|zoned:...|zoned_abs:...",
+            "randrepeat", "same random sequence every run (default 1)", "randseed", "seed of the random sequence",
+            "random_generator", "accepted: tausworthe|lfsr|tausworthe64; SplitMix64 is used (a notice says so)",
+            "latency_target", "fio's queue-depth search: max latency (us)", "latency_window", "sample window (us)",
+            "latency_percentile", "percent of I/Os within the target (default 100)",
+            "rate", "bandwidth cap, bytes/s, read,write", "rate_iops", "IOPS cap, read,write",
+            "thinktime", "pause after thinktime_blocks I/Os (us)", "thinktime_blocks", "I/Os between pauses (default 1)",
+            "verify", "crc32c|md5|pattern|0", "verify_pattern", "32-bit pattern for verify=pattern",
+            "do_verify", "read back after writing", "verify_fatal", "stop at the first verify failure",
+            "verify_backlog", "verify after this many written blocks", "verify_state_save",
+            "save the per-block write generations at the end", "verify_state_load",
+            "check reads against saved generations", "percentile_list", "latency percentiles, 50:99:99.9",
+            "group_reporting", "one result per group");
+
+    /** Accepted and without effect, with the reason. */
+    static final Map<String, String> NO_EFFECT = table(
+            "direct", "I/O always bypasses any cache (direct=0 says so in a warning)",
+            "buffered", "I/O always bypasses any cache (buffered=1 says so in a warning)", "thread", "jobs are threads",
+            "invalidate", "there is no page cache to invalidate", "norandommap", "random offsets never use a map",
+            "cpumask", "no CPU pinning", "enable_sgl", "data always travels in SGLs");
+
+    /** Target options of other engines: ignored with one warning, the target is the command line's device. */
+    static final Set<String> TARGET = Set.of("filename", "directory", "uri", "hostname", "port", "spdk_conf",
+            "clientname", "pool", "rbdname", "namespace", "exportname", "verb", "bindname", "filename_format");
+
+    private JobOptions() {
+    }
+
+    private static Map<String, String> table(String... kv) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    static boolean known(String k) {
+        return k.equals("ioengine") || SUPPORTED.containsKey(k) || NO_EFFECT.containsKey(k) || TARGET.contains(k);
+    }
+
+    /** Every accepted option name, sorted, for error messages and --help. */
+    static String acceptedList() {
+        Set<String> all = new TreeSet<>(SUPPORTED.keySet());
+        all.addAll(NO_EFFECT.keySet());
+        all.add("ioengine");
+        return String.join(", ", all);
+    }
+
+    static String targetList() {
+        return String.join(", ", new TreeSet<>(TARGET));
+    }
+}

@@ -1,0 +1,320 @@
+package io.rdmablock.tools.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One benchmark job, resolved from fio options (fio(1), "JOB PARAMETERS"); the meanings are fio's. The accepted
+ * options, their groups and what each does here are in {@link JobOptions}. {@link #parse} records unknown options in
+ * {@link #unsupported} (so a job file can be checked as a whole, {@link #checkSupported}); {@link #of} fails on them.
+ * A bad value fails with {@link IllegalArgumentException} naming the option, the value and its bounds.
+ */
+final class JobSpec {
+
+    enum Rw {
+        READ(false, false, true), WRITE(false, true, false), RANDREAD(true, false, true), RANDWRITE(true, true, false),
+        RW(false, true, true), RANDRW(true, true, true);
+
+        final boolean random;
+        final boolean writes;
+        final boolean reads;
+
+        Rw(boolean random, boolean writes, boolean reads) {
+            this.random = random;
+            this.writes = writes;
+            this.reads = reads;
+        }
+    }
+
+    enum Verify { NONE, CRC32C, MD5, PATTERN }
+
+    static final double[] DEFAULT_PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+    /** fio's FIO_RANDSEED (fio.h): the base seed when randrepeat=1 and no randseed is given. */
+    static final long FIO_RANDSEED = 0xb1899bedL;
+
+    String name = "job";
+    String description = "";
+    Rw rw = Rw.READ;
+    int rwmixread = 50;
+    int bsRead = 4096;
+    int bsWrite = 4096;
+    List<FioValues.Split> bssplit = List.of();
+    /** Alignment of random offsets in bytes; 0 = the block size of the I/O (fio's default). */
+    int blockAlign;
+    int iodepth = 1;
+    int numjobs = 1;
+    String size;      // raw, resolved against the device
+    /** The size came from the command line ({@code --size}): an absolute size beyond the device is rejected. */
+    boolean sizeStrict;
+    String offset = "0";
+    long runtimeNs;
+    boolean timeBased;
+    long rampTimeNs;
+    long startDelayNs;
+    int loops = 1;
+    boolean stonewall;
+    boolean newGroup;
+    /** Reporting group (fio's groupid) and execution phase, assigned by {@link #assignGroups}. */
+    int groupId;
+    int phase;
+    RandomDistribution distribution = RandomDistribution.UNIFORM;
+    boolean randrepeat = true;
+    Long randseed;
+    String randomGenerator = "tausworthe";
+    long latencyTargetNs;
+    long latencyWindowNs;
+    double latencyPercentile = 100;
+    /** Bandwidth caps {read, write} in bytes/s and IOPS caps {read, write}; 0 = none. */
+    long[] rateBytes = {0, 0};
+    long[] rateIops = {0, 0};
+    long thinktimeNs;
+    int thinktimeBlocks = 1;
+    Verify verify = Verify.NONE;
+    int verifyPattern = 0xdeadbeef;
+    boolean doVerify = true;
+    boolean verifyFatal;
+    int verifyBacklog;
+    boolean verifyStateSave;
+    boolean verifyStateLoad;
+    double[] percentiles = DEFAULT_PERCENTILES;
+    boolean groupReporting;
+    /** The options as given (after [global] merge and command-line overrides), for "job options" in the JSON. */
+    final Map<String, String> options = new LinkedHashMap<>();
+    final java.util.Set<String> warnings = new java.util.LinkedHashSet<>();
+    /** Options of this job that rdmablock bench does not know. */
+    final List<String> unsupported = new ArrayList<>();
+    /** Target options of other engines given in this job (ignored: the target is the command line's). */
+    final java.util.Set<String> ignoredTarget = new java.util.LinkedHashSet<>();
+
+    /** Resolves {@code opts} (fio option name to value; flags have value "") into a job; fails on unknown options. */
+    static JobSpec of(String name, Map<String, String> opts) {
+        JobSpec j = parse(name, opts);
+        checkSupported(List.of(j));
+        return j;
+    }
+
+    /** Like {@link #of} but records unknown options in {@link #unsupported} instead of failing. */
+    static JobSpec parse(String name, Map<String, String> opts) {
+        JobSpec j = new JobSpec();
+        j.name = name;
+        for (Map.Entry<String, String> e : opts.entrySet()) {
+            String k = e.getKey();
+            String v = e.getValue() == null ? "" : e.getValue();
+            j.options.put(k, v);
+            if (k.equals("ioengine")) {
+                if (!v.equals("rdmablock")) {
+                    throw new IllegalArgumentException("invalid ioengine: '" + v + "': change the engine line to"
+                            + " ioengine=rdmablock (the target is the command line's --volume/--address/--file)");
+                }
+            } else if (JobOptions.TARGET.contains(k)) {
+                j.ignoredTarget.add(k);
+            } else if (JobOptions.NO_EFFECT.containsKey(k)) {
+                if (k.equals("direct") && !FioValues.bool(k, v) || k.equals("buffered") && FioValues.bool(k, v)) {
+                    j.warnings.add(k + "=" + v + " ignored: rdmablock I/O always bypasses any cache (as direct=1)");
+                }
+            } else if (!JobOptions.SUPPORTED.containsKey(k)) {
+                j.unsupported.add(k);
+            } else {
+                j.set(k, v);
+            }
+        }
+        if (j.verify != Verify.NONE && (!j.bssplit.isEmpty() || j.bsRead != j.bsWrite)) {
+            throw new IllegalArgumentException("invalid verify: verify=" + j.verify.name().toLowerCase()
+                    + " needs one block size (no bssplit, same read and write bs)");
+        }
+        if ((j.verifyStateSave || j.verifyStateLoad || j.verifyBacklog > 0) && j.verify == Verify.NONE) {
+            throw new IllegalArgumentException("invalid job '" + name + "': verify_state_save, verify_state_load and"
+                    + " verify_backlog need verify=crc32c|md5|pattern");
+        }
+        return j;
+    }
+
+    /** Fails listing, for every job with any, the options rdmablock bench does not know, and the accepted ones. */
+    static void checkSupported(List<JobSpec> jobs) {
+        List<String> bad = new ArrayList<>();
+        for (JobSpec j : jobs) {
+            if (!j.unsupported.isEmpty()) {
+                bad.add("job '" + j.name + "': " + String.join(", ", j.unsupported));
+            }
+        }
+        if (!bad.isEmpty()) {
+            throw new IllegalArgumentException("unsupported fio options: " + String.join("; ", bad)
+                    + " (rdmablock bench accepts: " + JobOptions.acceptedList() + "; target options ignored: "
+                    + JobOptions.targetList() + ")");
+        }
+    }
+
+    /**
+     * fio's stonewall/new_group: a job with stonewall (or wait_for_previous) starts a new phase, which runs after
+     * every job before it has finished, and a new reporting group; new_group starts a new group only.
+     */
+    static void assignGroups(List<JobSpec> jobs) {
+        int group = 0;
+        int phase = 0;
+        for (int i = 0; i < jobs.size(); i++) {
+            JobSpec j = jobs.get(i);
+            if (i > 0 && j.stonewall) {
+                phase++;
+            }
+            if (i > 0 && (j.stonewall || j.newGroup)) {
+                group++;
+            }
+            j.phase = phase;
+            j.groupId = group;
+        }
+    }
+
+    /** The base seed of this job: randseed, else fio's fixed seed with randrepeat=1, else the clock. */
+    long seed() {
+        if (randseed != null) {
+            return randseed;
+        }
+        return randrepeat ? FIO_RANDSEED : System.nanoTime();
+    }
+
+    private void set(String k, String v) {
+        switch (k) {
+            case "name" -> name = v;
+            case "description" -> description = v.replace("\"", "");
+            case "rw", "readwrite" -> rw = switch (v) {
+                case "read" -> Rw.READ;
+                case "write" -> Rw.WRITE;
+                case "randread" -> Rw.RANDREAD;
+                case "randwrite" -> Rw.RANDWRITE;
+                case "rw", "readwrite" -> Rw.RW;
+                case "randrw" -> Rw.RANDRW;
+                default -> throw new IllegalArgumentException("invalid rw: '" + v
+                        + "', allowed=read|write|randread|randwrite|rw|readwrite|randrw");
+            };
+            case "rwmixread" -> rwmixread = FioValues.integer(k, v, 0, 100);
+            case "rwmixwrite" -> rwmixread = 100 - FioValues.integer(k, v, 0, 100);
+            case "bs", "blocksize" -> {
+                String[] p = v.split(",", -1);
+                bsRead = blockSize(k, p[0]);
+                bsWrite = p.length > 1 && !p[1].isBlank() ? blockSize(k, p[1]) : bsRead;
+            }
+            case "bssplit" -> bssplit = FioValues.bssplit(v);
+            case "blockalign", "ba" -> blockAlign = blockSize(k, v.split(",")[0]);
+            case "iodepth" -> iodepth = FioValues.integer(k, v, 1, 4096);
+            case "numjobs" -> numjobs = FioValues.integer(k, v, 1, 256);
+            case "size" -> size = v;
+            case "offset" -> offset = v;
+            case "runtime" -> runtimeNs = FioValues.timeNs(k, v);
+            case "time_based" -> timeBased = FioValues.bool(k, v);
+            case "ramp_time" -> rampTimeNs = FioValues.timeNs(k, v);
+            case "startdelay" -> startDelayNs = FioValues.timeNs(k, v);
+            case "loops" -> loops = FioValues.integer(k, v, 1, 1_000_000);
+            case "stonewall", "wait_for_previous" -> stonewall = FioValues.bool(k, v);
+            case "new_group" -> newGroup = FioValues.bool(k, v);
+            case "random_distribution" -> distribution = RandomDistribution.parse(v);
+            case "randrepeat" -> randrepeat = FioValues.bool(k, v);
+            case "randseed" -> randseed = FioValues.unsigned(k, v);
+            case "random_generator" -> {
+                if (!v.equals("tausworthe") && !v.equals("lfsr") && !v.equals("tausworthe64")) {
+                    throw new IllegalArgumentException("invalid random_generator: '" + v
+                            + "', allowed=tausworthe|lfsr|tausworthe64");
+                }
+                randomGenerator = v;
+                warnings.add("random_generator=" + v + ": offsets come from SplitMix64 (java.util.SplittableRandom)"
+                        + " seeded with randseed, not fio's " + v + (v.equals("lfsr")
+                        ? "; blocks may repeat within a pass (an LFSR visits each block once)" : ""));
+            }
+            case "latency_target" -> latencyTargetNs = FioValues.timeNs(k, v, 1_000L);
+            case "latency_window" -> latencyWindowNs = FioValues.timeNs(k, v, 1_000L);
+            case "latency_percentile" -> {
+                latencyPercentile = FioValues.decimal(k, v, 0, 100);
+                if (latencyPercentile <= 0) {
+                    throw new IllegalArgumentException("invalid latency_percentile: " + v + ", min>0, max=100");
+                }
+            }
+            case "rate" -> rateBytes = FioValues.perDirection(k, v, true);
+            case "rate_iops" -> rateIops = FioValues.perDirection(k, v, false);
+            case "thinktime" -> thinktimeNs = FioValues.timeNs(k, v, 1_000L);
+            case "thinktime_blocks" -> thinktimeBlocks = FioValues.integer(k, v, 1, 1 << 30);
+            case "verify" -> verify = switch (v) {
+                case "0", "none", "" -> Verify.NONE;
+                case "crc32c", "crc32c-intel" -> Verify.CRC32C;
+                case "md5" -> Verify.MD5;
+                case "pattern" -> Verify.PATTERN;
+                default -> throw new IllegalArgumentException("invalid verify: '" + v + "', allowed=crc32c|md5|pattern|0");
+            };
+            case "verify_pattern" -> {
+                String s = v.trim().toLowerCase();
+                verifyPattern = s.startsWith("0x") ? (int) Long.parseLong(s.substring(2), 16) : Integer.parseInt(s);
+            }
+            case "do_verify" -> doVerify = FioValues.bool(k, v);
+            case "verify_fatal" -> verifyFatal = FioValues.bool(k, v);
+            case "verify_backlog" -> verifyBacklog = FioValues.integer(k, v, 0, 1 << 30);
+            case "verify_state_save" -> verifyStateSave = FioValues.bool(k, v);
+            case "verify_state_load" -> verifyStateLoad = FioValues.bool(k, v);
+            case "group_reporting" -> groupReporting = FioValues.bool(k, v);
+            case "percentile_list" -> {
+                String[] p = v.split(":");
+                percentiles = new double[p.length];
+                for (int i = 0; i < p.length; i++) {
+                    percentiles[i] = FioValues.decimal(k, p[i], 0, 100);
+                }
+            }
+            default -> throw new IllegalStateException("unhandled option " + k);
+        }
+    }
+
+    private static int blockSize(String k, String v) {
+        long bs = FioValues.size(k, v);
+        if (bs <= 0 || bs > (256 << 20)) {
+            throw new IllegalArgumentException("invalid " + k + ": " + v + ", min=1, max=256m");
+        }
+        return (int) bs;
+    }
+
+    int maxBlockSize() {
+        int m = Math.max(bsRead, bsWrite);
+        for (FioValues.Split s : bssplit) {
+            m = Math.max(m, s.bs());
+        }
+        return m;
+    }
+
+    /** Offset of the job's region on a device of {@code capacityBytes}, aligned down to {@code lbaSize}. */
+    long regionOffset(long capacityBytes, int lbaSize) {
+        double pct = FioValues.percent("offset", offset);
+        long o = pct >= 0 ? (long) (capacityBytes * pct / 100) : FioValues.size("offset", offset);
+        o = o / lbaSize * lbaSize;
+        if (o >= capacityBytes) {
+            throw new IllegalArgumentException("invalid offset: offset=" + o + " is not below the device size " + capacityBytes);
+        }
+        return o;
+    }
+
+    /**
+     * Length of the job's region. A size beyond the device from the offset is clamped with a warning (job files, and
+     * percentages), except an absolute size given with {@code --size} ({@link #sizeStrict}), which is rejected.
+     *
+     * @throws IllegalArgumentException naming the field, value and bounds
+     */
+    long regionLength(long capacityBytes, int lbaSize) {
+        long o = regionOffset(capacityBytes, lbaSize);
+        long avail = capacityBytes - o;
+        if (size == null) {
+            return avail;
+        }
+        double pct = FioValues.percent("size", size);
+        long s = pct >= 0 ? (long) (capacityBytes * pct / 100) : FioValues.size("size", size);
+        s = s / lbaSize * lbaSize;
+        if (s > avail && sizeStrict && pct < 0) {
+            throw new IllegalArgumentException("invalid size: size=" + s + " exceeds the device from offset " + o
+                    + ": min=" + maxBlockSize() + ", max=" + avail + " (device size " + capacityBytes + ")");
+        }
+        if (s > avail) {
+            warnings.add("size=" + size + " exceeds the device from offset " + o + ": using " + avail + " bytes");
+            s = avail;
+        }
+        if (s < maxBlockSize()) {
+            throw new IllegalArgumentException("invalid size: size=" + s + " is smaller than the block size " + maxBlockSize());
+        }
+        return s;
+    }
+}

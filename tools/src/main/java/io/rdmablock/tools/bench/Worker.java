@@ -1,0 +1,482 @@
+package io.rdmablock.tools.bench;
+
+import io.rdmablock.initiator.BlockDevice;
+import java.lang.foreign.MemorySegment;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+
+/**
+ * One job clone: {@code iodepth} I/O units on one device (one queue pair), each driven from its own completion
+ * callback (run to completion: the thread that completes an I/O submits the next one, no hand-off, no lock).
+ *
+ * <p>Phases: MAIN runs the workload until {@code runtime} elapses (after {@code startdelay} and {@code ramp_time}),
+ * or, unless {@code time_based}, until {@code loops x size} bytes were issued; completions that started before the
+ * ramp ended are not recorded. {@link IoChooser} picks each I/O; {@link IoPacer} delays it for {@code rate},
+ * {@code rate_iops} and {@code thinktime} (on a timer thread); {@link LatencyTarget} limits the depth during the
+ * latency search (units above the depth park). With {@code verify} and writes, each write carries a new generation
+ * ({@link BlockVerifyState}); {@code verify_backlog=N} reads back the acknowledged blocks each time N are pending; a VERIFY
+ * phase then reads back every block written (verify reads are not in the statistics). A read must find the
+ * generation of the last acknowledged write, or a newer one (a write in flight at a failure); an older one fails as a
+ * lost write. Reads during MAIN check blocks written by this clone (or every block for read-only jobs, against the
+ * loaded state when {@code verify_state_load=1}). A block is never in flight twice at once when verifying.
+ * The first I/O error stops the clone (fio without continue_on_error).
+ */
+final class Worker extends Job {
+    private final BlockDevice dev;
+    private final int clone;
+    private final long regionStart;
+    private final long regionLength;
+    private final IoChooser chooser;
+    private final IoPacer pacer;
+    private final Unit[] units;
+    private final AtomicLong issuedBytes = new AtomicLong();
+    private final AtomicInteger mainActive;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final boolean verifying;
+    private final int verifyBs;
+    private final long verifyBlocks;
+    private final Set<Long> inFlightBlocks;
+    private final AtomicLong verifyCursor = new AtomicLong();
+    private final Queue<Long> backlog = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger backlogSize = new AtomicInteger();
+    private final AtomicBoolean draining = new AtomicBoolean();
+    private final Queue<Unit> parked = new ConcurrentLinkedQueue<>();
+    private volatile BlockVerifyState state;
+    private volatile LatencyTarget latency;
+    private volatile ScheduledExecutorService timer;
+    private volatile boolean verifyPhase;
+    private volatile boolean latencyDone;
+    private volatile int statsEpoch;
+
+    /**
+     * @param clone     index of this clone of the job (0 .. numjobs - 1), in the verify state file name
+     * @param jobNumber index of this clone among every clone of the run, which varies the seed (fio: thread number)
+     * @param first     the job's first clone, whose verify state and busy-block set this clone shares (the clones
+     *                  of a job cover the same region), or null for the first clone
+     */
+    Worker(JobSpec spec, String name, BlockDevice dev, int clone, int jobNumber, Worker first) {
+        super(spec, name, spec.iodepth);
+        this.dev = dev;
+        this.clone = clone;
+        this.regionStart = spec.regionOffset(dev.capacityBytes(), dev.lbaSize());
+        this.regionLength = spec.regionLength(dev.capacityBytes(), dev.lbaSize());
+        this.chooser = new IoChooser(spec, regionStart, regionLength, dev.lbaSize(), spec.seed() + 7919L * jobNumber);
+        this.pacer = IoPacer.needed(spec) ? new IoPacer(spec) : null;
+        this.verifying = spec.verify != JobSpec.Verify.NONE;
+        this.verifyBs = spec.bsWrite;
+        this.verifyBlocks = regionLength / verifyBs;
+        if (verifying && spec.blockAlign > 0 && spec.blockAlign % verifyBs != 0) {
+            throw new IllegalArgumentException("invalid blockalign: blockalign=" + spec.blockAlign + " with verify must"
+                    + " be a multiple of bs=" + verifyBs + " (a written block must be a verify block)");
+        }
+        if (first != null && (first.regionStart != regionStart || first.verifyBlocks != verifyBlocks)) {
+            throw new IllegalStateException("clones of job '" + name + "' cover different regions");
+        }
+        this.state = !verifying ? null : first != null ? first.state : new BlockVerifyState(verifyBs, regionStart, verifyBlocks);
+        this.stateLoaded = first != null && first.stateLoaded;
+        this.inFlightBlocks = !verifying ? null : first != null ? first.inFlightBlocks : ConcurrentHashMap.newKeySet();
+        this.mainActive = new AtomicInteger(spec.iodepth);
+        this.units = new Unit[spec.iodepth];
+        int maxBs = spec.maxBlockSize();
+        for (int i = 0; i < units.length; i++) {
+            units[i] = new Unit(i, dev.allocateBuffer(maxBs));
+        }
+    }
+
+    long regionStart() {
+        return regionStart;
+    }
+
+    long regionLength() {
+        return regionLength;
+    }
+
+    /**
+     * The verify state file of this job in {@code dir}, shared by its clones: like fio's
+     * {@code <type>-<jobname>-<index>-verify.state} with index 0.
+     */
+    java.nio.file.Path stateFile(java.nio.file.Path dir) {
+        return dir.resolve("local-" + name.replaceAll("[^A-Za-z0-9._-]", "_") + "-0-verify.state");
+    }
+
+    int cloneIndex() {
+        return clone;
+    }
+
+    /** Replaces the fresh state by one loaded for this region (verify_state_load); first clone only, before the others. */
+    void loadState(java.nio.file.Path dir) throws java.io.IOException {
+        state = BlockVerifyState.load(stateFile(dir), verifyBs, regionStart, verifyBlocks);
+        stateLoaded = true;
+    }
+
+    BlockVerifyState state() {
+        return state;
+    }
+
+    private volatile boolean stateLoaded;
+
+    private final class Unit implements BiConsumer<Void, Throwable> {
+        final int index;
+        final MemorySegment buffer;
+        final BlockVerifier verifier;
+        DirStats read = new DirStats();
+        DirStats write = new DirStats();
+        int epoch;
+        boolean isRead;
+        boolean verifyRead;
+        boolean pending;
+        long offset;
+        int length;
+        long block = -1;
+        int generation;
+        long t0;
+        long t1;
+
+        Unit(int index, MemorySegment buffer) {
+            this.index = index;
+            this.buffer = buffer;
+            this.verifier = verifying ? new BlockVerifier(spec.verify, spec.verifyPattern) : null;
+            unitStats.add(new DirStats[] {read, write});
+        }
+
+        @Override
+        public void accept(Void v, Throwable e) {
+            if (complete(this, e)) {
+                next(this);
+            }
+        }
+    }
+
+    @Override
+    void start() {
+        if (pacer != null || spec.latencyTargetNs > 0 || spec.startDelayNs > 0) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "bench-timer-" + name);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        if (spec.latencyTargetNs > 0) {
+            latency = new LatencyTarget(spec, startNs);
+        }
+        long delay = startNs - System.nanoTime();
+        if (delay > 0) {
+            timer.schedule(this::startUnits, delay, TimeUnit.NANOSECONDS);
+        } else {
+            startUnits();
+        }
+    }
+
+    private void startUnits() {
+        for (Unit u : units) {
+            next(u);
+        }
+    }
+
+    private void next(Unit u) {
+        while (true) {
+            if (!prepare(u)) {
+                return;
+            }
+            MemorySegment data = u.buffer.asSlice(0, u.length);
+            CompletableFuture<Void> f;
+            inFlight.incrementAndGet();
+            u.t0 = System.nanoTime();
+            try {
+                f = u.isRead ? dev.read(u.offset, data) : dev.write(u.offset, data, false);
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            u.t1 = System.nanoTime();
+            if (!f.isDone()) {
+                f.whenComplete(u);
+                return;
+            }
+            Throwable err = f.isCompletedExceptionally() ? f.exceptionNow() : null;
+            if (!complete(u, err)) {
+                return;
+            }
+        }
+    }
+
+    private boolean ended(long now) {
+        return stop || latencyDone || (endNs != 0 && now - endNs >= 0);
+    }
+
+    /** Chooses the unit's next I/O; false when the unit has nothing more to do now (it waits, parked or finished). */
+    private boolean prepare(Unit u) {
+        if (verifyPhase) {
+            return prepareVerify(u);
+        }
+        long now = System.nanoTime();
+        if (u.pending) {
+            u.pending = false;
+            if (ended(now)) {
+                releaseBlock(u);
+                endMain(u);
+                return false;
+            }
+            return true;
+        }
+        if (ended(now)) {
+            endMain(u);
+            return false;
+        }
+        LatencyTarget lt = latency;
+        if (lt != null && inFlight.get() >= lt.depth()) {
+            parked.add(u);
+            if (inFlight.get() >= lt.depth() || !parked.remove(u)) {
+                return false;
+            }
+        }
+        if (prepareBacklog(u)) {
+            return true;
+        }
+        IoChooser.Choice c = chooser.next();
+        u.isRead = c.read();
+        u.verifyRead = false;
+        u.length = c.lengthBytes();
+        if (!spec.timeBased && issuedBytes.addAndGet(u.length) > regionLength * spec.loops) {
+            endMain(u);
+            return false;
+        }
+        u.offset = c.offsetBytes();
+        u.block = -1;
+        if (verifying) {
+            for (int attempt = 0; ; attempt++) {
+                long b = (u.offset - regionStart) / verifyBs;
+                if (inFlightBlocks.add(b)) {
+                    u.block = b;
+                    break;
+                }
+                if (attempt > 64) {
+                    break; // the region is smaller than the queue: this one is not verified
+                }
+                u.offset = chooser.another(c);
+            }
+            if (!u.isRead) {
+                u.generation = state.newGeneration();
+                u.verifier.fill(u.buffer.asSlice(0, u.length), u.offset, chooser.nextSeed(), u.generation);
+            }
+        }
+        if (pacer != null) {
+            long wait = pacer.reserve(u.isRead, u.length, now);
+            if (wait > 0) {
+                u.pending = true;
+                timer.schedule(() -> next(u), wait, TimeUnit.NANOSECONDS);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** verify_backlog: once N acknowledged writes are pending, read them back before writing more. */
+    private boolean prepareBacklog(Unit u) {
+        if (spec.verifyBacklog <= 0 || (!draining.get() && backlogSize.get() < spec.verifyBacklog)) {
+            return false;
+        }
+        draining.set(true);
+        Long b = backlog.poll();
+        if (b == null) {
+            draining.set(false);
+            return false;
+        }
+        backlogSize.decrementAndGet();
+        if (!inFlightBlocks.add(b)) {
+            return false; // being rewritten: the final pass checks it
+        }
+        u.isRead = true;
+        u.verifyRead = true;
+        u.length = verifyBs;
+        u.offset = regionStart + b * verifyBs;
+        u.block = b;
+        return true;
+    }
+
+    private void releaseBlock(Unit u) {
+        if (u.block >= 0) {
+            inFlightBlocks.remove(u.block);
+            u.block = -1;
+        }
+    }
+
+    private boolean prepareVerify(Unit u) {
+        while (true) {
+            long c = verifyCursor.getAndIncrement();
+            if (c >= verifyBlocks || stop) {
+                finishUnit();
+                return false;
+            }
+            if (state.lastAcknowledged(c) > 0 && inFlightBlocks.add(c)) { // busy: another clone writes it, and checks it
+                u.isRead = true;
+                u.verifyRead = true;
+                u.length = verifyBs;
+                u.offset = regionStart + c * verifyBs;
+                u.block = c;
+                return true;
+            }
+        }
+    }
+
+    private boolean complete(Unit u, Throwable err) {
+        long t2 = System.nanoTime();
+        inFlight.decrementAndGet();
+        if (u.block >= 0 && err == null && !u.isRead) {
+            state.acknowledged(u.block, u.generation);
+            if (spec.verifyBacklog > 0) {
+                backlog.add(u.block);
+                backlogSize.incrementAndGet();
+            }
+        }
+        if (err != null) {
+            releaseBlock(u);
+            fail(err);
+            if (verifyPhase) {
+                finishUnit();
+            } else {
+                endMain(u);
+                drainParked();
+            }
+            return false;
+        }
+        if (u.isRead && verifying && u.block >= 0) {
+            check(u);
+        }
+        releaseBlock(u);
+        if (!verifyPhase && !u.verifyRead && u.t0 - rampEndNs >= 0) {
+            if (u.epoch != statsEpoch) {
+                u.epoch = statsEpoch;
+                u.read = new DirStats();
+                u.write = new DirStats();
+                unitStats.set(u.index, new DirStats[] {u.read, u.write});
+            }
+            (u.isRead ? u.read : u.write).record(u.t1 - u.t0, t2 - u.t1, u.length);
+            (u.isRead ? readOps : writeOps).increment();
+            (u.isRead ? readBytes : writeBytes).add(u.length);
+        }
+        if (latency != null && !verifyPhase && !u.verifyRead) {
+            latencyEvent(latency.complete(t2 - u.t0, t2), t2 - u.t0, u);
+        }
+        return true;
+    }
+
+    /** Checks a read of a verify block against its last acknowledged generation. */
+    private void check(Unit u) {
+        int acked = state.lastAcknowledged(u.block);
+        boolean expectData = acked > 0 || (!spec.rw.writes && !stateLoaded);
+        if (!expectData) {
+            return; // never written: counted by BlockVerifyState.neverWritten
+        }
+        String bad = u.verifier.check(u.buffer.asSlice(0, u.length), u.offset);
+        if (bad == null && spec.verify != JobSpec.Verify.PATTERN && u.verifier.lastGeneration() < acked) {
+            bad = "lost write at offset " + u.offset + ": block holds generation " + u.verifier.lastGeneration()
+                    + ", the last acknowledged write was generation " + acked;
+        }
+        if (bad != null && acked > 0 && !bad.startsWith("lost write")) {
+            bad += " (the last acknowledged write there was generation " + acked + ")";
+        }
+        if (bad != null) {
+            verifyFailed(bad);
+        } else {
+            verifiedBlocks.increment();
+        }
+    }
+
+    private void latencyEvent(LatencyTarget.Event e, long latNs, Unit u) {
+        switch (e) {
+            case NONE -> { }
+            case DEPTH_CHANGED -> unpark();
+            case RESET_STATS -> {
+                statsEpoch++;
+                rampEndNs = System.nanoTime();
+                readOps.reset();
+                writeOps.reset();
+                readBytes.reset();
+                writeBytes.reset();
+                unpark();
+            }
+            case DONE -> {
+                latencyDone = true;
+                drainParked();
+            }
+            case FATAL -> {
+                fail(new TimeoutException("latency of " + latNs + " nsec exceeds specified max ("
+                        + latency.targetNs() + " nsec) at queue depth 1: " + (u.isRead ? "read" : "write")
+                        + " offset " + u.offset + " length " + u.length));
+                drainParked();
+            }
+        }
+    }
+
+    /** The queue depth the latency search settled on (its current depth while running), 0 without a target. */
+    int latencyDepth() {
+        return latency == null ? 0 : latency.depth();
+    }
+
+    /** True when the latency search found its depth (or there is no target). */
+    boolean latencySettled() {
+        return latency == null || latencyDone;
+    }
+
+    private void unpark() {
+        LatencyTarget lt = latency;
+        while (lt != null && inFlight.get() < lt.depth()) {
+            Unit p = parked.poll();
+            if (p == null) {
+                return;
+            }
+            timer.execute(() -> next(p));
+        }
+    }
+
+    private void drainParked() {
+        Unit p;
+        while ((p = parked.poll()) != null) {
+            endMain(p);
+        }
+    }
+
+    private void endMain(Unit u) {
+        if (mainActive.decrementAndGet() != 0) {
+            drainParked(); // a unit ends MAIN only when the job does (time, size, stop): parked units end too
+            return;
+        }
+        mainEndNs = System.nanoTime();
+        if (verifying && spec.rw.writes && spec.doVerify && !stop) {
+            verifyPhase = true;
+            for (Unit v : units) {
+                next(v);
+            }
+        } else {
+            for (int i = 0; i < units.length; i++) {
+                finishUnit();
+            }
+        }
+    }
+
+    /** Blocks never written, per the state (0 without verify). */
+    long neverWritten() {
+        return state == null ? 0 : state.neverWritten();
+    }
+
+    @Override
+    void release() {
+        if (timer != null) {
+            timer.shutdownNow();
+        }
+        for (Unit u : units) {
+            dev.freeBuffer(u.buffer);
+        }
+    }
+}
