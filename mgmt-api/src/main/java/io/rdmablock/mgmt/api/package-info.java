@@ -1,5 +1,5 @@
 /**
- * The management server (docs/architecture.md): {@link io.rdmablock.mgmt.api.MgmtServer} assembles one running
+ * The management server: {@link io.rdmablock.mgmt.api.MgmtServer} assembles one running
  * server (its Vert.x instance, the metadata store, the cluster service and the HTTP verticle) and closes them in
  * reverse order. Everything else lives in the packages below, which never import this one:
  * <ul>
