@@ -93,21 +93,21 @@ final class NodeCluster implements AutoCloseable {
         // the TCG guest of the VM runner (providers other than soft) is ~50x slower: heartbeats there may lapse a 2 s
         // lease with nothing wrong, and a promotion nobody asked for would change what the test sees
         this(dir, nodeCount, provider, extraNodeArgs, placement, nodeTimeoutMs,
-                provider.equals("soft") ? io.rdmablock.mgmt.api.ClusterService.DEFAULT_LEASE_MS : 15_000);
+                provider.equals("soft") ? io.rdmablock.mgmt.api.cluster.ClusterService.DEFAULT_LEASE_MS : 15_000);
     }
 
     /** @param leaseMs the management server's primary lease (docs/failover.md) */
     NodeCluster(Path dir, int nodeCount, String provider, List<String> extraNodeArgs, Placement placement,
                 long nodeTimeoutMs, long leaseMs) throws IOException, InterruptedException {
         this(dir, nodeCount, provider, extraNodeArgs, placement, nodeTimeoutMs, leaseMs,
-                io.rdmablock.mgmt.api.ClusterService.DEFAULT_REBUILD_AFTER_MS);
+                io.rdmablock.mgmt.api.cluster.ClusterService.DEFAULT_REBUILD_AFTER_MS);
     }
 
     /** Soft provider on loopback, with the management server's rebuild delay {@code rebuildAfterMs} (docs/resync.md). */
     static NodeCluster withRebuildAfter(Path dir, int nodeCount, List<String> extraNodeArgs, long rebuildAfterMs)
             throws IOException, InterruptedException {
         return new NodeCluster(dir, nodeCount, "soft", extraNodeArgs, Placement.loopback(), 3_000,
-                io.rdmablock.mgmt.api.ClusterService.DEFAULT_LEASE_MS, rebuildAfterMs);
+                io.rdmablock.mgmt.api.cluster.ClusterService.DEFAULT_LEASE_MS, rebuildAfterMs);
     }
 
     /** @param rebuildAfterMs the management server's rebuild delay (docs/resync.md) */
@@ -116,7 +116,7 @@ final class NodeCluster implements AutoCloseable {
         this(dir, nodeCount, provider, extraNodeArgs, placement, MgmtServer.start(dir.resolve("mgmt"), null,
                 MgmtServer.Settings.of(placement.mgmtHost(), 0, TOKEN).withNodeTimeoutMs(nodeTimeoutMs)
                         .withLeaseMs(leaseMs).withRebuildAfterMs(rebuildAfterMs)
-                        .withHttp(io.rdmablock.mgmt.api.MgmtHttpOptions.of(TOKEN)
+                        .withHttp(io.rdmablock.mgmt.api.http.MgmtHttpOptions.of(TOKEN)
                                 .withPlaintextSecrets(labPlaintextSecrets(placement.mgmtHost())))), null);
     }
 

@@ -1,6 +1,6 @@
 package io.rdmablock.e2e;
 
-import io.rdmablock.mgmt.api.MgmtHttpOptions;
+import io.rdmablock.mgmt.api.http.MgmtHttpOptions;
 import io.rdmablock.mgmt.api.MgmtServer;
 import io.rdmablock.mgmt.api.store.EtcdMetadataStore;
 

@@ -3,7 +3,7 @@ package io.rdmablock.initiator;
 import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.nvmf.HostSecrets;
 import io.rdmablock.rdma.fabric.NvmeStatus;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -10,7 +10,7 @@ import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.nvmf.HostSecrets;
 import io.rdmablock.node.nvmf.TargetOptions;
 import io.rdmablock.rdma.fabric.NvmeStatus;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

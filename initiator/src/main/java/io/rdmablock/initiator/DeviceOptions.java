@@ -41,8 +41,8 @@ public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntrie
                             long commandTimeoutMs, long reconnectDelayMs, long ctrlLossTimeoutMs,
                             long connectTimeoutMs, String providerMode, VerbsProvider provider, long maxBufferBytes,
                             int nsid, long pathTimeoutMs, long failoverTimeoutMs,
-                            io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapSecret,
-                            io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapCtrlSecret) {
+                            io.rdmablock.nvme.auth.DhchapSecret dhchapSecret,
+                            io.rdmablock.nvme.auth.DhchapSecret dhchapCtrlSecret) {
 
     public DeviceOptions {
         check("ioQueues", ioQueues, 1, 64);
@@ -151,8 +151,8 @@ public record DeviceOptions(int ioQueues, int queueEntries, int adminQueueEntrie
     }
 
     /** DH-HMAC-CHAP secrets: the host's ({@code --dhchap-secret}) and, for bidirectional, the node's; null = none. */
-    public DeviceOptions dhchap(io.rdmablock.rdma.fabric.auth.DhchapSecret host,
-                                io.rdmablock.rdma.fabric.auth.DhchapSecret ctrl) {
+    public DeviceOptions dhchap(io.rdmablock.nvme.auth.DhchapSecret host,
+                                io.rdmablock.nvme.auth.DhchapSecret ctrl) {
         if (ctrl != null && host == null) {
             throw new IllegalArgumentException("invalid dhchap: a controller secret needs a host secret");
         }

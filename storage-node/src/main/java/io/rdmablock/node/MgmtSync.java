@@ -16,7 +16,7 @@ import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
 import io.rdmablock.node.nvmf.HostSecrets;
 import io.rdmablock.node.nvmf.Subsystem;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import io.rdmablock.node.nvmf.Target;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -6,7 +6,7 @@ import io.rdmablock.mgmt.client.HostSecret;
 import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.VolumeState;
 import io.rdmablock.node.nvmf.HostSecrets;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -6,8 +6,8 @@ import io.rdmablock.mgmt.client.HostSecret;
 import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.VolumeState;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
-import io.rdmablock.rdma.fabric.auth.NodeLinkKeys;
+import io.rdmablock.nvme.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.NodeLinkKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

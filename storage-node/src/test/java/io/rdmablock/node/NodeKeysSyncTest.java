@@ -11,7 +11,7 @@ import io.rdmablock.mgmt.client.NodeLink;
 import io.rdmablock.mgmt.client.VolumeState;
 import io.rdmablock.node.nvmf.Subsystem;
 import io.rdmablock.node.replica.PeerLink;
-import io.rdmablock.rdma.fabric.auth.NodeLinkKeys;
+import io.rdmablock.nvme.auth.NodeLinkKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,5 +1,8 @@
 package io.rdmablock.mgmt.api;
 
+import io.rdmablock.mgmt.api.cluster.ClusterService;
+import io.rdmablock.mgmt.api.http.MgmtHttpOptions;
+import io.rdmablock.mgmt.api.http.MgmtVerticle;
 import io.rdmablock.mgmt.api.ha.LeaderOnlyStore;
 import io.rdmablock.mgmt.api.ha.LeaderView;
 import io.rdmablock.mgmt.api.ha.Leadership;

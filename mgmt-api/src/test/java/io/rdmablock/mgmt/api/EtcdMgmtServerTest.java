@@ -1,5 +1,7 @@
 package io.rdmablock.mgmt.api;
 
+import io.rdmablock.mgmt.api.cluster.ClusterService;
+import io.rdmablock.mgmt.api.http.MgmtVerticle;
 import io.rdmablock.mgmt.api.store.EtcdCluster;
 import io.rdmablock.mgmt.api.store.EtcdMetadataStore;
 import io.rdmablock.mgmt.client.MgmtClient;

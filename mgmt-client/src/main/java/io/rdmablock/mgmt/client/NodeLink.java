@@ -3,7 +3,7 @@ package io.rdmablock.mgmt.client;
 /**
  * The DH-HMAC-CHAP secrets a node uses toward one peer node it may connect to as a host (replication, resync,
  * verify, peer leases), as the heartbeat answer carries them ({@link HeartbeatResponse#links()}; derivation in
- * {@code io.rdmablock.rdma.fabric.auth.NodeLinkKeys}, docs/authentication.md, "Node identities"). Only ever sent to
+ * {@code io.rdmablock.nvme.auth.NodeLinkKeys}, docs/authentication.md, "Node identities"). Only ever sent to
  * the node whose link it is; {@link #toString} never shows a secret.
  *
  * @param nodeId           the peer node (the target of the link)

@@ -21,7 +21,8 @@
  *       bound to one host NQN (docs/authentication.md, "Credentials and scopes").</li>
  * </ul>
  * Every error answer is {@code application/problem+json} ({@link Problem}, RFC 9457) with a stable
- * {@link ProblemTypes type}; the client throws it as a {@link MgmtException}. {@link MgmtClient} takes several
+ * {@link ProblemTypes type}; the client throws it as a {@link MgmtException}. {@link MgmtClient} (its calls grouped
+ * by resource in {@link VolumeClient}, {@link NodeClient}, {@link HostClient}) takes several
  * management URLs and fails over among them; a follower's {@code 307} ({@link ProblemTypes#NOT_LEADER}) is followed
  * once, to a configured URL only. The storage node plugs into
  * {@link NodeAgent}, which registers, heartbeats and hands the desired state to a {@link NodeAgent.Handler}.

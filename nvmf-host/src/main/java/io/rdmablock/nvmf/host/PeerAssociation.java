@@ -52,8 +52,8 @@ public final class PeerAssociation implements AutoCloseable {
      */
     public record Params(InetSocketAddress address, String subnqn, String hostnqn, int ioQueues, int queueEntries,
                          int keepAliveTimeoutMs, long timeoutNs,
-                         io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapSecret,
-                         io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapCtrlSecret) {
+                         io.rdmablock.nvme.auth.DhchapSecret dhchapSecret,
+                         io.rdmablock.nvme.auth.DhchapSecret dhchapCtrlSecret) {
         /** Without DH-HMAC-CHAP secrets. */
         public Params(InetSocketAddress address, String subnqn, String hostnqn, int ioQueues, int queueEntries,
                       int keepAliveTimeoutMs, long timeoutNs) {

@@ -100,16 +100,16 @@ public final class QueueConnection implements AutoCloseable {
      * @param katoMs  Keep Alive Timeout in milliseconds (admin queue only; 0 = none, and on I/O queues)
      */
     public record ConnectParams(String subnqn, String hostnqn, byte[] hostId, int katoMs,
-                                io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapSecret,
-                                io.rdmablock.rdma.fabric.auth.DhchapSecret dhchapCtrlSecret) {
+                                io.rdmablock.nvme.auth.DhchapSecret dhchapSecret,
+                                io.rdmablock.nvme.auth.DhchapSecret dhchapCtrlSecret) {
         /** Without in-band authentication secrets. */
         public ConnectParams(String subnqn, String hostnqn, byte[] hostId, int katoMs) {
             this(subnqn, hostnqn, hostId, katoMs, null, null);
         }
 
         /** These parameters with DH-HMAC-CHAP secrets (host secret, optional controller secret; null for none). */
-        public ConnectParams withDhchap(io.rdmablock.rdma.fabric.auth.DhchapSecret host,
-                                        io.rdmablock.rdma.fabric.auth.DhchapSecret ctrl) {
+        public ConnectParams withDhchap(io.rdmablock.nvme.auth.DhchapSecret host,
+                                        io.rdmablock.nvme.auth.DhchapSecret ctrl) {
             return new ConnectParams(subnqn, hostnqn, hostId, katoMs, host, ctrl);
         }
     }

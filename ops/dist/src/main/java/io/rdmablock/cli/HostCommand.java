@@ -4,7 +4,7 @@ import io.rdmablock.mgmt.client.Host;
 import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.SetHostRequest;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

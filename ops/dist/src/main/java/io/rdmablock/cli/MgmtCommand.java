@@ -175,7 +175,7 @@ public final class MgmtCommand implements Callable<Integer> {
             throw new IllegalArgumentException("invalid read token (" + (readTokenSource == null ? "generated"
                     : readTokenSource) + "): equal to the cluster token, must differ");
         }
-        var http = io.rdmablock.mgmt.api.MgmtHttpOptions.of(clusterToken).withReadToken(read)
+        var http = io.rdmablock.mgmt.api.http.MgmtHttpOptions.of(clusterToken).withReadToken(read)
                 .withTls(tlsCert, tlsKey).withTimeouts(idleTimeoutMs, requestTimeoutMs)
                 .withPlaintextSecrets(allowPlaintextSecrets);
         if (tlsCert == null && !isLoopback(hostPort[0])) {

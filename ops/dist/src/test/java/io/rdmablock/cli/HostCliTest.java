@@ -6,7 +6,7 @@ import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.rdmablock.mgmt.client.Volume;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

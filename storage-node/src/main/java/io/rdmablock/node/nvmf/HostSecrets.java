@@ -1,9 +1,9 @@
 package io.rdmablock.node.nvmf;
 
-import io.rdmablock.rdma.fabric.auth.NodeLinkKeys;
+import io.rdmablock.nvme.auth.NodeLinkKeys;
 
 import io.rdmablock.rdma.fabric.auth.DhchapController;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +54,7 @@ public final class HostSecrets {
      * the node do no DH work at all.
      */
     public static final DhchapController.Policy NODE_LINK_POLICY = new DhchapController.Policy(
-            List.of(io.rdmablock.rdma.fabric.auth.DhchapHash.SHA_256),
+            List.of(io.rdmablock.nvme.auth.DhchapHash.SHA_256),
             List.of(io.rdmablock.rdma.fabric.auth.DhGroup.NULL));
 
     /** No host needs to authenticate. */

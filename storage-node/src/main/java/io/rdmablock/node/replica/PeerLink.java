@@ -56,8 +56,8 @@ public final class PeerLink implements ForwardLink {
      * this node proves and the controller secret the peer must prove back; {@link #NONE} when the management plane
      * gave none (the secondary then refuses the Connect: Connect Invalid Host).
      */
-    public record Secrets(io.rdmablock.rdma.fabric.auth.DhchapSecret host,
-                          io.rdmablock.rdma.fabric.auth.DhchapSecret ctrl) {
+    public record Secrets(io.rdmablock.nvme.auth.DhchapSecret host,
+                          io.rdmablock.nvme.auth.DhchapSecret ctrl) {
         /** No secrets. */
         public static final Secrets NONE = new Secrets(null, null);
 

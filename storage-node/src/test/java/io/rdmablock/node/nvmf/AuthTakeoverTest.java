@@ -5,7 +5,7 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.auth.DhGroup;
 import io.rdmablock.rdma.fabric.auth.DhchapMessages;
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,9 +2,9 @@ package io.rdmablock.node.nvmf;
 
 import io.rdmablock.rdma.fabric.auth.DhGroup;
 import io.rdmablock.rdma.fabric.auth.DhchapController;
-import io.rdmablock.rdma.fabric.auth.DhchapHash;
+import io.rdmablock.nvme.auth.DhchapHash;
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

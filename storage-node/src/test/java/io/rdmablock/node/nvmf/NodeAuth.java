@@ -1,7 +1,7 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
-import io.rdmablock.rdma.fabric.auth.NodeLinkKeys;
+import io.rdmablock.nvme.auth.NodeLinkKeys;
 
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

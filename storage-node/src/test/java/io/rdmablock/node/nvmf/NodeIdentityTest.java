@@ -3,9 +3,9 @@ package io.rdmablock.node.nvmf;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.auth.DhGroup;
-import io.rdmablock.rdma.fabric.auth.DhchapHash;
+import io.rdmablock.nvme.auth.DhchapHash;
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
-import io.rdmablock.rdma.fabric.auth.NodeLinkKeys;
+import io.rdmablock.nvme.auth.NodeLinkKeys;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

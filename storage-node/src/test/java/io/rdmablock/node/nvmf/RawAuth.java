@@ -6,7 +6,7 @@ import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.fabric.auth.DhGroup;
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
 import io.rdmablock.rdma.fabric.auth.DhchapMessages;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

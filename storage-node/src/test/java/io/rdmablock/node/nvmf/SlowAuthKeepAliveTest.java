@@ -1,7 +1,7 @@
 package io.rdmablock.node.nvmf;
 
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

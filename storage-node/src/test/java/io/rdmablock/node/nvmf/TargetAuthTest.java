@@ -11,7 +11,7 @@ import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
 import io.rdmablock.rdma.fabric.auth.DhchapMessages;
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 import org.junit.jupiter.api.AfterEach;

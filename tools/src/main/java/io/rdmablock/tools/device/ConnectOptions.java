@@ -186,13 +186,13 @@ public final class ConnectOptions {
     }
 
     /** The secret of {@code option}, else of environment variable {@code env}, else null; errors name the source. */
-    static io.rdmablock.rdma.fabric.auth.DhchapSecret secret(String option, String value, String env) {
+    static io.rdmablock.nvme.auth.DhchapSecret secret(String option, String value, String env) {
         String text = value != null ? value : System.getenv(env);
         if (text == null || text.isBlank()) {
             return null;
         }
         try {
-            return io.rdmablock.rdma.fabric.auth.DhchapSecret.parse(text.strip());
+            return io.rdmablock.nvme.auth.DhchapSecret.parse(text.strip());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid " + (value != null ? option : "$" + env) + ": "
                     + e.getMessage(), e);

@@ -1,6 +1,6 @@
 package io.rdmablock.tools.device;
 
-import io.rdmablock.rdma.fabric.auth.DhchapSecret;
+import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.Test;
 
 import java.security.SecureRandom;

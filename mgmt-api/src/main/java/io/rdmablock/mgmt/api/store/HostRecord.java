@@ -6,7 +6,7 @@ package io.rdmablock.mgmt.api.store;
  * keys) can read them; docs/authentication.md, "Managed secrets". {@link #toString} never shows them.
  *
  * @param hostNqn          the host NQN (the key)
- * @param dhchapSecret     the host's secret, validated ({@code io.rdmablock.rdma.fabric.auth.DhchapSecret})
+ * @param dhchapSecret     the host's secret, validated ({@code io.rdmablock.nvme.auth.DhchapSecret})
  * @param dhchapCtrlSecret the controller's secret (bidirectional), or null
  * @param updatedAtMs      time of the last write, ms since the epoch
  */

@@ -1,11 +1,12 @@
 package io.rdmablock.rdma.fabric.auth;
 
+import io.rdmablock.nvme.auth.DhchapHash;
+import io.rdmablock.nvme.auth.DhchapSecret;
+
 import javax.crypto.KeyAgreement;
-import javax.crypto.Mac;
 import javax.crypto.interfaces.DHPublicKey;
 import javax.crypto.spec.DHParameterSpec;
 import javax.crypto.spec.DHPublicKeySpec;
-import javax.crypto.spec.SecretKeySpec;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -37,24 +38,11 @@ final class DhchapCrypto {
     }
 
     static byte[] hmac(DhchapHash h, byte[] key, byte[]... parts) {
-        try {
-            Mac mac = Mac.getInstance(h.hmacAlgorithm);
-            mac.init(new SecretKeySpec(key, h.hmacAlgorithm));
-            for (byte[] p : parts) {
-                mac.update(p);
-            }
-            return mac.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(h.hmacAlgorithm + " unavailable: " + e, e);
-        }
+        return h.hmac(key, parts);
     }
 
     static byte[] digest(DhchapHash h, byte[] data) {
-        try {
-            return MessageDigest.getInstance(h.digestAlgorithm).digest(data);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(h.digestAlgorithm + " unavailable: " + e, e);
-        }
+        return h.digest(data);
     }
 
     /** Ca = HMAC(H(sessionKey), challenge), or the challenge itself when {@code sessionKey} is null (NULL group). */

@@ -1,5 +1,7 @@
 package io.rdmablock.rdma.fabric.auth;
 
+import io.rdmablock.nvme.auth.DhchapHash;
+
 import java.util.List;
 
 /**

@@ -1,5 +1,8 @@
 package io.rdmablock.rdma.fabric.auth;
 
+import io.rdmablock.nvme.auth.DhchapHash;
+import io.rdmablock.nvme.auth.DhchapSecret;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;

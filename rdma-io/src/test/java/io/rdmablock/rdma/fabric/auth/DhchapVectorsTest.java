@@ -1,5 +1,8 @@
 package io.rdmablock.rdma.fabric.auth;
 
+import io.rdmablock.nvme.auth.DhchapHash;
+import io.rdmablock.nvme.auth.DhchapSecret;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

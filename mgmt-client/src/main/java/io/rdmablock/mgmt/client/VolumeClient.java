@@ -1,0 +1,137 @@
+package io.rdmablock.mgmt.client;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.rdmablock.mgmt.client.MgmtTransport.segment;
+
+/**
+ * The volume calls of the management REST API ({@code /v1/volumes}: lifecycle, settings, the copies' state
+ * transitions a primary reports, verify, failover reports and promotion), on the {@link MgmtClient} that made it
+ * ({@link MgmtClient#volumes()}): the same servers, token, timeout and failover among URLs. Thread-safe.
+ */
+public final class VolumeClient {
+    private static final TypeReference<List<Volume>> VOLUME_LIST = new TypeReference<>() { };
+
+    private final MgmtTransport t;
+
+    VolumeClient(MgmtTransport transport) {
+        this.t = transport;
+    }
+
+    /** {@code POST /v1/volumes}: 201 + the new volume (state creating). Errors 400, 401, 409 (exists, no capacity). */
+    public Volume createVolume(CreateVolumeRequest request) {
+        return t.send("POST", "/v1/volumes", request, Volume.class);
+    }
+
+    /** {@code GET /v1/volumes}: every volume, ordered by name. */
+    public List<Volume> listVolumes() {
+        return t.send("GET", "/v1/volumes", null, VOLUME_LIST);
+    }
+
+    /** {@code GET /v1/volumes/{name}}. Errors 404. */
+    public Volume getVolume(String name) {
+        return t.send("GET", "/v1/volumes/" + segment(name), null, Volume.class);
+    }
+
+    /** {@code PATCH /v1/volumes/{name}} (grow only). Errors 400 (shrink, bounds), 401, 404, 409 (deleting). */
+    public Volume resizeVolume(String name, long sizeBytes) {
+        return t.send("PATCH", "/v1/volumes/" + segment(name), new ResizeVolumeRequest(sizeBytes), Volume.class);
+    }
+
+    /**
+     * {@code PATCH /v1/volumes/{name}} {@code {"requireAuth": on}}: only hosts with a DH-HMAC-CHAP secret may
+     * connect (or any host again). Errors 400, 401, 404, 409 (deleting).
+     */
+    public Volume requireAuth(String name, boolean on) {
+        return t.send("PATCH", "/v1/volumes/" + segment(name), Map.of("requireAuth", on), Volume.class);
+    }
+
+    /**
+     * {@code PATCH /v1/volumes/{name}} {@code {"allowedHosts": hosts}}: replaces the allow-list (host NQNs,
+     * {@code ["*"]} any host, empty none); applies to Connects after the nodes' next heartbeat. Errors 400, 401,
+     * 404, 409 (deleting).
+     */
+    public Volume allowedHosts(String name, List<String> hosts) {
+        return t.send("PATCH", "/v1/volumes/" + segment(name), Map.of("allowedHosts", hosts), Volume.class);
+    }
+
+    /**
+     * {@code DELETE /v1/volumes/{name}[?force=true]}: 202 + the volume in state deleting (the node removes it).
+     * Errors 401, 404, 409 when a host is connected and not forced.
+     */
+    public Volume deleteVolume(String name, boolean force) {
+        return t.send("DELETE", "/v1/volumes/" + segment(name) + (force ? "?force=true" : ""), null, Volume.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{volume}/copies/{nodeId}/stale}: the primary {@code reporter} drops secondary
+     * {@code nodeId} from the in-sync set under {@code epoch}; answers the volume (epoch + 1, that copy stale), or
+     * the current volume when the copy is already stale. Errors 400 (epoch &lt; 1, bad names), 401, 404 (volume),
+     * 409 {@link ProblemTypes#EPOCH_MISMATCH} (see {@link Problem#epoch()}), {@link ProblemTypes#NOT_PRIMARY},
+     * {@link ProblemTypes#NOT_A_SECONDARY}.
+     */
+    public Volume markCopyStale(String volume, String nodeId, long epoch, String reporter) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/copies/" + segment(nodeId) + "/stale",
+                new MarkCopyStaleRequest(epoch, reporter), Volume.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{volume}/copies/{nodeId}/syncing}: the primary {@code reporter} starts resyncing the
+     * stale copy on {@code nodeId} (docs/resync.md); the epoch does not change. Answers the volume (that copy
+     * {@code syncing}), or the current volume when it already is. Errors 400, 401, 404, 409
+     * {@link ProblemTypes#EPOCH_MISMATCH}, {@link ProblemTypes#NOT_PRIMARY}, {@link ProblemTypes#NOT_A_SECONDARY},
+     * {@link ProblemTypes#COPY_NOT_STALE}.
+     */
+    public Volume markCopySyncing(String volume, String nodeId, long epoch, String reporter) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/copies/" + segment(nodeId) + "/syncing",
+                new CopyTransition(epoch, reporter), Volume.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{volume}/copies/{nodeId}/in-sync}: the primary {@code reporter} finished resyncing the
+     * copy on {@code nodeId}; answers the volume with epoch + 1 and that copy {@code in_sync} (docs/resync.md), or the
+     * current volume when it already is. Errors 400, 401, 404, 409 {@link ProblemTypes#EPOCH_MISMATCH},
+     * {@link ProblemTypes#NOT_PRIMARY}, {@link ProblemTypes#NOT_A_SECONDARY}, {@link ProblemTypes#COPY_NOT_SYNCING}.
+     */
+    public Volume markCopyInSync(String volume, String nodeId, long epoch, String reporter) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/copies/" + segment(nodeId) + "/in-sync",
+                new CopyTransition(epoch, reporter), Volume.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{name}/verify}: asks the primary to compare every copy (docs/resync.md, "Verify");
+     * answers 202 with the run, state pending (a run already pending or running is answered as it is). Errors 401,
+     * 404, 409 {@link ProblemTypes#VOLUME_NOT_READY} (no primary, or fewer than two copies to compare).
+     */
+    public VerifyReport startVerify(String volume) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/verify", null, VerifyReport.class);
+    }
+
+    /** {@code GET /v1/volumes/{name}/verify}: the latest verify run. Errors 401, 404 (volume, or no run yet). */
+    public VerifyReport verifyStatus(String volume) {
+        return t.send("GET", "/v1/volumes/" + segment(volume) + "/verify", null, VerifyReport.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{name}/copies/{nodeId}/unreachable}: reports that the copy on {@code nodeId} does not
+     * answer {@code reporter} (docs/failover.md). Answers the volume as the server has it after the report. Errors 400,
+     * 401, 404 (volume or copy unknown).
+     */
+    public Volume reportUnreachable(String volume, String nodeId, long epoch, String reporter) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/copies/" + segment(nodeId) + "/unreachable",
+                new UnreachableReport(epoch, reporter), Volume.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{name}/promote}: makes the copy on {@code nodeId} the primary (operator action,
+     * docs/failover.md); {@code acceptDataLoss} is required when that copy is not in sync. Errors 400, 401, 404,
+     * 409 (primary still alive, or data loss not accepted).
+     */
+    public Volume promoteVolume(String volume, String nodeId, boolean acceptDataLoss) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/promote", new PromoteRequest(nodeId, acceptDataLoss),
+                Volume.class);
+    }
+}
