@@ -6,7 +6,6 @@ import io.rdmablock.mgmt.client.DesiredCopy;
 import io.rdmablock.mgmt.client.DesiredVolume;
 import io.rdmablock.mgmt.client.PrimarySilence;
 import io.rdmablock.mgmt.client.VolumeState;
-import io.rdmablock.node.target.Subsystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +20,7 @@ import java.util.function.ToLongFunction;
  * copy that heard no renewal for a lease knows the primary holds no peer lease granted by it. Its heartbeat then says
  * so ({@link PrimarySilence}); the management plane promotes once the primary's own lease lapsed too. A primary cut
  * from the management plane alone still renews (on its host queues' associations, or on its own when it has none:
- * {@link LeaseAssociation}), so it is not reported. The watch starts when a heartbeat answer names the primary and epoch (the silence counts from
+ * {@code replication.LeaseAssociation}), so it is not reported. The watch starts when a heartbeat answer names the primary and epoch (the silence counts from
  * then, or from the last renewal heard after it). Node agent thread.
  */
 public final class PrimaryWatch {
@@ -73,7 +72,7 @@ public final class PrimaryWatch {
      * ({@code leaseMs} &lt;= 0), or a renewal heard within the lease.
      *
      * @param asked when a peer node (by host NQN) last asked for a peer lease here, nanoTime, or
-     *              {@link Long#MIN_VALUE} ({@link Subsystem#peerLeaseAskedNanos})
+     *              {@link Long#MIN_VALUE} ({@link io.rdmablock.node.target.Subsystem#peerLeaseAskedNanos})
      */
     public synchronized PrimarySilence silence(String id, ToLongFunction<String> asked, long leaseMs, long nowNs) {
         Watch w = watches.get(id);

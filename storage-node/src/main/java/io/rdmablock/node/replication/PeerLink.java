@@ -1,6 +1,5 @@
 package io.rdmablock.node.replication;
 
-import io.rdmablock.node.failover.LeaseAssociation;
 import io.rdmablock.nvmf.host.NvmCommand;
 import io.rdmablock.nvmf.host.PeerAssociation;
 import io.rdmablock.nvmf.host.PeerQueue;
@@ -263,7 +262,7 @@ public final class PeerLink implements ForwardLink {
     }
 
     /** Closes {@code c} (null: nothing), logging a failure at debug. */
-    public static void closeQuietly(AutoCloseable c) {
+    static void closeQuietly(AutoCloseable c) {
         if (c == null) {
             return;
         }

@@ -1,6 +1,5 @@
-package io.rdmablock.node.failover;
+package io.rdmablock.node.replication;
 
-import io.rdmablock.node.replication.PeerLink;
 import io.rdmablock.nvmf.host.PeerAssociation;
 import io.rdmablock.rdma.verbs.CmId;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
@@ -20,7 +19,7 @@ import java.util.function.Supplier;
  * that needs it, one connection attempt bounded by the set-up timeout, dropped on any failure and made again at the
  * next renewal. Link thread only.
  */
-public final class LeaseAssociation implements AutoCloseable {
+final class LeaseAssociation implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseAssociation.class);
 
     private final VerbsProvider provider;
@@ -32,7 +31,7 @@ public final class LeaseAssociation implements AutoCloseable {
     private PeerAssociation association;
     private boolean failureLogged;
 
-    public LeaseAssociation(VerbsProvider provider, String subnqn, String hostnqn, Supplier<PeerLink.Secrets> secrets) {
+    LeaseAssociation(VerbsProvider provider, String subnqn, String hostnqn, Supplier<PeerLink.Secrets> secrets) {
         this.provider = provider;
         this.subnqn = subnqn;
         this.hostnqn = hostnqn;
@@ -44,7 +43,7 @@ public final class LeaseAssociation implements AutoCloseable {
      *
      * @return the lease granted, ms; 0 when refused or when the association could not be made or failed
      */
-    public long renew(InetSocketAddress address, long epoch, long leaseMs, long setupTimeoutNs, int katoMs) {
+    long renew(InetSocketAddress address, long epoch, long leaseMs, long setupTimeoutNs, int katoMs) {
         try {
             if (association == null) {
                 route = provider.createId();
@@ -69,7 +68,7 @@ public final class LeaseAssociation implements AutoCloseable {
     }
 
     /** Keeps the association alive between renewals (they are admin commands too); drops it when that fails. */
-    public void keepAlive() {
+    void keepAlive() {
         if (association == null) {
             return;
         }
