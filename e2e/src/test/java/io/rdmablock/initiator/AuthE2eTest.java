@@ -1,7 +1,7 @@
 package io.rdmablock.initiator;
 
 import io.rdmablock.node.StorageNode;
-import io.rdmablock.node.nvmf.HostSecrets;
+import io.rdmablock.node.target.HostSecrets;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.AfterEach;
@@ -46,7 +46,7 @@ class AuthE2eTest {
     private void start(HostSecrets secrets) {
         node = new StorageNode(new io.rdmablock.node.NodeConfig(dir, new java.net.InetSocketAddress(E2e.host(), 0),
                 "soft", null, null, "node-auth", null, null, 1000, java.util.List.of(),
-                io.rdmablock.node.nvmf.TargetOptions.defaults())).withHostSecrets(secrets).start();
+                io.rdmablock.node.target.TargetOptions.defaults())).withHostSecrets(secrets).start();
         node.createVolume("auth", 8L << 20, 512, Set.of("*"));
     }
 

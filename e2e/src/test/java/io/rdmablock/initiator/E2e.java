@@ -2,8 +2,8 @@ package io.rdmablock.initiator;
 
 import io.rdmablock.node.NodeConfig;
 import io.rdmablock.node.StorageNode;
-import io.rdmablock.node.nvmf.Subsystem;
-import io.rdmablock.node.nvmf.TargetOptions;
+import io.rdmablock.node.target.Subsystem;
+import io.rdmablock.node.target.TargetOptions;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

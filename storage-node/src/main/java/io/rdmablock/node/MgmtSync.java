@@ -1,5 +1,6 @@
 package io.rdmablock.node;
 
+import io.rdmablock.node.failover.PrimaryWatch;
 import io.rdmablock.mgmt.client.DesiredVolume;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.HeartbeatResponse;
@@ -14,10 +15,10 @@ import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeInfo;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
-import io.rdmablock.node.nvmf.HostSecrets;
-import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.node.target.HostSecrets;
+import io.rdmablock.node.target.Subsystem;
 import io.rdmablock.nvme.auth.DhchapSecret;
-import io.rdmablock.node.nvmf.Target;
+import io.rdmablock.node.target.Target;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,7 +87,7 @@ final class MgmtSync implements NodeAgent.Handler {
     private final PrimaryWatch primaryWatch = new PrimaryWatch();
     /** When each peer node last asked volume {@code id}'s copy here for a peer lease ({@link PrimaryWatch}). */
     private java.util.function.ToLongFunction<String> peerLeaseAsked(String id) {
-        io.rdmablock.node.nvmf.Subsystem s = target.subsystemOfVolume(id);
+        io.rdmablock.node.target.Subsystem s = target.subsystemOfVolume(id);
         return s == null ? nqn -> Long.MIN_VALUE : s::peerLeaseAskedNanos;
     }
 
@@ -98,7 +99,7 @@ final class MgmtSync implements NodeAgent.Handler {
         List<VolumeReport> reports = new ArrayList<>();
         long now = System.nanoTime();
         for (VolumeInfo v : store.list()) {
-            io.rdmablock.node.replica.Resyncs r = replication == null ? null : replication.resyncs(v.id());
+            io.rdmablock.node.resync.Resyncs r = replication == null ? null : replication.resyncs(v.id());
             reports.add(new VolumeReport(v.id(), v.sizeBytes(), VolumeState.READY,
                     List.copyOf(target.connectedHosts(v.id())), r == null ? List.of() : r.progress(),
                     r == null ? null : r.verifyReport(),
@@ -268,10 +269,10 @@ final class MgmtSync implements NodeAgent.Handler {
             }
         }
         if (replication != null && !desired.links().equals(appliedLinks)) {
-            Map<String, io.rdmablock.node.replica.PeerLink.Secrets> m = new LinkedHashMap<>();
+            Map<String, io.rdmablock.node.replication.PeerLink.Secrets> m = new LinkedHashMap<>();
             for (io.rdmablock.mgmt.client.NodeLink l : desired.links()) {
                 try {
-                    m.put(l.nodeId(), new io.rdmablock.node.replica.PeerLink.Secrets(
+                    m.put(l.nodeId(), new io.rdmablock.node.replication.PeerLink.Secrets(
                             DhchapSecret.parse(l.dhchapSecret()),
                             l.dhchapCtrlSecret() == null ? null : DhchapSecret.parse(l.dhchapCtrlSecret())));
                 } catch (IllegalArgumentException e) {

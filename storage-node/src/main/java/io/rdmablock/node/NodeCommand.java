@@ -1,6 +1,6 @@
 package io.rdmablock.node;
 
-import io.rdmablock.node.nvmf.TargetOptions;
+import io.rdmablock.node.target.TargetOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -128,7 +128,7 @@ public final class NodeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("invalid --resync-mib-s: value=" + resyncMibS + ", min=1, max=100000");
         }
         if (resyncMinMibS == null) {
-            return Math.min(io.rdmablock.node.replica.Throttle.DEFAULT_MIN_MIB_S, resyncMibS);
+            return Math.min(io.rdmablock.node.resync.Throttle.DEFAULT_MIN_MIB_S, resyncMibS);
         }
         if (resyncMinMibS < 1 || resyncMinMibS > resyncMibS) {
             throw new IllegalArgumentException("invalid --resync-min-mib-s: value=" + resyncMinMibS + ", min=1, "
@@ -173,7 +173,7 @@ public final class NodeCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("invalid --store: value=" + store + ", allowed=file|null");
         }
         node.withHostSecrets(dhchapSecrets == null
-                ? io.rdmablock.node.nvmf.HostSecrets.NONE : io.rdmablock.node.nvmf.HostSecrets.load(dhchapSecrets))
+                ? io.rdmablock.node.target.HostSecrets.NONE : io.rdmablock.node.target.HostSecrets.load(dhchapSecrets))
                 .start();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {

@@ -1,6 +1,6 @@
 package io.rdmablock.node;
 
-import io.rdmablock.node.nvmf.TargetOptions;
+import io.rdmablock.node.target.TargetOptions;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -28,11 +28,11 @@ import java.util.List;
  * @param replicaTimeoutMs a primary drops a secondary that has not answered a forwarded command within this, ms
  *                       (100..60000, default {@value #DEFAULT_REPLICA_TIMEOUT_MS}; docs/replication.md)
  * @param resyncMibS     the node's resync and verify bandwidth while its foreground I/O is idle, MiB/s, shared by all
- *                       of them (1..100000, default {@value io.rdmablock.node.replica.Throttle#DEFAULT_MIB_S};
+ *                       of them (1..100000, default {@value io.rdmablock.node.resync.Throttle#DEFAULT_MIB_S};
  *                       docs/resync.md "Throttle")
  * @param resyncMinMibS  the same while its foreground I/O is busy (a host command within the last
- *                       {@value io.rdmablock.node.replica.Throttle#BUSY_WINDOW_MS} ms), MiB/s (1..resyncMibS, default
- *                       {@value io.rdmablock.node.replica.Throttle#DEFAULT_MIN_MIB_S})
+ *                       {@value io.rdmablock.node.resync.Throttle#BUSY_WINDOW_MS} ms), MiB/s (1..resyncMibS, default
+ *                       {@value io.rdmablock.node.resync.Throttle#DEFAULT_MIN_MIB_S})
  * @param resyncRetryMs  pause before a resync that failed or found its copy unreachable is tried again, ms
  *                       (100..3600000, default {@value #DEFAULT_RESYNC_RETRY_MS})
  */
@@ -48,8 +48,8 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
                       List<String> createVolumes, TargetOptions target, long capacityBytes, long replicaTimeoutMs) {
         this(dataDir, listen, provider, mgmtUrl == null ? List.of() : List.of(mgmtUrl), token, nodeId, advertiseHost,
                 metricsListen, heartbeatMs,
-                createVolumes, target, capacityBytes, replicaTimeoutMs, io.rdmablock.node.replica.Throttle.DEFAULT_MIB_S,
-                io.rdmablock.node.replica.Throttle.DEFAULT_MIN_MIB_S, DEFAULT_RESYNC_RETRY_MS);
+                createVolumes, target, capacityBytes, replicaTimeoutMs, io.rdmablock.node.resync.Throttle.DEFAULT_MIB_S,
+                io.rdmablock.node.resync.Throttle.DEFAULT_MIN_MIB_S, DEFAULT_RESYNC_RETRY_MS);
     }
 
     /** Default replica timeout, ms. */

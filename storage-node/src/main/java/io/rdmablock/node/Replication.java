@@ -10,14 +10,14 @@ import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.ProblemTypes;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
-import io.rdmablock.node.nvmf.LocalVolumeIo;
-import io.rdmablock.node.nvmf.Subsystem;
-import io.rdmablock.node.nvmf.VolumeIo;
-import io.rdmablock.node.replica.Activation;
-import io.rdmablock.node.replica.ForwardLink;
-import io.rdmablock.node.replica.PeerLink;
-import io.rdmablock.node.replica.ReplicaSet;
-import io.rdmablock.node.replica.ReplicatedVolumeIo;
+import io.rdmablock.node.io.LocalVolumeIo;
+import io.rdmablock.node.target.Subsystem;
+import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.failover.Activation;
+import io.rdmablock.node.replication.ForwardLink;
+import io.rdmablock.node.replication.PeerLink;
+import io.rdmablock.node.replication.ReplicaSet;
+import io.rdmablock.node.replication.ReplicatedVolumeIo;
 import io.rdmablock.node.store.VolumeStore;
 import io.rdmablock.nvmf.host.FabricAddress;
 import io.rdmablock.rdma.verbs.VerbsProvider;
@@ -69,7 +69,7 @@ final class Replication implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-    private final io.rdmablock.node.replica.Throttle throttle;
+    private final io.rdmablock.node.resync.Throttle throttle;
     /** The node's store (from {@link #apply}), read by resyncs and verifies. */
     private volatile VolumeStore store;
     private final long resyncRetryNs;
@@ -81,7 +81,7 @@ final class Replication implements AutoCloseable {
     /** When this process started replicating: grants of a previous process ended within a lease of it. */
     private final long startNanos = System.nanoTime();
     /** Peer leases of the replica sets, by volume id. */
-    private final Map<String, io.rdmablock.node.replica.PeerLease> peerLeases = new ConcurrentHashMap<>();
+    private final Map<String, io.rdmablock.node.failover.PeerLease> peerLeases = new ConcurrentHashMap<>();
     /** Starts the peer lease renewals (each runs on its link's thread). */
     private final java.util.concurrent.ScheduledExecutorService leaseTimer =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -105,8 +105,8 @@ final class Replication implements AutoCloseable {
      * @param timeoutNs replica timeout: a secondary that does not answer a forwarded command within it is dropped
      */
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs) {
-        this(nodeId, provider, client, bitmapDir, timeoutNs, new io.rdmablock.node.replica.Throttle(
-                io.rdmablock.node.replica.Throttle.DEFAULT_MIN_MIB_S, io.rdmablock.node.replica.Throttle.DEFAULT_MIB_S),
+        this(nodeId, provider, client, bitmapDir, timeoutNs, new io.rdmablock.node.resync.Throttle(
+                io.rdmablock.node.resync.Throttle.DEFAULT_MIN_MIB_S, io.rdmablock.node.resync.Throttle.DEFAULT_MIB_S),
                 NodeConfig.DEFAULT_RESYNC_RETRY_MS, new java.util.concurrent.atomic.LongAdder());
     }
 
@@ -116,7 +116,7 @@ final class Replication implements AutoCloseable {
      * @param resyncBytes   bytes copied by resyncs (metric)
      */
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs,
-                io.rdmablock.node.replica.Throttle throttle, long resyncRetryMs,
+                io.rdmablock.node.resync.Throttle throttle, long resyncRetryMs,
                 java.util.concurrent.atomic.LongAdder resyncBytes) {
         this.throttle = throttle;
         this.resyncRetryNs = resyncRetryMs * 1_000_000L;
@@ -398,7 +398,7 @@ final class Replication implements AutoCloseable {
     }
 
     /** The volume's resyncs' progress and its verify run (heartbeat report), or nulls when not its primary. */
-    io.rdmablock.node.replica.Resyncs resyncs(String volumeId) {
+    io.rdmablock.node.resync.Resyncs resyncs(String volumeId) {
         ReplicaSet set = sets.get(volumeId);
         return set == null ? null : set.resyncs();
     }
@@ -449,7 +449,7 @@ final class Replication implements AutoCloseable {
                         return client.markCopyInSync(dv.name(), node, epoch, nodeId).epoch();
                     }
                 }, trustBitmaps);
-        created.resyncs(new io.rdmablock.node.replica.Resyncs(created, new io.rdmablock.node.replica.Resyncs.Context(
+        created.resyncs(new io.rdmablock.node.resync.Resyncs(created, new io.rdmablock.node.resync.Resyncs.Context(
                 nodeId, throttle, () -> new StoreReader(store, v), Subsystem.NSID, v.lbaSizeBytes(), timeoutNs,
                 resyncRetryNs, Math.max(10_000_000_000L, 4 * timeoutNs), resyncBytes)));
         holder[0] = created;
@@ -458,13 +458,13 @@ final class Replication implements AutoCloseable {
         if (old != null && old != created) {
             old.close();
         }
-        io.rdmablock.node.replica.PeerLease oldLease = peerLeases.remove(v.id());
+        io.rdmablock.node.failover.PeerLease oldLease = peerLeases.remove(v.id());
         if (oldLease != null) {
             oldLease.close();
         }
         long leaseMs = leaseNanos / 1_000_000L;
         if (peerLeaseMaxMs > 0 && leaseMs > MgmtSync.LEASE_MARGIN_MS && leaseMs <= 60_000) {
-            peerLeases.put(v.id(), new io.rdmablock.node.replica.PeerLease(created, leaseMs,
+            peerLeases.put(v.id(), new io.rdmablock.node.failover.PeerLease(created, leaseMs,
                     MgmtSync.LEASE_MARGIN_MS, s::peerLeaseDeadline, leaseTimer));
         }
         LOG.info("replicated volume served as primary: id={}, name={}, epoch={}, minInSync={}, copies={}", v.id(),
@@ -550,7 +550,7 @@ final class Replication implements AutoCloseable {
         if (s != null) {
             s.close();
         }
-        io.rdmablock.node.replica.PeerLease lease = peerLeases.remove(id);
+        io.rdmablock.node.failover.PeerLease lease = peerLeases.remove(id);
         if (lease != null) {
             lease.close(); // withdraws the peer lease from the subsystem
         }

@@ -12,7 +12,7 @@ import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeInfo;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.node.store.VolumeStore;
-import io.rdmablock.node.nvmf.Target;
+import io.rdmablock.node.target.Target;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
 import org.slf4j.Logger;
@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * ({@code new StorageNode(NodeConfig.local(dir)).start()}, then {@link #fabricAddress()}).
  *
  * <p>Start order: metrics, provider, store, target (every stored volume exported under {@link
- * io.rdmablock.node.nvmf.Subsystem#nqnFor} of its name with its stored allow-list, before the listener accepts),
+ * io.rdmablock.node.target.Subsystem#nqnFor} of its name with its stored allow-list, before the listener accepts),
  * agent. {@link #close()} reverses it: agent,
  * target (queues drained and torn down), a FLUSH of every volume, metrics endpoint, store, provider. Idempotent.
  */
@@ -61,12 +61,12 @@ public final class StorageNode implements AutoCloseable {
      * The hosts that must pass in-band authentication (DH-HMAC-CHAP) and their secrets
      * ({@code rdmablock node --dhchap-secrets FILE}); call before {@link #start}. Default: none.
      */
-    public synchronized StorageNode withHostSecrets(io.rdmablock.node.nvmf.HostSecrets secrets) {
+    public synchronized StorageNode withHostSecrets(io.rdmablock.node.target.HostSecrets secrets) {
         this.hostSecrets = java.util.Objects.requireNonNull(secrets, "secrets");
         return this;
     }
 
-    private io.rdmablock.node.nvmf.HostSecrets hostSecrets = io.rdmablock.node.nvmf.HostSecrets.NONE;
+    private io.rdmablock.node.target.HostSecrets hostSecrets = io.rdmablock.node.target.HostSecrets.NONE;
     private io.rdmablock.node.store.StoreOptions storeOptions;
 
     /**
@@ -136,7 +136,7 @@ public final class StorageNode implements AutoCloseable {
                         io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(null)); // --ca-cert / RDMABLOCK_CA_CERT
                 replication = new Replication(config.nodeId(), provider, client,
                         config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L,
-                        new io.rdmablock.node.replica.Throttle(config.resyncMinMibS(), config.resyncMibS()),
+                        new io.rdmablock.node.resync.Throttle(config.resyncMinMibS(), config.resyncMibS()),
                         config.resyncRetryMs(), metrics.resyncBytes());
                 sync = new MgmtSync(store, target, this::freeBytes, replication);
                 agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs(),

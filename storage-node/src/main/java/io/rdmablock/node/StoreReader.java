@@ -1,6 +1,6 @@
 package io.rdmablock.node;
 
-import io.rdmablock.node.replica.LocalStore;
+import io.rdmablock.node.resync.LocalStore;
 import io.rdmablock.node.store.BlockQueue;
 import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeStore;

@@ -5,7 +5,7 @@ import io.rdmablock.mgmt.client.HeartbeatResponse;
 import io.rdmablock.mgmt.client.HostSecret;
 import io.rdmablock.mgmt.client.Json;
 import io.rdmablock.mgmt.client.VolumeState;
-import io.rdmablock.node.nvmf.HostSecrets;
+import io.rdmablock.node.target.HostSecrets;
 import io.rdmablock.nvme.auth.DhchapSecret;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

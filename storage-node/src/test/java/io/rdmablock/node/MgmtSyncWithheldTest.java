@@ -110,7 +110,7 @@ class MgmtSyncWithheldTest {
     void shouldRefuseAHostWhoseSecretWasWithheldInsteadOfAdmittingItUnauthenticated() {
         String host = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001"; // NodeTestHost's
         DesiredVolume v = new DesiredVolume("v1", "v1", 8L << 20, 4096, List.of(host),
-                io.rdmablock.node.nvmf.Subsystem.nqnFor("v1"), VolumeState.READY, false);
+                io.rdmablock.node.target.Subsystem.nqnFor("v1"), VolumeState.READY, false);
         DhchapSecret secret = DhchapSecret.generate(1, 32, RANDOM);
         HeartbeatResponse full = new HeartbeatResponse(false, List.of(v), 0,
                 List.of(new HostSecret(host, secret.encoded(), null, 1)));
@@ -124,8 +124,8 @@ class MgmtSyncWithheldTest {
             assertTrue(logged.contains("refused at Connect"), logged);
             assertTrue(node.target().hostSecrets().secretUnknown(host));
             AssertionError refused = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
-                    () -> io.rdmablock.node.nvmf.NodeTestHost.writeAndRead(node.fabricAddress(),
-                            io.rdmablock.node.nvmf.Subsystem.nqnFor("v1"), 1, 0x5A));
+                    () -> io.rdmablock.node.target.NodeTestHost.writeAndRead(node.fabricAddress(),
+                            io.rdmablock.node.target.Subsystem.nqnFor("v1"), 1, 0x5A));
             assertTrue(refused.getMessage().contains("16772"), refused.getMessage()); // Connect Invalid Host
 
             apply(sync, full); // handed out: the host must authenticate with its secret, nothing is unknown

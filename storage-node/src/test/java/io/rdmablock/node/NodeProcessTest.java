@@ -1,7 +1,7 @@
 package io.rdmablock.node;
 
-import io.rdmablock.node.nvmf.NodeTestHost;
-import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.node.target.NodeTestHost;
+import io.rdmablock.node.target.Subsystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -8,8 +8,8 @@ import io.rdmablock.mgmt.client.HeartbeatResponse;
 import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.VolumeState;
-import io.rdmablock.node.nvmf.AnaState;
-import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.node.failover.AnaState;
+import io.rdmablock.node.target.Subsystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -2,8 +2,8 @@ package io.rdmablock.tools.copy;
 
 import io.rdmablock.node.NodeConfig;
 import io.rdmablock.node.StorageNode;
-import io.rdmablock.node.nvmf.Subsystem;
-import io.rdmablock.node.nvmf.TargetOptions;
+import io.rdmablock.node.target.Subsystem;
+import io.rdmablock.node.target.TargetOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -8,7 +8,7 @@ import io.rdmablock.initiator.DeviceOptions;
 import io.rdmablock.initiator.NvmeBlockDevice;
 import io.rdmablock.node.NodeConfig;
 import io.rdmablock.node.StorageNode;
-import io.rdmablock.node.nvmf.Subsystem;
+import io.rdmablock.node.target.Subsystem;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
