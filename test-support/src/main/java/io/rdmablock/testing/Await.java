@@ -35,14 +35,15 @@ public final class Await {
     /**
      * Polls {@code condition} until it returns {@code true}.
      *
-     * @param condition polled on the calling thread; must be cheap and free of lasting side effects
+     * @param condition polled on the calling thread, repeatedly: it may act (send a request, take an event) when
+     *                  that is how the awaited state is observed
      * @param timeout   how long to wait in all (wall time, measured with {@code System.nanoTime}); must be positive
      * @param what      what is awaited, in words, for the failure message (e.g. "node n1 in the volume's copies")
      * @throws AssertionError when {@code timeout} passes first, or the calling thread is interrupted
      */
     public static void until(BooleanSupplier condition, Duration timeout, String what) {
         Objects.requireNonNull(condition, "condition");
-        value(condition::getAsBoolean, Boolean::booleanValue, timeout, what);
+        poll(condition::getAsBoolean, Boolean::booleanValue, timeout, what, false);
     }
 
     /**
@@ -58,6 +59,11 @@ public final class Await {
      *                        the calling thread is interrupted
      */
     public static <T> T value(Supplier<T> supplier, Predicate<? super T> accept, Duration timeout, String what) {
+        return poll(supplier, accept, timeout, what, true);
+    }
+
+    private static <T> T poll(Supplier<T> supplier, Predicate<? super T> accept, Duration timeout, String what,
+            boolean showLast) {
         Objects.requireNonNull(supplier, "supplier");
         Objects.requireNonNull(accept, "accept");
         Objects.requireNonNull(timeout, "timeout");
@@ -75,7 +81,7 @@ public final class Await {
             long leftNs = timeoutNs - (System.nanoTime() - start);
             if (leftNs <= 0) {
                 throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what
-                        + " (last value: " + v + ")");
+                        + (showLast ? " (last value: " + v + ")" : ""));
             }
             long sleepNs = Math.min(pauseMs * 1_000_000L, leftNs);
             try {

@@ -30,6 +30,7 @@ class AwaitTest {
                 () -> Await.until(() -> false, Duration.ofMillis(30), "the impossible"));
         assertTrue(e.getMessage().contains("the impossible"), e.getMessage());
         assertTrue(e.getMessage().contains("30 ms"), e.getMessage());
+        assertTrue(!e.getMessage().contains("last value"), e.getMessage());
     }
 
     @Test
