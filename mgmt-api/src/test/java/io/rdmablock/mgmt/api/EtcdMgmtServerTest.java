@@ -8,13 +8,16 @@ import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.MgmtException;
 import io.rdmablock.mgmt.client.ProblemTypes;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -88,16 +91,9 @@ class EtcdMgmtServerTest {
     }
 
     /** @return the one of {@code servers} that leads, waiting up to 20 s for an election */
-    static MgmtServer awaitLeader(MgmtServer... servers) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            for (MgmtServer s : servers) {
-                if (s.leaderView().isLeader()) {
-                    return s;
-                }
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("no management server became leader within 20 s");
+    static MgmtServer awaitLeader(MgmtServer... servers) {
+        return Await.value(() -> Arrays.stream(servers).filter(s -> s.leaderView().isLeader()).findFirst(),
+                Optional::isPresent, Duration.ofSeconds(20), "a leader among " + servers.length
+                        + " management servers").orElseThrow();
     }
 }

@@ -21,6 +21,7 @@ public final class MgmtServerProcess {
                 MgmtServer.Settings.of("127.0.0.1", 0, args[3]).withNodeTimeoutMs(30_000))) {
             System.out.println("url " + server.url());
             System.out.flush();
+            // a wait by design: the child process leads (or serves) until the test kills it; this only bounds its life
             Thread.sleep(180_000);
         }
     }

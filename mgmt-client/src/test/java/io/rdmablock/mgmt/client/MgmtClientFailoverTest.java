@@ -179,6 +179,7 @@ class MgmtClientFailoverTest {
     void shouldMoveOnFromServerThatDoesNotAnswerWithinItsShare() throws Exception {
         try (var hung = new FakeServer(s -> {
                  try {
+                     // a wait by design: the scenario is a server that holds its answer past the call's timeout
                      Thread.sleep(5_000);
                  } catch (InterruptedException e) {
                      Thread.currentThread().interrupt();

@@ -12,6 +12,7 @@ import io.rdmablock.mgmt.client.VerifyState;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeReport;
 import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -88,6 +91,8 @@ class VolumeResyncCliTest {
         syncingN1();
         var done = CompletableFuture.runAsync(() -> {
             try {
+                // a wait by design: the copy finishes while the watch runs, after it printed the syncing state;
+                // the watch runs on the test thread and its output is seen only when it ends
                 Thread.sleep(500);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -115,22 +120,11 @@ class VolumeResyncCliTest {
     /** Plays the primary: waits (bounded) for the run, then reports it with {@code state} and {@code differences}. */
     private CompletableFuture<Void> primaryAnswers(VerifyState state, List<VerifyDifference> differences) {
         return CompletableFuture.runAsync(() -> {
-            for (int i = 0; i < 100; i++) {
-                String id = client.heartbeat("n2", new HeartbeatRequest(1L << 30, List.of(new VolumeReport(
-                        volume.id(), 4 * MIB, VolumeState.READY, List.of())))).volumes().getFirst().verifyId();
-                if (id != null) {
-                    beat("n2", List.of(), new VerifyReport(id, state, List.of("n2", "n1"), 4 * MIB, 4 * MIB,
-                            differences, differences.size(), state == VerifyState.FAILED ? "n1 unreachable" : null));
-                    return;
-                }
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-            throw new AssertionError("no verify run reached the primary within 5 s");
+            String id = Await.value(() -> client.heartbeat("n2", new HeartbeatRequest(1L << 30, List.of(
+                    new VolumeReport(volume.id(), 4 * MIB, VolumeState.READY, List.of())))).volumes().getFirst()
+                    .verifyId(), Objects::nonNull, Duration.ofSeconds(5), "a verify run in n2's heartbeat answer");
+            beat("n2", List.of(), new VerifyReport(id, state, List.of("n2", "n1"), 4 * MIB, 4 * MIB,
+                    differences, differences.size(), state == VerifyState.FAILED ? "n1 unreachable" : null));
         });
     }
 

@@ -8,8 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmablock.rdma.verbs.VerbsTestSupport.Connection;
 import io.rdmablock.rdma.verbs.VerbsTestSupport.Side;
+import io.rdmablock.testing.Await;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -209,14 +212,9 @@ class ConnectionManagerTest {
         try (Connection c = Connection.open(provider)) {
             assertNull(c.client.id.pollEvent(0), "nothing yet");
             c.server.id.disconnect();
-            long deadline = System.nanoTime() + TIMEOUT_NS;
-            CmEventType seen = null;
-            while (seen == null && System.nanoTime() < deadline) {
-                seen = c.client.id.pollEvent(0);
-                if (seen == null) {
-                    Thread.sleep(5); // polling as the node's and the initiator's pollers do
-                }
-            }
+            // polled without blocking, as the node's and the initiator's pollers do
+            CmEventType seen = Await.value(() -> c.client.id.pollEvent(0), Objects::nonNull,
+                    Duration.ofNanos(TIMEOUT_NS), "a CM event on the client after the server's disconnect");
             assertEquals(CmEventType.DISCONNECTED, seen);
         }
     }

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmablock.rdma.verbs.VerbsTestSupport.Connection;
+import io.rdmablock.testing.Await;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -114,7 +116,8 @@ class MixedOperationsTest {
                         if (iwarp && laneOp[l] == WrOpcode.RDMA_WRITE) {
                             // siw completes a WRITE when transmitted, before the sink placed it (RFC 5040 gives
                             // no placement guarantee at local completion): wait, bounded, for the placement
-                            awaitSame(cs, ss, deadline);
+                            Duration left = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
+                            Await.until(() -> cs.mismatch(ss) == -1, left, laneSize[l] + " B WRITE placed at the sink");
                         }
                         if (laneOp[l] == WrOpcode.RDMA_READ) {
                             assertSameBytes(ss, cs, "READ of " + laneSize[l] + " B");
@@ -128,12 +131,6 @@ class MixedOperationsTest {
             }
             assertEquals(OPS, verified);
             assertTrue(bytes > OPS, "moved " + bytes + " bytes");
-        }
-    }
-
-    private static void awaitSame(MemorySegment expected, MemorySegment actual, long deadlineNs) {
-        while (expected.mismatch(actual) != -1 && System.nanoTime() < deadlineNs) {
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
         }
     }
 

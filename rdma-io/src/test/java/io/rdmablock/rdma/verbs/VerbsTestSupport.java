@@ -3,12 +3,14 @@ package io.rdmablock.rdma.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rdmablock.testing.Await;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -85,11 +87,7 @@ public final class VerbsTestSupport {
 
     /** Waits (bounded by {@link #TIMEOUT_NS}) until {@code qp} reports {@code state}; fails otherwise. */
     static void awaitState(QueuePair qp, QpState state, String what) {
-        long deadline = System.nanoTime() + TIMEOUT_NS;
-        while (qp.state() != state && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-        }
-        assertEquals(state, qp.state(), what);
+        Await.until(() -> qp.state() == state, Duration.ofNanos(TIMEOUT_NS), what + ": QP in " + state);
     }
 
     /**
@@ -98,15 +96,12 @@ public final class VerbsTestSupport {
      * reports it: its QP in ERROR or a DISCONNECTED event.
      */
     static void awaitConnectionFailed(Connection c, String what) {
-        long deadline = System.nanoTime() + TIMEOUT_NS;
-        while (System.nanoTime() < deadline) {
-            for (Side s : new Side[] {c.client, c.server}) {
-                if (s.qp.state() == QpState.ERROR || s.id.pollEvent(5_000_000L) == CmEventType.DISCONNECTED) {
-                    return;
-                }
-            }
-        }
-        assertTrue(false, what + ": neither side in ERROR nor DISCONNECTED");
+        Await.until(() -> failed(c.client) || failed(c.server), Duration.ofNanos(TIMEOUT_NS),
+                what + ": either side in ERROR or DISCONNECTED");
+    }
+
+    private static boolean failed(Side s) {
+        return s.qp.state() == QpState.ERROR || s.id.pollEvent(0) == CmEventType.DISCONNECTED;
     }
 
     static WorkCompletion copy(WorkCompletion w) {

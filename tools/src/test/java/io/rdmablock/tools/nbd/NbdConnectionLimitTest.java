@@ -8,9 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmablock.initiator.local.FileBlockDevice;
+import io.rdmablock.testing.Await;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.concurrent.locks.LockSupport;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,10 +47,8 @@ class NbdConnectionLimitTest {
                 }
                 assertEquals(2, server.openConnections());
                 a.close();
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (server.openConnections() > 1 && System.nanoTime() < deadline) {
-                    LockSupport.parkNanos(1_000_000L);
-                }
+                Await.until(() -> server.openConnections() <= 1, Duration.ofSeconds(10),
+                        "the closed client's connection released");
                 assertEquals(1, server.openConnections(), "the closed client's connection was not released");
                 try (RawNbdClient c = connect(server)) {
                     assertEquals(2, server.openConnections());
@@ -68,11 +67,8 @@ class NbdConnectionLimitTest {
                      4, 64 * 1024, 1, 300)) {
             try (RawNbdClient silent = new RawNbdClient(server.localAddress()).greet(FLAG_C_FIXED_NEWSTYLE)) {
                 // sends no option: holds the only connection until the handshake timeout closes it
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (server.openConnections() > 0 && System.nanoTime() < deadline) {
-                    LockSupport.parkNanos(5_000_000L);
-                }
-                assertEquals(0, server.openConnections(), "a silent client still holds its connection");
+                Await.until(() -> server.openConnections() == 0, Duration.ofSeconds(10),
+                        "the silent client's connection closed by the 300 ms handshake timeout");
             }
             try (RawNbdClient c = connect(server)) {
                 assertEquals(1, server.openConnections());

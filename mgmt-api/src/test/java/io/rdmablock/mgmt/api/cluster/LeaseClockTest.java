@@ -11,8 +11,10 @@ import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeReport;
 import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.testing.ManualClock;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -29,15 +31,15 @@ class LeaseClockTest {
     private static final long MIB = 1L << 20;
     private static final long LEASE_MS = 2_000;
     private final AtomicLong wallMs = new AtomicLong(1_800_000_000_000L);
-    private final AtomicLong monoNanos = new AtomicLong(-5_000_000_000L); // nanoTime may be negative
+    private final ManualClock monoNanos = new ManualClock(-5_000_000_000L); // nanoTime may be negative
     private final InMemoryMetadataStore store = new InMemoryMetadataStore();
 
     private ClusterService service() {
-        return new ClusterService(store, wallMs::get, monoNanos::get, 6_000, LEASE_MS, 600_000);
+        return new ClusterService(store, wallMs::get, monoNanos, 6_000, LEASE_MS, 600_000);
     }
 
     private void step(long ms) {
-        monoNanos.addAndGet(ms * 1_000_000L);
+        monoNanos.advance(Duration.ofMillis(ms));
     }
 
     private static DesiredVolume beat(ClusterService c, String node, Volume v) {
@@ -95,7 +97,7 @@ class LeaseClockTest {
         ClusterService restarted = service(); // same store, runtime state lost
         step(LEASE_MS + 1);
         beat(restarted, "n1", v);
-        monoNanos.addAndGet(0);
+        monoNanos.advanceNanos(0);
         Volume promoted = restarted.promote("a", new PromoteRequest("n1", false));
         assertEquals(2, promoted.epoch());
         ClusterService again = service();

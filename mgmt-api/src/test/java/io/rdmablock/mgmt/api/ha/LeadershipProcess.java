@@ -29,6 +29,7 @@ public final class LeadershipProcess {
             }
         });
         leadership.start();
+        // a wait by design: the child process leads (or serves) until the test kills it; this only bounds its life
         Thread.sleep(120_000);
         leadership.close();
         client.close();

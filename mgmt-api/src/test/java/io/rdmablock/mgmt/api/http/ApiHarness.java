@@ -92,7 +92,9 @@ final class ApiHarness {
             @Override
             public io.vertx.core.Future<?> stop() {
                 return vertx.executeBlocking(() -> {
-                    Thread.sleep(100); // a sweep or request the child started may still be on a worker
+                    // a grace, not an assertion: a sweep or request the child started may still be on a worker
+                    // thread, and nothing the harness can see says when it left the store
+                    Thread.sleep(100);
                     store.close();
                     return null;
                 });

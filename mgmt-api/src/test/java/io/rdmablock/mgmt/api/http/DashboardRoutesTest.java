@@ -1,6 +1,7 @@
 package io.rdmablock.mgmt.api.http;
 
 import io.rdmablock.mgmt.client.ProblemTypes;
+import io.rdmablock.testing.Await;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.junit5.VertxExtension;
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -85,15 +87,13 @@ class DashboardRoutesTest {
                 {"nodeId":"n1","fabricAddress":"127.0.0.1:4420","metricsUrl":"http://127.0.0.1:%d/metrics",
                  "capacityBytes":1073741824,"freeBytes":1073741824}""".formatted(node.actualPort()));
         assertEquals(201, r.statusCode(), r.body());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        String body = "";
-        while (System.nanoTime() < deadline) {
-            body = api.get("/v1/stats/volumes").body();
-            if (body.contains("\"readIops\"")) {
-                break;
+        String body = Await.value(() -> {
+            try {
+                return api.get("/v1/stats/volumes").body();
+            } catch (Exception e) {
+                throw new IllegalStateException("GET /v1/stats/volumes", e);
             }
-            Thread.sleep(200);
-        }
+        }, b -> b.contains("\"readIops\""), Duration.ofSeconds(20), "readIops in /v1/stats/volumes after two scrapes");
         assertTrue(body.contains("\"volume\":\"v1\",\"nodeId\":\"n1\",\"usedBytes\":4096"), body);
         assertTrue(body.contains("{\"nodeId\":\"n1\",\"usedBytes\":4096,\"provisionedBytes\":-1}"), body);
         assertTrue(body.matches(".*\"readIops\":[1-9].*"), body);

@@ -1,6 +1,7 @@
 package io.rdmablock.mgmt.api.store;
 
 import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,20 +57,17 @@ class EtcdMetadataStoreQuorumTest {
                 etcd.awaitHealthy(i, EtcdCluster.START_BOUND);
             }
             long back = System.nanoTime();
-            long deadline = back + Duration.ofSeconds(30).toNanos();
-            while (true) {
+            // the value is the refusal (null once the write went through), so a timeout shows the last one
+            Await.value(() -> {
                 try {
                     var read = store.volumeVersioned("a").orElseThrow();
                     assertTrue(store.replaceVolume("a", read.revision(),
                             read.value().withState(VolumeState.READY)));
-                    break;
+                    return null;
                 } catch (MetadataStoreUnavailableException again) {
-                    if (System.nanoTime() > deadline) {
-                        throw again;
-                    }
-                    Thread.sleep(200);
+                    return again;
                 }
-            }
+            }, refusal -> refusal == null, Duration.ofSeconds(30), "a write once the members were healthy");
             System.out.println("EtcdMetadataStoreQuorumTest: writes succeeded again "
                     + (System.nanoTime() - back) / 1_000_000 + " ms after the members were healthy");
             assertEquals(VolumeState.READY, store.volume("a").orElseThrow().state());
@@ -78,15 +76,14 @@ class EtcdMetadataStoreQuorumTest {
         }
     }
 
-    static int awaitLeader(EtcdCluster etcd) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < deadline) {
-            int leader = etcd.leaderIndex();
-            if (leader >= 0) {
-                return leader;
+    static int awaitLeader(EtcdCluster etcd) {
+        return Await.value(() -> {
+            try {
+                return etcd.leaderIndex();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted asking for the raft leader", e);
             }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("no etcd raft leader within 20 s");
+        }, leader -> leader >= 0, Duration.ofSeconds(20), "an etcd raft leader");
     }
 }

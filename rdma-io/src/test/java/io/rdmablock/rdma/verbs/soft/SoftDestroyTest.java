@@ -74,7 +74,9 @@ class SoftDestroyTest {
                     w.wrId = i;
                     qp.postSend(w);
                 }
-                Thread.sleep(200); // the engine writes until the socket is full and a batch is half written
+                // a wait by design: no event says "socket full, batch half written"; the scenario is a destroy
+                // while the engine is stuck mid-batch, which only time spent writing produces
+                Thread.sleep(200);
             }
             long t0 = System.nanoTime();
             s.disconnect();

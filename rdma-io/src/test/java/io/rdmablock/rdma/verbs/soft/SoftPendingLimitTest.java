@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.testing.Await;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -39,10 +40,9 @@ class SoftPendingLimitTest {
                     for (int i = 0; i < 10; i++) {
                         silent.add(SocketChannel.open(addr));
                     }
-                    long deadline = System.nanoTime() + 2_000_000_000L; // well inside the 5 s request timeout
-                    while (l.pendingEvictions() < 6 && System.nanoTime() < deadline) {
-                        Thread.sleep(5);
-                    }
+                    // well inside the 5 s request timeout: evicted for the limit, not timed out
+                    Await.until(() -> l.pendingEvictions() >= 6, Duration.ofSeconds(2),
+                            "6 evictions of silent connections beyond maxPending=4");
                     assertEquals(6, l.pendingEvictions(), "silent connections beyond maxPending=4 still held");
                     for (int i = 0; i < 6; i++) {
                         assertTrue(closedByListener(silent.get(i)), "silent connection " + i + " still open");
