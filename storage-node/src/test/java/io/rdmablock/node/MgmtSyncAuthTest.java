@@ -29,12 +29,12 @@ class MgmtSyncAuthTest {
     Path dir;
 
     private static DesiredVolume volume(String id, boolean requireAuth) {
-        return new DesiredVolume(id, id, 8L << 20, 4096, List.of(), "nqn.2026-11.io.rdmablock:volume:" + id,
-                VolumeState.READY, false).withRequireAuth(requireAuth);
+        return DesiredVolume.builder(id, id).subnqn("nqn.2026-11.io.rdmablock:volume:" + id)
+                .requireAuth(requireAuth).build();
     }
 
     private static HeartbeatResponse answer(List<HostSecret> hosts, DesiredVolume... volumes) {
-        return new HeartbeatResponse(false, List.of(volumes), 0, hosts);
+        return HeartbeatResponse.of(false, List.of(volumes), 0).withHosts(hosts);
     }
 
     @Test
@@ -90,10 +90,11 @@ class MgmtSyncAuthTest {
     }
 
     @Test
-    void shouldReadAnAnswerOfAnOlderServerAsNoHostsAndNoAuthRequired() {
+    void shouldReadAnAnswerWithoutHostsOrRequireAuthAsNoHostsAndNoAuthRequired() {
         HeartbeatResponse old = Json.read("""
                 {"draining":false,"leaseMs":0,"volumes":[{"id":"a","name":"a","sizeBytes":8388608,"lbaSize":4096,
-                "allowedHosts":[],"subnqn":"nqn.2026-11.io.rdmablock:volume:a","state":"ready"}]}""",
+                "allowedHosts":[],"subnqn":"nqn.2026-11.io.rdmablock:volume:a","state":"ready","role":"primary",
+                "epoch":1,"minInSync":1}]}""",
                 HeartbeatResponse.class);
         assertTrue(old.hosts().isEmpty());
         assertFalse(old.volumes().getFirst().requireAuth());

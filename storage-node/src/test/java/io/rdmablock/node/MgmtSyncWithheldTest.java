@@ -39,8 +39,7 @@ class MgmtSyncWithheldTest {
     Path dir;
 
     private static DesiredVolume volume(String id) {
-        return new DesiredVolume(id, id, 8L << 20, 4096, List.of(), "nqn.2026-11.io.rdmablock:volume:" + id,
-                VolumeState.READY, false);
+        return DesiredVolume.builder(id, id).subnqn("nqn.2026-11.io.rdmablock:volume:" + id).build();
     }
 
     /** @return what {@code sync} logged while applying {@code answer} (slf4j-simple writes to System.err) */
@@ -62,8 +61,8 @@ class MgmtSyncWithheldTest {
     void shouldRecordAndLogTheReasonOnceKeepTheSecretsItHadAndApplyTheVolumes() {
         byte[] key = NodeLinkKeys.newKey(RANDOM);
         DhchapSecret secret = DhchapSecret.generate(1, 32, RANDOM);
-        HeartbeatResponse full = new HeartbeatResponse(false, List.of(volume("v1")), 0,
-                List.of(new HostSecret(HOST, secret.encoded(), null, 1)))
+        HeartbeatResponse full = HeartbeatResponse.of(false, List.of(volume("v1")), 0)
+                .withHosts(List.of(new HostSecret(HOST, secret.encoded(), null, 1)))
                 .withNodeKeys(Base64.getEncoder().encodeToString(key), List.of());
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
             MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
@@ -72,7 +71,7 @@ class MgmtSyncWithheldTest {
             assertTrue(node.target().hostSecrets().hasNodeKey());
 
             // as it arrives over the wire: the same answer without secrets, with the reason, and a new volume
-            HeartbeatResponse withheld = Json.read(Json.write(new HeartbeatResponse(false,
+            HeartbeatResponse withheld = Json.read(Json.write(HeartbeatResponse.of(false,
                     List.of(volume("v1"), volume("v2")), 0).withSecretsWithheld(REASON)), HeartbeatResponse.class);
             assertEquals(REASON, withheld.secretsWithheld());
             assertNull(withheld.nodeKey());
@@ -97,7 +96,7 @@ class MgmtSyncWithheldTest {
     void shouldRunWithoutANodeKeyWhenItNeverGotOne() {
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
             MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
-            String logged = apply(sync, new HeartbeatResponse(false, List.of(volume("v1")), 0)
+            String logged = apply(sync, HeartbeatResponse.of(false, List.of(volume("v1")), 0)
                     .withSecretsWithheld(REASON));
             assertTrue(logged.contains("no node key") && logged.contains(REASON), logged);
             assertFalse(node.target().hostSecrets().hasNodeKey());
@@ -109,11 +108,11 @@ class MgmtSyncWithheldTest {
     @Test
     void shouldRefuseAHostWhoseSecretWasWithheldInsteadOfAdmittingItUnauthenticated() {
         String host = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001"; // NodeTestHost's
-        DesiredVolume v = new DesiredVolume("v1", "v1", 8L << 20, 4096, List.of(host),
-                io.rdmablock.node.target.Subsystem.nqnFor("v1"), VolumeState.READY, false);
+        DesiredVolume v = DesiredVolume.builder("v1", "v1").allowedHosts(List.of(host))
+                .subnqn(io.rdmablock.node.target.Subsystem.nqnFor("v1")).build();
         DhchapSecret secret = DhchapSecret.generate(1, 32, RANDOM);
-        HeartbeatResponse full = new HeartbeatResponse(false, List.of(v), 0,
-                List.of(new HostSecret(host, secret.encoded(), null, 1)));
+        HeartbeatResponse full = HeartbeatResponse.of(false, List.of(v), 0)
+                .withHosts(List.of(new HostSecret(host, secret.encoded(), null, 1)));
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
             MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
             HeartbeatResponse withheld = Json.read(Json.write(full.withSecretsWithheld(REASON)),

@@ -49,10 +49,10 @@ class NodeKeysSyncTest {
                 new DesiredCopy("n2", CopyRole.SECONDARY, CopyState.IN_SYNC, "", me),
                 new DesiredCopy("n3", CopyRole.SECONDARY, CopyState.IN_SYNC, "", Node.hostnqnOf("n3")));
         DesiredVolume dv = new DesiredVolume("v1", "data1", 8 * MIB, 4096, List.of(), Subsystem.nqnFor("data1"),
-                VolumeState.READY, false, 7, CopyRole.SECONDARY, 1, copies);
+                VolumeState.READY, false, 7, CopyRole.SECONDARY, 1, copies, null, null, false);
         NodeLink toN1 = new NodeLink("n1", NodeLinkKeys.hostSecret(peerKey, me).encoded(),
                 NodeLinkKeys.ctrlSecret(peerKey, me).encoded());
-        HeartbeatResponse answer = new HeartbeatResponse(false, List.of(dv), 600)
+        HeartbeatResponse answer = HeartbeatResponse.of(false, List.of(dv), 600)
                 .withNodeKeys(Base64.getEncoder().encodeToString(mine), List.of(toN1));
         try (StorageNode node = new StorageNode(NodeConfig.local(dir.resolve("node"))).start();
              Replication replication = new Replication("n2", null, new MgmtClient(java.net.URI.create(

@@ -41,11 +41,11 @@ class PromotionTest {
                 : List.of(new DesiredCopy("n1", CopyRole.PRIMARY, CopyState.IN_SYNC, "", Node.hostnqnOf("n1")),
                         new DesiredCopy("n2", CopyRole.SECONDARY, CopyState.IN_SYNC, "", Node.hostnqnOf("n2")));
         return new DesiredVolume("v1", "data1", 8 * MIB, 4096, List.of(), Subsystem.nqnFor("data1"),
-                VolumeState.READY, false, epoch, myRole, 1, copies);
+                VolumeState.READY, false, epoch, myRole, 1, copies, null, null, false);
     }
 
     private static HeartbeatResponse answer(DesiredVolume dv) {
-        return new HeartbeatResponse(false, List.of(dv), LEASE_MS);
+        return HeartbeatResponse.of(false, List.of(dv), LEASE_MS);
     }
 
     private static void await(BooleanSupplier done, long boundMs, String what) throws InterruptedException {

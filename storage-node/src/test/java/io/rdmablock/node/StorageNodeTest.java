@@ -122,8 +122,8 @@ class StorageNodeTest {
             assertNotNull(node.target().subsystemOfVolume("kept"), "the other volume is served");
             assertTrue(node.store().isUnavailable("gone"));
             MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
-            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("gone", "gone", 8L << 20, 4096,
-                    List.of(), "nqn.2026-11.io.rdmablock:volume:gone", VolumeState.DELETING, true))));
+            sync.apply(HeartbeatResponse.of(false, List.of(DesiredVolume.builder("gone", "gone").sizeBytes(8L << 20)
+                    .allowedHosts(List.of()).subnqn("nqn.2026-11.io.rdmablock:volume:gone").state(VolumeState.DELETING).provisioned(true).build()), 0));
             assertFalse(node.store().isUnavailable("gone"), "deleted on the management server's request");
         }
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
@@ -175,19 +175,19 @@ class StorageNodeTest {
         try (StorageNode node = new StorageNode(NodeConfig.local(dir)).start()) {
             MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
             String nqn = "nqn.2026-11.io.rdmablock:volume:data1";
-            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 8L << 20, 4096,
-                    List.of(), nqn, VolumeState.CREATING, false))));
+            sync.apply(HeartbeatResponse.of(false, List.of(DesiredVolume.builder("v1", "data1").sizeBytes(8L << 20)
+                    .allowedHosts(List.of()).subnqn(nqn).state(VolumeState.CREATING).provisioned(false).build()), 0));
             assertEquals(8L << 20, node.store().get("v1").sizeBytes());
             assertEquals(nqn, node.target().subsystemOfVolume("v1").subnqn());
-            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 16L << 20, 4096,
-                    List.of("nqn.host:a"), nqn, VolumeState.READY, true))));
+            sync.apply(HeartbeatResponse.of(false, List.of(DesiredVolume.builder("v1", "data1").sizeBytes(16L << 20)
+                    .allowedHosts(List.of("nqn.host:a")).subnqn(nqn).state(VolumeState.READY).provisioned(true).build()), 0));
             assertEquals(16L << 20, node.store().get("v1").sizeBytes());
             HeartbeatRequest report = sync.report();
             assertEquals(1, report.volumes().size());
             assertEquals(16L << 20, report.volumes().get(0).sizeBytes());
             assertEquals(VolumeState.READY, report.volumes().get(0).state());
-            sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v1", "data1", 16L << 20, 4096,
-                    List.of(), nqn, VolumeState.DELETING, true))));
+            sync.apply(HeartbeatResponse.of(false, List.of(DesiredVolume.builder("v1", "data1").sizeBytes(16L << 20)
+                    .allowedHosts(List.of()).subnqn(nqn).state(VolumeState.DELETING).provisioned(true).build()), 0));
             assertTrue(node.store().find("v1").isEmpty());
             assertEquals(null, node.target().subsystemOfVolume("v1"));
         }
@@ -200,8 +200,8 @@ class StorageNodeTest {
             MgmtSync sync = new MgmtSync(node.store(), node.target(), node::freeBytes);
             String nqn = "nqn.2026-11.io.rdmablock:volume:lost1";
             for (VolumeState state : new VolumeState[]{VolumeState.READY, VolumeState.CREATING}) { // CREATING: resize
-                sync.apply(new HeartbeatResponse(false, List.of(new DesiredVolume("v9", "lost1", 8L << 20, 4096,
-                        List.of(), nqn, state, true))));
+                sync.apply(HeartbeatResponse.of(false, List.of(DesiredVolume.builder("v9", "lost1").sizeBytes(8L << 20)
+                    .allowedHosts(List.of()).subnqn(nqn).state(state).provisioned(true).build()), 0));
                 assertTrue(node.store().find("v9").isEmpty(), "not created empty (" + state + ")");
                 assertEquals(null, node.target().subsystemOfVolume("v9"), "not exported (" + state + ")");
                 assertEquals(0, sync.report().volumes().size(), "not reported (" + state + ")");

@@ -10,19 +10,19 @@ import java.util.List;
  *                 but that is not listed here is unknown to the cluster: the node keeps its data (data is
  *                 deleted only on an explicit {@code deleting}), does not export it, and logs it as an orphan
  * @param leaseMs  the primary lease (docs/failover.md): a primary serves host I/O until its heartbeat's send time +
- *                 leaseMs - margin (its own monotonic clock); 0 from older servers (no lease)
+ *                 leaseMs - margin (its own monotonic clock); 0 = no lease
  * @param hosts    every host of the cluster with a DH-HMAC-CHAP secret ({@code /v1/hosts}), ordered by host NQN,
  *                 secrets included (docs/authentication.md, "Managed secrets"): the node requires each of them to
- *                 authenticate on every volume subsystem; empty (or absent, from older servers) = none
+ *                 authenticate on every volume subsystem; empty = none
  * @param peerLeaseMaxMs how long after this heartbeat's send time the node's in-sync (or syncing) secondary copies may
  *                 go on granting their primary peer leases while no later answer comes (docs/failover.md, "Peer
- *                 lease"), ms; 0 (older servers) = no peer leases
+ *                 lease"), ms; 0 = no peer leases
  * @param nodeKey  this node's own node key, base64 of 32 bytes (docs/authentication.md, "Node identities"): the node
  *                 derives from it the secrets every peer node must prove when it connects as a host
- *                 ({@code NodeLinkKeys}); null from servers that do not hand out node keys (then no peer node is
- *                 admitted to a secondary copy)
+ *                 ({@code NodeLinkKeys}); null = none handed out (then no peer node is admitted to a secondary
+ *                 copy)
  * @param links    the secrets of this node's links to the peer nodes that share a volume with it, by peer node id
- *                 ({@link NodeLink}); empty when none or from older servers
+ *                 ({@link NodeLink}); empty when none
  * @param secretsWithheld null when the answer carries the node's secret material as described above; else why the
  *                 server left {@code hosts}, {@code nodeKey} and {@code links} out although the caller is the node
  *                 itself (docs/authentication.md, "Secrets only over TLS"): the management server has no TLS and
@@ -40,21 +40,29 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
         links = links == null ? List.of() : List.copyOf(links);
     }
 
-    /** An answer that withholds nothing ({@code secretsWithheld} null). */
-    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts,
-                             long peerLeaseMaxMs, String nodeKey, List<NodeLink> links) {
-        this(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, nodeKey, links, null);
+    /**
+     * An answer with only its volumes and lease: no managed host secrets, no peer leases, no node key or links,
+     * nothing withheld; add the rest with the {@code with...} methods.
+     */
+    public static HeartbeatResponse of(boolean draining, List<DesiredVolume> volumes, long leaseMs) {
+        return new HeartbeatResponse(draining, volumes, leaseMs, List.of(), 0, null, List.of(), null);
     }
 
-    /** An answer without node keys (as from servers before them). */
-    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts,
-                             long peerLeaseMaxMs) {
-        this(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, null, List.of());
+    /** This answer with {@code hosts} (managed host secrets) set. */
+    public HeartbeatResponse withHosts(List<HostSecret> hostSecrets) {
+        return new HeartbeatResponse(draining, volumes, leaseMs, hostSecrets, peerLeaseMaxMs, nodeKey, links,
+                secretsWithheld);
+    }
+
+    /** This answer with {@code peerLeaseMaxMs} set. */
+    public HeartbeatResponse withPeerLeaseMaxMs(long ms) {
+        return new HeartbeatResponse(draining, volumes, leaseMs, hosts, ms, nodeKey, links, secretsWithheld);
     }
 
     /** This answer with {@code nodeKey} and {@code links} set. */
     public HeartbeatResponse withNodeKeys(String key, List<NodeLink> nodeLinks) {
-        return new HeartbeatResponse(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, key, nodeLinks);
+        return new HeartbeatResponse(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, key, nodeLinks,
+                secretsWithheld);
     }
 
     /**
@@ -74,25 +82,10 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
         return new HeartbeatResponse(draining, volumes, leaseMs, names, peerLeaseMaxMs, null, List.of(), reason);
     }
 
-    /** An answer without managed host secrets nor peer leases (as from servers before them). */
-    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs) {
-        this(draining, volumes, leaseMs, List.of(), 0);
-    }
-
-    /** An answer without peer leases (as from servers before them). */
-    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts) {
-        this(draining, volumes, leaseMs, hosts, 0);
-    }
-
     @Override
     public String toString() { // never the secrets
         return "HeartbeatResponse[draining=" + draining + ", volumes=" + volumes + ", leaseMs=" + leaseMs
                 + ", hosts=" + hosts + ", peerLeaseMaxMs=" + peerLeaseMaxMs + ", nodeKey=" + (nodeKey == null ? "none" : "set")
                 + ", links=" + links + (secretsWithheld == null ? "" : ", secretsWithheld=" + secretsWithheld) + "]";
-    }
-
-    /** An answer without a lease (as from servers before failover). */
-    public HeartbeatResponse(boolean draining, List<DesiredVolume> volumes) {
-        this(draining, volumes, 0);
     }
 }

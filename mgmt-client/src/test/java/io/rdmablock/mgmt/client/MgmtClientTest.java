@@ -133,14 +133,11 @@ class MgmtClientTest {
     }
 
     @Test
-    void shouldReadDesiredVolumeOfOlderServerAsSinglePrimaryCopy() {
-        var dv = Json.read("""
-                {"id":"v1","name":"a","sizeBytes":1048576,"lbaSize":4096,"allowedHosts":[],
-                 "subnqn":"nqn.2026-11.io.rdmablock:volume:a","state":"ready","provisioned":true}""",
-                DesiredVolume.class);
-        assertEquals(CopyRole.PRIMARY, dv.role());
-        assertEquals(List.of(), dv.copies());
-        assertEquals(0, dv.epoch());
+    void shouldRefuseADesiredVolumeWithoutARoleRatherThanReadItAsPrimary() {
+        String json = Json.write(DesiredVolume.builder("v1", "a").role(CopyRole.SECONDARY).build())
+                .replace("\"role\":\"secondary\",", "");
+        assertFalse(json.contains("\"role\""), json);
+        assertThrows(RuntimeException.class, () -> Json.read(json, DesiredVolume.class));
     }
 
     @Test
@@ -148,7 +145,8 @@ class MgmtClientTest {
         var dv = new DesiredVolume("v1", "a", 1 << 20, 4096, List.of(), Volume.subnqnOf("a"), VolumeState.READY, true,
                 7, CopyRole.SECONDARY, 2, List.of(
                 new DesiredCopy("n1", CopyRole.PRIMARY, CopyState.IN_SYNC, "10.0.0.1:4420", Node.hostnqnOf("n1")),
-                new DesiredCopy("n2", CopyRole.SECONDARY, CopyState.IN_SYNC, "10.0.0.2:4420", Node.hostnqnOf("n2"))));
+                new DesiredCopy("n2", CopyRole.SECONDARY, CopyState.IN_SYNC, "10.0.0.2:4420", Node.hostnqnOf("n2"))),
+                null, null, false);
         assertEquals(dv, Json.read(Json.write(dv), DesiredVolume.class));
         assertTrue(Json.write(dv).contains("\"role\":\"secondary\""), Json.write(dv));
         assertTrue(Json.write(dv).contains("\"hostnqn\":\"nqn.2026-11.io.rdmablock:node:n1\""), Json.write(dv));

@@ -22,7 +22,7 @@ class NodeAgentTest {
              "freeBytes":1073741824,"state":"up","lastHeartbeat":"2026-11-29T22:00:00Z"}""";
     private static final String DESIRED_JSON = """
             {"draining":false,"volumes":[{"id":"v1","name":"vol-1","sizeBytes":1048576,"lbaSize":512,
-             "allowedHosts":[],"subnqn":"nqn.2026-11.io.rdmablock:volume:vol-1","state":"creating"}]}""";
+             "allowedHosts":[],"subnqn":"nqn.2026-11.io.rdmablock:volume:vol-1","state":"creating","role":"primary","epoch":1,"minInSync":1}]}""";
     private static final String NODE_NOT_FOUND = """
             {"type":"https://rdmablock.io/problems/node-not-found","title":"Node not found","status":404,
              "detail":"no node n1"}""";

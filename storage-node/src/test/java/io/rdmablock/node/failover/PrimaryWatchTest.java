@@ -24,7 +24,7 @@ class PrimaryWatchTest {
                 new DesiredCopy(primary, CopyRole.PRIMARY, CopyState.IN_SYNC, "127.0.0.1:1", Node.hostnqnOf(primary)),
                 new DesiredCopy("b", CopyRole.SECONDARY, mine, "127.0.0.1:2", Node.hostnqnOf("b")));
         return new DesiredVolume("v1", "v1", 8L << 20, 4096, List.of("*"), "nqn.2026-11.io.rdmablock:volume:v1",
-                VolumeState.READY, true, epoch, CopyRole.SECONDARY, 1, copies);
+                VolumeState.READY, true, epoch, CopyRole.SECONDARY, 1, copies, null, null, false);
     }
 
     @Test

@@ -451,12 +451,12 @@ public final class ClusterService {
                 return r;
             }
             // the hosts' names without their secrets: the node refuses them rather than admit them unauthenticated
-            return new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs())
+            return r.withHosts(hosts.forNodes())
                     .withSecretsWithheld(withheld);
         }
         // every host's secrets, to every node (docs/authentication.md, "Managed secrets": a volume may admit any
         // host, so no node can be given less without knowing who will connect)
-        r = new HeartbeatResponse(r.draining(), r.volumes(), r.leaseMs(), hosts.forNodes(), r.peerLeaseMaxMs());
+        r = r.withHosts(hosts.forNodes());
         return withNodeKeys(nodeId, r);
     }
 

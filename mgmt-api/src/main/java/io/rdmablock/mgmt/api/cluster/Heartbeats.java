@@ -117,7 +117,7 @@ final class Heartbeats {
             desired.add(toDesired(next, next.copyOn(nodeId).orElseThrow()));
         }
         retiredCopies(nodeId, reported, desired);
-        return new HeartbeatResponse(node.draining(), desired, s.leaseMs, java.util.List.of(), s.peerLeaseMaxMs);
+        return HeartbeatResponse.of(node.draining(), desired, s.leaseMs).withPeerLeaseMaxMs(s.peerLeaseMaxMs);
     }
 
     /** Answers {@code deleting} for copies removed from their record that the node still reports; forgets the rest. */
@@ -137,7 +137,7 @@ final class Heartbeats {
             VolumeRecord v = e.getValue();
             desired.add(new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.allowedHosts(),
                     Volume.subnqnOf(v.name()), VolumeState.DELETING, true, v.epoch(), CopyRole.SECONDARY,
-                    v.minInSync(), List.of(), null, null));
+                    v.minInSync(), List.of(), null, null, false));
         }
         if (retired.isEmpty()) {
             s.retired.remove(nodeId);
