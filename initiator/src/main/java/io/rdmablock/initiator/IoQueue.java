@@ -1,15 +1,12 @@
 package io.rdmablock.initiator;
 
 import io.rdmablock.nvmf.host.CapsuleBuilder;
-import io.rdmablock.nvmf.host.CidAllocator;
+import io.rdmablock.nvmf.host.HostQueue;
 import io.rdmablock.nvmf.host.QueueConnection;
 import io.rdmablock.nvmf.host.QueueMemory;
-import io.rdmablock.rdma.fabric.CqeDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
-import io.rdmablock.rdma.verbs.SendWr;
-import io.rdmablock.rdma.verbs.WorkCompletion;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -20,14 +17,19 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 
 /**
- * One I/O queue (qid >= 1) and the poller thread that owns it, run to completion: it takes requests that
- * application threads pushed on the lock-free {@link SubmissionStack}, puts them in free command slots (at most
- * {@code entries - 1} outstanding, the SQHD rule; the rest wait in a local FIFO, never fail), posts their capsules
- * as one chained post, polls the completion queue, matches responses by cid ({@link CidAllocator}, stale cids are
- * dropped) and completes the futures. Everything per slot is preallocated: capsule (SQE + in-capsule data) in the
- * queue's registered {@link QueueMemory}, its send work request, and — on first need — a registered bounce buffer.
+ * One I/O queue (qid >= 1) and the poller thread that owns it, run to completion: a thin layer on the
+ * {@link HostQueue} engine of nvmf-host, which owns the command slots (cids, deadlines, capsules built in the queue's
+ * registered {@link QueueMemory} with data placement and bounce buffers, {@link CapsuleBuilder}), the chained post,
+ * the completion-queue reap with cid matching (stale responses dropped), the deadline scan and the fence. What is
+ * this class's own: the thread and its idle strategy, the lock-free {@link SubmissionStack} application threads push
+ * requests on, the FIFO of requests waiting for a slot (at most {@code entries - 1} outstanding, the SQHD rule; the
+ * rest wait, never fail), the futures ({@link IoRequest}) and the mapping of NVMe status to exceptions, the
+ * resubmission of outstanding requests after a lost association, and multipath's {@link PathEvents}. The engine's tag
+ * of a command is its slot, which indexes the request table.
  *
- * <p>Capsules and data placement: {@link CapsuleBuilder}.
+ * <p>Timeouts ({@link HostQueue.OnTimeout#RESET}): a command outstanding past {@code commandTimeoutNs} fails with
+ * {@link TimeoutException} (multipath: goes back to the multipath and the path is fenced) once the engine destroyed
+ * the queue pair; the other outstanding commands go back to the head of the FIFO and the association is reset.
  *
  * <p>Connection changes are driven by the {@link Controller}: {@link #requestDetach()} (the poller puts every
  * outstanding command back at the head of its FIFO for resubmission and lets go of the connection),
@@ -51,6 +53,7 @@ final class IoQueue implements Runnable {
      * @throws IllegalArgumentException (at class initialization) when the property is outside 1..64
      */
     static final int POLL_BATCH = pollBatch(Integer.getInteger("rdmablock.initiator.pollBatch", 16));
+    /** How often, at most, the engine asks the CM for a disconnect event; also the idle park when detached. */
     private static final long SCAN_INTERVAL_NS = 50_000_000;
     /**
      * Times a command is put on the wire before a lost association fails it instead of resubmitting it (as the
@@ -80,15 +83,12 @@ final class IoQueue implements Runnable {
     final int qid;
     private final NvmeBlockDevice dev;
     final QueueMemory mem;
-    private final int slots;
-    private final CidAllocator cids;
+    /** The queue's mechanics; poller thread only (but for the counters). */
+    private final HostQueue engine;
+    /** The request in each engine slot (the engine's tag is the slot), else null. */
     private final IoRequest[] slotReq;
-    private final long[] slotDeadlineNs;
-    private final CapsuleBuilder capsules;
     private final SubmissionStack submissions = new SubmissionStack();
     private final ArrayDeque<IoRequest> pending = new ArrayDeque<>();
-    private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
-    private final QueueConnection.ResponseConsumer completer = this::complete;
     private final long commandTimeoutNs;
     private final Thread thread;
     /**
@@ -97,6 +97,7 @@ final class IoQueue implements Runnable {
      */
     private final PathEvents events;
 
+    /** The controller's hand-off of a connection; the engine's is the one the poller took. */
     private volatile QueueConnection conn;
     /** The namespace of {@link IoRequest#DEVICE_NSID} requests (the controller's choice, set on attach). */
     private volatile int nsid = 1;
@@ -105,8 +106,8 @@ final class IoQueue implements Runnable {
     private volatile boolean closed;
     private volatile boolean exited;
     private volatile boolean sleeping;
-    private volatile long staleCompletions;
-    private long lastScanNs;
+    /** close() was called on the poller itself: the poller closes the engine once its loop ended. */
+    private boolean closeOnExit;
     /**
      * Test hook: called by every poller after it read its connection (null when detached) and before it acts on it;
      * tests widen races with the controller with it. Null in production.
@@ -117,14 +118,14 @@ final class IoQueue implements Runnable {
             long commandTimeoutNs) {
         this.dev = dev;
         this.qid = qid;
-        this.slots = entries - 1;
-        this.cids = new CidAllocator(slots);
+        int slots = entries - 1;
         this.mem = new QueueMemory(pd, slots, inCapsuleBytes, entries);
-        this.capsules = new CapsuleBuilder(dev.buffers(), pd, mem, slots, inCapsuleBytes, bounceBytes);
+        this.engine = new HostQueue(qid, mem,
+                new CapsuleBuilder(dev.buffers(), pd, mem, slots, inCapsuleBytes, bounceBytes), POLL_BATCH,
+                new HostQueue.Policy(commandTimeoutNs, HostQueue.OnTimeout.RESET, SCAN_INTERVAL_NS), this::completed);
         this.commandTimeoutNs = commandTimeoutNs;
         this.events = dev.pathEvents();
         slotReq = new IoRequest[slots];
-        slotDeadlineNs = new long[slots];
         thread = Thread.ofPlatform().daemon().name("rdmablock-ioq-" + qid).unstarted(this);
     }
 
@@ -136,7 +137,7 @@ final class IoQueue implements Runnable {
 
     /** READ/WRITE payloads this queue copied because their segment was not registered on its domain (tests). */
     long copiedTransfers() {
-        return capsules.copiedTransfers();
+        return engine.copiedTransfers();
     }
 
     /** Hands {@code r} to the poller; never blocks. */
@@ -155,7 +156,7 @@ final class IoQueue implements Runnable {
     }
 
     long staleCompletions() {
-        return staleCompletions;
+        return engine.staleResponses();
     }
 
     // ---- controller side ---------------------------------------------------------------------------------------
@@ -165,7 +166,7 @@ final class IoQueue implements Runnable {
      * for the previous connection: it is withdrawn, so the poller cannot drop the new one.
      */
     void attach(QueueConnection c, int inCapsuleBytes, int nsid) {
-        capsules.inCapsuleBytes(inCapsuleBytes);
+        engine.inCapsuleBytes(inCapsuleBytes);
         this.nsid = nsid;
         detachRequested = false;
         conn = c;
@@ -196,15 +197,16 @@ final class IoQueue implements Runnable {
     void close() {
         closed = true;
         wake();
-        if (Thread.currentThread() != thread) {
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (Thread.currentThread() == thread) {
+            closeOnExit = true; // from a completion callback, inside the engine: released on the poller's way out
+            return;
         }
-        capsules.close();
-        mem.close();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        engine.close(); // detached by the poller on its way out: releases the capsules and the queue memory
     }
 
     private void wake() {
@@ -257,17 +259,22 @@ final class IoQueue implements Runnable {
                     detach(c);
                     continue;
                 }
+                QueueConnection held = engine.connection();
+                if (held != c) {
+                    if (held != null) {
+                        detach(held); // the controller replaced it without waiting for this poller
+                    }
+                    engine.attach(c, false);
+                }
                 try {
-                    boolean progress = submitPending(c);
-                    int n = c.cq().poll(wcs, wcs.length);
+                    long now = System.nanoTime();
+                    boolean progress = submitPending(now);
+                    int n = engine.poll(now);
+                    if (engine.state() != HostQueue.State.LIVE) {
+                        throw new QueueFailure(lossReason());
+                    }
                     if (n > 0) {
                         progress = true;
-                        process(c, n);
-                    }
-                    long now = System.nanoTime();
-                    if (now - lastScanNs >= SCAN_INTERVAL_NS) {
-                        lastScanNs = now;
-                        scan(c, now);
                     }
                     if (progress) {
                         idleSinceNs = 0;
@@ -276,10 +283,9 @@ final class IoQueue implements Runnable {
                     } else if (now - idleSinceNs > SPIN_NS) {
                         sleeping = true;
                         if (submissions.isEmpty() && !detachRequested && !closed && lostCause == null) {
-                            n = c.cq().await(wcs, wcs.length, AWAIT_NS);
+                            n = engine.await(AWAIT_NS); // a failure seen here is delivered by the next poll
                             sleeping = false;
                             if (n > 0) {
-                                process(c, n);
                                 idleSinceNs = 0;
                             }
                         }
@@ -295,14 +301,26 @@ final class IoQueue implements Runnable {
         } finally {
             QueueConnection c = conn;
             if (c != null) {
-                c.destroyQueuePair(); // before the outstanding commands fail below (see scan)
-                detach(c);
+                detach(c); // fences first (the engine destroys the queue pair), then hands back what was outstanding
             }
             exited = true;
             DeviceLostException ex = new DeviceLostException("device closed");
             failPending(ex);
             failSubmissions(ex);
+            if (closeOnExit) {
+                engine.close();
+            }
         }
+    }
+
+    /** Why the engine left {@link HostQueue.State#LIVE}, as the controller is told. */
+    private String lossReason() {
+        if (engine.state() != HostQueue.State.BROKEN) {
+            return engine.failure();
+        }
+        return events != null
+                ? "qid " + qid + ": I/O outstanding past pathTimeoutMs=" + commandTimeoutNs / 1_000_000 + ", path fenced"
+                : "qid " + qid + ": command timeout, resetting the association";
     }
 
     private void lose(QueueConnection c, String reason) {
@@ -346,82 +364,40 @@ final class IoQueue implements Runnable {
     }
 
     /**
-     * Gives up connection {@code c}: outstanding commands go back to the head of the FIFO; their cids are retired.
-     * A command already sent {@link #MAX_ATTEMPTS} times fails instead (each of its attempts ended in a lost
-     * association: retried forever it would never complete while every reconnect succeeds). Only {@code c} is let
-     * go of: a connection the controller attached meanwhile stays.
+     * Gives up the engine's connection: the engine destroys its queue pair and completes every outstanding command
+     * as path lost, which puts it back at the head of the FIFO ({@link #completed}: a command already sent
+     * {@link #MAX_ATTEMPTS} times fails instead, each of its attempts having ended in a lost association: retried
+     * forever it would never complete while every reconnect succeeds). Multipath: the path is fenced and every
+     * outstanding and waiting request goes back to the multipath. Only {@code c} is let go of as the queue's
+     * connection: one the controller attached meanwhile stays.
      *
      * @return true when {@code c} was still the queue's connection
      */
     private boolean detach(QueueConnection c) {
+        engine.detach();
         if (events != null) {
-            return detachPath(c);
+            events.fenced(dev);
         }
-        java.util.List<IoRequest> exhausted = null;
-        for (int s = slots - 1; s >= 0; s--) {
-            if (cids.busy(s)) {
-                IoRequest r = slotReq[s];
-                slotReq[s] = null;
-                cids.release(s);
-                if (r == null) {
-                    continue;
-                }
-                if (r.attempts >= MAX_ATTEMPTS) {
-                    if (exhausted == null) {
-                        exhausted = new java.util.ArrayList<>();
-                    }
-                    exhausted.add(r);
-                } else {
-                    pending.addFirst(r);
-                }
-            }
-        }
-        if (exhausted != null) {
-            c.destroyQueuePair(); // no late data transfer for a request whose future fails (see scan)
-            for (IoRequest r : exhausted) {
-                r.fail(new BlockIoException(Opcodes.ioName(r.opcode) + " failed: qid=" + qid + ", slba=" + r.slba
-                        + ", blockCount=" + r.blockCount + ": the association was lost during each of its "
-                        + r.attempts + " attempts; not retried"));
-            }
-        }
-        if (CONN.compareAndSet(this, c, null)) {
-            detachRequested = false;
-            return true;
-        }
-        return false;
-    }
-
-    /**
-     * Multipath: fences {@code c} (its queue pair is destroyed first, so no late RDMA transfer of the old connection
-     * can reach a buffer once its command is resubmitted elsewhere), then hands every outstanding and waiting request
-     * back to the multipath.
-     */
-    private boolean detachPath(QueueConnection c) {
-        c.destroyQueuePair();
-        events.fenced(dev);
-        for (int s = slots - 1; s >= 0; s--) {
-            if (cids.busy(s)) {
-                IoRequest r = slotReq[s];
-                slotReq[s] = null;
-                cids.release(s);
-                if (r != null) {
-                    pending.addFirst(r);
-                }
-            }
-        }
-        boolean mine = CONN.compareAndSet(this, c, null);
+        boolean mine = c != null && CONN.compareAndSet(this, c, null);
         if (mine) {
             detachRequested = false;
         }
-        reroutePending();
+        if (events != null) {
+            reroutePending();
+        }
         return mine;
     }
 
-    private boolean submitPending(QueueConnection c) {
-        SendWr head = null;
-        SendWr tail = null;
-        long now = 0;
-        while (cids.hasFree()) {
+    /**
+     * Fills free engine slots from the FIFO and posts them as one chained post.
+     *
+     * @param now the poll round's clock: the commands' deadlines are now + commandTimeoutNs
+     * @return true when something was posted
+     * @throws QueueFailure when the post failed
+     */
+    private boolean submitPending(long now) {
+        boolean any = false;
+        while (engine.hasFree()) {
             IoRequest r = pending.pollFirst();
             if (r == null) {
                 break;
@@ -429,70 +405,41 @@ final class IoQueue implements Runnable {
             if (r.parent == null && r.isDone()) {
                 continue; // cancelled by the caller
             }
-            if (now == 0) {
-                now = System.nanoTime();
-            }
-            int slot = cids.allocate();
-            SendWr wr;
+            int slot = engine.claim();
             try {
-                wr = capsules.prepareBlockIo(slot, cids.cid(slot), r.opcode,
-                        r.nsid == IoRequest.DEVICE_NSID ? nsid : r.nsid, r.slba, r.blockCount, r.cdw12Flags, r.data,
-                        r.sglBytes);
+                engine.blockIo(slot, r.opcode, r.nsid == IoRequest.DEVICE_NSID ? nsid : r.nsid, r.slba,
+                        r.blockCount, r.cdw12Flags, r.data, r.sglBytes, slot, now);
             } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
                 // the caller's segment is not accessible from this thread (confined arena) or was closed
-                cids.release(slot);
                 r.fail(new IllegalArgumentException("invalid buffer: not accessible from the queue's poller thread "
                         + "(use a shared or global arena, or allocateBuffer): " + e.getMessage(), e));
                 continue;
             } catch (RuntimeException e) {
                 // e.g. registering a bounce buffer failed: this request fails, it is never dropped
-                cids.release(slot);
                 r.fail(new BlockIoException("qid " + qid + ": could not prepare the command: " + e, e));
                 continue;
             }
             slotReq[slot] = r;
-            slotDeadlineNs[slot] = now + commandTimeoutNs;
             r.attempts++;
-            wr.next = null;
-            if (head == null) {
-                head = wr;
-            } else {
-                tail.next = wr;
-            }
-            tail = wr;
+            any = true;
         }
-        if (head == null) {
-            return false;
+        if (any && !engine.flush()) {
+            throw new QueueFailure(engine.failure());
         }
-        try {
-            c.qp().postSend(head);
-        } catch (RuntimeException e) {
-            throw new QueueFailure("qid " + qid + ": post send failed: " + e.getMessage());
-        }
-        return true;
+        return any;
     }
 
-    private void process(QueueConnection c, int n) {
-        String failed = c.processCompletions(wcs, n, completer);
-        if (failed != null) {
-            throw new QueueFailure("qid " + qid + ": " + failed);
-        }
-    }
-
-    private void complete(MemorySegment cqe) {
-        int slot = cids.lookup(CqeDescriptor.cid(cqe));
-        if (slot < 0) {
-            staleCompletions++;
-            return;
-        }
-        int status = CqeDescriptor.status(cqe);
+    /** The engine's completion of the command in {@code slot}: maps its outcome onto the request. Poller only. */
+    private void completed(int slot, int status) {
         IoRequest r = slotReq[slot];
         slotReq[slot] = null;
-        cids.release(slot);
+        if (r == null) {
+            return;
+        }
         if (status == NvmeStatus.SUCCESS) {
             if (r.opcode == Opcodes.IO_READ) {
                 try {
-                    capsules.copyOutBounce(slot, r.data);
+                    engine.copyOutBounce(slot, r.data);
                 } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
                     // the application released its buffer while the READ was outstanding: its error, not the link's
                     r.fail(new IllegalArgumentException("invalid buffer: released or made inaccessible while the "
@@ -501,6 +448,29 @@ final class IoQueue implements Runnable {
                 }
             }
             r.succeed();
+            return;
+        }
+        if (status == HostQueue.STATUS_PATH_LOST) {
+            if (events == null && r.attempts >= MAX_ATTEMPTS) {
+                // the queue pair is destroyed already: no late data transfer for a request whose future fails
+                r.fail(new BlockIoException(Opcodes.ioName(r.opcode) + " failed: qid=" + qid + ", slba=" + r.slba
+                        + ", blockCount=" + r.blockCount + ": the association was lost during each of its "
+                        + r.attempts + " attempts; not retried"));
+            } else {
+                pending.addFirst(r); // resubmitted on the next connection (multipath: handed back on detach)
+            }
+            return;
+        }
+        if (status == HostQueue.STATUS_TIMEOUT) {
+            // the engine destroyed the queue pair first: no late RDMA WRITE/READ touches the buffer of a request whose
+            // future fails (its caller owns the buffer again) or that another path runs again
+            if (events != null) {
+                events.fenced(dev);
+                events.reroute(dev, r, PathEvents.PATH_LOST);
+            } else {
+                r.fail(new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid + ", slba=" + r.slba
+                        + ", blockCount=" + r.blockCount + ", commandTimeoutMs=" + commandTimeoutNs / 1_000_000));
+            }
             return;
         }
         if (events != null && NvmeStatus.sct(status) == SCT_PATH) {
@@ -517,49 +487,6 @@ final class IoQueue implements Runnable {
         r.fail(new NvmeStatusException(Opcodes.ioName(r.opcode) + " failed: qid=" + qid + ", slba=" + r.slba
                 + ", blockCount=" + r.blockCount + ": " + NvmeStatus.name(status),
                 NvmeStatus.sct(status), NvmeStatus.sc(status), NvmeStatus.dnr(status)));
-    }
-
-    /** Command timeouts and CM events, every {@link #SCAN_INTERVAL_NS}. */
-    private void scan(QueueConnection c, long now) {
-        if (c.disconnectedEvent()) {
-            throw new QueueFailure("qid " + qid + ": disconnected by the node");
-        }
-        if (commandTimeoutNs <= 0 || cids.inUse() == 0) {
-            return;
-        }
-        java.util.List<IoRequest> timedOut = null;
-        for (int s = 0; s < slots; s++) {
-            if (cids.busy(s) && now - slotDeadlineNs[s] > 0) {
-                IoRequest r = slotReq[s];
-                slotReq[s] = null;
-                cids.release(s);
-                if (timedOut == null) {
-                    timedOut = new java.util.ArrayList<>();
-                }
-                if (r != null) {
-                    timedOut.add(r);
-                }
-            }
-        }
-        if (timedOut == null) {
-            return;
-        }
-        // the node may still answer: destroy the queue pair first, so no late RDMA WRITE/READ touches the buffer of
-        // a request whose future failed (its caller owns the buffer again) or that another path runs again
-        c.destroyQueuePair();
-        if (events != null) {
-            events.fenced(dev);
-            for (IoRequest r : timedOut) {
-                events.reroute(dev, r, PathEvents.PATH_LOST);
-            }
-            throw new QueueFailure("qid " + qid + ": I/O outstanding past pathTimeoutMs=" + commandTimeoutNs / 1_000_000
-                    + ", path fenced");
-        }
-        for (IoRequest r : timedOut) {
-            r.fail(new TimeoutException(Opcodes.ioName(r.opcode) + " timed out: qid=" + qid + ", slba=" + r.slba
-                    + ", blockCount=" + r.blockCount + ", commandTimeoutMs=" + commandTimeoutNs / 1_000_000));
-        }
-        throw new QueueFailure("qid " + qid + ": command timeout, resetting the association");
     }
 
     /** The queue's connection failed; the message says how. */

@@ -86,6 +86,11 @@ public final class CapsuleBuilder implements AutoCloseable {
         }
     }
 
+    /** Command slots (capsules and send work requests). */
+    public int slots() {
+        return sendWrs.length;
+    }
+
     /** The in-capsule size the controller advertised (capped at what the capsule memory holds). */
     public void inCapsuleBytes(int advertised) {
         inCapsuleBytes = Math.min(advertised, mem.inCapsuleBytes());

@@ -3,21 +3,11 @@ package io.rdmablock.nvmf.host;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
-import io.rdmablock.rdma.verbs.Access;
-import io.rdmablock.rdma.verbs.CmId;
-import io.rdmablock.rdma.verbs.MemoryRegion;
-import io.rdmablock.rdma.verbs.ProtectionDomain;
-import io.rdmablock.rdma.verbs.Providers;
-import io.rdmablock.rdma.verbs.VerbsProvider;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -34,88 +24,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * once. Every wait is bounded by a deadline.
  */
 @Timeout(60)
-class PeerQueueTest {
-    static final String SUBNQN = "nqn.2026-11.io.rdmablock:volume:peer";
-    static final String HOSTNQN = "nqn.2026-11.io.rdmablock:node:primary";
-    static final int LBA = 512;
-    static final int ENTRIES = 8;
-    static final long WAIT_NS = TimeUnit.SECONDS.toNanos(10);
-
-    VerbsProvider provider;
-    FakeTarget target;
-    InetSocketAddress address;
-    CmId routeId;
-    ProtectionDomain pd;
-    Arena arena;
-    MemorySegment data;
-    MemoryRegion dataMr;
-    PeerAssociation association;
+class PeerQueueTest extends QueueFixture {
     PeerQueue queue;
-    final NvmCommand cmd = new NvmCommand();
-    /** Completions as the handler saw them (preallocated: the handler allocates nothing). */
-    final int[] tags = new int[64];
-    final int[] statuses = new int[64];
-    int completions;
-
-    @BeforeEach
-    void setUp() {
-        provider = Providers.select("soft");
-        target = new FakeTarget(provider, SUBNQN, 16L << 20, 16L << 20, LBA, 128 << 10, true).nvmetLike();
-        address = target.start();
-        routeId = provider.createId();
-        routeId.resolve(address, TimeUnit.SECONDS.toNanos(5));
-        pd = routeId.device().allocPd();
-        arena = Arena.ofShared();
-        data = arena.allocate(64 << 10, 4096);
-        // the primary's request buffer: registered on the association's PD, readable by the peer
-        dataMr = pd.registerMemory(data, Access.LOCAL_WRITE | Access.REMOTE_READ);
-    }
-
-    @AfterEach
-    void tearDown() {
-        CountDownLatch hold = target.holdResponses;
-        if (hold != null) {
-            hold.countDown();
-        }
-        if (queue != null) {
-            queue.close();
-        }
-        if (association != null) {
-            association.close();
-        }
-        target.close();
-        dataMr.close();
-        arena.close();
-        pd.close();
-        routeId.close();
-        provider.close();
-    }
 
     private void connect(long commandTimeoutNs) {
-        association = PeerAssociation.connect(provider, pd, new PeerAssociation.Params(address, SUBNQN, HOSTNQN, 1,
-                ENTRIES, 10_000, TimeUnit.SECONDS.toNanos(5)));
-        queue = new PeerQueue(association.ioQueue(0), commandTimeoutNs, (tag, status) -> {
-            tags[completions] = tag;
-            statuses[completions] = status;
-            completions++;
-        });
-    }
-
-    /** A forwarded WRITE of {@code blocks} blocks at {@code slba} from {@code data} at {@code offset}, epoch 7. */
-    private NvmCommand write(long slba, int blocks, long offset) {
-        return cmd.clear().opcode(Opcodes.IO_WRITE).nsid(1).epoch(7).slba(slba).cdw(12, blocks - 1)
-                .keyedSgl(data.address() + offset, blocks * LBA, dataMr.rkey());
-    }
-
-    /** Polls with the real clock until {@code n} completions arrived or the deadline passed. */
-    private void pollUntil(int n) {
-        long deadline = System.nanoTime() + WAIT_NS;
-        while (completions < n && System.nanoTime() - deadline < 0) {
-            if (queue.poll(System.nanoTime()) == 0) {
-                Thread.onSpinWait();
-            }
-        }
-        assertEquals(n, completions, "completions within " + WAIT_NS / 1_000_000 + " ms");
+        connectAssociation();
+        queue = new PeerQueue(association.ioQueue(0), commandTimeoutNs, this::record);
+        use(queue, queue::poll);
     }
 
     private static void pattern(MemorySegment s, long seed) {
