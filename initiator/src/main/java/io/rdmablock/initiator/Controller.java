@@ -38,13 +38,11 @@ import java.util.concurrent.locks.LockSupport;
 final class Controller implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
 
-    enum State { LIVE, RECONNECTING, LOST, CLOSED }
-
     private static final VarHandle STATE;
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(Controller.class, "state", State.class);
+            STATE = MethodHandles.lookup().findVarHandle(Controller.class, "state", AssociationState.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -63,7 +61,7 @@ final class Controller implements Runnable {
     private volatile int anaState = -1;
     private final WorkCompletion[] wcs = WorkCompletion.array(16);
     private final Thread thread;
-    private volatile State state = State.LIVE;
+    private volatile AssociationState state = AssociationState.LIVE;
     private volatile String lossReason;
     private QueueConnection admin;
     private QueueConnection[] ioConns;
@@ -94,11 +92,13 @@ final class Controller implements Runnable {
         this.thread = Thread.ofPlatform().daemon().name("rdmablock-ctrl").unstarted(this);
     }
 
-    State state() {
+    AssociationState state() {
         return state;
     }
 
-    /** The message of the {@link DeviceLostException} once the controller is {@link State#LOST}, else null. */
+    /**
+     * The message of the {@link DeviceLostException} once the controller is {@link AssociationState#LOST}, else null.
+     */
     String lossMessage() {
         return lostMessage;
     }
@@ -124,14 +124,14 @@ final class Controller implements Runnable {
     /** Re-reads Identify Namespace (resize); completes at once when there is no live association. */
     CompletableFuture<Void> refreshNamespace() {
         CompletableFuture<Void> f = new CompletableFuture<>();
-        State s = state;
-        if (s == State.LOST || s == State.CLOSED) {
+        AssociationState s = state;
+        if (s == AssociationState.LOST || s == AssociationState.CLOSED) {
             f.complete(null);
             return f;
         }
         refreshes.add(f);
         s = state;
-        if (s == State.LOST || s == State.CLOSED) {
+        if (s == AssociationState.LOST || s == AssociationState.CLOSED) {
             completeRefreshes(); // lost or closed meanwhile: its final completeRefreshes may have run before the add
         } else {
             wake();
@@ -151,12 +151,12 @@ final class Controller implements Runnable {
      */
     CompletableFuture<Integer> readAna() {
         CompletableFuture<Integer> f = new CompletableFuture<>();
-        if (state != State.LIVE) {
+        if (state != AssociationState.LIVE) {
             f.complete(-1);
             return f;
         }
         anaReads.add(f);
-        if (state != State.LIVE) {
+        if (state != AssociationState.LIVE) {
             completeRefreshes();
         } else {
             wake();
@@ -166,7 +166,7 @@ final class Controller implements Runnable {
 
     /** Stops the controller thread (bounded wait); the queues are closed next, then {@link #release()}. */
     void stop() {
-        state = State.CLOSED;
+        state = AssociationState.CLOSED;
         wake();
         if (thread.isAlive() && Thread.currentThread() != thread) {
             try {
@@ -203,17 +203,17 @@ final class Controller implements Runnable {
         IoQueue.DEVICE_THREAD.set(Boolean.TRUE);
         nextKeepAliveNs = System.nanoTime() + keepAliveIntervalNs();
         while (true) {
-            State s = state;
-            if (s == State.CLOSED || s == State.LOST) {
+            AssociationState s = state;
+            if (s == AssociationState.CLOSED || s == AssociationState.LOST) {
                 return;
             }
             try {
-                if (s == State.LIVE) {
+                if (s == AssociationState.LIVE) {
                     String reason = lossReason;
                     if (reason == null) {
                         reason = serviceAdmin();
                     }
-                    if (reason != null && state == State.LIVE) {
+                    if (reason != null && state == AssociationState.LIVE) {
                         startRecovery(reason);
                     }
                 } else {
@@ -289,7 +289,7 @@ final class Controller implements Runnable {
             }
             return null;
         } catch (RuntimeException e) {
-            if (state == State.CLOSED) {
+            if (state == AssociationState.CLOSED) {
                 return null;
             }
             return "admin queue: " + e.getMessage();
@@ -353,7 +353,7 @@ final class Controller implements Runnable {
 
     private void startRecovery(String reason) {
         lossStartNs = System.nanoTime();
-        if (!STATE.compareAndSet(this, State.LIVE, State.RECONNECTING)) {
+        if (!STATE.compareAndSet(this, AssociationState.LIVE, AssociationState.RECONNECTING)) {
             return; // closed meanwhile: never overwrite CLOSED
         }
         LOG.warn("association with {} ({}) lost: {}; reconnecting every {} ms, controller-loss timeout {} ms",
@@ -390,10 +390,10 @@ final class Controller implements Runnable {
         long lossTimeoutNs = TimeUnit.MILLISECONDS.toNanos(opts.ctrlLossTimeoutMs());
         long deadline = lossStartNs + lossTimeoutNs;
         long wakeAt = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(opts.reconnectDelayMs()), deadline);
-        while (state == State.RECONNECTING && System.nanoTime() - wakeAt < 0) {
+        while (state == AssociationState.RECONNECTING && System.nanoTime() - wakeAt < 0) {
             LockSupport.parkNanos(wakeAt - System.nanoTime());
         }
-        if (state != State.RECONNECTING) {
+        if (state != AssociationState.RECONNECTING) {
             return;
         }
         if (System.nanoTime() - deadline >= 0) {
@@ -438,7 +438,7 @@ final class Controller implements Runnable {
 
     private void declareLost(String message) {
         lostMessage = message;
-        if (!STATE.compareAndSet(this, State.RECONNECTING, State.LOST)) {
+        if (!STATE.compareAndSet(this, AssociationState.RECONNECTING, AssociationState.LOST)) {
             return; // closed meanwhile: close() fails the I/O
         }
         DeviceLostException ex = new DeviceLostException(message);
@@ -532,7 +532,7 @@ final class Controller implements Runnable {
         lossReason = null;
         // LIVE only from RECONNECTING (the first connect starts LIVE): close() may have set CLOSED meanwhile, and a
         // late success must neither revive the controller nor hand the queues connections close() does not tear down
-        if (!STATE.compareAndSet(this, State.RECONNECTING, State.LIVE) && state != State.LIVE) {
+        if (!STATE.compareAndSet(this, AssociationState.RECONNECTING, AssociationState.LIVE) && state != AssociationState.LIVE) {
             throw new BlockIoException("connect: the device was closed meanwhile");
         }
         if (events != null) {

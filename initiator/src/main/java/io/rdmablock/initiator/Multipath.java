@@ -220,7 +220,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
             }
         } else {
             p.suspect = true;
-            if (p == active || dev.state() == Controller.State.LOST) {
+            if (p == active || dev.state() == AssociationState.LOST) {
                 trigger();
             }
         }
@@ -303,7 +303,7 @@ final class Multipath implements PathEvents, NvmeBlockDevice.Router {
     private void maintain() {
         for (Path p : paths) {
             NvmeBlockDevice d = p.device();
-            if (d != null && d.state() == Controller.State.LOST) {
+            if (d != null && d.state() == AssociationState.LOST) {
                 p.replaceLost(this::openDevice, opts.reconnectDelayMs());
             }
         }

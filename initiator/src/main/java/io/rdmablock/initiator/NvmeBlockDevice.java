@@ -383,16 +383,49 @@ public final class NvmeBlockDevice implements BlockDevice {
     }
 
     /**
-     * Test hook: sends one command as given, without range checks or splitting ({@code data} from
-     * {@link #allocateBuffer}; {@code sglBytes} -1 for the buffer length).
+     * Raw I/O command pass-through (like nvme-cli's {@code io-passthru}): sends one NVM command set I/O command exactly
+     * as given, without the checks and splitting of {@link #read}/{@link #write} (no range, alignment, namespace or
+     * MDTS check on the host; {@code slba}, {@code blockCount} and {@code nsid} go into the capsule unchanged), so
+     * the target's own validation can be exercised. It is sent on one of this device's I/O queues like any other
+     * I/O, with the same timeout and reconnect handling.
+     *
+     * @param opcode     NVM I/O opcode ({@link Opcodes#IO_READ}, {@link Opcodes#IO_WRITE}, ...)
+     * @param nsid       namespace id put in the command (not checked: 0 or an unknown id reaches the target)
+     * @param slba       starting LBA (CDW10/11), any 64-bit value
+     * @param blockCount number of logical blocks (NLB is {@code blockCount - 1} in CDW12)
+     * @param data       the data buffer, from {@link #allocateBuffer}: the destination of a read, the source of a
+     *                   write; its whole length is described by the command's keyed SGL unless {@code sglBytes} says
+     *                   otherwise
+     * @param sglBytes   length put in the keyed SGL descriptor, or -1 for {@code data.byteSize()}; a length that
+     *                   disagrees with {@code blockCount} is sent as is
+     * @return completes normally when the target answers with a successful status; completes exceptionally with
+     *         {@link NvmeStatusException} (the target's status, {@link NvmeStatusException#sc()}) for an error status,
+     *         with {@link DeviceLostException} when the device is lost or closed, or with the timeout / transport
+     *         failure its I/O queue reports; a read's data is in {@code data} once it completes normally
      */
-    CompletableFuture<Void> submitRaw(int opcode, int nsid, long slba, int blockCount, MemorySegment data,
-                                      int sglBytes) {
+    public CompletableFuture<Void> submitRaw(int opcode, int nsid, long slba, int blockCount, MemorySegment data,
+                                             int sglBytes) {
         IoRequest r = new IoRequest(opcode, slba, blockCount, data, 0, null);
         r.nsid = nsid;
         r.sglBytes = sglBytes;
         route(r);
         return r;
+    }
+
+    /**
+     * The state of this device's controller association (read-only; for monitoring, diagnostics and tests): see
+     * {@link AssociationState} for its meaning and transitions. A snapshot: it may change right after it is read.
+     */
+    public AssociationState state() {
+        return controller.state();
+    }
+
+    /**
+     * How many times this device has connected a new association after losing one (0 while the first association
+     * lasts); never decreases. Read-only, for monitoring, diagnostics and tests.
+     */
+    public int reconnects() {
+        return controller.reconnects();
     }
 
     // ---- package-private: controller and tests -----------------------------------------------------------------
@@ -451,11 +484,6 @@ public final class NvmeBlockDevice implements BlockDevice {
 
     QueueMemory adminMemory() {
         return adminMemory;
-    }
-
-    /** Controller state, for tests and diagnostics. */
-    Controller.State state() {
-        return controller.state();
     }
 
     /** Stale (dropped) completions over all I/O queues (case C9). */

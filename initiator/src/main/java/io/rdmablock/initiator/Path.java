@@ -46,7 +46,7 @@ final class Path {
     /** Connected, live and not fenced: its ANA state may be asked. */
     boolean usable() {
         NvmeBlockDevice d = dev;
-        return d != null && !suspect && d.state() == Controller.State.LIVE;
+        return d != null && !suspect && d.state() == AssociationState.LIVE;
     }
 
     /** Every device of this path, current and retired (buffer ownership, close). */
@@ -74,7 +74,7 @@ final class Path {
 
     /** The current device was declared lost: it is retired and a new association is tried in the background. */
     synchronized void replaceLost(Function<Path, NvmeBlockDevice> opener, long delayMs) {
-        if (dev != null && dev.state() == Controller.State.LOST) {
+        if (dev != null && dev.state() == AssociationState.LOST) {
             retired.add(dev);
             dev = null;
             suspect = true;

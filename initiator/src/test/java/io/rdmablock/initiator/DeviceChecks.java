@@ -14,13 +14,25 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Checks shared by the fake-target tests and the end-to-end tests against the storage node. */
-final class DeviceChecks {
+/**
+ * Checks shared by the fake-target tests and the end-to-end tests against the storage node. Part of the initiator's
+ * test-jar, public for tests in other modules (the e2e module); they reach the device through its public API only.
+ */
+public final class DeviceChecks {
     private DeviceChecks() {
     }
 
+    /** Fills {@code s} with pseudo-random longs from {@code seed} (the same seed gives the same bytes); returns it. */
+    public static MemorySegment pattern(MemorySegment s, long seed) {
+        java.util.Random r = new java.util.Random(seed);
+        for (long i = 0; i < s.byteSize(); i += 8) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
+        }
+        return s;
+    }
+
     /** The 8-byte word at byte {@code i} of block {@code block} written with {@code version}. */
-    static long word(long block, int version, long i) {
+    public static long word(long block, int version, long i) {
         long x = block * 0x9E3779B97F4A7C15L ^ (long) version << 32 ^ i;
         x ^= x >>> 33;
         x *= 0xff51afd7ed558ccdL;
@@ -28,7 +40,7 @@ final class DeviceChecks {
         return x;
     }
 
-    static void fill(MemorySegment buf, long firstBlock, int blockBytes, int[] versions, int versionBase) {
+    public static void fill(MemorySegment buf, long firstBlock, int blockBytes, int[] versions, int versionBase) {
         for (long off = 0; off < buf.byteSize(); off += 8) {
             long b = firstBlock + off / blockBytes;
             buf.set(ValueLayout.JAVA_LONG_UNALIGNED, off, word(b, versions[(int) (b - versionBase)], off % blockBytes));
@@ -36,7 +48,7 @@ final class DeviceChecks {
     }
 
     /** Returns null when every block matches its model version (0 = never written, reads zero), else a message. */
-    static String verify(MemorySegment buf, long firstBlock, int blockBytes, int[] versions, int versionBase) {
+    public static String verify(MemorySegment buf, long firstBlock, int blockBytes, int[] versions, int versionBase) {
         for (long off = 0; off < buf.byteSize(); off += 8) {
             long b = firstBlock + off / blockBytes;
             int v = versions[(int) (b - versionBase)];
@@ -57,7 +69,7 @@ final class DeviceChecks {
      *
      * @return operations done
      */
-    static long randomVerifiedLoad(BlockDevice dev, long regionStart, long regionBytes, int threads, int qd,
+    public static long randomVerifiedLoad(BlockDevice dev, long regionStart, long regionBytes, int threads, int qd,
                                    long maxOps, long maxMs, long seed) throws Exception {
         int blockBytes = 4096;
         int slotsTotal = threads * qd;
@@ -179,7 +191,7 @@ final class DeviceChecks {
     }
 
     /** Case C3: with N entries per queue, N-1, N and N+1 I/Os submitted at once right after attach all complete. */
-    static void submitBurst(BlockDevice dev, int count) throws Exception {
+    public static void submitBurst(BlockDevice dev, int count) throws Exception {
         MemorySegment b = dev.allocateBuffer(4096L * count);
         List<CompletableFuture<Void>> fs = new ArrayList<>();
         for (int i = 0; i < count; i++) {

@@ -14,7 +14,6 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -59,11 +58,7 @@ class FakeTargetDeviceTest {
     }
 
     static MemorySegment pattern(MemorySegment s, long seed) {
-        Random r = new Random(seed);
-        for (long i = 0; i < s.byteSize(); i += 8) {
-            s.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
-        }
-        return s;
+        return DeviceChecks.pattern(s, seed);
     }
 
     @Test
@@ -189,18 +184,18 @@ class FakeTargetDeviceTest {
         java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
         try {
             target.cutLink();
-            waitUntil(() -> d.state() == Controller.State.RECONNECTING, 10_000);
+            waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000);
             target.holdAccepts = hold;
             target.restore();
             waitUntil(() -> target.heldAccepts.get() > 0, 10_000); // a reconnect attempt is in progress
             CompletableFuture<Void> closed = CompletableFuture.runAsync(d::close);
-            waitUntil(() -> d.state() == Controller.State.CLOSED, 10_000);
+            waitUntil(() -> d.state() == AssociationState.CLOSED, 10_000);
             hold.countDown(); // the attempt now succeeds, after close() began
             long t0 = System.nanoTime();
             closed.get(30, TimeUnit.SECONDS);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertTrue(ms < 5000, "close() returned after " + ms + " ms");
-            assertEquals(Controller.State.CLOSED, d.state(), "the late reconnect did not revive the controller");
+            assertEquals(AssociationState.CLOSED, d.state(), "the late reconnect did not revive the controller");
         } finally {
             hold.countDown();
             target.holdAccepts = null;
@@ -299,7 +294,7 @@ class FakeTargetDeviceTest {
                 .ctrlLossTimeoutMs(30_000));
         MemorySegment w = pattern(d.allocateBuffer(4096), 9);
         target.cutLink();
-        waitUntil(() -> d.state() == Controller.State.RECONNECTING, 10_000);
+        waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000);
         CompletableFuture<Void> f = d.write(0, w, false);
         int before = target.commands.get();
         target.serial = "another-volume-id";

@@ -151,10 +151,10 @@ class FakeTargetNvmetTest {
         target.serial = NvmetRules.randomSerial();
         target.restore();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (d.state() != Controller.State.LOST && System.nanoTime() < deadline) {
+        while (d.state() != AssociationState.LOST && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        assertEquals(Controller.State.LOST, d.state());
+        assertEquals(AssociationState.LOST, d.state());
         assertTrue(d.lossReason().contains("serial changed"), d.lossReason());
     }
 

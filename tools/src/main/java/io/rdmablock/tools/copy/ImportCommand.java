@@ -43,6 +43,18 @@ public final class ImportCommand implements Callable<Integer> {
 
     PrintStream err = System.err;
 
+    /**
+     * Sends this command's messages (notices, the progress line, the summary and errors, each prefixed
+     * {@code import: }) to {@code err} instead of {@link System#err}; for embedding the command and for tests.
+     * Picocli's own usage and parameter errors still go to {@link picocli.CommandLine#getErr()}.
+     *
+     * @return this command
+     */
+    public ImportCommand err(PrintStream err) {
+        this.err = java.util.Objects.requireNonNull(err, "err");
+        return this;
+    }
+
     @Override
     public Integer call() {
         if (!copy.valid("import", err)) {

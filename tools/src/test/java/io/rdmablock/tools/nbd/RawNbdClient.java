@@ -11,12 +11,15 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 
-/** A byte-level NBD client for protocol tests: sends exactly what the test says, reads replies field by field. */
-final class RawNbdClient implements AutoCloseable {
+/**
+ * A byte-level NBD client for protocol tests: sends exactly what the test says, reads replies field by field. Part
+ * of the tools test-jar, public so tests in other modules (the e2e module) can drive an {@link NbdServer} with it.
+ */
+public final class RawNbdClient implements AutoCloseable {
     final SocketChannel ch;
     int handshakeFlags;
 
-    RawNbdClient(SocketAddress addr) throws IOException {
+    public RawNbdClient(SocketAddress addr) throws IOException {
         ch = SocketChannel.open(addr);
         if (addr instanceof InetSocketAddress) {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -25,7 +28,7 @@ final class RawNbdClient implements AutoCloseable {
     }
 
     /** Reads the greeting and sends client flags. */
-    RawNbdClient greet(int clientFlags) throws IOException {
+    public RawNbdClient greet(int clientFlags) throws IOException {
         ByteBuffer g = read(18);
         if (g.getLong() != NBDMAGIC || g.getLong() != IHAVEOPT) {
             throw new IOException("bad greeting");
@@ -35,16 +38,16 @@ final class RawNbdClient implements AutoCloseable {
         return this;
     }
 
-    void option(int option, ByteBuffer data) throws IOException {
+    public void option(int option, ByteBuffer data) throws IOException {
         ByteBuffer h = ByteBuffer.allocate(16).putLong(IHAVEOPT).putInt(option).putInt(data.remaining()).flip();
         write(h);
         write(data);
     }
 
-    record OptReply(int option, int type, ByteBuffer data) {
+    public record OptReply(int option, int type, ByteBuffer data) {
     }
 
-    OptReply optionReply() throws IOException {
+    public OptReply optionReply() throws IOException {
         ByteBuffer h = read(20);
         if (h.getLong() != OPTION_REPLY_MAGIC) {
             throw new IOException("bad option reply magic");
@@ -55,7 +58,7 @@ final class RawNbdClient implements AutoCloseable {
         return new OptReply(opt, type, read(len));
     }
 
-    static ByteBuffer goData(String name, int... infos) {
+    public static ByteBuffer goData(String name, int... infos) {
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
         ByteBuffer b = ByteBuffer.allocate(4 + n.length + 2 + 2 * infos.length).putInt(n.length).put(n)
                 .putShort((short) infos.length);
@@ -66,7 +69,7 @@ final class RawNbdClient implements AutoCloseable {
     }
 
     /** Sends GO for {@code name}, reads replies up to ACK; returns the export size. */
-    long go(String name) throws IOException {
+    public long go(String name) throws IOException {
         option(OPT_GO, goData(name, INFO_BLOCK_SIZE));
         long size = -1;
         while (true) {
@@ -83,16 +86,16 @@ final class RawNbdClient implements AutoCloseable {
         }
     }
 
-    void request(int flags, int type, long cookie, long offset, int length) throws IOException {
+    public void request(int flags, int type, long cookie, long offset, int length) throws IOException {
         ByteBuffer r = ByteBuffer.allocate(REQUEST_BYTES).putInt(REQUEST_MAGIC).putShort((short) flags)
                 .putShort((short) type).putLong(cookie).putLong(offset).putInt(length).flip();
         write(r);
     }
 
-    record Reply(int error, long cookie) {
+    public record Reply(int error, long cookie) {
     }
 
-    Reply reply() throws IOException {
+    public Reply reply() throws IOException {
         ByteBuffer r = read(SIMPLE_REPLY_BYTES);
         if (r.getInt() != SIMPLE_REPLY_MAGIC) {
             throw new IOException("bad reply magic");
@@ -100,7 +103,7 @@ final class RawNbdClient implements AutoCloseable {
         return new Reply(r.getInt(), r.getLong());
     }
 
-    ByteBuffer read(int n) throws IOException {
+    public ByteBuffer read(int n) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(n);
         var in = ch.socket().getInputStream();
         while (b.hasRemaining()) {
@@ -113,7 +116,7 @@ final class RawNbdClient implements AutoCloseable {
         return b.flip();
     }
 
-    void write(ByteBuffer b) throws IOException {
+    public void write(ByteBuffer b) throws IOException {
         var out = ch.socket().getOutputStream();
         out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
         b.position(b.limit());

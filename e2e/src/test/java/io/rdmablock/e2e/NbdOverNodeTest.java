@@ -1,4 +1,4 @@
-package io.rdmablock.tools.nbd;
+package io.rdmablock.e2e;
 
 import static io.rdmablock.tools.nbd.NbdProtocol.*;
 import static org.junit.jupiter.api.Assertions.*;
@@ -9,6 +9,9 @@ import io.rdmablock.initiator.NvmeBlockDevice;
 import io.rdmablock.node.NodeConfig;
 import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.target.Subsystem;
+import io.rdmablock.tools.nbd.NbdExport;
+import io.rdmablock.tools.nbd.NbdServer;
+import io.rdmablock.tools.nbd.RawNbdClient;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,7 +105,7 @@ class NbdOverNodeTest {
 
     @Test
     void fioNbdEngineShouldVerifyThroughTheNode() throws Exception {
-        assumeTrue(NbdClientToolsTest.onPath("fio"), "fio is not installed (apt-get install fio): test skipped");
+        assumeTrue(onPath("fio"), "fio is not installed (apt-get install fio): test skipped");
         Path log = dir.resolve("fio.log");
         Process p = new ProcessBuilder("fio", "--name=verify", "--ioengine=nbd", "--uri=" + server.uri(),
                 "--rw=randwrite", "--bs=4k", "--iodepth=16", "--size=4M", "--verify=crc32c", "--do_verify=1",
@@ -111,5 +114,14 @@ class NbdOverNodeTest {
         String out = Files.readString(log);
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains("err= 0"), out);
+    }
+
+    static boolean onPath(String tool) {
+        for (String p : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
+            if (Files.isExecutable(Path.of(p, tool))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -1,5 +1,7 @@
-package io.rdmablock.initiator;
+package io.rdmablock.e2e;
 
+import io.rdmablock.initiator.DeviceOptions;
+import io.rdmablock.initiator.NvmeBlockDevice;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -201,7 +203,7 @@ class NodeChaosE2eTest {
         RuntimeException last = null;
         while (System.nanoTime() - deadline < 0) {
             try {
-                return NvmeBlockDevice.open(new InetSocketAddress(E2e.host(), port), E2e.subnqn("chaos"), null,
+                return NvmeBlockDevice.open(new InetSocketAddress(NodeFixtures.host(), port), NodeFixtures.subnqn("chaos"), null,
                         DeviceOptions.defaults().providerMode("soft").connectTimeoutMs(1000)
                                 .commandTimeoutMs(CMD_TIMEOUT_MS).reconnectDelayMs(200)
                                 .ctrlLossTimeoutMs(CTRL_LOSS_MS).keepAliveTimeoutMs(1000));
@@ -218,8 +220,8 @@ class NodeChaosE2eTest {
         Path data = dir.resolve("node");
         Files.createDirectories(data);
         child = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp",
-                E2e.childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", data.toString(), "--listen",
-                E2e.host() + ":" + port, "--provider", "soft", "--create-volume", "chaos:64M:4096:*"))
+                NodeFixtures.childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", data.toString(), "--listen",
+                NodeFixtures.host() + ":" + port, "--provider", "soft", "--create-volume", "chaos:64M:4096:*"))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
                         dir.resolve("node.log").toFile())).start();
     }

@@ -1,5 +1,12 @@
-package io.rdmablock.initiator;
+package io.rdmablock.e2e;
 
+import io.rdmablock.initiator.AssociationState;
+import io.rdmablock.initiator.BlockDevice;
+import io.rdmablock.initiator.DeviceChecks;
+import io.rdmablock.initiator.DeviceLostException;
+import io.rdmablock.initiator.DeviceOptions;
+import io.rdmablock.initiator.NvmeBlockDevice;
+import io.rdmablock.initiator.NvmeStatusException;
 import io.rdmablock.node.StorageNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -103,12 +110,12 @@ class NodeFailureE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldResumeAndVerifyWhenNodeReturnsWithinReconnectWindow(String provider) throws Exception {
-        node = E2e.startNode(dir, provider, 0);
+        node = NodeFixtures.startNode(dir, provider, 0);
         node.createVolume("c6a", (long) CHUNKS * CHUNK, 4096, Set.of("*"));
         int port = node.fabricAddress().getPort();
-        NvmeBlockDevice d = E2e.open(node, provider, "c6a", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
+        NvmeBlockDevice d = NodeFixtures.open(node, provider, "c6a", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
                 .reconnectDelayMs(500).ctrlLossTimeoutMs(15_000));
         toClose.add(d);
         int[] versions = new int[CHUNKS];
@@ -119,14 +126,14 @@ class NodeFailureE2eTest {
         node.close();
         node = null;
         Thread.sleep(1500); // the link stays down this long: the scenario, not a synchronisation
-        node = E2e.startNode(dir, provider, port);
+        node = NodeFixtures.startNode(dir, provider, port);
         int before = sum(versions);
         waitUntil(() -> sum(versions) > before + 200, 30_000);
         stop.set(true);
         w.join(90_000);
         assertNull(failure.get());
         // the counter is bumped by the controller thread just after the queues are attached: I/O may finish first
-        waitUntil(() -> d.controller().reconnects() >= 1, 10_000);
+        waitUntil(() -> d.reconnects() >= 1, 10_000);
         MemorySegment r = d.allocateBuffer(CHUNK);
         for (int c = 0; c < CHUNKS; c++) {
             d.readSync((long) c * CHUNK, r);
@@ -138,13 +145,13 @@ class NodeFailureE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldFailEveryOutstandingIoWhenNodeNeverReturns(String provider) throws Exception {
-        node = E2e.startNode(dir, provider, 0);
+        node = NodeFixtures.startNode(dir, provider, 0);
         node.createVolume("c6b", 16L << 20, 4096, Set.of("*"));
         long katoMs = 1000;
         long lossMs = 2000;
-        NvmeBlockDevice d = E2e.open(node, provider, "c6b", DeviceOptions.defaults().keepAliveTimeoutMs(katoMs)
+        NvmeBlockDevice d = NodeFixtures.open(node, provider, "c6b", DeviceOptions.defaults().keepAliveTimeoutMs(katoMs)
                 .reconnectDelayMs(500).ctrlLossTimeoutMs(lossMs));
         toClose.add(d);
         MemorySegment b = d.allocateBuffer(1 << 20);
@@ -174,12 +181,12 @@ class NodeFailureE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldFailAtOnceWhenVolumeIsDeletedUnderTheHost(String provider) throws Exception {
         // volume delete --force: every reconnect's Connect is rejected with DNR=1; no waiting for ctrlLossTimeoutMs
-        node = E2e.startNode(dir, provider, 0);
+        node = NodeFixtures.startNode(dir, provider, 0);
         node.createVolume("gone", 16L << 20, 4096, Set.of("*"));
-        NvmeBlockDevice d = E2e.open(node, provider, "gone", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
+        NvmeBlockDevice d = NodeFixtures.open(node, provider, "gone", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
                 .reconnectDelayMs(200).ctrlLossTimeoutMs(60_000));
         toClose.add(d);
         MemorySegment b = d.allocateBuffer(4096);
@@ -204,42 +211,42 @@ class NodeFailureE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldKeepRetryingWhileARestartedNodeHasNotYetExportedTheVolume(String provider) throws Exception {
         // a restarting node listens before its subsystems exist: its DNR=1 rejects are retried for a grace period
-        node = E2e.startNode(dir.resolve("a"), provider, 0);
+        node = NodeFixtures.startNode(dir.resolve("a"), provider, 0);
         node.createVolume("late", 16L << 20, 4096, Set.of("*"));
         int port = node.fabricAddress().getPort();
-        NvmeBlockDevice d = E2e.open(node, provider, "late", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
+        NvmeBlockDevice d = NodeFixtures.open(node, provider, "late", DeviceOptions.defaults().keepAliveTimeoutMs(1000)
                 .reconnectDelayMs(200).ctrlLossTimeoutMs(30_000));
         toClose.add(d);
         MemorySegment b = d.allocateBuffer(4096);
         d.writeSync(0, b, false);
         node.close();
         node = null;
-        waitUntil(() -> d.controller().state() == Controller.State.RECONNECTING, 10_000);
+        waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000);
         Thread.sleep(1000); // node down this long (refused connects): the scenario, not a synchronisation
-        node = E2e.startNode(dir.resolve("b"), provider, port);
+        node = NodeFixtures.startNode(dir.resolve("b"), provider, port);
         Thread.sleep(1500); // the node is up without the volume this long (rejects with DNR=1): the scenario
         assertNull(d.lossReason(), "still reconnecting within the restart grace");
         node.createVolume("late", 16L << 20, 4096, Set.of("*"));
         d.write(0, b, false).get(20, TimeUnit.SECONDS);
         // the counter is bumped by the controller thread just after the queues are attached: I/O may finish first
-        waitUntil(() -> d.controller().reconnects() >= 1, 10_000);
+        waitUntil(() -> d.reconnects() >= 1, 10_000);
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldKeepFlushedDataWhenSeparateNodeProcessIsKilled(String provider) throws Exception {
         // C15 with the node as a separate process (also the separate-process end-to-end test)
         int port = freePort();
         Path data = dir.resolve("node15");
         child = startChild(provider, data, port, dir.resolve("node15-1.log"));
-        String nqn = E2e.subnqn("c15");
-        InetSocketAddress addr = new InetSocketAddress(E2e.host(), port);
+        String nqn = NodeFixtures.subnqn("c15");
+        InetSocketAddress addr = new InetSocketAddress(NodeFixtures.host(), port);
         NvmeBlockDevice d = openWhenUp(addr, nqn, provider);
-        MemorySegment a = FakeTargetDeviceTest.pattern(java.lang.foreign.Arena.global().allocate(4 << 20, 4096), 15);
-        MemorySegment b = FakeTargetDeviceTest.pattern(java.lang.foreign.Arena.global().allocate(4 << 20, 4096), 16);
+        MemorySegment a = DeviceChecks.pattern(java.lang.foreign.Arena.global().allocate(4 << 20, 4096), 15);
+        MemorySegment b = DeviceChecks.pattern(java.lang.foreign.Arena.global().allocate(4 << 20, 4096), 16);
         d.writeSync(0, a, false); // through the bounce path
         d.flushSync();
         d.writeSync(8 << 20, b, false); // never flushed
@@ -285,8 +292,8 @@ class NodeFailureE2eTest {
     private Process startChild(String provider, Path data, int port, Path log) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                E2e.childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", data.toString(),
-                "--listen", E2e.host() + ":" + port, "--provider", provider, "--create-volume", "c15:64M:4096:*");
+                NodeFixtures.childClasspath(), "io.rdmablock.node.NodeMain", "--data-dir", data.toString(),
+                "--listen", NodeFixtures.host() + ":" + port, "--provider", provider, "--create-volume", "c15:64M:4096:*");
         Files.createDirectories(data);
         childLog = log;
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -1,5 +1,8 @@
-package io.rdmablock.initiator;
+package io.rdmablock.e2e;
 
+import io.rdmablock.initiator.DeviceOptions;
+import io.rdmablock.initiator.NvmeBlockDevice;
+import io.rdmablock.initiator.NvmeStatusException;
 import io.rdmablock.mgmt.api.MgmtServer;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.MgmtClient;
@@ -9,8 +12,8 @@ import io.rdmablock.node.NodeConfig;
 import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.target.HostSecrets;
 import io.rdmablock.node.target.TargetOptions;
-import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.nvme.auth.DhchapSecret;
+import io.rdmablock.rdma.fabric.NvmeStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,7 +61,7 @@ class MgmtAuthE2eTest {
     void start() {
         mgmt = MgmtServer.start(dir.resolve("mgmt"), "127.0.0.1", 0, TOKEN, 60_000);
         client = new MgmtClient(URI.create(mgmt.url()), TOKEN);
-        node = new StorageNode(new NodeConfig(dir.resolve("node"), new InetSocketAddress(E2e.host(), 0), "soft",
+        node = new StorageNode(new NodeConfig(dir.resolve("node"), new InetSocketAddress(NodeFixtures.host(), 0), "soft",
                 URI.create(mgmt.url()), TOKEN, "node-mgmt-auth", null, null, 100, List.of(),
                 TargetOptions.defaults())).start();
         await("the node registered", () -> client.listNodes().stream()
@@ -100,7 +103,7 @@ class MgmtAuthE2eTest {
 
     private NvmeBlockDevice open(String hostnqn, DhchapSecret secret) {
         DeviceOptions opts = secret == null ? DeviceOptions.defaults() : DeviceOptions.defaults().dhchap(secret, null);
-        return NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("secure"), hostnqn,
+        return NvmeBlockDevice.open(node.fabricAddress(), NodeFixtures.subnqn("secure"), hostnqn,
                 opts.providerMode("soft").ioQueues(2));
     }
 

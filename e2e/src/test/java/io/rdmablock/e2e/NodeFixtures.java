@@ -1,5 +1,7 @@
-package io.rdmablock.initiator;
+package io.rdmablock.e2e;
 
+import io.rdmablock.initiator.DeviceOptions;
+import io.rdmablock.initiator.NvmeBlockDevice;
 import io.rdmablock.node.NodeConfig;
 import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.target.Subsystem;
@@ -16,8 +18,8 @@ import java.util.stream.Stream;
  * node address from {@code rdmablock.test.address} (default {@code 127.0.0.1}), so the VM runner can run the same
  * tests on rxe and siw.
  */
-final class E2e {
-    private E2e() {
+final class NodeFixtures {
+    private NodeFixtures() {
     }
 
     static Stream<String> providers() {

@@ -1,5 +1,8 @@
-package io.rdmablock.initiator;
+package io.rdmablock.e2e;
 
+import io.rdmablock.initiator.BlockDevice;
+import io.rdmablock.initiator.DeviceOptions;
+import io.rdmablock.initiator.NvmeBlockDevice;
 import io.rdmablock.node.StorageNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -26,12 +29,12 @@ class LoopbackPerfTest {
 
     @Test
     void measureRandomFourKiBAtQd32() throws Exception {
-        String provider = E2e.providers().findFirst().orElse("soft");
+        String provider = NodeFixtures.providers().findFirst().orElse("soft");
         long seconds = Long.getLong("rdmablock.perf.seconds", 5);
-        try (StorageNode node = E2e.startNode(dir, provider, 0)) {
+        try (StorageNode node = NodeFixtures.startNode(dir, provider, 0)) {
             node.createVolume("perf", 1L << 30, 4096, Set.of("*"));
             for (int queues : new int[]{1, 2}) {
-                try (NvmeBlockDevice d = E2e.open(node, provider, "perf", DeviceOptions.defaults().ioQueues(queues))) {
+                try (NvmeBlockDevice d = NodeFixtures.open(node, provider, "perf", DeviceOptions.defaults().ioQueues(queues))) {
                     MemorySegment fill = d.allocateBuffer(1 << 20);
                     for (long off = 0; off < (256L << 20); off += 1 << 20) { // preallocate the working set
                         d.writeSync(off, fill, false);

@@ -1,9 +1,11 @@
-package io.rdmablock.tools.copy;
+package io.rdmablock.e2e;
 
 import io.rdmablock.node.NodeConfig;
 import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.target.Subsystem;
 import io.rdmablock.node.target.TargetOptions;
+import io.rdmablock.tools.copy.ExportCommand;
+import io.rdmablock.tools.copy.ImportCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -54,9 +56,9 @@ class ImportExportCommandTest {
     int run(Object cmd, ByteArrayOutputStream err, String... args) {
         PrintStream ps = new PrintStream(err, true, StandardCharsets.UTF_8);
         if (cmd instanceof ImportCommand i) {
-            i.err = ps;
+            i.err(ps);
         } else if (cmd instanceof ExportCommand e) {
-            e.err = ps;
+            e.err(ps);
         }
         return new CommandLine(cmd).execute(args);
     }

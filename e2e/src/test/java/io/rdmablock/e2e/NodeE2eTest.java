@@ -1,5 +1,9 @@
-package io.rdmablock.initiator;
+package io.rdmablock.e2e;
 
+import io.rdmablock.initiator.DeviceChecks;
+import io.rdmablock.initiator.DeviceOptions;
+import io.rdmablock.initiator.NvmeBlockDevice;
+import io.rdmablock.initiator.NvmeStatusException;
 import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.NvmeStatus;
@@ -49,19 +53,19 @@ class NodeE2eTest {
     }
 
     NvmeBlockDevice setUp(String provider, String volume, long sizeBytes, int lba, DeviceOptions opts) {
-        node = E2e.startNode(dir, provider, 0);
+        node = NodeFixtures.startNode(dir, provider, 0);
         node.createVolume(volume, sizeBytes, lba, Set.of("*"));
         return open(provider, volume, opts);
     }
 
     NvmeBlockDevice open(String provider, String volume, DeviceOptions opts) {
-        NvmeBlockDevice d = E2e.open(node, provider, volume, opts);
+        NvmeBlockDevice d = NodeFixtures.open(node, provider, volume, opts);
         toClose.add(d);
         return d;
     }
 
     static MemorySegment pattern(MemorySegment s, long seed) {
-        return FakeTargetDeviceTest.pattern(s, seed);
+        return DeviceChecks.pattern(s, seed);
     }
 
     static byte[] zeroes(int n) {
@@ -69,7 +73,7 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldServeEveryCommandWithEveryBufferKind(String provider) {
         NvmeBlockDevice d = setUp(provider, "every", 64L << 20, 512, DeviceOptions.defaults());
         assertEquals(64L << 20, d.capacityBytes());
@@ -104,7 +108,7 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldZeroAfterWriteZeroesAndTrimAsAdvertised(String provider) {
         // C14: pattern over a larger allocation unit, TRIM 4 KiB inside it, WRITE ZEROES the same range
         NvmeBlockDevice d = setUp(provider, "c14", 64L << 20, 4096, DeviceOptions.defaults());
@@ -126,7 +130,7 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldRejectShortSglWithoutWritingAndKeepServing(String provider) throws Exception {
         // C1: WRITE slba 0 nlb 10 (5,120 B) whose keyed SGL covers 4,096 B
         NvmeBlockDevice d = setUp(provider, "c1", 16L << 20, 512, DeviceOptions.defaults().ioQueues(1));
@@ -145,7 +149,7 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldSplitAboveMdtsAndRejectRawOversize(String provider) throws Exception {
         // C2: MDTS 128 KiB; 512 KiB, 1 MiB and 4 MiB reads and writes verify; a raw oversize capsule is invalid field
         NvmeBlockDevice d = setUp(provider, "c2", 64L << 20, 4096, DeviceOptions.defaults());
@@ -167,20 +171,20 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldCompleteNMinusOneNAndNPlusOneRightAfterAttach(String provider) throws Exception {
         // C3: N = 8 entries; at most 7 outstanding, the rest waits on the host
-        node = E2e.startNode(dir, provider, 0);
+        node = NodeFixtures.startNode(dir, provider, 0);
         node.createVolume("c3", 16L << 20, 4096, Set.of("*"));
         for (int count : new int[]{7, 8, 9}) {
-            try (NvmeBlockDevice d = E2e.open(node, provider, "c3", DeviceOptions.defaults().ioQueues(1).queueEntries(8))) {
+            try (NvmeBlockDevice d = NodeFixtures.open(node, provider, "c3", DeviceOptions.defaults().ioQueues(1).queueEntries(8))) {
                 DeviceChecks.submitBurst(d, count);
             }
         }
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldSeeEachResizeKeepOldDataAndReadZeroInNewSpace(String provider) throws Exception {
         // C11: grow three times with I/O running
         NvmeBlockDevice d = setUp(provider, "c11", 32L << 20, 4096, DeviceOptions.defaults());
@@ -213,7 +217,7 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldAnswerZeroLengthIoWithoutStateChange(String provider) {
         // C12 through the library: length 0 completes at once (NLB is 0-based, DSM cannot carry 0 ranges)
         NvmeBlockDevice d = setUp(provider, "c12", 16L << 20, 4096, DeviceOptions.defaults());
@@ -232,7 +236,7 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldAnswerOutOfRangeAndInvalidNamespace(String provider) throws Exception {
         // C13 with raw commands (no host-side checks)
         NvmeBlockDevice d = setUp(provider, "c13", 16L << 20, 4096, DeviceOptions.defaults().ioQueues(1));
@@ -260,7 +264,7 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldVerifyByteExactAtQueueDepthOneToOneHundredTwentyEight(String provider) throws Exception {
         NvmeBlockDevice d = setUp(provider, "load", 128L << 20, 4096, DeviceOptions.defaults().ioQueues(4));
         long total = 0;
@@ -271,7 +275,7 @@ class NodeE2eTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldKeepTheAssociationAliveWhileIdle(String provider) throws Exception {
         // KATO 1 s: the node destroys a silent controller after KATO + grace; Keep Alive every KATO/2 prevents it.
         // rdmablock.test.katoMs raises it where connection setup alone can take longer than 1 s (TCG-emulated rxe/siw)
@@ -280,45 +284,45 @@ class NodeE2eTest {
         Thread.sleep(katoMs * 7 / 2); // idle longer than KATO + the node's grace: the scenario, not a synchronisation
         MemorySegment b = d.allocateBuffer(4096);
         d.readSync(0, b);
-        assertEquals(0, d.controller().reconnects(), "no association reset");
+        assertEquals(0, d.reconnects(), "no association reset");
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldLetTwoDevicesWithOneHostnqnCoexist(String provider) throws Exception {
         // an allow-list makes every tool of a host use one hostnqn: their associations must not evict each other
         String host = "nqn.2014-08.org.nvmexpress:uuid:22222222-2222-3333-4444-555555555555";
-        node = E2e.startNode(dir, provider, 0);
+        node = NodeFixtures.startNode(dir, provider, 0);
         node.createVolume("shared", 16L << 20, 4096, Set.of(host));
         // one I/O queue each: siw under TCG refused a 6th queue pair of the node with EAGAIN (see the rdma-vm README)
         DeviceOptions o = DeviceOptions.defaults().ioQueues(1).providerMode(provider);
-        NvmeBlockDevice a = NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("shared"), host, o);
+        NvmeBlockDevice a = NvmeBlockDevice.open(node.fabricAddress(), NodeFixtures.subnqn("shared"), host, o);
         toClose.add(a);
-        NvmeBlockDevice b = NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("shared"), host, o);
+        NvmeBlockDevice b = NvmeBlockDevice.open(node.fabricAddress(), NodeFixtures.subnqn("shared"), host, o);
         toClose.add(b);
         MemorySegment buf = a.allocateBuffer(4096);
         for (int i = 0; i < 20; i++) {
             a.writeSync(0, buf, false);
             b.readSync(4096, buf);
         }
-        assertEquals(0, a.controller().reconnects(), "first device kept its association");
-        assertEquals(0, b.controller().reconnects(), "second device kept its association");
+        assertEquals(0, a.reconnects(), "first device kept its association");
+        assertEquals(0, b.reconnects(), "second device kept its association");
         assertNull(a.lossReason());
         assertNull(b.lossReason());
     }
 
     @ParameterizedTest
-    @MethodSource("io.rdmablock.initiator.E2e#providers")
+    @MethodSource("io.rdmablock.e2e.NodeFixtures#providers")
     void shouldRefuseAHostNotOnTheAllowList(String provider) {
-        node = E2e.startNode(dir, provider, 0);
+        node = NodeFixtures.startNode(dir, provider, 0);
         String allowed = "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555";
         node.createVolume("acl", 16L << 20, 4096, Set.of(allowed));
         NvmeStatusException e = assertThrows(NvmeStatusException.class, () -> NvmeBlockDevice.open(
-                node.fabricAddress(), E2e.subnqn("acl"), "nqn.2014-08.org.nvmexpress:uuid:other",
+                node.fabricAddress(), NodeFixtures.subnqn("acl"), "nqn.2014-08.org.nvmexpress:uuid:other",
                 DeviceOptions.defaults().providerMode(provider)));
         assertEquals(NvmeStatus.SCT_COMMAND_SPECIFIC, e.sct());
         assertEquals(NvmeStatus.SC_CONNECT_INVALID_HOST, e.sc());
-        NvmeBlockDevice d = NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("acl"), allowed,
+        NvmeBlockDevice d = NvmeBlockDevice.open(node.fabricAddress(), NodeFixtures.subnqn("acl"), allowed,
                 DeviceOptions.defaults().providerMode(provider));
         toClose.add(d);
         d.readSync(0, d.allocateBuffer(4096));

@@ -1,9 +1,12 @@
-package io.rdmablock.initiator;
+package io.rdmablock.e2e;
 
+import io.rdmablock.initiator.DeviceOptions;
+import io.rdmablock.initiator.NvmeBlockDevice;
+import io.rdmablock.initiator.NvmeStatusException;
 import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.target.HostSecrets;
-import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.nvme.auth.DhchapSecret;
+import io.rdmablock.rdma.fabric.NvmeStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,14 +47,14 @@ class AuthE2eTest {
     }
 
     private void start(HostSecrets secrets) {
-        node = new StorageNode(new io.rdmablock.node.NodeConfig(dir, new java.net.InetSocketAddress(E2e.host(), 0),
+        node = new StorageNode(new io.rdmablock.node.NodeConfig(dir, new java.net.InetSocketAddress(NodeFixtures.host(), 0),
                 "soft", null, null, "node-auth", null, null, 1000, java.util.List.of(),
                 io.rdmablock.node.target.TargetOptions.defaults())).withHostSecrets(secrets).start();
         node.createVolume("auth", 8L << 20, 512, Set.of("*"));
     }
 
     private NvmeBlockDevice open(String hostnqn, DeviceOptions opts) {
-        return NvmeBlockDevice.open(node.fabricAddress(), E2e.subnqn("auth"), hostnqn,
+        return NvmeBlockDevice.open(node.fabricAddress(), NodeFixtures.subnqn("auth"), hostnqn,
                 opts.providerMode("soft").ioQueues(2));
     }
 
