@@ -18,7 +18,9 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code rdmablock node}: runs a storage node until SIGTERM/SIGINT, then shuts down cleanly (queues drained, volumes
  * flushed, everything closed in reverse order). Exit code 0 after a clean stop, 1 when start-up fails, 2 for bad
- * arguments (picocli).
+ * arguments (picocli). The node's {@code -D} system-property knobs ({@link NodeConfiguration}) are read and checked
+ * first, before anything starts: a bad one fails the command with a message naming the property, its value and its
+ * bounds, as a bad option does. docs/configuration.md lists both.
  */
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = "Run a storage node: serve volumes over the NVMe-oF-style RDMA fabric.")
@@ -142,6 +144,7 @@ public final class NodeCommand implements Callable<Integer> {
         if (dataDir == null) {
             throw new IllegalArgumentException("missing --data-dir");
         }
+        NodeConfiguration configuration = NodeConfiguration.fromSystemProperties(); // the -D knobs, checked once
         String bearer = token;
         if (tokenFile != null) {
             bearer = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
@@ -165,10 +168,10 @@ public final class NodeCommand implements Callable<Integer> {
                 heartbeatMs, createVolumes, opts).withCapacityBytes(capacity == null ? 0 : StorageNode.parseSize(capacity))
                 .withReplicaTimeoutMs(replicaTimeoutMs).withResync(resyncFloor(), resyncMibS, resyncRetryMs)
                 .withMgmt(mgmtUrls, bearer, id);
-        StorageNode node = new StorageNode(cfg);
+        StorageNode node = new StorageNode(cfg, configuration);
         switch (store) {
             case "file" -> { }
-            case "null" -> node.withStoreOptions(io.rdmablock.node.store.StoreOptions.fromSystemProperties()
+            case "null" -> node.withStoreOptions(configuration.storeOptions()
                     .withBackend(io.rdmablock.node.store.IoBackend.NULL));
             default -> throw new IllegalArgumentException("invalid --store: value=" + store + ", allowed=file|null");
         }

@@ -60,6 +60,8 @@ final class Replication implements AutoCloseable {
     private final MgmtClient client;
     private final Path bitmapDir;
     private final long timeoutNs;
+    /** Least bound of a forward queue's or peer link's set-up ({@link NodeConfiguration#REPLICA_OPEN_TIMEOUT_MS}). */
+    private final long openTimeoutNs;
     private final Map<String, ReplicaSet> sets = new ConcurrentHashMap<>();
     /** Activations in progress, by volume id. */
     private final Map<String, Pending> activations = new ConcurrentHashMap<>();
@@ -107,17 +109,21 @@ final class Replication implements AutoCloseable {
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs) {
         this(nodeId, provider, client, bitmapDir, timeoutNs, new io.rdmablock.node.resync.Throttle(
                 io.rdmablock.node.resync.Throttle.DEFAULT_MIN_MIB_S, io.rdmablock.node.resync.Throttle.DEFAULT_MIB_S),
-                NodeConfig.DEFAULT_RESYNC_RETRY_MS, new java.util.concurrent.atomic.LongAdder());
+                NodeConfig.DEFAULT_RESYNC_RETRY_MS, new java.util.concurrent.atomic.LongAdder(),
+                NodeConfiguration.DEFAULTS.replicaOpenTimeoutNs());
     }
 
     /**
      * @param throttle      the node's resync and verify bandwidth (floor and ceiling, MiB/s)
      * @param resyncRetryMs pause before a failed resync is tried again, ms
      * @param resyncBytes   bytes copied by resyncs (metric)
+     * @param openTimeoutNs least bound of a forward queue's or peer link's set-up
+     *                      ({@link NodeConfiguration#REPLICA_OPEN_TIMEOUT_MS})
      */
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs,
                 io.rdmablock.node.resync.Throttle throttle, long resyncRetryMs,
-                java.util.concurrent.atomic.LongAdder resyncBytes) {
+                java.util.concurrent.atomic.LongAdder resyncBytes, long openTimeoutNs) {
+        this.openTimeoutNs = openTimeoutNs;
         this.throttle = throttle;
         this.resyncRetryNs = resyncRetryMs * 1_000_000L;
         this.resyncBytes = resyncBytes;
@@ -240,7 +246,7 @@ final class Replication implements AutoCloseable {
     private VolumeIo.Factory factory(ReplicaSet copies, io.rdmablock.node.store.StoreVolume v) {
         int lbaSize = v.lbaSizeBytes();
         return ctx -> new ReplicatedVolumeIo(LocalVolumeIo.open(ctx), copies, ctx.entries(), lbaSize, timeoutNs,
-                ctx.protectionDomain(), throttle);
+                openTimeoutNs, ctx.protectionDomain(), throttle);
     }
 
     /**
@@ -276,7 +282,7 @@ final class Replication implements AutoCloseable {
                     }
                     set = open(dv, v, s, false); // its bitmaps predate another primary's writes: full
                 }
-                outcome = Activation.run(set, Subsystem.NSID, timeoutNs, learnt, lease, ACTIVATION_BOUND_NS,
+                outcome = Activation.run(set, Subsystem.NSID, timeoutNs, openTimeoutNs, learnt, lease, ACTIVATION_BOUND_NS,
                         () -> p.cancelled);
                 if (outcome == Activation.Outcome.DONE) {
                     outcome = awaitLocalFence(v, learnt, () -> p.cancelled);
@@ -366,7 +372,7 @@ final class Replication implements AutoCloseable {
         return node -> {
             DesiredCopy c = dv.copies().stream().filter(x -> x.nodeId().equals(node)).findFirst().orElseThrow();
             return new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs, () -> false,
-                    () -> linkSecrets(node));
+                    () -> linkSecrets(node), openTimeoutNs);
         };
     }
 
@@ -416,7 +422,7 @@ final class Replication implements AutoCloseable {
             if (c.role() == CopyRole.SECONDARY) {
                 String peer = c.nodeId();
                 PeerLink link = new PeerLink(provider, address(c), dv.subnqn(), Node.hostnqnOf(nodeId), timeoutNs,
-                        patient, () -> linkSecrets(peer));
+                        patient, () -> linkSecrets(peer), openTimeoutNs);
                 secondaries.add(Map.entry(c.nodeId(), Map.entry(link, c.state() == CopyState.IN_SYNC)));
             }
         }
@@ -451,7 +457,7 @@ final class Replication implements AutoCloseable {
                 }, trustBitmaps);
         created.resyncs(new io.rdmablock.node.resync.Resyncs(created, new io.rdmablock.node.resync.Resyncs.Context(
                 nodeId, throttle, () -> new StoreReader(store, v), Subsystem.NSID, v.lbaSizeBytes(), timeoutNs,
-                resyncRetryNs, Math.max(10_000_000_000L, 4 * timeoutNs), resyncBytes)));
+                openTimeoutNs, resyncRetryNs, Math.max(10_000_000_000L, 4 * timeoutNs), resyncBytes)));
         holder[0] = created;
         created.onDeposed(() -> s.activating(true)); // ANA Change until the next heartbeat demotes this copy
         ReplicaSet old = sets.put(v.id(), created);

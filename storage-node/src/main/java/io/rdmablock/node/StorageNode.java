@@ -38,6 +38,8 @@ public final class StorageNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StorageNode.class);
 
     private final NodeConfig config;
+    /** The {@code -D} knobs, read and checked once (before anything starts). */
+    private final NodeConfiguration configuration;
     private final NodeMetrics metrics = new NodeMetrics();
     private VerbsProvider provider;
     private VolumeStore store;
@@ -48,8 +50,24 @@ public final class StorageNode implements AutoCloseable {
     private Replication replication;
     private boolean closed;
 
+    /**
+     * A node with the knobs of this JVM's system properties ({@link NodeConfiguration#fromSystemProperties()}).
+     *
+     * @throws IllegalArgumentException naming the property when one is invalid
+     */
     public StorageNode(NodeConfig config) {
+        this(config, NodeConfiguration.fromSystemProperties());
+    }
+
+    /** A node with these options and {@code -D} knobs ({@link NodeConfiguration}). */
+    public StorageNode(NodeConfig config, NodeConfiguration configuration) {
         this.config = config;
+        this.configuration = java.util.Objects.requireNonNull(configuration, "configuration");
+    }
+
+    /** The node's {@code -D} knobs. */
+    public NodeConfiguration configuration() {
+        return configuration;
     }
 
     /**
@@ -70,7 +88,8 @@ public final class StorageNode implements AutoCloseable {
     private io.rdmablock.node.store.StoreOptions storeOptions;
 
     /**
-     * Opens the store with these options instead of the system properties' ({@code rdmablock node --store null}:
+     * Opens the store with these options instead of {@link NodeConfiguration#storeOptions()}, and without its
+     * {@link NodeConfiguration#STORE_FAULTS} rule ({@code rdmablock node --store null}:
      * {@link io.rdmablock.node.store.IoBackend#NULL}); call before {@link #start}. The NULL backend discards every
      * write (benchmark only): {@link #start} logs a WARN saying so and refuses it on a node with a management server,
      * where volumes may be replicated (IllegalArgumentException).
@@ -97,8 +116,12 @@ public final class StorageNode implements AutoCloseable {
                 LOG.warn("STORE IS NULL: every write is DISCARDED and every read returns zeros; no durability, "
                         + "benchmark only (--store null)");
             }
-            store = storeOptions == null ? VolumeStore.open(config.dataDir())
-                    : VolumeStore.open(config.dataDir(), storeOptions);
+            store = VolumeStore.open(config.dataDir(), storeOptions == null ? configuration.storeOptions()
+                    : storeOptions);
+            io.rdmablock.node.store.StoreFaults faults = storeOptions == null ? configuration.storeFaultsRule() : null;
+            if (faults != null) {
+                store.setFaults(faults);
+            }
             metrics.capacity(new StoreCapacity());
             store.addListener(e -> {
                 if (e.kind() == VolumeEvent.Kind.DELETED) {
@@ -108,7 +131,7 @@ public final class StorageNode implements AutoCloseable {
             for (String spec : config.createVolumes()) {
                 createIfMissing(spec);
             }
-            target = new Target(provider, store, config.target(), metrics);
+            target = new Target(provider, store, config.target(), metrics, configuration.target());
             target.hostSecrets(hostSecrets);
             // Export what the store holds before the listener accepts, so a restarted node serves its volumes
             // at once; with a management server, MgmtSync then reconciles (delete, grow, allow-list, subnqn).
@@ -137,7 +160,7 @@ public final class StorageNode implements AutoCloseable {
                 replication = new Replication(config.nodeId(), provider, client,
                         config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L,
                         new io.rdmablock.node.resync.Throttle(config.resyncMinMibS(), config.resyncMibS()),
-                        config.resyncRetryMs(), metrics.resyncBytes());
+                        config.resyncRetryMs(), metrics.resyncBytes(), configuration.replicaOpenTimeoutNs());
                 sync = new MgmtSync(store, target, this::freeBytes, replication);
                 agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs(),
                         new NodeCredentialFile(config.dataDir())).start(); // the cluster token bootstraps it

@@ -3,7 +3,10 @@
  * metrics endpoint and the management-plane agent ({@link io.rdmablock.node.MgmtSync}, which puts each volume's
  * subsystem in the mode its copy's role says through {@link io.rdmablock.node.Replication}, wiring replica sets,
  * activations, peer leases and resyncs); {@link io.rdmablock.node.NodeCommand} is its command line,
- * {@link io.rdmablock.node.NodeConfig} its settings and {@link io.rdmablock.node.NodeMain} its entry point.
+ * {@link io.rdmablock.node.NodeConfig} its settings, {@link io.rdmablock.node.NodeConfiguration} its {@code -D}
+ * system-property knobs (each named, defaulted and checked once at start, then handed to the parts below at their
+ * construction: no other class reads a system property; docs/configuration.md) and {@link io.rdmablock.node.NodeMain}
+ * its entry point.
  *
  * <p>The packages below it, by concern: {@code target} (transport, controller, subsystem), {@code io} (volume I/O),
  * {@code replication} (fan-out, links, the replica set), {@code failover} (epoch fence, leases, activation, the

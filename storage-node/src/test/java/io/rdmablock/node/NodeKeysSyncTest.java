@@ -64,7 +64,7 @@ class NodeKeysSyncTest {
             Subsystem s = node.target().subsystemOfVolume("v1");
             assertEquals(Subsystem.Mode.SECONDARY, s.mode());
             assertEquals(Set.of(Node.hostnqnOf("n1"), Node.hostnqnOf("n3")), s.peers(), "the other copies' nodes");
-            assertEquals(7 + Subsystem.EPOCH_WINDOW, s.epochCeiling(), "the managed epoch bounds forwarded ones");
+            assertEquals(7 + io.rdmablock.node.target.TargetTuning.DEFAULT_EPOCH_WINDOW, s.epochCeiling(), "the managed epoch bounds forwarded ones");
             assertFalse(s.allowsHost("nqn.2026-11.io.rdmablock:node:intruder") && s.peers().contains(
                     "nqn.2026-11.io.rdmablock:node:intruder"), "no prefix admission");
             assertArrayEquals(NodeLinkKeys.hostSecret(mine, Node.hostnqnOf("n1")).transformedKey("x"),

@@ -7,7 +7,6 @@ import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.target.Subsystem;
 import io.rdmablock.node.target.TargetOptions;
 import io.rdmablock.node.store.IoBackend;
-import io.rdmablock.node.store.StoreOptions;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -98,8 +97,8 @@ public final class StackBenchCommand implements Callable<Integer> {
                 // a node of its own on loopback: its volume admits any host
                 "stack-bench", null, null, NodeConfig.DEFAULT_HEARTBEAT_MS, List.of("stack:1G:4096:*"),
                 TargetOptions.defaults().withPollers(pollers).withIdleSpinNs(spinNs));
-        try (StorageNode node = new StorageNode(cfg).withStoreOptions(StoreOptions.fromSystemProperties()
-                .withBackend(IoBackend.NULL)).start();
+        try (StorageNode node = new StorageNode(cfg).withStoreOptions(
+                io.rdmablock.node.NodeConfiguration.fromSystemProperties().storeOptions().withBackend(IoBackend.NULL)).start();
              NvmeBlockDevice dev = NvmeBlockDevice.open(node.fabricAddress(), Subsystem.nqnFor("stack"), null,
                      DeviceOptions.defaults().providerMode(provider).ioQueues(1))) {
             for (Object[] r : plan) {

@@ -58,9 +58,19 @@ public final class Activation {
      */
     public static Outcome run(ReplicaSet set, int nsid, long timeoutNs, long learntNanos, long leaseNanos,
                               long boundNs, BooleanSupplier cancelled) {
+        return run(set, nsid, timeoutNs, ReplicatedWrites.DEFAULT_OPEN_TIMEOUT_NS, learntNanos, leaseNanos, boundNs,
+                cancelled);
+    }
+
+    /**
+     * As {@link #run(ReplicaSet, int, long, long, long, long, BooleanSupplier)}, with {@code openTimeoutNs} the least
+     * bound of a forward queue's set-up ({@code rdmablock.replica.openTimeoutMs}).
+     */
+    public static Outcome run(ReplicaSet set, int nsid, long timeoutNs, long openTimeoutNs, long learntNanos,
+                              long leaseNanos, long boundNs, BooleanSupplier cancelled) {
         int[] status = {Integer.MIN_VALUE};
         // the local copy persisted the epoch before (VolumeStore.raiseEpoch): its part of the FLUSH is done at once
-        ReplicatedWrites w = new ReplicatedWrites(set, 1, 2, timeoutNs, null, (slot, st) -> status[0] = st,
+        ReplicatedWrites w = new ReplicatedWrites(set, 1, 2, timeoutNs, openTimeoutNs, null, (slot, st) -> status[0] = st,
                 (slot, nowNs) -> 0);
         long start = System.nanoTime();
         try {

@@ -19,13 +19,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalVolumeIo implements VolumeIo {
     private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeIo.class);
-    /**
-     * System property {@value}: {@code false} skips registering the queue's buffers with its store queue (io_uring
-     * fixed buffers); for A/B measurements and kernels that refuse them. Default true.
-     */
-    static final String REGISTER_STORE_BUFFERS_PROPERTY = "rdmablock.target.registerStoreBuffers";
-    private static final boolean REGISTER_STORE_BUFFERS =
-            !"false".equalsIgnoreCase(System.getProperty(REGISTER_STORE_BUFFERS_PROPERTY, "true"));
     private static final int BATCH = 32;
     private static final int ENXIO = 6;
     private static final int ENOSPC = 28;
@@ -54,7 +47,8 @@ public final class LocalVolumeIo implements VolumeIo {
     public static LocalVolumeIo open(VolumeIo.Context queue) {
         BlockQueue bq = queue.store().newQueue(queue.entries());
         try {
-            if (REGISTER_STORE_BUFFERS) {
+            // false (rdmablock.target.registerStoreBuffers): for A/B measurements and kernels that refuse them
+            if (queue.registerStoreBuffers()) {
                 bq.registerBuffers(queue.dataRegion(), queue.recvRegion());
             }
             return new LocalVolumeIo(bq, queue.volume(), queue.qid(), queue.entries());

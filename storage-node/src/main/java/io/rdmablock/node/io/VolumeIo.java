@@ -113,9 +113,11 @@ public interface VolumeIo extends AutoCloseable {
      *                          created in it can let a peer RDMA READ {@link Request#dataAddress()}
      * @param dataRegion        the queue's registered request data buffers (for io_uring fixed buffers)
      * @param recvRegion        the queue's registered RECV slots (in-capsule data)
+     * @param registerStoreBuffers whether {@link LocalVolumeIo#open} registers the two regions with its store queue
+     *                          (io_uring fixed buffers; {@code rdmablock.target.registerStoreBuffers}, default true)
      */
     record Context(StoreVolume volume, VolumeStore store, String subnqn, String hostnqn, int cntlid, int qid,
                    int entries, Poller poller, DeviceContext device, ProtectionDomain protectionDomain,
-                   MemorySegment dataRegion, MemorySegment recvRegion) {
+                   MemorySegment dataRegion, MemorySegment recvRegion, boolean registerStoreBuffers) {
     }
 }

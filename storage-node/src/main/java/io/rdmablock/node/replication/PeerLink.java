@@ -30,7 +30,7 @@ public final class PeerLink implements ForwardLink {
     /** KATO of the associations to secondaries, ms: long enough that a loaded box does not drop a live primary. */
     static final int KEEP_ALIVE_TIMEOUT_MS = 15_000;
     /** Bound of each connection step (CM, Fabrics Connect, enable): {@code rdmablock.replica.openTimeoutMs}, ns. */
-    static final long SETUP_TIMEOUT_NS = ReplicatedWrites.OPEN_TIMEOUT_NS;
+    private final long setupTimeoutNs;
     /** Pause between Fabrics Connects a secondary refused with a status, ms. */
     static final int CONNECT_RETRY_MS = 200;
 
@@ -73,7 +73,8 @@ public final class PeerLink implements ForwardLink {
      */
     public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
                     long commandTimeoutNs) {
-        this(provider, address, subnqn, hostnqn, commandTimeoutNs, () -> false, () -> Secrets.NONE);
+        this(provider, address, subnqn, hostnqn, commandTimeoutNs, () -> false, () -> Secrets.NONE,
+                ReplicatedWrites.DEFAULT_OPEN_TIMEOUT_NS);
     }
 
     /**
@@ -83,15 +84,19 @@ public final class PeerLink implements ForwardLink {
      */
     public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
                     long commandTimeoutNs, java.util.function.BooleanSupplier patient) {
-        this(provider, address, subnqn, hostnqn, commandTimeoutNs, patient, () -> Secrets.NONE);
+        this(provider, address, subnqn, hostnqn, commandTimeoutNs, patient, () -> Secrets.NONE,
+                ReplicatedWrites.DEFAULT_OPEN_TIMEOUT_NS);
     }
 
     /**
-     * @param secrets this node's link secrets toward the secondary's node, read at each connection attempt
+     * @param secrets        this node's link secrets toward the secondary's node, read at each connection attempt
+     * @param setupTimeoutNs bound of each connection step (CM, Fabrics Connect, enable), ns
+     *                       ({@code rdmablock.replica.openTimeoutMs})
      */
     public PeerLink(VerbsProvider provider, InetSocketAddress address, String subnqn, String hostnqn,
                     long commandTimeoutNs, java.util.function.BooleanSupplier patient,
-                    java.util.function.Supplier<Secrets> secrets) {
+                    java.util.function.Supplier<Secrets> secrets, long setupTimeoutNs) {
+        this.setupTimeoutNs = setupTimeoutNs;
         this.secrets = java.util.Objects.requireNonNull(secrets, "secrets");
         this.patient = patient;
         this.provider = provider;
@@ -140,7 +145,7 @@ public final class PeerLink implements ForwardLink {
             // none open (no host queue: none connected, or the hosts reconnecting) or all failing: the lease's own
             InetSocketAddress to = address;
             f.complete(closed || to == null ? 0L
-                    : lease.renew(to, epoch, leaseMs, Math.min(SETUP_TIMEOUT_NS, TimeUnit.MILLISECONDS.toNanos(leaseMs)),
+                    : lease.renew(to, epoch, leaseMs, Math.min(setupTimeoutNs, TimeUnit.MILLISECONDS.toNanos(leaseMs)),
                             KEEP_ALIVE_TIMEOUT_MS)); // a lease's worth at most: the link thread forwards too
         });
         return f;
@@ -149,16 +154,16 @@ public final class PeerLink implements ForwardLink {
     /**
      * Connects one association. A Fabrics Connect the secondary answers with an NVMe status (its node is up but does
      * not export the volume yet, e.g. right after a restart before its first heartbeat answer) is tried again every
-     * {@value #CONNECT_RETRY_MS} ms until {@link #SETUP_TIMEOUT_NS} from the first attempt; a refused or lost
+     * {@value #CONNECT_RETRY_MS} ms until {@link #setupTimeoutNs} from the first attempt; a refused or lost
      * connection fails at once (the node is down: the copy is dropped without waiting).
      */
     private PeerAssociation connect(ProtectionDomain domain, int entries, byte[] hostId) {
-        long deadline = System.nanoTime() + SETUP_TIMEOUT_NS;
+        long deadline = System.nanoTime() + setupTimeoutNs;
         for (int attempt = 1; ; attempt++) {
             // the address is read at each attempt: the secondary may have moved meanwhile (retarget)
             Secrets k = secrets.get(); // read at each attempt too: rotated secrets arrive with a heartbeat answer
             PeerAssociation.Params params = new PeerAssociation.Params(address, subnqn, hostnqn, 1,
-                    Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, SETUP_TIMEOUT_NS, k.host(), k.ctrl());
+                    Math.max(2, entries), KEEP_ALIVE_TIMEOUT_MS, setupTimeoutNs, k.host(), k.ctrl());
             try {
                 return PeerAssociation.connect(provider, domain, params, hostId);
             } catch (RuntimeException e) {
@@ -169,7 +174,7 @@ public final class PeerLink implements ForwardLink {
                 }
                 if (attempt == 1) {
                     LOG.info("no association to the secondary yet (trying again every {} ms for up to {} ms): address={}, "
-                            + "subnqn={}: {}", CONNECT_RETRY_MS, SETUP_TIMEOUT_NS / 1_000_000, address, subnqn,
+                            + "subnqn={}: {}", CONNECT_RETRY_MS, setupTimeoutNs / 1_000_000, address, subnqn,
                             e.getMessage());
                 }
                 java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(CONNECT_RETRY_MS));
@@ -206,7 +211,7 @@ public final class PeerLink implements ForwardLink {
                     // no host queue behind this open (a new primary's activation FLUSH, which carries no data): a
                     // protection domain of its own on the device that routes to the secondary
                     route = provider.createId();
-                    route.resolve(address, SETUP_TIMEOUT_NS);
+                    route.resolve(address, setupTimeoutNs);
                     own = route.device().allocPd();
                 }
                 ProtectionDomain domain = own != null ? own : pd;

@@ -42,17 +42,18 @@ public final class ReplicatedVolumeIo implements VolumeIo {
      * @param entries   requests of the host queue
      * @param lbaSize   logical block size, bytes (DATASET MANAGEMENT ranges are in blocks)
      * @param timeoutNs replica timeout
+     * @param openTimeoutNs least bound of a forward queue's set-up ({@code rdmablock.replica.openTimeoutMs})
      * @param pd        protection domain of the host queue's device
      * @param throttle  the node's resync throttle, told of every host command (foreground I/O)
      */
     public ReplicatedVolumeIo(VolumeIo local, ReplicaSet set, int entries, int lbaSize, long timeoutNs,
-                              ProtectionDomain pd, Throttle throttle) {
+                              long openTimeoutNs, ProtectionDomain pd, Throttle throttle) {
         this.local = local;
         this.throttle = throttle;
         this.lbaSize = lbaSize;
         this.readySlot = new int[entries];
         this.readyStatus = new int[entries];
-        this.writes = new ReplicatedWrites(set, entries, entries, timeoutNs, pd, this::writeCompleted,
+        this.writes = new ReplicatedWrites(set, entries, entries, timeoutNs, openTimeoutNs, pd, this::writeCompleted,
                 (slot, nowNs) -> local.start(writes().slot(slot).request, nowNs));
     }
 

@@ -73,12 +73,12 @@ public final class ReplicatedWrites implements RegionGate.Writer {
      */
     public static final int ANA_TRANSITION = NvmeStatus.of(3, 0x03, false);
     /**
-     * Longest wait for a forward queue's set-up (CM connect, Fabrics Connect, enable) before the copy is dropped:
-     * system property {@value #OPEN_TIMEOUT_PROPERTY} in ms, default 10000 (a loaded machine or an emulated guest
-     * needs more: the VM runner's children use 120000).
+     * Default longest wait for a forward queue's set-up (CM connect, Fabrics Connect, enable) before the copy is
+     * dropped, ns: 10 s. The node's is system property {@code rdmablock.replica.openTimeoutMs} (a loaded machine or an
+     * emulated guest needs more: the VM runner's children use 120000), read once by its configuration and given to
+     * {@link #ReplicatedWrites(ReplicaSet, int, int, long, long, ProtectionDomain, Completer, Local)}.
      */
-    static final String OPEN_TIMEOUT_PROPERTY = "rdmablock.replica.openTimeoutMs";
-    public static final long OPEN_TIMEOUT_NS = Long.getLong(OPEN_TIMEOUT_PROPERTY, 10_000) * 1_000_000L;
+    public static final long DEFAULT_OPEN_TIMEOUT_NS = 10_000_000_000L;
     /** Resends allowed per command answered ANA Transition by a secondary before it counts as failed. */
     static final int MAX_TRANSITION_RESENDS = 64;
 
@@ -111,12 +111,25 @@ public final class ReplicatedWrites implements RegionGate.Writer {
      */
     public ReplicatedWrites(ReplicaSet set, int slots, int entries, long timeoutNs, ProtectionDomain pd,
                             Completer done, Local local) {
+        this(set, slots, entries, timeoutNs, DEFAULT_OPEN_TIMEOUT_NS, pd, done, local);
+    }
+
+    /**
+     * @param slots         command slots of the host queue (tags 0..slots-1)
+     * @param entries       slots of each forward queue
+     * @param timeoutNs     replica timeout: longest wait for a secondary's answer or queue
+     * @param openTimeoutNs least bound of a forward queue's set-up ({@code rdmablock.replica.openTimeoutMs})
+     * @param pd            protection domain of the host queue's buffers (forward queues are created in it)
+     * @param local         starts the local copy's execution of an admitted command
+     */
+    public ReplicatedWrites(ReplicaSet set, int slots, int entries, long timeoutNs, long openTimeoutNs,
+                            ProtectionDomain pd, Completer done, Local local) {
         this.set = set;
         this.done = done;
         this.local = local;
         this.gate = set.gate();
         this.timeoutNs = timeoutNs;
-        this.queues = new CopyQueues(set, ReplicaSet.MAX_COPIES, entries, Math.max(OPEN_TIMEOUT_NS, timeoutNs), pd,
+        this.queues = new CopyQueues(set, ReplicaSet.MAX_COPIES, entries, Math.max(openTimeoutNs, timeoutNs), pd,
                 copy -> (tag, status) -> forwarded(copy, tag, status));
         this.slots = new Write[slots];
         for (int i = 0; i < slots; i++) {

@@ -2,7 +2,6 @@ package io.rdmablock.node.resync;
 
 import io.rdmablock.node.replication.ForwardQueue;
 import io.rdmablock.node.replication.ReplicaSet;
-import io.rdmablock.node.replication.ReplicatedWrites;
 import io.rdmablock.nvmf.host.NvmCommand;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 
@@ -42,13 +41,15 @@ final class CopyChannel implements AutoCloseable {
     /**
      * Opens the association to {@code copy} and registers a buffer of {@code bufferBytes} (4 KiB aligned).
      *
-     * @param timeoutNs bound of the set-up and of each command
+     * @param timeoutNs     bound of the set-up and of each command
+     * @param openTimeoutNs least bound of the set-up ({@code rdmablock.replica.openTimeoutMs})
      * @throws Exception when the copy cannot be reached (set-up failed or took too long)
      */
-    static CopyChannel open(ReplicaSet.Copy copy, int bufferBytes, long timeoutNs) throws Exception {
+    static CopyChannel open(ReplicaSet.Copy copy, int bufferBytes, long timeoutNs, long openTimeoutNs)
+            throws Exception {
         CopyChannel[] self = new CopyChannel[1];
         ForwardQueue q = copy.link.open(2, null, (tag, status) -> self[0].answer = status)
-                .get(Math.max(timeoutNs, ReplicatedWrites.OPEN_TIMEOUT_NS), TimeUnit.NANOSECONDS);
+                .get(Math.max(timeoutNs, openTimeoutNs), TimeUnit.NANOSECONDS);
         Arena arena = Arena.ofShared();
         try {
             MemorySegment buf = arena.allocate(bufferBytes, 4096);

@@ -95,7 +95,7 @@ final class Resync implements Runnable {
     private Outcome resync() {
         CopyChannel ch;
         try {
-            ch = CopyChannel.open(copy, (int) walk.regionBytes(), ctx.timeoutNs());
+            ch = CopyChannel.open(copy, (int) walk.regionBytes(), ctx.timeoutNs(), ctx.openTimeoutNs());
         } catch (Exception e) {
             LOG.info("resync not started, copy unreachable (tried again in {} ms): volume={}, node={}: {}",
                     ctx.retryNs() / 1_000_000, set.volumeId(), copy.nodeId, e.toString());

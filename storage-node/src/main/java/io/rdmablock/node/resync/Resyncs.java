@@ -27,12 +27,13 @@ public final class Resyncs implements AutoCloseable {
      * @param nsid        the namespace (1)
      * @param lbaSize     the volume's block size, bytes
      * @param timeoutNs   bound of each command to a copy and of an association's set-up
+     * @param openTimeoutNs least bound of an association's set-up ({@code rdmablock.replica.openTimeoutMs})
      * @param retryNs     pause before a failed or unreachable copy's resync is tried again ({@code --resync-retry-ms})
      * @param boundNs     longest wait for the writes in flight on a region (or of the host queues at the start)
      * @param copiedBytes bytes copied by the node's resyncs (metric {@code rdmablock_node_resync_bytes_total})
      */
     public record Context(String nodeId, Throttle throttle, LocalStore.Opener local, int nsid, int lbaSize,
-                          long timeoutNs, long retryNs, long boundNs, LongAdder copiedBytes) {
+                          long timeoutNs, long openTimeoutNs, long retryNs, long boundNs, LongAdder copiedBytes) {
     }
 
     private record Running(Resync resync, Thread thread) {

@@ -77,7 +77,7 @@ final class Verify implements Runnable {
         try (Arena arena = Arena.ofConfined(); LocalStore local = ctx.local().open(); walk) {
             MemorySegment own = arena.allocate(walk.regionBytes(), 4096);
             for (ReplicaSet.Copy c : copies) {
-                channels.add(CopyChannel.open(c, (int) walk.regionBytes(), ctx.timeoutNs()));
+                channels.add(CopyChannel.open(c, (int) walk.regionBytes(), ctx.timeoutNs(), ctx.openTimeoutNs()));
             }
             walk.open();
             CRC32C crc = new CRC32C();

@@ -33,7 +33,8 @@ public final class StoreBench {
         double seconds = Double.parseDouble(args[3]);
         int qd = args.length > 4 ? Integer.parseInt(args[4]) : 32;
         int bs = args.length > 5 ? Integer.parseInt(args[5]) : 4096;
-        try (VolumeStore store = VolumeStore.open(dir, StoreOptions.fromSystemProperties().withBackend(backend));
+        try (VolumeStore store = VolumeStore.open(dir, io.rdmablock.node.NodeConfiguration.fromSystemProperties().storeOptions()
+                .withBackend(backend));
              Arena arena = Arena.ofShared()) {
             StoreVolume v = store.find("bench").orElse(null);
             if (v == null || v.sizeBytes() != size) {

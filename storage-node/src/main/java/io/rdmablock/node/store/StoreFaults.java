@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Fault injection for tests and fault drills (case C7): a stall rule that holds matching READ/WRITE commands for
  * {@code delayNs} before they reach the backend, as a hung disk would. Installed with
- * {@link VolumeStore#setFaults} or the system property {@value #PROPERTY} read at {@link VolumeStore#open}; it
+ * {@link VolumeStore#setFaults} or the system property {@value #PROPERTY}, read once by the node's configuration and installed
+ * when the node opens its store; it
  * applies to queues created afterwards ({@link VolumeStore#newQueue}). Without a rule, queues are the backend's own
  * (no cost on the normal path).
  *
@@ -20,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class StoreFaults {
 
-    /** System property holding a rule, read by {@link VolumeStore#open}. */
+    /** System property holding a rule ({@code io.rdmablock.node.NodeConfiguration#STORE_FAULTS}). */
     public static final String PROPERTY = "rdmablock.store.faults";
 
     private final String volumeId;

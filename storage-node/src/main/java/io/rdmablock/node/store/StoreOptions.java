@@ -18,7 +18,10 @@ package io.rdmablock.node.store;
  */
 public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlignBytes, boolean preallocate) {
 
-    /** System property selecting the backend: auto | io_uring | threadpool. */
+    /**
+     * System property selecting the backend: auto | io_uring | threadpool. The node reads this and the properties
+     * below once ({@code io.rdmablock.node.NodeConfiguration}, docs/configuration.md).
+     */
     public static final String BACKEND_PROPERTY = "rdmablock.store.backend";
     /** System property for {@link #poolThreads()}. */
     public static final String POOL_THREADS_PROPERTY = "rdmablock.store.poolThreads";
@@ -46,13 +49,6 @@ public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlign
     /** Defaults: auto backend, 32 pool threads, queried alignment, thin provisioning. */
     public static StoreOptions defaults() {
         return new StoreOptions(null, 32, 0, false);
-    }
-
-    /** Options from the system properties above, defaults where unset. */
-    public static StoreOptions fromSystemProperties() {
-        return new StoreOptions(parseBackend(System.getProperty(BACKEND_PROPERTY, "auto")),
-                Integer.getInteger(POOL_THREADS_PROPERTY, 32), Integer.getInteger(DIO_ALIGN_PROPERTY, 0),
-                Boolean.getBoolean(PREALLOCATE_PROPERTY));
     }
 
     /** The same options with another backend ({@code null} = auto). */

@@ -94,19 +94,6 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /**
-     * Opens (creating if needed) the store in {@code dataDir} with {@link StoreOptions#fromSystemProperties()} and
-     * the fault-injection rule of {@value StoreFaults#PROPERTY}, if set (see {@link StoreFaults}).
-     */
-    public static VolumeStore open(Path dataDir) {
-        StoreFaults f = StoreFaults.parse(System.getProperty(StoreFaults.PROPERTY));
-        VolumeStore s = open(dataDir, StoreOptions.fromSystemProperties());
-        if (f != null) {
-            s.setFaults(f);
-        }
-        return s;
-    }
-
-    /**
      * Installs (or with null removes) a fault-injection rule for queues created from now on by {@link #newQueue};
      * queues created before keep their behaviour. For tests and fault drills only (case C7).
      */

@@ -4,7 +4,8 @@ package io.rdmablock.node.target;
  * Caps on what unauthenticated peers can make a node hold, checked at each Fabrics Connect, and the bounds of the
  * keep-alive timeout (KATO). Beyond a cap the Connect is answered Connect Controller Busy (SCT 1, SC 81h, DNR 1; as
  * Linux nvmet answers when it cannot allocate a controller) and the node logs the cap and its system property.
- * Read once from system properties ({@link #fromSystemProperties()}); docs/wire-protocol.md section 1.5.
+ * Read once from system properties by the node's configuration ({@code io.rdmablock.node.NodeConfiguration},
+ * docs/configuration.md); docs/wire-protocol.md section 1.5.
  *
  * @param maxControllers          live controllers of volume subsystems on the node, 1-1048576
  *                                ({@code rdmablock.node.maxControllers}, default 4096)
@@ -49,21 +50,6 @@ public record ConnectLimits(int maxControllers, int maxDiscoveryControllers, int
     }
 
     /**
-     * The limits from the {@code rdmablock.node.*} system properties named above, each defaulting to
-     * {@link #DEFAULTS}.
-     *
-     * @throws IllegalArgumentException naming the property when a value is not a number or out of its bounds
-     */
-    public static ConnectLimits fromSystemProperties() {
-        ConnectLimits d = DEFAULTS;
-        return new ConnectLimits((int) prop("maxControllers", d.maxControllers),
-                (int) prop("maxDiscoveryControllers", d.maxDiscoveryControllers),
-                (int) prop("maxControllersPerHost", d.maxControllersPerHost),
-                (int) prop("maxQueuesPerHost", d.maxQueuesPerHost), prop("maxRegisteredBytes", d.maxRegisteredBytes),
-                (int) prop("defaultKatoMs", d.defaultKatoMs), (int) prop("maxKatoMs", d.maxKatoMs));
-    }
-
-    /**
      * The KATO (ms) a controller gets for the {@code requestedMs} of its Connect or Set Features 0Fh (read as
      * unsigned): 0 is {@link #DISCOVERY_KATO_MS} on a discovery controller, {@link #defaultKatoMs} otherwise; above
      * {@link #maxKatoMs} is {@link #maxKatoMs}. Never 0.
@@ -79,18 +65,6 @@ public record ConnectLimits(int maxControllers, int maxDiscoveryControllers, int
     /** {@code rdmablock.node.<name>}, the property's full name (for log lines). */
     static String property(String name) {
         return "rdmablock.node." + name;
-    }
-
-    private static long prop(String name, long def) {
-        String v = System.getProperty(property(name));
-        if (v == null || v.isBlank()) {
-            return def;
-        }
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("invalid " + property(name) + ": " + v + " (not a number)");
-        }
     }
 
     private static void check(String field, long v, long min, long max) {

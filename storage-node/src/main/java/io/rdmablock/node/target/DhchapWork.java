@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Where the node's DH-HMAC-CHAP computations run ({@link DhchapController#compute}: the Challenge's DH key pair, the
  * Reply's shared secret and R1 check; NVMe Base 2.0 section 8.13.5.1): a small bounded pool of worker threads
- * ({@link Limits#threads}, queue {@link Limits#queueMax}), never a poller, and a budget of DH work per peer IP
- * address ({@link Limits#addressUnitsPerSecond}, burst {@link Limits#addressBurstUnits}) so that a peer claiming a
+ * ({@link DhchapLimits#threads}, queue {@link DhchapLimits#queueMax}), never a poller, and a budget of DH work per peer IP
+ * address ({@link DhchapLimits#addressUnitsPerSecond}, burst {@link DhchapLimits#addressBurstUnits}) so that a peer claiming a
  * listed host NQN cannot make the node do more than that on keys it will never use. The budget counts work, not
  * time: one computation is one modular exponentiation, charged {@link DhGroup#cost} units (ffdhe2048 1, ffdhe8192
  * 28), so a legitimate host gets the same number of connections on a slow machine (an emulator, where a cold
@@ -30,65 +30,6 @@ final class DhchapWork implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DhchapWork.class);
     /** Address entries kept before full (idle) ones are dropped. */
     private static final int MAX_ADDRESSES = 4096;
-
-    /**
-     * Limits of in-band authentication work, read from system properties ({@link #fromProperties}).
-     *
-     * @param threads                    worker threads, 1-16 ({@code rdmablock.node.dhchap.threads}, default 1): at
-     *                                   most this many cores spend on DH at once
-     * @param queueMax                   computations waiting for a worker, 1-65536
-     *                                   ({@code rdmablock.node.dhchap.queueMax}, 64); beyond it a Receive waits
-     * @param addressUnitsPerSecond      DH work one peer IP address may have done, {@link DhGroup#cost} units per
-     *                                   second, 1-100000 ({@code rdmablock.node.dhchap.addressUnitsPerSecond}, 16:
-     *                                   8 ffdhe2048 transactions (key pair + shared secret) or one ffdhe8192
-     *                                   transaction every 3.5 s; about 1 % of a core warm here)
-     * @param addressBurstUnits          the budget an idle address accumulates, units, 1-1000000
-     *                                   ({@code rdmablock.node.dhchap.addressBurstUnits}, 128: a host connecting 64
-     *                                   queues with ffdhe2048 at once)
-     * @param transactionsBeforeSuccess  Negotiates a queue may send before it authenticates, 1-100
-     *                                   ({@code rdmablock.node.dhchap.transactionsBeforeSuccess}, 3); the next is
-     *                                   answered Failure1 and the queue ends
-     * @param reauthIntervalMs           least time between two Negotiates of an authenticated queue
-     *                                   (re-authentication), ms, 0-3600000
-     *                                   ({@code rdmablock.node.dhchap.reauthIntervalMs}, 1000); a sooner one is
-     *                                   answered Failure1
-     */
-    record Limits(int threads, int queueMax, long addressUnitsPerSecond, long addressBurstUnits,
-                  int transactionsBeforeSuccess, long reauthIntervalMs) {
-        static final Limits DEFAULTS = new Limits(1, 64, 16, 128, 3, 1000);
-
-        Limits {
-            check("threads", threads, 1, 16);
-            check("queueMax", queueMax, 1, 65536);
-            check("addressUnitsPerSecond", addressUnitsPerSecond, 1, 100_000);
-            check("addressBurstUnits", addressBurstUnits, 1, 1_000_000);
-            check("transactionsBeforeSuccess", transactionsBeforeSuccess, 1, 100);
-            check("reauthIntervalMs", reauthIntervalMs, 0, 3_600_000);
-        }
-
-        /**
-         * The limits of the {@code rdmablock.node.dhchap.*} system properties, defaults where unset.
-         *
-         * @throws IllegalArgumentException naming the property and its bounds when one is out of range
-         */
-        static Limits fromProperties() {
-            Limits d = DEFAULTS;
-            return new Limits(Integer.getInteger("rdmablock.node.dhchap.threads", d.threads),
-                    Integer.getInteger("rdmablock.node.dhchap.queueMax", d.queueMax),
-                    Long.getLong("rdmablock.node.dhchap.addressUnitsPerSecond", d.addressUnitsPerSecond),
-                    Long.getLong("rdmablock.node.dhchap.addressBurstUnits", d.addressBurstUnits),
-                    Integer.getInteger("rdmablock.node.dhchap.transactionsBeforeSuccess",
-                            d.transactionsBeforeSuccess),
-                    Long.getLong("rdmablock.node.dhchap.reauthIntervalMs", d.reauthIntervalMs));
-        }
-
-        private static void check(String name, long v, long min, long max) {
-            if (v < min || v > max) {
-                throw new IllegalArgumentException("invalid rdmablock.node.dhchap." + name + ": value=" + v
-                        + ", min=" + min + ", max=" + max);
-            }
-        }
-    }
 
     /** One submitted computation; {@link #done} is set (after its effects) by the worker. */
     static final class Job {
@@ -116,16 +57,16 @@ final class DhchapWork implements AutoCloseable {
         }
     }
 
-    final Limits limits;
+    final DhchapLimits limits;
     private final ThreadPoolExecutor executor;
     private final ConcurrentHashMap<InetAddress, Budget> budgets = new ConcurrentHashMap<>();
     private static final InetAddress UNKNOWN = InetAddress.getLoopbackAddress();
 
-    DhchapWork(Limits limits) {
+    DhchapWork(DhchapLimits limits) {
         this.limits = limits;
         AtomicInteger n = new AtomicInteger();
-        executor = new ThreadPoolExecutor(limits.threads, limits.threads, 30, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(limits.queueMax), r -> {
+        executor = new ThreadPoolExecutor(limits.threads(), limits.threads(), 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(limits.queueMax()), r -> {
                     Thread t = new Thread(r, "rdmablock-dhchap-" + n.getAndIncrement());
                     t.setDaemon(true);
                     return t;
@@ -178,14 +119,14 @@ final class DhchapWork implements AutoCloseable {
     }
 
     private long burstMicro() {
-        return limits.addressBurstUnits * 1_000_000L;
+        return limits.addressBurstUnits() * 1_000_000L;
     }
 
     private void refill(Budget b, long nowNs) {
         long elapsed = nowNs - b.lastNs;
         if (elapsed > 0) {
             // units per s = millionths per 1000 ns
-            b.micro = Math.min(burstMicro(), b.micro + elapsed / 1000 * limits.addressUnitsPerSecond);
+            b.micro = Math.min(burstMicro(), b.micro + elapsed / 1000 * limits.addressUnitsPerSecond());
             b.lastNs = nowNs;
         }
     }

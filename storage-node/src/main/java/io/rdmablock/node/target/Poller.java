@@ -16,7 +16,7 @@ import java.util.concurrent.locks.LockSupport;
  * then retires queues that failed: they are disconnected at once and release their memory when their store I/O has
  * drained, without ever blocking the other queues. When rounds find nothing, it keeps polling for
  * {@link TargetOptions#idleSpinNs()} after the last round with work (not at all when its one queue's outstanding
- * commands, at least {@link #STORE_WAIT_MIN}, are all at the store), then waits on the queue it serves alone, or
+ * commands, at least {@link #storeWaitMin}, are all at the store), then waits on the queue it serves alone, or
  * among several on the one that last had work: on that queue's CQ (up to {@link #EVENT_WAIT_NS} when it is alone,
  * {@link TargetOptions#idleWaitNs()} beside others) when it has no volume I/O in flight, on its volume I/O (up to
  * {@link TargetOptions#idleWaitNs()}; {@link io.rdmablock.node.io.VolumeIo#awaitStore}: the store queue, or the one peer a replicated
@@ -59,7 +59,22 @@ public final class Poller implements Runnable {
     private volatile boolean dead;
     private volatile Thread thread;
 
-    Poller(String name, TargetOptions options) {
+    /**
+     * Outstanding commands, all at the store, from which an idle poller waits on the store at once instead of
+     * spinning first ({@link TargetTuning#storeWaitMin()}: system property {@code rdmablock.node.storeWaitMin}, at
+     * least 1, default 8; a value above the queue's entries turns it off). One wake-up then serves the commands that
+     * complete together, while at low depth spinning through the disk's latency stays cheaper than a wake-up per
+     * command (docs/bench.md "Node poller spin"). Measured with a disk, 4K QD32 (docs/bench.md "Node store wait"):
+     * node CPU per I/O 9.9 vs 14.0 us (randread), 9.3-9.6 vs 13.1 us (randwrite), IOPS the same.
+     */
+    private final int storeWaitMin;
+
+    Poller(String name, TargetOptions options, int storeWaitMin) {
+        if (storeWaitMin < 1) {
+            throw new IllegalArgumentException("invalid storeWaitMin (rdmablock.node.storeWaitMin): value="
+                    + storeWaitMin + ", min=1");
+        }
+        this.storeWaitMin = storeWaitMin;
         this.name = name;
         this.options = options;
     }
@@ -234,28 +249,8 @@ public final class Poller implements Runnable {
     }
 
     /**
-     * Outstanding commands, all at the store, from which an idle poller waits on the store at once instead of
-     * spinning first (system property {@code rdmablock.node.storeWaitMin}, at least 1, default 8; a value above the
-     * queue's entries turns it off). One wake-up then serves the commands that complete together, while at low
-     * depth spinning through the disk's latency stays cheaper than a wake-up per command (docs/bench.md "Node poller
-     * spin"). Measured with a disk, 4K QD32 (docs/bench.md "Node store wait"): node CPU per I/O 9.9 vs 14.0 us
-     * (randread), 9.3-9.6 vs 13.1 us (randwrite), IOPS the same.
-     *
-     * @throws IllegalArgumentException (at class initialization) when the property is below 1
-     */
-    static final int STORE_WAIT_MIN = storeWaitMin(Integer.getInteger("rdmablock.node.storeWaitMin", 8));
-
-    /** {@code n} when it is a valid {@link #STORE_WAIT_MIN}, else IllegalArgumentException naming the property. */
-    static int storeWaitMin(int n) {
-        if (n < 1) {
-            throw new IllegalArgumentException("invalid rdmablock.node.storeWaitMin: " + n + " (must be >= 1)");
-        }
-        return n;
-    }
-
-    /**
      * True when this poller serves one queue (no other queue, no closing one, no pollable) whose every outstanding
-     * command, at least {@link #STORE_WAIT_MIN} of them, is at the store: what the host may send meanwhile is new
+     * command, at least {@link #storeWaitMin} of them, is at the store: what the host may send meanwhile is new
      * commands, which wait at most {@link TargetOptions#idleWaitNs()} or until a store completion ends the wait.
      */
     private boolean storeBound() {
@@ -264,7 +259,7 @@ public final class Poller implements Runnable {
             return false;
         }
         int n = q.storeInFlight();
-        return n >= STORE_WAIT_MIN && n == q.outstanding();
+        return n >= storeWaitMin && n == q.outstanding();
     }
 
     /** The one queue this poller serves when it serves nothing else (no closing queue, no pollable), else null. */

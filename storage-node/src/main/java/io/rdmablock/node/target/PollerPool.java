@@ -23,12 +23,16 @@ final class PollerPool {
     /** False once {@link #stop} began: no replacement is started after it; guarded by this. */
     private boolean running = true;
 
+    /** {@link TargetTuning#storeWaitMin()} of every poller. */
+    private final int storeWaitMin;
+
     /** Starts {@link TargetOptions#pollers()} pollers named {@code rdmablock-poller-<slot>}. */
-    PollerPool(TargetOptions options) {
+    PollerPool(TargetOptions options, int storeWaitMin) {
         this.options = options;
+        this.storeWaitMin = storeWaitMin;
         this.pollers = new AtomicReferenceArray<>(options.pollers());
         for (int i = 0; i < pollers.length(); i++) {
-            Poller p = new Poller("rdmablock-poller-" + i, options);
+            Poller p = new Poller("rdmablock-poller-" + i, options, storeWaitMin);
             pollers.set(i, p);
             p.start();
         }
@@ -65,7 +69,7 @@ final class PollerPool {
         if (!running || pollers.get(slot) != failed || !failed.isDead()) {
             return;
         }
-        Poller p = new Poller("rdmablock-poller-" + slot + "." + ++generation, options);
+        Poller p = new Poller("rdmablock-poller-" + slot + "." + ++generation, options, storeWaitMin);
         p.start();
         pollers.set(slot, p);
         LOG.warn("poller replaced: slot={}, failed={}, new={} (the failed poller's queues were torn down)", slot,

@@ -22,8 +22,8 @@ import java.lang.foreign.ValueLayout;
  * <p>An Authentication Receive whose answer needs a DH computation (the Challenge's key pair, the Reply's check) waits
  * for it without blocking the poller ({@link Request.State#AWAITING_AUTH}): {@link DhchapWork} runs it on a worker
  * thread, within a DH work budget per peer address; meanwhile another Authentication Send or Receive on the queue is
- * answered Command Sequence Error. Per queue, at most {@link DhchapWork.Limits#transactionsBeforeSuccess} Negotiates
- * before the first success, then at most one per {@link DhchapWork.Limits#reauthIntervalMs}; one more is answered
+ * answered Command Sequence Error. Per queue, at most {@link DhchapLimits#transactionsBeforeSuccess} Negotiates
+ * before the first success, then at most one per {@link DhchapLimits#reauthIntervalMs}; one more is answered
  * Failure1 (01h).
  *
  * <p>A failed authentication is answered with the failure message (AUTH_Failure1 in the Authentication Receive data,
@@ -164,10 +164,10 @@ final class QueueAuthentication {
     }
 
     /**
-     * The per-queue limits of {@link DhchapWork.Limits}: null when this Negotiate may start a transaction, else why
+     * The per-queue limits of {@link DhchapLimits}: null when this Negotiate may start a transaction, else why
      * not (the transaction is then answered Failure1, 01h).
      */
-    private String negotiateRefused(DhchapWork.Limits limits, long nowNs) {
+    private String negotiateRefused(DhchapLimits limits, long nowNs) {
         if (!logged) { // never authenticated on this queue
             if (++transactions > limits.transactionsBeforeSuccess()) {
                 return "rate limit: transaction " + transactions + " on a queue not authenticated, max="

@@ -176,7 +176,7 @@ final class QueueVolumeIo {
         VolumeIo.Factory f = s.volumeIoFactory();
         VolumeIo v = f.open(new VolumeIo.Context(s.volume(), q.target.store(), s.subnqn(), hostnqn, cntlid, q.qid,
                 q.entries, q.poller, q.id.device(), q.target.protectionDomain(q.id.device()), q.memory.dataRegion,
-                q.memory.recvRegion));
+                q.memory.recvRegion, q.target.tuning().registerStoreBuffers()));
         role = current;
         exempt = current.exempts(hostnqn);
         return v;

@@ -49,15 +49,16 @@ public final class Subsystem {
     private volatile ExportRole role = new ExportRole(Mode.PLAIN, null, Set.of(), 0);
     /**
      * Highest epoch a forwarded command may raise this copy to ({@link EpochFencedVolumeIo}): the volume's epoch the
-     * management plane last told this node plus {@link #EPOCH_WINDOW}; {@link Long#MAX_VALUE} until told.
+     * management plane last told this node plus {@link #epochWindow()}; {@link Long#MAX_VALUE} until told.
      */
     private volatile long epochCeiling = Long.MAX_VALUE;
     /**
      * How far above the epoch the management plane last told this node a forwarded command may raise a secondary
      * copy's epoch: the epochs the management plane can assign before this node's next heartbeat answer (each
-     * promotion, drop or resync completion adds 1). {@code rdmablock.node.epochWindow}, default 16, 1..1M.
+     * promotion, drop or resync completion adds 1). {@link TargetTuning#epochWindow()}
+     * ({@code rdmablock.node.epochWindow}, default 16, 1..1M).
      */
-    public static final long EPOCH_WINDOW = Math.clamp(Long.getLong("rdmablock.node.epochWindow", 16), 1, 1_000_000);
+    private final long epochWindow;
     /**
      * What the I/O path reads once per command ({@link #ioGate()}): the role and the status hosts other than a
      * secondary's primary get. Replaced (never mutated) whenever the role or {@link #activating} changes.
@@ -96,15 +97,16 @@ public final class Subsystem {
     /** SCT 3h, SC 03h Asymmetric Access Transition, DNR 0: the host retries (this path or another). */
     static final int ANA_TRANSITION = io.rdmablock.rdma.fabric.NvmeStatus.of(3, 0x03, false);
 
-    Subsystem(String subnqn, StoreVolume volume) {
+    Subsystem(String subnqn, StoreVolume volume, long epochWindow) {
         this.subnqn = subnqn;
+        this.epochWindow = epochWindow;
         this.volume = volume;
         this.namespaceIds = volume == null ? null : NamespaceIds.of(volume.id());
     }
 
     /** The discovery subsystem of a node (NQN {@value DiscoveryLogDescriptor#DISCOVERY_NQN}). */
     static Subsystem discovery() {
-        return new Subsystem(DiscoveryLogDescriptor.DISCOVERY_NQN, null);
+        return new Subsystem(DiscoveryLogDescriptor.DISCOVERY_NQN, null, TargetTuning.DEFAULT_EPOCH_WINDOW);
     }
 
     /** True for the discovery subsystem: Identify CNTRLTYPE 2, Discovery log page, no I/O queues, any host. */
@@ -245,12 +247,17 @@ public final class Subsystem {
 
     /**
      * Sets the {@link #epochCeiling} from the volume's epoch the management plane told this node ({@code epoch} +
-     * {@link #EPOCH_WINDOW}); ignored when {@code epoch <= 0} (an older server). Any thread.
+     * {@link #epochWindow()}); ignored when {@code epoch <= 0} (an older server). Any thread.
      */
     public void managedEpoch(long epoch) {
         if (epoch > 0) {
-            epochCeiling = epoch > Long.MAX_VALUE - EPOCH_WINDOW ? Long.MAX_VALUE : epoch + EPOCH_WINDOW;
+            epochCeiling = epoch > Long.MAX_VALUE - epochWindow ? Long.MAX_VALUE : epoch + epochWindow;
         }
+    }
+
+    /** How far above the managed epoch a forwarded command may raise this copy's ({@link #managedEpoch}). */
+    public long epochWindow() {
+        return epochWindow;
     }
 
     /** The highest epoch a forwarded command may raise this copy to ({@link #managedEpoch}). */

@@ -70,8 +70,10 @@ public final class Target implements AutoCloseable {
     /** Hosts that must authenticate (DH-HMAC-CHAP) and their secrets; read at each Connect. */
     private volatile HostSecrets hostSecrets = HostSecrets.NONE;
     private final java.security.SecureRandom random = new java.security.SecureRandom();
-    /** The DH-HMAC-CHAP computations, off the pollers, and their limits ({@code rdmablock.node.dhchap.*}). */
-    private final DhchapWork dhchapWork = new DhchapWork(DhchapWork.Limits.fromProperties());
+    /** The node's tunables (system properties read once by the node's configuration). */
+    private final TargetTuning tuning;
+    /** The DH-HMAC-CHAP computations, off the pollers, and their limits ({@link TargetTuning#dhchap()}). */
+    private final DhchapWork dhchapWork;
 
     /**
      * Sets the hosts that must pass in-band authentication (DH-HMAC-CHAP) and their secrets; applies to queues that
@@ -99,12 +101,24 @@ public final class Target implements AutoCloseable {
         return random;
     }
 
+    /** A target with {@link TargetTuning#DEFAULTS} (tests). */
     public Target(VerbsProvider provider, VolumeStore store, TargetOptions options, NodeMetrics metrics) {
+        this(provider, store, options, metrics, TargetTuning.DEFAULTS);
+    }
+
+    /**
+     * @param tuning the node's tunables (connect limits, authentication limits, poller store wait, epoch window,
+     *               store buffer registration), checked once when the node's configuration was read
+     */
+    public Target(VerbsProvider provider, VolumeStore store, TargetOptions options, NodeMetrics metrics,
+                  TargetTuning tuning) {
         this.provider = provider;
         this.store = store;
         this.options = options;
         this.metrics = metrics;
-        this.controllers = new ControllerTable(options, ConnectLimits.fromSystemProperties(), metrics);
+        this.tuning = java.util.Objects.requireNonNull(tuning, "tuning");
+        this.dhchapWork = new DhchapWork(tuning.dhchap());
+        this.controllers = new ControllerTable(options, tuning.connectLimits(), metrics);
         this.pending = new PendingQueues(options.pending());
         store.addListener(hostsListener);
     }
@@ -123,13 +137,18 @@ public final class Target implements AutoCloseable {
         LOG.info("cntlid range set: cntlidMin={}, cntlidMax={} (each subsystem allocates from it)", min, max);
     }
 
+    /** The node's tunables this target was built with. */
+    public TargetTuning tuning() {
+        return tuning;
+    }
+
     /** The caps checked at each Connect and the KATO bounds ({@link ConnectLimits}). */
     public ConnectLimits connectLimits() {
         return controllers.limits();
     }
 
     /**
-     * Replaces the {@link ConnectLimits} (default: {@link ConnectLimits#fromSystemProperties()}); they apply to the
+     * Replaces the {@link ConnectLimits} (default: {@link TargetTuning#connectLimits()}); they apply to the
      * Connects that follow, live controllers and queues stay. Any thread.
      */
     public void connectLimits(ConnectLimits limits) {
@@ -163,7 +182,7 @@ public final class Target implements AutoCloseable {
         listener = provider.listen(listen, 128);
         running = true;
         reaper = new QueueReaper("rdmablock-queue-reaper");
-        pollers = new PollerPool(options);
+        pollers = new PollerPool(options, tuning.storeWaitMin());
         handshakes = new QueueHandshakes(options.pending().maxPerNode(), options.connectTimeoutNs());
         Thread t = new Thread(this::acceptLoop, "rdmablock-acceptor");
         t.setDaemon(true);
@@ -207,7 +226,7 @@ public final class Target implements AutoCloseable {
         if (existing != null && existing.volume() == volume) {
             return existing;
         }
-        Subsystem s = new Subsystem(nqn, volume);
+        Subsystem s = new Subsystem(nqn, volume, tuning.epochWindow());
         configure.accept(s);
         Subsystem old = subsystems.putIfAbsent(nqn, s);
         if (old != null) {

@@ -220,7 +220,7 @@ final class ResyncFixture implements AutoCloseable {
 
     Resyncs.Context context() {
         return new Resyncs.Context("n1", new Throttle(1000), this::local, 1, LBA, 2_000_000_000L,
-                60_000_000_000L, 5_000_000_000L, copied);
+                io.rdmablock.node.replication.ReplicatedWrites.DEFAULT_OPEN_TIMEOUT_NS, 60_000_000_000L, 5_000_000_000L, copied);
     }
 
     ReplicaSet.Dropper dropper() {

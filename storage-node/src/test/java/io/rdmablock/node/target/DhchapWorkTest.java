@@ -45,7 +45,7 @@ class DhchapWorkTest {
     @Test
     void shouldComputeOnAWorkerAndStopWhenTheAddressBudgetIsSpent() throws Exception {
         // 1 unit a second, burst 1: one ffdhe2048 exponentiation (1 unit) spends it, whatever the machine's speed
-        try (DhchapWork w = new DhchapWork(new DhchapWork.Limits(1, 4, 1, 1, 3, 1000))) {
+        try (DhchapWork w = new DhchapWork(new DhchapLimits(1, 4, 1, 1, 3, 1000))) {
             InetAddress a = InetAddress.getByName("127.0.0.2");
             InetAddress b = InetAddress.getByName("127.0.0.3");
             DhchapController c = negotiated(1);
@@ -69,8 +69,8 @@ class DhchapWorkTest {
     @Test
     void shouldRefuseLimitsOutOfBoundsNamingTheProperty() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new DhchapWork.Limits(0, 64, 16, 128, 3, 1000));
+                () -> new DhchapLimits(0, 64, 16, 128, 3, 1000));
         assertEquals("invalid rdmablock.node.dhchap.threads: value=0, min=1, max=16", e.getMessage());
-        assertEquals(DhchapWork.Limits.DEFAULTS, DhchapWork.Limits.fromProperties());
+        assertEquals(DhchapLimits.DEFAULTS, io.rdmablock.node.NodeConfiguration.from(p -> null).target().dhchap());
     }
 }

@@ -118,7 +118,7 @@ class NodeIdentityTest extends TargetTestBase {
         int st = io.writeBlocks(1, SLBA, 0x77, Long.MAX_VALUE).status();
         assertEquals(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), st, "epoch 2^63-1: " + NvmeStatus.describe(st));
         assertEquals(4, f.store.epoch("vol1"), "nothing persisted");
-        st = io.writeBlocks(2, SLBA, 0x77, 4 + Subsystem.EPOCH_WINDOW + 1).status();
+        st = io.writeBlocks(2, SLBA, 0x77, 4 + TargetTuning.DEFAULT_EPOCH_WINDOW + 1).status();
         assertEquals(NvmeStatus.generic(NvmeStatus.SC_INVALID_FIELD), st, "just above the window");
         assertEquals(4, f.store.epoch("vol1"), "nothing persisted");
         assertEquals(0, io.writeBlocks(3, SLBA, 0x55, 5).status(), "a promotion's epoch + 1 is taken");

@@ -1,5 +1,6 @@
 package io.rdmablock.node.target;
 
+import io.rdmablock.node.NodeConfiguration;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import org.junit.jupiter.api.AfterEach;
@@ -64,13 +65,11 @@ class PollerStoreWaitTest {
 
     @Test
     void shouldRejectAStoreWaitMinimumBelowOneNamingTheProperty() {
-        assertEquals(1, Poller.storeWaitMin(1));
-        assertEquals(8, Poller.storeWaitMin(8));
+        assertEquals(1, TargetTuning.DEFAULTS.withStoreWaitMin(1).storeWaitMin());
+        assertEquals(8, TargetTuning.DEFAULTS.storeWaitMin());
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> Poller.storeWaitMin(0));
-        assertTrue(e.getMessage().contains("rdmablock.node.storeWaitMin: 0 (must be >= 1)"), e.getMessage());
-        if (System.getProperty("rdmablock.node.storeWaitMin") == null) {
-            assertEquals(8, Poller.STORE_WAIT_MIN);
-        }
+                () -> NodeConfiguration.from(java.util.Map.of("rdmablock.node.storeWaitMin", "0")::get));
+        assertEquals("invalid rdmablock.node.storeWaitMin: value=0, min=1, max=2147483647", e.getMessage());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> TargetTuning.DEFAULTS.withStoreWaitMin(0));
     }
 }

@@ -37,14 +37,10 @@ class SlowAuthKeepAliveTest {
     void shouldKeepAnAssociationWaitingForItsDhComputationPastKeepAlive() {
         // 1 ffdhe2048 unit a second, burst 1: the Challenge's key pair spends it, the Reply's check waits ~1 s,
         // longer than KATO 300 ms + grace 200 ms
-        String rate = System.setProperty("rdmablock.node.dhchap.addressUnitsPerSecond", "1");
-        String burst = System.setProperty("rdmablock.node.dhchap.addressBurstUnits", "1");
-        try {
-            f = new TargetFixture(dir, TargetOptions.defaults().withKeepAliveGraceMs(200), 8L << 20, 512, Set.of("*"));
-        } finally {
-            restore("rdmablock.node.dhchap.addressUnitsPerSecond", rate);
-            restore("rdmablock.node.dhchap.addressBurstUnits", burst);
-        }
+        io.rdmablock.node.NodeConfiguration cfg = io.rdmablock.node.NodeConfiguration.from(Map.of(
+                io.rdmablock.node.NodeConfiguration.DHCHAP_ADDRESS_UNITS_PER_SECOND, "1",
+                io.rdmablock.node.NodeConfiguration.DHCHAP_ADDRESS_BURST_UNITS, "1")::get);
+        f = new TargetFixture(dir, TargetOptions.defaults().withKeepAliveGraceMs(200), 8L << 20, 512, Set.of("*"), cfg);
         f.target.hostSecrets(HostSecrets.of(Map.of(TargetFixture.HOSTNQN, new HostSecrets.Entry(secret, null))));
         try (RawHost admin = f.connect(0, 32, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 300)) {
             long t0 = System.nanoTime();
@@ -54,14 +50,6 @@ class SlowAuthKeepAliveTest {
             assertEquals(true, ms >= 500, "the answer waited past KATO + grace (" + ms + " ms)");
             assertEquals(1, f.target.controllerCount(), "the association survived its wait");
             assertEquals(0, admin.exec(admin.keepAlive(0, 200)).status(), "and serves commands");
-        }
-    }
-
-    private static void restore(String key, String value) {
-        if (value == null) {
-            System.clearProperty(key);
-        } else {
-            System.setProperty(key, value);
         }
     }
 }

@@ -27,20 +27,31 @@ final class TargetFixture implements AutoCloseable {
     final String subnqn;
 
     TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts) {
-        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), "127.0.0.1");
+        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), "127.0.0.1",
+                io.rdmablock.node.NodeConfiguration.fromSystemProperties());
+    }
+
+    /** As above, with the node's {@code -D} knobs given ({@link io.rdmablock.node.NodeConfiguration}). */
+    TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts,
+                  io.rdmablock.node.NodeConfiguration configuration) {
+        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), "127.0.0.1",
+                configuration);
     }
 
     /** As above, listening on {@code listenHost} (e.g. 0.0.0.0, for hosts on several loopback addresses). */
     TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts,
                   String listenHost) {
-        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), listenHost);
+        this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), listenHost,
+                io.rdmablock.node.NodeConfiguration.fromSystemProperties());
     }
 
     /** {@code spec} null: reopens the store in {@code dir} and exports its volume "vol1" (a node restart). */
-    private TargetFixture(Path dir, TargetOptions options, VolumeSpec spec, String listenHost) {
-        store = VolumeStore.open(dir);
+    private TargetFixture(Path dir, TargetOptions options, VolumeSpec spec, String listenHost,
+                          io.rdmablock.node.NodeConfiguration configuration) {
+        store = VolumeStore.open(dir, configuration.storeOptions());
+        store.setFaults(configuration.storeFaultsRule());
         volume = spec == null ? store.get("vol1") : store.create(spec);
-        target = new Target(provider, store, options, metrics);
+        target = new Target(provider, store, options, metrics, configuration.target());
         target.start(new InetSocketAddress(listenHost, 0));
         subnqn = target.addVolume(volume, null).subnqn();
     }
@@ -51,7 +62,8 @@ final class TargetFixture implements AutoCloseable {
 
     /** The node restarted: the store in {@code dir} reopened (it must hold "vol1"), a new target exporting it. */
     static TargetFixture reopen(Path dir) {
-        return new TargetFixture(dir, TargetOptions.defaults(), null, "127.0.0.1");
+        return new TargetFixture(dir, TargetOptions.defaults(), null, "127.0.0.1",
+                io.rdmablock.node.NodeConfiguration.fromSystemProperties());
     }
 
     RawHost host(int qid, int entries) {
