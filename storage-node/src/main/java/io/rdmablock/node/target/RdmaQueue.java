@@ -391,6 +391,11 @@ final class RdmaQueue {
     private void complete(Request r) {
         CqeDescriptor.set(r.response, r.dw0, sqHead, qid, r.cid, r.status);
         CqeDescriptor.dw1(r.response, r.dw1);
+        long moved = r.opcode == Opcodes.IO_READ || r.opcode == Opcodes.IO_WRITE ? r.transferBytes : 0;
+        if (moved > 0 && r.status == 0) {
+            // before the response: a host that reads the SMART log right after this answer must see it counted
+            ioCounters.completed(r.opcode, moved);
+        }
         try {
             buffers.repostRecv(r.recvIndex);
             r.recvIndex = -1;
@@ -401,12 +406,8 @@ final class RdmaQueue {
             return;
         }
         outstanding--;
-        long moved = r.opcode == Opcodes.IO_READ || r.opcode == Opcodes.IO_WRITE ? r.transferBytes : 0;
         // the clock now, not nowNs: a command answered within the poll cycle it arrived in would record 0
         metrics.complete(volumeMetrics, r.metricsOp, moved, System.nanoTime() - r.startNs, r.status);
-        if (moved > 0 && r.status == 0) {
-            ioCounters.completed(r.opcode, moved);
-        }
     }
 
     /** Posts the RDMA READ of the host's data into {@code r.dataBuffer} (keyed SGL set by the handler). */
