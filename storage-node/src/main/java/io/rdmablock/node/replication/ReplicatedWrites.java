@@ -1,6 +1,5 @@
 package io.rdmablock.node.replication;
 
-import io.rdmablock.node.resync.DirtyRegions;
 import io.rdmablock.node.resync.RegionGate;
 import io.rdmablock.node.resync.Resyncs;
 import io.rdmablock.node.io.VolumeIo;
@@ -350,7 +349,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         boolean marked = false;
         for (ReplicaSet.Copy copy : v.copies()) {
             if ((w.failed & (1L << copy.index)) != 0) {
-                marked |= mark(w, copy);
+                marked |= w.mark(copy);
             }
         }
         if (marked) {
@@ -369,22 +368,8 @@ public final class ReplicatedWrites implements RegionGate.Writer {
                 return true;
             }
         }
-        finish(w, mergedStatus(w, v));
+        finish(w, w.mergedStatus(v));
         return false;
-    }
-
-    /**
-     * The merge rule: ANA Transition when deposed, else the local copy's status, turned into Namespace Not Ready when
-     * a copy failed and fewer than min-in-sync copies are left in sync.
-     */
-    private static int mergedStatus(Write w, ReplicaSet.View v) {
-        if (w.deposed) {
-            return ANA_TRANSITION;
-        }
-        if (w.localStatus == 0 && w.failed != 0 && v.inSyncCount() < v.minInSync()) {
-            return NOT_READY; // it landed on every copy still in sync, but on fewer than minInSync
-        }
-        return w.localStatus;
     }
 
     private void finish(Write w, int status) {
@@ -410,7 +395,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         boolean marked = false;
         for (ReplicaSet.Copy copy : v.copies()) {
             if (!v.isInSync(copy.index)) {
-                marked |= mark(w, copy);
+                marked |= w.mark(copy);
             }
         }
         if (marked) {
@@ -430,17 +415,6 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         return 0;
     }
 
-    /** Marks the slot's range in {@code copy}'s bitmap; true when a new generation must become durable. */
-    private static boolean mark(Write w, ReplicaSet.Copy copy) {
-        DirtyRegions d = copy.missed;
-        if (d == null || w.lengthBytes <= 0) {
-            return false;
-        }
-        long g = d.mark(w.offsetBytes, w.lengthBytes);
-        w.needGen[copy.index] = Math.max(w.needGen[copy.index], g);
-        return g > 0;
-    }
-
     private void forwarded(int copy, int slot, int status) {
         Write w = slots[slot];
         long bit = 1L << copy;
@@ -451,33 +425,28 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         ReplicaSet.View v = set.view();
         // the epoch this copy refused is the one its send carried: another copy's resend may have moved the slot's on
         long under = w.sentUnder[copy];
-        if (isReservationConflict(status) && under < v.epoch() && (v.targets() & bit) != 0) {
-            // the secondary already accepted the epoch of a later change of the in-sync set (another copy was
-            // dropped meanwhile): this command is still this primary's; send it again under the current epoch
-            w.epoch = v.epoch();
-            resend(w, bit);
-            return;
-        }
-        if (isReservationConflict(status) && under >= v.epoch()) {
-            // the secondary accepted an epoch above this primary's view: not this primary's own bump. Neither resent
-            // nor acknowledged until the record is read: another primary deposes this one (ANA Transition), a
-            // higher epoch with this node still primary is adopted and the command sent again
-            w.fenced |= bit;
-            set.reportFenced(v.copies()[copy], under);
-            addWaiting(slot);
-            return;
-        }
-        if (isAnaTransition(status) && (v.targets() & bit) != 0 && w.transitions < MAX_TRANSITION_RESENDS) {
-            // the secondary's queue is re-opening its volume I/O after a change of its role (e.g. it learnt of this
-            // primary's promotion): a passing state, not a failed copy; sent again (bounded)
-            w.transitions++;
-            resend(w, bit);
-            return;
-        }
-        if (status != 0) {
-            String why = status == ForwardQueue.TIMED_OUT ? "no answer within " + timeoutNs / 1_000_000 + " ms"
-                    : status == ForwardQueue.PATH_LOST ? "connection lost" : "status " + NvmeStatus.name(status);
-            childFailed(w, copy, why);
+        switch (ForwardAnswer.of(status, under, v.epoch(), (v.targets() & bit) != 0, w.transitions)) {
+            case RESEND_UNDER_CURRENT_EPOCH -> {
+                w.epoch = v.epoch();
+                resend(w, bit);
+                return;
+            }
+            case FENCED -> { // another primary deposes this one, or a higher epoch with this node still primary
+                w.fenced |= bit;
+                set.reportFenced(v.copies()[copy], under);
+                addWaiting(slot);
+                return;
+            }
+            case RESEND_AFTER_TRANSITION -> {
+                w.transitions++;
+                resend(w, bit);
+                return;
+            }
+            case FAILED -> childFailed(w, copy, status == ForwardQueue.TIMED_OUT
+                    ? "no answer within " + timeoutNs / 1_000_000 + " ms"
+                    : status == ForwardQueue.PATH_LOST ? "connection lost" : "status " + NvmeStatus.name(status));
+            case DONE -> {
+            }
         }
         w.pending--;
         advance(w);
@@ -487,17 +456,6 @@ public final class ReplicatedWrites implements RegionGate.Writer {
         w.toSend |= bit;
         w.sendDeadlineNs = nowNs + timeoutNs;
         addWaiting(w.slot);
-    }
-
-    /** Asymmetric Access Transition (SCT 3h, SC 03h). */
-    private static boolean isAnaTransition(int status) {
-        return status > 0 && NvmeStatus.sct(status) == 3 && NvmeStatus.sc(status) == 0x03;
-    }
-
-    /** Reservation Conflict (SCT 0, SC 83h), whatever DNR says: the secondary's epoch fence. */
-    private static boolean isReservationConflict(int status) {
-        return status > 0 && NvmeStatus.sct(status) == NvmeStatus.SCT_GENERIC
-                && NvmeStatus.sc(status) == NvmeStatus.SC_RESERVATION_CONFLICT;
     }
 
     /**
@@ -599,7 +557,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
                 set.reportFailure(cp, w.epoch, "a write forwarded while it resynced failed");
                 continue;
             }
-            if (mark(w, cp)) {
+            if (w.mark(cp)) {
                 set.bitmapMarked();
             }
         }

@@ -88,6 +88,31 @@ public final class Write {
         this.needGen = new long[copiesCap];
     }
 
+    /**
+     * The merge rule: ANA Transition when deposed, else the local copy's status, turned into Namespace Not Ready when
+     * a copy failed and fewer than min-in-sync copies are left in sync under {@code v}.
+     */
+    int mergedStatus(ReplicaSet.View v) {
+        if (deposed) {
+            return ReplicatedWrites.ANA_TRANSITION;
+        }
+        if (localStatus == 0 && failed != 0 && v.inSyncCount() < v.minInSync()) {
+            return ReplicatedWrites.NOT_READY; // it landed on every copy still in sync, but on fewer than minInSync
+        }
+        return localStatus;
+    }
+
+    /** Marks this command's range in {@code copy}'s bitmap; true when a new generation must become durable. */
+    boolean mark(ReplicaSet.Copy copy) {
+        io.rdmablock.node.resync.DirtyRegions d = copy.missed;
+        if (d == null || lengthBytes <= 0) {
+            return false;
+        }
+        long g = d.mark(offsetBytes, lengthBytes);
+        needGen[copy.index] = Math.max(needGen[copy.index], g);
+        return g > 0;
+    }
+
     /** Clears the replication state for a new command (not the command fields, not the phase or count). */
     void clearState() {
         failed = 0;
