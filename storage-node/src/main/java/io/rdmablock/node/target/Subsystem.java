@@ -5,6 +5,7 @@ import io.rdmablock.node.failover.EpochFencedVolumeIo;
 import io.rdmablock.node.failover.ExportRole;
 import io.rdmablock.node.failover.IoGate;
 import io.rdmablock.node.failover.PeerLeaseGrants;
+import io.rdmablock.node.failover.PrimaryLease;
 import io.rdmablock.node.io.LocalVolumeIo;
 import io.rdmablock.node.io.VolumeIo;
 import io.rdmablock.node.store.StoreVolume;
@@ -327,8 +328,8 @@ public final class Subsystem {
 
     /** True while a newly promoted primary activates its epoch and waits out the old lease (ANA Change). */
     private volatile boolean activating;
-    /** {@link System#nanoTime()} until which this primary may serve host I/O; Long.MAX_VALUE: no lease. */
-    private volatile long leaseDeadlineNanos = Long.MAX_VALUE;
+    /** Until when this primary may serve host I/O: the management plane's lease and the peer lease combined. */
+    private final PrimaryLease lease = new PrimaryLease();
 
     /**
      * Marks a newly promoted primary as activating (true) or done (false): while activating, hosts see ANA
@@ -353,22 +354,14 @@ public final class Subsystem {
      * plane). Any thread.
      */
     public void leaseDeadline(long nanoTime) {
-        synchronized (leaseLock) {
-            mgmtLeaseNanos = nanoTime;
-            leaseDeadlineNanos = effectiveLease(mgmtLeaseNanos, peerLeaseNanos);
-        }
+        lease.mgmt(nanoTime);
         if (volume != null) {
             refreshAnaState(System.nanoTime());
         }
     }
 
     /** No peer lease ({@link #peerLeaseDeadline}). */
-    public static final long NO_PEER_LEASE = Long.MIN_VALUE;
-    private final Object leaseLock = new Object();
-    /** The lease end from the management plane ({@link #leaseDeadline}); guarded by leaseLock. */
-    private long mgmtLeaseNanos = Long.MAX_VALUE;
-    /** The lease end the in-sync secondaries granted ({@link #peerLeaseDeadline}); guarded by leaseLock. */
-    private long peerLeaseNanos = NO_PEER_LEASE;
+    public static final long NO_PEER_LEASE = PrimaryLease.NO_PEER_LEASE;
 
     /**
      * Sets the primary's peer lease end (docs/failover.md, "Peer lease"), a {@link System#nanoTime()} value: the
@@ -378,20 +371,10 @@ public final class Subsystem {
      * renewals, a few per second).
      */
     public void peerLeaseDeadline(long nanoTime) {
-        synchronized (leaseLock) {
-            peerLeaseNanos = nanoTime;
-            leaseDeadlineNanos = effectiveLease(mgmtLeaseNanos, peerLeaseNanos);
-        }
+        lease.peer(nanoTime);
         if (volume != null) {
             refreshAnaState(System.nanoTime());
         }
-    }
-
-    private static long effectiveLease(long mgmt, long peer) {
-        if (mgmt == Long.MAX_VALUE || peer == NO_PEER_LEASE) {
-            return mgmt;
-        }
-        return peer - mgmt > 0 ? peer : mgmt;
     }
 
     /** No grants ({@link #grantLimit}). */
@@ -440,13 +423,12 @@ public final class Subsystem {
 
     /** The lease end set by {@link #leaseDeadline}, a {@link System#nanoTime()} value. */
     public long leaseDeadlineNanos() {
-        return leaseDeadlineNanos;
+        return lease.deadlineNanos();
     }
 
     /** True when a lease was set and {@code nowNs} is at or past its end. */
     boolean leaseLapsed(long nowNs) {
-        long d = leaseDeadlineNanos;
-        return d != Long.MAX_VALUE && nowNs - d >= 0;
+        return lease.lapsed(nowNs);
     }
 
     /**
