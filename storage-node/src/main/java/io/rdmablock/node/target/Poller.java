@@ -16,14 +16,12 @@ import java.util.concurrent.locks.LockSupport;
  * then retires queues that failed: they are disconnected at once and release their memory when their store I/O has
  * drained, without ever blocking the other queues. When rounds find nothing, it keeps polling for
  * {@link TargetOptions#idleSpinNs()} after the last round with work (not at all when its one queue's outstanding
- * commands, at least {@link #storeWaitMin}, are all at the store), then waits on the queue it serves alone, or
- * among several on the one that last had work: on that queue's CQ (up to {@link #EVENT_WAIT_NS} when it is alone,
- * {@link TargetOptions#idleWaitNs()} beside others) when it has no volume I/O in flight, on its volume I/O (up to
- * {@link TargetOptions#idleWaitNs()}; {@link io.rdmablock.node.io.VolumeIo#awaitStore}: the store queue, or the one peer a replicated
- * write waits on) when it has; otherwise (a closing queue, a pollable, or a volume I/O that cannot wait) parked for
- * {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle pollers do not burn cores, and a poller
- * serving a secondary's forward queue beside admin queues still wakes on the forwarded capsule, not at the end of a
- * park.
+ * commands, at least {@link #storeWaitMin}, are all at the store), then waits on the queue it serves alone: on its
+ * CQ (up to {@link #EVENT_WAIT_NS}) when it has no volume I/O in flight, on its volume I/O (up to
+ * {@link TargetOptions#idleWaitNs()}; {@link io.rdmablock.node.io.VolumeIo#awaitStore}: the store queue, or the
+ * secondaries a replicated write waits on) when it has; otherwise (several queues, a closing queue, a pollable, or a
+ * volume I/O that cannot wait) parked for {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle
+ * pollers do not burn cores.
  *
  * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link io.rdmablock.node.io.VolumeIo}s (e.g. the peer
  * queues of a replicated volume's primary), every round after the queues; their work counts like the queues'.
