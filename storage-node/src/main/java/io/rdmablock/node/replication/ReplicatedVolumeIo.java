@@ -54,11 +54,12 @@ public final class ReplicatedVolumeIo implements VolumeIo {
         this.readySlot = new int[entries];
         this.readyStatus = new int[entries];
         this.writes = new ReplicatedWrites(set, entries, entries, timeoutNs, openTimeoutNs, pd, this::writeCompleted,
-                (slot, nowNs) -> local.start(writes().slot(slot).request, nowNs));
+                this::startLocal);
     }
 
-    private ReplicatedWrites writes() {
-        return writes;
+    /** The local copy's part of the write in {@code slot}, started by {@link ReplicatedWrites} once admitted. */
+    private int startLocal(int slot, long nowNs) {
+        return local.start(writes.slot(slot).request, nowNs);
     }
 
     @Override

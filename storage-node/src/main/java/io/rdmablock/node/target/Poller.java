@@ -260,17 +260,12 @@ public final class Poller implements Runnable {
     }
 
     /**
-     * The queue an idle poller waits on: its only queue; null with several queues, a closing queue or a pollable
-     * (their events have no completion queue to wait on). Waiting on the CQ of the queue that last had work among
-     * several was measured (ops/bench/replication, soft provider, 2 cores): R=3 4K QD1 p50 875-1020 us instead of
-     * 1264 us, but R=3 4K QD32 7.7-9.1k IOPS instead of 10.5k; left out.
+     * Waits on the queue this poller serves alone, else parks. Waiting instead on the CQ of the queue that last had
+     * work among several was measured (ops/bench/replication, soft provider, 2 cores): R=3 4K QD1 p50 875-1020 us
+     * instead of 1264 us, but R=3 4K QD32 7.7-9.1k IOPS instead of 10.5k; left out.
      */
-    private RdmaQueue waitQueue() {
-        return alone();
-    }
-
     private void idle() {
-        RdmaQueue q = waitQueue();
+        RdmaQueue q = alone();
         int storeInFlight = q == null ? 0 : q.storeInFlight();
         if (storeInFlight > 0 && q.awaitStore(options.idleWaitNs())) {
             // only volume I/O outstanding: its own completion ends the wait (io_uring GETEVENTS, or the one peer a
