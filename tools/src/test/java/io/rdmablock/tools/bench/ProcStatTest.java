@@ -1,8 +1,10 @@
 package io.rdmablock.tools.bench;
 
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -34,11 +36,14 @@ class ProcStatTest {
         try (Parker p = new Parker(sleeps)) {
             before = ProcStat.read("self");
         }
-        ProcStat after = ProcStat.read("self");
         assertNotNull(before);
-        assertNotNull(after);
-        long n = after.minus(before).ctx();
-        assertTrue(before.ctx() - after.ctx() > sleeps / 2, "the thread's switches were in the first reading only");
+        // Thread.join returns when the Java thread ended; its kernel task may linger a moment in /proc/self/task
+        ProcStat[] after = new ProcStat[1];
+        Await.until(() -> {
+            after[0] = ProcStat.read("self");
+            return after[0] != null && before.ctx() - after[0].ctx() > sleeps / 2;
+        }, Duration.ofSeconds(10), "the exited thread's switches to leave the reading (they were in the first only)");
+        long n = after[0].minus(before).ctx();
         assertTrue(n >= 0, "switches of a run in which a thread of the first reading exited: " + n);
     }
 

@@ -251,11 +251,11 @@ public final class Leadership implements AutoCloseable {
                     continue;
                 }
                 if (now - nextKeepAlive >= 0) {
+                    long s = System.nanoTime(); // read before the flag: a keep-alive not skipped was sent before it
                     if (keepAliveSuspended) {
                         nextKeepAlive = now + keepAliveEvery;
                         continue;
                     }
-                    long s = System.nanoTime();
                     LeaseKeepAliveResponse r;
                     try {
                         r = client.getLeaseClient().keepAliveOnce(leaseId).get(Math.max(1, validUntil - s),
