@@ -46,6 +46,8 @@ public final class CapsuleBuilder implements AutoCloseable {
     /** Data transfers staged through a copy (bounce buffer or in-capsule copy); written by the submitting thread. */
     private volatile long copiedTransfers;
     private volatile int inCapsuleBytes;
+    /** What the controller advertised, uncapped: data sent from where it lies (a second SGE) needs no capsule room. */
+    private volatile int advertisedInCapsuleBytes;
     private int sendsSinceSignal;
 
     /**
@@ -93,6 +95,7 @@ public final class CapsuleBuilder implements AutoCloseable {
 
     /** The in-capsule size the controller advertised (capped at what the capsule memory holds). */
     public void inCapsuleBytes(int advertised) {
+        advertisedInCapsuleBytes = Math.max(0, advertised);
         inCapsuleBytes = Math.min(advertised, mem.inCapsuleBytes());
     }
 
@@ -111,24 +114,34 @@ public final class CapsuleBuilder implements AutoCloseable {
     /**
      * Writes the SQE of a command forwarded as another host sent it: the 64 bytes of {@code hostSqe} (opcode, nsid,
      * CDW10..CDW15 unchanged) with {@code cid}, PSDT = SGL (no fused bits), CDW2..CDW3 = {@code cdw23} (a primary's
-     * epoch), MPTR cleared, and SGL1 = a keyed SGL naming {@code address}, {@code length} bytes, {@code rkey}
-     * (length 0: no data). Nothing in-capsule; returns the slot's send work request (not linked). NVMe Base 2.0
-     * figure 88 (SQE layout), NVMe-oF 1.1 section 2.2 (capsule).
+     * epoch), MPTR cleared, and SGL1 naming the data: with {@code 0 < length <=} the advertised in-capsule size
+     * ({@link #inCapsuleBytes(int)}) and a non-zero {@code lkey}, an offset data block SGL (offset 0, {@code length})
+     * and the data sent from {@code address} as the SEND's second SGE (no copy: NVMe-oF 1.1 section 2.3.2 in-capsule
+     * data, as Linux nvme-rdma sends small writes); otherwise a keyed SGL naming {@code address}, {@code length}
+     * bytes, {@code rkey} for the controller's RDMA READ (length 0: no data). Returns the slot's send work request
+     * (not linked). NVMe Base 2.0 figure 88 (SQE layout), NVMe-oF 1.1 section 2.2 (capsule).
      *
      * @param hostSqe the 64-byte SQE to forward (read only; may be any readable segment)
+     * @param lkey    the local key of a registered region covering the data on this queue's device, 0 = none
      */
     public SendWr prepareForward(int slot, int cid, MemorySegment hostSqe, long cdw23, long address, int length,
-                                 int rkey) {
+                                 int rkey, int lkey) {
         MemorySegment sqe = sqes[slot];
         MemorySegment.copy(hostSqe, 0, sqe, 0, SqeDescriptor.LENGTH);
         SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
         SqeDescriptor.cid(sqe, cid);
         SqeDescriptor.cdw23(sqe, cdw23);
         sqe.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, MPTR_OFFSET, 0L);
-        SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), address, length, rkey);
         SendWr wr = sendWrs[slot];
-        wr.numSge = 1;
         bounced[slot] = false;
+        if (length > 0 && length <= advertisedInCapsuleBytes && lkey != 0) {
+            SglDescriptor.inCapsule(SqeDescriptor.sgl1(sqe), 0, length);
+            wr.sgList[1].set(address, length, lkey);
+            wr.numSge = 2;
+        } else {
+            SglDescriptor.keyed(SqeDescriptor.sgl1(sqe), address, length, rkey);
+            wr.numSge = 1;
+        }
         return finish(slot, wr, SqeDescriptor.LENGTH);
     }
 

@@ -289,14 +289,15 @@ public final class HostQueue implements AutoCloseable {
 
     /**
      * Fills claimed {@code slot} with another host's command as that host sent it, with this queue's cid,
-     * {@code epoch} in CDW2..CDW3 and a keyed SGL naming {@code address} / {@code length} / {@code rkey}
-     * ({@link CapsuleBuilder#prepareForward}). Same contract as {@link #submit}.
+     * {@code epoch} in CDW2..CDW3 and its data in the capsule (from {@code address} with {@code lkey}) or behind a
+     * keyed SGL naming {@code address} / {@code length} / {@code rkey} ({@link CapsuleBuilder#prepareForward}). Same
+     * contract as {@link #submit}.
      *
      * @param hostSqe the host's 64-byte SQE
      */
-    public void forward(int slot, MemorySegment hostSqe, long epoch, long address, int length, int rkey, int tag,
-                        long nowNs) {
-        chain(slot, capsules.prepareForward(slot, cids.cid(slot), hostSqe, epoch, address, length, rkey), tag,
+    public void forward(int slot, MemorySegment hostSqe, long epoch, long address, int length, int rkey, int lkey,
+                        int tag, long nowNs) {
+        chain(slot, capsules.prepareForward(slot, cids.cid(slot), hostSqe, epoch, address, length, rkey, lkey), tag,
                 nowNs);
     }
 

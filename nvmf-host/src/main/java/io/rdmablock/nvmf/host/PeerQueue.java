@@ -83,6 +83,15 @@ public final class PeerQueue implements AutoCloseable {
         engine.attach(conn, true);
     }
 
+    /**
+     * The in-capsule data the controller takes behind an SQE on this queue ({@link TargetLimits#inCapsuleBytes()},
+     * from its Identify Controller IOCCSZ): forwarded data of at most this many bytes goes in the capsule. 0 (the
+     * default) sends every forward's data behind a keyed SGL.
+     */
+    public void inCapsuleBytes(int advertised) {
+        engine.inCapsuleBytes(advertised);
+    }
+
     /** The queue's qid. */
     public int qid() {
         return engine.qid();
@@ -138,21 +147,22 @@ public final class PeerQueue implements AutoCloseable {
 
     /**
      * Puts another host's command on the wire as that host sent it, with a fresh cid, {@code epoch} in CDW2..CDW3
-     * and a keyed SGL naming {@code address} / {@code length} / {@code rkey} ({@link CapsuleBuilder#prepareForward}):
-     * a primary forwarding a host's write to a secondary, which fetches the payload from {@code address} with RDMA
-     * READ. The SQE is copied into the queue's capsule; the memory the SGL names must stay valid until the
-     * completion. Same contract as {@link #submit}.
+     * and its data ({@link CapsuleBuilder#prepareForward}): a primary forwarding a host's write to a secondary. Data
+     * of at most {@link #inCapsuleBytes(int)} goes in the capsule, sent from {@code address} with {@code lkey} (a
+     * second SGE, no copy); longer data goes behind a keyed SGL naming {@code address} / {@code length} /
+     * {@code rkey}, which the secondary fetches with RDMA READ. The SQE is copied into the queue's capsule; the data
+     * must stay valid until the completion. Same contract as {@link #submit}.
      *
      * @param hostSqe the host's 64-byte SQE
      * @return false when no slot is free or the queue is not {@link State#LIVE}
      */
-    public boolean forward(MemorySegment hostSqe, long epoch, long address, int length, int rkey, int tag,
+    public boolean forward(MemorySegment hostSqe, long epoch, long address, int length, int rkey, int lkey, int tag,
                            long nowNs) {
         int slot = engine.claim();
         if (slot < 0) {
             return false;
         }
-        engine.forward(slot, hostSqe, epoch, address, length, rkey, tag, nowNs);
+        engine.forward(slot, hostSqe, epoch, address, length, rkey, lkey, tag, nowNs);
         engine.flush();
         return true;
     }

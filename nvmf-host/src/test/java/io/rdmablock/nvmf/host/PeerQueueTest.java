@@ -71,7 +71,8 @@ class PeerQueueTest extends QueueFixture {
         }
         SqeDescriptor.slba(hostSqe, 16);
         SqeDescriptor.cdw(hostSqe, 12, 0); // NLB 0-based: one block
-        assertTrue(queue.forward(hostSqe, 9, data.address() + 8192, LBA, dataMr.rkey(), 31, System.nanoTime()));
+        assertTrue(queue.forward(hostSqe, 9, data.address() + 8192, LBA, dataMr.rkey(), dataMr.lkey(), 31,
+                System.nanoTime())); // no in-capsule limit set: keyed SGL
         assertEquals(1, queue.outstanding());
         long deadline = System.nanoTime() + WAIT_NS;
         while (completions == 0 && System.nanoTime() - deadline < 0) {
@@ -85,6 +86,32 @@ class PeerQueueTest extends QueueFixture {
                 target.store().asSlice(16L * LBA, LBA).toArray(ValueLayout.JAVA_BYTE), "fetched from the SGL given");
         assertEquals((byte) 0x5A, hostSqe.get(ValueLayout.JAVA_BYTE, 16), "the host's SQE is not written");
         assertEquals(0, queue.await(1_000_000), "nothing outstanding: no wait");
+    }
+
+    @Test
+    void shouldSendAForwardsDataInTheCapsuleUpToTheControllersInCapsuleSize() {
+        connect(TimeUnit.SECONDS.toNanos(5));
+        int limit = association.limits().inCapsuleBytes();
+        assertTrue(limit >= LBA, "the fake target takes in-capsule data: " + limit);
+        queue.inCapsuleBytes(limit);
+        pattern(data, 44);
+        MemorySegment hostSqe = arena.allocate(SqeDescriptor.LENGTH);
+        SqeDescriptor.opcode(hostSqe, Opcodes.IO_WRITE);
+        SqeDescriptor.flags(hostSqe, SqeDescriptor.PSDT_SGL);
+        SqeDescriptor.nsid(hostSqe, 1);
+        SqeDescriptor.slba(hostSqe, 24);
+        SqeDescriptor.cdw(hostSqe, 12, 0); // NLB 0-based: one block
+        // rkey 0: an RDMA READ by the target would fail, so the data can only have come in the capsule
+        assertTrue(queue.forward(hostSqe, 9, data.address() + 4096, LBA, 0, dataMr.lkey(), 32, System.nanoTime()));
+        long deadline = System.nanoTime() + WAIT_NS;
+        while (completions == 0 && System.nanoTime() - deadline < 0) {
+            queue.await(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        assertEquals(1, completions);
+        assertEquals(NvmeStatus.SUCCESS, statuses[0], NvmeStatus.describe(statuses[0]));
+        assertEquals(0, target.refusals.get(), "strict target refused: " + target.lastRefusal);
+        assertArrayEquals(data.asSlice(4096, LBA).toArray(ValueLayout.JAVA_BYTE),
+                target.store().asSlice(24L * LBA, LBA).toArray(ValueLayout.JAVA_BYTE), "the capsule's data");
     }
 
     @Test

@@ -22,13 +22,16 @@ public interface ForwardQueue {
 
     /**
      * Forwards a host's command with {@code tag}: its 64-byte SQE as the host sent it, with {@code epoch} in
-     * CDW2..CDW3 and a keyed SGL naming {@code dataAddress} / {@code dataLength} bytes / {@code rkey} (the primary's
-     * registered buffer the secondary RDMA READs; length 0 = no data). The SQE is copied into the queue's capsule.
+     * CDW2..CDW3 and its data ({@code dataLength} bytes at {@code dataAddress} in the primary's registered memory;
+     * length 0 = no data) in the capsule (offset SGL, the data a second SGE with {@code lkey}) when the secondary
+     * takes that much in-capsule data, else behind a keyed SGL with {@code rkey} that the secondary RDMA READs. The
+     * SQE is copied into the queue's capsule; the data must stay as it is until the completion.
      *
      * @param nowNs the owner's clock ({@link System#nanoTime()} scale): the command's timeout counts from it
      * @return false when every slot is busy (retry later); the command is then not sent
      */
-    boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int tag, long nowNs);
+    boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int lkey, int tag,
+                    long nowNs);
 
     /**
      * Puts a command built by the caller (a resync or verify READ / WRITE, with its epoch and keyed SGL) on the wire

@@ -223,6 +223,7 @@ public final class PeerLink implements ForwardLink {
                 PeerQueue q;
                 try {
                     q = new PeerQueue(a.ioQueue(0), commandTimeoutNs, listener::forwarded);
+                    q.inCapsuleBytes(a.limits().inCapsuleBytes()); // a forward's data up to this goes in the capsule
                 } catch (RuntimeException e) {
                     closeQuietly(a);
                     throw e;
@@ -297,9 +298,9 @@ public final class PeerLink implements ForwardLink {
         }
 
         @Override
-        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int tag,
-                               long nowNs) {
-            return queue.forward(sqe, epoch, dataAddress, dataLength, rkey, tag, nowNs);
+        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int lkey,
+                               int tag, long nowNs) {
+            return queue.forward(sqe, epoch, dataAddress, dataLength, rkey, lkey, tag, nowNs);
         }
 
         @Override

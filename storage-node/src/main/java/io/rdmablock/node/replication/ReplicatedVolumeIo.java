@@ -85,6 +85,7 @@ public final class ReplicatedVolumeIo implements VolumeIo {
         w.dataAddress = r.dataAddress();
         w.dataLength = r.dataLengthBytes();
         w.rkey = r.dataRkey();
+        w.lkey = r.dataLkey();
         w.ignoreMinInSync = false;
         switch (r.opcode()) {
             case Opcodes.IO_WRITE, Opcodes.IO_WRITE_ZEROES -> {

@@ -494,7 +494,7 @@ public final class ReplicatedWrites implements RegionGate.Writer {
             long bit = 1L << copy;
             rest &= ~bit;
             ForwardQueue q = queues.get(copy);
-            if (q != null && q.forward(w.sqe, w.epoch, w.dataAddress, w.dataLength, w.rkey, w.slot, nowNs)) {
+            if (q != null && q.forward(w.sqe, w.epoch, w.dataAddress, w.dataLength, w.rkey, w.lkey, w.slot, nowNs)) {
                 w.sentUnder[copy] = w.epoch;
                 w.sent |= bit;
                 w.toSend &= ~bit;

@@ -49,10 +49,14 @@ public final class Write {
     Request request;
     /** The 64-byte SQE forwarded to the secondaries (the host's, in its RECV slot; valid until completion). */
     public MemorySegment sqe;
-    /** The payload the secondaries RDMA READ: address, bytes (0 = none), rkey. */
+    /**
+     * The payload on this node, as the secondaries get it: address, bytes (0 = none), rkey (a keyed SGL they RDMA
+     * READ) and lkey (a second SGE of the forward's SEND, when the payload goes in the capsule).
+     */
     public long dataAddress;
     public int dataLength;
     public int rkey;
+    public int lkey;
     /** Byte range of the volume the command changes (bitmaps, region gate); length 0 = none (FLUSH). */
     public long offsetBytes;
     public long lengthBytes;

@@ -231,7 +231,7 @@ final class QueueBuffers {
         w.sendFlags = sendFlags;
         w.remoteAddr = r.remoteAddress;
         w.rkey = r.rkey;
-        w.sgList[0].set(r.dataBuffer.address(), r.transferBytes, r.dataLkey);
+        w.sgList[0].set(r.dataBuffer.address(), r.transferBytes, r.bufferLkey);
         w.next = next;
         return w;
     }

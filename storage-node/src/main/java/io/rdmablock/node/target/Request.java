@@ -82,10 +82,11 @@ public final class Request {
     public final int index;
     /** Registered buffer, page aligned, {@code dataCapacity} bytes. */
     final MemorySegment dataBuffer;
-    final int dataLkey;
+    final int bufferLkey;
     /** Remote key of the data region ({@link #dataBuffer}) and of the RECV region (in-capsule data). */
     private final int dataRegionRkey;
     private final int recvRegionRkey;
+    private final int recvRegionLkey;
     /** Registered 16-byte response capsule. */
     final MemorySegment response;
     /** RDMA READ (host write data) or RDMA WRITE (host read data). */
@@ -144,13 +145,14 @@ public final class Request {
     /** Last slice of {@link #dataBuffer} handed out, reused while the length repeats (no allocation per I/O). */
     private MemorySegment dataSlice;
 
-    public Request(int index, MemorySegment dataBuffer, int dataLkey, int dataRegionRkey, int recvRegionRkey,
-            MemorySegment response, int responseLkey) {
+    public Request(int index, MemorySegment dataBuffer, int bufferLkey, int dataRegionRkey, int recvRegionRkey,
+            int recvRegionLkey, MemorySegment response, int responseLkey) {
         this.index = index;
         this.dataBuffer = dataBuffer;
-        this.dataLkey = dataLkey;
+        this.bufferLkey = bufferLkey;
         this.dataRegionRkey = dataRegionRkey;
         this.recvRegionRkey = recvRegionRkey;
+        this.recvRegionLkey = recvRegionLkey;
         this.response = response;
         responseWr.wrId = QueueBuffers.wrId(QueueBuffers.WR_SEND, index);
         responseWr.numSge = 1;
@@ -208,6 +210,18 @@ public final class Request {
             return 0;
         }
         return inCapsuleData ? recvRegionRkey : dataRegionRkey;
+    }
+
+    /**
+     * Local key covering {@link #dataAddress()} on this node's device (the data region's or, for in-capsule data, the
+     * RECV region's), for a work request of this node that sends the data from where it lies (a primary's forward
+     * with the data in its capsule: a second SGE, no copy). 0 when the command has no data.
+     */
+    public int dataLkey() {
+        if (data == null) {
+            return 0;
+        }
+        return inCapsuleData ? recvRegionLkey : bufferLkey;
     }
 
     /** Bytes of the command's data at {@link #dataAddress()}; 0 when none. */

@@ -116,7 +116,7 @@ final class TargetQueueMemory implements AutoCloseable {
         long rspOffset = (CONNECT_DATA_BYTES + capsuleBytes + 63) / 64 * 64;
         bindSlot(connectIndex, capsule, icd, connectMr.lkey());
         requests[connectIndex] = new Request(connectIndex, page.asSlice(0, CONNECT_DATA_BYTES), connectMr.lkey(),
-                connectMr.rkey(), connectMr.rkey(), page.asSlice(rspOffset, CqeDescriptor.LENGTH), connectMr.lkey());
+                connectMr.rkey(), connectMr.rkey(), connectMr.lkey(), page.asSlice(rspOffset, CqeDescriptor.LENGTH), connectMr.lkey());
         bytes = CONNECT_SLOT_BYTES;
         registeredBytes.addAndGet(bytes);
     }
@@ -162,7 +162,7 @@ final class TargetQueueMemory implements AutoCloseable {
                 bindSlot(i, recvSeg.asSlice(slot + PAGE - SqeDescriptor.LENGTH, capsuleBytes), inCapsuleDataBytes,
                         recvTmp.lkey());
                 requests[i] = new Request(i, dataSeg.asSlice((long) dataBytesPerRequest * i, dataBytesPerRequest),
-                        dataTmp.lkey(), dataTmp.rkey(), recvTmp.rkey(),
+                        dataTmp.lkey(), dataTmp.rkey(), recvTmp.rkey(), recvTmp.lkey(),
                         rspRegion.asSlice((long) CqeDescriptor.LENGTH * i, CqeDescriptor.LENGTH), rspTmp.lkey());
             }
             long grownBytes = recvSeg.byteSize() + dataSeg.byteSize() + rspRegion.byteSize();

@@ -145,7 +145,7 @@ class ActivationTest {
                 boolean broken;
 
                 @Override
-                public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey,
+                public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int lkey,
                                        int tag, long nowNs) {
                     sent.add(SentCommand.forwarded(sqe, epoch, dataAddress, dataLength, rkey, tag));
                     sentAtNs.add(nowNs);

@@ -298,7 +298,7 @@ class EpochFencedVolumeIoTest {
         Queue(String volumeId, int qid) {
             io = new EpochFencedVolumeIo(local, store, volumeId, qid, ENTRIES);
             for (int i = 0; i < ENTRIES; i++) {
-                Request r = new Request(i, arena.allocate(4096, 4096), 0, 0, 0, arena.allocate(16), 0);
+                Request r = new Request(i, arena.allocate(4096, 4096), 0, 0, 0, 0, arena.allocate(16), 0);
                 r.sqe = arena.allocate(64);
                 free.add(r);
             }

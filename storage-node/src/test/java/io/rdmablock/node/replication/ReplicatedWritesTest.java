@@ -389,7 +389,7 @@ class ReplicatedWritesTest {
         }
 
         @Override
-        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int tag,
+        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int lkey, int tag,
                                long nowNs) {
             sent.add(SentCommand.forwarded(sqe, epoch, dataAddress, dataLength, rkey, tag));
             return true;

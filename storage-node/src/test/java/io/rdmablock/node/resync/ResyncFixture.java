@@ -120,7 +120,7 @@ final class ResyncFixture implements AutoCloseable {
         }
 
         @Override
-        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int tag,
+        public boolean forward(MemorySegment sqe, long epoch, long dataAddress, int dataLength, int rkey, int lkey, int tag,
                                long nowNs) {
             return execute(SentCommand.forwarded(sqe, epoch, dataAddress, dataLength, rkey, tag), tag);
         }
