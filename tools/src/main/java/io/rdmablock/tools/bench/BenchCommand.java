@@ -64,7 +64,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--time_based", arity = "0..1", fallbackValue = "1", description = "Run for runtime even after size.") String timeBased;
     @Option(names = "--ramp_time", description = "Time before statistics are recorded.") String rampTime;
     @Option(names = "--verify", description = "crc32c, md5, pattern or 0.") String verify;
-    @Option(names = "--verify_pattern", description = "32-bit pattern for verify=pattern (default: 0xdeadbeef).") String verifyPattern;
+    @Option(names = "--verify_pattern", description = "verify_pattern: 0x hex, decimal, \"string\", %%o (block offset); fio syntax.") String verifyPattern;
     @Option(names = "--do_verify", arity = "0..1", fallbackValue = "1", description = "Read back after writing (default: 1).") String doVerify;
     @Option(names = "--verify_fatal", arity = "0..1", fallbackValue = "1", description = "Stop at the first verify failure.") String verifyFatal;
     @Option(names = "--percentile_list", description = "Latency percentiles, e.g. 50:99:99.9.") String percentileList;

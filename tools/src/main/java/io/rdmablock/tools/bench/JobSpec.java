@@ -29,7 +29,7 @@ final class JobSpec {
         }
     }
 
-    enum Verify { NONE, CRC32C, MD5, PATTERN }
+    enum Verify { NONE, CRC32C, MD5, PATTERN, META }
 
     static final double[] DEFAULT_PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
     /** fio's FIO_RANDSEED (fio.h): the base seed when randrepeat=1 and no randseed is given. */
@@ -73,7 +73,10 @@ final class JobSpec {
     long thinktimeNs;
     int thinktimeBlocks = 1;
     Verify verify = Verify.NONE;
-    int verifyPattern = 0xdeadbeef;
+    /** verify_pattern, verify_interval (0 = bs), verify_offset: {@link VerifyPattern}, {@link BlockVerifier}. */
+    VerifyPattern verifyPattern;
+    int verifyInterval;
+    int verifyOffset;
     boolean doVerify = true;
     boolean verifyFatal;
     int verifyBacklog;
@@ -127,8 +130,9 @@ final class JobSpec {
         }
         if ((j.verifyStateSave || j.verifyStateLoad || j.verifyBacklog > 0) && j.verify == Verify.NONE) {
             throw new IllegalArgumentException("invalid job '" + name + "': verify_state_save, verify_state_load and"
-                    + " verify_backlog need verify=crc32c|md5|pattern");
+                    + " verify_backlog need verify=crc32c|md5|meta|pattern");
         }
+        BlockVerifier.validate(j);
         return j;
     }
 
@@ -239,12 +243,13 @@ final class JobSpec {
                 case "crc32c", "crc32c-intel" -> Verify.CRC32C;
                 case "md5" -> Verify.MD5;
                 case "pattern" -> Verify.PATTERN;
-                default -> throw new IllegalArgumentException("invalid verify: '" + v + "', allowed=crc32c|md5|pattern|0");
+                case "meta" -> Verify.META;
+                default -> throw new IllegalArgumentException("invalid verify: '" + v
+                        + "', allowed=crc32c|md5|meta|pattern|0");
             };
-            case "verify_pattern" -> {
-                String s = v.trim().toLowerCase();
-                verifyPattern = s.startsWith("0x") ? (int) Long.parseLong(s.substring(2), 16) : Integer.parseInt(s);
-            }
+            case "verify_pattern" -> verifyPattern = VerifyPattern.parse(v);
+            case "verify_interval" -> verifyInterval = (int) Math.min(Integer.MAX_VALUE, FioValues.size(k, v));
+            case "verify_offset" -> verifyOffset = (int) Math.min(Integer.MAX_VALUE, FioValues.size(k, v));
             case "do_verify" -> doVerify = FioValues.bool(k, v);
             case "verify_fatal" -> verifyFatal = FioValues.bool(k, v);
             case "verify_backlog" -> verifyBacklog = FioValues.integer(k, v, 0, 1 << 30);
