@@ -40,7 +40,14 @@ final class JobOptions {
             "verify_backlog", "verify after this many written blocks", "verify_state_save",
             "save the per-block write generations at the end", "verify_state_load",
             "check reads against saved generations", "percentile_list", "latency percentiles, 50:99:99.9",
-            "group_reporting", "one result per group");
+            "group_reporting", "one result per group",
+            "steadystate", "iops|bw|iops_slope|bw_slope:LIMIT[%]: end the job at steady state", "ss", "alias of steadystate",
+            "steadystate_duration", "rolling window of the steady-state check (s)", "ss_dur", "alias",
+            "steadystate_ramp_time", "time before steady-state data collection (s)", "ss_ramp", "alias",
+            "steadystate_check_interval", "steady-state sample period (s, >= 1)", "ss_interval", "alias",
+            "write_bw_log", "bandwidth log <prefix>_bw.N.log", "write_lat_log", "latency logs <prefix>_clat|slat|lat.N.log",
+            "write_iops_log", "IOPS log <prefix>_iops.N.log", "log_avg_msec", "average log entries over this window (ms)",
+            "log_offset", "add the I/O offset to log lines", "per_job_logs", "0 = leave .N out of log file names");
 
     /** Accepted and without effect, with the reason. */
     static final Map<String, String> NO_EFFECT = table(

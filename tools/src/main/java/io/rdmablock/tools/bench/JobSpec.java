@@ -83,6 +83,15 @@ final class JobSpec {
     boolean verifyStateSave;
     boolean verifyStateLoad;
     double[] percentiles = DEFAULT_PERCENTILES;
+    /** steadystate and its _duration, _ramp_time, _check_interval ({@link SteadyState}). */
+    SteadyState.Spec steadyState = SteadyState.Spec.OFF;
+    /** write_bw_log, write_lat_log, write_iops_log: file prefix, "" = the job name, null = off ({@link IoLogs}). */
+    String bwLog;
+    String latLog;
+    String iopsLog;
+    int logAvgMsec;
+    boolean logOffset;
+    boolean perJobLogs = true;
     boolean groupReporting;
     /** The options as given (after [global] merge and command-line overrides), for "job options" in the JSON. */
     final Map<String, String> options = new LinkedHashMap<>();
@@ -133,6 +142,7 @@ final class JobSpec {
                     + " verify_backlog need verify=crc32c|md5|meta|pattern");
         }
         BlockVerifier.validate(j);
+        j.steadyState.validate(name);
         return j;
     }
 
@@ -256,6 +266,17 @@ final class JobSpec {
             case "verify_state_save" -> verifyStateSave = FioValues.bool(k, v);
             case "verify_state_load" -> verifyStateLoad = FioValues.bool(k, v);
             case "group_reporting" -> groupReporting = FioValues.bool(k, v);
+            case "steadystate", "ss" -> steadyState = steadyState.withCriterion(v);
+            case "steadystate_duration", "ss_dur" -> steadyState = steadyState.withDuration(FioValues.timeNs(k, v));
+            case "steadystate_ramp_time", "ss_ramp" -> steadyState = steadyState.withRamp(FioValues.timeNs(k, v));
+            case "steadystate_check_interval", "ss_interval" ->
+                    steadyState = steadyState.withInterval(FioValues.timeNs(k, v));
+            case "write_bw_log" -> bwLog = v;
+            case "write_lat_log" -> latLog = v;
+            case "write_iops_log" -> iopsLog = v;
+            case "log_avg_msec" -> logAvgMsec = FioValues.integer(k, v, 0, 1 << 30);
+            case "log_offset" -> logOffset = FioValues.bool(k, v);
+            case "per_job_logs" -> perJobLogs = FioValues.bool(k, v);
             case "percentile_list" -> {
                 String[] p = v.split(":");
                 percentiles = new double[p.length];

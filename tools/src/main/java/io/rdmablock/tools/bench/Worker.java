@@ -365,6 +365,9 @@ final class Worker extends Job {
                 unitStats.set(u.index, new DirStats[] {u.read, u.write});
             }
             (u.isRead ? u.read : u.write).record(u.t1 - u.t0, t2 - u.t1, u.length);
+            if (logs != null) {
+                logs.io(t2 - startNs, u.isRead, u.length, u.offset, u.t1 - u.t0, t2 - u.t1);
+            }
             (u.isRead ? readOps : writeOps).increment();
             (u.isRead ? readBytes : writeBytes).add(u.length);
         }
