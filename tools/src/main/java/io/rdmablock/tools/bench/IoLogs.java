@@ -25,7 +25,7 @@ import java.util.List;
  * per-I/O "KiB/s", as {@code add_bw_sample}), IOPS = 1. With {@code log_avg_msec=M}: per direction, one line when an
  * I/O completes M ms or more after the window began (fio's window start: the time rounded down to a multiple of M);
  * latency logs hold the window's mean (rounded), bw = bytes x 1000 / ms / 1024 (KiB/s) and iops = I/Os x 1000 / ms
- * over the window; block size is the job's when it has one, else 0 (latency logs: 0), offset 0. The last partial
+ * over the window; block size and offset 0 (as fio 3.33 writes them). The last partial
  * window is written when the job ends. I/Os of the ramp are not logged (fio). Thread-safe (one lock).
  */
 final class IoLogs implements AutoCloseable {
@@ -39,14 +39,12 @@ final class IoLogs implements AutoCloseable {
 
     private final Log[] logs = new Log[Kind.values().length];
     private final boolean logOffset;
-    private final int fixedBs;
     private final List<Path> files = new ArrayList<>();
     private final Path[] paths = new Path[Kind.values().length];
     private IOException failed;
 
-    private IoLogs(boolean logOffset, int fixedBs) {
+    private IoLogs(boolean logOffset) {
         this.logOffset = logOffset;
-        this.fixedBs = fixedBs;
     }
 
     /**
@@ -62,8 +60,7 @@ final class IoLogs implements AutoCloseable {
         if (spec.bwLog == null && spec.latLog == null && spec.iopsLog == null && !plot) {
             return null;
         }
-        int fixed = spec.bssplit.isEmpty() && spec.bsRead == spec.bsWrite ? spec.bsRead : 0;
-        IoLogs l = new IoLogs(spec.logOffset, fixed);
+        IoLogs l = new IoLogs(spec.logOffset);
         String own = plot ? plotDir.resolve(spec.name.replaceAll("[^A-Za-z0-9._-]", "_")).toString() : null;
         int plotAvg = spec.logAvgMsec > 0 ? spec.logAvgMsec : 1000;
         String n = spec.perJobLogs ? "." + number : "";
@@ -200,7 +197,7 @@ final class IoLogs implements AutoCloseable {
                     case IOPS -> count[d] * 1000 / spent;
                     default -> (sum[d] + count[d] / 2) / count[d];
                 };
-                line(ms, v, d, k == Kind.BW || k == Kind.IOPS ? fixedBs : 0, 0);
+                line(ms, v, d, 0, 0);
             }
             count[d] = 0;
             sum[d] = 0;
