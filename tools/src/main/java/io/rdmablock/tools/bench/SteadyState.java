@@ -196,6 +196,11 @@ final class SteadyState {
         return attained;
     }
 
+    /** The last criterion computed (0 before the window is full): |slope| or max deviation, in % with a % limit. */
+    double criterion() {
+        return criterion;
+    }
+
     /**
      * Runs the checks due at {@code nowNs}; when steady state is attained, ends the jobs (their end time becomes
      * now) and returns true.
