@@ -53,7 +53,7 @@ final class IoLogs implements AutoCloseable {
      * null when there are none.
      *
      * @param number the clone's 1-based number among every clone of the run
-     * @throws UncheckedIOException when a file cannot be created
+     * @throws IllegalArgumentException naming the option when a file cannot be created (before any I/O)
      */
     static IoLogs open(JobSpec spec, int number, Path plotDir) {
         boolean plot = plotDir != null;
@@ -92,7 +92,9 @@ final class IoLogs implements AutoCloseable {
             }
             logs[k.ordinal()] = new Log(Files.newBufferedWriter(p, StandardCharsets.US_ASCII), avgMsec);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create log file " + p + ": " + e.getMessage(), e);
+            String opt = k == Kind.BW ? "write_bw_log" : k == Kind.IOPS ? "write_iops_log" : "write_lat_log";
+            throw new IllegalArgumentException("invalid " + opt + " (or --plot): cannot create log file " + p + ": "
+                    + e, e);
         }
         files.add(p);
         paths[k.ordinal()] = p;

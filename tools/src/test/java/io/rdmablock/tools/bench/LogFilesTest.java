@@ -208,6 +208,19 @@ class LogFilesTest {
     }
 
     @Test
+    void shouldRefuseALogPrefixThatCannotBeCreatedBeforeAnyIo() throws Exception {
+        Path blocker = Files.writeString(dir.resolve("plain-file"), "x");
+        JobSpec s = spec("j", "rw", "write", "size", "64k", "write_iops_log", blocker.resolve("sub/x").toString());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> run(null, s));
+        assertTrue(e.getMessage().startsWith("invalid write_iops_log (or --plot): cannot create log file"), e.getMessage());
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
+            byte[] b = new byte[65536];
+            f.readFully(b);
+            assertTrue(java.util.stream.IntStream.range(0, b.length).allMatch(i -> b[i] == 0), "no block written");
+        }
+    }
+
+    @Test
     void shouldPrintThePlotPathsInTheSummary() throws Exception {
         Path out = dir.resolve("out.txt");
         Path plots = dir.resolve("p");
