@@ -41,7 +41,9 @@ import picocli.CommandLine.Parameters;
                         + " normal, zoned, zoned_abs), randrepeat/randseed, blockalign, random_generator (accepted;"
                         + " offsets come from SplitMix64), latency_target/latency_window/latency_percentile (fio's"
                         + " queue-depth search), rate/rate_iops, thinktime, loops, startdelay, verify with per-block"
-                        + " write generations (verify_backlog, verify_state_save/verify_state_load in --aux-path)."})
+                        + " write generations (verify_backlog, verify_state_save/verify_state_load in --aux-path),"
+                        + " verify=meta with verify_pattern/verify_interval/verify_offset, steadystate, write_bw_log/"
+                        + "write_lat_log/write_iops_log with log_avg_msec; --plot DIR draws SVG plots from the logs."})
 public final class BenchCommand implements Callable<Integer> {
 
     @Mixin
@@ -64,7 +66,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--time_based", arity = "0..1", fallbackValue = "1", description = "Run for runtime even after size.") String timeBased;
     @Option(names = "--ramp_time", description = "Time before statistics are recorded.") String rampTime;
     @Option(names = "--verify", description = "crc32c, md5, pattern or 0.") String verify;
-    @Option(names = "--verify_pattern", description = "32-bit pattern for verify=pattern (default: 0xdeadbeef).") String verifyPattern;
+    @Option(names = "--verify_pattern", description = "verify_pattern: 0x hex, decimal, \"string\", %%o (block offset); fio syntax.") String verifyPattern;
     @Option(names = "--do_verify", arity = "0..1", fallbackValue = "1", description = "Read back after writing (default: 1).") String doVerify;
     @Option(names = "--verify_fatal", arity = "0..1", fallbackValue = "1", description = "Stop at the first verify failure.") String verifyFatal;
     @Option(names = "--percentile_list", description = "Latency percentiles, e.g. 50:99:99.9.") String percentileList;
@@ -86,6 +88,15 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--verify_backlog", description = "Verify after this many written blocks.") String verifyBacklog;
     @Option(names = "--verify_state_save", arity = "0..1", fallbackValue = "1", description = "Save the per-block write generations at the end.") String verifyStateSave;
     @Option(names = "--verify_state_load", arity = "0..1", fallbackValue = "1", description = "Check reads against saved generations.") String verifyStateLoad;
+    @Option(names = "--steadystate", description = "iops|bw|iops_slope|bw_slope:LIMIT[%%]: end at steady state.") String steadystate;
+    @Option(names = "--steadystate_duration", description = "Steady-state window (s).") String ssDuration;
+    @Option(names = "--steadystate_ramp_time", description = "Time before steady-state data collection (s).") String ssRamp;
+    @Option(names = "--steadystate_check_interval", description = "Steady-state sample period (s, default 1).") String ssInterval;
+    @Option(names = "--write_bw_log", arity = "0..1", fallbackValue = "", description = "Bandwidth log PREFIX_bw.N.log (default prefix: the job name).") String bwLog;
+    @Option(names = "--write_lat_log", arity = "0..1", fallbackValue = "", description = "Latency logs PREFIX_clat|slat|lat.N.log.") String latLog;
+    @Option(names = "--write_iops_log", arity = "0..1", fallbackValue = "", description = "IOPS log PREFIX_iops.N.log.") String iopsLog;
+    @Option(names = "--log_avg_msec", description = "Average log entries over this many ms (default 0: one line per I/O).") String logAvgMsec;
+    @Option(names = "--plot", paramLabel = "DIR", description = "Write SVG plots of IOPS, bandwidth and latency percentiles over time to DIR (from the jobs' logs; logs a job does not write go to DIR).") Path plot;
     @Option(names = "--aux-path", paramLabel = "DIR", defaultValue = ".", description = "Directory of verify state files (default: the working directory).") Path auxPath;
     @Option(names = "--replay", paramLabel = "TRACE", description = "Replay a trace for performance (msn, msr CSV or blkparse, detected); requests not aligned to the LBA size are refused (rdmablock replay carries them out).") Path replay;
     @Option(names = "--replay_no_stall", arity = "0..1", fallbackValue = "1", description = "Replay as fast as possible.") String replayNoStall;
@@ -150,10 +161,18 @@ public final class BenchCommand implements Callable<Integer> {
         BenchRun.Outcome out = BenchRun.run(specs,
                 replay == null ? null : new BenchRun.Replay(replay, FioValues.bool("replay_no_stall",
                         replayNoStall == null ? "0" : replayNoStall), replayTimeScale),
-                () -> deviceOptions.open(1), pid, progress, auxPath);
+                () -> deviceOptions.open(1), pid, progress, auxPath, plot);
         String text = outputFormat.equals("json")
                 ? FioReport.json(out.entries(), out.cpu(), deviceOptions.displayName())
                 : FioReport.human(out.entries(), out.cpu());
+        if (!out.plots().isEmpty()) {
+            String list = "plots: " + String.join(" ", out.plots().stream().map(Path::toString).toList()) + "\n";
+            if (outputFormat.equals("json")) {
+                System.err.print(list);
+            } else {
+                text += "\n" + list;
+            }
+        }
         if (output != null) {
             Files.writeString(output, text, StandardCharsets.UTF_8);
         } else {
@@ -216,6 +235,14 @@ public final class BenchCommand implements Callable<Integer> {
         put(m, "verify_backlog", verifyBacklog);
         put(m, "verify_state_save", verifyStateSave);
         put(m, "verify_state_load", verifyStateLoad);
+        put(m, "steadystate", steadystate);
+        put(m, "steadystate_duration", ssDuration);
+        put(m, "steadystate_ramp_time", ssRamp);
+        put(m, "steadystate_check_interval", ssInterval);
+        put(m, "write_bw_log", bwLog);
+        put(m, "write_lat_log", latLog);
+        put(m, "write_iops_log", iopsLog);
+        put(m, "log_avg_msec", logAvgMsec);
         return m;
     }
 

@@ -29,7 +29,11 @@ final class BenchRun {
     record Replay(Path trace, boolean noStall, int timeScalePercent) {
     }
 
-    record Outcome(List<Job> jobs, List<FioReport.Entry> entries, FioReport.Cpu cpu) {
+    /**
+     * @param logs  the write_*_log files written (and those --plot asked for)
+     * @param plots the SVG plots written by --plot, empty without
+     */
+    record Outcome(List<Job> jobs, List<FioReport.Entry> entries, FioReport.Cpu cpu, List<Path> logs, List<Path> plots) {
         boolean failed() {
             return entries.stream().anyMatch(e -> e.error() != 0);
         }
@@ -51,6 +55,15 @@ final class BenchRun {
      */
     static Outcome run(List<JobSpec> specs, Replay replay, Supplier<BlockDevice> devices, String nodePid,
                        Progress progress, Path auxPath) throws IOException, InterruptedException {
+        return run(specs, replay, devices, nodePid, progress, auxPath, null);
+    }
+
+    /**
+     * As {@link #run(List, Replay, Supplier, String, Progress, Path)}, and with {@code plotDir} (--plot) SVG plots of
+     * the jobs' logs there ({@link LogPlots}; logs a job does not write itself go there too, {@link IoLogs#open}).
+     */
+    static Outcome run(List<JobSpec> specs, Replay replay, Supplier<BlockDevice> devices, String nodePid,
+                       Progress progress, Path auxPath, Path plotDir) throws IOException, InterruptedException {
         JobSpec.assignGroups(specs);
         List<Job> jobs = new ArrayList<>();
         ProcStat[] cpu0 = new ProcStat[2];
@@ -62,17 +75,20 @@ final class BenchRun {
                 progress.out().println("rdmablock bench: phase " + (p + 1) + " of " + phases + ": "
                         + String.join(", ", in.stream().map(s -> s.name).toList()));
             }
-            runPhase(in, replay, devices, nodePid, progress, auxPath, jobs, cpu0); // fio goes on after a failed phase
+            runPhase(in, replay, devices, nodePid, progress, auxPath, jobs, cpu0, plotDir); // goes on after a failure
         }
         ProcStat c1 = ProcStat.read("self");
         ProcStat n1 = nodePid == null ? null : ProcStat.read(nodePid);
         FioReport.Cpu cpu = new FioReport.Cpu(cpu0[0] == null || c1 == null ? null : c1.minus(cpu0[0]),
                 cpu0[1] == null || n1 == null ? null : n1.minus(cpu0[1]), nodePid);
-        return new Outcome(jobs, FioReport.entries(jobs), cpu);
+        List<Path> logs = new ArrayList<>();
+        jobs.stream().filter(j -> j.logs != null).forEach(j -> logs.addAll(j.logs.files()));
+        List<Path> plots = plotDir == null ? List.of() : LogPlots.write(plotDir, jobs);
+        return new Outcome(jobs, FioReport.entries(jobs), cpu, logs, plots);
     }
 
     private static boolean runPhase(List<JobSpec> specs, Replay replay, Supplier<BlockDevice> devices, String nodePid,
-                                    Progress progress, Path auxPath, List<Job> all, ProcStat[] cpu0)
+                                    Progress progress, Path auxPath, List<Job> all, ProcStat[] cpu0, Path plotDir)
             throws IOException, InterruptedException {
         List<BlockDevice> opened = new ArrayList<>();
         List<Job> jobs = new ArrayList<>();
@@ -86,6 +102,7 @@ final class BenchRun {
                             ? new ReplayWorker(spec, dev, replay.trace(), replay.noStall(), replay.timeScalePercent())
                             : new Worker(spec, spec.name, dev, c, all.size() + jobs.size(), first);
                     j.auxPath = auxPath;
+                    j.logs = replay != null ? null : IoLogs.open(spec, all.size() + jobs.size() + 1, plotDir);
                     if (j instanceof Worker w && c == 0) {
                         first = w;
                         if (spec.verifyStateLoad) {
@@ -99,10 +116,12 @@ final class BenchRun {
                 }
             }
             all.addAll(jobs);
+            List<SteadyState> steady = SteadyState.watch(jobs);
             long start = System.nanoTime();
             for (Job j : jobs) {
                 j.begin(start);
             }
+            steady.forEach(s -> s.start(start));
             long rampEnd = start + specs.stream().mapToLong(s -> s.startDelayNs + s.rampTimeNs).max().orElse(0);
             if (rampEnd == start && cpu0[0] == null) {
                 cpu0[0] = ProcStat.read("self");
@@ -115,14 +134,20 @@ final class BenchRun {
             boolean sampling = false;
             while (true) {
                 boolean done = true;
+                long tick = nextTick;
+                long wake = steady.stream().filter(s -> !s.attained()).mapToLong(SteadyState::nextCheckNs)
+                        .filter(t -> t - tick < 0).min().orElse(tick);
                 for (Job j : jobs) {
-                    long wait = Math.max(0, nextTick - System.nanoTime());
+                    long wait = Math.max(0, wake - System.nanoTime());
                     if (!j.await(wait)) {
                         done = false;
                         break;
                     }
                 }
                 long now = System.nanoTime();
+                for (SteadyState s : steady) {
+                    s.poll(now);
+                }
                 if (!sampling && now - rampEnd >= 0) {
                     sampling = true;
                     if (cpu0[0] == null) {
@@ -154,6 +179,9 @@ final class BenchRun {
             }
             boolean failed = false;
             for (Job j : jobs) {
+                if (j.logs != null) {
+                    j.logs.close();
+                }
                 if (j.finished.getCount() == 0) {
                     j.release();
                 }

@@ -8,40 +8,65 @@ import java.security.NoSuchAlgorithmException;
 import java.util.zip.CRC32C;
 
 /**
- * Writes and checks self-describing blocks for {@code verify=crc32c|md5} (and a repeated 32-bit pattern for
- * {@code verify=pattern}). Not fio's on-disk header, the same idea:
+ * Writes and checks self-describing blocks for {@code verify=crc32c|md5|meta}, and fio's pattern for
+ * {@code verify=pattern} (no header). A block of {@code bs} bytes is checked in units of {@code verify_interval}
+ * bytes (default: the block size, fio's {@code get_hdr_inc}); each unit carries a header at {@code verify_offset}
+ * within it. Not fio's on-disk bytes, the same fields as fio's {@code struct verify_header} (verify.h, which since
+ * fio 3.x holds what was {@code struct vhdr_meta}: offset, numberio, time, thread):
  *
  * <pre>
  *  0  u32 magic 0x52424b56 ("RBKV")
- *  4  u32 block length in bytes
- *  8  u64 device offset of the block
+ *  4  u32 unit length in bytes (verify_interval)
+ *  8  u64 device offset of the unit
  * 16  u64 seed of the data
- * 24  u32 generation of the write (a job's write sequence number, see {@link BlockVerifyState}; 0 = none)
- * 28  u32 reserved 0
- * 32  16 bytes checksum (crc32c: first 4 bytes; md5: all 16) over the whole block with this field zeroed
- * 48  data: xorshift64 stream from the seed
+ * 24  u32 generation of the write (fio's numberio: a job's write sequence number, {@link BlockVerifyState})
+ * 28  u16 thread: the number of the job that wrote it (its first clone, 1-based, fio's thread_number)
+ * 30  u8  verify kind, u8 version 1
+ * 32  u32 write time, seconds since the epoch; 36 u32 nanoseconds
+ * 40  u32 crc32c of bytes 0..39 (fio's header crc32)
+ * 44  u32 reserved 0
+ * 48  16 bytes checksum (crc32c: first 4 bytes; md5: all 16; meta: zero) over the unit with this field zeroed
+ * 64  data: the verify_pattern when given ({@link VerifyPattern}, repeated over the whole block), else an
+ *     xorshift64 stream from the seed
  * </pre>
  *
- * A check fails on a wrong magic, length or offset (a misplaced or torn write) or a checksum mismatch; the caller
- * compares {@link #lastGeneration()} with the last acknowledged one (a lost write reads an older generation).
- * {@code verify=pattern} has no header: it cannot tell generations apart (as in fio). One instance per I/O unit:
- * not thread-safe.
+ * A check fails on a wrong magic, header crc, length or offset (a misplaced or torn write: the message names the
+ * offset the unit was written for and the job that wrote it), a block written by another job than the expected one,
+ * a checksum mismatch, or (meta and pattern) a byte that differs from the pattern, named by its device offset.
+ * The caller compares {@link #lastGeneration()} with the last acknowledged one (a lost write reads an older
+ * generation). {@code verify=pattern} has no header: it cannot tell generations apart (as in fio). One instance per
+ * I/O unit: not thread-safe.
  */
 final class BlockVerifier {
     static final int MAGIC = 0x52424b56;
-    static final int HEADER_BYTES = 48;
-    private static final int CHECKSUM_AT = 32;
+    static final int HEADER_BYTES = 64;
+    /** verify=pattern without verify_pattern: fio's documented example value. */
+    static final String DEFAULT_PATTERN = "0xdeadbeef";
+    private static final int CHECKSUM_AT = 48;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
 
     private final JobSpec.Verify kind;
-    private final int pattern;
+    private final VerifyPattern pattern;
+    private final int interval;
+    private final int headerAt;
+    private final int thread;
     private final CRC32C crc = new CRC32C();
     private final MessageDigest md5;
+    private int lastGeneration;
 
-    BlockVerifier(JobSpec.Verify kind, int pattern) {
-        this.kind = kind;
-        this.pattern = pattern;
+    /**
+     * @param spec   the job: verify, verify_pattern, verify_interval, verify_offset, bs
+     * @param thread the number written in each header as the writing job (1-based)
+     */
+    BlockVerifier(JobSpec spec, int thread) {
+        this.kind = spec.verify;
+        this.pattern = spec.verifyPattern != null ? spec.verifyPattern
+                : kind == JobSpec.Verify.PATTERN ? VerifyPattern.parse(DEFAULT_PATTERN) : null;
+        this.interval = spec.verifyInterval > 0 ? spec.verifyInterval : spec.bsWrite;
+        this.headerAt = spec.verifyOffset;
+        this.thread = thread;
         try {
             this.md5 = kind == JobSpec.Verify.MD5 ? MessageDigest.getInstance("MD5") : null;
         } catch (NoSuchAlgorithmException e) {
@@ -49,78 +74,169 @@ final class BlockVerifier {
         }
     }
 
-    private int lastGeneration;
+    /**
+     * Checks verify_interval and verify_offset against the block size, before any I/O.
+     *
+     * @throws IllegalArgumentException naming the option, the job and the bounds
+     */
+    static void validate(JobSpec j) {
+        if (j.verify == JobSpec.Verify.NONE) {
+            if (j.verifyInterval > 0 || j.verifyOffset > 0) {
+                throw new IllegalArgumentException("invalid job '" + j.name + "': verify_interval and verify_offset"
+                        + " need verify=crc32c|md5|meta|pattern");
+            }
+            return;
+        }
+        int bs = j.bsWrite;
+        int iv = j.verifyInterval > 0 ? j.verifyInterval : bs;
+        boolean header = j.verify != JobSpec.Verify.PATTERN;
+        int min = header ? HEADER_BYTES : 1;
+        if (iv < min || iv > bs || bs % iv != 0) {
+            throw new IllegalArgumentException("invalid verify_interval: " + iv + " in job '" + j.name + "': min="
+                    + min + ", max=bs=" + bs + ", and bs must be a multiple of it");
+        }
+        if (j.verifyOffset > 0 && (!header || j.verifyOffset + HEADER_BYTES > iv)) {
+            throw new IllegalArgumentException("invalid verify_offset: " + j.verifyOffset + " in job '" + j.name
+                    + "': " + (header ? "min=0, max=" + (iv - HEADER_BYTES) + " (verify_interval " + iv
+                    + " minus the " + HEADER_BYTES + "-byte header)" : "verify=pattern has no header to move"));
+        }
+    }
 
-    /** The generation in the header of the block last checked successfully. */
+    /** The smallest generation in the headers of the block last checked successfully. */
     int lastGeneration() {
         return lastGeneration;
     }
 
+    /** Fills a block to be written at device {@code offset}. */
     void fill(MemorySegment block, long offset, long seed, int generation) {
         long n = block.byteSize();
-        if (kind == JobSpec.Verify.PATTERN) {
-            for (long i = 0; i + 4 <= n; i += 4) {
-                block.set(INT, i, pattern);
+        if (pattern != null) {
+            pattern.fill(block, offset, 0);
+        } else {
+            long x = seed | 1;
+            for (long i = 0; i + 8 <= n; i += 8) {
+                x ^= x << 13;
+                x ^= x >>> 7;
+                x ^= x << 17;
+                block.set(LONG, i, x);
             }
+        }
+        if (kind == JobSpec.Verify.PATTERN) {
             return;
         }
-        long x = seed | 1;
-        for (long i = HEADER_BYTES; i + 8 <= n; i += 8) {
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
-            block.set(LONG, i, x);
+        long now = System.currentTimeMillis();
+        for (long p = 0; p + interval <= n; p += interval) {
+            MemorySegment unit = block.asSlice(p, interval);
+            MemorySegment h = unit.asSlice(headerAt, HEADER_BYTES);
+            h.set(INT, 0, MAGIC);
+            h.set(INT, 4, interval);
+            h.set(LONG, 8, offset + p);
+            h.set(LONG, 16, seed);
+            h.set(INT, 24, generation);
+            h.set(SHORT, 28, (short) thread);
+            h.set(ValueLayout.JAVA_BYTE, 30, (byte) kind.ordinal());
+            h.set(ValueLayout.JAVA_BYTE, 31, (byte) 1);
+            h.set(INT, 32, (int) (now / 1000));
+            h.set(INT, 36, (int) (now % 1000 * 1_000_000));
+            h.set(INT, 40, headerCrc(h));
+            h.set(INT, 44, 0);
+            h.asSlice(CHECKSUM_AT, 16).fill((byte) 0);
+            if (kind != JobSpec.Verify.META) {
+                writeChecksum(unit, h);
+            }
         }
-        block.set(INT, 0, MAGIC);
-        block.set(INT, 4, (int) n);
-        block.set(LONG, 8, offset);
-        block.set(LONG, 16, seed);
-        block.set(INT, 24, generation);
-        block.set(INT, 28, 0);
-        block.asSlice(CHECKSUM_AT, 16).fill((byte) 0);
-        writeChecksum(block);
     }
 
-    /** Returns null when the block is good, else what is wrong. */
-    String check(MemorySegment block, long offset) {
+    /**
+     * Checks a block read from device {@code offset}; null when good, else what is wrong (with the device offset).
+     *
+     * @param expectThread the job number every header must carry, or -1 to accept any job's
+     */
+    String check(MemorySegment block, long offset, int expectThread) {
         long n = block.byteSize();
         if (kind == JobSpec.Verify.PATTERN) {
-            for (long i = 0; i + 4 <= n; i += 4) {
-                int v = block.get(INT, i);
-                if (v != pattern) {
-                    return String.format("bad pattern at offset %d+%d: 0x%08x, want 0x%08x", offset, i, v, pattern);
+            return patternMismatch(block, offset, 0, n, -1);
+        }
+        int minGen = Integer.MAX_VALUE;
+        for (long p = 0; p + interval <= n; p += interval) {
+            MemorySegment unit = block.asSlice(p, interval);
+            MemorySegment h = unit.asSlice(headerAt, HEADER_BYTES);
+            long at = offset + p;
+            int magic = h.get(INT, 0);
+            if (magic != MAGIC) {
+                return String.format("bad magic header at offset %d: 0x%08x, want 0x%08x", at, magic, MAGIC);
+            }
+            if (h.get(INT, 40) != headerCrc(h)) {
+                return "bad header crc at offset " + at + " (corrupt header)";
+            }
+            int len = h.get(INT, 4);
+            long off = h.get(LONG, 8);
+            int writer = Short.toUnsignedInt(h.get(SHORT, 28));
+            if (len != interval || off != at) {
+                return "bad header at offset " + at + ": holds offset " + off + " length " + len + ", written by job "
+                        + writer + " generation " + h.get(INT, 24) + " (misplaced write)";
+            }
+            if (expectThread >= 0 && writer != expectThread) {
+                return "bad header at offset " + at + ": written by job " + writer + " (generation " + h.get(INT, 24)
+                        + "), want job " + expectThread + " (another job overwrote it)";
+            }
+            if (kind == JobSpec.Verify.META) {
+                if (pattern != null) {
+                    String bad = patternMismatch(unit, offset, p, interval, headerAt);
+                    if (bad != null) {
+                        return bad;
+                    }
+                }
+            } else {
+                long c0 = h.get(LONG, CHECKSUM_AT);
+                long c1 = h.get(LONG, CHECKSUM_AT + 8);
+                h.asSlice(CHECKSUM_AT, 16).fill((byte) 0);
+                writeChecksum(unit, h);
+                if (h.get(LONG, CHECKSUM_AT) != c0 || h.get(LONG, CHECKSUM_AT + 8) != c1) {
+                    String where = pattern != null ? patternMismatch(unit, offset, p, interval, headerAt) : null;
+                    return "bad " + kind.name().toLowerCase() + " checksum at offset " + at + " length " + interval
+                            + (where != null ? ": " + where : " (corrupt or torn block)");
                 }
             }
-            return null;
+            minGen = Math.min(minGen, h.get(INT, 24));
         }
-        int magic = block.get(INT, 0);
-        if (magic != MAGIC) {
-            return String.format("bad magic header at offset %d: 0x%08x, want 0x%08x", offset, magic, MAGIC);
-        }
-        int len = block.get(INT, 4);
-        long off = block.get(LONG, 8);
-        if (len != n || off != offset) {
-            return "bad header at offset " + offset + ": holds offset " + off + " length " + len + " (misplaced write)";
-        }
-        long c0 = block.get(LONG, CHECKSUM_AT);
-        long c1 = block.get(LONG, CHECKSUM_AT + 8);
-        block.asSlice(CHECKSUM_AT, 16).fill((byte) 0);
-        writeChecksum(block);
-        boolean ok = block.get(LONG, CHECKSUM_AT) == c0 && block.get(LONG, CHECKSUM_AT + 8) == c1;
-        lastGeneration = ok ? block.get(INT, 24) : 0;
-        return ok ? null : "bad " + kind.name().toLowerCase() + " checksum at offset " + offset + " (corrupt or torn block)";
+        lastGeneration = minGen == Integer.MAX_VALUE ? 0 : minGen;
+        return null;
     }
 
-    private void writeChecksum(MemorySegment block) {
-        ByteBuffer bb = block.asByteBuffer();
+    /** The first byte of {@code seg} (at {@code phase} in the block) that differs from the pattern, outside the header. */
+    private String patternMismatch(MemorySegment seg, long blockOffset, long phase, long n, int skipHeaderAt) {
+        byte[] chunk = pattern.chunk(blockOffset);
+        for (long i = 0; i < n; i++) {
+            if (skipHeaderAt >= 0 && i >= skipHeaderAt && i < skipHeaderAt + HEADER_BYTES) {
+                continue;
+            }
+            byte want = chunk[(int) ((phase + i) % chunk.length)];
+            byte got = seg.get(ValueLayout.JAVA_BYTE, i);
+            if (got != want) {
+                return String.format("bad pattern at offset %d (block %d + %d): 0x%02x, want 0x%02x (verify_pattern %s)",
+                        blockOffset + phase + i, blockOffset, phase + i, got & 0xff, want & 0xff, pattern);
+            }
+        }
+        return null;
+    }
+
+    private int headerCrc(MemorySegment h) {
+        crc.reset();
+        crc.update(h.asSlice(0, 40).asByteBuffer());
+        return (int) crc.getValue();
+    }
+
+    private void writeChecksum(MemorySegment unit, MemorySegment h) {
+        ByteBuffer bb = unit.asByteBuffer();
         if (kind == JobSpec.Verify.CRC32C) {
             crc.reset();
             crc.update(bb);
-            block.set(INT, CHECKSUM_AT, (int) crc.getValue());
+            h.set(INT, CHECKSUM_AT, (int) crc.getValue());
         } else {
             md5.reset();
             md5.update(bb);
-            MemorySegment.copy(MemorySegment.ofArray(md5.digest()), 0, block, CHECKSUM_AT, 16);
+            MemorySegment.copy(MemorySegment.ofArray(md5.digest()), 0, h, CHECKSUM_AT, 16);
         }
     }
 }

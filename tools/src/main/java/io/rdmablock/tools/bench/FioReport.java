@@ -22,7 +22,7 @@ final class FioReport {
     /** One reported job (a clone, or several merged by group_reporting). */
     record Entry(String name, String description, int jobs, JobSpec spec, DirStats read, DirStats write, long runtimeNs,
                  int error, List<String> messages, List<long[]> deltas, int groupId, int latencyDepth,
-                 boolean latencySettled, long verifiedBlocks, long neverWritten) {
+                 boolean latencySettled, long verifiedBlocks, long neverWritten, SteadyState steady) {
     }
 
     /** CPU figures of the run: this process and, when known, the storage node. */
@@ -79,7 +79,7 @@ final class FioReport {
         }
         Job first = jobs.getFirst();
         return new Entry(first.name, first.spec.description, jobs.size(), first.spec, r, w, runtime, error,
-                List.copyOf(msgs), sumDeltas(jobs), first.spec.groupId, depth, settled, verified, never);
+                List.copyOf(msgs), sumDeltas(jobs), first.spec.groupId, depth, settled, verified, never, first.steady);
     }
 
     private static List<long[]> sumDeltas(List<Job> jobs) {
@@ -150,6 +150,9 @@ final class FioReport {
             if (cpu.node() != null && ios > 0) {
                 j.put("node_cpu_ns_per_io", cpu.node().totalNs() / (double) Math.max(1, totalIos));
                 j.put("node_ctx_per_io", cpu.node().ctx() / (double) Math.max(1, totalIos));
+            }
+            if (e.steady != null) {
+                j.put("steadystate", e.steady.json());
             }
             if (!e.messages.isEmpty()) {
                 j.put("messages", e.messages);
@@ -271,6 +274,7 @@ final class FioReport {
                         100.0 * cpu.client().systemNs() * share / e.runtimeNs, (long) (cpu.client().ctx() * share)));
             }
             sb.append(String.format(Locale.ROOT, "  IO depths    : %d (queue pairs: %d)%n", e.spec.iodepth, e.jobs));
+            sb.append(e.steady != null ? e.steady.human() : "");
             if (e.spec.latencyTargetNs > 0) {
                 sb.append(String.format(Locale.ROOT, "  latency      : target=%d usec, window=%d usec, percentile=%.2f%%,"
                         + " depth=%d (searched 1..%d%s)%n", e.spec.latencyTargetNs / 1000, e.spec.latencyWindowNs / 1000,

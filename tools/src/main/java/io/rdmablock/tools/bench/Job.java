@@ -39,6 +39,10 @@ abstract class Job {
     volatile long mainEndNs;
     volatile boolean stop;
     volatile Throwable error;
+    /** fio's write_*_log files of this clone, or null ({@link IoLogs}); closed by the runner when it finished. */
+    volatile IoLogs logs;
+    /** The steady-state check watching this job (shared by a group with group_reporting), or null. */
+    volatile SteadyState steady;
 
     Job(JobSpec spec, String name, int units) {
         this.spec = spec;

@@ -33,12 +33,21 @@ final class JobOptions {
             "latency_percentile", "percent of I/Os within the target (default 100)",
             "rate", "bandwidth cap, bytes/s, read,write", "rate_iops", "IOPS cap, read,write",
             "thinktime", "pause after thinktime_blocks I/Os (us)", "thinktime_blocks", "I/Os between pauses (default 1)",
-            "verify", "crc32c|md5|pattern|0", "verify_pattern", "32-bit pattern for verify=pattern",
+            "verify", "crc32c|md5|meta|pattern|0",
+            "verify_pattern", "fill pattern: 0x hex, decimal, \"string\", %o (block offset); checked by meta and pattern",
+            "verify_interval", "bytes per verify header (default: bs)", "verify_offset", "header position in the unit",
             "do_verify", "read back after writing", "verify_fatal", "stop at the first verify failure",
             "verify_backlog", "verify after this many written blocks", "verify_state_save",
             "save the per-block write generations at the end", "verify_state_load",
             "check reads against saved generations", "percentile_list", "latency percentiles, 50:99:99.9",
-            "group_reporting", "one result per group");
+            "group_reporting", "one result per group",
+            "steadystate", "iops|bw|iops_slope|bw_slope:LIMIT[%]: end the job at steady state", "ss", "alias of steadystate",
+            "steadystate_duration", "rolling window of the steady-state check (s)", "ss_dur", "alias",
+            "steadystate_ramp_time", "time before steady-state data collection (s)", "ss_ramp", "alias",
+            "steadystate_check_interval", "steady-state sample period (s, >= 1)", "ss_interval", "alias",
+            "write_bw_log", "bandwidth log <prefix>_bw.N.log", "write_lat_log", "latency logs <prefix>_clat|slat|lat.N.log",
+            "write_iops_log", "IOPS log <prefix>_iops.N.log", "log_avg_msec", "average log entries over this window (ms)",
+            "log_offset", "add the I/O offset to log lines", "per_job_logs", "0 = leave .N out of log file names");
 
     /** Accepted and without effect, with the reason. */
     static final Map<String, String> NO_EFFECT = table(

@@ -29,7 +29,7 @@ final class JobSpec {
         }
     }
 
-    enum Verify { NONE, CRC32C, MD5, PATTERN }
+    enum Verify { NONE, CRC32C, MD5, PATTERN, META }
 
     static final double[] DEFAULT_PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
     /** fio's FIO_RANDSEED (fio.h): the base seed when randrepeat=1 and no randseed is given. */
@@ -73,13 +73,25 @@ final class JobSpec {
     long thinktimeNs;
     int thinktimeBlocks = 1;
     Verify verify = Verify.NONE;
-    int verifyPattern = 0xdeadbeef;
+    /** verify_pattern, verify_interval (0 = bs), verify_offset: {@link VerifyPattern}, {@link BlockVerifier}. */
+    VerifyPattern verifyPattern;
+    int verifyInterval;
+    int verifyOffset;
     boolean doVerify = true;
     boolean verifyFatal;
     int verifyBacklog;
     boolean verifyStateSave;
     boolean verifyStateLoad;
     double[] percentiles = DEFAULT_PERCENTILES;
+    /** steadystate and its _duration, _ramp_time, _check_interval ({@link SteadyState}). */
+    SteadyState.Spec steadyState = SteadyState.Spec.OFF;
+    /** write_bw_log, write_lat_log, write_iops_log: file prefix, "" = the job name, null = off ({@link IoLogs}). */
+    String bwLog;
+    String latLog;
+    String iopsLog;
+    int logAvgMsec;
+    boolean logOffset;
+    boolean perJobLogs = true;
     boolean groupReporting;
     /** The options as given (after [global] merge and command-line overrides), for "job options" in the JSON. */
     final Map<String, String> options = new LinkedHashMap<>();
@@ -127,8 +139,10 @@ final class JobSpec {
         }
         if ((j.verifyStateSave || j.verifyStateLoad || j.verifyBacklog > 0) && j.verify == Verify.NONE) {
             throw new IllegalArgumentException("invalid job '" + name + "': verify_state_save, verify_state_load and"
-                    + " verify_backlog need verify=crc32c|md5|pattern");
+                    + " verify_backlog need verify=crc32c|md5|meta|pattern");
         }
+        BlockVerifier.validate(j);
+        j.steadyState.validate(name);
         return j;
     }
 
@@ -239,18 +253,30 @@ final class JobSpec {
                 case "crc32c", "crc32c-intel" -> Verify.CRC32C;
                 case "md5" -> Verify.MD5;
                 case "pattern" -> Verify.PATTERN;
-                default -> throw new IllegalArgumentException("invalid verify: '" + v + "', allowed=crc32c|md5|pattern|0");
+                case "meta" -> Verify.META;
+                default -> throw new IllegalArgumentException("invalid verify: '" + v
+                        + "', allowed=crc32c|md5|meta|pattern|0");
             };
-            case "verify_pattern" -> {
-                String s = v.trim().toLowerCase();
-                verifyPattern = s.startsWith("0x") ? (int) Long.parseLong(s.substring(2), 16) : Integer.parseInt(s);
-            }
+            case "verify_pattern" -> verifyPattern = VerifyPattern.parse(v);
+            case "verify_interval" -> verifyInterval = (int) Math.min(Integer.MAX_VALUE, FioValues.size(k, v));
+            case "verify_offset" -> verifyOffset = (int) Math.min(Integer.MAX_VALUE, FioValues.size(k, v));
             case "do_verify" -> doVerify = FioValues.bool(k, v);
             case "verify_fatal" -> verifyFatal = FioValues.bool(k, v);
             case "verify_backlog" -> verifyBacklog = FioValues.integer(k, v, 0, 1 << 30);
             case "verify_state_save" -> verifyStateSave = FioValues.bool(k, v);
             case "verify_state_load" -> verifyStateLoad = FioValues.bool(k, v);
             case "group_reporting" -> groupReporting = FioValues.bool(k, v);
+            case "steadystate", "ss" -> steadyState = steadyState.withCriterion(v);
+            case "steadystate_duration", "ss_dur" -> steadyState = steadyState.withDuration(FioValues.timeNs(k, v));
+            case "steadystate_ramp_time", "ss_ramp" -> steadyState = steadyState.withRamp(FioValues.timeNs(k, v));
+            case "steadystate_check_interval", "ss_interval" ->
+                    steadyState = steadyState.withInterval(FioValues.timeNs(k, v));
+            case "write_bw_log" -> bwLog = v;
+            case "write_lat_log" -> latLog = v;
+            case "write_iops_log" -> iopsLog = v;
+            case "log_avg_msec" -> logAvgMsec = FioValues.integer(k, v, 0, 1 << 30);
+            case "log_offset" -> logOffset = FioValues.bool(k, v);
+            case "per_job_logs" -> perJobLogs = FioValues.bool(k, v);
             case "percentile_list" -> {
                 String[] p = v.split(":");
                 percentiles = new double[p.length];

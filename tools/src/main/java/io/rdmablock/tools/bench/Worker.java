@@ -58,6 +58,8 @@ final class Worker extends Job {
     private volatile boolean verifyPhase;
     private volatile boolean latencyDone;
     private volatile int statsEpoch;
+    /** The job's number in verify headers: its first clone's, 1-based (fio's thread_number). */
+    private final int verifyThread;
 
     /**
      * @param clone     index of this clone of the job (0 .. numjobs - 1), in the verify state file name
@@ -86,6 +88,7 @@ final class Worker extends Job {
         this.state = !verifying ? null : first != null ? first.state : new BlockVerifyState(verifyBs, regionStart, verifyBlocks);
         this.stateLoaded = first != null && first.stateLoaded;
         this.inFlightBlocks = !verifying ? null : first != null ? first.inFlightBlocks : ConcurrentHashMap.newKeySet();
+        this.verifyThread = first != null ? first.verifyThread : jobNumber + 1;
         this.mainActive = new AtomicInteger(spec.iodepth);
         this.units = new Unit[spec.iodepth];
         int maxBs = spec.maxBlockSize();
@@ -146,7 +149,7 @@ final class Worker extends Job {
         Unit(int index, MemorySegment buffer) {
             this.index = index;
             this.buffer = buffer;
-            this.verifier = verifying ? new BlockVerifier(spec.verify, spec.verifyPattern) : null;
+            this.verifier = verifying ? new BlockVerifier(spec, verifyThread) : null;
             unitStats.add(new DirStats[] {read, write});
         }
 
@@ -362,6 +365,9 @@ final class Worker extends Job {
                 unitStats.set(u.index, new DirStats[] {u.read, u.write});
             }
             (u.isRead ? u.read : u.write).record(u.t1 - u.t0, t2 - u.t1, u.length);
+            if (logs != null) {
+                logs.io(t2 - startNs, u.isRead, u.length, u.offset, u.t1 - u.t0, t2 - u.t1);
+            }
             (u.isRead ? readOps : writeOps).increment();
             (u.isRead ? readBytes : writeBytes).add(u.length);
         }
@@ -378,7 +384,8 @@ final class Worker extends Job {
         if (!expectData) {
             return; // never written: counted by BlockVerifyState.neverWritten
         }
-        String bad = u.verifier.check(u.buffer.asSlice(0, u.length), u.offset);
+        String bad = u.verifier.check(u.buffer.asSlice(0, u.length), u.offset,
+                spec.rw.writes && !stateLoaded ? verifyThread : -1);
         if (bad == null && spec.verify != JobSpec.Verify.PATTERN && u.verifier.lastGeneration() < acked) {
             bad = "lost write at offset " + u.offset + ": block holds generation " + u.verifier.lastGeneration()
                     + ", the last acknowledged write was generation " + acked;
