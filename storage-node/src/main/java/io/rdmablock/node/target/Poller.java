@@ -20,8 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  * CQ (up to {@link #EVENT_WAIT_NS}) when it has no volume I/O in flight, on its volume I/O (up to
  * {@link TargetOptions#idleWaitNs()}; {@link io.rdmablock.node.io.VolumeIo#awaitStore}: the store queue, or the
  * secondaries a replicated write waits on) when it has; otherwise (several queues, a closing queue, a pollable, or a
- * volume I/O that cannot wait) parked for {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle
- * pollers do not burn cores.
+ * volume I/O that cannot wait) parked for {@link TargetOptions#idleWaitNs()} (20 ms without any queue; with several
+ * queues, one of which has volume I/O in flight, on that volume I/O for as long) - so idle pollers do not burn
+ * cores.
  *
  * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link io.rdmablock.node.io.VolumeIo}s (e.g. the peer
  * queues of a replicated volume's primary), every round after the queues; their work counts like the queues'.
@@ -284,12 +285,35 @@ public final class Poller implements Runnable {
                 queues.remove(q);
                 retire(q, nowNs);
             }
+        } else if (q == null && awaitAnyStore()) {
+            return;
         } else {
             // no queue at all: sleep longer, add() unparks at once; only pending ones: until their next poll
             long parkNs = !queues.isEmpty() || !closing.isEmpty() ? options.idleWaitNs()
                     : pending.isEmpty() ? 20_000_000L : PENDING_POLL_NS;
             LockSupport.parkNanos(this, parkNs);
         }
+    }
+
+    /**
+     * Several queues, one of them with store I/O (or a replicated write's peers) outstanding: waits on that one's
+     * volume I/O for the idle wait, as a park would, but it hands the commands queued this round to the kernel
+     * first and ends when they complete (a park would leave them queued until the next round and wake at its end).
+     * The other queues' new capsules wait at most the idle wait, as with the park.
+     *
+     * @return false when no queue has store I/O outstanding, or it cannot be waited on (the caller parks)
+     */
+    private boolean awaitAnyStore() {
+        if (!closing.isEmpty() || !pollables.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < queues.size(); i++) {
+            RdmaQueue busy = queues.get(i);
+            if (busy.storeInFlight() > 0) {
+                return busy.awaitStore(options.idleWaitNs());
+            }
+        }
+        return false;
     }
 
     /** Stops the thread; its queues are torn down on it. Waits up to {@code timeoutMs}. */
