@@ -76,6 +76,7 @@ final class BenchRun {
             throws IOException, InterruptedException {
         List<BlockDevice> opened = new ArrayList<>();
         List<Job> jobs = new ArrayList<>();
+        Flow flows = new Flow(); // fio's flow_id groups of the jobs running together
         try {
             for (JobSpec spec : specs) {
                 Worker first = null;
@@ -86,6 +87,9 @@ final class BenchRun {
                             ? new ReplayWorker(spec, dev, replay.trace(), replay.noStall(), replay.timeScalePercent())
                             : new Worker(spec, spec.name, dev, c, all.size() + jobs.size(), first);
                     j.auxPath = auxPath;
+                    if (j instanceof Worker w) {
+                        w.flow = flows.join(spec);
+                    }
                     if (j instanceof Worker w && c == 0) {
                         first = w;
                         if (spec.verifyStateLoad) {
