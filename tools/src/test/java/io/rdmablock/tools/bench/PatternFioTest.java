@@ -112,6 +112,26 @@ class PatternFioTest {
         assertEquals(fio.subList(0, n), ours.subList(0, n));
     }
 
+    @Test
+    void shouldKeepOneSequenceWithHolesPerDirectionInAMixAsFioDoes() throws Exception {
+        LocalFio.assumeInstalled();
+        String[] opts = {"rw=rw:8k", "bs=4k", "size=256k"};
+        List<LocalFio.Io> fio = LocalFio.iolog(dir, file, opts);
+        List<RecordingDevice.Io> ours = ours(spec("j", opts)).rec().ios;
+        int compared = 0;
+        for (boolean read : new boolean[] {true, false}) {
+            // the directions interleave by the random mix (fio's generator, not ours), and the job ends when either
+            // direction's next offset is past the region; each direction's offsets are fio's (its own last_pos)
+            List<Long> f = fio.stream().filter(i -> i.read() == read).map(LocalFio.Io::offset).toList();
+            List<Long> o = ours.stream().filter(i -> i.read() == read).map(RecordingDevice.Io::offset).toList();
+            int n = Math.min(f.size(), o.size());
+            assertTrue(n >= 3, "fio " + f + ", ours " + o);
+            assertEquals(f.subList(0, n), o.subList(0, n), read ? "reads" : "writes");
+            compared += n;
+        }
+        assertTrue(compared >= 25, "one direction ran to the region's end (22 I/Os) in both: " + compared);
+    }
+
     /**
      * For each I/O after the first: 'N' a new offset, 'S' the last one's end, 'I' the last one's offset; 'S' too after
      * an I/O that ended at the device's end (fio: the sequential offset is beyond it, so it takes a random one).
