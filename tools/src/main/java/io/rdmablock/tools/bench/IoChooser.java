@@ -88,8 +88,8 @@ final class IoChooser {
     }
 
     /**
-     * Bytes the job issues before it ends: one pass when it fills the device (fill_device: fio ends at ENOSPC, time_based
-     * or not), else {@code loops} passes, unlimited when time_based.
+     * Bytes the job issues before it ends: one pass when it fills the device (fill_device: fio ends at ENOSPC,
+     * time_based or not), else {@code loops} passes, unlimited when time_based.
      */
     long byteLimit() {
         return fillsDevice ? regionLength : spec.timeBased ? Long.MAX_VALUE : regionLength * spec.loops;

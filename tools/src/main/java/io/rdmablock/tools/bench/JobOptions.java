@@ -16,7 +16,8 @@ final class JobOptions {
     /** Supported options and what they do here (fio's meaning unless the text says otherwise). */
     static final Map<String, String> SUPPORTED = table(
             "name", "job name", "description", "free text, printed",
-            "rw", "read|write|randread|randwrite|rw|readwrite|randrw, optional :<n> offset modifier", "readwrite", "alias of rw",
+            "rw", "read|write|randread|randwrite|rw|readwrite|randrw, optional :<n> offset modifier",
+            "readwrite", "alias of rw",
             "rwmixread", "percent reads in rw/randrw", "rwmixwrite", "percent writes in rw/randrw",
             "bs", "block size, or read,write", "blocksize", "alias of bs", "bssplit", "block size mix, 4k/50:64k/50",
             "blockalign", "alignment of random offsets (default: the block size)", "ba", "alias of blockalign",
@@ -37,7 +38,8 @@ final class JobOptions {
             "rate_process", "linear|poisson (exponential inter-arrival times)", "io_submit_mode",
             "inline|offload (a submitter thread per clone)", "flow", "flow weight 0..1000 among jobs of a flow_id",
             "flow_id", "flow of the job (default 0)", "flow_sleep", "wait after being held back by its flow (us)",
-            "fill_device", "end, without error, at the volume's end (as fio at ENOSPC)", "fill_fs", "alias of fill_device",
+            "fill_device", "end, without error, at the volume's end (as fio at ENOSPC)",
+            "fill_fs", "alias of fill_device",
             "thinktime", "pause after thinktime_blocks I/Os (us)", "thinktime_blocks", "I/Os between pauses (default 1)",
             "verify", "crc32c|md5|pattern|0", "verify_pattern", "32-bit pattern for verify=pattern",
             "do_verify", "read back after writing", "verify_fatal", "stop at the first verify failure",

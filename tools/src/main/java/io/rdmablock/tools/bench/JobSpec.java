@@ -38,6 +38,8 @@ final class JobSpec {
     String name = "job";
     String description = "";
     Rw rw = Rw.READ;
+    /** Issue 41's options: rw's offset modifier, rw_sequencer, rate_process, io_submit_mode, flow, fill_device. */
+    final PatternOptions pattern = new PatternOptions();
     int rwmixread = 50;
     int bsRead = 4096;
     int bsWrite = 4096;
@@ -81,8 +83,6 @@ final class JobSpec {
     boolean verifyStateLoad;
     double[] percentiles = DEFAULT_PERCENTILES;
     boolean groupReporting;
-    /** Issue 41's I/O pattern options: rw offset modifier, rw_sequencer, rate_process, io_submit_mode, flow, fill_device. */
-    final PatternOptions pattern = new PatternOptions();
     /** The options as given (after [global] merge and command-line overrides), for "job options" in the JSON. */
     final Map<String, String> options = new LinkedHashMap<>();
     final java.util.Set<String> warnings = new java.util.LinkedHashSet<>();
@@ -182,6 +182,8 @@ final class JobSpec {
             case "name" -> name = v;
             case "description" -> description = v.replace("\"", "");
             case "rw", "readwrite" -> rw = pattern.rw(name, v);
+            case "rw_sequencer", "rate_process", "io_submit_mode", "flow", "flow_id", "flow_sleep", "fill_device",
+                 "fill_fs" -> pattern.set(name, k, v);
             case "rwmixread" -> rwmixread = FioValues.integer(k, v, 0, 100);
             case "rwmixwrite" -> rwmixread = 100 - FioValues.integer(k, v, 0, 100);
             case "bs", "blocksize" -> {
@@ -243,8 +245,6 @@ final class JobSpec {
             case "verify_backlog" -> verifyBacklog = FioValues.integer(k, v, 0, 1 << 30);
             case "verify_state_save" -> verifyStateSave = FioValues.bool(k, v);
             case "verify_state_load" -> verifyStateLoad = FioValues.bool(k, v);
-            case "rw_sequencer", "rate_process", "io_submit_mode", "flow", "flow_id", "flow_sleep", "fill_device",
-                 "fill_fs" -> pattern.set(name, k, v);
             case "group_reporting" -> groupReporting = FioValues.bool(k, v);
             case "percentile_list" -> {
                 String[] p = v.split(":");

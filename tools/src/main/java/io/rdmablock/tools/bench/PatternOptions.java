@@ -11,18 +11,17 @@ import java.util.Locale;
  *       {@code ddir_seq_add}); for random patterns the number of I/Os per new random offset (fio's
  *       {@code ddir_seq_nr}, 1..2^32-1), the others following it as {@code rw_sequencer} says;</li>
  *   <li>{@code rw_sequencer=sequential|identical};</li>
- *   <li>{@code rate_process=linear|poisson} (poisson: exponential inter-arrival times, mean {@code 1e6 / IOPS} us);</li>
+ *   <li>{@code rate_process=linear|poisson} (poisson: exponential inter-arrival times, mean
+ *       {@code 1e6 / IOPS} us);</li>
  *   <li>{@code io_submit_mode=inline|offload} (offload: a submitter thread per clone issues the I/O);</li>
- *   <li>{@code flow} (weight 0..1000, 0 = not in a flow), {@code flow_id} (int, default 0), {@code flow_sleep} (us);</li>
+ *   <li>{@code flow} (weight 0..1000, 0 = not in a flow), {@code flow_id} (int, default 0), {@code flow_sleep}
+ *       (us);</li>
  *   <li>{@code fill_device} / {@code fill_fs} (bool): the job ends, without error, where its I/O reaches the volume's
  *       end, as fio's does at ENOSPC.</li>
  * </ul>
  * A bad value fails with {@link IllegalArgumentException} naming the option, the job and the bounds.
  */
 final class PatternOptions {
-    /** The options parsed here (besides the modifier of {@code rw}). */
-    static final java.util.Set<String> NAMES = java.util.Set.of("rw_sequencer", "rate_process", "io_submit_mode",
-            "flow", "flow_id", "flow_sleep", "fill_device", "fill_fs");
     /** fio's flow.h FLOW_MAX_WEIGHT. */
     static final int FLOW_MAX_WEIGHT = 1000;
 
@@ -91,7 +90,7 @@ final class PatternOptions {
         return rw;
     }
 
-    /** Sets one of {@link #NAMES} for job {@code job}. */
+    /** Sets rw_sequencer, rate_process, io_submit_mode, flow, flow_id, flow_sleep or fill_device of {@code job}. */
     void set(String job, String k, String v) {
         String s = v.trim().toLowerCase(Locale.ROOT);
         try {

@@ -30,8 +30,8 @@ import java.util.function.BiConsumer;
  * generation of the last acknowledged write, or a newer one (a write in flight at a failure); an older one fails as a
  * lost write. Reads during MAIN check blocks written by this clone (or every block for read-only jobs, against the
  * loaded state when {@code verify_state_load=1}). A block is never in flight twice at once when verifying.
- * The first I/O error stops the clone (fio without continue_on_error). With {@code flow} the clone's {@link Flow} member
- * may hold an I/O back; with {@code io_submit_mode=offload} its {@link Submitter} thread issues the prepared I/O.
+ * The first I/O error stops the clone (fio without continue_on_error). With {@code flow} the clone's {@link Flow}
+ * member may hold an I/O back; with {@code io_submit_mode=offload} its {@link Submitter} thread issues the I/O.
  */
 final class Worker extends Job {
     private final BlockDevice dev;

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Runs the locally installed fio ({@code /usr/bin/fio}) on a file with {@code --ioengine=psync}, for tests that compare
- * the I/O pattern of {@code rdmablock bench} with fio's own; the tests are skipped (with the reason) where fio is absent.
+ * Runs the locally installed fio ({@code /usr/bin/fio}) on a file with {@code --ioengine=psync}, for tests that
+ * compare the I/O pattern of {@code rdmablock bench} with fio's own; they are skipped, saying why, where fio is absent.
  * The I/Os come from fio's {@code --write_iolog} (version 3: time in us since the log started, file, action, offset,
  * length).
  */

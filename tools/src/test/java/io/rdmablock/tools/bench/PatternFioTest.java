@@ -60,7 +60,8 @@ class PatternFioTest {
             }
             return rec.sharing(base.get());
         };
-        BenchRun.Outcome o = BenchRun.run(new ArrayList<>(List.of(specs)), null, devs, null, BenchRun.Progress.none(), dir);
+        BenchRun.Outcome o = BenchRun.run(new ArrayList<>(List.of(specs)), null, devs, null, BenchRun.Progress.none(),
+                dir);
         for (FioReport.Entry e : o.entries()) {
             assertEquals(0, e.error(), e.messages().toString());
         }
@@ -206,7 +207,8 @@ class PatternFioTest {
     @Test
     void shouldSpaceIoAsAPoissonProcessWithRateProcessPoissonAsFioDoes() throws Exception {
         LocalFio.assumeInstalled();
-        String[] opts = {"rw=randread", "bs=4k", "rate_iops=250", "rate_process=poisson", "time_based", "runtime=1600ms"};
+        String[] opts = {"rw=randread", "bs=4k", "rate_iops=250", "rate_process=poisson", "time_based",
+            "runtime=1600ms"};
         List<LocalFio.Io> fioIos = LocalFio.iolog(dir, file, opts);
         double gap = 1e9 / 250;
         double[] fio = rateAndShortShare(fioIos.stream().map(i -> i.timeUs() * 1000).toList(), gap);
