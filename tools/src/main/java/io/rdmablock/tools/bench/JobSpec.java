@@ -123,6 +123,7 @@ final class JobSpec {
                 j.set(k, v);
             }
         }
+        j.pattern.check(j);
         if (j.verify != Verify.NONE && (!j.bssplit.isEmpty() || j.bsRead != j.bsWrite)) {
             throw new IllegalArgumentException("invalid verify: verify=" + j.verify.name().toLowerCase()
                     + " needs one block size (no bssplit, same read and write bs)");
@@ -183,7 +184,7 @@ final class JobSpec {
             case "description" -> description = v.replace("\"", "");
             case "rw", "readwrite" -> rw = pattern.rw(name, v);
             case "rw_sequencer", "rate_process", "io_submit_mode", "flow", "flow_id", "flow_sleep", "fill_device",
-                 "fill_fs" -> pattern.set(name, k, v);
+                 "fill_fs", "rate_min", "ratemin", "rate_iops_min", "rate_cycle", "ratecycle" -> pattern.set(name, k, v);
             case "rwmixread" -> rwmixread = FioValues.integer(k, v, 0, 100);
             case "rwmixwrite" -> rwmixread = 100 - FioValues.integer(k, v, 0, 100);
             case "bs", "blocksize" -> {

@@ -16,6 +16,8 @@ import java.util.Locale;
  *   <li>{@code io_submit_mode=inline|offload} (offload: a submitter thread per clone issues the I/O);</li>
  *   <li>{@code flow} (weight 0..1000, 0 = not in a flow), {@code flow_id} (int, default 0), {@code flow_sleep}
  *       (us);</li>
+ *   <li>{@code rate_min} / {@code rate_iops_min} (per direction, like {@code rate}) checked every {@code rate_cycle}
+ *       ms (default 1000) after 2 s ({@link MinRate});</li>
  *   <li>{@code fill_device} / {@code fill_fs} (bool): the job ends, without error, where its I/O reaches the volume's
  *       end, as fio's does at ENOSPC.</li>
  * </ul>
@@ -38,6 +40,10 @@ final class PatternOptions {
     int flowId;
     long flowSleepNs;
     boolean fillDevice;
+    /** rate_min in bytes/s and rate_iops_min, {read, write} (0 = none); rate_cycle in ns. */
+    long[] minRateBytes = {0, 0};
+    long[] minRateIops = {0, 0};
+    long rateCycleNs = 1_000_000_000L;
 
     /** True when the job has an {@code rw} offset modifier. */
     boolean modified() {
@@ -102,10 +108,31 @@ final class PatternOptions {
                 case "flow_id" -> flowId = FioValues.integer(k, s, Integer.MIN_VALUE, Integer.MAX_VALUE);
                 case "flow_sleep" -> flowSleepNs = FioValues.integer(k, s, 0, Integer.MAX_VALUE) * 1_000L;
                 case "fill_device", "fill_fs" -> fillDevice = FioValues.bool(k, s);
+                case "rate_min", "ratemin" -> minRateBytes = FioValues.perDirection(k, s, true);
+                case "rate_iops_min" -> minRateIops = FioValues.perDirection(k, s, false);
+                case "rate_cycle", "ratecycle" -> rateCycleNs = FioValues.integer(k, s, 1, 1 << 30) * 1_000_000L;
                 default -> throw new IllegalStateException("unhandled option " + k);
             }
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(e.getMessage() + " (job '" + job + "')", e);
+        }
+    }
+
+    /**
+     * Checks the job's values together once parsed (fio's init.c): a minimum rate above the rate cap fails, naming
+     * the option, the job and the direction.
+     */
+    void check(JobSpec j) {
+        for (int d = 0; d < 2; d++) {
+            String dir = d == 0 ? "read" : "write";
+            if (j.rateBytes[d] > 0 && minRateBytes[d] > j.rateBytes[d]) {
+                throw new IllegalArgumentException("invalid rate_min: job '" + j.name + "': rate_min=" + minRateBytes[d]
+                        + " exceeds rate=" + j.rateBytes[d] + " (" + dir + "), max=" + j.rateBytes[d]);
+            }
+            if (j.rateIops[d] > 0 && minRateIops[d] > j.rateIops[d]) {
+                throw new IllegalArgumentException("invalid rate_iops_min: job '" + j.name + "': rate_iops_min="
+                        + minRateIops[d] + " exceeds rate_iops=" + j.rateIops[d] + " (" + dir + "), max=" + j.rateIops[d]);
+            }
         }
     }
 

@@ -158,13 +158,14 @@ final class Worker extends Job {
     @Override
     void start() {
         submitter = spec.pattern.offload ? new Submitter(name + "." + clone) : null;
-        if (pacer != null || spec.latencyTargetNs > 0 || spec.startDelayNs > 0 || flow != null) {
+        if (pacer != null || spec.latencyTargetNs > 0 || spec.startDelayNs > 0 || flow != null || MinRate.needed(spec)) {
             timer = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "bench-timer-" + name);
                 t.setDaemon(true);
                 return t;
             });
         }
+        MinRate.schedule(this, timer);
         if (spec.latencyTargetNs > 0) {
             latency = new LatencyTarget(spec, startNs);
         }

@@ -316,4 +316,36 @@ class PatternFioTest {
                 "runtime=300ms"));
         assertTrue(w.rec().ios.size() > 64, "wrapped: " + w.rec().ios.size());
     }
+
+    @Test
+    void shouldFailAJobBelowItsMinimumRateAfterTheSettleTimeAsFioDoes() throws Exception {
+        LocalFio.assumeInstalled();
+        // thinktime=10ms holds both to ~100 IOPS; fio checks every rate_cycle after 2 s and fails with EIO
+        String out = LocalFio.run(dir, List.of("--name=j", "--ioengine=psync", "--filename=" + file, "--rw=randread",
+                "--bs=4k", "--thinktime=10000", "--rate_iops_min=1000", "--rate_cycle=200", "--time_based",
+                "--runtime=5"), false);
+        Matcher fm = Pattern.compile("j: rate_iops_min=1000 not met, got (\\d+) IOPS").matcher(out);
+        assertTrue(fm.find() && out.contains("err= 5"), out);
+        JobSpec s = spec("j", "rw=randread", "bs=4k", "thinktime=10000", "rate_iops_min=1000", "rate_cycle=200",
+                "time_based", "runtime=5");
+        long t0 = System.nanoTime();
+        BenchRun.Outcome o = BenchRun.run(new ArrayList<>(List.of(s)), null,
+                () -> new FileBlockDevice(file, 512, false, 8), null, BenchRun.Progress.none(), dir);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        FioReport.Entry e = o.entries().getFirst();
+        assertEquals(5, e.error(), e.messages().toString());
+        String msg = String.join(" ", e.messages());
+        Matcher om = Pattern.compile("j: rate_iops_min=1000 not met, got (\\d+) IOPS").matcher(msg);
+        assertTrue(om.find(), msg);
+        // both measured ~100 IOPS (at most 1000 / 10 ms); both stopped at the first check after the settle time
+        for (Matcher m : new Matcher[] {fm, om}) {
+            long got = Long.parseLong(m.group(1));
+            assertTrue(got > 20 && got <= 110, "fio " + fm.group(1) + ", ours " + om.group(1));
+        }
+        assertTrue(seconds >= 2 && seconds < 4.5, "ours ended after " + seconds + " s, fio after ~2.2 s: " + out);
+        // a minimum the job meets: no error
+        BenchRun.Outcome ok = ours(spec("k", "rw=randread", "bs=4k", "thinktime=10000", "rate_iops_min=20",
+                "rate_cycle=200", "time_based", "runtime=2500ms")).outcome();
+        assertEquals(0, ok.entries().getFirst().error());
+    }
 }

@@ -95,19 +95,17 @@ class PatternOptionsTest {
     }
 
     @Test
-    void shouldKeepRateCycleAndRateMinUnsupported() throws Exception {
-        Path vol = dir.resolve("v.img");
-        FileBlockDevice.createFile(vol, 1 << 20);
-        Path job = Files.writeString(dir.resolve("m.fio"), """
-                [m]
-                ioengine=rdmablock
-                rate=1m
-                rate_min=512k
-                rate_cycle=500
-                rate_iops_min=10
-                """);
-        Run r = bench("--file", vol.toString(), job.toString());
-        assertEquals(2, r.rc());
-        assertTrue(r.err().contains("unsupported fio options: job 'm': rate_min, rate_cycle, rate_iops_min"), r.err());
+    void shouldRefuseAMinimumRateAboveTheRateCapBeforeAnyIo() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PatternFioTest.spec("m", "rate=1m", "rate_min=2m"));
+        assertEquals("invalid rate_min: job 'm': rate_min=2097152 exceeds rate=1048576 (read), max=1048576",
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> PatternFioTest.spec("n", "rate_iops=,100",
+                "rate_iops_min=,200"));
+        assertTrue(e.getMessage().startsWith("invalid rate_iops_min: job 'n': rate_iops_min=200 exceeds rate_iops=100"
+                + " (write)"), e.getMessage());
+        PatternOptions p = PatternFioTest.spec("o", "ratemin=1m,2m", "ratecycle=250").pattern;
+        assertArrayEquals(new long[] {1 << 20, 2 << 20}, p.minRateBytes);
+        assertEquals(250_000_000L, p.rateCycleNs);
     }
 }
