@@ -30,11 +30,16 @@ final class IoPacer {
     private final java.util.SplittableRandom poisson;
 
     IoPacer(JobSpec spec) {
+        this(spec, spec.seed());
+    }
+
+    /** @param seed of the rate_process=poisson gaps (per clone, as fio seeds each thread's poisson_state) */
+    IoPacer(JobSpec spec, long seed) {
         this.rateBytes = spec.rateBytes.clone();
         this.rateIops = spec.rateIops.clone();
         this.thinktimeNs = spec.thinktimeNs;
         this.thinktimeBlocks = spec.thinktimeBlocks;
-        this.poisson = new java.util.SplittableRandom(spec.seed() ^ 0x5bd1e995L);
+        this.poisson = new java.util.SplittableRandom(seed ^ 0x5bd1e995L);
         for (int d = 0; d < 2 && spec.pattern.poisson; d++) {
             int minBs = d == 0 ? spec.bsRead : spec.bsWrite;
             for (FioValues.Split s : spec.bssplit) {

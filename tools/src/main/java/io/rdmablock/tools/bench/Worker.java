@@ -77,7 +77,7 @@ final class Worker extends Job {
         this.regionLength = spec.regionLength(dev.capacityBytes(), dev.lbaSize());
         this.chooser = new IoChooser(spec, regionStart, regionLength, dev.capacityBytes(), dev.lbaSize(),
                 spec.seed() + 7919L * jobNumber);
-        this.pacer = IoPacer.needed(spec) ? new IoPacer(spec) : null;
+        this.pacer = IoPacer.needed(spec) ? new IoPacer(spec, spec.seed() + 7919L * jobNumber) : null;
         this.verifying = spec.verify != JobSpec.Verify.NONE;
         this.verifyBs = spec.bsWrite;
         this.verifyBlocks = regionLength / verifyBs;

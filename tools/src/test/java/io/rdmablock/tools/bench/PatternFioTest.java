@@ -225,6 +225,7 @@ class PatternFioTest {
         double[] linear = rateAndShortShare(lin.ios.stream().map(RecordingDevice.Io::timeNs).toList(), gap);
         String all = "rate and share of gaps 0.1..2 ms: fio " + fio[0] + " " + fio[1] + ", ours " + ours[0] + " "
                 + ours[1] + ", linear " + linear[0] + " " + linear[1];
+        System.out.println(all);
         // ~400 gaps: the Poisson count's relative sd is 1/sqrt(400) = 5% (bounds +-20% = 4 sd); the share of short
         // gaps is binomial, sd sqrt(0.378 x 0.622 / 400) = 0.024 (bounds 0.378 +- 0.1, 4 sd); a linear schedule
         // has short gaps only where it catches up after a stall of the machine
@@ -291,6 +292,7 @@ class PatternFioTest {
         long oa = o.jobs().get(0).readOps.sum();
         long ob = o.jobs().get(1).readOps.sum();
         String all = "fio a/b " + fa + "/" + fb + ", ours " + oa + "/" + ob;
+        System.out.println(all);
         // the flow keeps each member's admitted count within one I/O of its share; the counts here are completions,
         // which lag admissions by at most iodepth per job: |a - 3b| <= 3 (iodepth + 1) + iodepth + 1
         assertTrue(fb > 100 && ob > 100, all);
