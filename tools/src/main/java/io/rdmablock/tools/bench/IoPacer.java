@@ -12,7 +12,7 @@ package io.rdmablock.tools.bench;
  * direction is followed by an exponentially distributed gap of mean {@code floor(1e6 / iops)} us, where
  * {@code iops = rate_bps / min_bs} ({@code rate_bps} = {@code rate}, else {@code rate_iops x bs}; {@code min_bs} the
  * direction's smallest block size), whatever the I/O's own length: a Poisson process of that rate. The gaps come from
- * the job's seed, so {@code randrepeat=1} repeats them.
+ * the clone's seed (like its offsets), so {@code randrepeat=1} repeats them.
  */
 final class IoPacer {
     private static final long MAX_LAG_NS = 1_000_000_000L;
