@@ -92,6 +92,7 @@ final class BenchRun {
             throws IOException, InterruptedException {
         List<BlockDevice> opened = new ArrayList<>();
         List<Job> jobs = new ArrayList<>();
+        Flow flows = new Flow(); // fio's flow_id groups of the jobs running together
         try {
             for (JobSpec spec : specs) {
                 Worker first = null;
@@ -103,6 +104,9 @@ final class BenchRun {
                             : new Worker(spec, spec.name, dev, c, all.size() + jobs.size(), first);
                     j.auxPath = auxPath;
                     j.logs = replay != null ? null : IoLogs.open(spec, all.size() + jobs.size() + 1, plotDir);
+                    if (j instanceof Worker w) {
+                        w.flow = flows.join(spec);
+                    }
                     if (j instanceof Worker w && c == 0) {
                         first = w;
                         if (spec.verifyStateLoad) {

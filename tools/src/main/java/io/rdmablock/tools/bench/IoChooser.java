@@ -27,12 +27,22 @@ final class IoChooser {
     private final int[] splitBs;
     private final int[] splitCumPct; // cumulative, in 1/100 percent
     private long seq;
+    /** Offsets of a job with an rw offset modifier (fio's ddir_seq_add / ddir_seq_nr), else null. */
+    private final OffsetSequencer sequencer;
+    /** The job ends after one pass over the region: fill_device and the region reaches the device's end. */
+    private final boolean fillsDevice;
+    private int passes;
 
     /**
      * @throws IllegalArgumentException when a block size or the alignment is not a multiple of {@code lbaSize}, or
      *                                  the region is smaller than the largest block
      */
     IoChooser(JobSpec spec, long regionStart, long regionLength, int lbaSize, long seed) {
+        this(spec, regionStart, regionLength, regionStart + regionLength, lbaSize, seed);
+    }
+
+    /** @param capacity the device size in bytes (where fill_device ends the job, and fio's real_file_size) */
+    IoChooser(JobSpec spec, long regionStart, long regionLength, long capacity, int lbaSize, long seed) {
         this.spec = spec;
         this.regionStart = regionStart;
         this.regionLength = regionLength;
@@ -63,6 +73,8 @@ final class IoChooser {
             readDist = null;
             writeDist = null;
         }
+        sequencer = spec.pattern.modified() ? new OffsetSequencer(spec, regionStart, regionLength, capacity) : null;
+        fillsDevice = spec.pattern.fillDevice && regionStart + regionLength >= capacity;
     }
 
     private long ranges(long align, int maxBs) {
@@ -75,12 +87,26 @@ final class IoChooser {
         }
     }
 
+    /**
+     * Bytes the job issues before it ends: one pass when it fills the device (fill_device: fio ends at ENOSPC,
+     * time_based or not), else {@code loops} passes, unlimited when time_based.
+     */
+    long byteLimit() {
+        return fillsDevice ? regionLength : spec.timeBased ? Long.MAX_VALUE : regionLength * spec.loops;
+    }
+
+    /** The next I/O, or null when the job's passes are over (an rw offset modifier led beyond the region). */
     synchronized Choice next() {
         boolean read = spec.rw == JobSpec.Rw.RW || spec.rw == JobSpec.Rw.RANDRW
                 ? rng.nextInt(100) < spec.rwmixread : spec.rw.reads;
         int len = chooseBs(read);
         long off;
-        if (spec.rw.random) {
+        if (sequencer != null) {
+            off = sequenced(read, len);
+            if (off < 0) {
+                return null;
+            }
+        } else if (spec.rw.random) {
             long b = (read ? readDist : writeDist).next();
             off = regionStart + b * (read ? readAlign : writeAlign);
         } else {
@@ -95,8 +121,26 @@ final class IoChooser {
         return new Choice(read, len, off);
     }
 
-    /** Another offset for the same direction and length (when the chosen block is busy). */
+    /** fio's end of a pass with an offset modifier: a new pass (time_based, loops left) or -1 (the job ends). */
+    private long sequenced(boolean read, int len) {
+        long off = sequencer.next(read ? 0 : 1, len, () -> randomOffset(read));
+        if (off < 0 && (spec.timeBased && !fillsDevice || ++passes < spec.loops && !fillsDevice)) {
+            sequencer.reset();
+            off = sequencer.next(read ? 0 : 1, len, () -> randomOffset(read));
+        }
+        return off;
+    }
+
+    private long randomOffset(boolean read) {
+        return regionStart + (read ? readDist : writeDist).next() * (read ? readAlign : writeAlign);
+    }
+
+    /** Another offset for the same direction and length (when the chosen block is busy; the same when none is left). */
     synchronized long another(Choice c) {
+        if (sequencer != null) {
+            long o = sequenced(c.read(), c.lengthBytes());
+            return o < 0 ? c.offsetBytes() : o;
+        }
         if (!spec.rw.random) {
             long pos = seq % regionLength;
             if (pos + c.lengthBytes() > regionLength) {

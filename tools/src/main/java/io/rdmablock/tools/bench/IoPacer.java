@@ -7,6 +7,12 @@ package io.rdmablock.tools.bench;
  * instead of bursting). thinktime: after every {@code thinktime_blocks} issued I/Os the job pauses {@code thinktime}
  * before issuing more (I/Os in flight complete meanwhile), as fio's {@code handle_thinktime} does. Times are
  * {@link System#nanoTime()} values passed in. Thread-safe.
+ *
+ * <p>{@code rate_process=poisson} (fio's backend.c {@code usec_for_io}): instead of the fixed period, each I/O of a
+ * direction is followed by an exponentially distributed gap of mean {@code floor(1e6 / iops)} us, where
+ * {@code iops = rate_bps / min_bs} ({@code rate_bps} = {@code rate}, else {@code rate_iops x bs}; {@code min_bs} the
+ * direction's smallest block size), whatever the I/O's own length: a Poisson process of that rate. The gaps come from
+ * the clone's seed (like its offsets), so {@code randrepeat=1} repeats them.
  */
 final class IoPacer {
     private static final long MAX_LAG_NS = 1_000_000_000L;
@@ -19,12 +25,30 @@ final class IoPacer {
     private long issued;
     private long pauseUntilNs;
     private boolean paused;
+    /** Mean gap of rate_process=poisson per direction in ns, 0 = linear; and its generator. */
+    private final long[] poissonMeanNs = new long[2];
+    private final java.util.SplittableRandom poisson;
 
     IoPacer(JobSpec spec) {
+        this(spec, spec.seed());
+    }
+
+    /** @param seed of the rate_process=poisson gaps (per clone, as fio seeds each thread's poisson_state) */
+    IoPacer(JobSpec spec, long seed) {
         this.rateBytes = spec.rateBytes.clone();
         this.rateIops = spec.rateIops.clone();
         this.thinktimeNs = spec.thinktimeNs;
         this.thinktimeBlocks = spec.thinktimeBlocks;
+        this.poisson = new java.util.SplittableRandom(seed ^ 0x5bd1e995L);
+        for (int d = 0; d < 2 && spec.pattern.poisson; d++) {
+            int minBs = d == 0 ? spec.bsRead : spec.bsWrite;
+            for (FioValues.Split s : spec.bssplit) {
+                minBs = Math.min(minBs, s.bs());
+            }
+            long bps = rateBytes[d] > 0 ? rateBytes[d] : rateIops[d] * minBs;
+            long iops = bps / minBs;
+            poissonMeanNs[d] = iops > 0 ? Math.max(1, 1_000_000 / iops) * 1_000L : 0;
+        }
     }
 
     /** True when the job has any pacing. */
@@ -52,6 +76,9 @@ final class IoPacer {
         }
         if (rateIops[d] > 0) {
             periodNs = Math.max(periodNs, (long) (1e9 / rateIops[d]));
+        }
+        if (poissonMeanNs[d] > 0) {
+            periodNs = (long) (poissonMeanNs[d] * -Math.log(1 - poisson.nextDouble()));
         }
         if (periodNs > 0) {
             long at = nowNs + wait;

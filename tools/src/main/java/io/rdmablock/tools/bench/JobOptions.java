@@ -16,7 +16,8 @@ final class JobOptions {
     /** Supported options and what they do here (fio's meaning unless the text says otherwise). */
     static final Map<String, String> SUPPORTED = table(
             "name", "job name", "description", "free text, printed",
-            "rw", "read|write|randread|randwrite|rw|readwrite|randrw", "readwrite", "alias of rw",
+            "rw", "read|write|randread|randwrite|rw|readwrite|randrw, optional :<n> offset modifier",
+            "readwrite", "alias of rw",
             "rwmixread", "percent reads in rw/randrw", "rwmixwrite", "percent writes in rw/randrw",
             "bs", "block size, or read,write", "blocksize", "alias of bs", "bssplit", "block size mix, 4k/50:64k/50",
             "blockalign", "alignment of random offsets (default: the block size)", "ba", "alias of blockalign",
@@ -32,6 +33,16 @@ final class JobOptions {
             "latency_target", "fio's queue-depth search: max latency (us)", "latency_window", "sample window (us)",
             "latency_percentile", "percent of I/Os within the target (default 100)",
             "rate", "bandwidth cap, bytes/s, read,write", "rate_iops", "IOPS cap, read,write",
+            // issue 41, I/O pattern (PatternOptions)
+            "rw_sequencer", "sequential|identical: the I/Os after a random offset of rw=rand*:<n>",
+            "rate_process", "linear|poisson (exponential inter-arrival times)", "io_submit_mode",
+            "inline|offload (a submitter thread per clone)", "flow", "flow weight 0..1000 among jobs of a flow_id",
+            "flow_id", "flow of the job (default 0)", "flow_sleep", "wait after being held back by its flow (us)",
+            "fill_device", "end, without error, at the volume's end (as fio at ENOSPC)",
+            "fill_fs", "alias of fill_device",
+            "rate_min", "minimum bytes/s, read,write: the job fails (EIO) below it", "ratemin", "alias of rate_min",
+            "rate_iops_min", "minimum IOPS, read,write", "rate_cycle", "window of rate_min in ms (default 1000)",
+            "ratecycle", "alias of rate_cycle",
             "thinktime", "pause after thinktime_blocks I/Os (us)", "thinktime_blocks", "I/Os between pauses (default 1)",
             "verify", "crc32c|md5|meta|pattern|0",
             "verify_pattern", "fill pattern: 0x hex, decimal, \"string\", %o (block offset); checked by meta and pattern",

@@ -38,6 +38,8 @@ final class JobSpec {
     String name = "job";
     String description = "";
     Rw rw = Rw.READ;
+    /** Issue 41's options: rw's offset modifier, rw_sequencer, rate_process, io_submit_mode, flow, fill_device. */
+    final PatternOptions pattern = new PatternOptions();
     int rwmixread = 50;
     int bsRead = 4096;
     int bsWrite = 4096;
@@ -133,6 +135,7 @@ final class JobSpec {
                 j.set(k, v);
             }
         }
+        j.pattern.check(j);
         if (j.verify != Verify.NONE && (!j.bssplit.isEmpty() || j.bsRead != j.bsWrite)) {
             throw new IllegalArgumentException("invalid verify: verify=" + j.verify.name().toLowerCase()
                     + " needs one block size (no bssplit, same read and write bs)");
@@ -193,16 +196,9 @@ final class JobSpec {
         switch (k) {
             case "name" -> name = v;
             case "description" -> description = v.replace("\"", "");
-            case "rw", "readwrite" -> rw = switch (v) {
-                case "read" -> Rw.READ;
-                case "write" -> Rw.WRITE;
-                case "randread" -> Rw.RANDREAD;
-                case "randwrite" -> Rw.RANDWRITE;
-                case "rw", "readwrite" -> Rw.RW;
-                case "randrw" -> Rw.RANDRW;
-                default -> throw new IllegalArgumentException("invalid rw: '" + v
-                        + "', allowed=read|write|randread|randwrite|rw|readwrite|randrw");
-            };
+            case "rw", "readwrite" -> rw = pattern.rw(name, v);
+            case "rw_sequencer", "rate_process", "io_submit_mode", "flow", "flow_id", "flow_sleep", "fill_device",
+                 "fill_fs", "rate_min", "ratemin", "rate_iops_min", "rate_cycle", "ratecycle" -> pattern.set(name, k, v);
             case "rwmixread" -> rwmixread = FioValues.integer(k, v, 0, 100);
             case "rwmixwrite" -> rwmixread = 100 - FioValues.integer(k, v, 0, 100);
             case "bs", "blocksize" -> {

@@ -30,7 +30,8 @@ import java.util.function.BiConsumer;
  * generation of the last acknowledged write, or a newer one (a write in flight at a failure); an older one fails as a
  * lost write. Reads during MAIN check blocks written by this clone (or every block for read-only jobs, against the
  * loaded state when {@code verify_state_load=1}). A block is never in flight twice at once when verifying.
- * The first I/O error stops the clone (fio without continue_on_error).
+ * The first I/O error stops the clone (fio without continue_on_error). With {@code flow} the clone's {@link Flow}
+ * member may hold an I/O back; with {@code io_submit_mode=offload} its {@link Submitter} thread issues the I/O.
  */
 final class Worker extends Job {
     private final BlockDevice dev;
@@ -56,6 +57,9 @@ final class Worker extends Job {
     private volatile LatencyTarget latency;
     private volatile ScheduledExecutorService timer;
     private volatile boolean verifyPhase;
+    /** io_submit_mode=offload: the clone's submitter thread, else null; flow: its membership, else null (issue 41). */
+    private volatile Submitter submitter;
+    volatile Flow.Member flow;
     private volatile boolean latencyDone;
     private volatile int statsEpoch;
     /** The job's number in verify headers: its first clone's, 1-based (fio's thread_number). */
@@ -73,8 +77,9 @@ final class Worker extends Job {
         this.clone = clone;
         this.regionStart = spec.regionOffset(dev.capacityBytes(), dev.lbaSize());
         this.regionLength = spec.regionLength(dev.capacityBytes(), dev.lbaSize());
-        this.chooser = new IoChooser(spec, regionStart, regionLength, dev.lbaSize(), spec.seed() + 7919L * jobNumber);
-        this.pacer = IoPacer.needed(spec) ? new IoPacer(spec) : null;
+        this.chooser = new IoChooser(spec, regionStart, regionLength, dev.capacityBytes(), dev.lbaSize(),
+                spec.seed() + 7919L * jobNumber);
+        this.pacer = IoPacer.needed(spec) ? new IoPacer(spec, spec.seed() + 7919L * jobNumber) : null;
         this.verifying = spec.verify != JobSpec.Verify.NONE;
         this.verifyBs = spec.bsWrite;
         this.verifyBlocks = regionLength / verifyBs;
@@ -95,14 +100,6 @@ final class Worker extends Job {
         for (int i = 0; i < units.length; i++) {
             units[i] = new Unit(i, dev.allocateBuffer(maxBs));
         }
-    }
-
-    long regionStart() {
-        return regionStart;
-    }
-
-    long regionLength() {
-        return regionLength;
     }
 
     /**
@@ -163,13 +160,15 @@ final class Worker extends Job {
 
     @Override
     void start() {
-        if (pacer != null || spec.latencyTargetNs > 0 || spec.startDelayNs > 0) {
+        submitter = spec.pattern.offload ? new Submitter(name + "." + clone) : null;
+        if (pacer != null || spec.latencyTargetNs > 0 || spec.startDelayNs > 0 || flow != null || MinRate.needed(spec)) {
             timer = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "bench-timer-" + name);
                 t.setDaemon(true);
                 return t;
             });
         }
+        MinRate.schedule(this, timer);
         if (spec.latencyTargetNs > 0) {
             latency = new LatencyTarget(spec, startNs);
         }
@@ -188,29 +187,39 @@ final class Worker extends Job {
     }
 
     private void next(Unit u) {
-        while (true) {
-            if (!prepare(u)) {
-                return;
-            }
-            MemorySegment data = u.buffer.asSlice(0, u.length);
-            CompletableFuture<Void> f;
-            inFlight.incrementAndGet();
-            u.t0 = System.nanoTime();
-            try {
-                f = u.isRead ? dev.read(u.offset, data) : dev.write(u.offset, data, false);
-            } catch (RuntimeException e) {
-                f = CompletableFuture.failedFuture(e);
-            }
-            u.t1 = System.nanoTime();
-            if (!f.isDone()) {
-                f.whenComplete(u);
-                return;
-            }
-            Throwable err = f.isCompletedExceptionally() ? f.exceptionNow() : null;
-            if (!complete(u, err)) {
-                return;
-            }
+        while (prepare(u) && (submitter != null ? handOver(u) : issue(u))) {
+            // the I/O completed at once: the unit goes on
         }
+    }
+
+    /** io_submit_mode=offload: the submitter thread issues the I/O (false: the unit goes on when it completes). */
+    private boolean handOver(Unit u) {
+        u.t0 = System.nanoTime();
+        submitter.submit(() -> {
+            if (issue(u)) {
+                next(u);
+            }
+        });
+        return false;
+    }
+
+    /** Issues the unit's prepared I/O; true when it completed at once and the unit goes on. */
+    private boolean issue(Unit u) {
+        MemorySegment data = u.buffer.asSlice(0, u.length);
+        CompletableFuture<Void> f;
+        inFlight.incrementAndGet();
+        u.t0 = submitter != null ? u.t0 : System.nanoTime();
+        try {
+            f = u.isRead ? dev.read(u.offset, data) : dev.write(u.offset, data, false);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        u.t1 = System.nanoTime();
+        if (!f.isDone()) {
+            f.whenComplete(u);
+            return false;
+        }
+        return complete(u, f.isCompletedExceptionally() ? f.exceptionNow() : null);
     }
 
     private boolean ended(long now) {
@@ -230,7 +239,7 @@ final class Worker extends Job {
                 endMain(u);
                 return false;
             }
-            return true;
+            return !held(u, 0);
         }
         if (ended(now)) {
             endMain(u);
@@ -247,13 +256,13 @@ final class Worker extends Job {
             return true;
         }
         IoChooser.Choice c = chooser.next();
-        u.isRead = c.read();
-        u.verifyRead = false;
-        u.length = c.lengthBytes();
-        if (!spec.timeBased && issuedBytes.addAndGet(u.length) > regionLength * spec.loops) {
+        if (c == null || issuedBytes.addAndGet(c.lengthBytes()) > chooser.byteLimit()) {
             endMain(u);
             return false;
         }
+        u.isRead = c.read();
+        u.verifyRead = false;
+        u.length = c.lengthBytes();
         u.offset = c.offsetBytes();
         u.block = -1;
         if (verifying) {
@@ -273,15 +282,17 @@ final class Worker extends Job {
                 u.verifier.fill(u.buffer.asSlice(0, u.length), u.offset, chooser.nextSeed(), u.generation);
             }
         }
-        if (pacer != null) {
-            long wait = pacer.reserve(u.isRead, u.length, now);
-            if (wait > 0) {
-                u.pending = true;
-                timer.schedule(() -> next(u), wait, TimeUnit.NANOSECONDS);
-                return false;
-            }
+        return !held(u, pacer != null ? pacer.reserve(u.isRead, u.length, now) : 0);
+    }
+
+    /** Waits {@code waitNs} (rate, thinktime), else while the flow holds the I/O back; true when it waits. */
+    private boolean held(Unit u, long waitNs) {
+        long wait = waitNs > 0 || flow == null ? waitNs : flow.admit();
+        if (wait > 0) {
+            u.pending = true;
+            timer.schedule(() -> next(u), wait, TimeUnit.NANOSECONDS);
         }
-        return true;
+        return wait > 0;
     }
 
     /** verify_backlog: once N acknowledged writes are pending, read them back before writing more. */
@@ -460,6 +471,9 @@ final class Worker extends Job {
             return;
         }
         mainEndNs = System.nanoTime();
+        if (flow != null) {
+            flow.leave();
+        }
         if (verifying && spec.rw.writes && spec.doVerify && !stop) {
             verifyPhase = true;
             for (Unit v : units) {
@@ -481,6 +495,9 @@ final class Worker extends Job {
     void release() {
         if (timer != null) {
             timer.shutdownNow();
+        }
+        if (submitter != null) {
+            submitter.stop();
         }
         for (Unit u : units) {
             dev.freeBuffer(u.buffer);

@@ -104,12 +104,12 @@ class JobFilesRunTest {
                 [b]
                 rw=read
                 [c]
-                ratemin=1024
+                thinktime_spin=10
                 exitall
                 """);
         Run r = bench("--file", vol.toString(), job.toString());
         assertEquals(2, r.rc());
-        assertTrue(r.err().contains("unsupported fio options: job 'a': fsync; job 'c': ratemin, exitall"
+        assertTrue(r.err().contains("unsupported fio options: job 'a': fsync; job 'c': thinktime_spin, exitall"
                 + " (rdmablock bench accepts: "), r.err());
         assertTrue(r.err().contains("random_distribution") && r.err().contains("stonewall"), r.err());
     }
