@@ -87,6 +87,15 @@ final class LogPlots {
         return rows;
     }
 
+    /** The latest time (ms) of the rows: a per-I/O log is not sorted by time. */
+    private static long lastMs(List<long[]> rows) {
+        long last = 0;
+        for (long[] x : rows) {
+            last = Math.max(last, x[0]);
+        }
+        return last;
+    }
+
     /** The bin width in ms of a per-I/O log spanning {@code spanMs}: 1000, or a tenth of a shorter run. */
     static long binMs(long spanMs) {
         return spanMs >= 10_000 ? 1000 : Math.max(1, (spanMs + 9) / 10);
@@ -115,8 +124,9 @@ final class LogPlots {
                         r.stream().mapToDouble(x -> x[1]).toArray()));
                 continue;
             }
-            long bin = binMs(r.getLast()[0]);
-            int n = (int) (r.getLast()[0] / bin) + 1;
+            long last = lastMs(r);
+            long bin = binMs(last);
+            int n = (int) (last / bin) + 1;
             double[] sum = new double[n];
             for (long[] x : r) {
                 sum[(int) (x[0] / bin)] += bytes ? x[3] / 1024.0 : 1;
@@ -148,35 +158,50 @@ final class LogPlots {
                         r.stream().mapToDouble(x -> x[1] / 1000.0).toArray()));
                 continue;
             }
-            long bin = binMs(r.getLast()[0]);
-            List<double[]> bins = new ArrayList<>();
-            List<Double> xs = new ArrayList<>();
-            int from = 0;
-            while (from < r.size()) {
-                long b = r.get(from)[0] / bin;
-                int to = from;
-                while (to < r.size() && r.get(to)[0] / bin == b) {
-                    to++;
-                }
-                double[] v = new double[to - from];
-                for (int i = from; i < to; i++) {
-                    v[i - from] = r.get(i)[1] / 1000.0;
-                }
-                Arrays.sort(v);
-                bins.add(v);
-                xs.add((b + 1) * bin / 1000.0);
-                from = to;
+            percentiles(out, label, r);
+        }
+    }
+
+    /**
+     * Percentiles 50, 90, 99 and 99.9 of per-I/O latencies (ns in the log, usec plotted) per time bin of
+     * {@link #binMs}, one series each, a point per bin with completions. The rows ({@code [ms, ns, dir, bs]}) may
+     * come in any order: a per-I/O log is in completion order per writer, not sorted by time.
+     */
+    static void percentiles(List<Series> out, String label, List<long[]> r) {
+        long last = lastMs(r);
+        long bin = binMs(last);
+        int n = (int) (last / bin) + 1;
+        int[] count = new int[n];
+        for (long[] x : r) {
+            count[(int) (x[0] / bin)]++;
+        }
+        double[][] byBin = new double[n][];
+        for (int i = 0; i < n; i++) {
+            byBin[i] = new double[count[i]];
+            count[i] = 0;
+        }
+        for (long[] x : r) {
+            int i = (int) (x[0] / bin);
+            byBin[i][count[i]++] = x[1] / 1000.0;
+        }
+        List<double[]> bins = new ArrayList<>();
+        List<Double> xs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (byBin[i].length > 0) { // a bin without completions has no percentile: no point
+                Arrays.sort(byBin[i]);
+                bins.add(byBin[i]);
+                xs.add((i + 1) * bin / 1000.0);
             }
-            for (double p : PERCENTILES) {
-                double[] y = new double[bins.size()];
-                for (int i = 0; i < y.length; i++) {
-                    double[] v = bins.get(i);
-                    y[i] = v[(int) Math.min(v.length - 1, Math.ceil(p / 100 * v.length) - 1)];
-                }
-                out.add(new Series(label + String.format(Locale.ROOT, " p%s", p == Math.rint(p)
-                        ? String.valueOf((int) p) : String.valueOf(p)),
-                        xs.stream().mapToDouble(Double::doubleValue).toArray(), y));
+        }
+        for (double p : PERCENTILES) {
+            double[] y = new double[bins.size()];
+            for (int i = 0; i < y.length; i++) {
+                double[] v = bins.get(i);
+                y[i] = v[(int) Math.min(v.length - 1, Math.ceil(p / 100 * v.length) - 1)];
             }
+            out.add(new Series(label + String.format(Locale.ROOT, " p%s", p == Math.rint(p)
+                    ? String.valueOf((int) p) : String.valueOf(p)),
+                    xs.stream().mapToDouble(Double::doubleValue).toArray(), y));
         }
     }
 
