@@ -36,23 +36,15 @@ import java.util.function.BiConsumer;
  * {@link #attach}, {@link #setLost} (fail everything) and {@link #close()}.
  */
 final class IoQueue implements Runnable {
-    /**
-     * How long an idle poller keeps polling before it waits for a completion event (system property
-     * {@code rdmablock.initiator.spinNs}). Default 0: on machines where host, node and disk share a few cores the
-     * spin costs more than the wake-up (measured 2-4.5 us vs 5-11 us poller CPU per 4 KiB I/O at QD32, same IOPS).
-     */
-    private static final long SPIN_NS = Long.getLong("rdmablock.initiator.spinNs", 0);
+    /** How long an idle poller keeps polling before it waits ({@link InitiatorConfiguration#SPIN_NS}). */
+    private static final long SPIN_NS = InitiatorConfiguration.current().spinNs();
     private static final long AWAIT_NS = 10_000_000;
     /**
-     * Work completions a poller takes per poll of its completion queue (system property
-     * {@code rdmablock.initiator.pollBatch}, 1..64, default 16). Between two polls it posts what the completions'
-     * callbacks submitted, so a burst of responses turns into a stream of new capsules rather than one burst after
-     * the last response has been handled. Measured (docs/bench.md "Initiator poll batch"): 4K QD32 through a node on
-     * a disk, 16 vs 64, randread 50-52k vs 44-47k IOPS, randwrite 65-78k vs 59k.
-     *
-     * @throws IllegalArgumentException (at class initialization) when the property is outside 1..64
+     * Work completions a poller takes per poll of its completion queue ({@link InitiatorConfiguration#POLL_BATCH}).
+     * Between two polls it posts what the completions' callbacks submitted, so a burst of responses turns into a
+     * stream of new capsules rather than one burst after the last response has been handled.
      */
-    static final int POLL_BATCH = pollBatch(Integer.getInteger("rdmablock.initiator.pollBatch", 16));
+    static final int POLL_BATCH = InitiatorConfiguration.current().pollBatch();
     /** How often, at most, the engine asks the CM for a disconnect event; also the idle park when detached. */
     private static final long SCAN_INTERVAL_NS = 50_000_000;
     /**
@@ -70,14 +62,6 @@ final class IoQueue implements Runnable {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
-    }
-
-    /** {@code n} when it is a valid {@link #POLL_BATCH}, else IllegalArgumentException naming the property and bounds. */
-    static int pollBatch(int n) {
-        if (n < 1 || n > 64) {
-            throw new IllegalArgumentException("invalid rdmablock.initiator.pollBatch: " + n + " (must be 1..64)");
-        }
-        return n;
     }
 
     final int qid;

@@ -5,8 +5,8 @@ import io.rdmablock.node.store.StoreOptions;
 import io.rdmablock.node.target.ConnectLimits;
 import io.rdmablock.node.target.DhchapLimits;
 import io.rdmablock.node.target.TargetTuning;
+import io.rdmablock.rdma.config.Knobs;
 
-import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -128,7 +128,7 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
     public NodeConfiguration {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(storeOptions, "storeOptions");
-        check(REPLICA_OPEN_TIMEOUT_MS, replicaOpenTimeoutMs, 1, MAX_REPLICA_OPEN_TIMEOUT_MS);
+        Knobs.check(REPLICA_OPEN_TIMEOUT_MS, replicaOpenTimeoutMs, 1, MAX_REPLICA_OPEN_TIMEOUT_MS);
         storeFaults = storeFaults == null || storeFaults.isBlank() ? null : storeFaults.trim();
         StoreFaults.parse(storeFaults); // checked now, a fresh rule (it counts) at each store open
     }
@@ -148,7 +148,7 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
      * @throws IllegalArgumentException naming the property, its value and its bounds when one is invalid
      */
     public static NodeConfiguration from(Function<String, String> properties) {
-        Reader r = new Reader(properties);
+        Knobs r = new Knobs(properties);
         ConnectLimits c = ConnectLimits.DEFAULTS;
         long maxKatoMs = r.number(MAX_KATO_MS, c.maxKatoMs(), 1_000, 86_400_000);
         ConnectLimits connect = new ConnectLimits(
@@ -210,50 +210,5 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
     /** The same with other store options (tests, {@code --store null}). */
     public NodeConfiguration withStoreOptions(StoreOptions o) {
         return new NodeConfiguration(target, replicaOpenTimeoutMs, o, storeFaults);
-    }
-
-    private static void check(String property, long v, long min, long max) {
-        if (v < min || v > max) {
-            throw new IllegalArgumentException("invalid " + property + ": value=" + v + ", min=" + min + ", max="
-                    + max);
-        }
-    }
-
-    /** Reads properties, naming the one that is invalid. */
-    private record Reader(Function<String, String> properties) {
-        /** The trimmed value, or null when unset or blank. */
-        String text(String name) {
-            String v = properties.apply(name);
-            return v == null || v.isBlank() ? null : v.trim();
-        }
-
-        long number(String name, long def, long min, long max) {
-            String v = text(name);
-            if (v == null) {
-                return def;
-            }
-            long n;
-            try {
-                n = Long.parseLong(v);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("invalid " + name + ": value=" + v + " (not a number), min=" + min
-                        + ", max=" + max);
-            }
-            check(name, n, min, max);
-            return n;
-        }
-
-        boolean bool(String name, boolean def) {
-            String v = text(name);
-            if (v == null) {
-                return def;
-            }
-            return switch (v.toLowerCase(Locale.ROOT)) {
-                case "true" -> true;
-                case "false" -> false;
-                default -> throw new IllegalArgumentException("invalid " + name + ": value=" + v
-                        + ", allowed=true|false");
-            };
-        }
     }
 }

@@ -30,11 +30,8 @@ public final class MgmtServer implements AutoCloseable {
     public static final long DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
     /** Default node timeout: no heartbeat for this long → node down. */
     public static final long DEFAULT_NODE_TIMEOUT_MS = 6_000;
-    /**
-     * Bound of the start, s: {@code -Drdmablock.mgmt.startTimeoutSeconds}, default 120 (a taken port fails at once;
-     * a start under emulation, e.g. the QEMU TCG guest of ops/rdma-vm on a loaded host, took over 30 s).
-     */
-    public static final long START_TIMEOUT_S = Long.getLong("rdmablock.mgmt.startTimeoutSeconds", 120);
+    /** Bound of the start, s ({@link MgmtConfiguration#START_TIMEOUT_SECONDS}). */
+    public static final long START_TIMEOUT_S = MgmtConfiguration.current().startTimeoutSeconds();
 
     private final Vertx vertx;
     private final MetadataStore store;

@@ -20,13 +20,14 @@ public final class Providers {
     private Providers() {
     }
 
-    /** The configured mode: system property, then environment, then {@code "auto"}. */
+    /**
+     * The configured mode ({@link ProviderConfiguration#PROVIDER}): system property, then environment, then
+     * {@code "auto"}; read at each call (a command's {@code --provider} sets the property after start).
+     *
+     * @throws IllegalArgumentException naming the property when the value is none of auto, soft, ffm, memory
+     */
     public static String configuredMode() {
-        String mode = System.getProperty("rdma.provider");
-        if (mode == null || mode.isBlank()) {
-            mode = System.getenv("RDMABLOCK_RDMA_PROVIDER");
-        }
-        return mode == null || mode.isBlank() ? "auto" : mode.trim();
+        return ProviderConfiguration.fromSystem().provider();
     }
 
     /** {@link #select(String)} with {@link #configuredMode()}. */

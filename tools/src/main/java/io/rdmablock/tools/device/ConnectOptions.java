@@ -236,11 +236,11 @@ public final class ConnectOptions {
         String url = mgmtUrl != null ? mgmtUrl : System.getenv("RDMABLOCK_MGMT_URL");
         String source = mgmtUrl != null ? "--mgmt-url" : "RDMABLOCK_MGMT_URL";
         String tok = token();
-        // per-request timeout: system property rdmablock.mgmt.timeoutMs (default 10 s; the VM runner raises it, since
-        // the first HTTP request of a JVM under TCG emulation can take longer)
+        // per-request timeout: rdmablock.mgmt.timeoutMs (InitiatorConfiguration; the VM runner raises it, since the
+        // first HTTP request of a JVM under TCG emulation can take longer)
         return new MgmtClient(MgmtClient.parseUrls(source, url == null || url.isBlank() ? DEFAULT_MGMT_URL : url),
                 tok == null || tok.isBlank() ? null : tok,
-                java.time.Duration.ofMillis(Math.max(1, Long.getLong("rdmablock.mgmt.timeoutMs", 10_000))),
+                java.time.Duration.ofMillis(io.rdmablock.initiator.InitiatorConfiguration.current().mgmtTimeoutMs()),
                 io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(caCert));
     }
 

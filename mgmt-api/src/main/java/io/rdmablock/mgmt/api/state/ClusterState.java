@@ -41,12 +41,10 @@ public final class ClusterState {
     public final long rebuildAfterMs;
     /**
      * How long after a heartbeat answer a node's secondary copies may go on granting peer leases (docs/failover.md,
-     * "Peer lease"), ms; 0 = none. Sent in every heartbeat answer. {@value #DEFAULT_PEER_LEASE_MAX_MS} unless the
-     * system property {@code rdmablock.mgmt.peerLeaseMaxMs} says otherwise (0..3600000).
+     * "Peer lease"), ms; 0 = none. Sent in every heartbeat answer ({@link
+     * io.rdmablock.mgmt.api.MgmtConfiguration#PEER_LEASE_MAX_MS}).
      */
-    public final long peerLeaseMaxMs = peerLeaseMaxMsProperty();
-    /** Default of {@link #peerLeaseMaxMs}, ms. */
-    public static final long DEFAULT_PEER_LEASE_MAX_MS = 60_000;
+    public final long peerLeaseMaxMs = io.rdmablock.mgmt.api.MgmtConfiguration.current().peerLeaseMaxMs();
     /**
      * volumeId → monotonic time of an operator promotion of a copy that was not in sync (acceptDataLoss): the copies
      * that were in sync may not have learnt of it, so the new primary waits out their grants' bound
@@ -107,22 +105,6 @@ public final class ClusterState {
         this.leaseMs = leaseMs;
         this.rebuildAfterMs = rebuildAfterMs;
         this.startedAtNanos = monoNanos.getAsLong();
-    }
-
-    private static long peerLeaseMaxMsProperty() {
-        String v = System.getProperty("rdmablock.mgmt.peerLeaseMaxMs");
-        if (v == null || v.isBlank()) {
-            return DEFAULT_PEER_LEASE_MAX_MS;
-        }
-        try {
-            long ms = Long.parseLong(v.trim());
-            if (ms >= 0 && ms <= 3_600_000) {
-                return ms;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException("invalid rdmablock.mgmt.peerLeaseMaxMs: " + v + " (0..3600000 ms)");
     }
 
     public long now() {

@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.verbs.soft;
 
+import io.rdmablock.rdma.verbs.ProviderConfiguration;
 import io.rdmablock.rdma.verbs.emu.EmuCq;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -21,13 +22,13 @@ final class QpDriver implements Runnable {
      * {@code rdmablock.soft.inlineGraceNs}, default 1 ms): the longest a peer's request waits when the application
      * stops polling all at once. 0 turns caller-driven progress off (every step on the engine's thread).
      */
-    static final long INLINE_GRACE_NS = Long.getLong("rdmablock.soft.inlineGraceNs", 1_000_000L);
+    static final long INLINE_GRACE_NS = ProviderConfiguration.current().softInlineGraceNs();
     /**
      * After a poll's step found nothing, the next polls within this long skip the socket (ns; system property
      * {@code rdmablock.soft.repollNs}, default 5 us): a spinning poller then costs a system call per interval, not
      * per round, and a frame that arrives meanwhile waits at most this long.
      */
-    static final long REPOLL_NS = Long.getLong("rdmablock.soft.repollNs", 5_000L);
+    static final long REPOLL_NS = ProviderConfiguration.current().softRepollNs();
     /**
      * Polls further apart than this (ns) leave the engine to its thread: a queue pair polled now and then (a pending
      * connection polled every millisecond, say) is served by its thread's selector, on readiness, as before; inline

@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.verbs.soft;
 
+import io.rdmablock.rdma.verbs.ProviderConfiguration;
 import io.rdmablock.rdma.verbs.SendWr;
 import io.rdmablock.rdma.verbs.WrOpcode;
 import io.rdmablock.rdma.verbs.emu.EmuMr;
@@ -46,7 +47,7 @@ final class Transmitter {
      * blocks in its selector ({@link #flushHeldAck}) - so the peer wakes once per exchange, not once more for the
      * ACK, as IB RC coalesces ACKs. The requester's send completion waits that long at most.
      */
-    static final long ACK_DELAY_NS = Long.getLong("rdmablock.soft.ackDelayNs", 100_000L);
+    static final long ACK_DELAY_NS = ProviderConfiguration.current().softAckDelayNs();
     private long pendingAckSeq = -1;
     private long lastAckSent = -1;
     /** When the held ACK became pending ({@link System#nanoTime}). */

@@ -1,0 +1,75 @@
+package io.rdmablock.mgmt.api;
+
+import java.util.function.Function;
+
+/**
+ * The management server's {@code -D} knobs, in one place (docs/configuration.md; the command-line options of
+ * {@code rdmablock mgmt} are the other half): read and checked once per JVM ({@link #current()}, the first time a
+ * server starts or builds its cluster state); a bad value fails that with an {@link IllegalArgumentException} naming
+ * the property, its value and its bounds, as the node's and the initiator's homes do. Nothing is re-read later.
+ *
+ * @param startTimeoutSeconds {@link #START_TIMEOUT_SECONDS}
+ * @param peerLeaseMaxMs      {@link #PEER_LEASE_MAX_MS}
+ */
+public record MgmtConfiguration(long startTimeoutSeconds, long peerLeaseMaxMs) {
+    /**
+     * Bound of a server's start, s, default 120, 1..3600 (a taken port fails at once; a start under emulation, e.g. the
+     * QEMU TCG guest of ops/rdma-vm on a loaded host, took over 30 s).
+     */
+    public static final String START_TIMEOUT_SECONDS = "rdmablock.mgmt.startTimeoutSeconds";
+    /**
+     * How long after a heartbeat answer a node's secondary copies may go on granting peer leases (docs/failover.md,
+     * "Peer lease"), ms, default 60000, 0..3600000; 0 = none. Sent in every heartbeat answer.
+     */
+    public static final String PEER_LEASE_MAX_MS = "rdmablock.mgmt.peerLeaseMaxMs";
+
+    /** The defaults: 120 s, 60 s. */
+    public static final MgmtConfiguration DEFAULTS = new MgmtConfiguration(120, 60_000);
+
+    public MgmtConfiguration {
+        check(START_TIMEOUT_SECONDS, startTimeoutSeconds, 1, 3600);
+        check(PEER_LEASE_MAX_MS, peerLeaseMaxMs, 0, 3_600_000);
+    }
+
+    /**
+     * The knobs from {@code properties} (a property's name to its value, null when unset), each checked.
+     *
+     * @throws IllegalArgumentException naming the property, its value and its bounds when one is invalid
+     */
+    public static MgmtConfiguration from(Function<String, String> properties) {
+        return new MgmtConfiguration(number(properties, START_TIMEOUT_SECONDS, DEFAULTS.startTimeoutSeconds, 1, 3600),
+                number(properties, PEER_LEASE_MAX_MS, DEFAULTS.peerLeaseMaxMs, 0, 3_600_000));
+    }
+
+    /** This JVM's knobs, read once (the first call; the system properties as they are then). */
+    public static MgmtConfiguration current() {
+        return Holder.CURRENT;
+    }
+
+    private static final class Holder {
+        static final MgmtConfiguration CURRENT = from(System::getProperty);
+    }
+
+    // the same rules and messages as io.rdmablock.rdma.config.Knobs (this module does not depend on rdma-io)
+    private static long number(Function<String, String> properties, String name, long def, long min, long max) {
+        String v = properties.apply(name);
+        if (v == null || v.isBlank()) {
+            return def;
+        }
+        long n;
+        try {
+            n = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid " + name + ": value=" + v.trim() + " (not a number), min="
+                    + min + ", max=" + max);
+        }
+        check(name, n, min, max);
+        return n;
+    }
+
+    private static void check(String name, long v, long min, long max) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("invalid " + name + ": value=" + v + ", min=" + min + ", max=" + max);
+        }
+    }
+}
