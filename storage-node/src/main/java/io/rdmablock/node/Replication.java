@@ -12,7 +12,7 @@ import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
 import io.rdmablock.node.io.LocalVolumeIo;
 import io.rdmablock.node.target.Subsystem;
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.node.failover.Activation;
 import io.rdmablock.node.replication.ForwardLink;
 import io.rdmablock.node.replication.PeerLink;

@@ -131,7 +131,8 @@ public final class StorageNode implements AutoCloseable {
             for (String spec : config.createVolumes()) {
                 createIfMissing(spec);
             }
-            target = new Target(provider, store, config.target(), metrics, configuration.target());
+            target = new Target(provider, store, config.target(), metrics, configuration.target(),
+                    io.rdmablock.node.io.LocalVolumeIo::open);
             target.hostSecrets(hostSecrets);
             // Export what the store holds before the listener accepts, so a restarted node serves its volumes
             // at once; with a management server, MgmtSync then reconciles (delete, grow, allow-list, subnqn).

@@ -1,7 +1,7 @@
 package io.rdmablock.node.failover;
 
 import io.rdmablock.node.io.LocalVolumeIo;
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.node.target.Request;
 import io.rdmablock.node.store.EpochFence;
 import io.rdmablock.node.store.VolumeStore;

@@ -7,7 +7,7 @@ import java.util.Set;
  * How a {@link Subsystem} exports its volume at one moment (its replication role): mode, the primary node's host NQN
  * (SECONDARY only), the peer nodes admitted as nodes (SECONDARY only: the host NQNs of the nodes holding the volume's
  * other copies, as the management plane named them, the primary included) and a generation that grows with every
- * change. An I/O queue whose {@link io.rdmablock.node.io.VolumeIo} was opened under an older role re-opens it once drained. Immutable.
+ * change. An I/O queue whose {@link io.rdmablock.node.target.VolumeIo} was opened under an older role re-opens it once drained. Immutable.
  */
 public record ExportRole(Subsystem.Mode mode, String primaryHostNqn, Set<String> peers, long generation) {
     public ExportRole {

@@ -10,7 +10,7 @@
  * {@link io.rdmablock.node.failover.Activation} (epoch to every in-sync copy, then the wait out of the old lease);
  * a secondary's watch of its primary ({@link io.rdmablock.node.failover.PrimaryWatch}).
  *
- * <p>May import: {@code node.io} (the {@code VolumeIo} the fence wraps), {@code node.replication} (activation and
+ * <p>May import: {@code node.target} (the {@code VolumeIo} contract the fence implements and wraps), {@code node.replication} (activation and
  * the peer lease act on a {@code ReplicaSet}), {@code node.store}, mgmt-client (the heartbeat records), rdma-io.
  * Left today (a pure move): {@code node.target} both ways - the subsystem holds the role, gate and grants, and
  * {@code ExportRole} names {@code Subsystem.Mode}, the fence takes a {@code Request}. Not {@code node.resync}.

@@ -1,6 +1,7 @@
 package io.rdmablock.node.io;
 
 import io.rdmablock.node.target.Request;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.node.store.BlockQueue;
 import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;

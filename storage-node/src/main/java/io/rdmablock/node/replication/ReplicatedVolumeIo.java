@@ -2,7 +2,7 @@ package io.rdmablock.node.replication;
 
 import io.rdmablock.node.resync.Throttle;
 import io.rdmablock.node.target.Request;
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 

@@ -2,7 +2,7 @@ package io.rdmablock.node.replication;
 
 import io.rdmablock.node.resync.RegionGate;
 import io.rdmablock.node.resync.Resyncs;
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.node.replication.Write.Count;
 import io.rdmablock.node.replication.Write.Phase;
 import io.rdmablock.rdma.fabric.NvmeStatus;

@@ -11,7 +11,7 @@
  * ({@link io.rdmablock.node.replication.ReplicaSet}: the copies, their states and the published view, and the
  * {@link io.rdmablock.node.replication.ReplicaDropper} that drops and marks copies through the management plane).
  *
- * <p>May import: {@code node.io} (the {@code VolumeIo} it implements), {@code node.target} (the
+ * <p>May import: {@code node.target}'s {@code VolumeIo} (the contract it implements), {@code node.target} (the
  * {@link io.rdmablock.node.target.Request} of the contract), nvmf-host (the host-side queues), rdma-io. Left today (a
  * pure move): {@code node.resync} both ways - the set holds its missed-region bitmaps
  * ({@code resync.MissedBitmaps}, {@code resync.DirtyRegions}), its {@code resync.Resyncs} and the

@@ -97,6 +97,15 @@ final class StallingBlockQueue implements BlockQueue {
                 next = Math.min(next, heldUntilNs[i] - now);
             }
             timeoutNs = Math.min(timeoutNs, Math.max(0, next));
+            if (inner.inFlight() == 0) {
+                // only held commands: the caller waits as on a hung disk (the timeout or the first one due), not
+                // returns at once to wait again (a poller spinning on it took its neighbours' CPU)
+                if (timeoutNs > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(this, timeoutNs);
+                }
+                release(false);
+                return inner.awaitCompletion(0);
+            }
         }
         return inner.awaitCompletion(timeoutNs);
     }

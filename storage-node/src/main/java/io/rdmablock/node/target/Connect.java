@@ -1,6 +1,5 @@
 package io.rdmablock.node.target;
 
-import io.rdmablock.node.io.VolumeIo;
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import org.slf4j.Logger;

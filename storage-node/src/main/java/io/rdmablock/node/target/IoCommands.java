@@ -1,6 +1,5 @@
 package io.rdmablock.node.target;
 
-import io.rdmablock.node.io.VolumeIo;
 import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.DsmRangeDescriptor;

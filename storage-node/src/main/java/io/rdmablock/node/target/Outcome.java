@@ -13,7 +13,7 @@ enum Outcome {
     EXECUTE,
     /** Parsed and valid; host data is to be fetched with an RDMA READ first (keyed SGL), then executed. */
     TRANSFER_FROM_HOST,
-    /** The command was handed to the queue's {@link io.rdmablock.node.io.VolumeIo}; its completion event will follow. */
+    /** The command was handed to the queue's {@link io.rdmablock.node.target.VolumeIo}; its completion event will follow. */
     ASYNC,
     /** Held by the controller without an answer (Asynchronous Event Request); an event or teardown ends it. */
     HOLD,

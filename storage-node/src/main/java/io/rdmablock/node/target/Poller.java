@@ -18,13 +18,13 @@ import java.util.concurrent.locks.LockSupport;
  * {@link TargetOptions#idleSpinNs()} after the last round with work (not at all when its one queue's outstanding
  * commands, at least {@link #storeWaitMin}, are all at the store), then waits on the queue it serves alone: on its
  * CQ (up to {@link #EVENT_WAIT_NS}) when it has no volume I/O in flight, on its volume I/O (up to
- * {@link TargetOptions#idleWaitNs()}; {@link io.rdmablock.node.io.VolumeIo#awaitStore}: the store queue, or the
+ * {@link TargetOptions#idleWaitNs()}; {@link io.rdmablock.node.target.VolumeIo#awaitStore}: the store queue, or the
  * secondaries a replicated write waits on) when it has; otherwise (several queues, a closing queue, a pollable, or a
  * volume I/O that cannot wait) parked for {@link TargetOptions#idleWaitNs()} (20 ms without any queue; with several
  * queues, one of which has volume I/O in flight, on that volume I/O for as long) - so idle pollers do not burn
  * cores.
  *
- * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link io.rdmablock.node.io.VolumeIo}s (e.g. the peer
+ * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link io.rdmablock.node.target.VolumeIo}s (e.g. the peer
  * queues of a replicated volume's primary), every round after the queues; their work counts like the queues'.
  */
 public final class Poller implements Runnable {
@@ -85,7 +85,7 @@ public final class Poller implements Runnable {
 
     /**
      * Something a poller polls every round besides its queues, on its thread: e.g. the queue pairs and store queues a
-     * replicated {@link io.rdmablock.node.io.VolumeIo} talks to.
+     * replicated {@link io.rdmablock.node.target.VolumeIo} talks to.
      */
     @FunctionalInterface
     public interface Pollable {
@@ -100,7 +100,7 @@ public final class Poller implements Runnable {
 
     /**
      * Polls {@code p} every round from the next one on, until {@link #removePollable}. Poller thread only (e.g. from
-     * a {@link io.rdmablock.node.io.VolumeIo.Factory}, which runs there); no lock.
+     * a {@link io.rdmablock.node.target.VolumeIo.Factory}, which runs there); no lock.
      *
      * @throws IllegalStateException when called from another thread
      */

@@ -1,6 +1,5 @@
 package io.rdmablock.node.target;
 
-import io.rdmablock.node.io.VolumeIo;
 import io.rdmablock.rdma.verbs.CmId;
 
 /**

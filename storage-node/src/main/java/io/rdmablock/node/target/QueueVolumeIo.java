@@ -2,7 +2,6 @@ package io.rdmablock.node.target;
 
 import io.rdmablock.node.failover.ExportRole;
 import io.rdmablock.node.failover.IoGate;
-import io.rdmablock.node.io.VolumeIo;
 
 /**
  * The volume I/O of one {@link RdmaQueue}: the {@link VolumeIo} its subsystem's factory opened at Connect (none on

@@ -1,6 +1,5 @@
 package io.rdmablock.node.target;
 
-import io.rdmablock.node.io.VolumeIo;
 import io.rdmablock.node.metrics.NodeMetrics;
 import io.rdmablock.node.metrics.VolumeMetrics;
 import io.rdmablock.node.store.StoreVolume;
@@ -20,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * One NVMe/RDMA queue on the target: an RC queue pair with its own CQ (in the device's protection domain, shared by
  * every queue on that device: {@link Target#protectionDomain}), {@code entries} RECV
  * capsule buffers, {@code entries} preallocated {@link Request}s (each with a registered data buffer and response
- * capsule), and for I/O queues the {@link VolumeIo} its subsystem gives it at Connect (by default a {@link io.rdmablock.node.io.LocalVolumeIo}
+ * capsule), and for I/O queues the {@link VolumeIo} its subsystem gives it at Connect (by default the node's own copy's, {@code node.io.LocalVolumeIo}
  * on a store queue of the same depth). A queue is accepted with one Connect RECV slot and one request (a few KiB,
  * {@link TargetQueueMemory}); its {@code entries} RECV slots and requests are registered and posted once a Fabrics
  * Connect on it has been validated ({@link #growForConnect}). Until then it is pending: it counts against the

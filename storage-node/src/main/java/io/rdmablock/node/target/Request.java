@@ -10,8 +10,8 @@ import java.lang.foreign.MemorySegment;
  * buffer and response capsule, and the two send work requests it posts (data transfer, response SEND). Created when
  * the queue connects; reused for every command; never shared between queues or threads.
  *
- * <p>Public for {@link io.rdmablock.node.io.VolumeIo} implementations outside this package: they read the command they execute or forward
- * through the accessors below (valid between {@link io.rdmablock.node.io.VolumeIo#start} and the command's completion; every other member
+ * <p>Public for {@link io.rdmablock.node.target.VolumeIo} implementations outside this package: they read the command they execute or forward
+ * through the accessors below (valid between {@link io.rdmablock.node.target.VolumeIo#start} and the command's completion; every other member
  * is the queue's). The accessors allocate nothing.
  */
 public final class Request {
@@ -31,7 +31,7 @@ public final class Request {
         TRANSFERRING_HOST_TO_CONTROLLER,
         /** Parsed and valid, host data (if any) in place; the command can be executed. */
         READY_TO_EXECUTE,
-        /** The queue's {@link io.rdmablock.node.io.VolumeIo} executes the command (waits for its completion, status then set). */
+        /** The queue's {@link io.rdmablock.node.target.VolumeIo} executes the command (waits for its completion, status then set). */
         EXECUTING,
         /** Held by the controller without a response (Asynchronous Event Request); completed by an event or teardown. */
         HELD,
@@ -62,7 +62,7 @@ public final class Request {
         CAPSULE,
         /** TRANSFERRING_HOST_TO_CONTROLLER: the RDMA READ of the host's data completed. */
         DATA_RECEIVED,
-        /** EXECUTING: the queue's {@link io.rdmablock.node.io.VolumeIo} handed the command back; {@link #status} is set. */
+        /** EXECUTING: the queue's {@link io.rdmablock.node.target.VolumeIo} handed the command back; {@link #status} is set. */
         VOLUME_IO_DONE,
         /** AWAITING_FENCE: the host's previous association drained, or the fence deadline passed. */
         FENCE_DONE,

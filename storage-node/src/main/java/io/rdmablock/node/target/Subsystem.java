@@ -6,8 +6,6 @@ import io.rdmablock.node.failover.ExportRole;
 import io.rdmablock.node.failover.IoGate;
 import io.rdmablock.node.failover.PeerLeaseGrants;
 import io.rdmablock.node.failover.PrimaryLease;
-import io.rdmablock.node.io.LocalVolumeIo;
-import io.rdmablock.node.io.VolumeIo;
 import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeSpec;
 import io.rdmablock.rdma.fabric.DiscoveryLogDescriptor;
@@ -45,7 +43,9 @@ public final class Subsystem {
     /** Hosts without a DH-HMAC-CHAP secret are refused at Connect ({@link #requireAuth(boolean)}). */
     private volatile boolean requireAuth;
     /** Opens the {@link VolumeIo} of each I/O queue at its Connect; swappable at runtime. */
-    private volatile VolumeIo.Factory volumeIoFactory = LocalVolumeIo::open;
+    /** The node's own copy's volume I/O ({@link Mode#PLAIN}; {@code node.io.LocalVolumeIo}, given by the node). */
+    private final VolumeIo.Factory localIo;
+    private volatile VolumeIo.Factory volumeIoFactory;
     /** Mode and (secondary) the primary node's host, replaced together; a new object on every change of either. */
     private volatile ExportRole role = new ExportRole(Mode.PLAIN, null, Set.of(), 0);
     /**
@@ -98,16 +98,18 @@ public final class Subsystem {
     /** SCT 3h, SC 03h Asymmetric Access Transition, DNR 0: the host retries (this path or another). */
     static final int ANA_TRANSITION = io.rdmablock.rdma.fabric.NvmeStatus.of(3, 0x03, false);
 
-    Subsystem(String subnqn, StoreVolume volume, long epochWindow) {
+    Subsystem(String subnqn, StoreVolume volume, long epochWindow, VolumeIo.Factory localIo) {
         this.subnqn = subnqn;
         this.epochWindow = epochWindow;
+        this.localIo = localIo;
+        this.volumeIoFactory = localIo;
         this.volume = volume;
         this.namespaceIds = volume == null ? null : NamespaceIds.of(volume.id());
     }
 
     /** The discovery subsystem of a node (NQN {@value DiscoveryLogDescriptor#DISCOVERY_NQN}). */
     static Subsystem discovery() {
-        return new Subsystem(DiscoveryLogDescriptor.DISCOVERY_NQN, null, TargetTuning.DEFAULT_EPOCH_WINDOW);
+        return new Subsystem(DiscoveryLogDescriptor.DISCOVERY_NQN, null, TargetTuning.DEFAULT_EPOCH_WINDOW, null);
     }
 
     /** True for the discovery subsystem: Identify CNTRLTYPE 2, Discovery log page, no I/O queues, any host. */
@@ -194,12 +196,12 @@ public final class Subsystem {
     }
 
     /**
-     * Not replicated ({@link Mode#PLAIN}): the allow-list admits hosts, I/O queues get a {@link LocalVolumeIo}. The
+     * Not replicated ({@link Mode#PLAIN}): the allow-list admits hosts, I/O queues get the node's own copy's volume I/O. The
      * initial mode. A change of mode keeps the hosts' associations: each I/O queue re-opens its {@link VolumeIo}
      * from the new factory once its commands in flight have drained (docs/failover.md). Any thread.
      */
     public synchronized void plain() {
-        setRole(Mode.PLAIN, null, LocalVolumeIo::open);
+        setRole(Mode.PLAIN, null, localIo);
     }
 
     /**
@@ -506,7 +508,7 @@ public final class Subsystem {
         return s;
     }
 
-    /** The factory the next I/O queue Connect opens its {@link VolumeIo} with (default: {@link LocalVolumeIo}). */
+    /** The factory the next I/O queue Connect opens its {@link VolumeIo} with (default: the node's own copy's). */
     public VolumeIo.Factory volumeIoFactory() {
         return volumeIoFactory;
     }

@@ -55,6 +55,7 @@ public final class Target implements AutoCloseable {
     private volatile boolean closed;
     /** The poller threads (started with the target). */
     private volatile PollerPool pollers;
+    private final VolumeIo.Factory localIo;
     /** Ends each queue's handshake off the acceptor (started with the target). */
     private volatile QueueHandshakes handshakes;
     private volatile CmListener listener;
@@ -101,17 +102,16 @@ public final class Target implements AutoCloseable {
         return random;
     }
 
-    /** A target with {@link TargetTuning#DEFAULTS} (tests). */
-    public Target(VerbsProvider provider, VolumeStore store, TargetOptions options, NodeMetrics metrics) {
-        this(provider, store, options, metrics, TargetTuning.DEFAULTS);
-    }
-
     /**
-     * @param tuning the node's tunables (connect limits, authentication limits, poller store wait, epoch window,
-     *               store buffer registration), checked once when the node's configuration was read
+     * @param tuning  the node's tunables (connect limits, authentication limits, poller store wait, epoch window,
+     *                store buffer registration), checked once when the node's configuration was read
+     * @param localIo the volume I/O of the node's own copy, which a subsystem's I/O queues open when it is not
+     *                replicated ({@code node.io.LocalVolumeIo::open}; the node wires it, so this package does not
+     *                depend on {@code node.io})
      */
     public Target(VerbsProvider provider, VolumeStore store, TargetOptions options, NodeMetrics metrics,
-                  TargetTuning tuning) {
+                  TargetTuning tuning, VolumeIo.Factory localIo) {
+        this.localIo = java.util.Objects.requireNonNull(localIo, "localIo");
         this.provider = provider;
         this.store = store;
         this.options = options;
@@ -226,7 +226,7 @@ public final class Target implements AutoCloseable {
         if (existing != null && existing.volume() == volume) {
             return existing;
         }
-        Subsystem s = new Subsystem(nqn, volume, tuning.epochWindow());
+        Subsystem s = new Subsystem(nqn, volume, tuning.epochWindow(), localIo);
         configure.accept(s);
         Subsystem old = subsystems.putIfAbsent(nqn, s);
         if (old != null) {

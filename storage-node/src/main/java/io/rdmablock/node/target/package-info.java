@@ -14,7 +14,7 @@
  * <p>Sources: NVMe over Fabrics 1.1 (capsules, Connect, keyed SGL), NVMe Base 2.0 (admin and I/O commands, ANA),
  * Linux {@code drivers/nvme/target} (nvmet-rdma) as the reference target.
  *
- * <p>May import: {@code node.io} (the volume I/O contract), {@code node.failover} (the role, gate and lease grants a
+ * <p>May import: {@code node.failover} (the role, gate and lease grants a
  * subsystem publishes, and the secondary's epoch-fenced volume I/O it opens: a cycle left by the move),
  * {@code node.store}, {@code node.metrics}, rdma-io, nvme-auth. Nothing of {@code node.replication} or
  * {@code node.resync}; never the root package {@code io.rdmablock.node}.

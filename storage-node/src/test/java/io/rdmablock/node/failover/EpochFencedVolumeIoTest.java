@@ -1,6 +1,6 @@
 package io.rdmablock.node.failover;
 
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.node.target.Request;
 import io.rdmablock.node.store.StoreOptions;
 import io.rdmablock.node.store.VolumeSpec;

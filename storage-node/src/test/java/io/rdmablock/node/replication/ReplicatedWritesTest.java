@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.verbs.ProtectionDomain;

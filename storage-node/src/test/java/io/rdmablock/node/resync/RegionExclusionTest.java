@@ -53,7 +53,7 @@ class RegionExclusionTest {
         w = new ReplicatedWrites(set, 4, 4, 2_000_000_000L, null, (slot, status) -> completed.put(slot, status),
                 (slot, nowNs) -> {
                     startedLocal.put(slot, true);
-                    return io.rdmablock.node.io.VolumeIo.IN_FLIGHT;
+                    return io.rdmablock.node.target.VolumeIo.IN_FLIGHT;
                 });
         return set;
     }

@@ -2,7 +2,7 @@ package io.rdmablock.node.target;
 
 import io.rdmablock.node.failover.AnaState;
 import io.rdmablock.node.io.LocalVolumeIo;
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.rdma.fabric.DiscoveryLogDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyNamespaceDescriptor;

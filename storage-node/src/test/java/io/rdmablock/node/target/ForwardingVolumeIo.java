@@ -1,7 +1,7 @@
 package io.rdmablock.node.target;
 
 import io.rdmablock.node.io.LocalVolumeIo;
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 
 /**
  * A {@link VolumeIo} that hands everything to the {@link LocalVolumeIo} it opens on its queue: the base of the

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A poller whose only outstanding work is store I/O waits on the store's completion ({@link io.rdmablock.node.io.VolumeIo#awaitStore}),
+ * A poller whose only outstanding work is store I/O waits on the store's completion ({@link io.rdmablock.node.target.VolumeIo#awaitStore}),
  * not for the end of a fixed park: with no idle spin and an idle wait of 100 ms, QD1 reads on an I/O queue alone on
  * its poller complete in far less than one idle wait each. Without the store wait every read that is not complete
  * in the round that submitted it costs a whole 100 ms park.

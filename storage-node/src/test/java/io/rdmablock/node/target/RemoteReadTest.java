@@ -1,6 +1,6 @@
 package io.rdmablock.node.target;
 
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.node.store.StoreFaults;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;

@@ -51,7 +51,8 @@ final class TargetFixture implements AutoCloseable {
         store = VolumeStore.open(dir, configuration.storeOptions());
         store.setFaults(configuration.storeFaultsRule());
         volume = spec == null ? store.get("vol1") : store.create(spec);
-        target = new Target(provider, store, options, metrics, configuration.target());
+        target = new Target(provider, store, options, metrics, configuration.target(),
+                io.rdmablock.node.io.LocalVolumeIo::open);
         target.start(new InetSocketAddress(listenHost, 0));
         subnqn = target.addVolume(volume, null).subnqn();
     }

@@ -1,6 +1,6 @@
 package io.rdmablock.node.target;
 
-import io.rdmablock.node.io.VolumeIo;
+import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import org.junit.jupiter.api.Test;
 

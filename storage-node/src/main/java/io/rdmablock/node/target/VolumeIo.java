@@ -1,7 +1,5 @@
-package io.rdmablock.node.io;
+package io.rdmablock.node.target;
 
-import io.rdmablock.node.target.Poller;
-import io.rdmablock.node.target.Request;
 import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.node.store.VolumeStore;
 import io.rdmablock.rdma.verbs.DeviceContext;
