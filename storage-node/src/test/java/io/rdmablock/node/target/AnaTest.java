@@ -1,5 +1,7 @@
 package io.rdmablock.node.target;
 
+import java.time.Duration;
+import io.rdmablock.testing.Await;
 import io.rdmablock.node.failover.AnaState;
 import io.rdmablock.node.io.LocalVolumeIo;
 import io.rdmablock.node.io.VolumeIo;
@@ -124,12 +126,8 @@ class AnaTest extends TargetTestBase {
         h.post(2, SqeDescriptor.LENGTH);
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_NS;
-        for (int i = 0; i < 10_000 && !condition.getAsBoolean() && System.nanoTime() < deadline; i++) {
-            Thread.sleep(5);
-        }
-        assertTrue(condition.getAsBoolean(), what);
+    private static void await(BooleanSupplier condition, String what) {
+        Await.until(condition, Duration.ofNanos(WAIT_NS), what);
     }
 
     // ---- Identify ----

@@ -1,5 +1,7 @@
 package io.rdmablock.node.target;
 
+import java.time.Duration;
+import io.rdmablock.testing.Await;
 import io.rdmablock.node.io.VolumeIo;
 import io.rdmablock.node.store.StoreFaults;
 import io.rdmablock.rdma.fabric.NvmeStatus;
@@ -57,11 +59,7 @@ class RemoteReadTest extends TargetTestBase {
     }
 
     private void awaitRecorded() throws InterruptedException {
-        long deadline = System.nanoTime() + RawHost.TIMEOUT_NS;
-        while (address == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertNotEquals(0, address, "the WRITE reached the volume I/O");
+        Await.until(() -> address != 0, Duration.ofNanos(RawHost.TIMEOUT_NS), "the WRITE reached the volume I/O");
     }
 
     /** While the write is held in the store: RDMA READ its payload from the target into host data at 64 KiB. */

@@ -1,5 +1,7 @@
 package io.rdmablock.node.target;
 
+import java.time.Duration;
+import io.rdmablock.testing.Await;
 import io.rdmablock.rdma.fabric.CmPrivateData;
 import io.rdmablock.rdma.fabric.ConnectDataDescriptor;
 import io.rdmablock.rdma.fabric.IdentifyControllerDescriptor;
@@ -246,11 +248,8 @@ class TargetConnectTest {
                 assertEquals(0, admin.exec(admin.keepAlive(0, 100 + i)).status());
             }
             assertEquals(1, f.target.controllerCount(), "controller alive while keep-alives flow");
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (f.target.controllerCount() != 0 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertEquals(0, f.target.controllerCount(), "controller destroyed after KATO + grace");
+            Await.until(() -> f.target.controllerCount() == 0, Duration.ofSeconds(5),
+                    "controller destroyed after KATO + grace");
             RawHost.Cqe c = admin.await(5_000_000_000L);
             assertNotNull(c, "the admin queue is torn down");
             assertNotNull(c.error(), "transport error after teardown");
@@ -277,11 +276,8 @@ class TargetConnectTest {
                     assertEquals(0, io.exec(io.command(0, Opcodes.IO_FLUSH, 10 + i, 1)).status(), "flush " + i);
                 }
                 assertEquals(1, f.target.controllerCount(), "controller alive while its I/O queue carries commands");
-                long deadline = System.nanoTime() + 5_000_000_000L;
-                while (f.target.controllerCount() != 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
-                assertEquals(0, f.target.controllerCount(), "silent association destroyed after KATO + grace");
+                Await.until(() -> f.target.controllerCount() == 0, Duration.ofSeconds(5),
+                        "silent association destroyed after KATO + grace");
             }
         }
     }
