@@ -1,5 +1,7 @@
 package io.rdmablock.initiator;
 
+import java.time.Duration;
+import io.rdmablock.testing.Await;
 import io.rdmablock.nvmf.host.AdminCommands;
 import io.rdmablock.nvmf.host.FakeTarget;
 import io.rdmablock.nvmf.host.NvmetRules;
@@ -150,11 +152,8 @@ class FakeTargetNvmetTest {
         target.cutLink();
         target.serial = NvmetRules.randomSerial();
         target.restore();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (d.state() != AssociationState.LOST && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertEquals(AssociationState.LOST, d.state());
+        Await.until(() -> d.state() == AssociationState.LOST, Duration.ofSeconds(20),
+                "the association LOST after another serial answered");
         assertTrue(d.lossReason().contains("serial changed"), d.lossReason());
     }
 
