@@ -1,12 +1,11 @@
 package io.rdmablock.initiator;
 
-import java.time.Duration;
-import io.rdmablock.testing.Await;
 import io.rdmablock.nvmf.host.AdminCommands;
 import io.rdmablock.nvmf.host.FakeTarget;
 import io.rdmablock.nvmf.host.NvmetRules;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,6 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

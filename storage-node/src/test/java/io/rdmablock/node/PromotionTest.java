@@ -1,7 +1,5 @@
 package io.rdmablock.node;
 
-import java.time.Duration;
-import io.rdmablock.testing.Await;
 import io.rdmablock.mgmt.client.CopyRole;
 import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.DesiredCopy;
@@ -12,10 +10,12 @@ import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.VolumeState;
 import io.rdmablock.node.failover.AnaState;
 import io.rdmablock.node.target.Subsystem;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 

@@ -1,7 +1,5 @@
 package io.rdmablock.node.target;
 
-import java.time.Duration;
-import io.rdmablock.testing.Await;
 import io.rdmablock.node.failover.AnaState;
 import io.rdmablock.node.io.LocalVolumeIo;
 import io.rdmablock.node.io.VolumeIo;
@@ -13,6 +11,7 @@ import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -1,12 +1,12 @@
 package io.rdmablock.node.target;
 
-import java.time.Duration;
-import io.rdmablock.testing.Await;
 import io.rdmablock.node.io.LocalVolumeIo;
 import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
