@@ -203,6 +203,23 @@ final class CampaignMgmtPlane implements AutoCloseable {
     }
 
     /**
+     * @return true when every live server answered {@code GET /v1/leader} and none said it leads ({@code isLeader}
+     *         true); false while one leads or a live server did not answer
+     */
+    boolean noneLeads() {
+        for (int i = 0; i < ports.length; i++) {
+            if (!alive(i)) {
+                continue;
+            }
+            String body = get(i, "/v1/leader");
+            if (body == null || body.replace(" ", "").contains("\"isLeader\":true")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * @param leaderJson a {@code GET /v1/leader} answer, {@code {"leader": URL or null, "self": URL, "isLeader": b}}
      * @param urls       the plane's URLs
      * @return the index in {@code urls} of the leader it names, or -1 (null, absent, not one of them, not JSON)

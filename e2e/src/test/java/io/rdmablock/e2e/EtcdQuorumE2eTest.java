@@ -111,7 +111,9 @@ class EtcdQuorumE2eTest {
                 long oneDownMs = createWithin(cluster, "q1", 60);
                 // 2. two down: no quorum
                 etcd.stop(second);
-                Thread.sleep(LEASE_MS); // the leader's election lease cannot be renewed: it steps down
+                // the leader's election lease cannot be renewed: it steps down (once its lease ran out)
+                Await.until(plane::noneLeads, Duration.ofMillis(LEASE_MS).plusSeconds(10),
+                        "the leading management server stepped down without etcd quorum");
                 long refusedStart = System.nanoTime();
                 MgmtException refused = null;
                 try {
