@@ -227,7 +227,7 @@ final class CampaignLoad {
 
     static void sleep(long ms) {
         try {
-            Thread.sleep(ms);
+            Thread.sleep(ms); // load pacing and back-off after an error, not a wait for a condition
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

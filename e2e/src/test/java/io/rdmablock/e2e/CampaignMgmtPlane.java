@@ -2,6 +2,7 @@ package io.rdmablock.e2e;
 
 import io.rdmablock.mgmt.api.store.EtcdCluster;
 import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.testing.Await;
 
 import java.io.IOException;
 import java.net.URI;
@@ -167,18 +168,17 @@ final class CampaignMgmtPlane implements AutoCloseable {
 
     /** Waits until server {@code i} answers {@code /health} 200. */
     void awaitHealthy(int i, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            if (!alive(i)) {
-                throw new IllegalStateException("mgmt" + (i + 1) + " exited:" + tail(i, 20));
-            }
-            if (get(i, "/health") != null) {
-                return;
-            }
-            Thread.sleep(200);
+        try {
+            Await.until(() -> {
+                if (!alive(i)) {
+                    throw new IllegalStateException("mgmt" + (i + 1) + " exited:" + tail(i, 20));
+                }
+                return get(i, "/health") != null;
+            }, Duration.ofSeconds(seconds), "mgmt" + (i + 1) + " /health 200");
+        } catch (AssertionError e) { // the same exception as before for callers (and the server's log)
+            throw new IllegalStateException("mgmt" + (i + 1) + " " + url(i) + "/health not 200 within " + seconds
+                    + " s:" + tail(i, 20), e);
         }
-        throw new IllegalStateException("mgmt" + (i + 1) + " " + url(i) + "/health not 200 within " + seconds + " s:"
-                + tail(i, 20));
     }
 
     /**
@@ -200,6 +200,23 @@ final class CampaignMgmtPlane implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /**
+     * @return true when every live server answered {@code GET /v1/leader} and none said it leads ({@code isLeader}
+     *         true); false while one leads or a live server did not answer
+     */
+    boolean noneLeads() {
+        for (int i = 0; i < ports.length; i++) {
+            if (!alive(i)) {
+                continue;
+            }
+            String body = get(i, "/v1/leader");
+            if (body == null || body.replace(" ", "").contains("\"isLeader\":true")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -10,6 +10,7 @@ import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.MgmtException;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,26 +49,30 @@ class EtcdQuorumE2eTest {
     /** Creates a 1 MiB volume, retrying refusals for up to {@code boundS}; the ms it took. */
     private static long createWithin(NodeCluster cluster, String name, int boundS) throws InterruptedException {
         long start = System.nanoTime();
-        long deadline = start + TimeUnit.SECONDS.toNanos(boundS);
-        RuntimeException last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                cluster.client().createVolume(CreateVolumeRequest.of(name, 1L << 20).withAnyHost());
-                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            } catch (MgmtException e) {
-                if (e.status() == 409 && io.rdmablock.mgmt.client.ProblemTypes.VOLUME_EXISTS.equals(e.type())
-                        && last != null) {
-                    // an earlier attempt was executed but its answer lost (timed out, or cut by a failover)
-                    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        RuntimeException[] last = {null};
+        try {
+            Await.until(() -> {
+                try {
+                    cluster.client().createVolume(CreateVolumeRequest.of(name, 1L << 20).withAnyHost());
+                    return true;
+                } catch (MgmtException e) {
+                    if (e.status() == 409 && io.rdmablock.mgmt.client.ProblemTypes.VOLUME_EXISTS.equals(e.type())
+                            && last[0] != null) {
+                        // an earlier attempt was executed but its answer lost (timed out, or cut by a failover)
+                        return true;
+                    }
+                    last[0] = e;
+                    return false;
+                } catch (RuntimeException e) {
+                    last[0] = e;
+                    return false;
                 }
-                last = e;
-                Thread.sleep(200);
-            } catch (RuntimeException e) {
-                last = e;
-                Thread.sleep(200);
-            }
+            }, Duration.ofSeconds(boundS), "create " + name + " answered with success");
+        } catch (AssertionError e) {
+            throw new AssertionError("create " + name + " not answered with success within " + boundS + " s",
+                    last[0]);
         }
-        throw new AssertionError("create " + name + " not answered with success within " + boundS + " s", last);
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 
     @Test
@@ -95,10 +100,8 @@ class EtcdQuorumE2eTest {
                     }
                 }, "load");
                 load.start();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (model.ackedCount.get() < 200 && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
+                Await.until(() -> model.ackedCount.get() >= 200, Duration.ofSeconds(120),
+                        "200 acknowledged writes before the faults");
                 EtcdCluster etcd = plane.etcd();
                 int etcdLeader = etcd.leaderIndex();
                 int second = etcdLeader < 0 ? 2 : etcdLeader; // the etcd leader goes last: the loss of quorum
@@ -108,7 +111,9 @@ class EtcdQuorumE2eTest {
                 long oneDownMs = createWithin(cluster, "q1", 60);
                 // 2. two down: no quorum
                 etcd.stop(second);
-                Thread.sleep(LEASE_MS); // the leader's election lease cannot be renewed: it steps down
+                // the leader's election lease cannot be renewed: it steps down (once its lease ran out)
+                Await.until(plane::noneLeads, Duration.ofMillis(LEASE_MS).plusSeconds(10),
+                        "the leading management server stepped down without etcd quorum");
                 long refusedStart = System.nanoTime();
                 MgmtException refused = null;
                 try {
@@ -122,9 +127,9 @@ class EtcdQuorumE2eTest {
                         + "with 503, got " + (r == null ? "success" : r.status() + " " + r.type()));
                 assertTrue(refusedMs < 30_000, "answered in " + refusedMs + " ms: not a hang");
                 long ackedAtLoss = model.ackedCount.get();
-                Thread.sleep(2 * LEASE_MS);
+                Thread.sleep(2 * LEASE_MS); // writes must go on while leases pass without quorum: the scenario
                 long ackedTwoLeases = model.ackedCount.get();
-                Thread.sleep(2 * LEASE_MS);
+                Thread.sleep(2 * LEASE_MS); // the same, two leases more
                 long ackedFourLeases = model.ackedCount.get();
                 assertNull(model.firstFailure(), () -> "a write failed without etcd quorum" + cluster.tails(30));
                 assertTrue(ackedFourLeases > ackedTwoLeases + 50, () -> "the data path stopped without etcd quorum: "
@@ -150,9 +155,12 @@ class EtcdQuorumE2eTest {
                 Volume after = cluster.awaitVolume("eq3", x -> x.epoch() > before.epoch() && !x.nodeId()
                         .equals(before.nodeId()), 120, "a new primary");
                 long promotedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-                long goOn = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (model.ackedCount.get() < ackedAtKill + 300 && System.nanoTime() < goOn) {
-                    Thread.sleep(50);
+                try {
+                    Await.until(() -> model.ackedCount.get() >= ackedAtKill + 300, Duration.ofSeconds(120),
+                            "300 acknowledged writes after the kills");
+                } catch (AssertionError e) {
+                    throw new AssertionError(e.getMessage() + ": " + model.ackedCount.get() + " acknowledged, "
+                            + ackedAtKill + " at the kills" + cluster.tails(40), e);
                 }
                 stop.set(true);
                 load.join(120_000);

@@ -321,7 +321,7 @@ public final class FailoverCampaign {
             case PRIMARY_KILL -> {
                 what = "kill -9 of primary n" + primary;
                 cluster.kill(primary);
-                Thread.sleep(holdMs);
+                Thread.sleep(holdMs); // the fault's hold time: the scenario
                 restart(primary);
             }
             case PRIMARY_STOP -> {
@@ -329,7 +329,7 @@ public final class FailoverCampaign {
                 what = "SIGSTOP of primary n" + primary + " for " + hold + " ms (lease " + leaseMs + " ms), SIGCONT";
                 cluster.signal(primary, "STOP");
                 try {
-                    Thread.sleep(hold);
+                    Thread.sleep(hold); // the fault's hold time: the scenario
                 } finally {
                     cluster.signal(primary, "CONT");
                 }
@@ -339,7 +339,7 @@ public final class FailoverCampaign {
                 int victim = inSyncSecondaries.get(rnd.nextInt(inSyncSecondaries.size()));
                 what = "kill -9 of secondary n" + victim + " (primary n" + primary + ")";
                 cluster.kill(victim);
-                Thread.sleep(holdMs);
+                Thread.sleep(holdMs); // the fault's hold time: the scenario
                 restart(victim);
             }
             case RESTART_ALL -> {
@@ -347,7 +347,7 @@ public final class FailoverCampaign {
                 for (int k = 1; k <= NODES; k++) {
                     cluster.kill(k);
                 }
-                Thread.sleep(Math.min(holdMs, 1_000));
+                Thread.sleep(Math.min(holdMs, 1_000)); // every node down a while: the scenario
                 for (int k = 1; k <= NODES; k++) {
                     cluster.start(k);
                 }
@@ -360,7 +360,7 @@ public final class FailoverCampaign {
                 what = "network cut primary n" + primary + " <-> management (" + subnet + ".1) for " + hold + " ms";
                 network().blackhole(primary, subnet + ".1", true);
                 try {
-                    Thread.sleep(hold);
+                    Thread.sleep(hold); // the fault's hold time: the scenario
                     st.splitBrain += checks.zombieProbe(s, before, primary, "while cut from the management plane");
                 } finally {
                     network().blackhole(primary, subnet + ".1", false);
@@ -372,7 +372,7 @@ public final class FailoverCampaign {
                 network().blackhole(primary, network().nodeAddress(other), true);
                 network().blackhole(other, network().nodeAddress(primary), true);
                 try {
-                    Thread.sleep(holdMs);
+                    Thread.sleep(holdMs); // the fault's hold time: the scenario
                 } finally {
                     network().blackhole(primary, network().nodeAddress(other), false);
                     network().blackhole(other, network().nodeAddress(primary), false);

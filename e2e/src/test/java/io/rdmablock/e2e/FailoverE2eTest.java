@@ -8,6 +8,7 @@ import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,8 +16,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -66,14 +69,17 @@ class FailoverE2eTest {
                     .pathTimeoutMs(soft ? 1_000 : 20_000).failoverTimeoutMs(soft ? 30_000 : 240_000);
             long[] ackedAtKill = new long[1];
             try (BlockDevice dev = VolumeLocator.open(cluster.client(), "f3", null, opts)) {
+                AtomicReference<Throwable> killerFailure = new AtomicReference<>();
                 Thread killer = new Thread(() -> {
                     try {
                         // sized by the rate: the kill comes after 100 acknowledged writes (bounded)
-                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-                        while (model.ackedCount.get() < 100 && System.nanoTime() < deadline) {
-                            Thread.sleep(20);
-                        }
-                        ackedAtKill[0] = model.ackedCount.get();
+                        Await.until(() -> model.ackedCount.get() >= 100, Duration.ofSeconds(180),
+                                "100 acknowledged writes before the kill");
+                    } catch (AssertionError e) {
+                        killerFailure.set(e);
+                    }
+                    ackedAtKill[0] = model.ackedCount.get();
+                    try {
                         cluster.kill(oldPrimary);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -85,6 +91,7 @@ class FailoverE2eTest {
                 model.run(dev, () -> (ackedAtKill[0] > 0 && model.ackedCount.get() > ackedAtKill[0] + 100)
                         || System.nanoTime() - start > TimeUnit.SECONDS.toNanos(soft ? 90 : 600), 1_000_000);
                 killer.join(200_000);
+                assertNull(killerFailure.get(), "the kill came after the writes it waits for");
                 assertNull(model.firstFailure(), () -> "a write failed: the failover must hold and resubmit it"
                         + cluster.tails(40));
                 assertTrue(model.ackedCount.get() > ackedAtKill[0] + 100, () -> "writes did not go on after the "

@@ -45,7 +45,7 @@ class IdleFailoverE2eTest {
                     && x.copies().stream().allMatch(c -> c.state() == CopyState.IN_SYNC), 120, "3 in-sync copies");
             String old = primary(v);
             // a healthy primary that no host uses renews its peer lease on its own association: no copy reports it
-            Thread.sleep(3 * LEASE_MS);
+            Thread.sleep(3 * LEASE_MS); // proves no report over 3 leases: nothing marks a report's absence
             String quiet = cluster.tails(100_000);
             assertTrue(!quiet.contains("renewed no peer lease here"), "a live idle primary was reported" + quiet);
             assertEquals(v.epoch(), cluster.client().getVolume("idle").epoch(), "no promotion while it lives");

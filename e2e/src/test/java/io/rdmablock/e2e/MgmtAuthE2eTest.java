@@ -14,6 +14,7 @@ import io.rdmablock.node.target.HostSecrets;
 import io.rdmablock.node.target.TargetOptions;
 import io.rdmablock.nvme.auth.DhchapSecret;
 import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -48,9 +50,8 @@ class MgmtAuthE2eTest {
     private static final String HOSTNQN = "nqn.2014-08.org.nvmexpress:uuid:0e2e0000-0000-4000-8000-00000000a17f";
     private static final String OTHER = "nqn.2014-08.org.nvmexpress:uuid:0e2e0000-0000-4000-8000-00000000b0b0";
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** Polls of a wait, and the pause between two: at most 20 s per wait. */
-    private static final int POLLS = 200;
-    private static final long POLL_MS = 100;
+    /** Bound of one wait. */
+    private static final Duration WAIT = Duration.ofSeconds(20);
     @TempDir
     Path dir;
     private MgmtServer mgmt;
@@ -79,18 +80,7 @@ class MgmtAuthE2eTest {
     }
 
     private static void await(String what, BooleanSupplier done) {
-        for (int i = 0; i < POLLS; i++) {
-            if (done.getAsBoolean()) {
-                return;
-            }
-            try {
-                Thread.sleep(POLL_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what, e);
-            }
-        }
-        throw new AssertionError(what + ": not within " + POLLS + " polls of " + POLL_MS + " ms");
+        Await.until(done, WAIT, what);
     }
 
     /** Waits until the node applies {@code secret} for {@link #HOSTNQN} (from its heartbeat answers). */

@@ -101,7 +101,7 @@ final class MgmtLeaderFault {
                 }
             }
             if (createMs < 0 || (leader >= 0 && electMs < 0)) {
-                Thread.sleep(100);
+                Thread.sleep(100); // probe pacing while the outage is measured (ends with the hold, not a condition)
             }
         }
         if (createMs >= 0) {
@@ -113,7 +113,7 @@ final class MgmtLeaderFault {
         }
         long left = holdMs - (System.nanoTime() - t0) / 1_000_000;
         if (left > 0) {
-            Thread.sleep(left);
+            Thread.sleep(left); // the fault's hold time: the scenario
         }
         plane.start(victim);
         plane.awaitHealthy(victim, CampaignMgmtPlane.START_S);

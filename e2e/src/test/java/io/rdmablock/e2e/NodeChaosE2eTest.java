@@ -2,6 +2,7 @@ package io.rdmablock.e2e;
 
 import io.rdmablock.initiator.DeviceOptions;
 import io.rdmablock.initiator.NvmeBlockDevice;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -194,25 +196,32 @@ class NodeChaosE2eTest {
             if (stop && idle) {
                 return;
             }
-            Thread.sleep(1);
+            Thread.sleep(1); // the load loop's pause between two sweeps over its QD futures, not a wait
         }
     }
 
     private NvmeBlockDevice openWhenUp() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        RuntimeException last = null;
-        while (System.nanoTime() - deadline < 0) {
-            try {
-                return NvmeBlockDevice.open(new InetSocketAddress(NodeFixtures.host(), port), NodeFixtures.subnqn("chaos"), null,
-                        DeviceOptions.defaults().providerMode("soft").connectTimeoutMs(1000)
-                                .commandTimeoutMs(CMD_TIMEOUT_MS).reconnectDelayMs(200)
-                                .ctrlLossTimeoutMs(CTRL_LOSS_MS).keepAliveTimeoutMs(1000));
-            } catch (RuntimeException e) {
-                last = e;
-                Thread.sleep(200); // polling for the child's listener
+        RuntimeException[] last = {null};
+        try {
+            return Await.value(() -> {
+                try {
+                    return NvmeBlockDevice.open(new InetSocketAddress(NodeFixtures.host(), port),
+                            NodeFixtures.subnqn("chaos"), null,
+                            DeviceOptions.defaults().providerMode("soft").connectTimeoutMs(1000)
+                                    .commandTimeoutMs(CMD_TIMEOUT_MS).reconnectDelayMs(200)
+                                    .ctrlLossTimeoutMs(CTRL_LOSS_MS).keepAliveTimeoutMs(1000));
+                } catch (RuntimeException e) {
+                    last[0] = e;
+                    return null;
+                }
+            }, java.util.Objects::nonNull, Duration.ofSeconds(60), "the child node's listener up (a device open)");
+        } catch (AssertionError e) {
+            if (last[0] != null) {
+                last[0].addSuppressed(e);
+                throw last[0];
             }
+            throw e;
         }
-        throw last;
     }
 
     private void startChild() throws IOException {

@@ -5,6 +5,7 @@ import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.NodeState;
 import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.testing.Await;
 
 import java.io.IOException;
 import java.net.URI;
@@ -303,37 +304,37 @@ final class NodeCluster implements AutoCloseable {
     }
 
     void awaitNode(int k, NodeState state, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            try {
-                for (Node n : client.listNodes()) {
-                    if (n.nodeId().equals(nodeId(k)) && n.state() == state) {
-                        return;
+        try {
+            Await.until(() -> {
+                try {
+                    for (Node n : client.listNodes()) {
+                        if (n.nodeId().equals(nodeId(k)) && n.state() == state) {
+                            return true;
+                        }
                     }
+                } catch (RuntimeException e) {
+                    // not yet
                 }
-            } catch (RuntimeException e) {
-                // not yet
-            }
-            if (!nodes[k].isAlive() && state == NodeState.UP) {
-                throw new IllegalStateException(nodeId(k) + " exited:\n" + log(k));
-            }
-            Thread.sleep(100);
+                if (!nodes[k].isAlive() && state == NodeState.UP) {
+                    throw new IllegalStateException(nodeId(k) + " exited:\n" + log(k));
+                }
+                return false;
+            }, Duration.ofSeconds(seconds), nodeId(k) + " " + state);
+        } catch (AssertionError e) { // the same exception as before for callers (and the node's log)
+            throw new IllegalStateException(nodeId(k) + " not " + state + " within " + seconds + " s:\n" + log(k), e);
         }
-        throw new IllegalStateException(nodeId(k) + " not " + state + " within " + seconds + " s:\n" + log(k));
     }
 
     /** Polls the volume until {@code until} holds (bounded); returns it. */
     Volume awaitVolume(String name, Predicate<Volume> until, int seconds, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        Volume last = null;
-        while (System.nanoTime() < deadline) {
-            last = client.getVolume(name);
-            if (until.test(last)) {
-                return last;
-            }
-            Thread.sleep(100);
+        Volume[] last = {null};
+        try {
+            return Await.value(() -> last[0] = client.getVolume(name), until, Duration.ofSeconds(seconds),
+                    "volume " + name + " " + what);
+        } catch (AssertionError e) { // callers (the failover campaign) count an IllegalStateException as a timeout
+            throw new IllegalStateException("volume " + name + " not " + what + " within " + seconds + " s: "
+                    + last[0], e);
         }
-        throw new IllegalStateException("volume " + name + " not " + what + " within " + seconds + " s: " + last);
     }
 
     /** The address nodes listen on: {@code rdmablock.test.address}, default 127.0.0.1. */

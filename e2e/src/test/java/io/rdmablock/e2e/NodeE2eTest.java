@@ -8,6 +8,7 @@ import io.rdmablock.node.StorageNode;
 import io.rdmablock.node.store.StoreVolume;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -19,6 +20,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -201,11 +203,9 @@ class NodeE2eTest {
             StoreVolume v = node.store().resize("c11", size);
             assertEquals(size, v.sizeBytes());
             long expect = size;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (d.capacityBytes() != expect && System.nanoTime() < deadline) {
-                Thread.sleep(10); // the Asynchronous Event (namespace attribute changed) refreshes the size
-            }
-            assertEquals(size, d.capacityBytes(), "new size visible after step " + step + " without I/O");
+            // the Asynchronous Event (namespace attribute changed) refreshes the size
+            Await.until(() -> d.capacityBytes() == expect, Duration.ofSeconds(10),
+                    "new size " + expect + " visible after step " + step + " without I/O");
             MemorySegment r = d.allocateBuffer(1 << 20);
             d.readSync(oldEnd, r);
             assertArrayEquals(zeroes(1 << 20), r.toArray(ValueLayout.JAVA_BYTE), "new space reads zero");

@@ -8,6 +8,7 @@ import io.rdmablock.initiator.DeviceOptions;
 import io.rdmablock.initiator.NvmeBlockDevice;
 import io.rdmablock.initiator.NvmeStatusException;
 import io.rdmablock.node.StorageNode;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -21,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -122,18 +124,18 @@ class NodeFailureE2eTest {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread w = writer(d, versions, stop, failure);
-        waitUntil(() -> sum(versions) > 200, 20_000);
+        waitUntil(() -> sum(versions) > 200, 20_000, "200 chunk writes before the node goes");
         node.close();
         node = null;
         Thread.sleep(1500); // the link stays down this long: the scenario, not a synchronisation
         node = NodeFixtures.startNode(dir, provider, port);
         int before = sum(versions);
-        waitUntil(() -> sum(versions) > before + 200, 30_000);
+        waitUntil(() -> sum(versions) > before + 200, 30_000, "200 chunk writes after the node is back");
         stop.set(true);
         w.join(90_000);
         assertNull(failure.get());
         // the counter is bumped by the controller thread just after the queues are attached: I/O may finish first
-        waitUntil(() -> d.reconnects() >= 1, 10_000);
+        waitUntil(() -> d.reconnects() >= 1, 10_000, "the device counted its reconnect");
         MemorySegment r = d.allocateBuffer(CHUNK);
         for (int c = 0; c < CHUNKS; c++) {
             d.readSync((long) c * CHUNK, r);
@@ -224,7 +226,7 @@ class NodeFailureE2eTest {
         d.writeSync(0, b, false);
         node.close();
         node = null;
-        waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000);
+        waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000, "the association RECONNECTING");
         Thread.sleep(1000); // node down this long (refused connects): the scenario, not a synchronisation
         node = NodeFixtures.startNode(dir.resolve("b"), provider, port);
         Thread.sleep(1500); // the node is up without the volume this long (rejects with DNR=1): the scenario
@@ -232,7 +234,7 @@ class NodeFailureE2eTest {
         node.createVolume("late", 16L << 20, 4096, Set.of("*"));
         d.write(0, b, false).get(20, TimeUnit.SECONDS);
         // the counter is bumped by the controller thread just after the queues are attached: I/O may finish first
-        waitUntil(() -> d.reconnects() >= 1, 10_000);
+        waitUntil(() -> d.reconnects() >= 1, 10_000, "the device counted its reconnect");
     }
 
     @ParameterizedTest
@@ -269,24 +271,31 @@ class NodeFailureE2eTest {
     private NvmeBlockDevice openWhenUp(InetSocketAddress addr, String nqn, String provider) throws Exception {
         // 60 s for a child JVM to come up, 180 s under the VM runner (rdmablock.test.timeoutSeconds=30: TCG)
         long waitS = Long.getLong("rdmablock.test.timeoutSeconds", 10);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(6 * waitS);
-        RuntimeException last = null;
-        while (System.nanoTime() < deadline) {
-            if (!child.isAlive()) {
-                throw new IllegalStateException("node process exited: " + child.exitValue() + "; its log ends:\n"
-                        + tail(childLog, 40));
+        RuntimeException[] last = {null};
+        try {
+            NvmeBlockDevice d = Await.value(() -> {
+                if (!child.isAlive()) {
+                    throw new IllegalStateException("node process exited: " + child.exitValue() + "; its log ends:\n"
+                            + tail(childLog, 40));
+                }
+                try {
+                    return NvmeBlockDevice.open(addr, nqn, null,
+                            DeviceOptions.defaults().providerMode(provider).connectTimeoutMs(200 * waitS));
+                } catch (RuntimeException e) {
+                    last[0] = e;
+                    return null;
+                }
+            }, java.util.Objects::nonNull, Duration.ofSeconds(6 * waitS),
+                    "the child node's listener up (a device open)");
+            toClose.add(d);
+            return d;
+        } catch (AssertionError e) {
+            if (last[0] != null) {
+                last[0].addSuppressed(e);
+                throw last[0];
             }
-            try {
-                NvmeBlockDevice d = NvmeBlockDevice.open(addr, nqn, null,
-                        DeviceOptions.defaults().providerMode(provider).connectTimeoutMs(200 * waitS));
-                toClose.add(d);
-                return d;
-            } catch (RuntimeException e) {
-                last = e;
-                Thread.sleep(200); // polling for the child's listener to come up
-            }
+            throw e;
         }
-        throw last;
     }
 
     private Process startChild(String provider, Path data, int port, Path log) throws IOException {
@@ -322,11 +331,7 @@ class NodeFailureE2eTest {
         return n;
     }
 
-    private static void waitUntil(java.util.function.BooleanSupplier cond, long ms) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        while (!cond.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "condition not met within " + ms + " ms");
-            Thread.sleep(10);
-        }
+    private static void waitUntil(java.util.function.BooleanSupplier cond, long ms, String what) {
+        Await.until(cond, Duration.ofMillis(ms), what);
     }
 }

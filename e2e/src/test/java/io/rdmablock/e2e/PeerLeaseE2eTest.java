@@ -6,13 +6,16 @@ import io.rdmablock.initiator.VolumeLocator;
 import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,18 +49,21 @@ class PeerLeaseE2eTest {
             try (BlockDevice dev = VolumeLocator.open(cluster.client(), "pl2", null, opts)) {
                 long[] stoppedAt = {0};
                 long[] ackedAt = new long[3]; // at the stop, one lease later, at the end
+                AtomicReference<Throwable> stopperFailure = new AtomicReference<>();
                 Thread stopper = new Thread(() -> {
                     try {
                         // sized by the rate: the stop comes after 200 acknowledged writes and 2 renewal periods
-                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                        while (model.ackedCount.get() < 200 && System.nanoTime() < deadline) {
-                            Thread.sleep(20);
+                        try {
+                            Await.until(() -> model.ackedCount.get() >= 200, Duration.ofSeconds(120),
+                                    "200 acknowledged writes before the stop");
+                        } catch (AssertionError e) {
+                            stopperFailure.set(e);
                         }
-                        Thread.sleep(LEASE_MS / 2);
+                        Thread.sleep(LEASE_MS / 2); // 2 renewal periods under load: the scenario, not a wait
                         ackedAt[0] = model.ackedCount.get();
                         cluster.stopMgmt();
                         stoppedAt[0] = System.nanoTime();
-                        Thread.sleep(2 * LEASE_MS);
+                        Thread.sleep(2 * LEASE_MS); // 2 leases with the plane gone: the scenario
                         ackedAt[1] = model.ackedCount.get();
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -69,6 +75,7 @@ class PeerLeaseE2eTest {
                                 > TimeUnit.MILLISECONDS.toNanos(4 * LEASE_MS))
                         || System.nanoTime() - start > TimeUnit.SECONDS.toNanos(180), 1_000_000);
                 stopper.join(60_000);
+                assertNull(stopperFailure.get(), "the stop came after the writes it waits for");
                 ackedAt[2] = model.ackedCount.get();
                 assertTrue(stoppedAt[0] != 0, "the management server was never stopped");
                 assertNull(model.firstFailure(), () -> "a write failed with the management plane gone"

@@ -8,6 +8,7 @@ import io.rdmablock.mgmt.client.CreateVolumeRequest;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
 import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,8 +17,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -123,13 +126,16 @@ class ReplicationE2eTest {
             AckedWrites model = new AckedWrites(SIZE, 32);
             long[] ackedAtKill = new long[1];
             try (io.rdmablock.initiator.BlockDevice dev = VolumeLocator.open(cluster.client(), "r3k", null, options("soft"))) {
+                AtomicReference<Throwable> killerFailure = new AtomicReference<>();
                 Thread killer = new Thread(() -> {
                     try {
-                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                        while (model.ackedCount.get() < 300 && System.nanoTime() < deadline) {
-                            Thread.sleep(20);
-                        }
-                        ackedAtKill[0] = model.ackedCount.get();
+                        Await.until(() -> model.ackedCount.get() >= 300, Duration.ofSeconds(30),
+                                "300 acknowledged writes before the kill");
+                    } catch (AssertionError e) {
+                        killerFailure.set(e);
+                    }
+                    ackedAtKill[0] = model.ackedCount.get();
+                    try {
                         cluster.kill(victim);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -141,6 +147,7 @@ class ReplicationE2eTest {
                 model.run(dev, () -> (ackedAtKill[0] > 0 && model.ackedCount.get() > ackedAtKill[0] + 500)
                         || System.nanoTime() - start > TimeUnit.SECONDS.toNanos(60), 100_000);
                 killer.join(60_000);
+                assertNull(killerFailure.get(), "the kill came after the writes it waits for");
                 assertNull(model.firstFailure(), "a write failed (R=3, M=2 must go on with 2 copies)");
                 assertTrue(model.ackedCount.get() > ackedAtKill[0] + 500, "writes did not go on after the kill: "
                         + model.ackedCount.get() + " acknowledged, " + ackedAtKill[0] + " at the kill");

@@ -11,6 +11,7 @@ import io.rdmablock.mgmt.client.VerifyState;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
 import io.rdmablock.mgmt.client.VolumeState;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,11 +20,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -106,16 +107,10 @@ class ResyncE2eTest {
 
     /** Runs {@code volume verify} through the management plane (bounded); returns the finished report. */
     private static VerifyReport verify(NodeCluster cluster, String name, int seconds) throws InterruptedException {
-        VerifyReport r = cluster.client().startVerify(name);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            r = cluster.client().verifyStatus(name);
-            if (r.state() == VerifyState.DONE || r.state() == VerifyState.FAILED) {
-                return r;
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("verify of " + name + " not finished within " + seconds + " s: " + r);
+        cluster.client().startVerify(name);
+        return Await.value(() -> cluster.client().verifyStatus(name),
+                r -> r.state() == VerifyState.DONE || r.state() == VerifyState.FAILED, Duration.ofSeconds(seconds),
+                "verify of " + name + " finished (DONE or FAILED)");
     }
 
     private static void assertIdentical(NodeCluster cluster, String name, int copies) throws InterruptedException {
@@ -201,7 +196,7 @@ class ResyncE2eTest {
                 long[] ackedAtKill = {0};
                 Thread killer = new Thread(() -> {
                     try {
-                        Thread.sleep(500);
+                        Thread.sleep(500); // the primary dies half a second into the resync: the scenario
                         ackedAtKill[0] = model.ackedCount.get();
                         cluster.kill(p);
                     } catch (InterruptedException e) {
@@ -259,11 +254,12 @@ class ResyncE2eTest {
             }
             Path file = cluster.volumeFile(lost, v.id());
             cluster.start(lost);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (Files.exists(file) && System.nanoTime() < deadline) {
-                Thread.sleep(200);
+            try {
+                Await.until(() -> !Files.exists(file), Duration.ofSeconds(60),
+                        "the returning node deleted its old copy " + file);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + cluster.tails(30), e);
             }
-            assertFalse(Files.exists(file), () -> "the returning node kept its old copy " + file + cluster.tails(30));
             System.out.printf("resync e2e: n%d down past 3 s, copy rebuilt on n%d, verified identical; the old copy "
                     + "was deleted when n%d returned%n", lost, spare, lost);
         }
@@ -340,7 +336,7 @@ class ResyncE2eTest {
     /** 4 KiB random writes from {@code threads} threads for {@code ms} (bounded); returns writes per second. */
     private static double writeRate(BlockDevice dev, long bytes, int threads, long ms) throws InterruptedException {
         Writers w = new Writers(dev, bytes, threads, ms + 1_000);
-        Thread.sleep(ms);
+        Thread.sleep(ms); // the measurement window of a rate: time passing is the point
         return w.stop();
     }
 

@@ -3,6 +3,7 @@ package io.rdmablock.initiator;
 import io.rdmablock.nvmf.host.FakeTarget;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -125,10 +127,7 @@ class FakeTargetDeviceTest {
         int before = target.commands.get();
         Arena a = Arena.ofShared();
         CompletableFuture<Void> f = d.read(0, a.allocate(4096, 4096)); // not registered: staged through a bounce buffer
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (target.commands.get() == before && System.nanoTime() < deadline) {
-            Thread.sleep(5); // polling for the command to reach the target
-        }
+        Await.until(() -> target.commands.get() != before, Duration.ofSeconds(10), "the READ reached the target");
         a.close(); // the application releases the buffer while the READ is outstanding
         target.holdResponses = null;
         release.countDown();
@@ -184,12 +183,12 @@ class FakeTargetDeviceTest {
         java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
         try {
             target.cutLink();
-            waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000);
+            waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000, "the association RECONNECTING");
             target.holdAccepts = hold;
             target.restore();
-            waitUntil(() -> target.heldAccepts.get() > 0, 10_000); // a reconnect attempt is in progress
+            waitUntil(() -> target.heldAccepts.get() > 0, 10_000, "a reconnect attempt in progress (accept held)");
             CompletableFuture<Void> closed = CompletableFuture.runAsync(d::close);
-            waitUntil(() -> d.state() == AssociationState.CLOSED, 10_000);
+            waitUntil(() -> d.state() == AssociationState.CLOSED, 10_000, "the association CLOSED");
             hold.countDown(); // the attempt now succeeds, after close() began
             long t0 = System.nanoTime();
             closed.get(30, TimeUnit.SECONDS);
@@ -203,12 +202,8 @@ class FakeTargetDeviceTest {
         }
     }
 
-    static void waitUntil(java.util.function.BooleanSupplier c, long timeoutMs) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!c.getAsBoolean()) {
-            assertTrue(System.nanoTime() - deadline < 0, "condition not met within " + timeoutMs + " ms");
-            Thread.sleep(5);
-        }
+    static void waitUntil(java.util.function.BooleanSupplier c, long timeoutMs, String what) {
+        Await.until(c, Duration.ofMillis(timeoutMs), what);
     }
 
     @Test
@@ -223,7 +218,7 @@ class FakeTargetDeviceTest {
         int before = target.commands.get();
         try {
             CompletableFuture<Void> f = d.read(0, b);
-            waitUntil(() -> target.commands.get() >= before + 2, 10_000);
+            waitUntil(() -> target.commands.get() >= before + 2, 10_000, "both parts reached the target");
             assertThrows(TimeoutException.class, () -> f.get(500, TimeUnit.MILLISECONDS),
                     "the read completed while its part on qid 2 was outstanding");
             hold.countDown();
@@ -294,7 +289,7 @@ class FakeTargetDeviceTest {
                 .ctrlLossTimeoutMs(30_000));
         MemorySegment w = pattern(d.allocateBuffer(4096), 9);
         target.cutLink();
-        waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000);
+        waitUntil(() -> d.state() == AssociationState.RECONNECTING, 10_000, "the association RECONNECTING");
         CompletableFuture<Void> f = d.write(0, w, false);
         int before = target.commands.get();
         target.serial = "another-volume-id";

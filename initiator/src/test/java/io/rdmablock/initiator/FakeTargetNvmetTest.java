@@ -5,6 +5,7 @@ import io.rdmablock.nvmf.host.FakeTarget;
 import io.rdmablock.nvmf.host.NvmetRules;
 import io.rdmablock.rdma.verbs.Providers;
 import io.rdmablock.rdma.verbs.VerbsProvider;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -150,11 +152,8 @@ class FakeTargetNvmetTest {
         target.cutLink();
         target.serial = NvmetRules.randomSerial();
         target.restore();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (d.state() != AssociationState.LOST && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertEquals(AssociationState.LOST, d.state());
+        Await.until(() -> d.state() == AssociationState.LOST, Duration.ofSeconds(20),
+                "the association LOST after another serial answered");
         assertTrue(d.lossReason().contains("serial changed"), d.lossReason());
     }
 

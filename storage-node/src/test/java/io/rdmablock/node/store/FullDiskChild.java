@@ -36,7 +36,7 @@ final class FullDiskChild {
         }
         System.out.println("FULL");
         System.out.flush();
-        Thread.sleep(60_000);
+        Thread.sleep(60_000); // a child process held until the parent kills it; the sleep only bounds an orphan
         store.close();
     }
 }

@@ -11,6 +11,7 @@ import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -124,12 +126,8 @@ class AnaTest extends TargetTestBase {
         h.post(2, SqeDescriptor.LENGTH);
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_NS;
-        for (int i = 0; i < 10_000 && !condition.getAsBoolean() && System.nanoTime() < deadline; i++) {
-            Thread.sleep(5);
-        }
-        assertTrue(condition.getAsBoolean(), what);
+    private static void await(BooleanSupplier condition, String what) {
+        Await.until(condition, Duration.ofNanos(WAIT_NS), what);
     }
 
     // ---- Identify ----

@@ -135,7 +135,7 @@ class AuthFloodTest {
 
         private static void sleepMs(long ms) {
             try {
-                Thread.sleep(ms);
+                Thread.sleep(ms); // attacker pacing (idle while off, back-off after a refusal), not a wait
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -6,6 +6,7 @@ import io.rdmablock.rdma.fabric.auth.DhGroup;
 import io.rdmablock.rdma.fabric.auth.DhchapMessages;
 import io.rdmablock.rdma.fabric.auth.DhchapHost;
 import io.rdmablock.nvme.auth.DhchapSecret;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -61,8 +63,13 @@ class AuthTakeoverTest {
         assertEquals(DhchapHost.State.AUTHENTICATED, d.state(), d.failureDetail());
     }
 
-    /** The victim reads on its I/O queue in a thread while {@code attack} runs, and for 400 ms after it. */
+    /**
+     * The victim reads on its I/O queue in a thread while {@code attack} runs, and after it until the target ended
+     * every queue and association the attack opened and the victim's reads went on.
+     */
     private void victimReadsThrough(Runnable attack) throws Exception {
+        int victimQueues = f.target.queuesOf(TargetFixture.HOSTNQN);
+        int controllers = f.target.controllerCount();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger reads = new AtomicInteger();
         AtomicReference<String> failure = new AtomicReference<>();
@@ -81,7 +88,12 @@ class AuthTakeoverTest {
         try {
             attack.run();
             int before = reads.get();
-            Thread.sleep(400); // beyond the attacker's failure linger (100 ms) and the queues' housekeeping (10 ms)
+            Await.until(() -> f.target.queuesOf(TargetFixture.HOSTNQN) == victimQueues
+                            && f.target.controllerCount() == controllers, Duration.ofSeconds(10),
+                    "the attack's queues and associations ended (failure linger 100 ms, housekeeping 10 ms)");
+            int after = reads.get();
+            Await.until(() -> reads.get() > after || failure.get() != null, Duration.ofSeconds(10),
+                    "a victim read after the attack's queues ended");
             assertNull(failure.get(), "the victim's I/O failed");
             assertTrue(reads.get() > before, "the victim's I/O went on after the attack: " + reads.get());
         } finally {
@@ -108,11 +120,9 @@ class AuthTakeoverTest {
             try (RawHost attacker = f.connect(0, 32, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 0)) {
                 DhchapHost d = RawAuth.authenticate(attacker, TargetFixture.HOSTNQN, f.subnqn, wrong, 7);
                 assertEquals(DhchapHost.State.FAILED, d.state());
-                try {
-                    Thread.sleep(300); // the attacker's association ends (100 ms linger)
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
+                // the node ends the attacker's association (100 ms linger) while the attacker still holds it
+                Await.until(() -> f.target.controllerCount() == 1, Duration.ofSeconds(10),
+                        "the attacker's association ended by the node");
             }
         });
     }
@@ -123,7 +133,8 @@ class AuthTakeoverTest {
             RawHost.Cqe connected = admin2.fabricConnect(31, 0, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF);
             assertEquals(0, connected.status());
             int cntlid2 = connected.dw0() & 0xFFFF;
-            Thread.sleep(100);
+            // no sleep: the fence would run while the Connect is processed, so its response is the point after
+            // which a premature fence shows (and the next Connect's answer below is a second one)
             assertFalse(f.target.controller(cntlid).isDestroyed(), "not fenced before the new queue authenticated");
             try (RawHost early = f.host(1, 8)) {
                 TargetFixture.assertInvalidParameter(early.fabricConnect(7, 0, f.subnqn, TargetFixture.HOSTNQN,
@@ -177,11 +188,9 @@ class AuthTakeoverTest {
                 DhchapHost d = RawAuth.authenticate(q2, TargetFixture.HOSTNQN, f.subnqn, wrong, 22);
                 assertEquals(DhchapHost.State.FAILED, d.state());
                 assertEquals(0, RawAuth.send(q3, 10, RawAuth.failure2(33)).status());
-                try {
-                    Thread.sleep(300);
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
+                // the node ends both I/O queues (100 ms linger) while the host still holds them
+                Await.until(() -> f.target.queuesOf(TargetFixture.HOSTNQN) == 2, Duration.ofSeconds(10),
+                        "q2 and q3 ended by the node, the victim's admin and I/O queue left");
             }
         });
         try (RawHost q4 = f.io(cntlid, 4, 8)) { // the association still takes new I/O queues

@@ -4,12 +4,14 @@ import io.rdmablock.node.store.StoreFaults;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 
@@ -54,7 +56,8 @@ class CntlidExhaustionTest {
         f = new TargetFixture(dir, TargetOptions.defaults().withPollers(1), 64L << 20, 512, Set.of("*"));
         f.target.cntlidRange(1, 2);
         Poller poller = f.target.pollers().get(0);
-        f.store.setFaults(StoreFaults.stall("vol1", STALL_OFFSET, 2_000_000_000L, 1));
+        StoreFaults stall = StoreFaults.stall("vol1", STALL_OFFSET, 2_000_000_000L, 1);
+        f.store.setFaults(stall);
         try (RawHost oldAdmin = f.connect(0, 32, f.subnqn, HOST_A, 0xFFFF, 0);
              RawHost oldIo = f.connect(1, 8, f.subnqn, HOST_A, TargetFixture.cntlid(oldAdmin), 0);
              RawHost adminB = f.connect(0, 32, f.subnqn, HOST_B, 0xFFFF, 0);
@@ -62,7 +65,7 @@ class CntlidExhaustionTest {
             assertEquals(2, TargetFixture.cntlid(adminB));
             oldIo.rw(0, Opcodes.IO_WRITE, 41, STALL_OFFSET / 512, 8, false, 0, 4096);
             oldIo.post(0, SqeDescriptor.LENGTH); // held 2 s by the store
-            Thread.sleep(100);
+            awaitTrue(() -> stall.remaining() == 0, "host A's write held in the store");
             // host A reconnects (same hostnqn and HOSTID): its old controller 1 is destroyed, the Connect waits
             reconnect.connectCapsule(1, 31, 0, f.subnqn, HOST_A, 0xFFFF, 0);
             reconnect.post(0, SqeDescriptor.LENGTH);
@@ -87,13 +90,7 @@ class CntlidExhaustionTest {
         }
     }
 
-    private static void awaitTrue(BooleanSupplier c, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!c.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            Thread.sleep(5);
-        }
+    private static void awaitTrue(BooleanSupplier c, String what) {
+        Await.until(c, Duration.ofSeconds(10), what);
     }
 }

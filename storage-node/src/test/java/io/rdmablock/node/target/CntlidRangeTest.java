@@ -1,9 +1,11 @@
 package io.rdmablock.node.target;
 
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,17 +62,8 @@ class CntlidRangeTest {
                         () -> f.target.cntlidRange(1, 10));
                 assertTrue(e.getMessage().contains("2048"), e.getMessage());
             }
-            long deadline = System.nanoTime() + RawHost.TIMEOUT_NS;
-            for (int i = 0; i < 2000 && f.target.controllerCount() > 0 && System.nanoTime() < deadline; i++) {
-                Thread.onSpinWait();
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-            assertEquals(0, f.target.controllerCount(), "both associations ended");
+            Await.until(() -> f.target.controllerCount() == 0, Duration.ofNanos(RawHost.TIMEOUT_NS),
+                    "both associations ended");
             try (RawHost c = admin(f, "c")) {
                 assertEquals(2048, TargetFixture.cntlid(c), "wrapped around to the range's start");
             }

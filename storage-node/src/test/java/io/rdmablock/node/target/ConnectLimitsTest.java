@@ -4,10 +4,12 @@ import io.rdmablock.rdma.fabric.DiscoveryLogDescriptor;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -55,11 +57,8 @@ class ConnectLimitsTest extends TargetTestBase {
         assertEquals(1, f.metrics.connectRefusals("maxQueuesPerHost"));
         io.close();
         io = null;
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (f.target.queuesOf(TargetFixture.HOSTNQN) != 1 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertEquals(1, f.target.queuesOf(TargetFixture.HOSTNQN), "a closed queue no longer counts");
+        Await.until(() -> f.target.queuesOf(TargetFixture.HOSTNQN) == 1, Duration.ofSeconds(5),
+                "a closed queue no longer counts");
         f.io(cntlid, 2, 8).close(); // room again
     }
 

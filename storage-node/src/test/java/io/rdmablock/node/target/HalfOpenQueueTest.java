@@ -5,6 +5,7 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.CmEventType;
 import io.rdmablock.rdma.verbs.CmException;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -81,14 +83,14 @@ class HalfOpenQueueTest {
                     holders.add(holdHalfOpen(f.target.localAddress()));
                 }
                 awaitTrue(() -> f.target.pendingQueues() == 100, 10_000, "100 pending queues");
-                Thread.sleep(200); // the same pause before every round
+                Thread.sleep(200); // measurement pacing, not a wait: the same pause before every round
                 maxGrowth = Math.max(maxGrowth, f.target.registeredQueueBytes() - baseBytes);
                 double h = iops(io, rnd, blocks, perRound);
                 maxRssGrowth = Math.max(maxRssGrowth, vmRssBytes() - rss0);
                 closeHolders();
                 awaitTrue(() -> f.target.pendingQueues() == 0 && f.target.registeredQueueBytes() == baseBytes,
                         10_000, "100 half-open queues torn down and released");
-                Thread.sleep(200);
+                Thread.sleep(200); // measurement pacing, not a wait: the same pause as before the H round
                 double a = iops(io, rnd, blocks, perRound);
                 held.add(h);
                 ratios.add(h / ((alone.getLast() + a) / 2));
@@ -264,14 +266,8 @@ class HalfOpenQueueTest {
         holders.clear();
     }
 
-    private static void awaitTrue(BooleanSupplier c, long timeoutMs, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (!c.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeoutMs + " ms waiting for: " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void awaitTrue(BooleanSupplier c, long timeoutMs, String what) {
+        Await.until(c, Duration.ofMillis(timeoutMs), what);
     }
 
     private static long vmRssBytes() throws IOException {

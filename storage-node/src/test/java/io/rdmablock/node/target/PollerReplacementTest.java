@@ -2,9 +2,11 @@ package io.rdmablock.node.target;
 
 import io.rdmablock.node.io.LocalVolumeIo;
 import io.rdmablock.rdma.fabric.NvmeStatus;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,17 +41,15 @@ class PollerReplacementTest extends TargetTestBase {
         } catch (AssertionError | RuntimeException e) {
             // the poller may fail before this Connect's response went out: the queue is torn down with it
         }
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        int failed = -1;
-        while (failed < 0 && System.nanoTime() < deadline) {
+        int failed = Await.value(() -> {
+            int dead = -1;
             for (int i = 0; i < f.target.pollers().size(); i++) {
                 if (f.target.pollers().get(i).isDead()) {
-                    failed = i;
+                    dead = i;
                 }
             }
-            Thread.sleep(5);
-        }
-        assertTrue(failed >= 0, "the injected fault ended a poller's loop");
+            return dead;
+        }, i -> i >= 0, Duration.ofSeconds(5), "the injected fault ended a poller's loop");
         Poller dead = f.target.pollers().get(failed);
         disconnect();
         // every slot gets queues round robin: 2 x pollers Connects reach the failed slot at least twice

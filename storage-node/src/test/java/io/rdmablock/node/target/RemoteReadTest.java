@@ -7,14 +7,15 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.WcStatus;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,11 +58,7 @@ class RemoteReadTest extends TargetTestBase {
     }
 
     private void awaitRecorded() throws InterruptedException {
-        long deadline = System.nanoTime() + RawHost.TIMEOUT_NS;
-        while (address == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertNotEquals(0, address, "the WRITE reached the volume I/O");
+        Await.until(() -> address != 0, Duration.ofNanos(RawHost.TIMEOUT_NS), "the WRITE reached the volume I/O");
     }
 
     /** While the write is held in the store: RDMA READ its payload from the target into host data at 64 KiB. */

@@ -9,6 +9,7 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.verbs.CmException;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -246,11 +248,8 @@ class TargetConnectTest {
                 assertEquals(0, admin.exec(admin.keepAlive(0, 100 + i)).status());
             }
             assertEquals(1, f.target.controllerCount(), "controller alive while keep-alives flow");
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (f.target.controllerCount() != 0 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertEquals(0, f.target.controllerCount(), "controller destroyed after KATO + grace");
+            Await.until(() -> f.target.controllerCount() == 0, Duration.ofSeconds(5),
+                    "controller destroyed after KATO + grace");
             RawHost.Cqe c = admin.await(5_000_000_000L);
             assertNotNull(c, "the admin queue is torn down");
             assertNotNull(c.error(), "transport error after teardown");
@@ -277,11 +276,8 @@ class TargetConnectTest {
                     assertEquals(0, io.exec(io.command(0, Opcodes.IO_FLUSH, 10 + i, 1)).status(), "flush " + i);
                 }
                 assertEquals(1, f.target.controllerCount(), "controller alive while its I/O queue carries commands");
-                long deadline = System.nanoTime() + 5_000_000_000L;
-                while (f.target.controllerCount() != 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
-                assertEquals(0, f.target.controllerCount(), "silent association destroyed after KATO + grace");
+                Await.until(() -> f.target.controllerCount() == 0, Duration.ofSeconds(5),
+                        "silent association destroyed after KATO + grace");
             }
         }
     }

@@ -27,24 +27,6 @@ public record NodeRecord(
         String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
         long registeredAtMs, int ordinal, String nodeKey, String credentialHash) {
 
-    /** A record without a credential (as written before node credentials). */
-    public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
-                      long registeredAtMs, int ordinal, String nodeKey) {
-        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, nodeKey, null);
-    }
-
-    /** A record without a node key nor a credential (as written before node keys). */
-    public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
-                      long registeredAtMs, int ordinal) {
-        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, null, null);
-    }
-
-    /** A record without an ordinal nor a node key (as written before failover). */
-    public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
-                      long registeredAtMs) {
-        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, 0, null, null);
-    }
-
     /** @return a copy with draining set */
     public NodeRecord drained() {
         return withDraining(true);

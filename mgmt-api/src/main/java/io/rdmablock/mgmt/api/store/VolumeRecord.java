@@ -61,22 +61,6 @@ public record VolumeRecord(
         replicas = replicas < 1 ? 1 : replicas;
     }
 
-    /** As the canonical constructor, for a record made now ({@link #HOSTS_VERSION}: empty admits no host). */
-    public VolumeRecord(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
-                        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs,
-                        boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth) {
-        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
-                provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION);
-    }
-
-    /** As the canonical constructor, without {@code requireAuth} (records and callers before it). */
-    public VolumeRecord(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
-                        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs,
-                        boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies) {
-        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
-                provisioned, epoch, minInSync, copies, false);
-    }
-
     /** As {@link #created(String, String, long, int, int, List, List, long, boolean)}, no authentication required. */
     public static VolumeRecord created(String id, String name, long sizeBytes, int lbaSize, int minInSync,
                                        List<String> allowedHosts, List<String> copyNodeIds, long createdAtMs) {
@@ -93,7 +77,7 @@ public record VolumeRecord(
                     CopyState.IN_SYNC, false));
         }
         return new VolumeRecord(id, name, sizeBytes, lbaSize, copies.size(), allowedHosts, copyNodeIds.getFirst(),
-                VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies, requireAuth);
+                VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies, requireAuth, HOSTS_VERSION);
     }
 
     private static List<CopyRecord> primaryFirst(List<CopyRecord> copies) {
@@ -128,7 +112,7 @@ public record VolumeRecord(
     /** @return a copy with another size and state */
     public VolumeRecord withSize(long newSizeBytes, VolumeState newState) {
         return new VolumeRecord(id, name, newSizeBytes, lbaSize, replicas, allowedHosts, nodeId, newState,
-                connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies, requireAuth);
+                connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION);
     }
 
     /**
@@ -158,7 +142,7 @@ public record VolumeRecord(
         var next = copies.stream().map(c -> c.nodeId().equals(copy.nodeId()) ? copy : c).toList();
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth);
+                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION);
     }
 
     /**
@@ -168,19 +152,19 @@ public record VolumeRecord(
     public VolumeRecord withCopies(long newEpoch, List<CopyRecord> next) {
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth);
+                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION);
     }
 
     /** @return a copy admitting exactly {@code hosts} ({@code ["*"]}: any host; empty: none) */
     public VolumeRecord withAllowedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, hosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth);
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION);
     }
 
     /** @return a copy with requireAuth {@code on} */
     public VolumeRecord withRequireAuth(boolean on) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned, epoch, minInSync, copies, on);
+                createdAtMs, provisioned, epoch, minInSync, copies, on, HOSTS_VERSION);
     }
 
     /** @return a copy with another state */
@@ -191,6 +175,6 @@ public record VolumeRecord(
     /** @return a copy with other connected hosts */
     public VolumeRecord withConnectedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, hosts,
-                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth);
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION);
     }
 }

@@ -48,7 +48,8 @@ class NodeKeysTest {
         return new VolumeRecord("id-" + name, name, 1 << 20, 4096, 2, List.of(), primary, VolumeState.READY,
                 List.of(), 1234, false, 1, 1, List.of(
                 new CopyRecord(primary, CopyRole.PRIMARY, CopyState.IN_SYNC, false),
-                new CopyRecord(secondary, CopyRole.SECONDARY, CopyState.STALE, false)));
+                new CopyRecord(secondary, CopyRole.SECONDARY, CopyState.STALE, false)), false,
+                VolumeRecord.HOSTS_VERSION);
     }
 
     @Test
@@ -66,8 +67,8 @@ class NodeKeysTest {
 
     @Test
     void shouldGiveARecordOfBeforeNodeKeysAKeyAtItsNextHeartbeatOrRegistration() {
-        store.putNode(new NodeRecord("old1", "127.0.0.1:4420", "", 1L << 30, false, 5, 1));
-        store.putNode(new NodeRecord("old2", "127.0.0.1:4421", "", 1L << 30, false, 5, 2));
+        store.putNode(new NodeRecord("old1", "127.0.0.1:4420", "", 1L << 30, false, 5, 1, null, null));
+        store.putNode(new NodeRecord("old2", "127.0.0.1:4421", "", 1L << 30, false, 5, 2, null, null));
         HeartbeatResponse r = beat("old1");
         assertNotNull(key("old1"));
         assertEquals(key("old1"), r.nodeKey());
@@ -75,7 +76,7 @@ class NodeKeysTest {
         register("old2", "127.0.0.1:4421");
         assertNotNull(key("old2"));
         assertEquals(2, store.node("old2").orElseThrow().ordinal(), "the rest of the record kept");
-        store.putNode(new NodeRecord("old3", "127.0.0.1:4422", "", 1L << 30, false, 5, 3));
+        store.putNode(new NodeRecord("old3", "127.0.0.1:4422", "", 1L << 30, false, 5, 3, null, null));
         var withToken = cluster.heartbeat("old3", new HeartbeatRequest(1L << 30, List.of()), false, null);
         assertNotNull(key("old3"), "made at a heartbeat with the cluster token too");
         assertEquals(null, withToken.nodeKey(), "but answered only to the node's own credential");

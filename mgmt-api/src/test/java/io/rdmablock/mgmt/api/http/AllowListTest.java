@@ -77,7 +77,7 @@ class AllowListTest {
     void shouldReadARecordStoredWhenEmptyMeantAnyHostAsAnyHost() {
         VolumeRecord now = new VolumeRecord("id", "v", MIB, 4096, 1, List.of(), "n1", VolumeState.READY, List.of(),
                 1, true, 1, 1, List.of(new CopyRecord("n1", io.rdmablock.mgmt.client.CopyRole.PRIMARY,
-                io.rdmablock.mgmt.client.CopyState.IN_SYNC, true)), false);
+                io.rdmablock.mgmt.client.CopyState.IN_SYNC, true)), false, VolumeRecord.HOSTS_VERSION);
         JsonObject stored = new JsonObject(Json.write(now));
         assertEquals(VolumeRecord.HOSTS_VERSION, stored.getInteger("hostsVersion"));
         assertEquals(List.of(), Json.read(stored.encode(), VolumeRecord.class).allowedHosts(), "made now: none");

@@ -124,7 +124,8 @@ class HostCredentialScopeRoutesTest {
     void shouldAdmitAHostToAVolumeListingAnyHost() throws Exception {
         api.store.putVolume(new VolumeRecord("id-any", "any", 1L << 20, 4096, 1, List.of(HostCredentials.ANY_HOST),
                 "n1", VolumeState.READY, List.of(), 1234, false, 1, 1,
-                List.of(new CopyRecord("n1", CopyRole.PRIMARY, CopyState.IN_SYNC, false))));
+                List.of(new CopyRecord("n1", CopyRole.PRIMARY, CopyState.IN_SYNC, false)), false,
+                VolumeRecord.HOSTS_VERSION));
         assertEquals(200, as("GET", "/v1/volumes/any", null, h1.credential()).statusCode());
         assertEquals(200, report("any", H1, h1.credential()).statusCode());
     }

@@ -1,5 +1,6 @@
 package io.rdmablock.mgmt.api.store;
 
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -162,31 +163,37 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** Waits until member {@code i} answers {@code /health} with true. */
     public void awaitHealthy(int i, Duration bound) throws InterruptedException {
-        long deadline = System.nanoTime() + bound.toNanos();
-        String last = "no answer";
-        while (System.nanoTime() < deadline) {
-            Process p;
-            synchronized (this) {
-                p = processes[i];
-            }
-            if (p == null || !p.isAlive()) {
-                throw new IllegalStateException("etcd member m" + i + " exited"
-                        + (p == null ? "" : " with " + p.exitValue()) + "; log: " + log(i) + "\n" + tail(i));
-            }
-            try {
-                var response = http.send(HttpRequest.newBuilder(endpoint(i).resolve("/health"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-                last = response.statusCode() + " " + response.body();
-                if (response.statusCode() == 200 && response.body().contains("\"true\"")) {
-                    return;
+        String[] last = {"no answer"};
+        try {
+            Await.until(() -> {
+                Process p;
+                synchronized (this) {
+                    p = processes[i];
                 }
-            } catch (IOException e) {
-                last = e.toString();
+                if (p == null || !p.isAlive()) {
+                    throw new IllegalStateException("etcd member m" + i + " exited"
+                            + (p == null ? "" : " with " + p.exitValue()) + "; log: " + log(i) + "\n" + tail(i));
+                }
+                try {
+                    var response = http.send(HttpRequest.newBuilder(endpoint(i).resolve("/health"))
+                            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                    last[0] = response.statusCode() + " " + response.body();
+                    return response.statusCode() == 200 && response.body().contains("\"true\"");
+                } catch (IOException e) {
+                    last[0] = e.toString();
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted waiting for etcd member m" + i, e);
+                }
+            }, bound, "etcd member m" + i + " healthy");
+        } catch (AssertionError e) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException(e.getMessage());
             }
-            Thread.sleep(100);
+            throw new IllegalStateException("etcd member m" + i + " not healthy within " + bound.toSeconds()
+                    + " s (last: " + last[0] + "); log: " + log(i) + "\n" + tail(i));
         }
-        throw new IllegalStateException("etcd member m" + i + " not healthy within " + bound.toSeconds() + " s (last: "
-                + last + "); log: " + log(i) + "\n" + tail(i));
     }
 
     /**

@@ -55,8 +55,8 @@ class EtcdMetadataStoreContractTest extends MetadataStoreContract {
                 names.add(String.format("vol-%04d", (i * 37) % 1000));
             }
             names.forEach(n -> store.putVolume(volume(n, 1)));
-            store.putNode(new NodeRecord("n2", "127.0.0.1:4421", "", 1 << 30, false, 99, 2));
-            store.putNode(new NodeRecord("n1", "127.0.0.1:4420", "", 1 << 30, false, 98, 1));
+            store.putNode(new NodeRecord("n2", "127.0.0.1:4421", "", 1 << 30, false, 99, 2, null, null));
+            store.putNode(new NodeRecord("n1", "127.0.0.1:4420", "", 1 << 30, false, 98, 1, null, null));
             var expected = names.stream().distinct().sorted().toList();
             assertEquals(expected, store.volumes().stream().map(VolumeRecord::name).toList());
             assertEquals(List.of("n1", "n2"), store.nodes().stream().map(NodeRecord::nodeId).toList());
@@ -118,7 +118,8 @@ class EtcdMetadataStoreContractTest extends MetadataStoreContract {
             }
             var big = volume("big", 1);
             var huge = new VolumeRecord(big.id(), big.name(), big.sizeBytes(), big.lbaSize(), big.replicas(), hosts,
-                    big.nodeId(), big.state(), List.of(), big.createdAtMs(), false, 1, 1, big.copies());
+                    big.nodeId(), big.state(), List.of(), big.createdAtMs(), false, 1, 1, big.copies(), false,
+                    VolumeRecord.HOSTS_VERSION);
             var e = assertThrows(MetadataStoreException.class, () -> store.putVolume(huge));
             assertTrue(e.getMessage().contains("max=" + EtcdMetadataStore.MAX_VALUE_BYTES), e.getMessage());
             assertTrue(store.volume("big").isEmpty());

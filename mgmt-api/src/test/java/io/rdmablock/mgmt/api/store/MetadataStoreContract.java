@@ -37,14 +37,14 @@ abstract class MetadataStoreContract {
         return new VolumeRecord("id-" + name, name, 1 << 20, 4096, 2, List.of(), "n1", VolumeState.CREATING,
                 List.of(), 1234, false, epoch, 1, List.of(
                 new CopyRecord("n1", CopyRole.PRIMARY, CopyState.IN_SYNC, false),
-                new CopyRecord("n2", CopyRole.SECONDARY, CopyState.IN_SYNC, false)));
+                new CopyRecord("n2", CopyRole.SECONDARY, CopyState.IN_SYNC, false)), false, VolumeRecord.HOSTS_VERSION);
     }
 
     static final String KEY_A = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
     static final String KEY_B = "HxwdHh8AAQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRo=";
 
     static NodeRecord node(String id, String key) {
-        return new NodeRecord(id, "127.0.0.1:4420", "", 1 << 30, false, 99, 1, key);
+        return new NodeRecord(id, "127.0.0.1:4420", "", 1 << 30, false, 99, 1, key, null);
     }
 
     @Test
@@ -300,7 +300,7 @@ abstract class MetadataStoreContract {
         VolumeRecord v = volume("a", 1);
         VolumeRecord auth = new VolumeRecord(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(),
                 v.allowedHosts(), v.nodeId(), v.state(), v.connectedHosts(), v.createdAtMs(), v.provisioned(),
-                v.epoch(), v.minInSync(), v.copies(), true);
+                v.epoch(), v.minInSync(), v.copies(), true, VolumeRecord.HOSTS_VERSION);
         assertTrue(store.replaceVolume("a", 0, auth));
         assertTrue(store.volume("a").orElseThrow().requireAuth());
         assertTrue(store.volume("a").orElseThrow().withState(VolumeState.READY).requireAuth(), "kept by with*");

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RocksMetadataStoreTest {
     private static VolumeRecord volume(String name) {
         return new VolumeRecord("id-" + name, name, 1 << 20, 4096, 1, List.of("nqn.2026-11.io.rdmablock:h"), "n1",
-                VolumeState.CREATING, List.of(), 1234, false, 1, 1, null);
+                VolumeState.CREATING, List.of(), 1234, false, 1, 1, null, false, VolumeRecord.HOSTS_VERSION);
     }
 
     @Test
@@ -28,7 +28,7 @@ class RocksMetadataStoreTest {
         try (var store = new RocksMetadataStore(dir)) {
             store.putVolume(volume("b"));
             store.putVolume(volume("a"));
-            store.putNode(new NodeRecord("n1", "127.0.0.1:4420", "", 1 << 30, false, 99));
+            store.putNode(new NodeRecord("n1", "127.0.0.1:4420", "", 1 << 30, false, 99, 0, null, null));
         }
         try (var store = new RocksMetadataStore(dir)) {
             assertEquals(List.of(volume("a"), volume("b")), store.volumes());
@@ -82,7 +82,8 @@ class RocksMetadataStoreTest {
         var keyed = MetadataStoreContract.node("n1", MetadataStoreContract.KEY_A);
         try (var store = new RocksMetadataStore(dir)) {
             assertTrue(store.replaceNode("n1", null, keyed));
-            store.putNode(new NodeRecord("n2", "127.0.0.1:4421", "", 1 << 30, false, 99, 2)); // no key: older server
+            // no key: older server
+            store.putNode(new NodeRecord("n2", "127.0.0.1:4421", "", 1 << 30, false, 99, 2, null, null));
         }
         try (var store = new RocksMetadataStore(dir)) {
             assertEquals(keyed, store.node("n1").orElseThrow());
@@ -108,7 +109,7 @@ class RocksMetadataStoreTest {
     void shouldRemoveVolumeAndKeepNodesApart(@TempDir Path dir) {
         try (var store = new RocksMetadataStore(dir)) {
             store.putVolume(volume("a"));
-            store.putNode(new NodeRecord("a", "127.0.0.1:4420", "", 1 << 30, false, 99));
+            store.putNode(new NodeRecord("a", "127.0.0.1:4420", "", 1 << 30, false, 99, 0, null, null));
             store.removeVolume("a");
             store.removeVolume("missing");
             assertTrue(store.volume("a").isEmpty());
