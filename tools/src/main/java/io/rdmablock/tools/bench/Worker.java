@@ -75,8 +75,9 @@ final class Worker extends Job {
         super(spec, name, spec.iodepth);
         this.dev = dev;
         this.clone = clone;
-        this.regionStart = spec.regionOffset(dev.capacityBytes(), dev.lbaSize());
-        this.regionLength = spec.regionLength(dev.capacityBytes(), dev.lbaSize());
+        this.regionStart = spec.limits.cloneStart(name, spec.regionOffset(dev.capacityBytes(), dev.lbaSize()), clone,
+                dev.capacityBytes(), dev.lbaSize());
+        this.regionLength = spec.limits.cloneLength(spec, regionStart, dev.capacityBytes(), dev.lbaSize());
         this.chooser = new IoChooser(spec, regionStart, regionLength, dev.capacityBytes(), dev.lbaSize(),
                 spec.seed() + 7919L * jobNumber);
         this.pacer = IoPacer.needed(spec) ? new IoPacer(spec, spec.seed() + 7919L * jobNumber) : null;
@@ -87,12 +88,10 @@ final class Worker extends Job {
             throw new IllegalArgumentException("invalid blockalign: blockalign=" + spec.blockAlign + " with verify must"
                     + " be a multiple of bs=" + verifyBs + " (a written block must be a verify block)");
         }
-        if (first != null && (first.regionStart != regionStart || first.verifyBlocks != verifyBlocks)) {
-            throw new IllegalStateException("clones of job '" + name + "' cover different regions");
-        }
-        this.state = !verifying ? null : first != null ? first.state : new BlockVerifyState(verifyBs, regionStart, verifyBlocks);
-        this.stateLoaded = first != null && first.stateLoaded;
-        this.inFlightBlocks = !verifying ? null : first != null ? first.inFlightBlocks : ConcurrentHashMap.newKeySet();
+        boolean share = first != null && first.regionStart == regionStart && first.verifyBlocks == verifyBlocks;
+        this.state = !verifying ? null : share ? first.state : new BlockVerifyState(verifyBs, regionStart, verifyBlocks);
+        this.stateLoaded = share && first.stateLoaded;
+        this.inFlightBlocks = !verifying ? null : share ? first.inFlightBlocks : ConcurrentHashMap.newKeySet();
         this.verifyThread = first != null ? first.verifyThread : jobNumber + 1;
         this.mainActive = new AtomicInteger(spec.iodepth);
         this.units = new Unit[spec.iodepth];
@@ -130,10 +129,10 @@ final class Worker extends Job {
         final int index;
         final MemorySegment buffer;
         final BlockVerifier verifier;
-        DirStats read = new DirStats();
-        DirStats write = new DirStats();
+        DirStats[] dirs = {new DirStats(), new DirStats(), new DirStats()};
         int epoch;
         boolean isRead;
+        boolean isTrim;
         boolean verifyRead;
         boolean pending;
         long offset;
@@ -147,7 +146,7 @@ final class Worker extends Job {
             this.index = index;
             this.buffer = buffer;
             this.verifier = verifying ? new BlockVerifier(spec, verifyThread) : null;
-            unitStats.add(new DirStats[] {read, write});
+            unitStats.add(dirs);
         }
 
         @Override
@@ -210,7 +209,7 @@ final class Worker extends Job {
         inFlight.incrementAndGet();
         u.t0 = submitter != null ? u.t0 : System.nanoTime();
         try {
-            f = u.isRead ? dev.read(u.offset, data) : dev.write(u.offset, data, false);
+            f = u.isRead ? dev.read(u.offset, data) : u.isTrim ? dev.trim(u.offset, u.length) : dev.write(u.offset, data, false);
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }
@@ -261,6 +260,7 @@ final class Worker extends Job {
             return false;
         }
         u.isRead = c.read();
+        u.isTrim = c.trim();
         u.verifyRead = false;
         u.length = c.lengthBytes();
         u.offset = c.offsetBytes();
@@ -371,16 +371,15 @@ final class Worker extends Job {
         if (!verifyPhase && !u.verifyRead && u.t0 - rampEndNs >= 0) {
             if (u.epoch != statsEpoch) {
                 u.epoch = statsEpoch;
-                u.read = new DirStats();
-                u.write = new DirStats();
-                unitStats.set(u.index, new DirStats[] {u.read, u.write});
+                u.dirs = new DirStats[] {new DirStats(), new DirStats(), new DirStats()};
+                unitStats.set(u.index, u.dirs);
             }
-            (u.isRead ? u.read : u.write).record(u.t1 - u.t0, t2 - u.t1, u.length);
+            int d = u.isRead ? 0 : u.isTrim ? 2 : 1;
+            u.dirs[d].record(u.t1 - u.t0, t2 - u.t1, u.length);
             if (logs != null) {
-                logs.io(t2 - startNs, u.isRead, u.length, u.offset, u.t1 - u.t0, t2 - u.t1);
+                logs.io(t2 - startNs, d, u.length, u.offset, u.t1 - u.t0, t2 - u.t1);
             }
-            (u.isRead ? readOps : writeOps).increment();
-            (u.isRead ? readBytes : writeBytes).add(u.length);
+            count(d, u.length);
         }
         if (latency != null && !verifyPhase && !u.verifyRead) {
             latencyEvent(latency.complete(t2 - u.t0, t2), t2 - u.t0, u);
