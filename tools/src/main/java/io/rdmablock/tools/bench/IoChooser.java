@@ -37,8 +37,10 @@ final class IoChooser {
     private int passes;
     /** rw=trimwrite/randtrimwrite: the write that follows the last trim, at its range (fio's last_start), or null. */
     private Choice trimmed;
-    /** I/Os chosen so far, for number_ios. */
-    private long count;
+    /** number_ios: I/Os and bytes of the current loop, and loops done (fio counts number_ios per loop). */
+    private long loopIos;
+    private long loopBytes;
+    private int loop;
     private final long bytesPerLoop;
 
     /**
@@ -118,8 +120,17 @@ final class IoChooser {
      * {@code number_ios} I/Os were chosen. trimwrite: a trim, then a write of the same range (fio's set_rw_ddir).
      */
     synchronized Choice next() {
-        if (spec.limits.numberIos > 0 && ++count > spec.limits.numberIos) {
-            return null;
+        if (spec.limits.numberIos > 0 && loopIos++ >= spec.limits.numberIos) {
+            if (++loop >= spec.loops && !spec.timeBased) {
+                return null;
+            }
+            loopIos = 1; // fio's next loop starts at the region's start
+            loopBytes = 0;
+            seq = 0;
+            trimmed = null;
+            if (sequencer != null) {
+                sequencer.reset();
+            }
         }
         if (trimmed != null) {
             Choice w = trimmed;
@@ -127,6 +138,11 @@ final class IoChooser {
             return w;
         }
         Choice c = choose();
+        if (c != null && spec.limits.numberIos > 0 && (loopBytes += c.lengthBytes()) >= bytesPerLoop) {
+            loop++; // a loop ended by its bytes: number_ios counts afresh
+            loopIos = 0;
+            loopBytes = 0;
+        }
         if (c != null && spec.rw.trims && spec.rw.writes) {
             trimmed = new Choice(false, c.lengthBytes(), c.offsetBytes());
         }
