@@ -51,6 +51,8 @@ final class JobSpec {
     final PatternOptions pattern = new PatternOptions();
     /** Issue 41, second wave: bsrange, offset_increment, io_size, number_ios ({@link IoLimits}). */
     final IoLimits limits = new IoLimits();
+    /** iodepth_batch_submit, iodepth_batch_complete_min/_max, iodepth_low ({@link IoBatching}). */
+    final IoBatching.Options batchOptions = new IoBatching.Options();
     int rwmixread = 50;
     int bsRead = 4096;
     int bsWrite = 4096;
@@ -216,6 +218,8 @@ final class JobSpec {
                  "fill_fs", "rate_min", "ratemin", "rate_iops_min", "rate_cycle", "ratecycle" -> pattern.set(name, k, v);
             case "bsrange", "blocksize_range", "offset_increment", "io_size", "io_limit", "number_ios" ->
                     limits.set(name, k, v);
+            case "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min",
+                 "iodepth_batch_complete_max", "iodepth_low" -> batchOptions.set(name, k, v);
             case "rwmixread" -> rwmixread = FioValues.integer(k, v, 0, 100);
             case "rwmixwrite" -> rwmixread = 100 - FioValues.integer(k, v, 0, 100);
             case "bs", "blocksize" -> {
