@@ -144,4 +144,34 @@ final class BlockVerifyState {
                     + " in the file, the job has " + field + "=" + want);
         }
     }
+
+    /**
+     * Checks a read of verify block {@code block} (its data at {@code offset}) against the last acknowledged write
+     * of it in {@code state}: null when it verified, "" when it was never written (not checked: counted by
+     * {@link #neverWritten}), else the failure (a lost write: an older generation than the acknowledged one).
+     */
+    static String check(BlockVerifyState state, long block, JobSpec spec, boolean stateLoaded, int verifyThread,
+                        BlockVerifier verifier, java.lang.foreign.MemorySegment data, long offset) {
+        int acked = state.lastAcknowledged(block);
+        if (acked <= 0 && (spec.rw.writes || stateLoaded)) {
+            return "";
+        }
+        String bad = verifier.check(data, offset, spec.rw.writes && !stateLoaded ? verifyThread : -1);
+        if (bad == null && spec.verify != JobSpec.Verify.PATTERN && verifier.lastGeneration() < acked) {
+            bad = "lost write at offset " + offset + ": block holds generation " + verifier.lastGeneration()
+                    + ", the last acknowledged write was generation " + acked;
+        }
+        if (bad != null && acked > 0 && !bad.startsWith("lost write")) {
+            bad += " (the last acknowledged write there was generation " + acked + ")";
+        }
+        return bad;
+    }
+
+    /**
+     * The verify state file of job {@code jobName} in {@code dir}, shared by its clones: like fio's
+     * {@code <type>-<jobname>-<index>-verify.state} with index 0.
+     */
+    static java.nio.file.Path file(java.nio.file.Path dir, String jobName) {
+        return dir.resolve("local-" + jobName.replaceAll("[^A-Za-z0-9._-]", "_") + "-0-verify.state");
+    }
 }

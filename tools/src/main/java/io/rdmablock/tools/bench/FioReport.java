@@ -20,9 +20,14 @@ import org.HdrHistogram.Histogram;
 final class FioReport {
 
     /** One reported job (a clone, or several merged by group_reporting). */
-    record Entry(String name, String description, int jobs, JobSpec spec, DirStats read, DirStats write, long runtimeNs,
+    record Entry(String name, String description, int jobs, JobSpec spec, DirStats read, DirStats write, DirStats trim,
+                 long runtimeNs,
                  int error, List<String> messages, List<long[]> deltas, int groupId, int latencyDepth,
                  boolean latencySettled, long verifiedBlocks, long neverWritten, SteadyState steady) {
+        /** Completed reads, writes and trims. */
+        long ios() {
+            return read.ios + write.ios + trim.ios;
+        }
     }
 
     /** CPU figures of the run: this process and, when known, the storage node. */
@@ -57,6 +62,7 @@ final class FioReport {
     private static Entry entry(List<Job> jobs) {
         DirStats r = new DirStats();
         DirStats w = new DirStats();
+        DirStats t = new DirStats();
         long runtime = 0;
         int error = 0;
         int depth = 0;
@@ -67,6 +73,7 @@ final class FioReport {
         for (Job j : jobs) {
             r.add(j.merged(true));
             w.add(j.merged(false));
+            t.add(j.merged(2));
             runtime = Math.max(runtime, j.runtimeNs());
             error = error != 0 ? error : j.errorCode();
             msgs.addAll(j.messages);
@@ -78,7 +85,7 @@ final class FioReport {
             }
         }
         Job first = jobs.getFirst();
-        return new Entry(first.name, first.spec.description, jobs.size(), first.spec, r, w, runtime, error,
+        return new Entry(first.name, first.spec.description, jobs.size(), first.spec, r, w, t, runtime, error,
                 List.copyOf(msgs), sumDeltas(jobs), first.spec.groupId, depth, settled, verified, never, first.steady);
     }
 
@@ -86,9 +93,9 @@ final class FioReport {
         int n = jobs.stream().mapToInt(j -> j.samples.size()).min().orElse(0);
         List<long[]> d = new ArrayList<>();
         for (int i = 1; i < n; i++) {
-            long[] s = new long[4];
+            long[] s = new long[6];
             for (Job j : jobs) {
-                for (int k = 0; k < 4; k++) {
+                for (int k = 0; k < 6 && k < j.samples.get(i).length; k++) {
                     s[k] += j.samples.get(i)[k] - j.samples.get(i - 1)[k];
                 }
             }
@@ -110,7 +117,7 @@ final class FioReport {
         List<Object> jobs = new ArrayList<>();
         long totalIos = 0;
         for (Entry e : entries) {
-            totalIos += e.read.ios + e.write.ios;
+            totalIos += e.ios();
         }
         for (Entry e : entries) {
             Map<String, Object> j = new LinkedHashMap<>();
@@ -121,11 +128,11 @@ final class FioReport {
             j.put("eta", 0);
             j.put("elapsed", Math.max(1, e.runtimeNs / 1_000_000_000));
             j.put("job options", new LinkedHashMap<>(e.spec.options));
-            j.put("read", dir(e, e.read, true));
-            j.put("write", dir(e, e.write, false));
-            j.put("trim", dir(e, new DirStats(), false));
+            j.put("read", dir(e, e.read, 0));
+            j.put("write", dir(e, e.write, 1));
+            j.put("trim", dir(e, e.trim, 2));
             j.put("job_runtime", e.runtimeNs / 1_000_000);
-            double share = totalIos == 0 ? 0 : (double) (e.read.ios + e.write.ios) / totalIos;
+            double share = totalIos == 0 ? 0 : (double) (e.ios()) / totalIos;
             if (cpu.client() != null) {
                 j.put("usr_cpu", 100.0 * cpu.client().userNs() * share / e.runtimeNs);
                 j.put("sys_cpu", 100.0 * cpu.client().systemNs() * share / e.runtimeNs);
@@ -142,7 +149,7 @@ final class FioReport {
                 j.put("verified_blocks", e.verifiedBlocks);
                 j.put("never_written_blocks", e.neverWritten);
             }
-            long ios = e.read.ios + e.write.ios;
+            long ios = e.ios();
             if (cpu.client() != null && ios > 0) {
                 j.put("client_cpu_ns_per_io", cpu.client().totalNs() / (double) Math.max(1, totalIos));
                 j.put("client_ctx_per_io", cpu.client().ctx() / (double) Math.max(1, totalIos));
@@ -171,7 +178,7 @@ final class FioReport {
         return JsonWriter.write(top);
     }
 
-    private static Map<String, Object> dir(Entry e, DirStats s, boolean read) {
+    private static Map<String, Object> dir(Entry e, DirStats s, int ddir) {
         Map<String, Object> d = new LinkedHashMap<>();
         long runtimeMs = s.ios == 0 ? 0 : Math.max(1, e.runtimeNs / 1_000_000);
         double secs = e.runtimeNs / 1e9;
@@ -192,8 +199,8 @@ final class FioReport {
         double[] iops = new double[e.deltas.size()];
         for (int i = 0; i < bw.length; i++) {
             long[] x = e.deltas.get(i);
-            iops[i] = read ? x[0] : x[2];
-            bw[i] = (read ? x[1] : x[3]) / 1024.0;
+            iops[i] = x[2 * ddir];
+            bw[i] = x[2 * ddir + 1] / 1024.0;
         }
         double[] bwStat = stats(bw);
         double[] iopsStat = stats(iops);
@@ -255,7 +262,7 @@ final class FioReport {
     static String human(List<Entry> entries, Cpu cpu) {
         StringBuilder sb = new StringBuilder();
         String when = ZonedDateTime.now().format(DateTimeFormatter.ofPattern("EEE MMM d HH:mm:ss yyyy", Locale.ROOT));
-        long totalIos = entries.stream().mapToLong(e -> e.read.ios + e.write.ios).sum();
+        long totalIos = entries.stream().mapToLong(e -> e.ios()).sum();
         for (Entry e : entries) {
             sb.append(String.format(Locale.ROOT, "%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s%n", e.name, e.groupId, e.jobs, e.error,
                     ProcessHandle.current().pid(), when));
@@ -265,10 +272,11 @@ final class FioReport {
             for (String m : e.messages) {
                 sb.append("  ").append(m).append('\n');
             }
-            humanDir(sb, e, e.read, true);
-            humanDir(sb, e, e.write, false);
+            humanDir(sb, e, e.read, "read");
+            humanDir(sb, e, e.write, "write");
+            humanDir(sb, e, e.trim, "trim");
             if (cpu.client() != null) {
-                double share = totalIos == 0 ? 0 : (double) (e.read.ios + e.write.ios) / totalIos;
+                double share = totalIos == 0 ? 0 : (double) (e.ios()) / totalIos;
                 sb.append(String.format(Locale.ROOT, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d (whole process)%n",
                         100.0 * cpu.client().userNs() * share / e.runtimeNs,
                         100.0 * cpu.client().systemNs() * share / e.runtimeNs, (long) (cpu.client().ctx() * share)));
@@ -308,12 +316,12 @@ final class FioReport {
 
     private static void runStatus(StringBuilder sb, int group, List<Entry> entries) {
         sb.append("\nRun status group ").append(group).append(" (all jobs):\n");
-        for (boolean read : new boolean[] {true, false}) {
+        for (int ddir = 0; ddir < 3; ddir++) {
             long bytes = 0;
             long maxRt = 0;
             long minRt = Long.MAX_VALUE;
             for (Entry e : entries) {
-                DirStats s = read ? e.read : e.write;
+                DirStats s = ddir == 0 ? e.read : ddir == 1 ? e.write : e.trim;
                 if (s.ios > 0) {
                     bytes += s.bytes;
                     maxRt = Math.max(maxRt, e.runtimeNs);
@@ -324,18 +332,18 @@ final class FioReport {
                 continue;
             }
             double bw = bytes / (maxRt / 1e9);
-            sb.append(String.format(Locale.ROOT, "  %5s: bw=%s (%s), io=%s (%s), run=%d-%dmsec%n", read ? "READ" : "WRITE",
+            sb.append(String.format(Locale.ROOT, "  %5s: bw=%s (%s), io=%s (%s), run=%d-%dmsec%n", new String[] {"READ", "WRITE", "TRIM"}[ddir],
                     bin(bw) + "/s", dec(bw) + "/s", bin(bytes), dec(bytes), minRt / 1_000_000, maxRt / 1_000_000));
         }
     }
 
-    private static void humanDir(StringBuilder sb, Entry e, DirStats s, boolean read) {
+    private static void humanDir(StringBuilder sb, Entry e, DirStats s, String dir) {
         if (s.ios == 0) {
             return;
         }
         double secs = e.runtimeNs / 1e9;
         double bw = s.bytes / secs;
-        sb.append(String.format(Locale.ROOT, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)%n", read ? "read" : "write",
+        sb.append(String.format(Locale.ROOT, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)%n", dir,
                 num(s.ios / secs), bin(bw), dec(bw), bin(s.bytes), e.runtimeNs / 1_000_000));
         latLine(sb, "    slat", s.slat);
         latLine(sb, "    clat", s.clat);

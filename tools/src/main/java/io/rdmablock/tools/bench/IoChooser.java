@@ -12,8 +12,11 @@ import java.util.SplittableRandom;
  * several threads).
  */
 final class IoChooser {
-    /** The chosen I/O. */
-    record Choice(boolean read, int lengthBytes, long offsetBytes) {
+    /** The chosen I/O: a read, a write, or (trim) a deallocation of the range. */
+    record Choice(boolean read, int lengthBytes, long offsetBytes, boolean trim) {
+        Choice(boolean read, int lengthBytes, long offsetBytes) {
+            this(read, lengthBytes, offsetBytes, false);
+        }
     }
 
     private final JobSpec spec;
@@ -32,6 +35,13 @@ final class IoChooser {
     /** The job ends after one pass over the region: fill_device and the region reaches the device's end. */
     private final boolean fillsDevice;
     private int passes;
+    /** rw=trimwrite/randtrimwrite: the write that follows the last trim, at its range (fio's last_start), or null. */
+    private Choice trimmed;
+    /** number_ios: I/Os and bytes of the current loop, and loops done (fio counts number_ios per loop). */
+    private long loopIos;
+    private long loopBytes;
+    private int loop;
+    private final long bytesPerLoop;
 
     /**
      * @throws IllegalArgumentException when a block size or the alignment is not a multiple of {@code lbaSize}, or
@@ -64,8 +74,16 @@ final class IoChooser {
             check("blockalign", spec.blockAlign, lbaSize);
         }
         int maxBs = spec.maxBlockSize();
-        readAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs.length > 0 ? minSplit : spec.bsRead;
-        writeAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs.length > 0 ? minSplit : spec.bsWrite;
+        readAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs.length > 0 ? minSplit
+                : spec.limits.minBs(false, spec.bsRead);
+        writeAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs.length > 0 ? minSplit
+                : spec.limits.minBs(true, spec.bsWrite);
+        if (spec.limits.bsRange != null) {
+            for (int b : spec.limits.bsRange) {
+                check("bsrange", b, lbaSize);
+            }
+        }
+        bytesPerLoop = spec.limits.bytesPerLoop(regionLength, capacity);
         if (spec.rw.random) {
             readDist = spec.distribution.create(ranges(readAlign, maxBs), readAlign, true, rng.split());
             writeDist = spec.distribution.create(ranges(writeAlign, maxBs), writeAlign, false, rng.split());
@@ -89,14 +107,49 @@ final class IoChooser {
 
     /**
      * Bytes the job issues before it ends: one pass when it fills the device (fill_device: fio ends at ENOSPC,
-     * time_based or not), else {@code loops} passes, unlimited when time_based.
+     * time_based or not), else {@code loops} times {@code io_size} (default: the region), unlimited when time_based.
+     * trimwrite trims and writes each block: twice the bytes (fio counts both).
      */
     long byteLimit() {
-        return fillsDevice ? regionLength : spec.timeBased ? Long.MAX_VALUE : regionLength * spec.loops;
+        long perLoop = (spec.rw.trims && spec.rw.writes ? 2 : 1) * bytesPerLoop;
+        return fillsDevice ? regionLength : spec.timeBased ? Long.MAX_VALUE : perLoop * spec.loops;
     }
 
-    /** The next I/O, or null when the job's passes are over (an rw offset modifier led beyond the region). */
+    /**
+     * The next I/O, or null when the job's passes are over (an rw offset modifier led beyond the region) or
+     * {@code number_ios} I/Os were chosen. trimwrite: a trim, then a write of the same range (fio's set_rw_ddir).
+     */
     synchronized Choice next() {
+        if (spec.limits.numberIos > 0 && loopIos++ >= spec.limits.numberIos) {
+            if (++loop >= spec.loops && !spec.timeBased) {
+                return null;
+            }
+            loopIos = 1; // fio's next loop starts at the region's start
+            loopBytes = 0;
+            seq = 0;
+            trimmed = null;
+            if (sequencer != null) {
+                sequencer.reset();
+            }
+        }
+        if (trimmed != null) {
+            Choice w = trimmed;
+            trimmed = null;
+            return w;
+        }
+        Choice c = choose();
+        if (c != null && spec.limits.numberIos > 0 && (loopBytes += c.lengthBytes()) >= bytesPerLoop) {
+            loop++; // a loop ended by its bytes: number_ios counts afresh
+            loopIos = 0;
+            loopBytes = 0;
+        }
+        if (c != null && spec.rw.trims && spec.rw.writes) {
+            trimmed = new Choice(false, c.lengthBytes(), c.offsetBytes());
+        }
+        return c;
+    }
+
+    private Choice choose() {
         boolean read = spec.rw == JobSpec.Rw.RW || spec.rw == JobSpec.Rw.RANDRW
                 ? rng.nextInt(100) < spec.rwmixread : spec.rw.reads;
         int len = chooseBs(read);
@@ -118,7 +171,7 @@ final class IoChooser {
             seq = pos + len;
             off = regionStart + pos;
         }
-        return new Choice(read, len, off);
+        return new Choice(read, len, off, spec.rw.trims);
     }
 
     /** fio's end of a pass with an offset modifier: a new pass (time_based, loops left) or -1 (the job ends). */
@@ -159,6 +212,9 @@ final class IoChooser {
     }
 
     private int chooseBs(boolean read) {
+        if (spec.limits.bsRange != null) {
+            return spec.limits.length(!read, rng.nextDouble());
+        }
         if (splitBs.length == 0) {
             return read ? spec.bsRead : spec.bsWrite;
         }

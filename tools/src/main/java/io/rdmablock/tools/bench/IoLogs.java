@@ -121,9 +121,13 @@ final class IoLogs implements AutoCloseable {
      *
      * @param timeNs completion time in ns since the job started
      */
-    synchronized void io(long timeNs, boolean read, int bs, long offset, long slatNs, long clatNs) {
+    void io(long timeNs, boolean read, int bs, long offset, long slatNs, long clatNs) {
+        io(timeNs, read ? 0 : 1, bs, offset, slatNs, clatNs);
+    }
+
+    /** One completed I/O of direction {@code d} (fio's ddir: 0 read, 1 write, 2 trim). */
+    synchronized void io(long timeNs, int d, int bs, long offset, long slatNs, long clatNs) {
         long ms = timeNs / 1_000_000;
-        int d = read ? 0 : 1;
         for (Kind k : Kind.values()) {
             Log l = logs[k.ordinal()];
             if (l == null) {
@@ -155,7 +159,7 @@ final class IoLogs implements AutoCloseable {
             }
             try {
                 if (l.avgMsec > 0) {
-                    for (int d = 0; d < 2; d++) {
+                    for (int d = 0; d < 3; d++) {
                         l.window(k, l.lastMs, d, 0, 0, true);
                     }
                 }
@@ -173,9 +177,9 @@ final class IoLogs implements AutoCloseable {
         final BufferedWriter out;
         final int avgMsec;
         final StringBuilder sb = new StringBuilder(64);
-        final long[] windowStart = new long[2];
-        final long[] count = new long[2];
-        final long[] sum = new long[2];
+        final long[] windowStart = new long[3];
+        final long[] count = new long[3];
+        final long[] sum = new long[3];
         long lastMs;
 
         Log(BufferedWriter out, int avgMsec) {

@@ -18,16 +18,18 @@ abstract class Job {
 
     final JobSpec spec;
     final String name;
-    /** {read, write} statistics of each I/O unit; filled before {@link #begin}. */
+    /** {read, write[, trim]} statistics of each I/O unit; filled before {@link #begin}. */
     final List<DirStats[]> unitStats = new ArrayList<>();
     final LongAdder readOps = new LongAdder();
     final LongAdder readBytes = new LongAdder();
     final LongAdder writeOps = new LongAdder();
     final LongAdder writeBytes = new LongAdder();
+    final LongAdder trimOps = new LongAdder();
+    final LongAdder trimBytes = new LongAdder();
     final LongAdder verifiedBlocks = new LongAdder();
     final AtomicLong verifyErrors = new AtomicLong();
     final List<String> messages = Collections.synchronizedList(new ArrayList<>());
-    /** Per-second samples {readOps, readBytes, writeOps, writeBytes} taken by the runner after the ramp. */
+    /** Per-second samples {readOps, readBytes, writeOps, writeBytes, trimOps, trimBytes} taken after the ramp. */
     final List<long[]> samples = new ArrayList<>();
     final CountDownLatch finished;
     volatile long startNs;
@@ -102,11 +104,24 @@ abstract class Job {
     }
 
     final DirStats merged(boolean read) {
+        return merged(read ? 0 : 1);
+    }
+
+    /** The units' statistics of direction {@code ddir} (fio's: 0 read, 1 write, 2 trim) merged. */
+    final DirStats merged(int ddir) {
         DirStats m = new DirStats();
         for (DirStats[] u : unitStats) {
-            m.add(read ? u[0] : u[1]);
+            if (ddir < u.length) {
+                m.add(u[ddir]);
+            }
         }
         return m;
+    }
+
+    /** Counts a completed I/O of direction {@code ddir} (0 read, 1 write, 2 trim) for the live figures. */
+    final void count(int ddir, int lengthBytes) {
+        (ddir == 0 ? readOps : ddir == 1 ? writeOps : trimOps).increment();
+        (ddir == 0 ? readBytes : ddir == 1 ? writeBytes : trimBytes).add(lengthBytes);
     }
 
     /** Measured time: ramp end to the end of the main phase (at least 1 ms). */
@@ -116,6 +131,7 @@ abstract class Job {
     }
 
     final void sample() {
-        samples.add(new long[] {readOps.sum(), readBytes.sum(), writeOps.sum(), writeBytes.sum()});
+        samples.add(new long[] {readOps.sum(), readBytes.sum(), writeOps.sum(), writeBytes.sum(), trimOps.sum(),
+            trimBytes.sum()});
     }
 }

@@ -8,17 +8,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A fio job file (fio(1) "JOB FILE FORMAT"): INI sections, {@code [global]} options apply to the jobs that follow
  * it, {@code key=value} or bare {@code key} (a flag), comments start with {@code ;} or {@code #} (whole line, or after
- * whitespace), {@code ${VAR}} expands from the environment (left as is when unset).
+ * whitespace); values get fio's substitutions ({@link JobVariables}: {@code ${VAR}} from the environment, the empty
+ * string when unset, with a warning on stderr; {@code $pagesize}, {@code $mb_memory}, {@code $ncpus} and math on them).
  */
 final class JobFile {
-    private static final Pattern VAR = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
-
     /** A job section: its name and its options (globals first, then its own). */
     record Section(String name, Map<String, String> options) {
     }
@@ -27,10 +24,22 @@ final class JobFile {
     }
 
     static List<Section> parse(Path path) throws IOException {
-        return parse(Files.readAllLines(path), System::getenv);
+        java.util.Set<String> unset = new java.util.TreeSet<>();
+        List<Section> jobs = parse(Files.readAllLines(path), System::getenv, JobVariables.systemKeywords(), unset);
+        if (!unset.isEmpty()) {
+            System.err.println("rdmablock bench: warning: " + path + ": environment variable(s) " + String.join(", ",
+                    unset) + " not set: substituted by an empty string (as fio)");
+        }
+        return jobs;
     }
 
     static List<Section> parse(List<String> lines, UnaryOperator<String> env) {
+        return parse(lines, env, JobVariables.systemKeywords(), new java.util.TreeSet<>());
+    }
+
+    /** @param unset receives the names of unset environment variables found in values */
+    static List<Section> parse(List<String> lines, UnaryOperator<String> env, JobVariables.Keywords kw,
+                               java.util.Set<String> unset) {
         Map<String, String> global = new LinkedHashMap<>();
         List<Section> jobs = new ArrayList<>();
         Map<String, String> current = null;
@@ -59,7 +68,7 @@ final class JobFile {
             }
             int eq = line.indexOf('=');
             String key = (eq < 0 ? line : line.substring(0, eq)).strip();
-            String value = eq < 0 ? "" : expand(line.substring(eq + 1).strip(), env);
+            String value = eq < 0 ? "" : JobVariables.expand(key, line.substring(eq + 1).strip(), env, kw, unset);
             current.put(key, value);
         }
         return jobs;
@@ -77,16 +86,5 @@ final class JobFile {
             }
         }
         return s;
-    }
-
-    private static String expand(String v, UnaryOperator<String> env) {
-        Matcher m = VAR.matcher(v);
-        StringBuilder sb = new StringBuilder();
-        while (m.find()) {
-            String val = env.apply(m.group(1));
-            m.appendReplacement(sb, Matcher.quoteReplacement(val != null ? val : m.group()));
-        }
-        m.appendTail(sb);
-        return sb.toString();
     }
 }

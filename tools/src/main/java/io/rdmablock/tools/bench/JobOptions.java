@@ -58,12 +58,23 @@ final class JobOptions {
             "steadystate_check_interval", "steady-state sample period (s, >= 1)", "ss_interval", "alias",
             "write_bw_log", "bandwidth log <prefix>_bw.N.log", "write_lat_log", "latency logs <prefix>_clat|slat|lat.N.log",
             "write_iops_log", "IOPS log <prefix>_iops.N.log", "log_avg_msec", "average log entries over this window (ms)",
-            "log_offset", "add the I/O offset to log lines", "per_job_logs", "0 = leave .N out of log file names");
+            "log_offset", "add the I/O offset to log lines", "per_job_logs", "0 = leave .N out of log file names",
+            // issue 41, second wave (IoLimits, IoBatching)
+            "bsrange", "block size range min-max[,min-max]", "blocksize_range", "alias of bsrange",
+            "timeout", "alias of runtime", "offset_increment", "clone k starts at offset + k x this (bytes or %)",
+            "io_size", "bytes of I/O per loop, independent of size", "io_limit", "alias of io_size",
+            "number_ios", "end the clone after this many I/Os",
+            "iodepth_batch", "I/Os submitted together (default 1)", "iodepth_batch_submit", "alias of iodepth_batch",
+            "iodepth_batch_complete_min", "completions a reap waits for (default 1)",
+            "iodepth_batch_complete", "alias of iodepth_batch_complete_min",
+            "iodepth_batch_complete_max", "most completions per reap (at least the min)",
+            "iodepth_low", "refill a full queue only once this few are in flight (default iodepth)");
 
     /** Accepted and without effect, with the reason. */
     static final Map<String, String> NO_EFFECT = table(
             "direct", "I/O always bypasses any cache (direct=0 says so in a warning)",
-            "buffered", "I/O always bypasses any cache (buffered=1 says so in a warning)", "thread", "jobs are threads",
+            "buffered", "I/O always bypasses any cache (buffered=1 says so in a warning)",
+            "thread", "jobs are threads (always: bench runs every clone in this process)",
             "invalidate", "there is no page cache to invalidate", "norandommap", "random offsets never use a map",
             "cpumask", "no CPU pinning", "enable_sgl", "data always travels in SGLs");
 

@@ -16,16 +16,25 @@ final class JobSpec {
 
     enum Rw {
         READ(false, false, true), WRITE(false, true, false), RANDREAD(true, false, true), RANDWRITE(true, true, false),
-        RW(false, true, true), RANDRW(true, true, true);
+        RW(false, true, true), RANDRW(true, true, true),
+        /** Trims (NVMe DATASET MANAGEMENT deallocate); trimwrite: each block trimmed, then written (fio's). */
+        TRIM(false, false, false, true), RANDTRIM(true, false, false, true), TRIMWRITE(false, true, false, true),
+        RANDTRIMWRITE(true, true, false, true);
 
         final boolean random;
         final boolean writes;
         final boolean reads;
+        final boolean trims;
 
         Rw(boolean random, boolean writes, boolean reads) {
+            this(random, writes, reads, false);
+        }
+
+        Rw(boolean random, boolean writes, boolean reads, boolean trims) {
             this.random = random;
             this.writes = writes;
             this.reads = reads;
+            this.trims = trims;
         }
     }
 
@@ -40,6 +49,10 @@ final class JobSpec {
     Rw rw = Rw.READ;
     /** Issue 41's options: rw's offset modifier, rw_sequencer, rate_process, io_submit_mode, flow, fill_device. */
     final PatternOptions pattern = new PatternOptions();
+    /** Issue 41, second wave: bsrange, offset_increment, io_size, number_ios ({@link IoLimits}). */
+    final IoLimits limits = new IoLimits();
+    /** iodepth_batch_submit, iodepth_batch_complete_min/_max, iodepth_low ({@link IoBatching}). */
+    final IoBatching.Options batchOptions = new IoBatching.Options();
     int rwmixread = 50;
     int bsRead = 4096;
     int bsWrite = 4096;
@@ -136,6 +149,10 @@ final class JobSpec {
             }
         }
         j.pattern.check(j);
+        if (j.rw.trims && j.verify != Verify.NONE) {
+            throw new IllegalArgumentException("invalid verify: job '" + name + "': verify with rw=" + j.options.get("rw")
+                    + " is not supported yet (a trim may overlap the block's write)");
+        }
         if (j.verify != Verify.NONE && (!j.bssplit.isEmpty() || j.bsRead != j.bsWrite)) {
             throw new IllegalArgumentException("invalid verify: verify=" + j.verify.name().toLowerCase()
                     + " needs one block size (no bssplit, same read and write bs)");
@@ -199,6 +216,10 @@ final class JobSpec {
             case "rw", "readwrite" -> rw = pattern.rw(name, v);
             case "rw_sequencer", "rate_process", "io_submit_mode", "flow", "flow_id", "flow_sleep", "fill_device",
                  "fill_fs", "rate_min", "ratemin", "rate_iops_min", "rate_cycle", "ratecycle" -> pattern.set(name, k, v);
+            case "bsrange", "blocksize_range", "offset_increment", "io_size", "io_limit", "number_ios" ->
+                    limits.set(name, k, v);
+            case "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min",
+                 "iodepth_batch_complete_max", "iodepth_low" -> batchOptions.set(name, k, v);
             case "rwmixread" -> rwmixread = FioValues.integer(k, v, 0, 100);
             case "rwmixwrite" -> rwmixread = 100 - FioValues.integer(k, v, 0, 100);
             case "bs", "blocksize" -> {
@@ -212,7 +233,7 @@ final class JobSpec {
             case "numjobs" -> numjobs = FioValues.integer(k, v, 1, 256);
             case "size" -> size = v;
             case "offset" -> offset = v;
-            case "runtime" -> runtimeNs = FioValues.timeNs(k, v);
+            case "runtime", "timeout" -> runtimeNs = FioValues.timeNs(k, v);
             case "time_based" -> timeBased = FioValues.bool(k, v);
             case "ramp_time" -> rampTimeNs = FioValues.timeNs(k, v);
             case "startdelay" -> startDelayNs = FioValues.timeNs(k, v);
@@ -293,7 +314,7 @@ final class JobSpec {
     }
 
     int maxBlockSize() {
-        int m = Math.max(bsRead, bsWrite);
+        int m = Math.max(Math.max(bsRead, bsWrite), limits.maxBs());
         for (FioValues.Split s : bssplit) {
             m = Math.max(m, s.bs());
         }

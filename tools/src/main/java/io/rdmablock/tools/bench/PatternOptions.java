@@ -61,9 +61,18 @@ final class PatternOptions {
             case "randwrite" -> JobSpec.Rw.RANDWRITE;
             case "rw", "readwrite" -> JobSpec.Rw.RW;
             case "randrw" -> JobSpec.Rw.RANDRW;
+            case "trim" -> JobSpec.Rw.TRIM;
+            case "randtrim" -> JobSpec.Rw.RANDTRIM;
+            case "trimwrite" -> JobSpec.Rw.TRIMWRITE;
+            case "randtrimwrite" -> JobSpec.Rw.RANDTRIMWRITE;
             default -> throw new IllegalArgumentException("invalid rw: job '" + job + "': '" + v
-                    + "', allowed=read|write|randread|randwrite|rw|readwrite|randrw, with an optional :<n>");
+                    + "', allowed=read|write|randread|randwrite|rw|readwrite|randrw|trim|randtrim|trimwrite|randtrimwrite,"
+                    + " with an optional :<n> (not for trims)");
         };
+        if (rw.trims && colon >= 0) {
+            throw new IllegalArgumentException("invalid rw: job '" + job + "': rw=" + v + ": the trim patterns take no"
+                    + " :<n> offset modifier here");
+        }
         seqAdd = 0;
         seqNr = 1;
         if (colon < 0) {

@@ -216,8 +216,8 @@ final class SteadyState {
         long ios = 0;
         long bytes = 0;
         for (Job j : jobs) {
-            ios += j.readOps.sum() + j.writeOps.sum();
-            bytes += j.readBytes.sum() + j.writeBytes.sum();
+            ios += j.readOps.sum() + j.writeOps.sum() + j.trimOps.sum();
+            bytes += j.readBytes.sum() + j.writeBytes.sum() + j.trimBytes.sum();
         }
         long rateTime = (nowNs - prevTimeNs) / 1_000_000;
         prevTimeNs = nowNs;

@@ -11,7 +11,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -41,6 +40,8 @@ final class Worker extends Job {
     private final IoChooser chooser;
     private final IoPacer pacer;
     private final Unit[] units;
+    /** iodepth_batch*, iodepth_low: fio's submission and reaping batches, or null (issue 41). */
+    private final IoBatching<Unit> batching;
     private final AtomicLong issuedBytes = new AtomicLong();
     private final AtomicInteger mainActive;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -48,12 +49,10 @@ final class Worker extends Job {
     private final int verifyBs;
     private final long verifyBlocks;
     private final Set<Long> inFlightBlocks;
-    private final AtomicLong verifyCursor = new AtomicLong();
-    private final Queue<Long> backlog = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger backlogSize = new AtomicInteger();
-    private final AtomicBoolean draining = new AtomicBoolean();
+    private final VerifyReads verifyReads;
     private final Queue<Unit> parked = new ConcurrentLinkedQueue<>();
     private volatile BlockVerifyState state;
+    private volatile boolean stateLoaded;
     private volatile LatencyTarget latency;
     private volatile ScheduledExecutorService timer;
     private volatile boolean verifyPhase;
@@ -75,8 +74,9 @@ final class Worker extends Job {
         super(spec, name, spec.iodepth);
         this.dev = dev;
         this.clone = clone;
-        this.regionStart = spec.regionOffset(dev.capacityBytes(), dev.lbaSize());
-        this.regionLength = spec.regionLength(dev.capacityBytes(), dev.lbaSize());
+        this.regionStart = spec.limits.cloneStart(name, spec.regionOffset(dev.capacityBytes(), dev.lbaSize()), clone,
+                dev.capacityBytes(), dev.lbaSize());
+        this.regionLength = spec.limits.cloneLength(spec, regionStart, dev.capacityBytes(), dev.lbaSize());
         this.chooser = new IoChooser(spec, regionStart, regionLength, dev.capacityBytes(), dev.lbaSize(),
                 spec.seed() + 7919L * jobNumber);
         this.pacer = IoPacer.needed(spec) ? new IoPacer(spec, spec.seed() + 7919L * jobNumber) : null;
@@ -87,14 +87,14 @@ final class Worker extends Job {
             throw new IllegalArgumentException("invalid blockalign: blockalign=" + spec.blockAlign + " with verify must"
                     + " be a multiple of bs=" + verifyBs + " (a written block must be a verify block)");
         }
-        if (first != null && (first.regionStart != regionStart || first.verifyBlocks != verifyBlocks)) {
-            throw new IllegalStateException("clones of job '" + name + "' cover different regions");
-        }
-        this.state = !verifying ? null : first != null ? first.state : new BlockVerifyState(verifyBs, regionStart, verifyBlocks);
-        this.stateLoaded = first != null && first.stateLoaded;
-        this.inFlightBlocks = !verifying ? null : first != null ? first.inFlightBlocks : ConcurrentHashMap.newKeySet();
+        boolean share = first != null && first.regionStart == regionStart && first.verifyBlocks == verifyBlocks;
+        this.state = !verifying ? null : share ? first.state : new BlockVerifyState(verifyBs, regionStart, verifyBlocks);
+        this.stateLoaded = share && first.stateLoaded;
+        this.inFlightBlocks = !verifying ? null : share ? first.inFlightBlocks : ConcurrentHashMap.newKeySet();
         this.verifyThread = first != null ? first.verifyThread : jobNumber + 1;
         this.mainActive = new AtomicInteger(spec.iodepth);
+        this.batching = IoBatching.of(spec);
+        this.verifyReads = new VerifyReads(spec.verifyBacklog);
         this.units = new Unit[spec.iodepth];
         int maxBs = spec.maxBlockSize();
         for (int i = 0; i < units.length; i++) {
@@ -102,12 +102,9 @@ final class Worker extends Job {
         }
     }
 
-    /**
-     * The verify state file of this job in {@code dir}, shared by its clones: like fio's
-     * {@code <type>-<jobname>-<index>-verify.state} with index 0.
-     */
+    /** The verify state file of this job in {@code dir}, shared by its clones ({@link BlockVerifyState#file}). */
     java.nio.file.Path stateFile(java.nio.file.Path dir) {
-        return dir.resolve("local-" + name.replaceAll("[^A-Za-z0-9._-]", "_") + "-0-verify.state");
+        return BlockVerifyState.file(dir, name);
     }
 
     int cloneIndex() {
@@ -124,16 +121,14 @@ final class Worker extends Job {
         return state;
     }
 
-    private volatile boolean stateLoaded;
-
     private final class Unit implements BiConsumer<Void, Throwable> {
         final int index;
         final MemorySegment buffer;
         final BlockVerifier verifier;
-        DirStats read = new DirStats();
-        DirStats write = new DirStats();
+        DirStats[] dirs = {new DirStats(), new DirStats(), new DirStats()};
         int epoch;
         boolean isRead;
+        boolean isTrim;
         boolean verifyRead;
         boolean pending;
         long offset;
@@ -147,7 +142,7 @@ final class Worker extends Job {
             this.index = index;
             this.buffer = buffer;
             this.verifier = verifying ? new BlockVerifier(spec, verifyThread) : null;
-            unitStats.add(new DirStats[] {read, write});
+            unitStats.add(dirs);
         }
 
         @Override
@@ -162,11 +157,8 @@ final class Worker extends Job {
     void start() {
         submitter = spec.pattern.offload ? new Submitter(name + "." + clone) : null;
         if (pacer != null || spec.latencyTargetNs > 0 || spec.startDelayNs > 0 || flow != null || MinRate.needed(spec)) {
-            timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "bench-timer-" + name);
-                t.setDaemon(true);
-                return t;
-            });
+            timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("bench-timer-" + name)
+                    .factory());
         }
         MinRate.schedule(this, timer);
         if (spec.latencyTargetNs > 0) {
@@ -181,9 +173,22 @@ final class Worker extends Job {
     }
 
     private void startUnits() {
+        if (batching != null) {
+            refill(java.util.List.of(units));
+            return;
+        }
         for (Unit u : units) {
             next(u);
         }
+    }
+
+    /** iodepth_batch: prepares the released units, then submits them iodepth_batch at a time. */
+    private void refill(java.util.List<Unit> go) {
+        batching.prepared(go, this::prepare).forEach(b -> b.forEach(v -> {
+            if (submitter != null ? handOver(v) : issue(v)) {
+                next(v);
+            }
+        }));
     }
 
     private void next(Unit u) {
@@ -210,7 +215,7 @@ final class Worker extends Job {
         inFlight.incrementAndGet();
         u.t0 = submitter != null ? u.t0 : System.nanoTime();
         try {
-            f = u.isRead ? dev.read(u.offset, data) : dev.write(u.offset, data, false);
+            f = u.isRead ? dev.read(u.offset, data) : u.isTrim ? dev.trim(u.offset, u.length) : dev.write(u.offset, data, false);
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }
@@ -261,6 +266,7 @@ final class Worker extends Job {
             return false;
         }
         u.isRead = c.read();
+        u.isTrim = c.trim();
         u.verifyRead = false;
         u.length = c.lengthBytes();
         u.offset = c.offsetBytes();
@@ -297,20 +303,14 @@ final class Worker extends Job {
 
     /** verify_backlog: once N acknowledged writes are pending, read them back before writing more. */
     private boolean prepareBacklog(Unit u) {
-        if (spec.verifyBacklog <= 0 || (!draining.get() && backlogSize.get() < spec.verifyBacklog)) {
-            return false;
-        }
-        draining.set(true);
-        Long b = backlog.poll();
-        if (b == null) {
-            draining.set(false);
-            return false;
-        }
-        backlogSize.decrementAndGet();
-        if (!inFlightBlocks.add(b)) {
-            return false; // being rewritten: the final pass checks it
-        }
+        long b = verifyReads.nextBacklog();
+        return b >= 0 && inFlightBlocks.add(b) && verifyRead(u, b); // busy: being rewritten, the final pass checks it
+    }
+
+    /** Sets the unit to read back verify block {@code b}; true. */
+    private boolean verifyRead(Unit u, long b) {
         u.isRead = true;
+        u.isTrim = false;
         u.verifyRead = true;
         u.length = verifyBs;
         u.offset = regionStart + b * verifyBs;
@@ -327,18 +327,13 @@ final class Worker extends Job {
 
     private boolean prepareVerify(Unit u) {
         while (true) {
-            long c = verifyCursor.getAndIncrement();
-            if (c >= verifyBlocks || stop) {
+            long c = verifyReads.nextFinal(verifyBlocks);
+            if (c < 0 || stop) {
                 finishUnit();
                 return false;
             }
             if (state.lastAcknowledged(c) > 0 && inFlightBlocks.add(c)) { // busy: another clone writes it, and checks it
-                u.isRead = true;
-                u.verifyRead = true;
-                u.length = verifyBs;
-                u.offset = regionStart + c * verifyBs;
-                u.block = c;
-                return true;
+                return verifyRead(u, c);
             }
         }
     }
@@ -348,10 +343,7 @@ final class Worker extends Job {
         inFlight.decrementAndGet();
         if (u.block >= 0 && err == null && !u.isRead) {
             state.acknowledged(u.block, u.generation);
-            if (spec.verifyBacklog > 0) {
-                backlog.add(u.block);
-                backlogSize.incrementAndGet();
-            }
+            verifyReads.written(u.block);
         }
         if (err != null) {
             releaseBlock(u);
@@ -371,43 +363,34 @@ final class Worker extends Job {
         if (!verifyPhase && !u.verifyRead && u.t0 - rampEndNs >= 0) {
             if (u.epoch != statsEpoch) {
                 u.epoch = statsEpoch;
-                u.read = new DirStats();
-                u.write = new DirStats();
-                unitStats.set(u.index, new DirStats[] {u.read, u.write});
+                u.dirs = new DirStats[] {new DirStats(), new DirStats(), new DirStats()};
+                unitStats.set(u.index, u.dirs);
             }
-            (u.isRead ? u.read : u.write).record(u.t1 - u.t0, t2 - u.t1, u.length);
+            int d = u.isRead ? 0 : u.isTrim ? 2 : 1;
+            u.dirs[d].record(u.t1 - u.t0, t2 - u.t1, u.length);
             if (logs != null) {
-                logs.io(t2 - startNs, u.isRead, u.length, u.offset, u.t1 - u.t0, t2 - u.t1);
+                logs.io(t2 - startNs, d, u.length, u.offset, u.t1 - u.t0, t2 - u.t1);
             }
-            (u.isRead ? readOps : writeOps).increment();
-            (u.isRead ? readBytes : writeBytes).add(u.length);
+            count(d, u.length);
         }
         if (latency != null && !verifyPhase && !u.verifyRead) {
             latencyEvent(latency.complete(t2 - u.t0, t2), t2 - u.t0, u);
         }
+        if (batching != null && !verifyPhase) {
+            refill(batching.completed(u, inFlight.get()));
+            return false;
+        }
         return true;
     }
 
-    /** Checks a read of a verify block against its last acknowledged generation. */
+    /** Checks a read of a verify block against its last acknowledged generation ({@link BlockVerifyState#check}). */
     private void check(Unit u) {
-        int acked = state.lastAcknowledged(u.block);
-        boolean expectData = acked > 0 || (!spec.rw.writes && !stateLoaded);
-        if (!expectData) {
-            return; // never written: counted by BlockVerifyState.neverWritten
-        }
-        String bad = u.verifier.check(u.buffer.asSlice(0, u.length), u.offset,
-                spec.rw.writes && !stateLoaded ? verifyThread : -1);
-        if (bad == null && spec.verify != JobSpec.Verify.PATTERN && u.verifier.lastGeneration() < acked) {
-            bad = "lost write at offset " + u.offset + ": block holds generation " + u.verifier.lastGeneration()
-                    + ", the last acknowledged write was generation " + acked;
-        }
-        if (bad != null && acked > 0 && !bad.startsWith("lost write")) {
-            bad += " (the last acknowledged write there was generation " + acked + ")";
-        }
-        if (bad != null) {
-            verifyFailed(bad);
-        } else {
+        String bad = BlockVerifyState.check(state, u.block, spec, stateLoaded, verifyThread, u.verifier,
+                u.buffer.asSlice(0, u.length), u.offset);
+        if (bad == null) {
             verifiedBlocks.increment();
+        } else if (!bad.isEmpty()) {
+            verifyFailed(bad);
         }
     }
 

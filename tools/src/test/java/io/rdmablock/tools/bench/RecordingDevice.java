@@ -15,7 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class RecordingDevice implements BlockDevice {
     /** One submitted I/O. */
-    record Io(long timeNs, String thread, boolean read, long offset, long length) {
+    record Io(long timeNs, String thread, boolean read, long offset, long length, boolean trim) {
+        Io(long timeNs, String thread, boolean read, long offset, long length) {
+            this(timeNs, thread, read, offset, length, false);
+        }
     }
 
     final List<Io> ios;
@@ -48,7 +51,12 @@ final class RecordingDevice implements BlockDevice {
 
     private CompletableFuture<Void> track(boolean read, long offset, long length,
                                           java.util.function.Supplier<CompletableFuture<Void>> io) {
-        ios.add(new Io(System.nanoTime(), Thread.currentThread().getName(), read, offset, length));
+        return track(read, false, offset, length, io);
+    }
+
+    private CompletableFuture<Void> track(boolean read, boolean trim, long offset, long length,
+                                          java.util.function.Supplier<CompletableFuture<Void>> io) {
+        ios.add(new Io(System.nanoTime(), Thread.currentThread().getName(), read, offset, length, trim));
         maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
         return io.get().whenComplete((v, e) -> inFlight.decrementAndGet());
     }
@@ -95,7 +103,7 @@ final class RecordingDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<Void> trim(long offsetBytes, long lengthBytes) {
-        return d.trim(offsetBytes, lengthBytes);
+        return track(false, true, offsetBytes, lengthBytes, () -> d.trim(offsetBytes, lengthBytes));
     }
 
     @Override
