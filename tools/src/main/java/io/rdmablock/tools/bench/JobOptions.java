@@ -44,7 +44,7 @@ final class JobOptions {
             "rate_iops_min", "minimum IOPS, read,write", "rate_cycle", "window of rate_min in ms (default 1000)",
             "ratecycle", "alias of rate_cycle",
             "thinktime", "pause after thinktime_blocks I/Os (us)", "thinktime_blocks", "I/Os between pauses (default 1)",
-            "verify", "crc32c|md5|meta|pattern|0",
+            "verify", "md5|crc64|crc32|crc32c|crc16|crc7|sha1|sha256|sha512|sha3-224..512|xxhash|meta|pattern|0",
             "verify_pattern", "fill pattern: 0x hex, decimal, \"string\", %o (block offset); checked by meta and pattern",
             "verify_interval", "bytes per verify header (default: bs)", "verify_offset", "header position in the unit",
             "do_verify", "read back after writing", "verify_fatal", "stop at the first verify failure",

@@ -29,7 +29,11 @@ final class JobSpec {
         }
     }
 
-    enum Verify { NONE, CRC32C, MD5, PATTERN, META }
+    /** verify= types; the first five keep their numbers (written in headers), the rest follow fio's names. */
+    enum Verify {
+        NONE, CRC32C, MD5, PATTERN, META, CRC64, CRC32, CRC16, CRC7, SHA1, SHA256, SHA512, SHA3_224, SHA3_256,
+        SHA3_384, SHA3_512, XXHASH
+    }
 
     static final double[] DEFAULT_PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
     /** fio's FIO_RANDSEED (fio.h): the base seed when randrepeat=1 and no randseed is given. */
@@ -137,12 +141,12 @@ final class JobSpec {
         }
         j.pattern.check(j);
         if (j.verify != Verify.NONE && (!j.bssplit.isEmpty() || j.bsRead != j.bsWrite)) {
-            throw new IllegalArgumentException("invalid verify: verify=" + j.verify.name().toLowerCase()
+            throw new IllegalArgumentException("invalid verify: verify=" + VerifyChecksum.name(j.verify)
                     + " needs one block size (no bssplit, same read and write bs)");
         }
         if ((j.verifyStateSave || j.verifyStateLoad || j.verifyBacklog > 0) && j.verify == Verify.NONE) {
             throw new IllegalArgumentException("invalid job '" + name + "': verify_state_save, verify_state_load and"
-                    + " verify_backlog need verify=crc32c|md5|meta|pattern");
+                    + " verify_backlog need a verify= type");
         }
         BlockVerifier.validate(j);
         j.steadyState.validate(name);
@@ -244,15 +248,13 @@ final class JobSpec {
             case "rate_iops" -> rateIops = FioValues.perDirection(k, v, false);
             case "thinktime" -> thinktimeNs = FioValues.timeNs(k, v, 1_000L);
             case "thinktime_blocks" -> thinktimeBlocks = FioValues.integer(k, v, 1, 1 << 30);
-            case "verify" -> verify = switch (v) {
-                case "0", "none", "" -> Verify.NONE;
-                case "crc32c", "crc32c-intel" -> Verify.CRC32C;
-                case "md5" -> Verify.MD5;
-                case "pattern" -> Verify.PATTERN;
-                case "meta" -> Verify.META;
-                default -> throw new IllegalArgumentException("invalid verify: '" + v
-                        + "', allowed=crc32c|md5|meta|pattern|0");
-            };
+            case "verify" -> {
+                verify = VerifyChecksum.parse(v);
+                if (verify == null) {
+                    throw new IllegalArgumentException("invalid verify: '" + v + "' in job '" + name + "', allowed="
+                            + VerifyChecksum.ALLOWED);
+                }
+            }
             case "verify_pattern" -> verifyPattern = VerifyPattern.parse(v);
             case "verify_interval" -> verifyInterval = (int) Math.min(Integer.MAX_VALUE, FioValues.size(k, v));
             case "verify_offset" -> verifyOffset = (int) Math.min(Integer.MAX_VALUE, FioValues.size(k, v));
