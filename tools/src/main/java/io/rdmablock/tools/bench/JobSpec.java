@@ -89,6 +89,9 @@ final class JobSpec {
     boolean verifyStateSave;
     boolean verifyStateLoad;
     double[] percentiles = DEFAULT_PERCENTILES;
+    /** Issue 41 part B: reporting (gtod_reduce, disable_*, *_percentiles), job control, placement, buffers. */
+    final ReportOptions report = new ReportOptions();
+    final JobControl control = new JobControl();
     /** steadystate and its _duration, _ramp_time, _check_interval ({@link SteadyState}). */
     SteadyState.Spec steadyState = SteadyState.Spec.OFF;
     /** write_bw_log, write_lat_log, write_iops_log: file prefix, "" = the job name, null = off ({@link IoLogs}). */
@@ -133,6 +136,10 @@ final class JobSpec {
                 if (k.equals("direct") && !FioValues.bool(k, v) || k.equals("buffered") && FioValues.bool(k, v)) {
                     j.warnings.add(k + "=" + v + " ignored: rdmablock I/O always bypasses any cache (as direct=1)");
                 }
+            } else if (ReportOptions.OPTIONS.contains(k)) {
+                j.report.set(name, k, v, j.warnings);
+            } else if (JobControl.OPTIONS.contains(k)) {
+                j.control.set(j, k, v);
             } else if (!JobOptions.SUPPORTED.containsKey(k)) {
                 j.unsupported.add(k);
             } else {
