@@ -48,7 +48,7 @@ class ReportControlTest {
         for (String l : human.split("\n")) {
             String t = l.trim();
             for (String k : List.of("slat (", "clat (", "lat (", "slat percentiles", "clat percentiles", "lat percentiles")) {
-                if (t.startsWith(k)) {
+                if (t.startsWith(k) && (k.endsWith("percentiles") || t.contains("min="))) { // not the lat distribution
                     out.add(k);
                 }
             }
