@@ -65,11 +65,23 @@ final class JobOptions {
             "direct", "I/O always bypasses any cache (direct=0 says so in a warning)",
             "buffered", "I/O always bypasses any cache (buffered=1 says so in a warning)", "thread", "jobs are threads",
             "invalidate", "there is no page cache to invalidate", "norandommap", "random offsets never use a map",
-            "cpumask", "no CPU pinning", "enable_sgl", "data always travels in SGLs");
+            "enable_sgl", "data always travels in SGLs");
 
     /** Target options of other engines: ignored with one warning, the target is the command line's device. */
     static final Set<String> TARGET = Set.of("filename", "directory", "uri", "hostname", "port", "spdk_conf",
             "clientname", "pool", "rbdname", "namespace", "exportname", "verb", "bindname", "filename_format");
+
+    /** Issue 41 part B: reporting, job control, placement (warned), buffer contents; their classes document them. */
+    static final Set<String> PART_B = union(ReportOptions.OPTIONS, JobControl.OPTIONS, Placement.OPTIONS,
+            BufferContent.OPTIONS);
+
+    private static Set<String> union(Set<String> a, Set<String> b, Set<String> c, Set<String> d) {
+        Set<String> all = new TreeSet<>(a);
+        all.addAll(b);
+        all.addAll(c);
+        all.addAll(d);
+        return all;
+    }
 
     private JobOptions() {
     }
@@ -83,13 +95,14 @@ final class JobOptions {
     }
 
     static boolean known(String k) {
-        return k.equals("ioengine") || SUPPORTED.containsKey(k) || NO_EFFECT.containsKey(k) || TARGET.contains(k);
+        return k.equals("ioengine") || SUPPORTED.containsKey(k) || PART_B.contains(k) || NO_EFFECT.containsKey(k) || TARGET.contains(k);
     }
 
     /** Every accepted option name, sorted, for error messages and --help. */
     static String acceptedList() {
         Set<String> all = new TreeSet<>(SUPPORTED.keySet());
         all.addAll(NO_EFFECT.keySet());
+        all.addAll(PART_B);
         all.add("ioengine");
         return String.join(", ", all);
     }

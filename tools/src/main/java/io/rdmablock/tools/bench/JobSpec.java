@@ -92,6 +92,7 @@ final class JobSpec {
     /** Issue 41 part B: reporting (gtod_reduce, disable_*, *_percentiles), job control, placement, buffers. */
     final ReportOptions report = new ReportOptions();
     final JobControl control = new JobControl();
+    final BufferContent.Spec buffers = new BufferContent.Spec();
     /** steadystate and its _duration, _ramp_time, _check_interval ({@link SteadyState}). */
     SteadyState.Spec steadyState = SteadyState.Spec.OFF;
     /** write_bw_log, write_lat_log, write_iops_log: file prefix, "" = the job name, null = off ({@link IoLogs}). */
@@ -140,6 +141,10 @@ final class JobSpec {
                 j.report.set(name, k, v, j.warnings);
             } else if (JobControl.OPTIONS.contains(k)) {
                 j.control.set(j, k, v);
+            } else if (Placement.OPTIONS.contains(k)) {
+                Placement.set(j, k, v);
+            } else if (BufferContent.OPTIONS.contains(k)) {
+                j.buffers.set(j, k, v);
             } else if (!JobOptions.SUPPORTED.containsKey(k)) {
                 j.unsupported.add(k);
             } else {
@@ -156,6 +161,7 @@ final class JobSpec {
                     + " verify_backlog need a verify= type");
         }
         BlockVerifier.validate(j);
+        j.buffers.validate(j);
         j.steadyState.validate(name);
         return j;
     }

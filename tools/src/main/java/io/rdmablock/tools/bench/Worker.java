@@ -143,10 +143,13 @@ final class Worker extends Job {
         long t0;
         long t1;
 
+        final BufferContent content; // fio's write data without verify (buffer_pattern, refill_buffers, ...)
+
         Unit(int index, MemorySegment buffer) {
             this.index = index;
             this.buffer = buffer;
             this.verifier = verifying ? new BlockVerifier(spec, verifyThread) : null;
+            this.content = verifying ? null : new BufferContent(spec.buffers, spec.seed() * 31 + clone * 4099L + index);
             unitStats.add(new DirStats[] {read, write});
         }
 
@@ -281,6 +284,8 @@ final class Worker extends Job {
                 u.generation = state.newGeneration();
                 u.verifier.fill(u.buffer.asSlice(0, u.length), u.offset, chooser.nextSeed(), u.generation);
             }
+        } else {
+            u.content.prepare(u.buffer.asSlice(0, u.length), u.offset, u.isRead);
         }
         return !held(u, pacer != null ? pacer.reserve(u.isRead, u.length, now) : 0);
     }
