@@ -17,7 +17,8 @@ import java.util.Set;
  * <li>{@code wait_for=NAME}: the job starts when every clone of job NAME finished. NAME must be an earlier job of the
  *     file with a unique name (fio's limits); a waitee in an earlier phase has finished already.</li>
  * </ul>
- * A stopped job says so in its messages ({@code stopped by exitall of job 'a' (exit_what=group)}). Bad values fail
+ * A stopped job says so in its messages ({@code stopped by exitall of job 'a' (exit_what=group)}); a clone waiting
+ * for its rate or thinktime slot ends when that wait ends (at the latest at its runtime). Bad values fail
  * before any I/O naming the option, value, job and what is allowed.
  */
 final class JobControl {
@@ -139,6 +140,7 @@ final class JobControl {
                 all = true;
                 allBy = why;
             }
+            java.util.Set<JobSpec> told = new java.util.HashSet<>(); // one message per job, not per clone
             for (Job o : phase) {
                 if (o.spec == by.spec || o.finished.getCount() == 0) {
                     continue;
@@ -150,7 +152,9 @@ final class JobControl {
                     case ALL -> true;
                 };
                 if (hit && !o.stop) {
-                    o.messages.add(why);
+                    if (told.add(o.spec)) {
+                        o.messages.add(why);
+                    }
                     o.stop = true;
                 }
             }

@@ -293,6 +293,7 @@ final class Worker extends Job {
     /** Waits {@code waitNs} (rate, thinktime), else while the flow holds the I/O back; true when it waits. */
     private boolean held(Unit u, long waitNs) {
         long wait = waitNs > 0 || flow == null ? waitNs : flow.admit();
+        wait = endNs == 0 ? wait : Math.min(wait, Math.max(1, endNs - System.nanoTime())); // a wait past the runtime ends it
         if (wait > 0) {
             u.pending = true;
             timer.schedule(() -> next(u), wait, TimeUnit.NANOSECONDS);
