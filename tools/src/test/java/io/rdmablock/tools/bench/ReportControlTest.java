@@ -155,6 +155,17 @@ class ReportControlTest {
     }
 
     @Test
+    void shouldEndARateWaitAtTheRuntime() throws Exception {
+        // 4 KiB/s with 32 units: the last unit's slot is ~32 s away; the job must still end at its 1 s runtime
+        long t0 = System.nanoTime();
+        BenchRun.Outcome o = run(spec("r", "rw", "randread", "iodepth", "32", "rate", "4k", "runtime", "1",
+                "time_based", "1"));
+        long s = (System.nanoTime() - t0) / 1_000_000_000L;
+        assertTrue(s < 15, "a rate-limited job took " + s + " s for runtime=1");
+        assertEquals(0, o.entries().getFirst().error());
+    }
+
+    @Test
     void shouldStartAWaiterWhenItsWaiteeFinished() throws Exception {
         BenchRun.Outcome o = run(spec("first", "rw", "write", "size", "512k"),
                 spec("second", "rw", "read", "size", "64k", "wait_for", "first"));
