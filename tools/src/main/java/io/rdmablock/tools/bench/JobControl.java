@@ -56,6 +56,44 @@ final class JobControl {
         }
     }
 
+    /** startdelay=LO-HI (fio's range form), resolved by {@link #resolveStartDelay}; -1 = not a range. */
+    long startDelayLo = -1;
+    long startDelayHi = -1;
+
+    /**
+     * {@code startdelay}: a time (seconds by default), or fio's range {@code LO-HI} (each a time): the job starts a
+     * random time in the range later, drawn once per job from its seed (the same with randrepeat=1; fio draws per
+     * clone). Returns the delay in ns for a plain time, else records the range and returns 0.
+     *
+     * @throws IllegalArgumentException naming the option, value, job and bounds (LO at most HI)
+     */
+    long startDelay(JobSpec j, String k, String v) {
+        int dash = v.indexOf('-', 1);
+        try {
+            if (dash < 0) {
+                startDelayLo = startDelayHi = -1;
+                return FioValues.timeNs(k, v);
+            }
+            startDelayLo = FioValues.timeNs(k, v.substring(0, dash));
+            startDelayHi = FioValues.timeNs(k, v.substring(dash + 1));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + " (job '" + j.name + "')", e);
+        }
+        if (startDelayLo > startDelayHi) {
+            throw new IllegalArgumentException("invalid " + k + ": '" + v + "' in job '" + j.name
+                    + "': the range's low end must not exceed its high end (min=0, max=" + v.substring(dash + 1) + ")");
+        }
+        return 0;
+    }
+
+    /** Draws a startdelay range once the job's seed options are known (after all options are set). */
+    void resolveStartDelay(JobSpec j) {
+        if (startDelayLo >= 0) {
+            j.startDelayNs = startDelayLo + new java.util.SplittableRandom(j.seed() ^ j.name.hashCode())
+                    .nextLong(startDelayHi - startDelayLo + 1);
+        }
+    }
+
     /**
      * Checks every wait_for of the file: the waitee is an earlier job with a unique name, not the job itself.
      *

@@ -162,6 +162,7 @@ final class JobSpec {
         }
         BlockVerifier.validate(j);
         j.buffers.validate(j);
+        j.control.resolveStartDelay(j);
         j.steadyState.validate(name);
         return j;
     }
@@ -232,7 +233,7 @@ final class JobSpec {
             case "runtime" -> runtimeNs = FioValues.timeNs(k, v);
             case "time_based" -> timeBased = FioValues.bool(k, v);
             case "ramp_time" -> rampTimeNs = FioValues.timeNs(k, v);
-            case "startdelay" -> startDelayNs = FioValues.timeNs(k, v);
+            case "startdelay" -> startDelayNs = control.startDelay(this, k, v); // also LO-HI (JobControl)
             case "loops" -> loops = FioValues.integer(k, v, 1, 1_000_000);
             case "stonewall", "wait_for_previous" -> stonewall = FioValues.bool(k, v);
             case "new_group" -> newGroup = FioValues.bool(k, v);

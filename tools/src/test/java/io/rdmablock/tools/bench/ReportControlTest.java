@@ -155,6 +155,23 @@ class ReportControlTest {
     }
 
     @Test
+    void shouldDrawAStartdelayFromItsRangeAndRefuseAReversedOne() {
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            JobSpec j = spec("d" + i, "startdelay", "1-3", "randrepeat", "1");
+            assertTrue(j.startDelayNs >= 1_000_000_000L && j.startDelayNs <= 3_000_000_000L, "" + j.startDelayNs);
+            assertEquals(j.startDelayNs, spec("d" + i, "startdelay", "1-3").startDelayNs, "randrepeat=1 repeats it");
+            seen.add(j.startDelayNs);
+        }
+        assertTrue(seen.size() > 1, "every job drew the same delay");
+        assertEquals(500_000_000L, spec("p", "startdelay", "500ms").startDelayNs);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> spec("r", "startdelay", "5-1"));
+        assertTrue(e.getMessage().startsWith("invalid startdelay: '5-1' in job 'r': the range's low end"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> spec("x", "startdelay", "1-zz"));
+        assertTrue(e.getMessage().contains("startdelay") && e.getMessage().contains("job 'x'"), e.getMessage());
+    }
+
+    @Test
     void shouldEndARateWaitAtTheRuntime() throws Exception {
         // 4 KiB/s with 32 units: the last unit's slot is ~32 s away; the job must still end at its 1 s runtime
         long t0 = System.nanoTime();
