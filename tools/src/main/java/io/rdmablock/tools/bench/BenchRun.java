@@ -65,17 +65,24 @@ final class BenchRun {
     static Outcome run(List<JobSpec> specs, Replay replay, Supplier<BlockDevice> devices, String nodePid,
                        Progress progress, Path auxPath, Path plotDir) throws IOException, InterruptedException {
         JobSpec.assignGroups(specs);
+        JobControl.validate(specs);
+        JobControl.Run control = new JobControl.Run(); // exitall, exit_what, wait_for
         List<Job> jobs = new ArrayList<>();
         ProcStat[] cpu0 = new ProcStat[2];
         int phases = specs.stream().mapToInt(s -> s.phase).max().orElse(0) + 1;
         for (int p = 0; p < phases; p++) {
             int phase = p;
+            if (control.stoppedAll()) {
+                progress.out().println("rdmablock bench: phases " + (p + 1) + ".." + phases + " not run: "
+                        + control.stoppedBy());
+                break;
+            }
             List<JobSpec> in = specs.stream().filter(s -> s.phase == phase).toList();
             if (phases > 1) {
                 progress.out().println("rdmablock bench: phase " + (p + 1) + " of " + phases + ": "
                         + String.join(", ", in.stream().map(s -> s.name).toList()));
             }
-            runPhase(in, replay, devices, nodePid, progress, auxPath, jobs, cpu0, plotDir); // goes on after a failure
+            runPhase(in, replay, devices, nodePid, progress, auxPath, jobs, cpu0, plotDir, control); // goes on after a failure
         }
         ProcStat c1 = ProcStat.read("self");
         ProcStat n1 = nodePid == null ? null : ProcStat.read(nodePid);
@@ -88,7 +95,8 @@ final class BenchRun {
     }
 
     private static boolean runPhase(List<JobSpec> specs, Replay replay, Supplier<BlockDevice> devices, String nodePid,
-                                    Progress progress, Path auxPath, List<Job> all, ProcStat[] cpu0, Path plotDir)
+                                    Progress progress, Path auxPath, List<Job> all, ProcStat[] cpu0, Path plotDir,
+                                    JobControl.Run control)
             throws IOException, InterruptedException {
         List<BlockDevice> opened = new ArrayList<>();
         List<Job> jobs = new ArrayList<>();
@@ -122,9 +130,7 @@ final class BenchRun {
             all.addAll(jobs);
             List<SteadyState> steady = SteadyState.watch(jobs);
             long start = System.nanoTime();
-            for (Job j : jobs) {
-                j.begin(start);
-            }
+            control.begin(jobs, start);
             steady.forEach(s -> s.start(start));
             long rampEnd = start + specs.stream().mapToLong(s -> s.startDelayNs + s.rampTimeNs).max().orElse(0);
             if (rampEnd == start && cpu0[0] == null) {

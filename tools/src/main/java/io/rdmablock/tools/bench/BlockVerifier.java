@@ -2,13 +2,11 @@ package io.rdmablock.tools.bench;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.zip.CRC32C;
 
 /**
- * Writes and checks self-describing blocks for {@code verify=crc32c|md5|meta}, and fio's pattern for
+ * Writes and checks self-describing blocks for {@code verify=crc32c|md5|meta} and fio's other checksum types
+ * ({@link VerifyChecksum}), and fio's pattern for
  * {@code verify=pattern} (no header). A block of {@code bs} bytes is checked in units of {@code verify_interval}
  * bytes (default: the block size, fio's {@code get_hdr_inc}); each unit carries a header at {@code verify_offset}
  * within it. Not fio's on-disk bytes, the same fields as fio's {@code struct verify_header} (verify.h, which since
@@ -25,8 +23,10 @@ import java.util.zip.CRC32C;
  * 32  u32 write time, seconds since the epoch; 36 u32 nanoseconds
  * 40  u32 crc32c of bytes 0..39 (fio's header crc32)
  * 44  u32 reserved 0
- * 48  16 bytes checksum (crc32c: first 4 bytes; md5: all 16; meta: zero) over the unit with this field zeroed
- * 64  data: the verify_pattern when given ({@link VerifyPattern}, repeated over the whole block), else an
+ * 48  checksum over the unit with this field zeroed, {@link VerifyChecksum#length} bytes as fio stores them
+ *     (crc32c 4, md5 16, sha512 64, ...; meta: none), in a field of at least 16 bytes rounded up to 8: the header
+ *     is 64 bytes up to md5, 72 for sha1, 80 for sha256 and sha3-224/256, 96 for sha3-384, 112 for sha512/sha3-512
+ * 64+ data: the verify_pattern when given ({@link VerifyPattern}, repeated over the whole block), else an
  *     xorshift64 stream from the seed
  * </pre>
  *
@@ -39,6 +39,7 @@ import java.util.zip.CRC32C;
  */
 final class BlockVerifier {
     static final int MAGIC = 0x52424b56;
+    /** The smallest header (meta, crc*, md5, xxhash); {@link #headerBytes} gives each type's. */
     static final int HEADER_BYTES = 64;
     /** verify=pattern without verify_pattern: fio's documented example value. */
     static final String DEFAULT_PATTERN = "0xdeadbeef";
@@ -53,7 +54,8 @@ final class BlockVerifier {
     private final int headerAt;
     private final int thread;
     private final CRC32C crc = new CRC32C();
-    private final MessageDigest md5;
+    private final VerifyChecksum sum;
+    private final int headerBytes;
     private int lastGeneration;
 
     /**
@@ -67,11 +69,13 @@ final class BlockVerifier {
         this.interval = spec.verifyInterval > 0 ? spec.verifyInterval : spec.bsWrite;
         this.headerAt = spec.verifyOffset;
         this.thread = thread;
-        try {
-            this.md5 = kind == JobSpec.Verify.MD5 ? MessageDigest.getInstance("MD5") : null;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("MD5 not available", e);
-        }
+        this.sum = new VerifyChecksum(kind);
+        this.headerBytes = headerBytes(kind);
+    }
+
+    /** Header bytes of a verify type: 48 + its checksum's length, at least 16 and rounded up to 8; 0 for pattern. */
+    static int headerBytes(JobSpec.Verify kind) {
+        return kind == JobSpec.Verify.PATTERN ? 0 : CHECKSUM_AT + ((Math.max(16, VerifyChecksum.length(kind)) + 7) & ~7);
     }
 
     /**
@@ -83,22 +87,23 @@ final class BlockVerifier {
         if (j.verify == JobSpec.Verify.NONE) {
             if (j.verifyInterval > 0 || j.verifyOffset > 0) {
                 throw new IllegalArgumentException("invalid job '" + j.name + "': verify_interval and verify_offset"
-                        + " need verify=crc32c|md5|meta|pattern");
+                        + " need a verify= type");
             }
             return;
         }
         int bs = j.bsWrite;
         int iv = j.verifyInterval > 0 ? j.verifyInterval : bs;
         boolean header = j.verify != JobSpec.Verify.PATTERN;
-        int min = header ? HEADER_BYTES : 1;
+        int hb = headerBytes(j.verify);
+        int min = header ? hb : 1;
         if (iv < min || iv > bs || bs % iv != 0) {
             throw new IllegalArgumentException("invalid verify_interval: " + iv + " in job '" + j.name + "': min="
                     + min + ", max=bs=" + bs + ", and bs must be a multiple of it");
         }
-        if (j.verifyOffset > 0 && (!header || j.verifyOffset + HEADER_BYTES > iv)) {
+        if (j.verifyOffset > 0 && (!header || j.verifyOffset + hb > iv)) {
             throw new IllegalArgumentException("invalid verify_offset: " + j.verifyOffset + " in job '" + j.name
-                    + "': " + (header ? "min=0, max=" + (iv - HEADER_BYTES) + " (verify_interval " + iv
-                    + " minus the " + HEADER_BYTES + "-byte header)" : "verify=pattern has no header to move"));
+                    + "': " + (header ? "min=0, max=" + (iv - hb) + " (verify_interval " + iv
+                    + " minus the " + hb + "-byte header)" : "verify=pattern has no header to move"));
         }
     }
 
@@ -127,7 +132,7 @@ final class BlockVerifier {
         long now = System.currentTimeMillis();
         for (long p = 0; p + interval <= n; p += interval) {
             MemorySegment unit = block.asSlice(p, interval);
-            MemorySegment h = unit.asSlice(headerAt, HEADER_BYTES);
+            MemorySegment h = unit.asSlice(headerAt, headerBytes);
             h.set(INT, 0, MAGIC);
             h.set(INT, 4, interval);
             h.set(LONG, 8, offset + p);
@@ -140,7 +145,7 @@ final class BlockVerifier {
             h.set(INT, 36, (int) (now % 1000 * 1_000_000));
             h.set(INT, 40, headerCrc(h));
             h.set(INT, 44, 0);
-            h.asSlice(CHECKSUM_AT, 16).fill((byte) 0);
+            h.asSlice(CHECKSUM_AT, headerBytes - CHECKSUM_AT).fill((byte) 0);
             if (kind != JobSpec.Verify.META) {
                 writeChecksum(unit, h);
             }
@@ -160,7 +165,7 @@ final class BlockVerifier {
         int minGen = Integer.MAX_VALUE;
         for (long p = 0; p + interval <= n; p += interval) {
             MemorySegment unit = block.asSlice(p, interval);
-            MemorySegment h = unit.asSlice(headerAt, HEADER_BYTES);
+            MemorySegment h = unit.asSlice(headerAt, headerBytes);
             long at = offset + p;
             int magic = h.get(INT, 0);
             if (magic != MAGIC) {
@@ -188,13 +193,13 @@ final class BlockVerifier {
                     }
                 }
             } else {
-                long c0 = h.get(LONG, CHECKSUM_AT);
-                long c1 = h.get(LONG, CHECKSUM_AT + 8);
-                h.asSlice(CHECKSUM_AT, 16).fill((byte) 0);
+                MemorySegment field = h.asSlice(CHECKSUM_AT, headerBytes - CHECKSUM_AT);
+                byte[] stored = field.toArray(ValueLayout.JAVA_BYTE);
+                field.fill((byte) 0);
                 writeChecksum(unit, h);
-                if (h.get(LONG, CHECKSUM_AT) != c0 || h.get(LONG, CHECKSUM_AT + 8) != c1) {
+                if (!java.util.Arrays.equals(stored, field.toArray(ValueLayout.JAVA_BYTE))) {
                     String where = pattern != null ? patternMismatch(unit, offset, p, interval, headerAt) : null;
-                    return "bad " + kind.name().toLowerCase() + " checksum at offset " + at + " length " + interval
+                    return "bad " + VerifyChecksum.name(kind) + " checksum at offset " + at + " length " + interval
                             + (where != null ? ": " + where : " (corrupt or torn block)");
                 }
             }
@@ -208,7 +213,7 @@ final class BlockVerifier {
     private String patternMismatch(MemorySegment seg, long blockOffset, long phase, long n, int skipHeaderAt) {
         byte[] chunk = pattern.chunk(blockOffset);
         for (long i = 0; i < n; i++) {
-            if (skipHeaderAt >= 0 && i >= skipHeaderAt && i < skipHeaderAt + HEADER_BYTES) {
+            if (skipHeaderAt >= 0 && i >= skipHeaderAt && i < skipHeaderAt + headerBytes) {
                 continue;
             }
             byte want = chunk[(int) ((phase + i) % chunk.length)];
@@ -228,15 +233,14 @@ final class BlockVerifier {
     }
 
     private void writeChecksum(MemorySegment unit, MemorySegment h) {
-        ByteBuffer bb = unit.asByteBuffer();
         if (kind == JobSpec.Verify.CRC32C) {
             crc.reset();
-            crc.update(bb);
-            h.set(INT, CHECKSUM_AT, (int) crc.getValue());
+            crc.update(unit.asByteBuffer());
+            h.set(INT, CHECKSUM_AT, (int) ~crc.getValue()); // fio's crc32c_sw (VerifyChecksum)
         } else {
-            md5.reset();
-            md5.update(bb);
-            MemorySegment.copy(MemorySegment.ofArray(md5.digest()), 0, h, CHECKSUM_AT, 16);
+            byte[] data = unit.toArray(ValueLayout.JAVA_BYTE);
+            MemorySegment.copy(MemorySegment.ofArray(sum.compute(data, 0, data.length)), 0, h, CHECKSUM_AT,
+                    VerifyChecksum.length(kind));
         }
     }
 }

@@ -192,10 +192,11 @@ final class FioReport {
         d.put("total_ios", s.ios);
         d.put("short_ios", 0);
         d.put("drop_ios", 0);
-        d.put("slat_ns", lat(s.slat, null));
-        d.put("clat_ns", lat(s.clat, e.spec.percentiles));
-        d.put("lat_ns", lat(s.lat, e.spec.percentiles));
-        double[] bw = new double[e.deltas.size()];
+        ReportOptions r = e.spec.report;
+        d.put("slat_ns", lat(r.disableSlat ? null : s.slat, r.slatPercentiles ? e.spec.percentiles : null));
+        d.put("clat_ns", lat(r.disableClat ? null : s.clat, r.clatPercentiles ? e.spec.percentiles : null));
+        d.put("lat_ns", lat(r.disableLat ? null : s.lat, r.latPercentilesJson() ? e.spec.percentiles : null));
+        double[] bw = new double[r.disableBw ? 0 : e.deltas.size()];
         double[] iops = new double[e.deltas.size()];
         for (int i = 0; i < bw.length; i++) {
             long[] x = e.deltas.get(i);
@@ -220,7 +221,7 @@ final class FioReport {
 
     private static Map<String, Object> lat(Histogram h, double[] percentiles) {
         Map<String, Object> m = new LinkedHashMap<>();
-        long n = h.getTotalCount();
+        long n = h == null ? 0 : h.getTotalCount();
         m.put("min", n == 0 ? 0 : h.getMinValue());
         m.put("max", n == 0 ? 0 : h.getMaxValue());
         m.put("mean", n == 0 ? 0.0 : h.getMean());
@@ -345,13 +346,34 @@ final class FioReport {
         double bw = s.bytes / secs;
         sb.append(String.format(Locale.ROOT, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)%n", dir,
                 num(s.ios / secs), bin(bw), dec(bw), bin(s.bytes), e.runtimeNs / 1_000_000));
-        latLine(sb, "    slat", s.slat);
-        latLine(sb, "    clat", s.clat);
-        latLine(sb, "     lat", s.lat);
-        Histogram h = s.clat;
+        ReportOptions r = e.spec.report;
+        if (!r.disableSlat) {
+            latLine(sb, "    slat", s.slat);
+        }
+        if (!r.disableClat) {
+            latLine(sb, "    clat", s.clat);
+        }
+        if (!r.disableLat) {
+            latLine(sb, "     lat", s.lat);
+        }
+        // fio's show_ddir_status order: slat, clat, lat percentiles, each when enabled and with samples
+        if (r.slatPercentiles && !r.disableSlat) {
+            percentiles(sb, "slat", s.slat, e.spec.percentiles);
+        }
+        if (r.clatPercentiles && !r.disableClat) {
+            percentiles(sb, "clat", s.clat, e.spec.percentiles);
+        }
+        if (Boolean.TRUE.equals(r.latPercentiles) && !r.disableLat) {
+            percentiles(sb, "lat", s.lat, e.spec.percentiles);
+        }
+    }
+
+    private static void percentiles(StringBuilder sb, String label, Histogram h, double[] ps) {
+        if (h.getTotalCount() == 0) {
+            return;
+        }
         long[] unit = unitOf(h);
-        sb.append(String.format(Locale.ROOT, "    clat percentiles (%s):%n", unit == null ? "nsec" : unitName(unit[0])));
-        double[] ps = e.spec.percentiles;
+        sb.append(String.format(Locale.ROOT, "    %s percentiles (%s):%n", label, unit == null ? "nsec" : unitName(unit[0])));
         for (int i = 0; i < ps.length; i++) {
             if (i % 4 == 0) {
                 sb.append("     |");

@@ -44,7 +44,7 @@ final class JobOptions {
             "rate_iops_min", "minimum IOPS, read,write", "rate_cycle", "window of rate_min in ms (default 1000)",
             "ratecycle", "alias of rate_cycle",
             "thinktime", "pause after thinktime_blocks I/Os (us)", "thinktime_blocks", "I/Os between pauses (default 1)",
-            "verify", "crc32c|md5|meta|pattern|0",
+            "verify", "md5|crc64|crc32|crc32c|crc16|crc7|sha1|sha256|sha512|sha3-224..512|xxhash|meta|pattern|0",
             "verify_pattern", "fill pattern: 0x hex, decimal, \"string\", %o (block offset); checked by meta and pattern",
             "verify_interval", "bytes per verify header (default: bs)", "verify_offset", "header position in the unit",
             "do_verify", "read back after writing", "verify_fatal", "stop at the first verify failure",
@@ -76,11 +76,23 @@ final class JobOptions {
             "buffered", "I/O always bypasses any cache (buffered=1 says so in a warning)",
             "thread", "jobs are threads (always: bench runs every clone in this process)",
             "invalidate", "there is no page cache to invalidate", "norandommap", "random offsets never use a map",
-            "cpumask", "no CPU pinning", "enable_sgl", "data always travels in SGLs");
+            "enable_sgl", "data always travels in SGLs");
 
     /** Target options of other engines: ignored with one warning, the target is the command line's device. */
     static final Set<String> TARGET = Set.of("filename", "directory", "uri", "hostname", "port", "spdk_conf",
             "clientname", "pool", "rbdname", "namespace", "exportname", "verb", "bindname", "filename_format");
+
+    /** Issue 41 part B: reporting, job control, placement (warned), buffer contents; their classes document them. */
+    static final Set<String> PART_B = union(ReportOptions.OPTIONS, JobControl.OPTIONS, Placement.OPTIONS,
+            BufferContent.OPTIONS);
+
+    private static Set<String> union(Set<String> a, Set<String> b, Set<String> c, Set<String> d) {
+        Set<String> all = new TreeSet<>(a);
+        all.addAll(b);
+        all.addAll(c);
+        all.addAll(d);
+        return all;
+    }
 
     private JobOptions() {
     }
@@ -94,13 +106,14 @@ final class JobOptions {
     }
 
     static boolean known(String k) {
-        return k.equals("ioengine") || SUPPORTED.containsKey(k) || NO_EFFECT.containsKey(k) || TARGET.contains(k);
+        return k.equals("ioengine") || SUPPORTED.containsKey(k) || PART_B.contains(k) || NO_EFFECT.containsKey(k) || TARGET.contains(k);
     }
 
     /** Every accepted option name, sorted, for error messages and --help. */
     static String acceptedList() {
         Set<String> all = new TreeSet<>(SUPPORTED.keySet());
         all.addAll(NO_EFFECT.keySet());
+        all.addAll(PART_B);
         all.add("ioengine");
         return String.join(", ", all);
     }

@@ -38,7 +38,11 @@ final class JobSpec {
         }
     }
 
-    enum Verify { NONE, CRC32C, MD5, PATTERN, META }
+    /** verify= types; the first five keep their numbers (written in headers), the rest follow fio's names. */
+    enum Verify {
+        NONE, CRC32C, MD5, PATTERN, META, CRC64, CRC32, CRC16, CRC7, SHA1, SHA256, SHA512, SHA3_224, SHA3_256,
+        SHA3_384, SHA3_512, XXHASH
+    }
 
     static final double[] DEFAULT_PERCENTILES = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
     /** fio's FIO_RANDSEED (fio.h): the base seed when randrepeat=1 and no randseed is given. */
@@ -98,6 +102,10 @@ final class JobSpec {
     boolean verifyStateSave;
     boolean verifyStateLoad;
     double[] percentiles = DEFAULT_PERCENTILES;
+    /** Issue 41 part B: reporting (gtod_reduce, disable_*, *_percentiles), job control, placement, buffers. */
+    final ReportOptions report = new ReportOptions();
+    final JobControl control = new JobControl();
+    final BufferContent.Spec buffers = new BufferContent.Spec();
     /** steadystate and its _duration, _ramp_time, _check_interval ({@link SteadyState}). */
     SteadyState.Spec steadyState = SteadyState.Spec.OFF;
     /** write_bw_log, write_lat_log, write_iops_log: file prefix, "" = the job name, null = off ({@link IoLogs}). */
@@ -142,6 +150,14 @@ final class JobSpec {
                 if (k.equals("direct") && !FioValues.bool(k, v) || k.equals("buffered") && FioValues.bool(k, v)) {
                     j.warnings.add(k + "=" + v + " ignored: rdmablock I/O always bypasses any cache (as direct=1)");
                 }
+            } else if (ReportOptions.OPTIONS.contains(k)) {
+                j.report.set(name, k, v, j.warnings);
+            } else if (JobControl.OPTIONS.contains(k)) {
+                j.control.set(j, k, v);
+            } else if (Placement.OPTIONS.contains(k)) {
+                Placement.set(j, k, v);
+            } else if (BufferContent.OPTIONS.contains(k)) {
+                j.buffers.set(j, k, v);
             } else if (!JobOptions.SUPPORTED.containsKey(k)) {
                 j.unsupported.add(k);
             } else {
@@ -154,14 +170,16 @@ final class JobSpec {
                     + " is not supported yet (a trim may overlap the block's write)");
         }
         if (j.verify != Verify.NONE && (!j.bssplit.isEmpty() || j.bsRead != j.bsWrite)) {
-            throw new IllegalArgumentException("invalid verify: verify=" + j.verify.name().toLowerCase()
+            throw new IllegalArgumentException("invalid verify: verify=" + VerifyChecksum.name(j.verify)
                     + " needs one block size (no bssplit, same read and write bs)");
         }
         if ((j.verifyStateSave || j.verifyStateLoad || j.verifyBacklog > 0) && j.verify == Verify.NONE) {
             throw new IllegalArgumentException("invalid job '" + name + "': verify_state_save, verify_state_load and"
-                    + " verify_backlog need verify=crc32c|md5|meta|pattern");
+                    + " verify_backlog need a verify= type");
         }
         BlockVerifier.validate(j);
+        j.buffers.validate(j);
+        j.control.resolveStartDelay(j);
         j.steadyState.validate(name);
         return j;
     }
@@ -236,7 +254,7 @@ final class JobSpec {
             case "runtime", "timeout" -> runtimeNs = FioValues.timeNs(k, v);
             case "time_based" -> timeBased = FioValues.bool(k, v);
             case "ramp_time" -> rampTimeNs = FioValues.timeNs(k, v);
-            case "startdelay" -> startDelayNs = FioValues.timeNs(k, v);
+            case "startdelay" -> startDelayNs = control.startDelay(this, k, v); // also LO-HI (JobControl)
             case "loops" -> loops = FioValues.integer(k, v, 1, 1_000_000);
             case "stonewall", "wait_for_previous" -> stonewall = FioValues.bool(k, v);
             case "new_group" -> newGroup = FioValues.bool(k, v);
@@ -265,15 +283,13 @@ final class JobSpec {
             case "rate_iops" -> rateIops = FioValues.perDirection(k, v, false);
             case "thinktime" -> thinktimeNs = FioValues.timeNs(k, v, 1_000L);
             case "thinktime_blocks" -> thinktimeBlocks = FioValues.integer(k, v, 1, 1 << 30);
-            case "verify" -> verify = switch (v) {
-                case "0", "none", "" -> Verify.NONE;
-                case "crc32c", "crc32c-intel" -> Verify.CRC32C;
-                case "md5" -> Verify.MD5;
-                case "pattern" -> Verify.PATTERN;
-                case "meta" -> Verify.META;
-                default -> throw new IllegalArgumentException("invalid verify: '" + v
-                        + "', allowed=crc32c|md5|meta|pattern|0");
-            };
+            case "verify" -> {
+                verify = VerifyChecksum.parse(v);
+                if (verify == null) {
+                    throw new IllegalArgumentException("invalid verify: '" + v + "' in job '" + name + "', allowed="
+                            + VerifyChecksum.ALLOWED);
+                }
+            }
             case "verify_pattern" -> verifyPattern = VerifyPattern.parse(v);
             case "verify_interval" -> verifyInterval = (int) Math.min(Integer.MAX_VALUE, FioValues.size(k, v));
             case "verify_offset" -> verifyOffset = (int) Math.min(Integer.MAX_VALUE, FioValues.size(k, v));

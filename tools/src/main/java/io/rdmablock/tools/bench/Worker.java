@@ -138,10 +138,13 @@ final class Worker extends Job {
         long t0;
         long t1;
 
+        final BufferContent content; // fio's write data without verify (buffer_pattern, refill_buffers, ...)
+
         Unit(int index, MemorySegment buffer) {
             this.index = index;
             this.buffer = buffer;
             this.verifier = verifying ? new BlockVerifier(spec, verifyThread) : null;
+            this.content = verifying ? null : new BufferContent(spec.buffers, spec.seed() * 31 + clone * 4099L + index);
             unitStats.add(dirs);
         }
 
@@ -287,6 +290,8 @@ final class Worker extends Job {
                 u.generation = state.newGeneration();
                 u.verifier.fill(u.buffer.asSlice(0, u.length), u.offset, chooser.nextSeed(), u.generation);
             }
+        } else {
+            u.content.prepare(u.buffer.asSlice(0, u.length), u.offset, u.isRead);
         }
         return !held(u, pacer != null ? pacer.reserve(u.isRead, u.length, now) : 0);
     }
@@ -294,6 +299,7 @@ final class Worker extends Job {
     /** Waits {@code waitNs} (rate, thinktime), else while the flow holds the I/O back; true when it waits. */
     private boolean held(Unit u, long waitNs) {
         long wait = waitNs > 0 || flow == null ? waitNs : flow.admit();
+        wait = endNs == 0 ? wait : Math.min(wait, Math.max(1, endNs - System.nanoTime())); // a wait past the runtime ends it
         if (wait > 0) {
             u.pending = true;
             timer.schedule(() -> next(u), wait, TimeUnit.NANOSECONDS);

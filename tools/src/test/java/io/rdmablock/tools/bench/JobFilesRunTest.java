@@ -105,11 +105,11 @@ class JobFilesRunTest {
                 rw=read
                 [c]
                 thinktime_spin=10
-                exitall
+                verify_async=2
                 """);
         Run r = bench("--file", vol.toString(), job.toString());
         assertEquals(2, r.rc());
-        assertTrue(r.err().contains("unsupported fio options: job 'a': fsync; job 'c': thinktime_spin, exitall"
+        assertTrue(r.err().contains("unsupported fio options: job 'a': fsync; job 'c': thinktime_spin, verify_async"
                 + " (rdmablock bench accepts: "), r.err());
         assertTrue(r.err().contains("random_distribution") && r.err().contains("stonewall"), r.err());
     }
