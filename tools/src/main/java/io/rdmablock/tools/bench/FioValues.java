@@ -169,6 +169,28 @@ final class FioValues {
     record Split(int bs, double percent) {
     }
 
+    /**
+     * fio's {@code bssplit} per direction (fio's options.c {@code str_split_parse}): one list for every direction, or
+     * {@code read,write[,trim]}; without a trim list trims take the write list. An empty list leaves that direction
+     * on {@code bs}.
+     *
+     * @return three lists: read, write, trim
+     * @throws IllegalArgumentException naming bssplit and the bad part
+     */
+    static List<List<Split>> bssplitByDirection(String v) {
+        String[] parts = v.split(",", -1);
+        if (parts.length > 3) {
+            throw new IllegalArgumentException("invalid bssplit: '" + v + "', at most 3 lists (read,write,trim)");
+        }
+        List<Split> read = parts[0].isBlank() ? List.of() : bssplit(parts[0]);
+        if (parts.length == 1) {
+            return List.of(read, read, read);
+        }
+        List<Split> write = parts[1].isBlank() ? List.of() : bssplit(parts[1]);
+        List<Split> trim = parts.length < 3 ? write : parts[2].isBlank() ? List.of() : bssplit(parts[2]);
+        return List.of(read, write, trim);
+    }
+
     /** Parses "4k/50:64k/30:1m/" ; entries without a percentage share the remainder equally. */
     static List<Split> bssplit(String v) {
         List<String[]> raw = new ArrayList<>();
@@ -185,7 +207,7 @@ final class FioValues {
             if (r[1].isBlank()) {
                 unset++;
             } else {
-                given += Double.parseDouble(r[1].trim());
+                given += percentOf(v, r[1]);
             }
         }
         if (raw.isEmpty() || given > 100.0001 || (unset == 0 && Math.abs(given - 100) > 0.0001)) {
@@ -193,7 +215,7 @@ final class FioValues {
         }
         List<Split> out = new ArrayList<>();
         for (String[] r : raw) {
-            double pct = r[1].isBlank() ? (100 - given) / unset : Double.parseDouble(r[1].trim());
+            double pct = r[1].isBlank() ? (100 - given) / unset : percentOf(v, r[1]);
             long bs = size("bssplit", r[0]);
             if (bs <= 0 || bs > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("invalid bssplit: block size " + r[0]);
@@ -201,5 +223,20 @@ final class FioValues {
             out.add(new Split((int) bs, pct));
         }
         return out;
+    }
+
+    private static double percentOf(String list, String p) {
+        double d;
+        try {
+            d = Double.parseDouble(p.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid bssplit: '" + list + "', percentage '" + p
+                    + "' is not a number (entries are size/percent, e.g. 4k/50:64k/50; a comma starts the next"
+                    + " direction's list: read,write,trim)");
+        }
+        if (d < 0 || d > 100) {
+            throw new IllegalArgumentException("invalid bssplit: '" + list + "', percentage " + p + ", min=0, max=100");
+        }
+        return d;
     }
 }

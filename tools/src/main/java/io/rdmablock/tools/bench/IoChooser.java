@@ -1,5 +1,6 @@
 package io.rdmablock.tools.bench;
 
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -27,8 +28,9 @@ final class IoChooser {
     private final OffsetDistribution writeDist;
     private final long readAlign;
     private final long writeAlign;
-    private final int[] splitBs;
-    private final int[] splitCumPct; // cumulative, in 1/100 percent
+    /** bssplit per direction, [0] reads, [1] writes and trims: sizes and cumulative shares in 1/100 percent. */
+    private final int[][] splitBs = new int[2][];
+    private final int[][] splitCumPct = new int[2][];
     private long seq;
     /** Offsets of a job with an rw offset modifier (fio's ddir_seq_add / ddir_seq_nr), else null. */
     private final OffsetSequencer sequencer;
@@ -59,24 +61,27 @@ final class IoChooser {
         this.rng = new SplittableRandom(seed);
         check("bs", spec.bsRead, lbaSize);
         check("bs", spec.bsWrite, lbaSize);
-        splitBs = new int[spec.bssplit.size()];
-        splitCumPct = new int[spec.bssplit.size()];
-        int cum = 0;
-        int minSplit = Integer.MAX_VALUE;
-        for (int i = 0; i < splitBs.length; i++) {
-            splitBs[i] = spec.bssplit.get(i).bs();
-            check("bssplit", splitBs[i], lbaSize);
-            minSplit = Math.min(minSplit, splitBs[i]);
-            cum += (int) Math.round(spec.bssplit.get(i).percent() * 100);
-            splitCumPct[i] = i == splitBs.length - 1 ? 10_000 : cum;
+        int[] minSplit = {Integer.MAX_VALUE, Integer.MAX_VALUE};
+        for (int d = 0; d < 2; d++) {
+            List<FioValues.Split> split = d == 0 ? spec.bssplit : spec.bssplitWrite;
+            splitBs[d] = new int[split.size()];
+            splitCumPct[d] = new int[split.size()];
+            int cum = 0;
+            for (int i = 0; i < split.size(); i++) {
+                splitBs[d][i] = split.get(i).bs();
+                check("bssplit", splitBs[d][i], lbaSize);
+                minSplit[d] = Math.min(minSplit[d], splitBs[d][i]);
+                cum += (int) Math.round(split.get(i).percent() * 100);
+                splitCumPct[d][i] = i == split.size() - 1 ? 10_000 : cum;
+            }
         }
         if (spec.blockAlign > 0) {
             check("blockalign", spec.blockAlign, lbaSize);
         }
         int maxBs = spec.maxBlockSize();
-        readAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs.length > 0 ? minSplit
+        readAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs[0].length > 0 ? minSplit[0]
                 : spec.limits.minBs(false, spec.bsRead);
-        writeAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs.length > 0 ? minSplit
+        writeAlign = spec.blockAlign > 0 ? spec.blockAlign : splitBs[1].length > 0 ? minSplit[1]
                 : spec.limits.minBs(true, spec.bsWrite);
         if (spec.limits.bsRange != null) {
             for (int b : spec.limits.bsRange) {
@@ -215,15 +220,17 @@ final class IoChooser {
         if (spec.limits.bsRange != null) {
             return spec.limits.length(!read, rng.nextDouble());
         }
-        if (splitBs.length == 0) {
+        int d = read ? 0 : 1;
+        int[] bs = splitBs[d];
+        if (bs.length == 0) {
             return read ? spec.bsRead : spec.bsWrite;
         }
         int r = rng.nextInt(10_000);
-        for (int i = 0; i < splitBs.length; i++) {
-            if (r < splitCumPct[i]) {
-                return splitBs[i];
+        for (int i = 0; i < bs.length; i++) {
+            if (r < splitCumPct[d][i]) {
+                return bs[i];
             }
         }
-        return splitBs[splitBs.length - 1];
+        return bs[bs.length - 1];
     }
 }

@@ -42,7 +42,7 @@ final class IoPacer {
         this.poisson = new java.util.SplittableRandom(seed ^ 0x5bd1e995L);
         for (int d = 0; d < 2 && spec.pattern.poisson; d++) {
             int minBs = d == 0 ? spec.bsRead : spec.bsWrite;
-            for (FioValues.Split s : spec.bssplit) {
+            for (FioValues.Split s : d == 0 ? spec.bssplit : spec.bssplitWrite) {
                 minBs = Math.min(minBs, s.bs());
             }
             long bps = rateBytes[d] > 0 ? rateBytes[d] : rateIops[d] * minBs;

@@ -76,7 +76,8 @@ final class JobOptions {
             "buffered", "I/O always bypasses any cache (buffered=1 says so in a warning)",
             "thread", "jobs are threads (always: bench runs every clone in this process)",
             "invalidate", "there is no page cache to invalidate", "norandommap", "random offsets never use a map",
-            "enable_sgl", "data always travels in SGLs");
+            "enable_sgl", "data always travels in SGLs",
+            "threads", "fio's tiobench profile option, which fio accepts in any job and uses only in that profile");
 
     /** Target options of other engines: ignored with one warning, the target is the command line's device. */
     static final Set<String> TARGET = Set.of("filename", "directory", "uri", "hostname", "port", "spdk_conf",
@@ -120,5 +121,39 @@ final class JobOptions {
 
     static String targetList() {
         return String.join(", ", new TreeSet<>(TARGET));
+    }
+
+    /** Classes of fio options a block volume cannot have: name prefix or name, and the reason (docs/bench.md). */
+    private static final String[][] CANNOT_APPLY = {
+            {"file-system option: a block volume has no files", "nrfiles", "filesize", "file_service_type",
+                    "openfiles", "create_", "fallocate", "unlink", "opendir", "lockfile", "allow_file_create",
+                    "allow_mounted_write", "file_append", "fadvise_hint", "sync_file_range", "pre_read",
+                    "ioscheduler", "overwrite", "unique_filename", "nr_files"},
+            {"network engine option: the target is an NVMe-oF volume", "protocol", "listen", "ttl", "pingpong",
+                    "interface", "nodelay", "window_size", "mss", "hostname_", "verb"},
+            {"GPU option: data moves between host memory and the volume", "gpu_dev_id", "cuda_io", "rocm_io"},
+            {"zoned-device option: rdmablock volumes are not zoned", "zonemode", "zonesize", "zonerange",
+                    "zonecapacity", "zoneskip", "max_open_zones", "job_max_open_zones", "zone_reset_",
+                    "read_beyond_wp", "ignore_zone_limits"},
+            {"option of the sg / io_uring passthrough / xnvme engines", "cmd_type", "sg_write_mode", "pi_act",
+                    "pi_chk", "apptag", "md_per_io_size", "fdp", "write_mode", "sqthread_poll", "registerfiles",
+                    "nonvectored", "xnvme_", "hipri", "fixedbufs", "num_range"},
+            {"another engine's own option", "libblkio_", "cpuload", "cpumode", "cpuchunks", "program", "arguments",
+                    "grace_time", "std_redirect", "busy_poll", "nfs_url", "cont", "volume", "brick", "conf",
+                    "dev-dax", "pmem", "donorname", "inplace", "http_", "https", "s3_", "swift_", "webdav"}};
+
+    /**
+     * Why a refused option cannot apply to a block volume, for the refusal message; null when it is one that could
+     * (then it is "not supported yet", listed in docs/bench.md).
+     */
+    static String cannotApply(String option) {
+        for (String[] c : CANNOT_APPLY) {
+            for (int i = 1; i < c.length; i++) {
+                if (c[i].endsWith("_") ? option.startsWith(c[i]) : option.equals(c[i])) {
+                    return c[0];
+                }
+            }
+        }
+        return null;
     }
 }

@@ -82,6 +82,37 @@ class JobFeaturesTest {
     }
 
     @Test
+    void shouldSplitBlockSizesPerDirectionAsFiosReadWriteLists() {
+        // fio's examples/cmdprio-bssplit.fio: reads 64k 40% / 1m 60%, writes all 1m (options.c str_split_parse)
+        JobSpec s = spec("a", "rw", "randrw", "bssplit", "64k/40:1024k/60,1024k/100");
+        IoChooser c = new IoChooser(s, 0, 64 << 20, 512, 1);
+        int reads = 0;
+        int small = 0;
+        for (int i = 0; i < 4000; i++) {
+            IoChooser.Choice x = c.next();
+            if (x.read()) {
+                reads++;
+                small += x.lengthBytes() == 65536 ? 1 : 0;
+                assertTrue(x.lengthBytes() == 65536 || x.lengthBytes() == 1 << 20, "read " + x.lengthBytes());
+            } else {
+                assertEquals(1 << 20, x.lengthBytes(), "every write is 1m");
+            }
+        }
+        // 40% of ~2000 reads: binomial sd ~22, so 5 sd either side
+        assertTrue(Math.abs(small - 0.4 * reads) < 5 * Math.sqrt(reads * 0.24), small + " of " + reads + " reads 64k");
+        // one list: every direction
+        JobSpec one = spec("b", "rw", "randrw", "bssplit", "4k/100");
+        IoChooser d = new IoChooser(one, 0, 64 << 20, 512, 1);
+        for (int i = 0; i < 100; i++) {
+            assertEquals(4096, d.next().lengthBytes());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> spec("c", "bssplit", "64k/40:1024k/x"));
+        assertTrue(e.getMessage().startsWith("invalid bssplit: '64k/40:1024k/x', percentage 'x' is not a number"),
+                e.getMessage());
+    }
+
+    @Test
     void shouldAlignRandomOffsetsToBlockalign() {
         JobSpec s = spec("a", "rw", "randread", "bs", "4k", "blockalign", "64k");
         IoChooser c = new IoChooser(s, 1 << 20, 8 << 20, 512, 1);
