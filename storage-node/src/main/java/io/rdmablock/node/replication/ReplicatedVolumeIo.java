@@ -163,23 +163,22 @@ public final class ReplicatedVolumeIo implements VolumeIo {
     }
 
     /**
-     * Waits for the next event this handle can reap; not at all while a command waits for the next poll (a send due,
-     * a held or dropped write: the caller parks, bounded). While the local copy has commands in flight: on its store, for
-     * a quarter of the wait when secondaries owe answers too (io_uring GETEVENTS: the wait ends at the completion,
-     * and it first hands the commands queued this round to the kernel, which a wait on the peers would leave queued;
-     * the local write is usually the shorter leg, and a peer's answer waits at most this quarter); else on the
-     * secondaries that owe answers (with a user-space provider the wait also serves their RDMA READ of payloads too
-     * long for the capsule). What completes meanwhile is handed back by the next {@link #poll}.
+     * Waits for the next event this handle can reap: on the secondaries that owe answers (a replicated write waits
+     * for them; with a user-space provider the wait also serves their RDMA READ of the payload), for a quarter of
+     * the wait when the local copy has commands in flight too (a READ must not wait long behind a peer); else on the
+     * local copy's store. What completes meanwhile is handed back by the next {@link #poll}.
+     *
+     * <p>Tried and not kept (ops/bench/replication, 2026-12-07): waiting on the local store first (io_uring, which
+     * also hands this round's queued commands to the kernel) made R=3 4K QD1 p50 ~10% better, but the primary then
+     * served the secondaries' RDMA READs of payloads too long for the capsule later: 1M writes and 4K QD32 fell.
      */
     @Override
     public boolean awaitStore(long timeoutNs) {
-        if (!writes.quiet()) {
-            return false; // a command waits for the next poll (a send due, a held or dropped write): park, bounded
+        boolean localBusy = local.inFlight() > 0;
+        if (writes.awaitPeers(localBusy ? Math.max(1_000L, timeoutNs / 4) : timeoutNs)) {
+            return true;
         }
-        if (local.inFlight() > 0) {
-            return local.awaitStore(writesInFlight > 0 ? Math.max(1_000L, timeoutNs / 4) : timeoutNs);
-        }
-        return writes.awaitPeers(timeoutNs);
+        return localBusy && writes.quiet() && local.awaitStore(timeoutNs);
     }
 
     @Override

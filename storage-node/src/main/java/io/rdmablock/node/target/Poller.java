@@ -20,9 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  * CQ (up to {@link #EVENT_WAIT_NS}) when it has no volume I/O in flight, on its volume I/O (up to
  * {@link TargetOptions#idleWaitNs()}; {@link io.rdmablock.node.target.VolumeIo#awaitStore}: the store queue, or the
  * secondaries a replicated write waits on) when it has; otherwise (several queues, a closing queue, a pollable, or a
- * volume I/O that cannot wait) parked for {@link TargetOptions#idleWaitNs()} (20 ms without any queue; with several
- * queues, one of which has volume I/O in flight, on that volume I/O for as long) - so idle pollers do not burn
- * cores.
+ * volume I/O that cannot wait) parked for {@link TargetOptions#idleWaitNs()} (20 ms without any queue) - so idle
+ * pollers do not burn cores.
  *
  * <p>Besides its queues a poller polls {@link Pollable}s registered by the queues' {@link io.rdmablock.node.target.VolumeIo}s (e.g. the peer
  * queues of a replicated volume's primary), every round after the queues; their work counts like the queues'.
@@ -152,7 +151,6 @@ public final class Poller implements Runnable {
 
     @Override
     public void run() {
-        TimerSlack.set(1); // its waits are tens of microseconds: the default 50 us slack would dominate them
         long lastWorkNs = System.nanoTime();
         try {
             while (running) {
@@ -264,7 +262,10 @@ public final class Poller implements Runnable {
     /**
      * Waits on the queue this poller serves alone, else parks. Waiting instead on the CQ of the queue that last had
      * work among several was measured (ops/bench/replication, soft provider, 2 cores): R=3 4K QD1 p50 875-1020 us
-     * instead of 1264 us, but R=3 4K QD32 7.7-9.1k IOPS instead of 10.5k; left out.
+     * instead of 1264 us, but R=3 4K QD32 7.7-9.1k IOPS instead of 10.5k; left out. Also tried (2026-12-07, same
+     * bench, in-capsule forwards): with several queues, waiting on a busy queue's store instead of the park, and a
+     * 1 us timer slack for the pollers (prctl PR_SET_TIMERSLACK): both raised the secondaries' CPU per write at
+     * R=3 4K QD32 (43.5 -> 64.6 and -> 119.6 us with both) and lowered its IOPS (8.6k -> 7.0k, 4.6k); left out.
      */
     private void idle() {
         RdmaQueue q = alone();
@@ -286,35 +287,12 @@ public final class Poller implements Runnable {
                 queues.remove(q);
                 retire(q, nowNs);
             }
-        } else if (q == null && awaitAnyStore()) {
-            return;
         } else {
             // no queue at all: sleep longer, add() unparks at once; only pending ones: until their next poll
             long parkNs = !queues.isEmpty() || !closing.isEmpty() ? options.idleWaitNs()
                     : pending.isEmpty() ? 20_000_000L : PENDING_POLL_NS;
             LockSupport.parkNanos(this, parkNs);
         }
-    }
-
-    /**
-     * Several queues, one of them with store I/O (or a replicated write's peers) outstanding: waits on that one's
-     * volume I/O for the idle wait, as a park would, but it hands the commands queued this round to the kernel
-     * first and ends when they complete (a park would leave them queued until the next round and wake at its end).
-     * The other queues' new capsules wait at most the idle wait, as with the park.
-     *
-     * @return false when no queue has store I/O outstanding, or it cannot be waited on (the caller parks)
-     */
-    private boolean awaitAnyStore() {
-        if (!closing.isEmpty() || !pollables.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < queues.size(); i++) {
-            RdmaQueue busy = queues.get(i);
-            if (busy.storeInFlight() > 0) {
-                return busy.awaitStore(options.idleWaitNs());
-            }
-        }
-        return false;
     }
 
     /** Stops the thread; its queues are torn down on it. Waits up to {@code timeoutMs}. */
