@@ -60,9 +60,9 @@ final class LogPlots {
         List<Path> out = new ArrayList<>();
         try {
             Files.createDirectories(dir);
-            plot(out, dir.resolve("iops.svg"), "IOPS over time", "IOPS", iops);
-            plot(out, dir.resolve("bw.svg"), "Bandwidth over time", "bandwidth (KiB/s)", bw);
-            plot(out, dir.resolve("clat.svg"), "Completion latency over time", "completion latency (usec)", lat);
+            plot(out, dir.resolve("iops.svg"), "IOPS over time", "IOPS", iops, false);
+            plot(out, dir.resolve("bw.svg"), "Bandwidth over time", "bandwidth (KiB/s)", bw, false);
+            plot(out, dir.resolve("clat.svg"), "Completion latency over time", "completion latency (usec)", lat, true);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write plot in " + dir + ": " + e.getMessage(), e);
         }
@@ -205,29 +205,44 @@ final class LogPlots {
         }
     }
 
-    private static void plot(List<Path> out, Path file, String title, String yLabel, List<Series> series)
-            throws IOException {
+    private static void plot(List<Path> out, Path file, String title, String yLabel, List<Series> series,
+                             boolean logWhenWide) throws IOException {
         if (series.isEmpty()) {
             return;
         }
-        Files.writeString(file, svg(title, "time (s)", yLabel, series), StandardCharsets.UTF_8);
+        Files.writeString(file, svg(title, "time (s)", yLabel, series, logWhenWide), StandardCharsets.UTF_8);
         out.add(file);
     }
 
     /** The SVG document of one plot. */
     static String svg(String title, String xLabel, String yLabel, List<Series> series) {
+        return svg(title, xLabel, yLabel, series, false);
+    }
+
+    /**
+     * The SVG document of one plot; with {@code logWhenWide}, a y axis in decades (log10) when the positive values
+     * span more than two decades (latency percentiles: p50 stays visible beside p99.9), said on the plot.
+     */
+    static String svg(String title, String xLabel, String yLabel, List<Series> series, boolean logWhenWide) {
         double xMax = 0;
         double yMax = 0;
+        double yMinPos = Double.MAX_VALUE;
         for (Series s : series) {
             for (double x : s.x) {
                 xMax = Math.max(xMax, x);
             }
             for (double y : s.y) {
                 yMax = Math.max(yMax, y);
+                if (y > 0) {
+                    yMinPos = Math.min(yMinPos, y);
+                }
             }
         }
         xMax = nice(xMax);
-        yMax = nice(yMax);
+        boolean log = logWhenWide && yMinPos < Double.MAX_VALUE && yMax / yMinPos > 100;
+        double lo = log ? Math.floor(Math.log10(yMinPos)) : 0;
+        double hi = log ? Math.max(lo + 1, Math.ceil(Math.log10(yMax))) : 0;
+        yMax = log ? Math.pow(10, hi) : nice(yMax);
         int pw = W - LEFT - RIGHT;
         int ph = H - TOP - BOTTOM;
         StringBuilder sb = new StringBuilder();
@@ -243,15 +258,22 @@ final class LogPlots {
                 LEFT, TOP + ph, LEFT + pw, TOP + ph, LEFT, TOP, LEFT, TOP + ph));
         for (int i = 0; i <= 5; i++) {
             double fx = xMax * i / 5;
-            double fy = yMax * i / 5;
             int px = LEFT + pw * i / 5;
-            int py = TOP + ph - ph * i / 5;
             sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>"
                     + "<text class=\"xtick\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
                     px, TOP, px, TOP + ph, px, TOP + ph + 16, tick(fx)));
+        }
+        int yTicks = log ? (int) (hi - lo) : 5;
+        for (int i = 0; i <= yTicks; i++) {
+            double fy = log ? Math.pow(10, lo + i) : yMax * i / 5;
+            int py = TOP + ph - ph * i / yTicks;
             sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>"
                     + "<text class=\"ytick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
                     LEFT, py, LEFT + pw, py, LEFT - 6, py + 4, tick(fy)));
+        }
+        if (log) {
+            sb.append(String.format(Locale.ROOT, "<text class=\"yscale\" x=\"%d\" y=\"%d\" font-size=\"10\">log scale"
+                    + "</text>%n", LEFT + 4, TOP - 4));
         }
         sb.append(String.format(Locale.ROOT, "<text class=\"xlabel\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
                 LEFT + pw / 2, H - 16, esc(xLabel)));
@@ -263,7 +285,9 @@ final class LogPlots {
             StringBuilder pts = new StringBuilder();
             for (int k = 0; k < s.x.length; k++) {
                 double px = LEFT + pw * (xMax == 0 ? 0 : s.x[k] / xMax);
-                double py = TOP + ph - ph * (yMax == 0 ? 0 : s.y[k] / yMax);
+                double fy = log ? (Math.log10(Math.max(s.y[k], Math.pow(10, lo))) - lo) / (hi - lo)
+                        : yMax == 0 ? 0 : s.y[k] / yMax;
+                double py = TOP + ph - ph * fy;
                 pts.append(k == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
             }
             sb.append(String.format(Locale.ROOT, "<polyline class=\"series\" data-label=\"%s\" fill=\"none\""

@@ -9,6 +9,7 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LogPlotsTest {
     @Test
@@ -45,5 +46,26 @@ class LogPlotsTest {
         assertArrayEquals(new double[] {bin / 1000.0, (3900 / bin + 1) * bin / 1000.0}, out.get(0).x(), 1e-9,
                 "two points: the bins between had no completion");
         assertArrayEquals(new double[] {5, 7}, out.get(0).y(), 1e-9);
+    }
+
+    @Test
+    void shouldDrawLatencyInDecadesWhenItSpansMoreThanTwo() throws Exception {
+        LogPlots.Series wide = new LogPlots.Series("p", new double[] {1, 2}, new double[] {50, 20_000});
+        String log = LogPlots.svg("t", "time (s)", "completion latency (usec)", List.of(wide), true);
+        assertTrue(log.contains("log scale"), log);
+        for (String decade : new String[] {">10<", ">100<", ">1000<", ">10000<", ">100000<"}) {
+            assertTrue(log.contains(decade), decade + " tick in " + log);
+        }
+        // 50 us sits between the 10 and 100 ticks, log10(50) = 1.70 of decades 1..5: 17.5% up the plot
+        org.w3c.dom.Document d = LogFilesTest.xml(java.nio.file.Files.writeString(
+                java.nio.file.Files.createTempFile("plot", ".svg"), log));
+        String pts = ((org.w3c.dom.Element) d.getElementsByTagName("polyline").item(0)).getAttribute("points");
+        double y0 = Double.parseDouble(pts.split(" ")[0].split(",")[1]);
+        double top = 40;
+        double bottom = 420;
+        assertEquals(bottom - (bottom - top) * (Math.log10(50) - 1) / 4, y0, 1.0, pts);
+        LogPlots.Series narrow = new LogPlots.Series("p", new double[] {1, 2}, new double[] {50, 400});
+        assertTrue(!LogPlots.svg("t", "x", "y", List.of(narrow), true).contains("log scale"), "linear below 2 decades");
+        assertTrue(!LogPlots.svg("t", "x", "y", List.of(wide), false).contains("log scale"), "IOPS stay linear");
     }
 }
