@@ -42,10 +42,9 @@ public final class Subsystem {
     private volatile boolean removed;
     /** Hosts without a DH-HMAC-CHAP secret are refused at Connect ({@link #requireAuth(boolean)}). */
     private volatile boolean requireAuth;
-    /** Opens the {@link VolumeIo} of each I/O queue at its Connect; swappable at runtime. */
     /** The node's own copy's volume I/O ({@link Mode#PLAIN}; {@code node.io.LocalVolumeIo}, given by the node). */
     private final VolumeIo.Factory localIo;
-    private volatile VolumeIo.Factory volumeIoFactory;
+    private volatile VolumeIo.Factory volumeIoFactory; // each I/O queue's at its Connect; swappable at runtime
     /** Mode and (secondary) the primary node's host, replaced together; a new object on every change of either. */
     private volatile ExportRole role = new ExportRole(Mode.PLAIN, null, Set.of(), 0);
     /**
@@ -196,10 +195,9 @@ public final class Subsystem {
     }
 
     /**
-     * Not replicated ({@link Mode#PLAIN}): the allow-list admits hosts, I/O queues get the node's own copy's volume I/O. The
-     * initial mode. A change of mode keeps the hosts' associations: each I/O queue re-opens its {@link VolumeIo}
-     * from the new factory once its commands in flight have drained (docs/failover.md). Any thread.
-     */
+     * Not replicated ({@link Mode#PLAIN}, the initial mode): the allow-list admits hosts, I/O queues get the node's own
+     * copy's volume I/O. A change of mode keeps the hosts' associations: each I/O queue re-opens its {@link VolumeIo}
+     * from the new factory once its commands in flight have drained (docs/failover.md). Any thread. */
     public synchronized void plain() {
         setRole(Mode.PLAIN, null, localIo);
     }
