@@ -116,6 +116,11 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
     /** {@code true} reserves each volume's space at create and grow (thick); {@code true | false}, default false. */
     public static final String STORE_PREALLOCATE = StoreOptions.PREALLOCATE_PROPERTY;
     /**
+     * Layout of volumes created from now on: 0 = flat (no snapshots), else the cluster size in bytes of the
+     * allocation map, a power of two 65536..16777216; default 1048576 ({@link StoreOptions#clusterBytes()}).
+     */
+    public static final String STORE_CLUSTER_BYTES = StoreOptions.CLUSTER_BYTES_PROPERTY;
+    /**
      * Fault injection (tests, fault drills): {@code stall:<volumeId>:<offsetBytes>:<delayMs>[:<count>]}; default
      * none ({@link StoreFaults}). Installed on the store when the node opens it.
      */
@@ -181,7 +186,8 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
         }
         StoreOptions store = new StoreOptions(backend == null ? null : StoreOptions.parseBackend(backend),
                 (int) r.number(STORE_POOL_THREADS, s.poolThreads(), 1, 1024), (int) align,
-                r.bool(STORE_PREALLOCATE, s.preallocate()));
+                r.bool(STORE_PREALLOCATE, s.preallocate()),
+                (int) r.number(STORE_CLUSTER_BYTES, s.clusterBytes(), 0, StoreOptions.MAX_CLUSTER_BYTES));
         String faults = r.text(STORE_FAULTS);
         StoreFaults.parse(faults); // names the property on a bad rule
         return new NodeConfiguration(target, openTimeoutMs, store, faults);

@@ -338,7 +338,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
 
     private void checkRange(String op, StoreVolume v, long offsetBytes, long lengthBytes) {
         checkVolume(v);
-        long size = v.sizeBytes();
+        long size = v.rawSizeBytes();
         int lba = v.lbaSizeBytes();
         if (offsetBytes < 0 || lengthBytes < 0 || offsetBytes % lba != 0 || lengthBytes % lba != 0
                 || lengthBytes > size || offsetBytes > size - lengthBytes) {
@@ -348,7 +348,7 @@ abstract class AbstractBlockQueue implements BlockQueue {
         }
     }
 
-    private static int writeZeroesSync(int fd, long offsetBytes, long lengthBytes) {
+    static int writeZeroesSync(int fd, long offsetBytes, long lengthBytes) {
         MemorySegment err = Syscalls.threadErrState();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment iov = a.allocate(16, 8);

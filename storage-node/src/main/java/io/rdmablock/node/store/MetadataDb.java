@@ -25,32 +25,42 @@ import org.rocksdb.WriteOptions;
  *
  * <pre>
  * key                                   value
- * "v/" id                               volume row: u8 version=1, UTF name, i64 sizeBytes, i32 lbaSizeBytes,
- *                                       UTF state, i32 hostCount, hostCount x UTF hostnqn (DataOutput encoding)
+ * "v/" id                               volume row: u8 version=2, UTF name, i64 sizeBytes, i32 lbaSizeBytes,
+ *                                       UTF state, i32 hostCount, hostCount x UTF hostnqn, i32 clusterShift
+ *                                       (DataOutput encoding; version 1 has no clusterShift: a flat volume, 0)
+ * "m/" id "/" map "/" cluster           i64 big endian physical cluster of logical {@code cluster} in map {@code map}
+ *                                       (both 16 hex digits; map 0 = the live map, else a snapshot id)
+ * "s/" id "/" snapshot (16 hex digits)  snapshot row: u8 version=1, UTF name, i64 createdMs, i64 sizeBytes
  * "a/" id "/" chunk (16 hex digits)     empty: the 1 MiB chunk has been written at least once
  * "e/" id                               i64 big endian: the highest replication epoch accepted as a secondary
  *                                       (docs/replication.md); absent = 0
  * </pre>
  *
- * Volume rows and epochs are written with {@code sync=true} (WAL fsync before return); chunk keys with
- * {@code sync=false}.
+ * Volume rows, epochs and snapshots are written with {@code sync=true} (WAL fsync before return); chunk keys with
+ * {@code sync=false}; live-map keys by {@link MapWorker} in batches, synced when a command needs them durable.
  */
 final class MetadataDb implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MetadataDb.class);
 
     /** One row of the volume table. */
     record Row(String id, String name, long sizeBytes, int lbaSizeBytes, StoreVolumeState state,
-               Set<String> allowedHosts) {
+               Set<String> allowedHosts, int clusterShift) {
+        /** A flat volume's row. */
+        Row(String id, String name, long sizeBytes, int lbaSizeBytes, StoreVolumeState state,
+            Set<String> allowedHosts) {
+            this(id, name, sizeBytes, lbaSizeBytes, state, allowedHosts, 0);
+        }
+
         Row withState(StoreVolumeState s) {
-            return new Row(id, name, sizeBytes, lbaSizeBytes, s, allowedHosts);
+            return new Row(id, name, sizeBytes, lbaSizeBytes, s, allowedHosts, clusterShift);
         }
 
         Row withSize(long size) {
-            return new Row(id, name, size, lbaSizeBytes, state, allowedHosts);
+            return new Row(id, name, size, lbaSizeBytes, state, allowedHosts, clusterShift);
         }
 
         Row withHosts(Set<String> hosts) {
-            return new Row(id, name, sizeBytes, lbaSizeBytes, state, hosts);
+            return new Row(id, name, sizeBytes, lbaSizeBytes, state, hosts, clusterShift);
         }
     }
 
@@ -176,6 +186,8 @@ final class MetadataDb implements AutoCloseable {
     void deleteVolumeAndChunks(String id) {
         try (WriteBatch b = new WriteBatch()) {
             b.deleteRange(key("a/" + id + "/"), key("a/" + id + "0"));
+            b.deleteRange(key("m/" + id + "/"), key("m/" + id + "0"));
+            b.deleteRange(key("s/" + id + "/"), key("s/" + id + "0"));
             b.delete(key("v/" + id));
             b.delete(key("e/" + id));
             db.write(syncWrite, b);
@@ -248,6 +260,131 @@ final class MetadataDb implements AutoCloseable {
         }
     }
 
+    // ---- cluster maps (mapped volumes) ----
+
+    /** Adds to {@code b}: logical cluster {@code c} of the live map of {@code id} is physical {@code phys}, or none when -1. */
+    static void putLive(WriteBatch b, String id, long c, long phys) throws RocksDBException {
+        if (phys < 0) {
+            b.delete(key(mapKey(id, 0, c)));
+        } else {
+            b.put(key(mapKey(id, 0, c)), java.nio.ByteBuffer.allocate(8).putLong(phys).array());
+        }
+    }
+
+    /** Writes a batch of map changes; with {@code sync} the WAL is fsynced before this returns. */
+    void write(WriteBatch b, boolean sync) {
+        try {
+            db.write(sync ? syncWrite : asyncWrite, b);
+        } catch (RocksDBException e) {
+            throw fail("write cluster map", e);
+        }
+    }
+
+    /** Syncs the WAL: every map change written before is durable. */
+    void syncWal() {
+        try {
+            db.syncWal();
+        } catch (RocksDBException e) {
+            throw fail("sync WAL", e);
+        }
+    }
+
+    /** Writes snapshot {@code s} of volume {@code id} (row and frozen map), synced. */
+    void putSnapshot(String id, ClusterMap.Snap s) {
+        try (WriteBatch b = new WriteBatch()) {
+            long[] map = s.map();
+            for (int c = 0; c < map.length; c++) {
+                if (map[c] != 0) {
+                    b.put(key(mapKey(id, s.id(), c)), java.nio.ByteBuffer.allocate(8).putLong(map[c] - 1).array());
+                }
+            }
+            ByteArrayOutputStream bo = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bo);
+            out.writeByte(1);
+            out.writeUTF(s.name());
+            out.writeLong(s.createdMs());
+            out.writeLong(s.sizeBytes());
+            b.put(key(snapKey(id, s.id())), bo.toByteArray());
+            db.write(syncWrite, b);
+        } catch (RocksDBException | IOException e) {
+            throw new StoreException("put snapshot failed: id=" + id + ", snapshot=" + s.name() + ": " + e, e);
+        }
+    }
+
+    /** Removes snapshot {@code snapId} of volume {@code id} (row and map), synced. */
+    void deleteSnapshot(String id, long snapId) {
+        try (WriteBatch b = new WriteBatch()) {
+            b.delete(key(snapKey(id, snapId)));
+            b.deleteRange(key(mapKey(id, snapId, 0)), key(mapKey(id, snapId, -1) + "0"));
+            db.write(syncWrite, b);
+        } catch (RocksDBException e) {
+            throw fail("delete snapshot id=" + id + ", snapshot=" + snapId, e);
+        }
+    }
+
+    /** Replaces the live map of {@code id} with {@code live} (physical + 1 per cluster, 0 = none), synced. */
+    void replaceLive(String id, long[] live) {
+        try (WriteBatch b = new WriteBatch()) {
+            b.deleteRange(key(mapKey(id, 0, 0)), key(mapKey(id, 0, -1) + "0"));
+            for (int c = 0; c < live.length; c++) {
+                if (live[c] != 0) {
+                    b.put(key(mapKey(id, 0, c)), java.nio.ByteBuffer.allocate(8).putLong(live[c] - 1).array());
+                }
+            }
+            db.write(syncWrite, b);
+        } catch (RocksDBException e) {
+            throw fail("replace live map id=" + id, e);
+        }
+    }
+
+    /** Calls {@code sink(cluster, physical)} for every entry of map {@code mapId} of volume {@code id}. */
+    void loadMap(String id, long mapId, java.util.function.BiConsumer<Long, Long> sink) {
+        String prefix = "m/" + id + "/" + String.format("%016x", mapId) + "/";
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(key(prefix)); it.isValid(); it.next()) {
+                String k = new String(it.key(), StandardCharsets.UTF_8);
+                if (!k.startsWith(prefix)) {
+                    break;
+                }
+                sink.accept(Long.parseUnsignedLong(k.substring(prefix.length()), 16),
+                        java.nio.ByteBuffer.wrap(it.value()).getLong());
+            }
+        }
+    }
+
+    /** The snapshot rows of volume {@code id}: id, name, createdMs, sizeBytes (maps empty, filled by the caller). */
+    List<ClusterMap.Snap> loadSnapshots(String id) {
+        String prefix = "s/" + id + "/";
+        List<ClusterMap.Snap> out = new ArrayList<>();
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(key(prefix)); it.isValid(); it.next()) {
+                String k = new String(it.key(), StandardCharsets.UTF_8);
+                if (!k.startsWith(prefix)) {
+                    break;
+                }
+                long snapId = Long.parseUnsignedLong(k.substring(prefix.length()), 16);
+                DataInputStream in = new DataInputStream(new ByteArrayInputStream(it.value()));
+                int version = in.readUnsignedByte();
+                if (version != 1) {
+                    throw new StoreException("unknown snapshot row version: id=" + id + ", snapshot=" + snapId
+                            + ", version=" + version + ", supported=1", 0);
+                }
+                out.add(new ClusterMap.Snap(snapId, in.readUTF(), in.readLong(), in.readLong(), null));
+            }
+        } catch (IOException e) {
+            throw new StoreException("corrupt snapshot row: id=" + id + ", path=" + path + ": " + e, e);
+        }
+        return out;
+    }
+
+    private static String mapKey(String id, long mapId, long c) {
+        return "m/" + id + "/" + String.format("%016x", mapId) + "/" + String.format("%016x", c);
+    }
+
+    private static String snapKey(String id, long snapId) {
+        return "s/" + id + "/" + String.format("%016x", snapId);
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -281,7 +418,7 @@ final class MetadataDb implements AutoCloseable {
         try {
             ByteArrayOutputStream bo = new ByteArrayOutputStream();
             DataOutputStream out = new DataOutputStream(bo);
-            out.writeByte(1);
+            out.writeByte(2);
             out.writeUTF(r.name());
             out.writeLong(r.sizeBytes());
             out.writeInt(r.lbaSizeBytes());
@@ -290,6 +427,7 @@ final class MetadataDb implements AutoCloseable {
             for (String h : r.allowedHosts()) {
                 out.writeUTF(h);
             }
+            out.writeInt(r.clusterShift());
             return bo.toByteArray();
         } catch (IOException e) {
             throw new IllegalStateException(e);
@@ -300,9 +438,9 @@ final class MetadataDb implements AutoCloseable {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(v));
             int version = in.readUnsignedByte();
-            if (version != 1) {
+            if (version != 1 && version != 2) {
                 throw new StoreException("unknown volume row version: id=" + id + ", version=" + version
-                        + ", supported=1", 0);
+                        + ", supported=1,2", 0);
             }
             String name = in.readUTF();
             long size = in.readLong();
@@ -313,7 +451,8 @@ final class MetadataDb implements AutoCloseable {
             for (int i = 0; i < n; i++) {
                 hosts.add(in.readUTF());
             }
-            return new Row(id, name, size, lba, state, Set.copyOf(hosts));
+            int clusterShift = version >= 2 ? in.readInt() : 0;
+            return new Row(id, name, size, lba, state, Set.copyOf(hosts), clusterShift);
         } catch (IOException e) {
             throw new StoreException("corrupt volume row: id=" + id + ", path=" + path + ": " + e, e);
         }

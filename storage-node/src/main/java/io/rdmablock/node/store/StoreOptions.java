@@ -15,8 +15,20 @@ package io.rdmablock.node.store;
  *                             at once with {@code ENOSPC}; the filesystem space is used up front (thick provisioning:
  *                             free space drops by the full size; the allocation map, NUSE, still counts written
  *                             chunks). Deallocate (punch hole) still frees space. Default false (thin: sparse files)
+ * @param clusterBytes         layout of volumes created from now on: 0 = flat (byte n of the volume at byte n of its
+ *                             file; no snapshots), else the cluster size of the allocation map that snapshots need
+ *                             (a power of two, 64 KiB-16 MiB; docs/snapshots.md). A volume keeps the layout it was
+ *                             created with. Default {@link #DEFAULT_CLUSTER_BYTES}
  */
-public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlignBytes, boolean preallocate) {
+public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlignBytes, boolean preallocate,
+                           int clusterBytes) {
+
+    /** Default cluster size of new volumes: 1 MiB (measured in docs/snapshots.md, "Cluster size"). */
+    public static final int DEFAULT_CLUSTER_BYTES = 1 << 20;
+    /** Smallest cluster size: 64 KiB. */
+    public static final int MIN_CLUSTER_BYTES = 1 << 16;
+    /** Largest cluster size: 16 MiB. */
+    public static final int MAX_CLUSTER_BYTES = 1 << 24;
 
     /**
      * System property selecting the backend: auto | io_uring | threadpool. The node reads this and the properties
@@ -29,6 +41,8 @@ public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlign
     public static final String DIO_ALIGN_PROPERTY = "rdmablock.store.directIoAlignBytes";
     /** System property for {@link #preallocate()}: true | false (default). */
     public static final String PREALLOCATE_PROPERTY = "rdmablock.store.preallocate";
+    /** System property for {@link #clusterBytes()}: 0 (flat) or a power of two 65536-16777216. */
+    public static final String CLUSTER_BYTES_PROPERTY = "rdmablock.store.clusterBytes";
 
     public StoreOptions {
         if (poolThreads < 1 || poolThreads > 1024) {
@@ -39,6 +53,16 @@ public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlign
             throw new IllegalArgumentException("invalid directIoAlignBytes: directIoAlignBytes=" + directIoAlignBytes
                     + ", allowed=0 or a power of two 512-65536");
         }
+        if (clusterBytes != 0 && (Integer.bitCount(clusterBytes) != 1 || clusterBytes < MIN_CLUSTER_BYTES
+                || clusterBytes > MAX_CLUSTER_BYTES)) {
+            throw new IllegalArgumentException("invalid clusterBytes: clusterBytes=" + clusterBytes
+                    + ", allowed=0 (flat) or a power of two " + MIN_CLUSTER_BYTES + "-" + MAX_CLUSTER_BYTES);
+        }
+    }
+
+    /** The default cluster size. */
+    public StoreOptions(IoBackend backend, int poolThreads, int directIoAlignBytes, boolean preallocate) {
+        this(backend, poolThreads, directIoAlignBytes, preallocate, DEFAULT_CLUSTER_BYTES);
     }
 
     /** Thin provisioning ({@code preallocate = false}). */
@@ -48,22 +72,27 @@ public record StoreOptions(IoBackend backend, int poolThreads, int directIoAlign
 
     /** Defaults: auto backend, 32 pool threads, queried alignment, thin provisioning. */
     public static StoreOptions defaults() {
-        return new StoreOptions(null, 32, 0, false);
+        return new StoreOptions(null, 32, 0, false, DEFAULT_CLUSTER_BYTES);
     }
 
     /** The same options with another backend ({@code null} = auto). */
     public StoreOptions withBackend(IoBackend b) {
-        return new StoreOptions(b, poolThreads, directIoAlignBytes, preallocate);
+        return new StoreOptions(b, poolThreads, directIoAlignBytes, preallocate, clusterBytes);
     }
 
     /** The same options with another direct-I/O alignment override (0 = query). */
     public StoreOptions withDirectIoAlignBytes(int align) {
-        return new StoreOptions(backend, poolThreads, align, preallocate);
+        return new StoreOptions(backend, poolThreads, align, preallocate, clusterBytes);
     }
 
     /** The same options with preallocation on or off. */
     public StoreOptions withPreallocate(boolean on) {
-        return new StoreOptions(backend, poolThreads, directIoAlignBytes, on);
+        return new StoreOptions(backend, poolThreads, directIoAlignBytes, on, clusterBytes);
+    }
+
+    /** The same options with another layout for new volumes (0 = flat). */
+    public StoreOptions withClusterBytes(int bytes) {
+        return new StoreOptions(backend, poolThreads, directIoAlignBytes, preallocate, bytes);
     }
 
     /** Parses {@code auto | io_uring | threadpool} ({@code auto} gives {@code null}). */

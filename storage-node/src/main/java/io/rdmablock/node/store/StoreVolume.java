@@ -38,9 +38,16 @@ public final class StoreVolume {
      */
     private final EpochFence epochFence = new EpochFence(0);
     private volatile AtomicLongArray chunkBits;
+    /** The allocation map of a mapped volume; null for a flat one (byte n of the volume at byte n of the file). */
+    private final ClusterMap map;
+    /** Length of the data file of a mapped volume (physical clusters covered); grown by {@link #ensureFileBytes}. */
+    private volatile long fileBytes;
 
     StoreVolume(VolumeStore store, String id, String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts,
-                int directFd, int bufferedFd, int dioOffsetAlign, int dioMemAlign, int fileSlot) {
+                int directFd, int bufferedFd, int dioOffsetAlign, int dioMemAlign, int fileSlot, ClusterMap map,
+                long fileBytes) {
+        this.map = map;
+        this.fileBytes = fileBytes;
         this.fileSlot = fileSlot;
         this.store = store;
         this.id = id;
@@ -96,8 +103,14 @@ public final class StoreVolume {
         return deleted;
     }
 
-    /** Bytes of 1 MiB chunks written at least once (thin-provisioning accounting), at most {@link #sizeBytes()}. */
+    /**
+     * Bytes of the volume's data file in use: for a mapped volume the clusters held by its live map or any snapshot
+     * (can exceed {@link #sizeBytes()} with snapshots); for a flat one the 1 MiB chunks written at least once.
+     */
     public long allocatedBytes() {
+        if (map != null) {
+            return map.allocatedBytes();
+        }
         AtomicLongArray bits = chunkBits;
         long chunks = 0;
         for (int i = 0; i < bits.length(); i++) {
@@ -126,13 +139,66 @@ public final class StoreVolume {
         return "Volume[id=" + id + ", sizeBytes=" + sizeBytes + ", lbaSizeBytes=" + lbaSizeBytes + "]";
     }
 
+    /** Cluster size in bytes of a mapped volume (docs/snapshots.md); 0 for a flat volume (no snapshots). */
+    public long clusterBytes() {
+        return map == null ? 0 : map.clusterBytes();
+    }
+
     // ---- package-private: store and queues ----
 
     VolumeStore store() {
         return store;
     }
 
+    ClusterMap map() {
+        return map;
+    }
+
+    /** Bytes the raw queues may address: the logical size of a flat volume, the file length of a mapped one. */
+    long rawSizeBytes() {
+        return map == null ? sizeBytes : fileBytes;
+    }
+
+    /**
+     * Grows the data file of a mapped volume to cover physical cluster {@code phys} (in steps of 1/16 of the volume,
+     * at least 64 clusters and at most 1 GiB, so growth is rare); a new range is a hole and reads zero.
+     *
+     * @return 0, or {@code -errno} when the file cannot grow
+     */
+    synchronized int ensureFileBytes(long phys) {
+        long need = (phys + 1) * map.clusterBytes();
+        if (need <= fileBytes) {
+            return 0;
+        }
+        long step = Math.min(1L << 30, Math.max(64 * map.clusterBytes(), sizeBytes / 16));
+        long target = (need + step - 1) / step * step;
+        try {
+            Syscalls.ftruncate(bufferedFd, target, java.nio.file.Path.of(id + ".vol"));
+        } catch (StoreException e) {
+            return -Math.max(1, e.errno());
+        }
+        fileBytes = target;
+        return 0;
+    }
+
+    /** Punches the space of physical clusters (freed, about to be reused) so they read zero again. */
+    void punchClusters(long[] phys) {
+        long cb = map.clusterBytes();
+        java.lang.foreign.MemorySegment err = Syscalls.threadErrState();
+        for (long p : phys) {
+            int r = Syscalls.fallocateRaw(err, bufferedFd, Syscalls.FALLOC_FL_PUNCH_HOLE | Syscalls.FALLOC_FL_KEEP_SIZE,
+                    p * cb, cb);
+            if (r < 0) {
+                // no punch on this file system: write zeroes (rare; a freed cluster must read zero when reused)
+                AbstractBlockQueue.writeZeroesSync(bufferedFd, p * cb, cb);
+            }
+        }
+    }
+
     void setSizeBytes(long newSize) {
+        if (map != null) {
+            map.resize(newSize);
+        }
         AtomicLongArray old = chunkBits;
         int words = wordsFor(newSize);
         if (words > old.length()) {
@@ -176,7 +242,7 @@ public final class StoreVolume {
      * persists its bit (once per chunk; a volatile read per chunk otherwise).
      */
     void noteWritten(long offsetBytes, long lengthBytes) {
-        if (lengthBytes <= 0) {
+        if (lengthBytes <= 0 || map != null) {
             return;
         }
         long first = offsetBytes >>> CHUNK_SHIFT;

@@ -72,6 +72,8 @@ final class Syscalls {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle PWRITEV2 = h("pwritev2",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle COPY_FILE_RANGE = h("copy_file_range",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     private static final MethodHandle LSEEK = h("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle STATX = h("statx",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
@@ -122,6 +124,42 @@ final class Syscalls {
     static long pwritev2(MemorySegment err, int fd, long iovAddress, long offsetBytes, int flags) {
         try {
             return (long) PWRITEV2.invokeExact(err, fd, iovAddress, 1, offsetBytes, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Copies {@code lengthBytes} from {@code srcOffset} to {@code dstOffset} of the same file inside the kernel
+     * ({@code copy_file_range(2)}: no copy through user space; a reflink on file systems that share extents),
+     * looping over short copies. A range past the end of the file reads as zeroes (the copy stops, the rest is left
+     * a hole).
+     *
+     * @return 0, or {@code -errno}
+     */
+    static int copyRange(int fd, long srcOffset, long dstOffset, long lengthBytes) {
+        MemorySegment err = threadErrState();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment offIn = a.allocate(8, 8);
+            MemorySegment offOut = a.allocate(8, 8);
+            offIn.set(JAVA_LONG, 0, srcOffset);
+            offOut.set(JAVA_LONG, 0, dstOffset);
+            long left = lengthBytes;
+            while (left > 0) {
+                long r = (long) COPY_FILE_RANGE.invokeExact(err, fd, offIn, fd, offOut, left, 0);
+                if (r < 0) {
+                    int e = errno(err);
+                    if (e == EINTR) {
+                        continue;
+                    }
+                    return -e;
+                }
+                if (r == 0) {
+                    return 0; // end of file: the rest reads zero in the destination's hole
+                }
+                left -= r;
+            }
+            return 0;
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -42,6 +42,8 @@ public final class VolumeStore implements AutoCloseable {
     private final StoreOptions options;
     private final MetadataDb meta;
     private final ChunkMapWriter chunkMap;
+    private final MapWorker mapWorker;
+    private final Snapshots snapshots;
     private final IoEngine engine;
     private final int dioOffsetAlign;
     private final int dioMemAlign;
@@ -80,10 +82,13 @@ public final class VolumeStore implements AutoCloseable {
         this.zeroRange = probe.zeroRange();
         this.meta = MetadataDb.open(dataDir.resolve("meta"));
         this.chunkMap = new ChunkMapWriter(meta, "chunk-map-" + dataDir.getFileName());
+        this.mapWorker = new MapWorker(meta, volumes::values, "cluster-map-" + dataDir.getFileName());
+        this.snapshots = new Snapshots(this, meta);
         try {
             this.engine = IoEngine.select(options);
             recover();
         } catch (RuntimeException e) {
+            mapWorker.close();
             chunkMap.close();
             meta.close();
             throw e;
@@ -127,15 +132,20 @@ public final class VolumeStore implements AutoCloseable {
             throw new IllegalArgumentException("volume exists but is unavailable: id=" + spec.id()
                     + " (its data file or its metadata row was lost; restore the data directory or delete the id)");
         }
+        // thick volumes stay flat (a redirect needs space their reservation promised away), as do volumes of the
+        // null backend (nothing is stored to map)
+        boolean flat = options.clusterBytes() == 0 || options.preallocate() || engine.kind() == IoBackend.NULL;
+        int clusterShift = flat ? 0 : Integer.numberOfTrailingZeros(options.clusterBytes());
         MetadataDb.Row row = new MetadataDb.Row(spec.id(), spec.name(), spec.sizeBytes(), spec.lbaSizeBytes(),
-                StoreVolumeState.CREATING, spec.allowedHosts());
+                StoreVolumeState.CREATING, spec.allowedHosts(), clusterShift);
         meta.putVolume(row);
         Path file = fileOf(spec.id());
         StoreVolume v = null;
         boolean fileCreated = false;
         try {
             try {
-                Syscalls.createSparseFile(file, spec.sizeBytes());
+                // a mapped volume's file holds clusters and grows as they are taken
+                Syscalls.createSparseFile(file, clusterShift == 0 ? spec.sizeBytes() : 0);
             } catch (StoreException e) {
                 fileCreated = e.errno() != EEXIST; // created, then ftruncate/fsync failed (EFBIG, ENOSPC): remove
                 throw e;
@@ -216,8 +226,10 @@ public final class VolumeStore implements AutoCloseable {
         if (options.preallocate()) {
             preallocate(v, v.sizeBytes(), newSizeBytes - v.sizeBytes(), fileOf(id));
         }
-        Syscalls.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
-        Syscalls.fsync(v.bufferedFd, fileOf(id));
+        if (v.map() == null) {
+            Syscalls.ftruncate(v.bufferedFd, newSizeBytes, fileOf(id));
+            Syscalls.fsync(v.bufferedFd, fileOf(id));
+        }
         meta.putVolume(meta.getVolume(id).withSize(newSizeBytes));
         v.setSizeBytes(newSizeBytes);
         LOG.info("volume resized: id={}, sizeBytes={}", id, newSizeBytes);
@@ -327,9 +339,16 @@ public final class VolumeStore implements AutoCloseable {
         if (capacity < 1 || capacity > 4096) {
             throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=4096");
         }
-        BlockQueue q = engine.newQueue(this, capacity);
+        // two backend slots per command: a command on a mapped volume may span two clusters (more go in turns)
+        BlockQueue q = engine.newQueue(this, Math.min(8192, capacity * 2));
+        BlockQueue mapped = new MappedBlockQueue(q, mapWorker, capacity);
         StoreFaults f = faults;
-        return f == null ? q : new StallingBlockQueue(q, f);
+        return f == null ? mapped : new StallingBlockQueue(mapped, f); // faults match volume (logical) offsets
+    }
+
+    /** Snapshots of the store's mapped volumes: create, list, delete, roll back (docs/snapshots.md). */
+    public Snapshots snapshots() {
+        return snapshots;
     }
 
     /** The backend every queue of this store uses. */
@@ -415,11 +434,16 @@ public final class VolumeStore implements AutoCloseable {
         volumes.clear();
         deletedVolumes.clear();
         engine.close();
+        mapWorker.close();
         chunkMap.close(); // its last bits go in before the database closes
         meta.close();
     }
 
     // ---- package-private ----
+
+    MetadataDb meta() {
+        return meta;
+    }
 
     boolean zeroRangeSupported() {
         return zeroRange;
@@ -451,6 +475,12 @@ public final class VolumeStore implements AutoCloseable {
                 continue;
             }
             StoreVolume v = openVolume(row);
+            if (v.map() != null) {
+                snapshots.load(v);
+                v.setEpoch(meta.getEpoch(row.id()));
+                volumes.put(row.id(), v);
+                continue;
+            }
             long fileSize = Syscalls.fileSize(v.bufferedFd, file);
             if (fileSize < row.sizeBytes()) {
                 LOG.info("recovery: growing data file of id={} from {} to {} bytes", row.id(), fileSize,
@@ -508,8 +538,10 @@ public final class VolumeStore implements AutoCloseable {
             Syscalls.close(direct);
             throw e;
         }
+        ClusterMap map = row.clusterShift() == 0 ? null : new ClusterMap(row.clusterShift(), row.sizeBytes());
+        long fileBytes = map == null ? row.sizeBytes() : Syscalls.fileSize(buffered, file);
         return new StoreVolume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
-                direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement());
+                direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement(), map, fileBytes);
     }
 
     private void preallocate(StoreVolume v, long offsetBytes, long lengthBytes, Path file) {

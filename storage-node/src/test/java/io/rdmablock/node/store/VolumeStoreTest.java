@@ -147,7 +147,7 @@ class VolumeStoreTest {
     void shouldLeaveVolumeAndTableUnchangedWhenTheFileCannotGrow() throws Exception {
         Path dir = StoreTestSupport.freshDir("efbig");
         long huge = VolumeSpec.MAX_SIZE_BYTES; // 1 PiB: above the largest file of ext4 (16 TiB), xfs and tmpfs
-        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults().withClusterBytes(0))) {
             s.create(spec("v", MIB, 4096));
             s.create(spec("w", MIB, 4096));
             try {
@@ -157,12 +157,12 @@ class VolumeStoreTest {
                 assertEquals(MIB, s.get("v").sizeBytes());
             }
         }
-        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults().withClusterBytes(0))) {
             assertThrows(StoreException.class, () -> s.create(spec("big", huge, 4096)));
             assertFalse(Files.exists(dir.resolve("volumes/big.vol")), "a create that failed leaves no file");
             assertFalse(s.isUnavailable("big"));
         }
-        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults())) {
+        try (VolumeStore s = VolumeStore.open(dir, StoreOptions.defaults().withClusterBytes(0))) {
             assertEquals(List.of("v", "w"), s.list().stream().map(VolumeInfo::id).toList());
             assertFalse(s.isUnavailable("big"), "no leftover of the failed create");
             long size = s.get("v").sizeBytes();

@@ -1,0 +1,188 @@
+package io.rdmablock.node.store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Snapshots of the mapped volumes of one {@link VolumeStore} (docs/snapshots.md): taking one freezes the volume's
+ * cluster map (no data is copied; later writes to shared clusters go to new ones), deleting one drops its
+ * references (clusters only it held are freed; no data is copied), rolling back makes the live map a copy of a
+ * snapshot's. Management calls, serialized with the store's other management calls.
+ *
+ * <p>What a snapshot holds: every write that completed before {@link #create} was called, none submitted after it
+ * returned; writes in flight during the call may or may not be in it. A crash-consistent cut across hosts and
+ * copies needs the caller to hold the volume's I/O across the call (the target's snapshot barrier does).
+ *
+ * <p>Crash safety: each call's metadata is one synced RocksDB batch. A crash before it leaves no trace (clusters a
+ * half-taken snapshot would have kept are freed by the scan at open); after it, the change is whole.
+ *
+ * <p>Errors: {@link NoSuchElementException} for an unknown volume or snapshot; {@link IllegalArgumentException}
+ * naming the field for a bad name, a duplicate name, a flat volume, or more than {@link #MAX_PER_VOLUME};
+ * {@link StoreException} when the metadata cannot be written (nothing changed).
+ */
+public final class Snapshots {
+    private static final Logger LOG = LoggerFactory.getLogger(Snapshots.class);
+
+    /** Most snapshots one volume may hold. */
+    public static final int MAX_PER_VOLUME = 32;
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+    private final VolumeStore store;
+    private final MetadataDb meta;
+
+    Snapshots(VolumeStore store, MetadataDb meta) {
+        this.store = store;
+        this.meta = meta;
+    }
+
+    /** Takes snapshot {@code name} of volume {@code volumeId}, numbered one above the volume's highest. */
+    public SnapshotInfo create(String volumeId, String name) {
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            List<ClusterMap.Snap> all = v.map().snapshots();
+            long id = all.isEmpty() ? 1 : all.getLast().id() + 1;
+            return create(volumeId, id, name);
+        }
+    }
+
+    /**
+     * Takes snapshot {@code name} with number {@code id} (given by the management plane, so every copy of the volume
+     * numbers it alike).
+     */
+    public SnapshotInfo create(String volumeId, long id, String name) {
+        validateName(name);
+        if (id < 1) {
+            throw new IllegalArgumentException("invalid snapshot id: id=" + id + ", min=1");
+        }
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            ClusterMap map = v.map();
+            List<ClusterMap.Snap> all = map.snapshots();
+            if (all.size() >= MAX_PER_VOLUME) {
+                throw new IllegalArgumentException("too many snapshots: volume=" + volumeId + ", count=" + all.size()
+                        + ", max=" + MAX_PER_VOLUME + " (delete one first)");
+            }
+            for (ClusterMap.Snap s : all) {
+                if (s.name().equals(name) || s.id() == id) {
+                    throw new IllegalArgumentException("snapshot exists: volume=" + volumeId + ", name=" + s.name()
+                            + ", id=" + s.id());
+                }
+            }
+            long t0 = System.nanoTime();
+            ClusterMap.Snap s = map.snapshot(id, name, System.currentTimeMillis(), v.sizeBytes());
+            long frozenNs = System.nanoTime() - t0;
+            try {
+                meta.putSnapshot(volumeId, s);
+            } catch (RuntimeException e) {
+                map.deleteSnapshot(id); // nothing on disk refers to it: its references go
+                throw e;
+            }
+            LOG.info("snapshot taken: volume={}, snapshot={}, id={}, mapFrozenUs={}, totalUs={}", volumeId, name, id,
+                    frozenNs / 1000, (System.nanoTime() - t0) / 1000);
+            return info(v, s);
+        }
+    }
+
+    /** The snapshots of a volume, oldest first (none for a flat volume). */
+    public List<SnapshotInfo> list(String volumeId) {
+        StoreVolume v = store.get(volumeId);
+        if (v.map() == null) {
+            return List.of();
+        }
+        List<SnapshotInfo> out = new ArrayList<>();
+        for (ClusterMap.Snap s : v.map().snapshots()) {
+            out.add(info(v, s));
+        }
+        return out;
+    }
+
+    /** The snapshot of that name, if any. */
+    public Optional<SnapshotInfo> find(String volumeId, String name) {
+        return list(volumeId).stream().filter(s -> s.name().equals(name)).findFirst();
+    }
+
+    /** Deletes snapshot {@code name}: clusters only it held are freed; no data is copied. */
+    public void delete(String volumeId, String name) {
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            ClusterMap.Snap s = byName(v, name);
+            long t0 = System.nanoTime();
+            meta.deleteSnapshot(volumeId, s.id());
+            v.map().deleteSnapshot(s.id());
+            LOG.info("snapshot deleted: volume={}, snapshot={}, id={}, us={}", volumeId, name, s.id(),
+                    (System.nanoTime() - t0) / 1000);
+        }
+    }
+
+    /**
+     * Makes the volume's content the snapshot's (the snapshot stays). The caller has stopped I/O on the volume (no
+     * host connected); the volume keeps its size (blocks past the snapshot's size read zero).
+     *
+     * @throws IllegalStateException when a command is changing the volume's map
+     */
+    public void rollback(String volumeId, String name) {
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            ClusterMap.Snap s = byName(v, name);
+            meta.replaceLive(volumeId, s.map()); // durable first: a freed cluster is never one the disk still maps
+            v.map().rollback(s.id());
+            LOG.info("volume rolled back: volume={}, snapshot={}, id={}", volumeId, name, s.id());
+        }
+    }
+
+    /** Loads a mapped volume's live map and snapshots at open, and frees what no map holds. */
+    void load(StoreVolume v) {
+        ClusterMap map = v.map();
+        for (ClusterMap.Snap row : meta.loadSnapshots(v.id())) {
+            long[] m = new long[(int) ((row.sizeBytes() + map.clusterBytes() - 1) >>> map.clusterShift())];
+            meta.loadMap(v.id(), row.id(), (c, p) -> {
+                if (c < m.length) {
+                    m[(int) (long) c] = p + 1;
+                }
+            });
+            map.loadSnapshot(new ClusterMap.Snap(row.id(), row.name(), row.createdMs(), row.sizeBytes(), m));
+        }
+        meta.loadMap(v.id(), 0, map::loadLive);
+        long[] orphans = map.finishLoad();
+        if (orphans.length > 0) {
+            v.punchClusters(orphans);
+            LOG.info("recovery: volume id={}: {} clusters held by no map freed", v.id(), orphans.length);
+        }
+        map.addFree(orphans);
+    }
+
+    static void validateName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("invalid snapshot name: name=" + name
+                    + ", expected 1-64 characters of [A-Za-z0-9._-] starting with a letter or digit");
+        }
+    }
+
+    private StoreVolume mapped(String volumeId) {
+        StoreVolume v = store.get(volumeId);
+        if (v.map() == null) {
+            throw new IllegalArgumentException("volume has no snapshots: volume=" + volumeId + " is flat (created "
+                    + "with " + StoreOptions.CLUSTER_BYTES_PROPERTY + "=0 or before snapshots existed)");
+        }
+        return v;
+    }
+
+    private static ClusterMap.Snap byName(StoreVolume v, String name) {
+        for (ClusterMap.Snap s : v.map().snapshots()) {
+            if (s.name().equals(name)) {
+                return s;
+            }
+        }
+        throw new NoSuchElementException("no snapshot: volume=" + v.id() + ", name=" + name);
+    }
+
+    private static SnapshotInfo info(StoreVolume v, ClusterMap.Snap s) {
+        return new SnapshotInfo(v.id(), s.id(), s.name(), s.createdMs(), s.sizeBytes(), v.map().exclusiveBytes(s));
+    }
+}
