@@ -263,8 +263,8 @@ final class MappedBlockQueue implements BlockQueue {
         cFua[cmd] = fua;
         cPieces[cmd] = 0;
         cResult[cmd] = 0;
-        if (v.isDeleted()) {
-            cResult[cmd] = -Syscalls.ENXIO;
+        if (v.isDeleted() || (v.isReadOnly() && kind != READ && kind != FLUSH)) {
+            cResult[cmd] = v.isDeleted() ? -Syscalls.ENXIO : -Syscalls.EROFS;
             cCursor[cmd] = cEnd[cmd];
         }
         if (!advance(cmd)) {

@@ -35,6 +35,8 @@ public final class Snapshots {
 
     private final VolumeStore store;
     private final MetadataDb meta;
+    /** Open read-only views per {@code volumeId@name}. */
+    private final java.util.Map<String, Integer> openViews = new java.util.HashMap<>();
 
     Snapshots(VolumeStore store, MetadataDb meta) {
         this.store = store;
@@ -112,6 +114,10 @@ public final class Snapshots {
         synchronized (store) {
             StoreVolume v = mapped(volumeId);
             ClusterMap.Snap s = byName(v, name);
+            if (openViews.containsKey(volumeId + "@" + name)) {
+                throw new IllegalStateException("snapshot in use: volume=" + volumeId + ", name=" + name
+                        + ", openViews=" + openViews.get(volumeId + "@" + name) + " (close its exports first)");
+            }
             long t0 = System.nanoTime();
             meta.deleteSnapshot(volumeId, s.id());
             v.map().deleteSnapshot(s.id());
@@ -136,6 +142,39 @@ public final class Snapshots {
         }
     }
 
+    /**
+     * A read-only view of snapshot {@code name}: a volume handle for {@link BlockQueue} reads (writes, trims and
+     * write zeroes complete with {@code -EROFS}; a FLUSH does nothing harmful), {@link SnapshotInfo#sizeBytes()}
+     * long, with id {@code <volumeId>@<name>}. It reads the snapshot's clusters; {@link #delete} refuses while a view
+     * is open. Close it with {@link #close(StoreVolume)}.
+     */
+    public StoreVolume open(String volumeId, String name) {
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            ClusterMap.Snap s = byName(v, name);
+            ClusterMap frozen = new ClusterMap(v.map().clusterShift(), s.sizeBytes());
+            long[] m = s.map();
+            for (int c = 0; c < m.length; c++) {
+                if (m[c] != 0) {
+                    frozen.loadLive(c, m[c] - 1);
+                }
+            }
+            frozen.finishLoad();
+            openViews.merge(volumeId + "@" + name, 1, Integer::sum);
+            return v.view(volumeId + "@" + name, frozen, s.sizeBytes());
+        }
+    }
+
+    /** Closes a view from {@link #open}; idempotent per view. */
+    public void close(StoreVolume view) {
+        synchronized (store) {
+            if (view.isReadOnly() && !view.isDeleted()) {
+                openViews.computeIfPresent(view.id(), (k, n) -> n <= 1 ? null : n - 1);
+            }
+            view.markDeleted();
+        }
+    }
+
     /** Loads a mapped volume's live map and snapshots at open, and frees what no map holds. */
     void load(StoreVolume v) {
         ClusterMap map = v.map();
@@ -155,6 +194,7 @@ public final class Snapshots {
             LOG.info("recovery: volume id={}: {} clusters held by no map freed", v.id(), orphans.length);
         }
         map.addFree(orphans);
+        v.punchFrom(map.highWater()); // clusters above the high-water mark are taken as holes: make them so
     }
 
     static void validateName(String name) {

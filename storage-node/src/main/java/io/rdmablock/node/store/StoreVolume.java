@@ -40,14 +40,17 @@ public final class StoreVolume {
     private volatile AtomicLongArray chunkBits;
     /** The allocation map of a mapped volume; null for a flat one (byte n of the volume at byte n of the file). */
     private final ClusterMap map;
+    /** For a snapshot's read-only view: the volume it belongs to (writes complete with {@code -EROFS}); else null. */
+    private final StoreVolume base;
     /** Length of the data file of a mapped volume (physical clusters covered); grown by {@link #ensureFileBytes}. */
     private volatile long fileBytes;
 
     StoreVolume(VolumeStore store, String id, String name, long sizeBytes, int lbaSizeBytes, Set<String> allowedHosts,
                 int directFd, int bufferedFd, int dioOffsetAlign, int dioMemAlign, int fileSlot, ClusterMap map,
-                long fileBytes) {
+                long fileBytes, StoreVolume base) {
         this.map = map;
         this.fileBytes = fileBytes;
+        this.base = base;
         this.fileSlot = fileSlot;
         this.store = store;
         this.id = id;
@@ -98,9 +101,14 @@ public final class StoreVolume {
         return hosts.contains(VolumeSpec.ANY_HOST) || (hostnqn != null && hosts.contains(hostnqn));
     }
 
-    /** True once the volume has been deleted. */
+    /** True once the volume has been deleted (for a snapshot's view: its volume, or the view was closed). */
     public boolean isDeleted() {
-        return deleted;
+        return deleted || (base != null && base.deleted);
+    }
+
+    /** True for a snapshot's read-only view ({@link Snapshots#open}): writes complete with {@code -EROFS}. */
+    public boolean isReadOnly() {
+        return base != null;
     }
 
     /**
@@ -154,6 +162,12 @@ public final class StoreVolume {
         return map;
     }
 
+    /** A read-only view of this mapped volume through {@code frozen} (a snapshot's map), {@code size} bytes long. */
+    StoreVolume view(String viewId, ClusterMap frozen, long size) {
+        return new StoreVolume(store, viewId, name, size, lbaSizeBytes, allowedHosts, directFd, bufferedFd,
+                (int) dioOffsetMask + 1, (int) dioMemMask + 1, fileSlot, frozen, fileBytes, this);
+    }
+
     /** Bytes the raw queues may address: the logical size of a flat volume, the file length of a mapped one. */
     long rawSizeBytes() {
         return map == null ? sizeBytes : fileBytes;
@@ -179,6 +193,18 @@ public final class StoreVolume {
         }
         fileBytes = target;
         return 0;
+    }
+
+    /** Punches the data file from physical cluster {@code phys} to its end (clusters no map holds). */
+    void punchFrom(long phys) {
+        long from = phys * map.clusterBytes();
+        if (fileBytes > from) {
+            int r = Syscalls.fallocateRaw(Syscalls.threadErrState(), bufferedFd,
+                    Syscalls.FALLOC_FL_PUNCH_HOLE | Syscalls.FALLOC_FL_KEEP_SIZE, from, fileBytes - from);
+            if (r < 0) {
+                AbstractBlockQueue.writeZeroesSync(bufferedFd, from, fileBytes - from);
+            }
+        }
     }
 
     /** Punches the space of physical clusters (freed, about to be reused) so they read zero again. */

@@ -51,6 +51,7 @@ final class Syscalls {
     static final int EAGAIN = 11;
     static final int EBUSY = 16;
     static final int EINVAL = 22;
+    static final int EROFS = 30;
     static final int ENOSYS = 38;
     static final int EOPNOTSUPP = 95;
 

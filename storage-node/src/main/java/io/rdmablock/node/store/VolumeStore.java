@@ -541,7 +541,7 @@ public final class VolumeStore implements AutoCloseable {
         ClusterMap map = row.clusterShift() == 0 ? null : new ClusterMap(row.clusterShift(), row.sizeBytes());
         long fileBytes = map == null ? row.sizeBytes() : Syscalls.fileSize(buffered, file);
         return new StoreVolume(this, row.id(), row.name(), row.sizeBytes(), row.lbaSizeBytes(), row.allowedHosts(),
-                direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement(), map, fileBytes);
+                direct, buffered, dioOffsetAlign, dioMemAlign, FILE_SLOTS.getAndIncrement(), map, fileBytes, null);
     }
 
     private void preallocate(StoreVolume v, long offsetBytes, long lengthBytes, Path file) {
