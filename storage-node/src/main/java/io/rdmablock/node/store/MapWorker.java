@@ -1,8 +1,10 @@
 package io.rdmablock.node.store;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -19,12 +21,12 @@ import org.slf4j.LoggerFactory;
  * copy: it copies the kept part of a redirected cluster ({@code copy_file_range(2)}, inside the kernel), writes live
  * map changes in group commits, syncs them for FLUSH and FUA, and punches freed clusters before they are reused.
  *
- * <p>Ordering (docs/snapshots.md, "Crash safety"): a change that redirects a cluster, or that a FUA write or a FLUSH
- * needs durable, is committed with {@code fdatasync} of the volume's data file first and a synced RocksDB write
- * after, so a durable map entry never points at data that is not durable. A first write into an unallocated
- * cluster is committed unsynced (it survives {@code kill -9}; after a power loss without FLUSH its cluster may read
- * zero, which is what the block held before). A finished task is handed back to its queue
- * ({@link MappedBlockQueue#workerDone}) with {@code 0} or {@code -errno}.
+ * <p>Ordering (docs/snapshots.md, "Crash safety"): a durable map entry never points at data that is not durable. A
+ * redirect's copy and write are {@code RWF_DSYNC}, so its entry is written unsynced (it survives {@code kill -9} at
+ * once, a power loss after the next sync); a first write into an unallocated cluster is committed unsynced too
+ * (after a power loss without FLUSH its cluster may read zero, which is what the block held before); a FUA write's
+ * entry is synced before the write completes, and a FLUSH syncs every entry written before it. A finished task is
+ * handed back to its queue ({@link MappedBlockQueue#workerDone}) with {@code 0} or {@code -errno}.
  */
 final class MapWorker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MapWorker.class);
@@ -46,11 +48,24 @@ final class MapWorker implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closing;
     private long lastSyncStartNs = System.nanoTime();
+    /**
+     * Copies run on {@link #COPIERS} threads of their own: each waits for its device write ({@code RWF_DSYNC}), so
+     * copies of different clusters overlap instead of queueing behind each other and behind commits.
+     */
+    private final java.util.concurrent.ExecutorService copiers;
+    /** Per copier thread: a page-aligned copy buffer (for O_DIRECT) and its iovec. */
+    private static final ThreadLocal<MemorySegment[]> COPY_BUF = ThreadLocal.withInitial(() -> new MemorySegment[] {
+        Arena.global().allocate(1 << 20, 4096), Arena.global().allocate(16, 8)});
+    private final java.util.concurrent.atomic.AtomicLong copiedBytes = new java.util.concurrent.atomic.AtomicLong();
+    /** Copier threads per store. */
+    static final int COPIERS = 8;
 
     MapWorker(MetadataDb meta, Supplier<Collection<StoreVolume>> volumes, String name) {
         this.meta = meta;
         this.volumes = volumes;
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
+        this.copiers = java.util.concurrent.Executors.newFixedThreadPool(COPIERS,
+                Thread.ofPlatform().daemon().name(name + "-copy-", 0).factory());
         thread.start();
     }
 
@@ -59,7 +74,8 @@ final class MapWorker implements AutoCloseable {
      * {@code src} to physical byte {@code dst} of {@code v}'s data file.
      */
     void copy(StoreVolume v, MappedBlockQueue q, int piece, long src, long dst, long loLen, long hi, long hiLen) {
-        post(new Task(COPY, v, q, piece, src, dst, loLen, hi | (hiLen << 32), false));
+        Task t = new Task(COPY, v, q, piece, src, dst, loLen, hi | (hiLen << 32), false);
+        copiers.execute(() -> q.workerDone(piece, copy(t)));
     }
 
     /** Records logical cluster {@code c} of {@code v} as physical {@code phys} ({@code -1} = unallocated). */
@@ -99,11 +115,7 @@ final class MapWorker implements AutoCloseable {
         Task t;
         while ((t = tasks.poll()) != null) {
             any = true;
-            if (t.kind() == COPY) {
-                t.q().workerDone(t.piece(), copy(t));
-            } else {
-                commits.add(t);
-            }
+            commits.add(t);
         }
         if (!commits.isEmpty()) {
             commit(commits);
@@ -111,60 +123,103 @@ final class MapWorker implements AutoCloseable {
         return any;
     }
 
-    private static int copy(Task t) {
-        int fd = t.v().bufferedFd;
+    /**
+     * Copies the kept ranges of a redirected cluster, durably ({@code RWF_DSYNC}): the map entry that will point at
+     * the new cluster is then written without waiting for a sync, yet can never be durable before the data it
+     * points to. Through the O_DIRECT descriptor when the ranges meet its alignment, else the buffered one.
+     */
+    private int copy(Task t) {
+        if (closing) {
+            return -Syscalls.ENXIO;
+        }
+        StoreVolume v = t.v();
         long loLen = t.c();
         long hi = t.d() & 0xffffffffL;
         long hiLen = t.d() >>> 32;
-        int r = loLen == 0 ? 0 : Syscalls.copyRange(fd, t.a(), t.b(), loLen);
+        int r = loLen == 0 ? 0 : copyDurably(v, t.a(), t.b(), loLen);
         if (r == 0 && hiLen > 0) {
-            r = Syscalls.copyRange(fd, t.a() + hi, t.b() + hi, hiLen);
+            r = copyDurably(v, t.a() + hi, t.b() + hi, hiLen);
         }
         return r;
     }
 
-    /** One group commit: data of synced volumes first, then the map batch (synced when any task needs it). */
+    private int copyDurably(StoreVolume v, long src, long dst, long len) {
+        boolean direct = ((src | dst | len) & v.dioOffsetMask) == 0;
+        int fd = direct ? v.directFd : v.bufferedFd;
+        MemorySegment err = Syscalls.threadErrState();
+        MemorySegment[] bufs = COPY_BUF.get();
+        MemorySegment copyBuf = bufs[0];
+        MemorySegment iov = bufs[1];
+        for (long done = 0; done < len; ) {
+            long n = Math.min(len - done, copyBuf.byteSize());
+            long r = Syscalls.pread(err, fd, copyBuf.address(), n, src + done);
+            if (r < 0) {
+                int e = Syscalls.errno(err);
+                if (e == Syscalls.EINTR) {
+                    continue;
+                }
+                return -e;
+            }
+            if (r == 0) { // past the end of the file: the rest of the source reads zero, as the new hole does
+                return 0;
+            }
+            iov.set(ValueLayout.JAVA_LONG, 0, copyBuf.address());
+            iov.set(ValueLayout.JAVA_LONG, 8, r);
+            long w = Syscalls.pwritev2(err, fd, iov.address(), dst + done, Syscalls.RWF_DSYNC);
+            if (w < 0) {
+                int e = Syscalls.errno(err);
+                if (e == Syscalls.EINTR) {
+                    continue;
+                }
+                return -e;
+            }
+            if (w != r) {
+                return -Syscalls.EIO;
+            }
+            done += r;
+            copiedBytes.addAndGet(r);
+        }
+        return 0;
+    }
+
+    /**
+     * One group commit of every map change posted so far: one RocksDB batch, synced when a FUA write or a FLUSH
+     * asked for it. The data behind every change is already durable where it must be (a redirect's copy and write
+     * are {@code RWF_DSYNC}), so the batch needs no {@code fdatasync} first.
+     */
     private void commit(List<Task> commits) {
         boolean sync = false;
-        IdentityHashMap<StoreVolume, Boolean> dataSync = new IdentityHashMap<>();
         for (Task t : commits) {
             sync |= t.sync();
-            if (t.kind() == COMMIT && t.sync()) {
-                dataSync.put(t.v(), Boolean.TRUE);
-            }
         }
         long start = System.nanoTime();
         int result = 0;
-        for (StoreVolume v : dataSync.keySet()) {
-            int r = Syscalls.fdatasyncRaw(Syscalls.threadErrState(), v.bufferedFd);
-            if (r < 0) {
-                result = -Syscalls.errno(Syscalls.threadErrState());
-                LOG.warn("fdatasync before a map commit failed: volume={}, errno={}", v.id(), -result);
+        try (WriteBatch b = new WriteBatch()) {
+            for (Task t : commits) {
+                if (t.kind() == COMMIT) {
+                    MetadataDb.putLive(b, t.v().id(), t.a(), t.b());
+                }
             }
-        }
-        if (result == 0) {
-            try (WriteBatch b = new WriteBatch()) {
-                for (Task t : commits) {
-                    if (t.kind() == COMMIT) {
-                        MetadataDb.putLive(b, t.v().id(), t.a(), t.b());
-                    }
-                }
-                if (b.count() > 0) {
-                    meta.write(b, sync);
-                } else if (sync) {
-                    meta.syncWal();
-                }
-                if (sync) {
-                    lastSyncStartNs = start;
-                }
-            } catch (RocksDBException | RuntimeException e) {
-                LOG.warn("cluster-map commit failed: tasks={}: {}", commits.size(), e.toString());
-                result = -Syscalls.EIO;
+            if (b.count() > 0) {
+                meta.write(b, sync);
+            } else if (sync) {
+                meta.syncWal();
             }
+            if (sync) {
+                lastSyncStartNs = start;
+            }
+        } catch (RocksDBException | RuntimeException e) {
+            LOG.warn("cluster-map commit failed: tasks={}: {}", commits.size(), e.toString());
+            result = -Syscalls.EIO;
         }
         for (Task t : commits) {
             t.q().workerDone(t.piece(), result);
         }
+    }
+
+    /** Bytes copied for redirects since the store opened (the cost of first writes after a snapshot). */
+    long copiedBytes() {
+        return copiedBytes.get();
     }
 
     /** Punches freed clusters whose freeing is durable, then makes them reusable. */
@@ -193,6 +248,12 @@ final class MapWorker implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        copiers.shutdown();
+        try {
+            copiers.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         LockSupport.unpark(thread);
         try {
             thread.join(10_000);

@@ -397,7 +397,7 @@ final class MappedBlockQueue implements BlockQueue {
         } else {
             pStage[piece] = COMMIT; // a whole shared cluster cannot get here (n == cb handled above)
             workerPending++;
-            worker.commit(v, this, piece, c, fresh, true);
+            worker.commit(v, this, piece, c, fresh, false);
         }
         return true;
     }
@@ -405,7 +405,9 @@ final class MappedBlockQueue implements BlockQueue {
     private void issueWrite(int piece) {
         int cmd = pCmd[piece];
         pStage[piece] = RAW_THEN_COMMIT;
-        raw.submitWrite(cVol[cmd], pPhysOff[piece], cBuf[cmd].asSlice(pBufOff[piece], pLen[piece]), cFua[cmd], piece);
+        // a redirect's data is written durably: its map entry is then committed without a sync (MapWorker)
+        boolean dsync = cFua[cmd] || pOld[piece] != 0;
+        raw.submitWrite(cVol[cmd], pPhysOff[piece], cBuf[cmd].asSlice(pBufOff[piece], pLen[piece]), dsync, piece);
     }
 
     /** Collects backend completions and worker answers, then retries parked commands. */
@@ -442,8 +444,7 @@ final class MappedBlockQueue implements BlockQueue {
                 } else {
                     pStage[piece] = COMMIT;
                     workerPending++;
-                    boolean sync = cFua[cmd] || pOld[piece] != 0; // a redirect keeps old data: ordered durable
-                    worker.commit(cVol[cmd], this, piece, pCluster[piece], pNew[piece], sync);
+                    worker.commit(cVol[cmd], this, piece, pCluster[piece], pNew[piece], cFua[cmd]);
                 }
             }
             case RAW_THEN_SYNC -> {
@@ -471,7 +472,7 @@ final class MappedBlockQueue implements BlockQueue {
                 } else {
                     pStage[piece] = COMMIT;
                     workerPending++;
-                    worker.commit(cVol[cmd], this, piece, pCluster[piece], pNew[piece], true);
+                    worker.commit(cVol[cmd], this, piece, pCluster[piece], pNew[piece], false);
                 }
             }
             case COMMIT -> {
