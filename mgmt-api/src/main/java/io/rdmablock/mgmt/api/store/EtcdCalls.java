@@ -118,8 +118,8 @@ final class EtcdCalls {
             String m = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
             if (t instanceof SSLException || t instanceof CertificateException || m.contains("ssl")
                     || m.contains("handshake") || m.contains("certificate")) {
-                throw new MetadataStoreException("TLS with etcd " + config.endpoints() + " failed: " + t.getMessage()
-                        + "; check " + (access.tls() ? "--etcd-ca-cert " + access.caCert() + (access.cert() == null
+                throw new MetadataStoreException("TLS with etcd " + config.endpoints() + " failed (" + root(failure)
+                        + "); check " + (access.tls() ? "--etcd-ca-cert " + access.caCert() + (access.cert() == null
                         ? " (no --etcd-cert/--etcd-key given: a member started with --client-cert-auth needs them)"
                         : ", --etcd-cert " + access.cert() + ", --etcd-key " + access.key())
                         + " and that the members' certificates name " + config.endpoints().getFirst().getHost()
@@ -134,8 +134,19 @@ final class EtcdCalls {
                         + "--etcd-user and --etcd-password-file"
                         : "--etcd-user " + access.user() + " with the password of --etcd-password-file "
                         + access.passwordFile() + " (wrong user or password, or the user lacks a role on the prefix "
-                        + config.prefix() + ")") + ": " + t.getMessage(), failure);
+                        + config.prefix() + ")") + " (" + root(failure) + ")", failure);
             }
         }
+    }
+
+    /** @return the first line of the innermost cause, with its class */
+    private static String root(Throwable failure) {
+        Throwable t = failure;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String text = t.getClass().getSimpleName() + ": " + t.getMessage();
+        int end = text.indexOf('\n');
+        return end < 0 ? text : text.substring(0, end);
     }
 }

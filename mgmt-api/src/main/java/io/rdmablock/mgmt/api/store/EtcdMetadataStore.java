@@ -82,15 +82,15 @@ public final class EtcdMetadataStore implements MetadataStore {
     public record Config(List<URI> endpoints, String prefix, Duration callTimeout, EtcdAccess access,
                          SecretCipher secrets) {
         /**
-         * @throws IllegalArgumentException when a value is out of its bounds, or the endpoints' schemes do not fit
-         *                                  {@code access} ({@link EtcdAccess#checkEndpoints})
+         * @throws IllegalArgumentException when a value is out of its bounds (the endpoints' schemes are checked
+         *                                  against {@code access} at the open, {@link EtcdAccess#checkEndpoints})
          */
         public Config {
             endpoints = List.copyOf(Objects.requireNonNull(endpoints, "endpoints"));
             if (endpoints.isEmpty()) {
                 throw new IllegalArgumentException("invalid endpoints: endpoints=[], must name at least one URL");
             }
-            Objects.requireNonNull(access, "access").checkEndpoints(endpoints);
+            Objects.requireNonNull(access, "access");
             Objects.requireNonNull(secrets, "secrets");
             Objects.requireNonNull(prefix, "prefix");
             if (prefix.isEmpty()) {
