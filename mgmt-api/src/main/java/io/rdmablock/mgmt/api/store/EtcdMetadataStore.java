@@ -10,8 +10,6 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.rdmablock.mgmt.client.Json;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -133,7 +131,6 @@ public final class EtcdMetadataStore implements MetadataStore {
         }
     }
 
-    private static final Logger LOG = LoggerFactory.getLogger(EtcdMetadataStore.class);
     private final Config config;
     private final Client client;
     private final SecretCipher secrets;
@@ -197,28 +194,20 @@ public final class EtcdMetadataStore implements MetadataStore {
         return EtcdAccess.NONE.newClient(endpoints);
     }
 
-    /** One WARN when secrets are stored in clear: no key file and any host, or a key file and older clear values. */
+    /** One WARN when secrets are stored in clear ({@link SecretCipher#warnClear}). */
     private void warnClearSecrets() {
-        long clear = 0;
+        var stored = new ArrayList<Object>();
         for (String prefix : new String[] {hostPrefix, nodePrefix}) {
-            var counted = new long[1];
             Class<?> type = prefix.equals(hostPrefix) ? HostRecord.class : NodeRecord.class;
             scanKeys(prefix, kv -> {
                 try {
-                    counted[0] += SecretCipher.holdsClearSecret(Json.read(kv.getValue().toString(
-                            StandardCharsets.UTF_8), type)) ? 1 : 0;
+                    stored.add(Json.read(kv.getValue().toString(StandardCharsets.UTF_8), type));
                 } catch (IllegalArgumentException e) {
                     // a corrupt record fails where it is read, not here
                 }
             });
-            clear += counted[0];
         }
-        if (clear > 0) {
-            LOG.warn("etcd {} prefix {}: {} host or node records hold secrets (DH-HMAC-CHAP secrets, node keys) in "
-                    + "clear; {}", config.endpoints(), config.prefix(), clear, secrets.enabled()
-                    ? "they are encrypted with --secret-key-file at their next write"
-                    : "give --secret-key-file to encrypt them at rest (docs/authentication.md)");
-        }
+        SecretCipher.warnClear("etcd " + config.endpoints() + " prefix " + config.prefix(), secrets, stored.stream());
     }
 
     /** @return this store's configuration */

@@ -1,5 +1,8 @@
 package io.rdmablock.mgmt.api.store;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -13,6 +16,7 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
+import java.util.stream.Stream;
 
 /**
  * Encryption at rest of the secrets a {@link MetadataStore} keeps: the hosts' DH-HMAC-CHAP secrets
@@ -27,6 +31,7 @@ import java.util.Objects;
  * <p>{@link #NONE} (no key file) stores values in clear, as before, and refuses to read a sealed one. Thread-safe.
  */
 public final class SecretCipher {
+    private static final Logger LOG = LoggerFactory.getLogger(SecretCipher.class);
     /** Start of a sealed value. */
     public static final String PREFIX = "enc:v1:";
     /** Key length, bytes (AES-256). */
@@ -189,6 +194,20 @@ public final class SecretCipher {
         @SuppressWarnings("unchecked")
         T t = (T) out;
         return t;
+    }
+
+    /**
+     * Logs one WARN when any of {@code stored} (records as stored, not opened) holds a secret in clear: without a key
+     * file that they are not encrypted, with one that they will be at their next write.
+     */
+    static void warnClear(String where, SecretCipher secrets, Stream<?> stored) {
+        long clear = stored.filter(SecretCipher::holdsClearSecret).count();
+        if (clear > 0) {
+            LOG.warn("{}: {} host or node records hold secrets (DH-HMAC-CHAP secrets, node keys) in clear; {}", where,
+                    clear, secrets.enabled() ? "they are encrypted with --secret-key-file " + secrets.keyFile()
+                            + " at their next write"
+                            : "not encrypted at rest: give --secret-key-file to encrypt them (docs/authentication.md)");
+        }
     }
 
     /** @return true when the record holds a secret stored in clear */
