@@ -106,6 +106,7 @@ public final class SecretCipher {
      * @param context associated data: the record's kind, name and field
      * @param plain   the secret (null stays null)
      * @return the sealed text, or {@code plain} itself when there is no key ({@link #NONE})
+     * @throws IllegalStateException when this JVM has no AES/GCM cipher (every standard JDK has it)
      */
     public String seal(String context, String plain) {
         if (plain == null || key == null) {

@@ -3,6 +3,8 @@ package io.rdmablock.mgmt.api.store;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.auth.Permission;
+import io.rdmablock.mgmt.api.MgmtServer;
+import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The etcd store against a real member with authentication enabled (users {@code root} and {@code rdmablock}, the
  * latter with a read-write role on {@value #PREFIX} only, made with jetcd's Auth client): with {@code --etcd-user}
  * and {@code --etcd-password-file} it reads and writes; a wrong password, no user, or a prefix outside the user's role
- * fail the open at once with a message naming the options.
+ * fail the open at once with a message naming the options. A management server leads as that user.
  */
 class EtcdAuthStoreTest {
     static final String PREFIX = "/rdmablock-auth/";
@@ -77,6 +79,16 @@ class EtcdAuthStoreTest {
             store.putNode(new NodeRecord("n1", "127.0.0.1:4420", "", 1 << 30, false, 1, 1, null, null));
             assertEquals("127.0.0.1:4420", store.node("n1").orElseThrow().fabricAddress());
             assertEquals(1, store.nodes().size());
+        }
+    }
+
+    /** The election and its lease work with a user whose role covers only the prefix (as docs/configuration.md says). */
+    @Test
+    void shouldLeadAManagementServerAsAUserWithARoleOnThePrefix() throws Exception {
+        Path pw = passwordFile("pw-lead", PASSWORD);
+        var store = new EtcdMetadataStore(config(PREFIX + "lead/", new EtcdAccess(null, null, null, "rdmablock", pw)));
+        try (var server = MgmtServer.start(store, MgmtServer.Settings.of("127.0.0.1", 0, "tok"))) {
+            Await.until(() -> server.leaderView().isLeader(), Duration.ofSeconds(30), "leader as etcd user rdmablock");
         }
     }
 
