@@ -23,6 +23,24 @@ public record MgmtConfiguration(long startTimeoutSeconds, long peerLeaseMaxMs) {
      */
     public static final String PEER_LEASE_MAX_MS = "rdmablock.mgmt.peerLeaseMaxMs";
 
+    /*
+     * The files of etcd's TLS and authentication and of the secrets' key (EtcdAccess, SecretCipher; docs/configuration.md):
+     * each is a command-line option of rdmablock mgmt whose default is this system property, else the environment
+     * variable named beside it, else none. Read by picocli at the command line, not by from()/current().
+     */
+    /** {@code --etcd-ca-cert}: CA of the etcd members' certificates, PEM (env {@code RDMABLOCK_ETCD_CA_CERT}). */
+    public static final String ETCD_CA_CERT = "rdmablock.mgmt.etcdCaCert";
+    /** {@code --etcd-cert}: client certificate towards etcd, PEM (env {@code RDMABLOCK_ETCD_CERT}). */
+    public static final String ETCD_CERT = "rdmablock.mgmt.etcdCert";
+    /** {@code --etcd-key}: its private key, PEM PKCS#8 (env {@code RDMABLOCK_ETCD_KEY}). */
+    public static final String ETCD_KEY = "rdmablock.mgmt.etcdKey";
+    /** {@code --etcd-user}: etcd user name (env {@code RDMABLOCK_ETCD_USER}). */
+    public static final String ETCD_USER = "rdmablock.mgmt.etcdUser";
+    /** {@code --etcd-password-file}: file holding its password (env {@code RDMABLOCK_ETCD_PASSWORD_FILE}). */
+    public static final String ETCD_PASSWORD_FILE = "rdmablock.mgmt.etcdPasswordFile";
+    /** {@code --secret-key-file}: key of the secrets at rest, base64 of 32 bytes (env {@code RDMABLOCK_SECRET_KEY_FILE}). */
+    public static final String SECRET_KEY_FILE = "rdmablock.mgmt.secretKeyFile";
+
     /** The defaults: 120 s, 60 s. */
     public static final MgmtConfiguration DEFAULTS = new MgmtConfiguration(120, 60_000);
 

@@ -9,6 +9,7 @@ import io.rdmablock.mgmt.api.ha.Leadership;
 import io.rdmablock.mgmt.api.store.EtcdMetadataStore;
 import io.rdmablock.mgmt.api.store.MetadataStore;
 import io.rdmablock.mgmt.api.store.RocksMetadataStore;
+import io.rdmablock.mgmt.api.store.SecretCipher;
 import io.vertx.core.Vertx;
 
 import java.net.URI;
@@ -153,7 +154,19 @@ public final class MgmtServer implements AutoCloseable {
      *         when it does not answer within its call timeout)
      */
     public static MetadataStore openStore(Path dataDir, EtcdMetadataStore.Config etcd) {
-        return etcd != null ? new EtcdMetadataStore(etcd) : new RocksMetadataStore(dataDir.resolve("metadata"));
+        return openStore(dataDir, etcd, etcd != null ? etcd.secrets() : SecretCipher.NONE);
+    }
+
+    /**
+     * As {@link #openStore(Path, EtcdMetadataStore.Config)}, the secrets (hosts' DH-HMAC-CHAP secrets, node keys)
+     * sealed with {@code secrets} in either store ({@link SecretCipher#NONE}: in clear).
+     *
+     * @throws io.rdmablock.mgmt.api.store.MetadataStoreException as there
+     * @throws IllegalArgumentException when etcd's TLS or password files cannot be used (naming the option)
+     */
+    public static MetadataStore openStore(Path dataDir, EtcdMetadataStore.Config etcd, SecretCipher secrets) {
+        return etcd != null ? new EtcdMetadataStore(etcd.withSecrets(secrets))
+                : new RocksMetadataStore(dataDir.resolve("metadata"), secrets);
     }
 
     /**
@@ -164,7 +177,19 @@ public final class MgmtServer implements AutoCloseable {
      *                               taken or the TLS files cannot be read
      */
     public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, Settings settings) {
-        MetadataStore store = openStore(dataDir, etcd);
+        return start(dataDir, etcd, etcd != null ? etcd.secrets() : SecretCipher.NONE, settings);
+    }
+
+    /**
+     * As {@link #start(Path, EtcdMetadataStore.Config, Settings)} on {@link #openStore(Path,
+     * EtcdMetadataStore.Config, SecretCipher)}: the stored secrets sealed with {@code secrets}.
+     *
+     * @throws IllegalStateException    as there
+     * @throws IllegalArgumentException when etcd's TLS or password files cannot be used (naming the option)
+     */
+    public static MgmtServer start(Path dataDir, EtcdMetadataStore.Config etcd, SecretCipher secrets,
+                                   Settings settings) {
+        MetadataStore store = openStore(dataDir, etcd, secrets);
         try {
             return start(store, settings);
         } catch (RuntimeException e) {

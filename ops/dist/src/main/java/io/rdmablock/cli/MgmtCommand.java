@@ -1,7 +1,10 @@
 package io.rdmablock.cli;
 
 import io.rdmablock.mgmt.api.MgmtServer;
+import io.rdmablock.mgmt.api.MgmtConfiguration;
+import io.rdmablock.mgmt.api.store.EtcdAccess;
 import io.rdmablock.mgmt.api.store.EtcdMetadataStore;
+import io.rdmablock.mgmt.api.store.SecretCipher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -28,7 +31,10 @@ import java.util.concurrent.CountDownLatch;
  * HTTPS; without them it is plain HTTP, meant for loopback (a warning on stderr for any other listen address), and
  * the nodes' secrets go only to nodes connecting over loopback unless {@code --allow-plaintext-secrets} (labs).
  * Timeouts: {@code --idle-timeout-ms}, {@code --request-timeout-ms}. Several servers on one etcd: each gives
- * {@code --advertise-url} (the URL the others redirect writes to; default its listener's).
+ * {@code --advertise-url} (the URL the others redirect writes to; default its listener's). etcd over TLS:
+ * {@code --etcd-ca-cert} (+ {@code --etcd-cert}/{@code --etcd-key} for a client certificate); etcd users:
+ * {@code --etcd-user} + {@code --etcd-password-file}. {@code --secret-key-file} encrypts the stored secrets
+ * (docs/configuration.md).
  */
 @Command(name = "mgmt", description = "Run the management server (REST API, cluster metadata).",
         mixinStandardHelpOptions = true)
@@ -118,6 +124,42 @@ public final class MgmtCommand implements Callable<Integer> {
                     + "100..600000).")
     long etcdTimeoutMs;
 
+    @Option(names = "--etcd-ca-cert", paramLabel = "PEM",
+            defaultValue = "${sys:" + MgmtConfiguration.ETCD_CA_CERT + ":-${env:RDMABLOCK_ETCD_CA_CERT}}",
+            description = "Talk TLS to etcd, trusting this CA for the members' certificates (PEM; env "
+                    + "RDMABLOCK_ETCD_CA_CERT). Needed by https:// endpoints, refused with http:// ones.")
+    Path etcdCaCert;
+
+    @Option(names = "--etcd-cert", paramLabel = "PEM",
+            defaultValue = "${sys:" + MgmtConfiguration.ETCD_CERT + ":-${env:RDMABLOCK_ETCD_CERT}}",
+            description = "Client certificate towards etcd (PEM, leaf first; for etcd's --client-cert-auth; env "
+                    + "RDMABLOCK_ETCD_CERT); needs --etcd-key and --etcd-ca-cert.")
+    Path etcdCert;
+
+    @Option(names = "--etcd-key", paramLabel = "PEM",
+            defaultValue = "${sys:" + MgmtConfiguration.ETCD_KEY + ":-${env:RDMABLOCK_ETCD_KEY}}",
+            description = "Private key of --etcd-cert (PEM, PKCS#8 unencrypted; env RDMABLOCK_ETCD_KEY).")
+    Path etcdKey;
+
+    @Option(names = "--etcd-user", paramLabel = "NAME",
+            defaultValue = "${sys:" + MgmtConfiguration.ETCD_USER + ":-${env:RDMABLOCK_ETCD_USER}}",
+            description = "etcd user (etcd's authentication; env RDMABLOCK_ETCD_USER); needs --etcd-password-file.")
+    String etcdUser;
+
+    @Option(names = "--etcd-password-file", paramLabel = "FILE",
+            defaultValue = "${sys:" + MgmtConfiguration.ETCD_PASSWORD_FILE + ":-${env:RDMABLOCK_ETCD_PASSWORD_FILE}}",
+            description = "File whose first line is the password of --etcd-user (env RDMABLOCK_ETCD_PASSWORD_FILE; "
+                    + "never a password on the command line).")
+    Path etcdPasswordFile;
+
+    @Option(names = "--secret-key-file", paramLabel = "FILE",
+            defaultValue = "${sys:" + MgmtConfiguration.SECRET_KEY_FILE + ":-${env:RDMABLOCK_SECRET_KEY_FILE}}",
+            description = "Encrypt the hosts' DH-HMAC-CHAP secrets and the node keys in the metadata store (etcd or "
+                    + "RocksDB) with AES-256-GCM under this key: base64 of 32 random bytes, made with "
+                    + "'head -c 32 /dev/urandom | base64 > FILE' (env RDMABLOCK_SECRET_KEY_FILE). Every management "
+                    + "server of a cluster needs the same file. Without it they are stored in clear.")
+    Path secretKeyFile;
+
     @Option(names = "--rebuild-after-ms", paramLabel = "MS", defaultValue = "600000",
             description = "A copy whose node has not heartbeated for this long is rebuilt on another node "
                     + "(docs/resync.md; default ${DEFAULT-VALUE}, 1000..604800000).")
@@ -151,9 +193,8 @@ public final class MgmtCommand implements Callable<Integer> {
             throw new IllegalArgumentException("invalid --etcd-timeout-ms: --etcd-timeout-ms=" + etcdTimeoutMs
                     + ", min=100, max=600000");
         }
-        EtcdMetadataStore.Config etcd = etcdEndpoints == null || etcdEndpoints.isBlank() ? null
-                : new EtcdMetadataStore.Config(EtcdMetadataStore.Config.parseEndpoints(etcdEndpoints), etcdPrefix,
-                        Duration.ofMillis(etcdTimeoutMs));
+        EtcdMetadataStore.Config etcd = etcdConfig();
+        SecretCipher secrets = secretKeyFile == null ? SecretCipher.NONE : SecretCipher.fromKeyFile(secretKeyFile);
         if (rebuildAfterMs < 1_000 || rebuildAfterMs > 604_800_000L) {
             throw new IllegalArgumentException("invalid --rebuild-after-ms: --rebuild-after-ms=" + rebuildAfterMs
                     + ", min=1000, max=604800000");
@@ -185,13 +226,17 @@ public final class MgmtCommand implements Callable<Integer> {
                     : "; nodes connecting from other machines get no secrets (node keys, host secrets)"));
             spec.commandLine().getErr().flush();
         }
-        server = MgmtServer.start(dataDir, etcd, MgmtServer.Settings.of(hostPort[0], Integer.parseInt(hostPort[1]),
+        server = MgmtServer.start(dataDir, etcd, secrets, MgmtServer.Settings.of(hostPort[0], Integer.parseInt(hostPort[1]),
                         clusterToken).withHttp(http).withNodeTimeoutMs(nodeTimeoutMs).withLeaseMs(leaseMs)
                 .withSweepIntervalMs(sweepMs).withRebuildAfterMs(rebuildAfterMs).withAdvertiseUrl(advertiseUrl));
         PrintWriter out = spec.commandLine().getOut();
         out.println("management API: " + server.url());
         out.println("metadata: " + (etcd == null ? "RocksDB in " + dataDir.resolve("metadata")
-                : "etcd " + etcd.endpoints() + " prefix " + etcd.prefix()));
+                : "etcd " + etcd.endpoints() + " prefix " + etcd.prefix() + (etcd.access().tls() ? ", TLS" : "")
+                + (etcd.access().cert() != null ? ", client certificate" : "")
+                + (etcd.access().user() != null ? ", user " + etcd.access().user() : "")));
+        out.println("secrets at rest: " + (secrets.enabled() ? "encrypted (AES-256-GCM, --secret-key-file "
+                + secretKeyFile + ")" : "in clear (no --secret-key-file)"));
         if (etcd != null) {
             out.println("advertised URL: " + server.leaderView().selfUrl() + " (leader election "
                     + MgmtServer.electionOf(etcd) + ")");
@@ -210,6 +255,21 @@ public final class MgmtCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         stopped.await();
         return ExitCodes.OK;
+    }
+
+    /** @return the etcd store's configuration, or null without --etcd-endpoints (then no etcd option may be given) */
+    private EtcdMetadataStore.Config etcdConfig() {
+        var access = new EtcdAccess(etcdCaCert, etcdCert, etcdKey, etcdUser, etcdPasswordFile);
+        if (etcdEndpoints == null || etcdEndpoints.isBlank()) {
+            if (!access.equals(EtcdAccess.NONE)) {
+                throw new IllegalArgumentException("invalid etcd options: --etcd-ca-cert, --etcd-cert, --etcd-key, "
+                        + "--etcd-user and --etcd-password-file need --etcd-endpoints");
+            }
+            return null;
+        }
+        var endpoints = EtcdMetadataStore.Config.parseEndpoints(etcdEndpoints);
+        access.checkEndpoints(endpoints);
+        return new EtcdMetadataStore.Config(endpoints, etcdPrefix, Duration.ofMillis(etcdTimeoutMs)).withAccess(access);
     }
 
     private String resolveToken() throws IOException {

@@ -3,14 +3,12 @@ package io.rdmablock.mgmt.api.store;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.common.exception.ClosedClientException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
-import io.grpc.Status;
 import io.rdmablock.mgmt.client.Json;
 
 import java.net.URI;
@@ -22,17 +20,16 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@link MetadataStore} on an etcd v3 cluster (jetcd client; etcd API: https://etcd.io/docs/v3.4/learning/api/), for
  * several management servers sharing one metadata. Keys (UTF-8) are {@code <prefix>volumes/<name>},
  * {@code <prefix>nodes/<nodeId>}, {@code <prefix>host-credentials/<id>} (a hash, {@link HostCredentialRecord}) and
- * {@code <prefix>hosts/<hostNqn>} (a host's secrets in clear, {@link HostRecord};
- * etcd's own access control and TLS protect them) under {@link Config#prefix()} (default {@value #DEFAULT_PREFIX});
- * values are the records as JSON ({@link Json}, the serialisation {@link RocksMetadataStore} uses).
+ * {@code <prefix>hosts/<hostNqn>} (a host's DH-HMAC-CHAP secrets, {@link HostRecord}) under {@link Config#prefix()}
+ * (default {@value #DEFAULT_PREFIX}); values are the records as JSON ({@link Json}, the serialisation
+ * {@link RocksMetadataStore} uses). The connection: {@link Config#access()} (TLS, client certificate, etcd user).
+ * The secrets (host secrets, node keys) are encrypted with {@link Config#secrets()} when it has a key file, else
+ * stored in clear (one warning at open when there are any).
  *
  * <p>Revisions are etcd's own: {@link #volumeVersioned(String)} returns the key's {@code mod_revision}, and
  * {@link #replaceVolume(String, long, VolumeRecord)} is one transaction
@@ -77,13 +74,22 @@ public final class EtcdMetadataStore implements MetadataStore {
      * @param prefix      key prefix, non-empty, e.g. {@value #DEFAULT_PREFIX}; several clusters can share one etcd
      *                    with distinct prefixes
      * @param callTimeout bound of each store call, 100 ms .. 10 min
+     * @param access      TLS and authentication towards etcd ({@link EtcdAccess#NONE}: plain, none)
+     * @param secrets     encryption of the stored secrets ({@link SecretCipher#NONE}: in clear)
      */
-    public record Config(List<URI> endpoints, String prefix, Duration callTimeout) {
+    public record Config(List<URI> endpoints, String prefix, Duration callTimeout, EtcdAccess access,
+                         SecretCipher secrets) {
+        /**
+         * @throws IllegalArgumentException when a value is out of its bounds (the endpoints' schemes are checked
+         *                                  against {@code access} at the open, {@link EtcdAccess#checkEndpoints})
+         */
         public Config {
             endpoints = List.copyOf(Objects.requireNonNull(endpoints, "endpoints"));
             if (endpoints.isEmpty()) {
                 throw new IllegalArgumentException("invalid endpoints: endpoints=[], must name at least one URL");
             }
+            Objects.requireNonNull(access, "access");
+            Objects.requireNonNull(secrets, "secrets");
             Objects.requireNonNull(prefix, "prefix");
             if (prefix.isEmpty()) {
                 throw new IllegalArgumentException("invalid prefix: prefix=\"\", must be non-empty");
@@ -95,9 +101,24 @@ public final class EtcdMetadataStore implements MetadataStore {
             }
         }
 
+        /** Plain connection, secrets in clear. @throws IllegalArgumentException as the canonical constructor */
+        public Config(List<URI> endpoints, String prefix, Duration callTimeout) {
+            this(endpoints, prefix, callTimeout, EtcdAccess.NONE, SecretCipher.NONE);
+        }
+
         /** Endpoints with the default prefix and call timeout. */
         public static Config of(List<URI> endpoints) {
             return new Config(endpoints, DEFAULT_PREFIX, DEFAULT_CALL_TIMEOUT);
+        }
+
+        /** @return this configuration with {@code v} as {@link #access()} */
+        public Config withAccess(EtcdAccess v) {
+            return new Config(endpoints, prefix, callTimeout, v, secrets);
+        }
+
+        /** @return this configuration with {@code v} as {@link #secrets()} */
+        public Config withSecrets(SecretCipher v) {
+            return new Config(endpoints, prefix, callTimeout, access, v);
         }
 
         /**
@@ -106,35 +127,13 @@ public final class EtcdMetadataStore implements MetadataStore {
          * @throws IllegalArgumentException when empty or an entry is not an {@code http://} / {@code https://} URL
          */
         public static List<URI> parseEndpoints(String commaSeparated) {
-            var out = new ArrayList<URI>();
-            for (String part : Objects.requireNonNull(commaSeparated, "endpoints").split(",")) {
-                String s = part.trim();
-                if (s.isEmpty()) {
-                    continue;
-                }
-                URI uri;
-                try {
-                    uri = URI.create(s);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("invalid etcd endpoint: endpoint=\"" + s + "\", " + e.getMessage());
-                }
-                if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                        || uri.getPort() < 0) {
-                    throw new IllegalArgumentException("invalid etcd endpoint: endpoint=\"" + s
-                            + "\", must be http://HOST:PORT or https://HOST:PORT");
-                }
-                out.add(uri);
-            }
-            if (out.isEmpty()) {
-                throw new IllegalArgumentException("invalid etcd endpoints: \"" + commaSeparated
-                        + "\", must name at least one URL");
-            }
-            return List.copyOf(out);
+            return EtcdCalls.parseEndpoints(commaSeparated);
         }
     }
 
     private final Config config;
     private final Client client;
+    private final SecretCipher secrets;
     private final String volumePrefix;
     private final String nodePrefix;
     private final String hostPrefix;
@@ -146,10 +145,15 @@ public final class EtcdMetadataStore implements MetadataStore {
      * refused at start), retrying for up to {@link #OPEN_BOUND} or {@link Config#callTimeout()}, the longer.
      *
      * @throws MetadataStoreUnavailableException when etcd does not answer within that bound
+     * @throws MetadataStoreException              when etcd refuses the connection for good: a TLS handshake that
+     *                                             fails (the message names the TLS options), or a refused user or
+     *                                             password (naming {@code --etcd-user})
+     * @throws IllegalArgumentException            as {@link EtcdAccess#newClient} (a TLS or password file)
      */
     public EtcdMetadataStore(Config config) {
         this.config = Objects.requireNonNull(config, "config");
-        this.client = newClient(config.endpoints());
+        this.secrets = config.secrets();
+        this.client = config.access().newClient(config.endpoints());
         this.volumePrefix = config.prefix() + "volumes/";
         this.nodePrefix = config.prefix() + "nodes/";
         this.hostPrefix = config.prefix() + "hosts/";
@@ -162,14 +166,19 @@ public final class EtcdMetadataStore implements MetadataStore {
                             GetOption.builder().withCountOnly(true).isPrefix(true).build()));
                     break;
                 } catch (MetadataStoreUnavailableException e) {
+                    EtcdCalls.throwIfRefused(config, e);
                     if (System.nanoTime() - deadline > 0 || Thread.currentThread().isInterrupted()) {
                         throw new MetadataStoreUnavailableException("etcd " + config.endpoints()
                                 + " did not answer within " + Math.max(OPEN_BOUND.toMillis(),
                                 config.callTimeout().toMillis()) + " ms of the open: " + e.getMessage(), e);
                     }
                     Thread.sleep(200);
+                } catch (MetadataStoreException e) {
+                    EtcdCalls.throwIfRefused(config, e);
+                    throw e;
                 }
             }
+            warnClearSecrets();
         } catch (InterruptedException e) {
             client.close();
             Thread.currentThread().interrupt();
@@ -180,21 +189,25 @@ public final class EtcdMetadataStore implements MetadataStore {
         }
     }
 
-    /**
-     * A jetcd client as this store and {@code io.rdmablock.mgmt.api.ha.Leadership} use it: the {@code hasleader}
-     * header on every request, no waiting for a connection inside gRPC (the caller's bound decides), 16 MiB answers.
-     */
+    /** @return a plain jetcd client as this store uses it ({@link EtcdAccess#newClient} of {@link EtcdAccess#NONE}) */
     public static Client newClient(List<URI> endpoints) {
-        return Client.builder()
-                .endpoints(endpoints.toArray(URI[]::new))
-                .header("hasleader", "true")
-                .waitForReady(false)
-                .connectTimeout(Duration.ofSeconds(2))
-                .keepaliveTime(Duration.ofSeconds(5))
-                .keepaliveTimeout(Duration.ofSeconds(3))
-                .retryMaxDuration(Duration.ofSeconds(2))
-                .maxInboundMessageSize(16 * 1024 * 1024)
-                .build();
+        return EtcdAccess.NONE.newClient(endpoints);
+    }
+
+    /** One WARN when secrets are stored in clear ({@link SecretCipher#warnClear}). */
+    private void warnClearSecrets() {
+        var stored = new ArrayList<Object>();
+        for (String prefix : new String[] {hostPrefix, nodePrefix}) {
+            Class<?> type = prefix.equals(hostPrefix) ? HostRecord.class : NodeRecord.class;
+            scanKeys(prefix, kv -> {
+                try {
+                    stored.add(Json.read(kv.getValue().toString(StandardCharsets.UTF_8), type));
+                } catch (IllegalArgumentException e) {
+                    // a corrupt record fails where it is read, not here
+                }
+            });
+        }
+        SecretCipher.warnClear("etcd " + config.endpoints() + " prefix " + config.prefix(), secrets, stored.stream());
     }
 
     /** @return this store's configuration */
@@ -426,8 +439,8 @@ public final class EtcdMetadataStore implements MetadataStore {
         return new byte[] {0}; // every key (etcd: "\0" as range end)
     }
 
-    private static ByteSequence encode(String key, Object record) {
-        byte[] value = Json.write(record).getBytes(StandardCharsets.UTF_8);
+    private ByteSequence encode(String key, Object record) {
+        byte[] value = Json.write(secrets.sealRecord(record)).getBytes(StandardCharsets.UTF_8);
         if (value.length > MAX_VALUE_BYTES) {
             throw new MetadataStoreException("put " + key + " refused: record of " + value.length
                     + " bytes, max=" + MAX_VALUE_BYTES + " (etcd request limit 1.5 MiB)", null);
@@ -435,69 +448,26 @@ public final class EtcdMetadataStore implements MetadataStore {
         return ByteSequence.from(value);
     }
 
-    private static <T> T decode(String key, KeyValue kv, Class<T> type) {
+    private <T> T decode(String key, KeyValue kv, Class<T> type) {
+        T record;
         try {
-            return Json.read(kv.getValue().toString(StandardCharsets.UTF_8), type);
+            record = Json.read(kv.getValue().toString(StandardCharsets.UTF_8), type);
         } catch (IllegalArgumentException e) {
             throw new MetadataStoreException("corrupt record " + key + ": " + e.getMessage(), e);
         }
+        return secrets.openRecord(record);
     }
 
     private static ByteSequence bytes(String s) {
         return ByteSequence.from(s, StandardCharsets.UTF_8);
     }
 
-    /** Waits for a call within the bound; maps failures to the store's exceptions. */
+    /** Waits for a call within the bound; maps failures to the store's exceptions ({@link EtcdCalls#await}). */
     private <T> T await(String what, CompletableFuture<T> call) {
         if (closed) {
             throw new MetadataStoreUnavailableException(what + " failed: the etcd store is closed", null);
         }
-        long timeoutMs = config.callTimeout().toMillis();
-        try {
-            return call.get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            call.cancel(true);
-            throw new MetadataStoreUnavailableException(what + " failed: etcd " + config.endpoints()
-                    + " did not answer within " + timeoutMs + " ms (no quorum, or unreachable)", e);
-        } catch (InterruptedException e) {
-            call.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new MetadataStoreUnavailableException(what + " interrupted", e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            if (isUnavailable(cause)) {
-                throw new MetadataStoreUnavailableException(what + " failed: etcd " + config.endpoints()
-                        + " unavailable: " + cause.getMessage(), cause);
-            }
-            throw new MetadataStoreException(what + " failed: " + cause, cause);
-        }
-    }
-
-    /** @return true for failures that say "etcd cannot answer now" rather than "this request is wrong" */
-    static boolean isUnavailable(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof ClosedClientException || t instanceof TimeoutException) {
-                return true;
-            }
-            Status status = Status.fromThrowable(t);
-            switch (status.getCode()) {
-                case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, ABORTED -> {
-                    return true;
-                }
-                default -> {
-                }
-            }
-            String message = String.valueOf(t.getMessage());
-            if (message.contains("etcdserver: no leader") || message.contains("etcdserver: request timed out")
-                    || message.contains("etcdserver: leader changed") || message.contains("etcdserver: too many requests")
-                    || message.contains("io exception") || message.contains("Connection refused")) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return EtcdCalls.await(config, what, call);
     }
 
     @Override

@@ -1,9 +1,11 @@
 package io.rdmablock.mgmt.api.store;
 
 /**
- * A host that must pass DH-HMAC-CHAP, as stored (store key: its NQN). The secrets are stored <em>in clear</em>, in
- * their {@code DHHC-1:hh:base64:} text form: whoever can read the metadata store (the RocksDB directory, the etcd
- * keys) can read them; docs/authentication.md, "Managed secrets". {@link #toString} never shows them.
+ * A host that must pass DH-HMAC-CHAP, as stored (store key: its NQN). The secrets are in their
+ * {@code DHHC-1:hh:base64:} text form here; the stores seal them with AES-256-GCM when the management server has a
+ * {@code --secret-key-file} ({@link SecretCipher}), else store them <em>in clear</em>: whoever can read the metadata
+ * store (the RocksDB directory, the etcd keys) can read them; docs/authentication.md, "Secrets at rest".
+ * {@link #toString} never shows them.
  *
  * @param hostNqn          the host NQN (the key)
  * @param dhchapSecret     the host's secret, validated ({@code io.rdmablock.nvme.auth.DhchapSecret})

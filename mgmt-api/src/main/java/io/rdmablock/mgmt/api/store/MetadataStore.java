@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Durable cluster metadata: volumes by name, nodes by id, hosts (DH-HMAC-CHAP secrets, stored in clear) by NQN,
+ * Durable cluster metadata: volumes by name, nodes by id, hosts (DH-HMAC-CHAP secrets: sealed with a
+ * {@link SecretCipher} when the store has a key, else in clear; given and taken in clear here) by NQN,
  * host credentials (their hashes) by id.
  * Every write is durable when the call returns. Implementations are thread-safe; the cluster service serialises
  * read-modify-write sequences itself. Failures surface as {@link MetadataStoreException}.

@@ -17,12 +17,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The embedded default {@link MetadataStore}: one RocksDB database in a directory. Keys are
  * {@code "volume/<name>"}, {@code "node/<nodeId>"}, {@code "host/<hostNqn>"} and {@code "host-credential/<id>"}
- * (UTF-8), values the records as JSON
- * (a host's secrets in clear, {@link HostRecord}). Writes use
+ * (UTF-8), values the records as JSON; the secrets in them (host secrets, node keys) sealed with the
+ * {@link SecretCipher} given at open, else in clear ({@link HostRecord}). Writes use
  * {@code sync=true} (fsync of the WAL before returning), so an acknowledged change survives a crash.
  * Only one process may open the directory (RocksDB's LOCK file); a second open fails with
  * {@link MetadataStoreException}.
@@ -51,6 +52,7 @@ public final class RocksMetadataStore implements MetadataStore {
     private final WriteOptions writeOptions;
     private final RocksDB db;
     private final Path dir;
+    private final SecretCipher secrets;
     private volatile boolean closed;
     /** Read-locked by every database call, write-locked by {@link #close}. */
     private final java.util.concurrent.locks.ReentrantReadWriteLock guard =
@@ -60,13 +62,23 @@ public final class RocksMetadataStore implements MetadataStore {
     private final Object volumeLock = new Object();
 
     /**
-     * Opens (creating if needed) the database in {@code dir}.
+     * Opens (creating if needed) the database in {@code dir}; secrets stored in clear ({@link SecretCipher#NONE}).
      *
      * @throws MetadataStoreException when the directory cannot be created or the database cannot be opened
      */
     public RocksMetadataStore(Path dir) {
+        this(dir, SecretCipher.NONE);
+    }
+
+    /**
+     * Opens (creating if needed) the database in {@code dir}, sealing the secrets it writes with {@code secrets}.
+     *
+     * @throws MetadataStoreException when the directory cannot be created or the database cannot be opened
+     */
+    public RocksMetadataStore(Path dir, SecretCipher secrets) {
         RocksDB.loadLibrary();
         this.dir = dir;
+        this.secrets = java.util.Objects.requireNonNull(secrets, "secrets");
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -84,6 +96,13 @@ public final class RocksMetadataStore implements MetadataStore {
         try {
             long stored = readLong(REVISION_KEY);
             revision = stored > 0 ? stored : LEGACY_REVISION;
+            try {
+                SecretCipher.warnClear("metadata store " + dir, secrets, Stream.concat(
+                        scan(HOST_PREFIX, HostRecord.class, false).stream(),
+                        scan(NODE_PREFIX, NodeRecord.class, false).stream()));
+            } catch (IllegalArgumentException e) {
+                // a corrupt record fails where it is read, not here
+            }
         } catch (MetadataStoreException e) {
             close();
             throw e;
@@ -199,7 +218,8 @@ public final class RocksMetadataStore implements MetadataStore {
             }
             long nextRevision = revision + 1;
             try (var batch = new WriteBatch()) {
-                batch.put(key(HOST_PREFIX + hostNqn), Json.write(next).getBytes(StandardCharsets.UTF_8));
+                batch.put(key(HOST_PREFIX + hostNqn), Json.write(secrets.sealRecord(next)).getBytes(
+                        StandardCharsets.UTF_8));
                 batch.put(key(HOST_REVISION_PREFIX + hostNqn), longBytes(nextRevision));
                 batch.put(key(REVISION_KEY), longBytes(nextRevision));
                 write(batch);
@@ -341,7 +361,7 @@ public final class RocksMetadataStore implements MetadataStore {
     private void put(String key, Object value) {
         guard.readLock().lock();
         try {
-            open().put(writeOptions, key(key), Json.write(value).getBytes(StandardCharsets.UTF_8));
+            open().put(writeOptions, key(key), Json.write(secrets.sealRecord(value)).getBytes(StandardCharsets.UTF_8));
         } catch (RocksDBException e) {
             throw new MetadataStoreException("put " + key + " failed in " + dir, e);
         } finally {
@@ -350,6 +370,11 @@ public final class RocksMetadataStore implements MetadataStore {
     }
 
     private <T> List<T> scan(String prefix, Class<T> type) {
+        return scan(prefix, type, true);
+    }
+
+    /** @param opened false: the records as stored, their secrets not opened */
+    private <T> List<T> scan(String prefix, Class<T> type, boolean opened) {
         var out = new ArrayList<T>();
         byte[] start = key(prefix);
         guard.readLock().lock();
@@ -359,7 +384,8 @@ public final class RocksMetadataStore implements MetadataStore {
                 if (!k.startsWith(prefix)) {
                     break;
                 }
-                out.add(decode(k, it.value(), type));
+                out.add(opened ? decode(k, it.value(), type)
+                        : Json.read(new String(it.value(), StandardCharsets.UTF_8), type));
             }
             it.status();
         } catch (RocksDBException e) {
@@ -401,12 +427,14 @@ public final class RocksMetadataStore implements MetadataStore {
         }
     }
 
-    private static <T> T decode(String key, byte[] value, Class<T> type) {
+    private <T> T decode(String key, byte[] value, Class<T> type) {
+        T record;
         try {
-            return Json.read(new String(value, StandardCharsets.UTF_8), type);
+            record = Json.read(new String(value, StandardCharsets.UTF_8), type);
         } catch (IllegalArgumentException e) {
             throw new MetadataStoreException("corrupt record " + key + ": " + e.getMessage(), e);
         }
+        return secrets.openRecord(record);
     }
 
     private static byte[] key(String key) {
