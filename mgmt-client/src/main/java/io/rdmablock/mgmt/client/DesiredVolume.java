@@ -27,11 +27,13 @@ import java.util.Objects;
  *                     and report ({@link VolumeReport#verify()}, docs/resync.md); null = none asked for
  * @param requireAuth  true: a host without a DH-HMAC-CHAP secret (file or {@link HeartbeatResponse#hosts()}) is
  *                     refused at Connect
+ * @param snapshots    for this node's primary copy: the snapshots to hold or delete ({@link DesiredSnapshot});
+ *                     empty otherwise, and from older servers
  */
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies,
-        Long leaseWaitMs, String verifyId, boolean requireAuth) {
+        Long leaseWaitMs, String verifyId, boolean requireAuth, List<DesiredSnapshot> snapshots) {
     /** @throws NullPointerException when {@code id}, {@code subnqn}, {@code state} or {@code role} is missing */
     public DesiredVolume {
         Objects.requireNonNull(id, "id");
@@ -40,6 +42,15 @@ public record DesiredVolume(
         Objects.requireNonNull(role, "role");
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         copies = copies == null ? List.of() : List.copyOf(copies);
+        snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
+    }
+
+    /** A desired volume without snapshots. */
+    public DesiredVolume(String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
+                         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync,
+                         List<DesiredCopy> copies, Long leaseWaitMs, String verifyId, boolean requireAuth) {
+        this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
+                leaseWaitMs, verifyId, requireAuth, List.of());
     }
 
     /** A builder of volume {@code id} named {@code name}; see {@link Builder} for the defaults. */
@@ -51,7 +62,7 @@ public record DesiredVolume(
      * Builds a {@link DesiredVolume}. Defaults: 8 MiB, 4096-byte blocks, no host allowed, NQN {@link
      * Volume#subnqnOf} the name, {@link VolumeState#READY}, not provisioned, epoch 1, this node {@link
      * CopyRole#PRIMARY} of a single copy (no copies listed), minInSync 1, lease wait unknown, no verify run, no
-     * authentication required.
+     * authentication required, no snapshots.
      */
     public static final class Builder {
         private final String id;
@@ -69,6 +80,7 @@ public record DesiredVolume(
         private Long leaseWaitMs;
         private String verifyId;
         private boolean requireAuth;
+        private List<DesiredSnapshot> snapshots = List.of();
 
         private Builder(String id, String name) {
             this.id = id;
@@ -141,10 +153,15 @@ public record DesiredVolume(
             return this;
         }
 
+        public Builder snapshots(List<DesiredSnapshot> v) {
+            snapshots = v;
+            return this;
+        }
+
         /** @throws NullPointerException as the record's constructor */
         public DesiredVolume build() {
             return new DesiredVolume(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch,
-                    role, minInSync, copies, leaseWaitMs, verifyId, requireAuth);
+                    role, minInSync, copies, leaseWaitMs, verifyId, requireAuth, snapshots);
         }
     }
 }

@@ -15,12 +15,22 @@ import java.util.List;
  *                       as it got; null when none
  * @param primarySilence for a secondary copy in sync or syncing: its primary has renewed no peer lease here for a
  *                       lease ({@link PrimarySilence}); null otherwise, or from older nodes
+ * @param snapshots      the snapshots this copy holds ({@link SnapshotReport}), oldest first; empty for a volume
+ *                       without any, and from older nodes
  */
 public record VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
-                           List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence) {
+                           List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence,
+                           List<SnapshotReport> snapshots) {
     public VolumeReport {
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         resyncs = resyncs == null ? List.of() : List.copyOf(resyncs);
+        snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
+    }
+
+    /** A report without snapshots. */
+    public VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
+                        List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence) {
+        this(id, sizeBytes, state, connectedHosts, resyncs, verify, primarySilence, List.of());
     }
 
     /** A report without a primary's silence (a primary, or from older nodes). */
