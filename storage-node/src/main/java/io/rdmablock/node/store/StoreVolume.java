@@ -40,6 +40,8 @@ public final class StoreVolume {
     private volatile AtomicLongArray chunkBits;
     /** The allocation map of a mapped volume; null for a flat one (byte n of the volume at byte n of the file). */
     private final ClusterMap map;
+    /** The snapshot barrier of a mapped volume; null for a flat one or a view. */
+    final CutGate cutGate;
     /** For a snapshot's read-only view: the volume it belongs to (writes complete with {@code -EROFS}); else null. */
     private final StoreVolume base;
     /** Length of the data file of a mapped volume (physical clusters covered); grown by {@link #ensureFileBytes}. */
@@ -51,6 +53,7 @@ public final class StoreVolume {
         this.map = map;
         this.fileBytes = fileBytes;
         this.base = base;
+        this.cutGate = map != null && base == null ? new CutGate() : null;
         this.fileSlot = fileSlot;
         this.store = store;
         this.id = id;
