@@ -392,13 +392,18 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /**
-     * Bytes the online volumes may still take from the file system: per volume its size minus the blocks its data
-     * file holds now (statx), so space a TRIM handed back counts as the volume's and a preallocated volume counts
-     * nothing. Falls back to the allocation map when the file system cannot say.
+     * Bytes the online volumes may still take from the file system: per flat volume its size minus the blocks its
+     * data file holds now (statx), so space a TRIM handed back counts as the volume's and a preallocated volume counts
+     * nothing (falls back to the allocation map when the file system cannot say); per mapped volume its size minus
+     * its live clusters no snapshot shares (a shared one takes a new cluster at its next write).
      */
     public long unallocatedBytes() {
         long sum = 0;
         for (StoreVolume v : volumes.values()) {
+            if (v.map() != null) {
+                sum += Math.max(0, v.sizeBytes() - Math.min(v.sizeBytes(), v.map().liveExclusiveBytes()));
+                continue;
+            }
             long held = Syscalls.allocatedBytes(fileOf(v.id()));
             sum += Math.max(0, v.sizeBytes() - (held < 0 ? v.allocatedBytes() : Math.min(held, v.sizeBytes())));
         }
