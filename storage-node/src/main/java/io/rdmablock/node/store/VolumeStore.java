@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #create}, {@link #delete}, {@link #resize}, {@link #setAllowedHosts}) are serialized; {@link #get} and
  * {@link #list} never block on them; I/O goes through {@link BlockQueue}s from {@link #newQueue}.
  *
- * <p>On disk: {@code <dataDir>/meta} (RocksDB: volume table and allocation map) and
- * {@code <dataDir>/volumes/<id>.vol} (one sparse data file per volume, exactly {@code sizeBytes} long). Every
+ * <p>On disk: {@code <dataDir>/meta} (RocksDB: volume table, cluster maps, snapshots) and
+ * {@code <dataDir>/volumes/<id>.vol} (one sparse data file per volume: a heap of clusters for a mapped volume, exactly
+ * {@code sizeBytes} long for a flat one; package documentation). Every
  * volume-table change is a synchronous RocksDB write (WAL fsync) ordered with the file operations so that reopening
  * after {@code kill -9} or power loss at any point yields a consistent table: half-created volumes are rolled back,
  * half-deleted ones finished, and orphan data files removed. Allocation-map bits (one per 1 MiB chunk, set on the
