@@ -150,6 +150,14 @@ public final class StoreVolume {
         return "Volume[id=" + id + ", sizeBytes=" + sizeBytes + ", lbaSizeBytes=" + lbaSizeBytes + "]";
     }
 
+    /**
+     * Bytes of the volume's own blocks that take space, at most {@link #sizeBytes()} (NVMe NUSE): the live map's
+     * allocated clusters of a mapped volume (snapshots' clusters not counted), {@link #allocatedBytes()} of a flat one.
+     */
+    public long liveBytes() {
+        return map == null ? allocatedBytes() : Math.min(sizeBytes, map.liveBytes());
+    }
+
     /** Cluster size in bytes of a mapped volume (docs/snapshots.md); 0 for a flat volume (no snapshots). */
     public long clusterBytes() {
         return map == null ? 0 : map.clusterBytes();
