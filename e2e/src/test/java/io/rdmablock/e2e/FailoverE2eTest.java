@@ -116,7 +116,7 @@ class FailoverE2eTest {
                 }
             }
             for (int k : inSync) {
-                String m = model.checkFile(cluster.volumeFile(k, v.id()));
+                String m = model.checkFile(cluster.copyImage(k, v.id()));
                 assertNull(m, () -> "copy on n" + k + ": " + m + logs);
             }
             System.out.printf("failover e2e (%s): primary n%d killed after %d acknowledged writes; %d in all; epoch "

@@ -191,6 +191,45 @@ final class NodeCluster implements AutoCloseable {
         return dataDir(k).resolve("volumes").resolve(volumeId + ".vol");
     }
 
+    /**
+     * The content of volume {@code id} on node {@code k} (stopped or killed: its store is opened here, which runs
+     * the recovery a restart would) as a flat image file: a mapped volume's data file is a heap of clusters, so a copy
+     * is read through the store, as the node reads it.
+     */
+    Path copyImage(int k, String volumeId) throws IOException {
+        Path image = dir.resolve("image-" + nodeId(k) + "-" + volumeId + ".img");
+        try (var store = io.rdmablock.node.store.VolumeStore.open(dataDir(k),
+                io.rdmablock.node.store.StoreOptions.defaults());
+             var q = store.newQueue(1);
+             var arena = java.lang.foreign.Arena.ofConfined();
+             var out = java.nio.channels.FileChannel.open(image, java.nio.file.StandardOpenOption.CREATE,
+                     java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE)) {
+            var v = store.get(volumeId);
+            var buf = arena.allocate(1 << 20, 4096);
+            long[] ud = new long[1];
+            int[] res = new int[1];
+            for (long off = 0; off < v.sizeBytes(); off += buf.byteSize()) {
+                var slice = buf.asSlice(0, Math.min(buf.byteSize(), v.sizeBytes() - off));
+                q.submitRead(v, off, slice, 1);
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (q.reap(ud, res, 1) == 0) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IOException("read of " + volumeId + " at " + off + " on " + nodeId(k) + " unanswered");
+                    }
+                    q.awaitCompletion(100_000_000L);
+                }
+                if (res[0] != 0) {
+                    throw new IOException("read of " + volumeId + " at " + off + " on " + nodeId(k) + ": " + res[0]);
+                }
+                var bb = slice.asByteBuffer();
+                while (bb.hasRemaining()) {
+                    out.write(bb, off + bb.position());
+                }
+            }
+        }
+        return image;
+    }
+
     String log(int k) {
         try {
             return Files.readString(dir.resolve(nodeId(k) + ".log"));

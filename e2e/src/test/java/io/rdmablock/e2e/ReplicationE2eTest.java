@@ -104,7 +104,7 @@ class ReplicationE2eTest {
                 cluster.kill(k); // after the acknowledged FLUSH: nothing may be missing on any in-sync copy
             }
             for (int k : inSync) {
-                String m = model.checkFile(cluster.volumeFile(k, v.id()));
+                String m = model.checkFile(cluster.copyImage(k, v.id()));
                 assertNull(m, () -> "copy on n" + k + " (in sync: " + after.copies() + "): " + m + logs);
             }
             System.out.printf("replication e2e (" + provider + "): R=3, %d acknowledged writes, copies in sync %s, each "
@@ -161,8 +161,8 @@ class ReplicationE2eTest {
             }
             cluster.kill(primary);
             cluster.kill(survivor);
-            assertNull(model.checkFile(cluster.volumeFile(primary, v.id())), "primary n" + primary);
-            assertNull(model.checkFile(cluster.volumeFile(survivor, v.id())), "surviving secondary n" + survivor);
+            assertNull(model.checkFile(cluster.copyImage(primary, v.id())), "primary n" + primary);
+            assertNull(model.checkFile(cluster.copyImage(survivor, v.id())), "surviving secondary n" + survivor);
             System.out.printf("replication e2e: secondary n%d killed after %d acknowledged writes; %d in all; "
                     + "epoch %d -> %d%n", victim, ackedAtKill[0], model.ackedCount.get(), epoch0,
                     cluster.client().getVolume("r3k").epoch());
