@@ -110,9 +110,6 @@ public final class ClusterService {
     private final NodeRegistry nodes;
     private final HostCredentialRegistry hostCredentials;
     private final Snapshots snapshots;
-    /** Default bound of a snapshot create's or delete's wait for the primary's report, ms. */
-    public static final long DEFAULT_SNAPSHOT_WAIT_MS = 10_000;
-    private volatile long snapshotWaitMs = DEFAULT_SNAPSHOT_WAIT_MS;
 
     /**
      * One clock for tests: {@code nowMs} (ms) is both the wall clock and, times 10^6, the monotonic one.
@@ -171,26 +168,6 @@ public final class ClusterService {
     /** @return the volumes' snapshots ({@code /v1/volumes/{name}/snapshots}) */
     public Snapshots snapshots() {
         return snapshots;
-    }
-
-    /**
-     * @return how long a snapshot create or delete waits for the primary's report before answering 202, ms
-     *         (default {@value #DEFAULT_SNAPSHOT_WAIT_MS})
-     */
-    public long snapshotWaitMs() {
-        return snapshotWaitMs;
-    }
-
-    /**
-     * Sets {@link #snapshotWaitMs()} (tests shorten it).
-     *
-     * @throws IllegalArgumentException when {@code ms} &lt; 0
-     */
-    public void snapshotWaitMs(long ms) {
-        if (ms < 0) {
-            throw Limits.invalid("snapshotWaitMs", Long.toString(ms), "min=0");
-        }
-        snapshotWaitMs = ms;
     }
 
     /** @return the host credentials ({@code /v1/host-credentials}) */

@@ -31,12 +31,35 @@ import java.util.function.Function;
  * point.
  */
 public final class Snapshots {
+    /** Default bound of a snapshot create's or delete's wait for the primary's report, ms. */
+    public static final long DEFAULT_WAIT_MS = 10_000;
     private final ClusterState s;
     private final Function<VolumeRecord, VolumeState> reportedState;
+    private volatile long waitMs = DEFAULT_WAIT_MS;
 
     Snapshots(ClusterState state, Function<VolumeRecord, VolumeState> reportedState) {
         this.s = state;
         this.reportedState = reportedState;
+    }
+
+    /**
+     * @return how long a snapshot create or delete waits for the primary's report before answering 202, ms
+     *         (default {@value #DEFAULT_WAIT_MS})
+     */
+    public long waitMs() {
+        return waitMs;
+    }
+
+    /**
+     * Sets {@link #waitMs()} (tests shorten it).
+     *
+     * @throws IllegalArgumentException when {@code ms} &lt; 0
+     */
+    public void waitMs(long ms) {
+        if (ms < 0) {
+            throw Limits.invalid("waitMs", Long.toString(ms), "min=0");
+        }
+        waitMs = ms;
     }
 
     /**

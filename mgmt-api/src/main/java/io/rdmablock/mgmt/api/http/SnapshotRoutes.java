@@ -23,7 +23,7 @@ import static io.rdmablock.mgmt.api.http.Answers.then;
  * {@link ClusterService#snapshots()}. Store calls run on a worker; a create or delete then waits for the volume's
  * primary to report the change (its heartbeat, {@code Snapshots#reconcile}) by re-reading the record every
  * {@value #POLL_MS} ms from a Vert.x timer (the event loop never blocks), for at most
- * {@link ClusterService#snapshotWaitMs()}: a create answers 201 with the snapshot {@code ready}, or 202 with it still
+ * {@link Snapshots#waitMs()}: a create answers 201 with the snapshot {@code ready}, or 202 with it still
  * {@code creating} and its Location; a delete answers 204 once the record is gone, or 202 with it {@code deleting}.
  * Errors are the service's (problem+json through the verticle's failure handler).
  */
@@ -41,7 +41,7 @@ final class SnapshotRoutes {
             Future<Snapshot> created = vertx.executeBlocking(
                     () -> cluster.snapshots().create(volume, request), false);
             then(ctx, created, snap -> {
-                long deadline = System.nanoTime() + cluster.snapshotWaitMs() * 1_000_000L;
+                long deadline = System.nanoTime() + cluster.snapshots().waitMs() * 1_000_000L;
                 then(ctx, await(vertx, () -> cluster.snapshots().find(volume, snap.name(), snap.id()),
                         found -> found.isEmpty() || found.get().state() != SnapshotState.CREATING, deadline), found -> {
                     Snapshot now = found.orElse(snap);
@@ -62,7 +62,7 @@ final class SnapshotRoutes {
             String volume = volume(ctx);
             String name = ctx.pathParam("snap");
             then(ctx, vertx.executeBlocking(() -> cluster.snapshots().markDeleting(volume, name), false), snap -> {
-                long deadline = System.nanoTime() + cluster.snapshotWaitMs() * 1_000_000L;
+                long deadline = System.nanoTime() + cluster.snapshots().waitMs() * 1_000_000L;
                 then(ctx, await(vertx, () -> cluster.snapshots().find(volume, name, snap.id()), Optional::isEmpty,
                         deadline), found -> {
                     if (found.isEmpty()) {

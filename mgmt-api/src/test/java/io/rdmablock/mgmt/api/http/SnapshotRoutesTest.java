@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code /v1/volumes/{name}/snapshots}: the test plays the volume's primary (its heartbeats report the snapshots it
  * holds), which drives creating → ready and deleting → gone; the routes' wait is shortened
- * ({@code ClusterService#snapshotWaitMs}).
+ * ({@code Snapshots#waitMs}).
  */
 @ExtendWith(VertxExtension.class)
 @org.junit.jupiter.params.ParameterizedClass
@@ -43,7 +43,7 @@ class SnapshotRoutesTest {
     void deploy(Vertx vertx) throws Exception {
         api = new ApiHarness(kind).deploy(vertx);
         api.register("n1", 1024 * MIB);
-        api.cluster.snapshotWaitMs(200);
+        api.cluster.snapshots().waitMs(200);
     }
 
     private static String snap(String name) {
@@ -93,7 +93,7 @@ class SnapshotRoutesTest {
     @Test
     void shouldAnswer201ReadyOnceThePrimaryReportsIt() throws Exception {
         Volume v = api.createReady("vol", 1);
-        api.cluster.snapshotWaitMs(8_000);
+        api.cluster.snapshots().waitMs(8_000);
         var created = async("POST", "/v1/volumes/vol/snapshots", snap("s1"));
         Snapshot creating = awaitState("vol", "s1", SnapshotState.CREATING);
         assertEquals(1, creating.id());
@@ -131,7 +131,7 @@ class SnapshotRoutesTest {
     @Test
     void shouldListOldestFirstWithIdsNeverReused() throws Exception {
         Volume v = api.createReady("vol", 1);
-        api.cluster.snapshotWaitMs(0);
+        api.cluster.snapshots().waitMs(0);
         for (String n : List.of("b", "a", "c")) {
             assertEquals(202, api.send("POST", "/v1/volumes/vol/snapshots", snap(n)).statusCode());
         }
@@ -151,7 +151,7 @@ class SnapshotRoutesTest {
         report(v, "[" + held(1, "s1", 0) + "]");
         awaitState("vol", "s1", SnapshotState.READY);
 
-        api.cluster.snapshotWaitMs(8_000);
+        api.cluster.snapshots().waitMs(8_000);
         var deleted = async("DELETE", "/v1/volumes/vol/snapshots/s1", null);
         awaitState("vol", "s1", SnapshotState.DELETING);
         DesiredVolume d = desired(report(v, "[" + held(1, "s1", 0) + "]"), v); // still held: told to delete
@@ -204,7 +204,7 @@ class SnapshotRoutesTest {
         assertProblem(api.send("POST", "/v1/volumes/new/snapshots", snap("s")), 409, ProblemTypes.VOLUME_NOT_READY);
 
         api.createReady("vol", 1);
-        api.cluster.snapshotWaitMs(0);
+        api.cluster.snapshots().waitMs(0);
         assertEquals(202, api.send("POST", "/v1/volumes/vol/snapshots", snap("s0")).statusCode());
         assertProblem(api.send("POST", "/v1/volumes/vol/snapshots", snap("s0")), 409, ProblemTypes.SNAPSHOT_EXISTS);
         for (int i = 1; i < 32; i++) {
