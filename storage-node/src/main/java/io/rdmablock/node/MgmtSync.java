@@ -77,11 +77,15 @@ final class MgmtSync implements NodeAgent.Handler {
         this.freeBytes = freeBytes;
         this.replication = replication;
         this.fileSecrets = target.hostSecrets();
+        this.snapshots = new SnapshotSync(store);
     }
 
     MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
         this(store, target, freeBytes, null);
     }
+
+    /** The snapshots asked of this node's primary copies ({@link SnapshotSync}). */
+    private final SnapshotSync snapshots;
 
     /** The secondary copies' watch of their primaries ({@link PrimaryWatch}). */
     private final PrimaryWatch primaryWatch = new PrimaryWatch();
@@ -103,7 +107,7 @@ final class MgmtSync implements NodeAgent.Handler {
             reports.add(new VolumeReport(v.id(), v.sizeBytes(), VolumeState.READY,
                     List.copyOf(target.connectedHosts(v.id())), r == null ? List.of() : r.progress(),
                     r == null ? null : r.verifyReport(),
-                    primaryWatch.silence(v.id(), peerLeaseAsked(v.id()), leaseMs, now)));
+                    primaryWatch.silence(v.id(), peerLeaseAsked(v.id()), leaseMs, now), snapshots.reports(v.id())));
         }
         return new HeartbeatRequest(freeBytes.getAsLong(), reports);
     }
@@ -413,6 +417,7 @@ final class MgmtSync implements NodeAgent.Handler {
                 throw e;
             }
         }
+        snapshots.apply(dv, v);
         orphansLogged.remove(dv.id());
     }
 }

@@ -257,10 +257,18 @@ public final class StorageNode implements AutoCloseable {
         public List<VolumeUsage> volumes() {
             var out = new java.util.ArrayList<VolumeUsage>();
             for (VolumeInfo info : store.list()) {
-                store.find(info.id()).ifPresent(v -> out.add(new VolumeUsage(v.name(), v.sizeBytes(),
-                        v.allocatedBytes())));
+                store.find(info.id()).ifPresent(v -> {
+                    var snaps = store.snapshots().list(v.id());
+                    out.add(new VolumeUsage(v.name(), v.sizeBytes(), v.allocatedBytes(), snaps.size(),
+                            snaps.stream().mapToLong(io.rdmablock.node.store.SnapshotInfo::exclusiveBytes).sum()));
+                });
             }
             return out;
+        }
+
+        @Override
+        public long lastSnapshotBarrierNs() {
+            return store.snapshots().lastBarrierNs();
         }
     }
 

@@ -16,10 +16,13 @@ import java.util.List;
  * @param primarySilence for a secondary copy in sync or syncing: its primary has renewed no peer lease here for a
  *                       lease ({@link PrimarySilence}); null otherwise, or from older nodes
  * @param snapshots      the snapshots this copy holds ({@link SnapshotReport}), oldest first; empty for a volume
- *                       without any, and from older nodes
+ *                       without any, and from older nodes; left out of the JSON when empty (a server from before
+ *                       snapshots refuses the property)
  */
 public record VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
                            List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence,
+                           @com.fasterxml.jackson.annotation.JsonInclude(
+                                   com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
                            List<SnapshotReport> snapshots) {
     public VolumeReport {
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);

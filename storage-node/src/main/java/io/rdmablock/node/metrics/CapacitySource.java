@@ -7,8 +7,20 @@ import java.util.List;
  * path). All values in bytes.
  */
 public interface CapacitySource {
-    /** One volume as the gauges show it: its name, its size, and the bytes written at least once (thin). */
-    record VolumeUsage(String volume, long sizeBytes, long usedBytes) {
+    /**
+     * One volume as the gauges show it: its name, its size, the bytes its data file holds (written at least once,
+     * snapshots' clusters included), its snapshots and the bytes they hold alone (docs/snapshots.md).
+     */
+    record VolumeUsage(String volume, long sizeBytes, long usedBytes, int snapshots, long snapshotExclusiveBytes) {
+        /** A volume without snapshots. */
+        public VolumeUsage(String volume, long sizeBytes, long usedBytes) {
+            this(volume, sizeBytes, usedBytes, 0, 0);
+        }
+    }
+
+    /** How long the last snapshot held its volume's writes (the barrier), ns; 0 when none was taken. */
+    default long lastSnapshotBarrierNs() {
+        return 0;
     }
 
     /** Capacity offered for volumes. */

@@ -187,6 +187,16 @@ public final class NodeMetrics {
                 .help("Bytes of the volume written at least once (thin provisioning)").labelNames("volume")
                 .callback(cb -> source.volumes().forEach(v -> cb.call(v.usedBytes(), v.volume())))
                 .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_volume_snapshots").help("Snapshots the volume holds on this node")
+                .labelNames("volume").callback(cb -> source.volumes().forEach(v -> cb.call(v.snapshots(), v.volume())))
+                .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_volume_snapshot_exclusive_bytes")
+                .help("Bytes the volume's snapshots hold alone (freed by deleting them)").labelNames("volume")
+                .callback(cb -> source.volumes().forEach(v -> cb.call(v.snapshotExclusiveBytes(), v.volume())))
+                .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_snapshot_barrier_seconds")
+                .help("How long the last snapshot taken on this node held its volume's writes")
+                .callback(cb -> cb.call(source.lastSnapshotBarrierNs() / 1e9)).register(registry);
     }
 
     /** The registry holding every metric of this node. */

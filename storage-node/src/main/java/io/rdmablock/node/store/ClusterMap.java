@@ -293,6 +293,21 @@ final class ClusterMap {
         return n << clusterShift;
     }
 
+    /**
+     * Bytes of live clusters no snapshot shares: the volume can still take its size minus this from the file system
+     * (every other block may need a new cluster: unallocated, or shared and redirected on its next write).
+     */
+    synchronized long liveExclusiveBytes() {
+        long n = 0;
+        for (long c = 0; c < clusters; c++) {
+            long e = entry(c);
+            if ((e & PHYS_MASK) != 0 && refs[(int) ((e & PHYS_MASK) - 1)] == 1) {
+                n++;
+            }
+        }
+        return n << clusterShift;
+    }
+
     /** Bytes only snapshot {@code s} holds: what deleting it frees. */
     synchronized long exclusiveBytes(Snap s) {
         long n = 0;

@@ -57,6 +57,8 @@ final class MappedBlockQueue implements BlockQueue {
     private final boolean[] cFua;
     private final int[] cPieces;
     private final int[] cResult;
+    /** The barrier phase a write-type command was admitted into (exited at completion); null before admission. */
+    private final CutGate.Phase[] cPhase;
     private final int[] cFree;
     private int cFreeTop;
     /** Commands waiting for a piece or a busy cluster, in arrival order. */
@@ -100,6 +102,7 @@ final class MappedBlockQueue implements BlockQueue {
         cFua = new boolean[capacity];
         cPieces = new int[capacity];
         cResult = new int[capacity];
+        cPhase = new CutGate.Phase[capacity];
         cFree = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             cFree[cFreeTop++] = capacity - 1 - i;
@@ -306,6 +309,14 @@ final class MappedBlockQueue implements BlockQueue {
     private boolean advance(int cmd) {
         StoreVolume v = cVol[cmd];
         ClusterMap map = v.map();
+        int k = cKind[cmd];
+        if (cPhase[cmd] == null && (k == WRITE || k == ZEROES || k == TRIM) && v.cutGate != null
+                && cCursor[cmd] < cEnd[cmd]) {
+            cPhase[cmd] = v.cutGate.admit(); // a snapshot barrier is passing: wait, touching nothing
+            if (cPhase[cmd] == null) {
+                return false;
+            }
+        }
         if (cKind[cmd] == FLUSH) {
             if (cCursor[cmd] == 0 && cResult[cmd] == 0) {
                 if (pFreeTop == 0) {
@@ -535,6 +546,10 @@ final class MappedBlockQueue implements BlockQueue {
             doneUd[tail] = cUd[cmd];
             doneRes[tail] = cResult[cmd];
             doneCount++;
+            if (cPhase[cmd] != null) {
+                cPhase[cmd].exit();
+                cPhase[cmd] = null;
+            }
             cVol[cmd] = null;
             cBuf[cmd] = null;
             cFree[cFreeTop++] = cmd;

@@ -31,6 +31,9 @@ public final class Snapshots {
 
     /** Most snapshots one volume may hold. */
     public static final int MAX_PER_VOLUME = 32;
+    /** Longest wait of a snapshot's barrier for the writes in flight to complete, ms. */
+    public static final long BARRIER_TIMEOUT_MS = 5_000;
+    private volatile long lastBarrierNs;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     private final VolumeStore store;
@@ -77,7 +80,14 @@ public final class Snapshots {
                 }
             }
             long t0 = System.nanoTime();
-            ClusterMap.Snap s = map.snapshot(id, name, System.currentTimeMillis(), v.sizeBytes());
+            ClusterMap.Snap s;
+            CutGate.Phase before = v.cutGate.close();
+            try {
+                awaitDrained(v, before);
+                s = map.snapshot(id, name, System.currentTimeMillis(), v.sizeBytes());
+            } finally {
+                v.cutGate.release();
+            }
             long frozenNs = System.nanoTime() - t0;
             try {
                 meta.putSnapshot(volumeId, s);
@@ -85,9 +95,36 @@ public final class Snapshots {
                 map.deleteSnapshot(id); // nothing on disk refers to it: its references go
                 throw e;
             }
-            LOG.info("snapshot taken: volume={}, snapshot={}, id={}, mapFrozenUs={}, totalUs={}", volumeId, name, id,
+            lastBarrierNs = frozenNs;
+            LOG.info("snapshot taken: volume={}, snapshot={}, id={}, barrierUs={}, totalUs={}", volumeId, name, id,
                     frozenNs / 1000, (System.nanoTime() - t0) / 1000);
             return info(v, s);
+        }
+    }
+
+    /** How long the last {@link #create} held the volume's writes (drain and map freeze), ns. */
+    public long lastBarrierNs() {
+        return lastBarrierNs;
+    }
+
+    /**
+     * Waits until every write-type command admitted before the barrier completed (their queues' owners keep
+     * reaping); bounded by {@link #BARRIER_TIMEOUT_MS}.
+     */
+    private static void awaitDrained(StoreVolume v, CutGate.Phase before) {
+        long deadline = System.nanoTime() + BARRIER_TIMEOUT_MS * 1_000_000L;
+        long spins = 0;
+        while (!before.drained()) {
+            if (System.nanoTime() > deadline) {
+                throw new StoreException("snapshot barrier timed out: volume=" + v.id() + ", writes in flight="
+                        + before.inFlight() + " did not complete within " + BARRIER_TIMEOUT_MS + " ms (a hung disk?); "
+                        + "no snapshot taken", 0);
+            }
+            if (++spins < 1000) {
+                Thread.onSpinWait();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+            }
         }
     }
 

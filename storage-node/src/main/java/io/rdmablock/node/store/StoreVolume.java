@@ -40,6 +40,8 @@ public final class StoreVolume {
     private volatile AtomicLongArray chunkBits;
     /** The allocation map of a mapped volume; null for a flat one (byte n of the volume at byte n of the file). */
     private final ClusterMap map;
+    /** The snapshot barrier of a mapped volume; null for a flat one or a view. */
+    final CutGate cutGate;
     /** For a snapshot's read-only view: the volume it belongs to (writes complete with {@code -EROFS}); else null. */
     private final StoreVolume base;
     /** Length of the data file of a mapped volume (physical clusters covered); grown by {@link #ensureFileBytes}. */
@@ -51,6 +53,7 @@ public final class StoreVolume {
         this.map = map;
         this.fileBytes = fileBytes;
         this.base = base;
+        this.cutGate = map != null && base == null ? new CutGate() : null;
         this.fileSlot = fileSlot;
         this.store = store;
         this.id = id;
@@ -145,6 +148,14 @@ public final class StoreVolume {
     @Override
     public String toString() {
         return "Volume[id=" + id + ", sizeBytes=" + sizeBytes + ", lbaSizeBytes=" + lbaSizeBytes + "]";
+    }
+
+    /**
+     * Bytes of the volume's own blocks that take space, at most {@link #sizeBytes()} (NVMe NUSE): the live map's
+     * allocated clusters of a mapped volume (snapshots' clusters not counted), {@link #allocatedBytes()} of a flat one.
+     */
+    public long liveBytes() {
+        return map == null ? allocatedBytes() : Math.min(sizeBytes, map.liveBytes());
     }
 
     /** Cluster size in bytes of a mapped volume (docs/snapshots.md); 0 for a flat volume (no snapshots). */

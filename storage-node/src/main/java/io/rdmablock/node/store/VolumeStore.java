@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #create}, {@link #delete}, {@link #resize}, {@link #setAllowedHosts}) are serialized; {@link #get} and
  * {@link #list} never block on them; I/O goes through {@link BlockQueue}s from {@link #newQueue}.
  *
- * <p>On disk: {@code <dataDir>/meta} (RocksDB: volume table and allocation map) and
- * {@code <dataDir>/volumes/<id>.vol} (one sparse data file per volume, exactly {@code sizeBytes} long). Every
+ * <p>On disk: {@code <dataDir>/meta} (RocksDB: volume table, cluster maps, snapshots) and
+ * {@code <dataDir>/volumes/<id>.vol} (one sparse data file per volume: a heap of clusters for a mapped volume, exactly
+ * {@code sizeBytes} long for a flat one; package documentation). Every
  * volume-table change is a synchronous RocksDB write (WAL fsync) ordered with the file operations so that reopening
  * after {@code kill -9} or power loss at any point yields a consistent table: half-created volumes are rolled back,
  * half-deleted ones finished, and orphan data files removed. Allocation-map bits (one per 1 MiB chunk, set on the
@@ -392,13 +393,18 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /**
-     * Bytes the online volumes may still take from the file system: per volume its size minus the blocks its data
-     * file holds now (statx), so space a TRIM handed back counts as the volume's and a preallocated volume counts
-     * nothing. Falls back to the allocation map when the file system cannot say.
+     * Bytes the online volumes may still take from the file system: per flat volume its size minus the blocks its
+     * data file holds now (statx), so space a TRIM handed back counts as the volume's and a preallocated volume counts
+     * nothing (falls back to the allocation map when the file system cannot say); per mapped volume its size minus
+     * its live clusters no snapshot shares (a shared one takes a new cluster at its next write).
      */
     public long unallocatedBytes() {
         long sum = 0;
         for (StoreVolume v : volumes.values()) {
+            if (v.map() != null) {
+                sum += Math.max(0, v.sizeBytes() - Math.min(v.sizeBytes(), v.map().liveExclusiveBytes()));
+                continue;
+            }
             long held = Syscalls.allocatedBytes(fileOf(v.id()));
             sum += Math.max(0, v.sizeBytes() - (held < 0 ? v.allocatedBytes() : Math.min(held, v.sizeBytes())));
         }

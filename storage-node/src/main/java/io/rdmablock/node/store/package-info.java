@@ -2,9 +2,14 @@
  * The flash-backed volume store of a storage node.
  *
  * <h2>Shape</h2>
- * {@link io.rdmablock.node.store.VolumeStore} owns a data directory: metadata (volume table, allocation map) in
- * RocksDB under {@code <dataDir>/meta}, one sparse data file per volume under {@code <dataDir>/volumes/<id>.vol},
- * exactly {@code sizeBytes} long, byte {@code n} of the volume at byte {@code n} of the file.
+ * {@link io.rdmablock.node.store.VolumeStore} owns a data directory: metadata (volume table, cluster maps,
+ * snapshots) in RocksDB under {@code <dataDir>/meta}, one sparse data file per volume under
+ * {@code <dataDir>/volumes/<id>.vol}. A <em>mapped</em> volume (every volume created since snapshots exist, unless
+ * {@code rdmablock.store.clusterBytes=0}) addresses its data through a cluster map with redirect-on-write
+ * ({@link io.rdmablock.node.store.ClusterMap}, {@link io.rdmablock.node.store.Snapshots}; docs/snapshots.md): the
+ * file is a heap of clusters. A <em>flat</em> volume (made before, thick, or of the null backend) has a file exactly
+ * {@code sizeBytes} long, byte {@code n} of the volume at byte {@code n} of the file. The data path is the same
+ * {@link io.rdmablock.node.store.BlockQueue} for both; the paragraphs below describe I/O on the file.
  * {@link io.rdmablock.node.store.BlockQueue} is the data path: one per target poller thread, preallocated, no locks
  * and no allocation per I/O, asynchronous through io_uring (a minimal binding written with {@code java.lang.foreign}
  * over the raw syscalls: {@code io_uring_setup(2)}, {@code io_uring_enter(2)}, {@code io_uring_register(2)}; rings
@@ -35,7 +40,8 @@
  * TRIM is {@code fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)}: trimmed ranges then read zero, and
  * {@link io.rdmablock.node.store.VolumeStore#zeroesAfterTrim()} says so (true only when the filesystem supports
  * punching holes; otherwise TRIM is accepted as a no-op). WRITE ZEROES is {@code FALLOC_FL_ZERO_RANGE} (else punch
- * hole, else written zeroes) and always reads zero afterwards. The allocation map (one bit per 1 MiB chunk, set on
- * the first write into it) is accounting for thin provisioning only.
+ * hole, else written zeroes) and always reads zero afterwards. On a flat volume the chunk map (one bit per 1 MiB
+ * chunk, set on the first write into it) is accounting for thin provisioning only; on a mapped volume a TRIM or
+ * WRITE ZEROES of a whole cluster unmaps it (it reads zero and its space is freed once no snapshot holds it).
  */
 package io.rdmablock.node.store;

@@ -81,7 +81,7 @@ final class Identify {
                 }
                 StoreVolume v = s.volume();
                 IdentifyNamespaceDescriptor.encode(data, new IdentifyNamespaceDescriptor.Info(v.blockCount(),
-                        v.allocatedBytes() / v.lbaSizeBytes(), v.lbaSizeBytes(), q.target.zeroesAfterTrim()));
+                        v.liveBytes() / v.lbaSizeBytes(), v.lbaSizeBytes(), q.target.zeroesAfterTrim()));
                 NamespaceIdDescriptor.Ids ids = s.namespaceIds();
                 IdentifyNamespaceDescriptor.identifiers(data, IdentifyNamespaceDescriptor.NMIC_SHARED, ids.nguid(),
                         ids.eui64());

@@ -116,7 +116,12 @@ class NodeMetricsTest {
 
             @Override
             public List<VolumeUsage> volumes() {
-                return List.of(new VolumeUsage("v1", 1L << 29, 1L << 20));
+                return List.of(new VolumeUsage("v1", 1L << 29, 1L << 20, 3, 2L << 20));
+            }
+
+            @Override
+            public long lastSnapshotBarrierNs() {
+                return 1_500_000;
             }
         });
         String text = scrape(m);
@@ -124,6 +129,9 @@ class NodeMetricsTest {
         assertTrue(text.contains("rdmablock_node_used_bytes 1048576.0"), text);
         assertTrue(text.contains("rdmablock_volume_size_bytes{volume=\"v1\"} 5.36870912E8"), text);
         assertTrue(text.contains("rdmablock_volume_used_bytes{volume=\"v1\"} 1048576.0"), text);
+        assertTrue(text.contains("rdmablock_volume_snapshots{volume=\"v1\"} 3.0"), text);
+        assertTrue(text.contains("rdmablock_volume_snapshot_exclusive_bytes{volume=\"v1\"} 2097152.0"), text);
+        assertTrue(text.contains("rdmablock_snapshot_barrier_seconds 0.0015"), text);
         assertTrue(text.contains("rdmablock_build_info{commit=\""), text);
         assertTrue(text.contains("jvm_memory_used_bytes"), text);
         assertTrue(text.contains("process_cpu_seconds_total"), text);

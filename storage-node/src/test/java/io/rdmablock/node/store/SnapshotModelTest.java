@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SnapshotModelTest {
     private static final int CLUSTER = 64 << 10;
     private static final int SIZE = 2 << 20;
-    private static final int LBA = 4096;
+    private int lba = 4096;
     private static final int OPS = 700;
 
     private VolumeStore store;
@@ -37,7 +37,18 @@ class SnapshotModelTest {
     @ParameterizedTest
     @EnumSource(value = IoBackend.class, names = {"IO_URING", "THREAD_POOL"})
     void shouldMatchTheModelAcrossWritesTrimsSnapshotsRollbacksAndReopens(IoBackend backend) throws Exception {
-        StoreOptions options = StoreTestSupport.options(backend).withClusterBytes(CLUSTER);
+        runModel(StoreTestSupport.options(backend).withClusterBytes(CLUSTER));
+    }
+
+    /** 512-byte blocks on a store that needs 4 KiB for O_DIRECT: pieces and copies take the buffered descriptor. */
+    @ParameterizedTest
+    @EnumSource(value = IoBackend.class, names = {"IO_URING", "THREAD_POOL"})
+    void shouldMatchTheModelWith512ByteBlocks(IoBackend backend) throws Exception {
+        lba = 512;
+        runModel(StoreTestSupport.options(backend).withClusterBytes(CLUSTER).withDirectIoAlignBytes(4096));
+    }
+
+    private void runModel(StoreOptions options) throws Exception {
         Path dir = StoreTestSupport.freshDir("snapmodel");
         SplittableRandom rnd = new SplittableRandom(20261207);
         byte[] model = new byte[SIZE];
@@ -49,8 +60,8 @@ class SnapshotModelTest {
             assertEquals(CLUSTER, v.clusterBytes());
             for (int i = 0; i < OPS; i++) {
                 int op = rnd.nextInt(100);
-                long off = (long) LBA * rnd.nextInt(SIZE / LBA);
-                long len = (long) LBA * (1 + rnd.nextInt((int) Math.min(48, (SIZE - off) / LBA)));
+                long off = (long) lba * rnd.nextInt(SIZE / lba);
+                long len = (long) lba * (1 + rnd.nextInt((int) Math.min(48, (SIZE - off) / lba)));
                 MemorySegment slice = buf.asSlice(0, len);
                 if (op < 40) {
                     fill(slice, rnd.nextLong());
@@ -137,7 +148,7 @@ class SnapshotModelTest {
             open(dir, StoreTestSupport.options(backend).withClusterBytes(CLUSTER));
             store.snapshots().create("v", "a");
             StoreVolume view = store.snapshots().open("v", "a");
-            MemorySegment b = arena.allocate(LBA, 4096);
+            MemorySegment b = arena.allocate(lba, 4096);
             q.submitWrite(view, 0, b, false, 1);
             assertEquals(-Syscalls.EROFS, awaitResult(q, 1), "a snapshot's view is read-only");
             assertThrows(IllegalStateException.class, () -> store.snapshots().delete("v", "a"));
@@ -157,7 +168,7 @@ class SnapshotModelTest {
         Path dir = StoreTestSupport.freshDir("snaprace");
         open(dir, StoreTestSupport.options(backend).withClusterBytes(CLUSTER));
         int threads = 4;
-        int blocksPerCluster = CLUSTER / LBA;
+        int blocksPerCluster = CLUSTER / lba;
         int rounds = 20;
         List<Thread> ts = new ArrayList<>();
         List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -169,11 +180,11 @@ class SnapshotModelTest {
                 int tid = t;
                 ts.add(Thread.ofPlatform().start(() -> {
                     try (Arena a = Arena.ofConfined(); BlockQueue tq = store.newQueue(8)) {
-                        MemorySegment b = a.allocate(LBA, 4096);
+                        MemorySegment b = a.allocate(lba, 4096);
                         for (int c = 0; c < 4; c++) { // clusters 0..3, block tid + 4k of each
                             for (int k = tid; k < blocksPerCluster; k += threads) {
                                 b.fill((byte) (r * 16 + tid + 1));
-                                tq.submitWrite(v, (long) c * CLUSTER + (long) k * LBA, b, false, k);
+                                tq.submitWrite(v, (long) c * CLUSTER + (long) k * lba, b, false, k);
                                 assertEquals(0, awaitResult(tq, k));
                             }
                         }
@@ -197,7 +208,7 @@ class SnapshotModelTest {
             for (int c = 0; c < 4; c++) {
                 for (int k = 0; k < blocksPerCluster; k++) {
                     byte want = (byte) ((rounds - 1) * 16 + (k % threads) + 1);
-                    assertEquals(want, all.get(ValueLayout.JAVA_BYTE, (long) c * CLUSTER + (long) k * LBA),
+                    assertEquals(want, all.get(ValueLayout.JAVA_BYTE, (long) c * CLUSTER + (long) k * lba),
                             "cluster " + c + " block " + k);
                 }
             }
@@ -219,7 +230,7 @@ class SnapshotModelTest {
     private void open(Path dir, StoreOptions options) {
         store = VolumeStore.open(dir, options);
         if (store.find("v").isEmpty()) {
-            store.create(spec("v", SIZE, LBA));
+            store.create(spec("v", SIZE, lba));
         }
         v = store.get("v");
         q = store.newQueue(8);
