@@ -161,9 +161,14 @@ public final class Snapshots {
         throw ClusterState.contention(volume, "marking snapshot " + name + " deleting");
     }
 
-    /** @return the snapshots to send the primary copy of {@code v}: every one held, delete = it is deleting */
+    /**
+     * @return the snapshots to send the primary copy of {@code v}: those still to take ({@code creating}) and those
+     *         to delete ({@code deleting}, delete = true). Ready ones are left out: the node keeps what the answer
+     *         does not mention, and a primary that does not hold a ready one (its copy moved to another node) must
+     *         not take it anew from today's data under the old name
+     */
     static List<DesiredSnapshot> desired(VolumeRecord v) {
-        return v.snapshots().stream()
+        return v.snapshots().stream().filter(x -> x.state() != SnapshotState.READY)
                 .map(x -> new DesiredSnapshot(x.id(), x.name(), x.state() == SnapshotState.DELETING)).toList();
     }
 
