@@ -65,6 +65,21 @@ public final class Limits {
         }
     }
 
+    /** Most snapshots one volume may hold (any state). */
+    public static final int MAX_SNAPSHOTS_PER_VOLUME = 32;
+    /** A snapshot name: 1..64 of {@code [A-Za-z0-9._-]}, first a letter or digit. */
+    public static final String SNAPSHOT_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+    private static final java.util.regex.Pattern SNAPSHOT_NAME =
+            java.util.regex.Pattern.compile(SNAPSHOT_NAME_PATTERN);
+
+    /** Checks a snapshot name ({@link #SNAPSHOT_NAME_PATTERN}); the message names {@code field}. */
+    public static void checkSnapshotName(String field, String value) {
+        if (value == null || !SNAPSHOT_NAME.matcher(value).matches()) {
+            throw invalid(field, quote(value), "must match " + SNAPSHOT_NAME_PATTERN
+                    + " (1..64 chars: letter or digit, then letters, digits, '.', '_', '-')");
+        }
+    }
+
     /** Checks a volume size: multiple of 1 MiB (hence of lbaSize), {@code min <= size <= max}. */
     public static void checkSize(String field, long sizeBytes) {
         if (sizeBytes < MIN_SIZE_BYTES || sizeBytes > MAX_SIZE_BYTES || sizeBytes % SIZE_ALIGNMENT_BYTES != 0) {

@@ -236,6 +236,26 @@ public final class MgmtClient {
         return volumes.promoteVolume(volume, nodeId, acceptDataLoss);
     }
 
+    /** {@link VolumeClient#createSnapshot(String,String)}. */
+    public Snapshot createSnapshot(String volume, String name) {
+        return volumes.createSnapshot(volume, name);
+    }
+
+    /** {@link VolumeClient#listSnapshots(String)}. */
+    public List<Snapshot> listSnapshots(String volume) {
+        return volumes.listSnapshots(volume);
+    }
+
+    /** {@link VolumeClient#getSnapshot(String,String)}. */
+    public Snapshot getSnapshot(String volume, String name) {
+        return volumes.getSnapshot(volume, name);
+    }
+
+    /** {@link VolumeClient#deleteSnapshot(String,String)}. */
+    public java.util.Optional<Snapshot> deleteSnapshot(String volume, String name) {
+        return volumes.deleteSnapshot(volume, name);
+    }
+
     // ---- nodes (NodeClient) ----
 
     /** {@link NodeClient#registerNode(RegisterNodeRequest)}. */

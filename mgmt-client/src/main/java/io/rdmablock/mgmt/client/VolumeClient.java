@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static io.rdmablock.mgmt.client.MgmtTransport.segment;
 
@@ -14,6 +15,7 @@ import static io.rdmablock.mgmt.client.MgmtTransport.segment;
  */
 public final class VolumeClient {
     private static final TypeReference<List<Volume>> VOLUME_LIST = new TypeReference<>() { };
+    private static final TypeReference<List<Snapshot>> SNAPSHOT_LIST = new TypeReference<>() { };
 
     private final MgmtTransport t;
 
@@ -133,5 +135,40 @@ public final class VolumeClient {
     public Volume promoteVolume(String volume, String nodeId, boolean acceptDataLoss) {
         return t.send("POST", "/v1/volumes/" + segment(volume) + "/promote", new PromoteRequest(nodeId, acceptDataLoss),
                 Volume.class);
+    }
+
+    /**
+     * {@code POST /v1/volumes/{volume}/snapshots}: takes a snapshot of a single-copy volume (docs/snapshots.md). The
+     * server waits (at most 10 s) for the primary to take it: the answer is {@link SnapshotState#READY} (201), or
+     * still {@link SnapshotState#CREATING} (202) when it did not report it in time. Errors 400 (name), 401, 403, 404
+     * (volume), 409 {@link ProblemTypes#SNAPSHOT_REPLICATED_UNSUPPORTED}, {@link ProblemTypes#VOLUME_NOT_READY},
+     * {@link ProblemTypes#VOLUME_DELETING}, {@link ProblemTypes#SNAPSHOT_EXISTS}, {@link ProblemTypes#SNAPSHOT_LIMIT}.
+     */
+    public Snapshot createSnapshot(String volume, String name) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/snapshots", new CreateSnapshotRequest(name),
+                Snapshot.class);
+    }
+
+    /** {@code GET /v1/volumes/{volume}/snapshots}: the volume's snapshots, oldest first. Errors 401, 404. */
+    public List<Snapshot> listSnapshots(String volume) {
+        return t.send("GET", "/v1/volumes/" + segment(volume) + "/snapshots", null, SNAPSHOT_LIST);
+    }
+
+    /** {@code GET /v1/volumes/{volume}/snapshots/{name}}. Errors 401, 404 (volume, or snapshot-not-found). */
+    public Snapshot getSnapshot(String volume, String name) {
+        return t.send("GET", "/v1/volumes/" + segment(volume) + "/snapshots/" + segment(name), null, Snapshot.class);
+    }
+
+    /**
+     * {@code DELETE /v1/volumes/{volume}/snapshots/{name}}: the server waits (at most 10 s) for the primary to
+     * delete it.
+     *
+     * @return empty when it is gone (204); the snapshot, {@link SnapshotState#DELETING}, when the primary did not
+     *         report it gone in time (202)
+     * @throws MgmtException 401, 403, 404 (volume, or snapshot-not-found)
+     */
+    public Optional<Snapshot> deleteSnapshot(String volume, String name) {
+        String body = t.exchange("DELETE", "/v1/volumes/" + segment(volume) + "/snapshots/" + segment(name), null);
+        return body == null || body.isBlank() ? Optional.empty() : Optional.of(Json.read(body, Snapshot.class));
     }
 }

@@ -60,11 +60,20 @@ public final class MgmtOptions {
 
     /** @return a client for these options */
     public MgmtClient client() {
+        return client(1);
+    }
+
+    /**
+     * @param atLeastMs least request timeout, ms (calls the server answers only after a bounded wait)
+     * @return a client for these options whose timeout is at least {@code atLeastMs}
+     * @throws IllegalArgumentException when {@code --timeout-ms} is out of bounds (1..600000)
+     */
+    public MgmtClient client(long atLeastMs) {
         if (timeoutMs < 1 || timeoutMs > 600_000) {
             throw new IllegalArgumentException("invalid --timeout-ms: --timeout-ms=" + timeoutMs
                     + ", min=1, max=600000");
         }
-        return new MgmtClient(urls(), token(), Duration.ofMillis(timeoutMs),
+        return new MgmtClient(urls(), token(), Duration.ofMillis(Math.max(timeoutMs, atLeastMs)),
                 io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(caCert));
     }
 }

@@ -35,11 +35,14 @@ import java.util.Optional;
  *                       written before it
  * @param hostsVersion   meaning of an empty {@code allowedHosts}: {@link #HOSTS_VERSION} (every record made by this
  *                       code) no host; 0 (absent: a record stored before 2026-12) any host, read as {@code ["*"]}
+ * @param snapshots      the volume's snapshots, oldest (lowest id) first; empty in records written before snapshots
+ * @param nextSnapshotId the id the next snapshot gets (ids are never reused), &gt;= 1 and above every id held
  */
 public record VolumeRecord(
         String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
         String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs, boolean provisioned,
-        long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth, int hostsVersion) {
+        long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth, int hostsVersion,
+        List<SnapshotRecord> snapshots, long nextSnapshotId) {
     /** {@link #hostsVersion} of records made now: an empty allow-list admits no host. */
     public static final int HOSTS_VERSION = 2;
 
@@ -59,6 +62,19 @@ public record VolumeRecord(
         epoch = epoch < 1 ? 1 : epoch;
         minInSync = minInSync < 1 ? 1 : minInSync;
         replicas = replicas < 1 ? 1 : replicas;
+        snapshots = snapshots == null ? List.of() : snapshots.stream()
+                .sorted(java.util.Comparator.comparingLong(SnapshotRecord::id)).toList();
+        long above = snapshots.isEmpty() ? 1 : snapshots.getLast().id() + 1;
+        nextSnapshotId = Math.max(nextSnapshotId, above);
+    }
+
+    /** A record without snapshots (as before snapshots). */
+    public VolumeRecord(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs,
+                        boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth,
+                        int hostsVersion) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
+                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, List.of(), 1);
     }
 
     /** As {@link #created(String, String, long, int, int, List, List, long, boolean)}, no authentication required. */
@@ -77,7 +93,8 @@ public record VolumeRecord(
                     CopyState.IN_SYNC, false));
         }
         return new VolumeRecord(id, name, sizeBytes, lbaSize, copies.size(), allowedHosts, copyNodeIds.getFirst(),
-                VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies, requireAuth, HOSTS_VERSION);
+                VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies, requireAuth, HOSTS_VERSION,
+                List.of(), 1);
     }
 
     private static List<CopyRecord> primaryFirst(List<CopyRecord> copies) {
@@ -112,7 +129,8 @@ public record VolumeRecord(
     /** @return a copy with another size and state */
     public VolumeRecord withSize(long newSizeBytes, VolumeState newState) {
         return new VolumeRecord(id, name, newSizeBytes, lbaSize, replicas, allowedHosts, nodeId, newState,
-                connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION);
+                connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
+                snapshots, nextSnapshotId);
     }
 
     /**
@@ -142,7 +160,8 @@ public record VolumeRecord(
         var next = copies.stream().map(c -> c.nodeId().equals(copy.nodeId()) ? copy : c).toList();
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION);
+                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION,
+                snapshots, nextSnapshotId);
     }
 
     /**
@@ -152,19 +171,22 @@ public record VolumeRecord(
     public VolumeRecord withCopies(long newEpoch, List<CopyRecord> next) {
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION);
+                createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION,
+                snapshots, nextSnapshotId);
     }
 
     /** @return a copy admitting exactly {@code hosts} ({@code ["*"]}: any host; empty: none) */
     public VolumeRecord withAllowedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, hosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION);
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
+                snapshots, nextSnapshotId);
     }
 
     /** @return a copy with requireAuth {@code on} */
     public VolumeRecord withRequireAuth(boolean on) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned, epoch, minInSync, copies, on, HOSTS_VERSION);
+                createdAtMs, provisioned, epoch, minInSync, copies, on, HOSTS_VERSION,
+                snapshots, nextSnapshotId);
     }
 
     /** @return a copy with another state */
@@ -175,6 +197,18 @@ public record VolumeRecord(
     /** @return a copy with other connected hosts */
     public VolumeRecord withConnectedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, hosts,
-                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION);
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
+                snapshots, nextSnapshotId);
+    }
+
+    /** @return the snapshot named {@code snapshotName}, if any */
+    public Optional<SnapshotRecord> snapshot(String snapshotName) {
+        return snapshots.stream().filter(x -> x.name().equals(snapshotName)).findFirst();
+    }
+
+    /** @return a copy with these snapshots and snapshot id counter (same epoch) */
+    public VolumeRecord withSnapshots(List<SnapshotRecord> next, long nextId) {
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, next, nextId);
     }
 }
