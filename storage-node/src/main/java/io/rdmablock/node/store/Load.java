@@ -3,7 +3,6 @@ package io.rdmablock.node.store;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.function.IntConsumer;
 
 /**
  * A load generator on one {@link BlockQueue} for the store's benchmarks ({@link SnapshotBench}): 4K random reads or
@@ -46,11 +45,6 @@ final class Load {
 
     /** 4K random I/O at {@code qd} for {@code secs}. */
     Result random(boolean write, int qd, double secs) {
-        return randomWhile(write, qd, secs, null);
-    }
-
-    /** As {@link #random}, calling {@code tick(k)} on this thread at second k = 0, 1, ... of the run. */
-    Result randomWhile(boolean write, int qd, double secs, IntConsumer tick) {
         long blocks = v.sizeBytes() / 4096;
         long[] lat = new long[MAX_SAMPLES];
         long[] start = new long[qd];
@@ -61,15 +55,11 @@ final class Load {
             int[] res = new int[qd];
             long t0 = System.nanoTime();
             long end = t0 + (long) (secs * 1e9);
-            int ticks = 0;
             for (int s = 0; s < qd; s++) {
                 start[s] = System.nanoTime();
                 submit(q, write, next(blocks) * 4096, bufs.asSlice(s * 4096L, 4096), s);
             }
             while (q.inFlight() > 0) {
-                if (tick != null && System.nanoTime() - t0 >= ticks * 1_000_000_000L && System.nanoTime() < end) {
-                    tick.accept(ticks++);
-                }
                 int m = q.reap(ud, res, qd);
                 if (m == 0) {
                     q.awaitCompletion(1_000_000L);

@@ -58,7 +58,9 @@ public final class Snapshots {
 
     /**
      * Takes snapshot {@code name} with number {@code id} (given by the management plane, so every copy of the volume
-     * numbers it alike).
+     * numbers it alike). Its barrier waits for the volume's writes in flight, which complete only as their queues'
+     * owners reap: never call this from a thread that owns a queue with writes in flight on the volume (a poller);
+     * it would wait {@link #BARRIER_TIMEOUT_MS} and fail.
      */
     public SnapshotInfo create(String volumeId, long id, String name) {
         validateName(name);
