@@ -75,6 +75,14 @@ final class MappedBlockQueue implements BlockQueue {
     private final long[] pLen;
     private final int[] pFree;
     private int pFreeTop;
+    /**
+     * Pieces held by commands on mapped volumes, at most {@link #mappedLimit}: the backend queue has room for one
+     * command per slot besides, so a command on a flat volume always finds a piece (never "queue full" below
+     * {@link #capacity()} commands).
+     */
+    private int mappedPieces;
+    private final int mappedLimit;
+    private final boolean[] pMapped;
     private int workerPending;
 
     private final long[] doneUd;
@@ -92,6 +100,8 @@ final class MappedBlockQueue implements BlockQueue {
         this.worker = worker;
         this.capacity = capacity;
         this.pieceCapacity = raw.capacity();
+        this.mappedLimit = Math.max(1, pieceCapacity - capacity);
+        this.pMapped = new boolean[pieceCapacity];
         cUd = new long[capacity];
         cKind = new int[capacity];
         cVol = new StoreVolume[capacity];
@@ -319,7 +329,7 @@ final class MappedBlockQueue implements BlockQueue {
         }
         if (cKind[cmd] == FLUSH) {
             if (cCursor[cmd] == 0 && cResult[cmd] == 0) {
-                if (pFreeTop == 0) {
+                if (!pieceForMapped()) {
                     return false;
                 }
                 int piece = takePiece(cmd, RAW_THEN_SYNC);
@@ -331,7 +341,7 @@ final class MappedBlockQueue implements BlockQueue {
         int shift = map.clusterShift();
         long cb = 1L << shift;
         while (cCursor[cmd] < cEnd[cmd]) {
-            if (pFreeTop == 0) {
+            if (!pieceForMapped()) {
                 return false;
             }
             long at = cCursor[cmd];
@@ -507,8 +517,16 @@ final class MappedBlockQueue implements BlockQueue {
         map.unbusy(pCluster[piece]);
     }
 
+    /** True when a command on a mapped volume may take a piece now. */
+    private boolean pieceForMapped() {
+        return pFreeTop > 0 && mappedPieces < mappedLimit;
+    }
+
+    /** Takes a piece for a command on a mapped volume (checked with {@link #pieceForMapped}). */
     private int takePiece(int cmd, int stage) {
         int piece = pFree[--pFreeTop];
+        pMapped[piece] = true;
+        mappedPieces++;
         pCmd[piece] = cmd;
         pStage[piece] = stage;
         pNew[piece] = -1;
@@ -528,6 +546,10 @@ final class MappedBlockQueue implements BlockQueue {
     private void finishPiece(int piece, int res) {
         int cmd = pCmd[piece];
         pFree[pFreeTop++] = piece;
+        if (pMapped[piece]) {
+            pMapped[piece] = false;
+            mappedPieces--;
+        }
         if (res < 0 && cResult[cmd] == 0) {
             cResult[cmd] = res;
         }

@@ -340,8 +340,9 @@ public final class VolumeStore implements AutoCloseable {
         if (capacity < 1 || capacity > 4096) {
             throw new IllegalArgumentException("invalid capacity: capacity=" + capacity + ", min=1, max=4096");
         }
-        // two backend slots per command: a command on a mapped volume may span two clusters (more go in turns)
-        BlockQueue q = engine.newQueue(this, Math.min(8192, capacity * 2));
+        // three backend slots per command: commands on mapped volumes share two per command (one may span two
+        // clusters; more go in turns), and one is kept for each command on a flat volume
+        BlockQueue q = engine.newQueue(this, Math.min(12288, capacity * 3));
         BlockQueue mapped = new MappedBlockQueue(q, mapWorker, capacity);
         StoreFaults f = faults;
         return f == null ? mapped : new StallingBlockQueue(mapped, f); // faults match volume (logical) offsets
