@@ -162,4 +162,62 @@ class MappedStoreBreakTest {
             q.close();
         }
     }
+
+    /**
+     * FUA on a cluster the live map owns alone goes in place (RWF_DSYNC) with no map sync. When that cluster's map
+     * entry is not yet durable (its first write, or a redirect after a snapshot, was not FUA: committed unsynced), the
+     * FUA write completes before anything makes the entry durable: after a power loss the entry is gone (or points to
+     * the snapshot's old cluster) and the acknowledged FUA data is lost. Proof without a power cut: no synced map
+     * commit (MapWorker.lastSyncStartNs) happens between the first write's completion and the FUA's completion.
+     */
+    @Test
+    void fuaWriteInPlaceMustMakeItsClusterMappingDurable() throws Exception {
+        Path dir = StoreTestSupport.freshDir("break-fua");
+        try (Arena arena = Arena.ofShared();
+             VolumeStore store = VolumeStore.open(dir, mapped())) {
+            StoreVolume v = store.create(spec("v", 1 << 20, 4096));
+            BlockQueue q = store.newQueue(4);
+            StoreTestSupport.write(q, v, 0, pattern(arena, 4096, 6)); // allocates cluster 0: entry committed unsynced
+            java.lang.reflect.Field wf = VolumeStore.class.getDeclaredField("mapWorker");
+            wf.setAccessible(true);
+            MapWorker worker = (MapWorker) wf.get(store);
+            java.lang.reflect.Field sf = MapWorker.class.getDeclaredField("lastSyncStartNs");
+            sf.setAccessible(true);
+            long before = sf.getLong(worker);
+            q.submitWrite(v, 4096, pattern(arena, 4096, 7), true, 3); // FUA, in place in cluster 0
+            assertEquals(0, awaitResult(q, 3));
+            long after = sf.getLong(worker);
+            q.close();
+            assertTrue(after != before, "the FUA write completed, but cluster 0's map entry (committed unsynced by "
+                    + "the earlier write) was never synced: a power loss now loses the FUA data");
+        }
+    }
+
+    /**
+     * Same stale-key leak as above, on a cluster number beyond the recreated volume's size: at the next open,
+     * Snapshots.load feeds the stale live key to ClusterMap.loadLive, which indexes past its segment array: the whole
+     * store fails to open (every volume of the node is down), not only the one volume.
+     */
+    @Test
+    void staleMapKeyBeyondTheVolumeSizeMustNotStopTheStoreFromOpening() throws Exception {
+        Path dir = StoreTestSupport.freshDir("break-delete-open");
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment old = pattern(arena, CLUSTER, 8);
+            try (VolumeStore store = VolumeStore.open(dir, mapped())) {
+                StoreVolume v = store.create(spec("v", 512L << 20, 4096));
+                store.create(spec("bystander", 1 << 20, 4096));
+                BlockQueue q = store.newQueue(4);
+                q.submitWrite(v, 5000L * CLUSTER, old, false, 1);
+                store.delete("v");
+                awaitResult(q, 1);
+                store.create(spec("v", 1 << 20, 4096));
+                q.close();
+            }
+            try (VolumeStore store = assertDoesNotThrow(() -> VolumeStore.open(dir, mapped()),
+                    "the store must open (a stale m/ key of a deleted volume must not take the node down)")) {
+                assertEquals(0, store.get("v").allocatedBytes());
+                store.get("bystander");
+            }
+        }
+    }
 }
