@@ -42,6 +42,7 @@ class MappedConcurrencyBreakTest {
         try (Arena arena = Arena.ofShared()) {
             try (VolumeStore store = VolumeStore.open(dir, opts)) {
                 StoreVolume v = store.create(spec("v", SIZE, BLOCK));
+                java.util.Arrays.fill(seeds, 0);
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicReference<Throwable> failure = new AtomicReference<>();
                 List<Thread> threads = new ArrayList<>();
@@ -88,8 +89,17 @@ class MappedConcurrencyBreakTest {
                                     b = 2 * r.nextInt(BLOCKS / 2) + owner;
                                 } while (pendingBlocks.contains(b)); // one write per block in flight: order known
                                 long seed = (long) b << 32 | (i + 1) | (long) owner << 62;
-                                StoreTestSupport.fillRandom(bufs[slot], seed);
-                                q.submitWrite(v, (long) b * BLOCK, bufs[slot], r.nextInt(16) == 0, slot);
+                                int op = r.nextInt(10);
+                                if (op == 0) {
+                                    seed = 0; // reads zero afterwards
+                                    q.submitWriteZeroes(v, (long) b * BLOCK, BLOCK, slot);
+                                } else if (op == 1 && store.zeroesAfterTrim()) {
+                                    seed = 0;
+                                    q.submitTrim(v, (long) b * BLOCK, BLOCK, slot);
+                                } else {
+                                    StoreTestSupport.fillRandom(bufs[slot], seed);
+                                    q.submitWrite(v, (long) b * BLOCK, bufs[slot], r.nextInt(16) == 0, slot);
+                                }
                                 busy[slot] = true;
                                 slotBlock[slot] = b;
                                 pendingBlocks.add(b);
