@@ -35,8 +35,14 @@ final class ClusterMap {
     static final long BUSY = 1L << 61;
     /** Bits of an entry holding {@code physical + 1}. */
     static final long PHYS_MASK = (1L << 48) - 1;
-    /** Freed clusters wait at least this long before reuse (bounded by any I/O in flight on them). */
-    static final long REUSE_GRACE_NS = 5_000_000_000L;
+    /**
+     * Freed clusters wait at least this long before reuse: an in-place read or write issued before the change that
+     * freed the cluster must have ended by then (longer than a host's default I/O timeout, 30 s; a device that holds
+     * an I/O longer is not covered: docs/snapshots.md).
+     */
+    static final long REUSE_GRACE_NS = 35_000_000_000L;
+    /** The grace in force ({@link #REUSE_GRACE_NS}; tests shorten it). */
+    static volatile long reuseGraceNs = REUSE_GRACE_NS;
 
     private static final int SEG_SHIFT = 12;
     private static final int SEG_SIZE = 1 << SEG_SHIFT;
@@ -51,6 +57,9 @@ final class ClusterMap {
     private int[] refs = new int[64];
     private long highWater;
     private long usedClusters;
+    /** Live entries allocated, and those whose cluster no snapshot shares (kept as counts: read cheaply). */
+    private long liveClusters;
+    private long liveExclusive;
     private long[] free = new long[64];
     private int freeTop;
     /** Freed clusters waiting for reuse: physical, then the nanoTime they were freed, in pairs. */
@@ -113,8 +122,17 @@ final class ClusterMap {
      */
     synchronized void publish(long c, long old, long newPhys) {
         segment(c).set((int) (c & (SEG_SIZE - 1)), newPhys < 0 ? 0 : newPhys + 1);
-        if (old != 0) {
-            drop((old & PHYS_MASK) - 1);
+        if ((old & PHYS_MASK) != 0) {
+            long p = (old & PHYS_MASK) - 1;
+            liveClusters--;
+            if (refs[(int) p] == 1) {
+                liveExclusive--;
+            }
+            drop(p);
+        }
+        if (newPhys >= 0) {
+            liveClusters++;
+            liveExclusive++; // a new cluster: count 1, the live map's alone
         }
     }
 
@@ -145,6 +163,18 @@ final class ClusterMap {
 
     // ---- snapshots (management thread; callers hold the volume's I/O when they need a cut) ----
 
+    /** Throws when a command is changing an entry (BUSY). */
+    synchronized void checkIdle() {
+        for (int si = 0; si < segs.length(); si++) {
+            AtomicLongArray seg = segs.get(si);
+            for (int i = 0; seg != null && i < SEG_SIZE; i++) {
+                if ((seg.get(i) & BUSY) != 0) {
+                    throw new IllegalStateException("map change in flight: cluster=" + ((long) si * SEG_SIZE + i));
+                }
+            }
+        }
+    }
+
     /** Freezes the live map as snapshot {@code id}; every allocated live entry becomes {@link #SHARED}. */
     synchronized Snap snapshot(long id, String name, long createdMs, long sizeBytes) {
         long[] map = new long[(int) clusters];
@@ -165,6 +195,7 @@ final class ClusterMap {
         }
         Snap s = new Snap(id, name, createdMs, sizeBytes, map);
         snapshots.put(id, s);
+        liveExclusive = 0; // every allocated live entry is shared now
         return s;
     }
 
@@ -189,12 +220,7 @@ final class ClusterMap {
      * map holds (orphans of a crash, or freed before it), which the caller punches and then {@link #addFree}s.
      */
     synchronized long[] finishLoad() {
-        for (long c = 0; c < clusters; c++) {
-            long e = entry(c);
-            if (e != 0 && refs[(int) ((e & PHYS_MASK) - 1)] > 1) {
-                segment(c).set((int) (c & (SEG_SIZE - 1)), e | SHARED);
-            }
-        }
+        refreshShared();
         long[] orphans = new long[0];
         int n = 0;
         for (long p = 0; p < highWater; p++) {
@@ -282,15 +308,9 @@ final class ClusterMap {
         return usedClusters << clusterShift;
     }
 
-    /** Bytes of the live map's allocated clusters. */
+    /** Bytes of the live map's allocated clusters (a count kept up to date: cheap). */
     synchronized long liveBytes() {
-        long n = 0;
-        for (long c = 0; c < clusters; c++) {
-            if ((entry(c) & PHYS_MASK) != 0) {
-                n++;
-            }
-        }
-        return n << clusterShift;
+        return liveClusters << clusterShift;
     }
 
     /**
@@ -298,14 +318,7 @@ final class ClusterMap {
      * (every other block may need a new cluster: unallocated, or shared and redirected on its next write).
      */
     synchronized long liveExclusiveBytes() {
-        long n = 0;
-        for (long c = 0; c < clusters; c++) {
-            long e = entry(c);
-            if ((e & PHYS_MASK) != 0 && refs[(int) ((e & PHYS_MASK) - 1)] == 1) {
-                n++;
-            }
-        }
-        return n << clusterShift;
+        return liveExclusive << clusterShift;
     }
 
     /** Bytes only snapshot {@code s} holds: what deleting it frees. */
@@ -334,7 +347,7 @@ final class ClusterMap {
         int n = 0;
         for (var it = pendingFree.iterator(); it.hasNext(); ) {
             long[] f = it.next();
-            if (f[1] < durableSinceNs && now - f[1] >= REUSE_GRACE_NS) {
+            if (f[1] < durableSinceNs && now - f[1] >= reuseGraceNs) {
                 if (n == out.length) {
                     out = Arrays.copyOf(out, Math.max(16, n * 2));
                 }
@@ -388,6 +401,8 @@ final class ClusterMap {
 
     /** Re-derives {@link #SHARED} on every live entry from the counts (after counts fell). */
     private void refreshShared() {
+        liveClusters = 0;
+        liveExclusive = 0;
         for (long c = 0; c < clusters; c++) {
             AtomicLongArray seg = segs.get((int) (c >>> SEG_SHIFT));
             if (seg == null) {
@@ -400,6 +415,8 @@ final class ClusterMap {
             if (p1 != 0) {
                 boolean shared = refs[(int) (p1 - 1)] > 1;
                 seg.getAndUpdate(i, x -> shared ? x | SHARED : x & ~SHARED);
+                liveClusters++;
+                liveExclusive += shared ? 0 : 1;
             }
         }
     }

@@ -37,6 +37,7 @@ final class MapWorker implements AutoCloseable {
     private static final int COPY = 1;
     private static final int COMMIT = 2;
     private static final int SYNC = 3;
+    private static final int BARRIER = 4;
 
     private record Task(int kind, StoreVolume v, MappedBlockQueue q, int piece, long a, long b, long c, long d,
                         boolean sync) {
@@ -45,9 +46,15 @@ final class MapWorker implements AutoCloseable {
     private final MetadataDb meta;
     private final Supplier<Collection<StoreVolume>> volumes;
     private final ConcurrentLinkedQueue<Task> tasks = new ConcurrentLinkedQueue<>();
+    /** Callers waiting in {@link #barrier}: released after the round that ran their task. */
+    private final java.util.concurrent.ConcurrentHashMap<java.util.concurrent.CountDownLatch, Boolean> barriers =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean closing;
     private long lastSyncStartNs = System.nanoTime();
+    /** Unsynced map batches written, and how many of them the last sync covered (the worker thread writes both). */
+    private volatile long writtenSeq;
+    private volatile long syncedSeq;
     /**
      * Copies run on {@link #COPIERS} threads of their own: each waits for its device write ({@code RWF_DSYNC}), so
      * copies of different clusters overlap instead of queueing behind each other and behind commits.
@@ -88,6 +95,28 @@ final class MapWorker implements AutoCloseable {
         post(new Task(SYNC, null, q, piece, 0, 0, 0, 0, true));
     }
 
+    /**
+     * Waits (bounded, 30 s) until every task posted before this call was run: a caller that then deletes a
+     * volume's map keys knows no batch of it is still being written.
+     */
+    void barrier() {
+        if (Thread.currentThread() == thread) {
+            return;
+        }
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        barriers.put(done, Boolean.TRUE);
+        post(new Task(BARRIER, null, null, 0, 0, 0, 0, 0, false));
+        try {
+            if (!done.await(30, TimeUnit.SECONDS)) {
+                LOG.warn("cluster-map worker barrier not passed within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            barriers.remove(done);
+        }
+    }
+
     private void post(Task t) {
         tasks.offer(t);
         LockSupport.unpark(thread);
@@ -113,13 +142,19 @@ final class MapWorker implements AutoCloseable {
         List<Task> commits = new ArrayList<>();
         boolean any = false;
         Task t;
+        List<java.util.concurrent.CountDownLatch> passed = new ArrayList<>();
         while ((t = tasks.poll()) != null) {
             any = true;
-            commits.add(t);
+            if (t.kind() == BARRIER) {
+                passed.addAll(barriers.keySet()); // registered before their task was posted
+            } else {
+                commits.add(t);
+            }
         }
         if (!commits.isEmpty()) {
             commit(commits);
         }
+        passed.forEach(java.util.concurrent.CountDownLatch::countDown);
         return any;
     }
 
@@ -196,17 +231,22 @@ final class MapWorker implements AutoCloseable {
         int result = 0;
         try (WriteBatch b = new WriteBatch()) {
             for (Task t : commits) {
-                if (t.kind() == COMMIT) {
+                if (t.kind() == COMMIT && !t.v().isDeleted()) { // a deleted volume's keys are gone for good
                     MetadataDb.putLive(b, t.v().id(), t.a(), t.b());
                 }
             }
+            long seq = writtenSeq;
             if (b.count() > 0) {
                 meta.write(b, sync);
+                if (!sync) {
+                    writtenSeq = ++seq;
+                }
             } else if (sync) {
                 meta.syncWal();
             }
             if (sync) {
                 lastSyncStartNs = start;
+                syncedSeq = seq;
             }
         } catch (RocksDBException | RuntimeException e) {
             LOG.warn("cluster-map commit failed: tasks={}: {}", commits.size(), e.toString());
@@ -215,6 +255,14 @@ final class MapWorker implements AutoCloseable {
         for (Task t : commits) {
             t.q().workerDone(t.piece(), result);
         }
+    }
+
+    /**
+     * True when a map entry was written without a sync since the last sync: a FUA write in place must then have the
+     * worker {@link #sync} before it completes (its cluster's entry may be one of them). Any thread.
+     */
+    boolean mapUnsynced() {
+        return writtenSeq != syncedSeq;
     }
 
     /** Bytes copied for redirects since the store opened (the cost of first writes after a snapshot). */
@@ -234,13 +282,18 @@ final class MapWorker implements AutoCloseable {
             long[] phys = m.takeReclaimable(lastSyncStartNs);
             if (phys.length > 0) {
                 v.punchClusters(phys);
+                // the punch durable before the cluster is reused: a new entry made durable by a later sync must
+                // not point at the old data again after a power loss
+                Syscalls.fdatasyncRaw(Syscalls.threadErrState(), v.bufferedFd);
                 m.addFree(phys);
             }
         }
         if (waiting && System.nanoTime() - lastSyncStartNs > FREE_SYNC_NS) {
             long start = System.nanoTime();
+            long seq = writtenSeq;
             meta.syncWal();
             lastSyncStartNs = start;
+            syncedSeq = seq;
         }
     }
 

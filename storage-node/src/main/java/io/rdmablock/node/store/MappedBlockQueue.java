@@ -363,7 +363,8 @@ final class MappedBlockQueue implements BlockQueue {
                     raw.submitRead(v, phys * cb + inner, cBuf[cmd].asSlice(at - cOff[cmd], n), piece);
                 }
             } else if (kind == WRITE && e != 0 && !shared) {
-                int piece = takePiece(cmd, RAW);
+                // FUA: the cluster's entry may have been committed unsynced; then the map is synced before completion
+                int piece = takePiece(cmd, cFua[cmd] && worker.mapUnsynced() ? RAW_THEN_SYNC : RAW);
                 raw.submitWrite(v, phys * cb + inner, cBuf[cmd].asSlice(at - cOff[cmd], n), cFua[cmd], piece);
             } else if (kind != WRITE && (e == 0 || (n < cb && !shared))) {
                 if (e != 0) {

@@ -31,6 +31,8 @@ public final class Snapshots {
 
     /** Most snapshots one volume may hold. */
     public static final int MAX_PER_VOLUME = 32;
+    /** Most clusters of a volume that can take snapshots: 2^24 (16 TiB at 1 MiB clusters; 128 MiB per snapshot). */
+    public static final long MAX_CLUSTERS = 1L << 24;
     /** Longest wait of a snapshot's barrier for the writes in flight to complete, ms. */
     public static final long BARRIER_TIMEOUT_MS = 5_000;
     private volatile long lastBarrierNs;
@@ -75,6 +77,12 @@ public final class Snapshots {
                 throw new IllegalArgumentException("too many snapshots: volume=" + volumeId + ", count=" + all.size()
                         + ", max=" + MAX_PER_VOLUME + " (delete one first)");
             }
+            long clusters = (v.sizeBytes() + map.clusterBytes() - 1) >>> map.clusterShift();
+            if (clusters > MAX_CLUSTERS) {
+                throw new IllegalArgumentException("volume too large for snapshots: volume=" + volumeId
+                        + ", sizeBytes=" + v.sizeBytes() + ", max=" + (MAX_CLUSTERS << map.clusterShift())
+                        + " (a snapshot's map holds 8 bytes per cluster in memory)");
+            }
             for (ClusterMap.Snap s : all) {
                 if (s.name().equals(name) || s.id() == id) {
                     throw new IllegalArgumentException("snapshot exists: volume=" + volumeId + ", name=" + s.name()
@@ -92,6 +100,13 @@ public final class Snapshots {
             }
             long frozenNs = System.nanoTime() - t0;
             try {
+                // the snapshot's clusters hold data of writes that were never flushed: durable before the snapshot
+                // is (a power loss must not leave a snapshot pointing at holes); writes go on meanwhile
+                if (Syscalls.fdatasyncRaw(Syscalls.threadErrState(), v.bufferedFd) < 0) {
+                    int e = Syscalls.errno(Syscalls.threadErrState());
+                    throw new StoreException("fdatasync before a snapshot failed: volume=" + volumeId + ", errno=" + e,
+                            e);
+                }
                 meta.putSnapshot(volumeId, s);
             } catch (RuntimeException e) {
                 map.deleteSnapshot(id); // nothing on disk refers to it: its references go
@@ -166,17 +181,26 @@ public final class Snapshots {
     }
 
     /**
-     * Makes the volume's content the snapshot's (the snapshot stays). The caller has stopped I/O on the volume (no
-     * host connected); the volume keeps its size (blocks past the snapshot's size read zero).
+     * Makes the volume's content the snapshot's (the snapshot stays). The caller has stopped hosts' I/O on the volume
+     * (no host connected); writes still in flight complete first and later ones wait for the swap (the barrier). The
+     * volume keeps its size (blocks past the snapshot's size read zero).
      *
-     * @throws IllegalStateException when a command is changing the volume's map
+     * @throws IllegalStateException when a command is still changing the volume's map (nothing is changed)
+     * @throws StoreException        when the writes in flight do not complete within {@link #BARRIER_TIMEOUT_MS}
      */
     public void rollback(String volumeId, String name) {
         synchronized (store) {
             StoreVolume v = mapped(volumeId);
             ClusterMap.Snap s = byName(v, name);
-            meta.replaceLive(volumeId, s.map()); // durable first: a freed cluster is never one the disk still maps
-            v.map().rollback(s.id());
+            CutGate.Phase before = v.cutGate.close(); // no write may run across the swap
+            try {
+                awaitDrained(v, before);
+                v.map().checkIdle(); // before anything is written: a refused rollback changes nothing
+                meta.replaceLive(volumeId, s.map()); // durable first: a freed cluster is never one the disk maps
+                v.map().rollback(s.id());
+            } finally {
+                v.cutGate.release();
+            }
             LOG.info("volume rolled back: volume={}, snapshot={}, id={}", volumeId, name, s.id());
         }
     }
@@ -207,10 +231,16 @@ public final class Snapshots {
     /** Closes a view from {@link #open}; idempotent per view. */
     public void close(StoreVolume view) {
         synchronized (store) {
-            if (view.isReadOnly() && !view.isDeleted()) {
+            if (view.isReadOnly() && view.markDeletedOnce()) { // its own flag: its volume may be gone already
                 openViews.computeIfPresent(view.id(), (k, n) -> n <= 1 ? null : n - 1);
             }
-            view.markDeleted();
+        }
+    }
+
+    /** Forgets the open views of a deleted volume (its snapshots went with it). */
+    void forgetViews(String volumeId) {
+        synchronized (store) {
+            openViews.keySet().removeIf(k -> k.startsWith(volumeId + "@"));
         }
     }
 
@@ -226,7 +256,18 @@ public final class Snapshots {
             });
             map.loadSnapshot(new ClusterMap.Snap(row.id(), row.name(), row.createdMs(), row.sizeBytes(), m));
         }
-        meta.loadMap(v.id(), 0, map::loadLive);
+        long clusters = (v.sizeBytes() + map.clusterBytes() - 1) >>> map.clusterShift();
+        int[] stale = new int[1];
+        meta.loadMap(v.id(), 0, (c, p) -> {
+            if (c < clusters) {
+                map.loadLive(c, p);
+            } else {
+                stale[0]++; // past the volume's end: left by a bug or a crash of an older version; never served
+            }
+        });
+        if (stale[0] > 0) {
+            LOG.warn("recovery: volume id={}: {} live map entries past the volume's end ignored", v.id(), stale[0]);
+        }
         long[] orphans = map.finishLoad();
         if (orphans.length > 0) {
             v.punchClusters(orphans);

@@ -265,6 +265,13 @@ public final class StoreVolume {
         deleted = true;
     }
 
+    /** Marks this handle deleted (a view: closed); true when this call did it, false when it already was. */
+    synchronized boolean markDeletedOnce() {
+        boolean was = deleted;
+        deleted = true;
+        return !was;
+    }
+
     /** Marks a chunk allocated in memory only (used when loading the map). */
     void loadChunk(long chunk) {
         AtomicLongArray bits = chunkBits;

@@ -199,7 +199,11 @@ public final class VolumeStore implements AutoCloseable {
         deletedVolumes.add(v);
         Syscalls.ftruncate(v.bufferedFd, 0, fileOf(id));
         deleteQuietly(fileOf(id));
+        // map commits of writes that were in flight: the worker drops those it has not started (the volume is
+        // marked deleted) and finishes a batch it is writing before this returns, so the range delete comes last
+        mapWorker.barrier();
         meta.deleteVolumeAndChunks(id);
+        snapshots.forgetViews(id);
         LOG.info("volume deleted: id={}", id);
         fire(VolumeEvent.Kind.DELETED, v);
     }

@@ -18,7 +18,7 @@ class MappedScaleBreakTest {
      * give NegativeArraySizeException; 2^27+ an 8+ GiB array under the store lock with the volume's writes held).
      */
     @Test
-    void snapshotOfALargeThinVolumeMustWork() throws Exception {
+    void snapshotOfALargeThinVolumeMustBeRefusedClearlyAndASmallerOneWork() throws Exception {
         Path dir = StoreTestSupport.freshDir("break-scale");
         try (Arena arena = Arena.ofShared();
              VolumeStore store = VolumeStore.open(dir, StoreTestSupport.options(IoBackend.THREAD_POOL)
@@ -27,7 +27,13 @@ class MappedScaleBreakTest {
             BlockQueue q = store.newQueue(2);
             StoreTestSupport.write(q, v, 0, StoreTestSupport.buffer(arena, 4096));
             q.close();
-            assertDoesNotThrow(() -> store.snapshots().create("big", "s"));
+            // the frozen map is 8 bytes per cluster in memory: above Snapshots.MAX_CLUSTERS a clear refusal
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> store.snapshots().create("big", "s"));
+            assertTrue(e.getMessage().contains("too large for snapshots"), e.getMessage());
+            assertTrue(store.snapshots().list("big").isEmpty(), "nothing half-made");
+            StoreVolume ok = store.create(spec("ok", Snapshots.MAX_CLUSTERS << 16, 4096)); // 1 TiB at 64 KiB
+            assertDoesNotThrow(() -> store.snapshots().create("ok", "s"));
         }
     }
 
