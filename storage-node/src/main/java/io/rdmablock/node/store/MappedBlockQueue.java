@@ -75,11 +75,7 @@ final class MappedBlockQueue implements BlockQueue {
     private final long[] pLen;
     private final int[] pFree;
     private int pFreeTop;
-    /**
-     * Pieces held by commands on mapped volumes, at most {@link #mappedLimit}: the backend queue has room for one
-     * command per slot besides, so a command on a flat volume always finds a piece (never "queue full" below
-     * {@link #capacity()} commands).
-     */
+    /** Pieces of commands on mapped volumes, at most {@link #mappedLimit}: one piece per command stays for flat ones. */
     private int mappedPieces;
     private final int mappedLimit;
     private final boolean[] pMapped;
