@@ -109,7 +109,7 @@ public final class ClusterService {
     private final ManagedHosts hosts;
     private final NodeRegistry nodes;
     private final HostCredentialRegistry hostCredentials;
-    private final Snapshots snapshots;
+    private final SnapshotLedger snapshots;
 
     /**
      * One clock for tests: {@code nowMs} (ms) is both the wall clock and, times 10^6, the monotonic one.
@@ -162,11 +162,11 @@ public final class ClusterService {
         this.hosts = new ManagedHosts(s.store, s.wallMs);
         this.nodes = new NodeRegistry(s, rebuilds);
         this.hostCredentials = new HostCredentialRegistry(s.store, s.wallMs);
-        this.snapshots = new Snapshots(s, this::reportedState);
+        this.snapshots = new SnapshotLedger(s, this::reportedState);
     }
 
     /** @return the volumes' snapshots ({@code /v1/volumes/{name}/snapshots}) */
-    public Snapshots snapshots() {
+    public SnapshotLedger snapshots() {
         return snapshots;
     }
 

@@ -29,8 +29,8 @@ import java.util.Map;
  * {@link ClusterService}'s class comment). The answer to a primary carries {@code leaseWaitMs} and the verify run id,
  * and notes the time it told that node it is primary ({@link Promotions#toldPrimary}); a copy removed from its
  * record (rebuild, drain) that the node still reports is answered {@code deleting}. Only the primary's answer carries
- * the volume's snapshots ({@link Snapshots#desired}), and only its report changes their records
- * ({@link Snapshots#reconcile}). Record changes are
+ * the volume's snapshots ({@link SnapshotLedger#desired}), and only its report changes their records
+ * ({@link SnapshotLedger#reconcile}). Record changes are
  * compare-and-sets from a fresh read; while an answer is being built its start is in
  * {@link ClusterState#heartbeatInFlightNanos}.
  */
@@ -179,7 +179,7 @@ final class Heartbeats {
             next = next.withConnectedHosts(r == null ? List.of() : r.connectedHosts());
         }
         if (copy.role() == CopyRole.PRIMARY && r != null) { // the primary takes and reports the snapshots
-            next = Snapshots.reconcile(next, r.snapshots());
+            next = SnapshotLedger.reconcile(next, r.snapshots());
         }
         if (r != null && !copy.provisioned()) {
             next = next.withCopy(copy.withProvisioned());
@@ -223,6 +223,6 @@ final class Heartbeats {
         return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.allowedHosts(),
                 Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
                 copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null, v.requireAuth(),
-                primary ? Snapshots.desired(v) : List.of());
+                primary ? SnapshotLedger.desired(v) : List.of());
     }
 }

@@ -21,9 +21,9 @@ import static io.rdmablock.mgmt.api.http.Answers.then;
 /**
  * The handlers of {@code /v1/volumes/{name}/snapshots} (docs/snapshots.md): create, list, get, delete, over
  * {@link ClusterService#snapshots()}. Store calls run on a worker; a create or delete then waits for the volume's
- * primary to report the change (its heartbeat, {@code Snapshots#reconcile}) by re-reading the record every
+ * primary to report the change (its heartbeat, {@code SnapshotLedger#reconcile}) by re-reading the record every
  * {@value #POLL_MS} ms from a Vert.x timer (the event loop never blocks), for at most
- * {@link Snapshots#waitMs()}: a create answers 201 with the snapshot {@code ready}, or 202 with it still
+ * {@link SnapshotLedger#waitMs()}: a create answers 201 with the snapshot {@code ready}, or 202 with it still
  * {@code creating} and its Location; a delete answers 204 once the record is gone, or 202 with it {@code deleting}.
  * Errors are the service's (problem+json through the verticle's failure handler).
  */

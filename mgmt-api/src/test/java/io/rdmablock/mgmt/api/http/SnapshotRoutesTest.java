@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code /v1/volumes/{name}/snapshots}: the test plays the volume's primary (its heartbeats report the snapshots it
  * holds), which drives creating → ready and deleting → gone; the routes' wait is shortened
- * ({@code Snapshots#waitMs}).
+ * ({@code SnapshotLedger#waitMs}).
  */
 @ExtendWith(VertxExtension.class)
 @org.junit.jupiter.params.ParameterizedClass

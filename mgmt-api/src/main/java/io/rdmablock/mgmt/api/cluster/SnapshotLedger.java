@@ -22,7 +22,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Snapshots of single-copy volumes (docs/snapshots.md): kept in their {@link VolumeRecord} (so a volume's delete
+ * SnapshotLedger of single-copy volumes (docs/snapshots.md): kept in their {@link VolumeRecord} (so a volume's delete
  * takes them with it), changed by compare-and-set like every other volume change (epoch kept), and carried out by
  * the volume's primary, which gets them in its heartbeat answer ({@link #desired}) and reports what it holds
  * ({@link #reconcile}). A snapshot is {@code creating} until the primary reports its id, then {@code ready}; a delete
@@ -30,14 +30,14 @@ import java.util.function.Function;
  * copy are refused for now: the cut must travel in the replicated write stream so every copy takes it at the same
  * point.
  */
-public final class Snapshots {
+public final class SnapshotLedger {
     /** Default bound of a snapshot create's or delete's wait for the primary's report, ms. */
     public static final long DEFAULT_WAIT_MS = 10_000;
     private final ClusterState s;
     private final Function<VolumeRecord, VolumeState> reportedState;
     private volatile long waitMs = DEFAULT_WAIT_MS;
 
-    Snapshots(ClusterState state, Function<VolumeRecord, VolumeState> reportedState) {
+    SnapshotLedger(ClusterState state, Function<VolumeRecord, VolumeState> reportedState) {
         this.s = state;
         this.reportedState = reportedState;
     }
@@ -85,7 +85,7 @@ public final class Snapshots {
             }
             if (v.replicas() > 1) {
                 throw new ApiException(409, ProblemTypes.SNAPSHOT_REPLICATED_UNSUPPORTED,
-                        "Snapshots of replicated volumes unsupported", "volume " + volume + " has replicas="
+                        "SnapshotLedger of replicated volumes unsupported", "volume " + volume + " has replicas="
                         + v.replicas() + ": snapshots of replicated volumes are not available yet (the cut must"
                         + " travel in the replicated write stream so every copy takes it at the same point)");
             }
