@@ -293,10 +293,12 @@ class PatternFioTest {
         long ob = o.jobs().get(1).readOps.sum();
         String all = "fio a/b " + fa + "/" + fb + ", ours " + oa + "/" + ob;
         System.out.println(all);
-        // the flow keeps each member's admitted count within one I/O of its share; the counts here are completions,
-        // which lag admissions by at most iodepth per job: |a - 3b| <= 3 (iodepth + 1) + iodepth + 1
+        // fio's own ratio drifts under load by about 1% (CI, loaded: 212395/71227 = 2.98, 244481/81746 = 2.99),
+        // so fio, the reference here, is held to its ratio within 5%. Ours keeps each member's admitted count within one I/O of its share; the
+        // counts here are completions, which lag admissions by at most iodepth per job: |a - 3b| <= 3 (iodepth + 1)
+        // + iodepth + 1
         assertTrue(fb > 100 && ob > 100, all);
-        assertTrue(Math.abs(fa - 3 * fb) <= 3 * 2 + 2, all);
+        assertTrue(Math.abs(fa - 3.0 * fb) <= 0.05 * 3.0 * fb, all);
         assertTrue(Math.abs(oa - 3 * ob) <= 3 * 3 + 3, all);
     }
 
