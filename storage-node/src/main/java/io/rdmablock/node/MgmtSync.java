@@ -77,7 +77,7 @@ final class MgmtSync implements NodeAgent.Handler {
         this.freeBytes = freeBytes;
         this.replication = replication;
         this.fileSecrets = target.hostSecrets();
-        this.snapshots = new SnapshotSync(store);
+        this.snapshots = new SnapshotSync(store, replication == null ? id -> null : replication::set);
     }
 
     MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {

@@ -138,10 +138,11 @@ public final class VolumeClient {
     }
 
     /**
-     * {@code POST /v1/volumes/{volume}/snapshots}: takes a snapshot of a single-copy volume (docs/snapshots.md). The
+     * {@code POST /v1/volumes/{volume}/snapshots}: takes a snapshot of a volume, on every copy at one cut
+     * (docs/snapshots.md). The
      * server waits (at most 10 s) for the primary to take it: the answer is {@link SnapshotState#READY} (201), or
      * still {@link SnapshotState#CREATING} (202) when it did not report it in time. Errors 400 (name), 401, 403, 404
-     * (volume), 409 {@link ProblemTypes#SNAPSHOT_REPLICATED_UNSUPPORTED}, {@link ProblemTypes#VOLUME_NOT_READY},
+     * (volume), 409 {@link ProblemTypes#VOLUME_NOT_READY} (also: a copy not in sync),
      * {@link ProblemTypes#VOLUME_DELETING}, {@link ProblemTypes#SNAPSHOT_EXISTS}, {@link ProblemTypes#SNAPSHOT_LIMIT}.
      */
     public Snapshot createSnapshot(String volume, String name) {

@@ -37,6 +37,8 @@ public final class Snapshots {
     public static final long BARRIER_TIMEOUT_MS = 5_000;
     private volatile long lastBarrierNs;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    /** Names of snapshots a secondary copy takes for its primary's cut ({@link #takeCopy}): {@code _<id>}. */
+    private static final Pattern COPY_NAME = Pattern.compile("_[0-9]{1,19}");
 
     private final VolumeStore store;
     private final MetadataDb meta;
@@ -116,6 +118,48 @@ public final class Snapshots {
             LOG.info("snapshot taken: volume={}, snapshot={}, id={}, barrierUs={}, totalUs={}", volumeId, name, id,
                     frozenNs / 1000, (System.nanoTime() - t0) / 1000);
             return info(v, s);
+        }
+    }
+
+    /**
+     * The name a secondary copy gives snapshot {@code id} taken for its primary's cut: {@code _<id>} (the management
+     * plane's names start with a letter or digit, so none collides; the name the user chose lives in the management
+     * plane, which addresses snapshots of every copy by id).
+     */
+    public static String copyName(long id) {
+        return "_" + id;
+    }
+
+    /**
+     * Takes snapshot {@code id} of a secondary copy for its primary's cut (docs/snapshots.md, "Replicated volumes"):
+     * the primary holds every write of the volume meanwhile, so this copy holds exactly the writes the primary's
+     * snapshot holds. One of the same id held already (an earlier attempt whose undo did not reach this copy) is
+     * replaced. Not from a poller (as {@link #create}).
+     *
+     * @throws IllegalArgumentException as {@link #create} (flat volume, too many snapshots)
+     */
+    public SnapshotInfo takeCopy(String volumeId, long id) {
+        synchronized (store) {
+            deleteById(volumeId, id);
+            return create(volumeId, id, copyName(id));
+        }
+    }
+
+    /**
+     * Deletes snapshot {@code id}, if the volume holds it.
+     *
+     * @return false when it held none of that id
+     * @throws IllegalStateException as {@link #delete} (a view of it is open)
+     */
+    public boolean deleteById(String volumeId, long id) {
+        synchronized (store) {
+            for (ClusterMap.Snap s : mapped(volumeId).map().snapshots()) {
+                if (s.id() == id) {
+                    delete(volumeId, s.name());
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
@@ -278,7 +322,7 @@ public final class Snapshots {
     }
 
     static void validateName(String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
+        if (name == null || !NAME.matcher(name).matches() && !COPY_NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("invalid snapshot name: name=" + name
                     + ", expected 1-64 characters of [A-Za-z0-9._-] starting with a letter or digit");
         }
