@@ -77,8 +77,12 @@ final class SnapshotSync {
                         snaps.delete(v.id(), have.name());
                     }
                     LOG.info("snapshot deleted: volume={}, snapshot={}, id={}", dv.name(), have.name(), have.id());
-                } else if (!d.delete() && have == null) {
-                    SnapshotInfo s = cut != null ? cut.take(d.id(), d.name()) : snaps.create(v.id(), d.id(), d.name());
+                } else if (!d.delete() && (have == null || Snapshots.isCopyName(have.name()))) {
+                    // held under its copy name: taken as a secondary, or by a cut not confirmed on every copy (a
+                    // primary killed during it): taken again on every copy; a copy alone is complete by itself
+                    SnapshotInfo s = cut != null ? cut.take(d.id(), d.name())
+                            : have != null ? snaps.rename(v.id(), d.id(), d.name())
+                            : snaps.create(v.id(), d.id(), d.name());
                     LOG.info("snapshot taken: volume={}, snapshot={}, id={}, barrierUs={}", dv.name(), s.name(),
                             s.id(), snaps.lastBarrierNs() / 1000);
                 }

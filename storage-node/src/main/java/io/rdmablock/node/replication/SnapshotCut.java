@@ -24,7 +24,10 @@ import java.util.concurrent.TimeoutException;
  *   <li>let the writes go on.</li>
  * </ol>
  * All or nothing: when any in-sync copy (or the local store) fails, the snapshot is deleted again from every copy
- * that took it and the attempt fails; the caller tries again later (a secondary then replaces an id it still holds).
+ * that took it and the attempt fails; the caller tries again later (every copy then replaces an id it still holds).
+ * The primary takes its own under the copy name ({@link Snapshots#copyName}) and gives it its name only once every
+ * in-sync copy confirmed: a snapshot held under a copy name may be incomplete (a primary killed during the cut, or a
+ * secondary promoted since), and is not reported as taken; the next attempt takes it again on every copy.
  * Writes are held for the drain, the slowest copy's snapshot (an fdatasync and a synced RocksDB batch) and one
  * admin round trip.
  *
@@ -75,7 +78,7 @@ public final class SnapshotCut {
                 }
             }
             try {
-                mine = local.create(volume, id, name);
+                mine = local.takeCopy(volume, id); // under its copy name until every copy confirmed
             } catch (RuntimeException e) {
                 failure = e;
             }
@@ -94,7 +97,11 @@ public final class SnapshotCut {
                     + e.getMessage());
         }
         if (failure == null) {
-            return mine;
+            try {
+                return local.rename(volume, id, name); // the cut is confirmed: reported as taken from now on
+            } catch (RuntimeException e) {
+                failure = e;
+            }
         }
         undo(volume, id, mine != null, asked);
         throw failure instanceof IllegalStateException ise ? ise

@@ -298,17 +298,30 @@ final class MetadataDb implements AutoCloseable {
                     b.put(key(mapKey(id, s.id(), c)), java.nio.ByteBuffer.allocate(8).putLong(map[c] - 1).array());
                 }
             }
-            ByteArrayOutputStream bo = new ByteArrayOutputStream();
-            DataOutputStream out = new DataOutputStream(bo);
-            out.writeByte(1);
-            out.writeUTF(s.name());
-            out.writeLong(s.createdMs());
-            out.writeLong(s.sizeBytes());
-            b.put(key(snapKey(id, s.id())), bo.toByteArray());
+            b.put(key(snapKey(id, s.id())), snapRow(s));
             db.write(syncWrite, b);
         } catch (RocksDBException | IOException e) {
             throw new StoreException("put snapshot failed: id=" + id + ", snapshot=" + s.name() + ": " + e, e);
         }
+    }
+
+    /** Rewrites the row of snapshot {@code s} of volume {@code id} (its name changed; the map is unchanged), synced. */
+    void putSnapshotRow(String id, ClusterMap.Snap s) {
+        try {
+            db.put(syncWrite, key(snapKey(id, s.id())), snapRow(s));
+        } catch (RocksDBException | IOException e) {
+            throw new StoreException("put snapshot row failed: id=" + id + ", snapshot=" + s.name() + ": " + e, e);
+        }
+    }
+
+    private static byte[] snapRow(ClusterMap.Snap s) throws IOException {
+        ByteArrayOutputStream bo = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bo);
+        out.writeByte(1);
+        out.writeUTF(s.name());
+        out.writeLong(s.createdMs());
+        out.writeLong(s.sizeBytes());
+        return bo.toByteArray();
     }
 
     /** Removes snapshot {@code snapId} of volume {@code id} (row and map), synced. */

@@ -146,6 +146,42 @@ public final class Snapshots {
     }
 
     /**
+     * Gives snapshot {@code id} the name {@code name} (one synced metadata write): a primary's own snapshot taken
+     * under {@link #copyName} until every copy confirmed its cut.
+     *
+     * @throws IllegalArgumentException a bad name, or another snapshot of that name
+     * @throws java.util.NoSuchElementException when the volume holds no snapshot {@code id}
+     */
+    public SnapshotInfo rename(String volumeId, long id, String name) {
+        validateName(name);
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            for (ClusterMap.Snap s : v.map().snapshots()) {
+                if (s.name().equals(name) && s.id() != id) {
+                    throw new IllegalArgumentException("snapshot exists: volume=" + volumeId + ", name=" + name
+                            + ", id=" + s.id());
+                }
+            }
+            ClusterMap.Snap before = v.map().snapshots().stream().filter(s -> s.id() == id).findFirst()
+                    .orElseThrow(() -> new NoSuchElementException("no snapshot: volume=" + volumeId + ", id=" + id));
+            if (openViews.containsKey(volumeId + "@" + before.name())) {
+                throw new IllegalStateException("snapshot in use: volume=" + volumeId + ", name=" + before.name()
+                        + " (close its exports first)");
+            }
+            ClusterMap.Snap renamed = new ClusterMap.Snap(id, name, before.createdMs(), before.sizeBytes(),
+                    before.map());
+            meta.putSnapshotRow(volumeId, renamed); // durable first: a crash leaves the old name, never a torn row
+            v.map().rename(id, name);
+            return info(v, renamed);
+        }
+    }
+
+    /** True for a name {@link #copyName} gives. */
+    public static boolean isCopyName(String name) {
+        return name != null && COPY_NAME.matcher(name).matches();
+    }
+
+    /**
      * Deletes snapshot {@code id}, if the volume holds it.
      *
      * @return false when it held none of that id

@@ -176,8 +176,9 @@ public final class SnapshotLedger {
 
     /**
      * @return {@code v} after its primary reported holding {@code reported}: creating ones reported become ready
-     *         (with the reported sizes), ready ones reported take the reported sizes, deleting ones not reported are
-     *         dropped; a ready one not reported stays as it is
+     *         (with the reported sizes) unless reported under a copy's name (not confirmed on every copy yet), ready
+     *         ones reported take the reported sizes, deleting ones not reported are dropped; a ready one not reported
+     *         stays as it is
      */
     static VolumeRecord reconcile(VolumeRecord v, List<SnapshotReport> reported) {
         if (v.snapshots().isEmpty()) {
@@ -189,7 +190,7 @@ public final class SnapshotLedger {
         for (SnapshotRecord x : v.snapshots()) {
             SnapshotReport r = byId.get(x.id());
             switch (x.state()) {
-                case CREATING -> next.add(r == null ? x
+                case CREATING -> next.add(r == null || unconfirmed(r) ? x
                         : x.withState(SnapshotState.READY).withSizes(r.sizeBytes(), r.exclusiveBytes()));
                 case READY -> next.add(r == null ? x : x.withSizes(r.sizeBytes(), r.exclusiveBytes()));
                 case DELETING -> {
@@ -200,6 +201,14 @@ public final class SnapshotLedger {
             }
         }
         return next.equals(v.snapshots()) ? v : v.withSnapshots(next, v.nextSnapshotId());
+    }
+
+    /**
+     * True for a snapshot the primary holds under a copy's name ({@code _<id>}, docs/snapshots.md "Replicated
+     * volumes"): taken as a secondary or by a cut not yet confirmed on every copy; it takes it again before it counts.
+     */
+    private static boolean unconfirmed(SnapshotReport r) {
+        return r.name() != null && r.name().startsWith("_");
     }
 
     private VolumeRecord requireVolume(String volume) {

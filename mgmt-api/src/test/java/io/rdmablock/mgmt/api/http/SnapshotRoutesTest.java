@@ -130,6 +130,19 @@ class SnapshotRoutesTest {
     }
 
     @Test
+    void shouldNotCountASnapshotThePrimaryHoldsUnderACopysNameAsTaken() throws Exception {
+        Volume v = api.createReady("vol", 1);
+        api.cluster.snapshots().waitMs(0);
+        assertEquals(202, api.send("POST", "/v1/volumes/vol/snapshots", snap("s1")).statusCode());
+        // held as "_1": a secondary's, or a cut not confirmed on every copy (a primary killed during it)
+        assertEquals(List.of(new DesiredSnapshot(1, "s1", false)),
+                desired(report(v, "[" + held(1, "_1", 0) + "]"), v).snapshots(), "still asked of the primary");
+        assertEquals(SnapshotState.CREATING, api.store.volume("vol").orElseThrow().snapshots().getFirst().state());
+        assertEquals(List.of(), desired(report(v, "[" + held(1, "s1", 0) + "]"), v).snapshots());
+        assertEquals(SnapshotState.READY, api.store.volume("vol").orElseThrow().snapshots().getFirst().state());
+    }
+
+    @Test
     void shouldListOldestFirstWithIdsNeverReused() throws Exception {
         Volume v = api.createReady("vol", 1);
         api.cluster.snapshots().waitMs(0);
