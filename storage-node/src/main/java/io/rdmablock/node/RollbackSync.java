@@ -91,7 +91,8 @@ final class RollbackSync {
     }
 
     private void report(DesiredVolume dv, DesiredRollback r, RollbackReport.State state, String detail) {
-        RollbackReport next = new RollbackReport(r.requestId(), state, detail);
+        String why = detail == null || detail.length() <= 1024 ? detail : detail.substring(0, 1024);
+        RollbackReport next = new RollbackReport(r.requestId(), state, why);
         RollbackReport before = reports.put(dv.id(), next);
         if (next.equals(before)) {
             return;
