@@ -87,9 +87,9 @@ public final class RollbackLedger {
                     ProblemTypes.SNAPSHOT_NOT_FOUND, "Snapshot not found",
                     "volume " + volume + " has no snapshot named " + name));
             if (snap.state() != SnapshotState.READY) {
+                String is = snap.state().name().toLowerCase(java.util.Locale.ROOT);
                 throw new ApiException(409, ProblemTypes.SNAPSHOT_NOT_READY, "Snapshot not ready", "snapshot "
-                        + name + " of volume " + volume + " is " + snap.state().name().toLowerCase(java.util.Locale.ROOT)
-                        + "; a rollback needs a ready snapshot");
+                        + name + " of volume " + volume + " is " + is + "; a rollback needs a ready snapshot");
             }
             RollbackRecord now = v.rollback();
             if (now != null && now.rollingBack()) {
@@ -143,7 +143,7 @@ public final class RollbackLedger {
         return v.rollback() == null ? null : v.rollback().toRollback();
     }
 
-    /** @return true when a host may refuse: the volume is rolling back (answers admit no host) */
+    /** @return true while {@code v} rolls back (and is not being deleted): its answers admit no host */
     static boolean fenced(VolumeRecord v) {
         return v.rollback() != null && v.rollback().rollingBack() && v.state() != VolumeState.DELETING;
     }
@@ -153,7 +153,7 @@ public final class RollbackLedger {
         return fenced(v) ? List.of() : v.allowedHosts();
     }
 
-    /** @return the rollback to send the copy on {@code nodeId}: while rolling back and that copy is pending, else null */
+    /** @return the rollback to send the copy on {@code nodeId}: while rolling back and it is pending, else null */
     static DesiredRollback desired(VolumeRecord v, String nodeId) {
         RollbackRecord r = v.rollback();
         if (!fenced(v) || !r.pending().contains(nodeId)) {
