@@ -43,7 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * are taken; afterwards every copy's image of each snapshot is read from its store. Checked: each image is one cut
  * of the stream (exactly the writes up to some {@code k}: no block from after a block that is missing), {@code k} is
  * at least the writes acknowledged before the snapshot was requested and at most those issued before it completed,
- * and every copy holds the same cut. The second test: snapshots survive a kill -9 of the primary (the new primary
+ * and every copy holds the same cut; then every copy is rolled back to one of them. The second test: snapshots survive a kill -9 of the primary (the new primary
  * holds them) and a delete then removes them from every copy.
  */
 class ReplicatedSnapshotE2eTest {
@@ -84,14 +84,25 @@ class ReplicatedSnapshotE2eTest {
             }
             Volume after = cluster.client().getVolume("rs");
             assertTrue(allInSync(after), () -> "a copy left the in-sync set: " + after + cluster.tails(40));
+            // every copy rolls back to the second snapshot (no host connected: no force needed)
+            Taken to = taken.get(1);
+            if (cluster.client().rollback("rs", "s" + to.id(), false).rollback() != null) {
+                cluster.awaitVolume("rs", x -> x.rollback() == null, 180, "rollback done on every copy");
+            }
             for (int k = 1; k <= 3; k++) {
                 cluster.kill(k);
             }
             for (Taken t : taken) {
                 checkEveryCopy(cluster, v.id(), t, List.of(1, 2, 3));
             }
+            long[] snap = slots(cluster.copyImage(1, v.id(), to.id()));
+            for (int k = 1; k <= 3; k++) {
+                assertTrue(Arrays.equals(snap, slots(cluster.copyImage(k, v.id()))), "copy on n" + k
+                        + " after the rollback is not snapshot " + to.id() + "'s content");
+            }
             System.out.printf("replicated snapshot e2e (%s): R=3, %d writes, %d snapshots, each one cut, identical on "
-                    + "3 copies: %s%n", provider, stream.acked.get(), taken.size(), taken);
+                    + "3 copies: %s; rolled back to %d on every copy%n", provider, stream.acked.get(), taken.size(),
+                    taken, to.id());
         }
     }
 

@@ -33,7 +33,8 @@ import java.util.Objects;
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies,
-        Long leaseWaitMs, String verifyId, boolean requireAuth, List<DesiredSnapshot> snapshots) {
+        Long leaseWaitMs, String verifyId, boolean requireAuth, List<DesiredSnapshot> snapshots,
+        DesiredRollback rollback) {
     /** @throws NullPointerException when {@code id}, {@code subnqn}, {@code state} or {@code role} is missing */
     public DesiredVolume {
         Objects.requireNonNull(id, "id");
@@ -43,6 +44,15 @@ public record DesiredVolume(
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         copies = copies == null ? List.of() : List.copyOf(copies);
         snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
+    }
+
+    /** A desired volume without a rollback. */
+    public DesiredVolume(String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
+                         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync,
+                         List<DesiredCopy> copies, Long leaseWaitMs, String verifyId, boolean requireAuth,
+                         List<DesiredSnapshot> snapshots) {
+        this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
+                leaseWaitMs, verifyId, requireAuth, snapshots, null);
     }
 
     /** A desired volume without snapshots. */
@@ -62,7 +72,7 @@ public record DesiredVolume(
      * Builds a {@link DesiredVolume}. Defaults: 8 MiB, 4096-byte blocks, no host allowed, NQN {@link
      * Volume#subnqnOf} the name, {@link VolumeState#READY}, not provisioned, epoch 1, this node {@link
      * CopyRole#PRIMARY} of a single copy (no copies listed), minInSync 1, lease wait unknown, no verify run, no
-     * authentication required, no snapshots.
+     * authentication required, no snapshots, no rollback.
      */
     public static final class Builder {
         private final String id;
@@ -81,6 +91,7 @@ public record DesiredVolume(
         private String verifyId;
         private boolean requireAuth;
         private List<DesiredSnapshot> snapshots = List.of();
+        private DesiredRollback rollback;
 
         private Builder(String id, String name) {
             this.id = id;
@@ -158,10 +169,15 @@ public record DesiredVolume(
             return this;
         }
 
+        public Builder rollback(DesiredRollback v) {
+            rollback = v;
+            return this;
+        }
+
         /** @throws NullPointerException as the record's constructor */
         public DesiredVolume build() {
             return new DesiredVolume(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch,
-                    role, minInSync, copies, leaseWaitMs, verifyId, requireAuth, snapshots);
+                    role, minInSync, copies, leaseWaitMs, verifyId, requireAuth, snapshots, rollback);
         }
     }
 }

@@ -24,6 +24,8 @@ import java.util.List;
  *                       copy)
  * @param requireAuth    true: only hosts with a DH-HMAC-CHAP secret ({@code /v1/hosts}) may connect, after
  *                       authenticating (docs/authentication.md, "Managed secrets"); false from older servers
+ * @param rollback       the rollback in progress, or the last one that failed ({@link VolumeRollback}); null when
+ *                       none (left out of the JSON then)
  */
 public record Volume(
         String id,
@@ -42,7 +44,9 @@ public record Volume(
         long epoch,
         int minInSync,
         List<VolumeCopy> copies,
-        boolean requireAuth) {
+        boolean requireAuth,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        VolumeRollback rollback) {
 
     /** Prefix of every volume subsystem NQN; the volume name follows. */
     public static final String SUBNQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
@@ -51,6 +55,21 @@ public record Volume(
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         copies = copies == null ? List.of() : List.copyOf(copies);
+    }
+
+    /** As the canonical constructor, without a rollback. */
+    public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                  String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
+                  List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies,
+                  boolean requireAuth) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
+                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, null);
+    }
+
+    /** @return this volume with {@code r} as its rollback (null: none) */
+    public Volume withRollback(VolumeRollback r) {
+        return new Volume(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid,
+                state, connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, r);
     }
 
     /** As the canonical constructor, without {@code requireAuth}. */

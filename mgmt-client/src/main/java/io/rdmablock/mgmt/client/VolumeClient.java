@@ -172,4 +172,21 @@ public final class VolumeClient {
         String body = t.exchange("DELETE", "/v1/volumes/" + segment(volume) + "/snapshots/" + segment(name), null);
         return body == null || body.isBlank() ? Optional.empty() : Optional.of(Json.read(body, Snapshot.class));
     }
+
+    /**
+     * {@code POST /v1/volumes/{volume}/rollback}: the volume's content becomes snapshot {@code snapshot}'s on every
+     * copy (docs/snapshots.md, "Rollback"). The server waits (at most 10 s) for every copy to report it.
+     *
+     * @param force true: disconnect connected hosts first; false: refused while a host is connected
+     * @return the volume: {@link Volume#rollback()} null when every copy reported it done (200); its state
+     *         {@code rolling-back} when some did not in time (202), or {@code failed}
+     * @throws MgmtException 400, 401, 403, 404 (volume, or snapshot-not-found), 409
+     *                       {@link ProblemTypes#VOLUME_IN_USE}, {@link ProblemTypes#SNAPSHOT_NOT_READY},
+     *                       {@link ProblemTypes#ROLLBACK_IN_PROGRESS}, {@link ProblemTypes#VOLUME_NOT_READY},
+     *                       {@link ProblemTypes#VOLUME_DELETING}
+     */
+    public Volume rollback(String volume, String snapshot, boolean force) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/rollback", new RollbackRequest(snapshot, force),
+                Volume.class);
+    }
 }

@@ -271,18 +271,58 @@ public final class Snapshots {
     public void rollback(String volumeId, String name) {
         synchronized (store) {
             StoreVolume v = mapped(volumeId);
-            ClusterMap.Snap s = byName(v, name);
-            CutGate.Phase before = v.cutGate.close(); // no write may run across the swap
-            try {
-                awaitDrained(v, before);
-                v.map().checkIdle(); // before anything is written: a refused rollback changes nothing
-                meta.replaceLive(volumeId, s.map()); // durable first: a freed cluster is never one the disk maps
-                v.map().rollback(s.id());
-            } finally {
-                v.cutGate.release();
-            }
-            LOG.info("volume rolled back: volume={}, snapshot={}, id={}", volumeId, name, s.id());
+            rollback(v, byName(v, name), null);
         }
+    }
+
+    /**
+     * As {@link #rollback(String, String)} to snapshot number {@code snapshotId}, once per {@code requestId}: the id
+     * is written in the rollback's own synced metadata batch, and a call with the id of the last rollback applied to
+     * the volume changes nothing (so a request seen again after later writes, or after a restart, is not re-applied).
+     *
+     * @param requestId the management request's id, 1..256 characters
+     * @return true when rolled back now; false when {@code requestId} was the last one applied
+     * @throws NoSuchElementException   no such volume or snapshot (nothing changed)
+     * @throws IllegalArgumentException a flat volume, or a bad {@code requestId}
+     * @throws IllegalStateException    as {@link #rollback(String, String)}
+     * @throws StoreException           as {@link #rollback(String, String)}
+     */
+    public boolean rollback(String volumeId, long snapshotId, String requestId) {
+        if (requestId == null || requestId.isEmpty() || requestId.length() > 256) {
+            throw new IllegalArgumentException("invalid rollback request id: requestId=" + requestId
+                    + ", expected 1..256 characters");
+        }
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            if (requestId.equals(meta.lastRollback(volumeId))) {
+                return false;
+            }
+            ClusterMap.Snap s = v.map().snapshots().stream().filter(x -> x.id() == snapshotId).findFirst()
+                    .orElseThrow(() -> new NoSuchElementException("no snapshot: volume=" + volumeId + ", id="
+                            + snapshotId));
+            rollback(v, s, requestId);
+            return true;
+        }
+    }
+
+    /** The request id of the last rollback {@link #rollback(String, long, String)} applied to the volume, or null. */
+    public String lastRollback(String volumeId) {
+        store.get(volumeId);
+        return meta.lastRollback(volumeId);
+    }
+
+    private void rollback(StoreVolume v, ClusterMap.Snap s, String requestId) {
+        CutGate.Phase before = v.cutGate.close(); // no write may run across the swap
+        try {
+            awaitDrained(v, before);
+            v.map().checkIdle(); // before anything is written: a refused rollback changes nothing
+            meta.replaceLive(v.id(), s.map(), requestId); // durable first: a freed cluster is never one the disk maps
+            v.map().rollback(s.id());
+        } finally {
+            v.cutGate.release();
+        }
+        LOG.info("volume rolled back: volume={}, snapshot={}, id={}, request={}", v.id(), s.name(), s.id(),
+                requestId);
     }
 
     /**

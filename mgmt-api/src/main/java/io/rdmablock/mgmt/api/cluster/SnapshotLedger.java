@@ -139,7 +139,8 @@ public final class SnapshotLedger {
     /**
      * Marks the snapshot {@code deleting} (idempotent): the primary is told to delete it, and the record goes once
      * the primary no longer reports it. Errors: 400 bad names; 404 no such volume or
-     * {@link ProblemTypes#SNAPSHOT_NOT_FOUND}; 503 store contention.
+     * {@link ProblemTypes#SNAPSHOT_NOT_FOUND}; 409 {@link ProblemTypes#ROLLBACK_IN_PROGRESS} (the volume rolls back to
+     * it); 503 store contention.
      *
      * @return the snapshot as marked
      */
@@ -151,6 +152,7 @@ public final class SnapshotLedger {
                     .orElseThrow(() -> ApiException.volumeNotFound(volume));
             VolumeRecord v = current.value();
             SnapshotRecord snap = v.snapshot(name).orElseThrow(() -> notFound(volume, name));
+            RollbackLedger.checkNotRollingBackTo(v, snap);
             if (snap.state() == SnapshotState.DELETING) {
                 return snap.toSnapshot(volume);
             }
