@@ -84,14 +84,16 @@ class ReplicatedSnapshotE2eTest {
             }
             Volume after = cluster.client().getVolume("rs");
             assertTrue(allInSync(after), () -> "a copy left the in-sync set: " + after + cluster.tails(40));
-            // every copy rolls back to the second snapshot (no host connected: no force needed)
+            // every copy rolls back to the second snapshot (force: the host just closed may still be listed as
+            // connected until the primary's next heartbeat)
             Taken to = taken.get(1);
-            if (cluster.client().rollback("rs", "s" + to.id(), false).rollback() != null) {
+            if (cluster.client().rollback("rs", "s" + to.id(), true).rollback() != null) {
                 cluster.awaitVolume("rs", x -> x.rollback() == null, 180, "rollback done on every copy");
             }
             for (int k = 1; k <= 3; k++) {
                 cluster.kill(k);
             }
+            String held = heldUs(cluster);
             for (Taken t : taken) {
                 checkEveryCopy(cluster, v.id(), t, List.of(1, 2, 3));
             }
@@ -101,8 +103,8 @@ class ReplicatedSnapshotE2eTest {
                         + " after the rollback is not snapshot " + to.id() + "'s content");
             }
             System.out.printf("replicated snapshot e2e (%s): R=3, %d writes, %d snapshots, each one cut, identical on "
-                    + "3 copies: %s; rolled back to %d on every copy%n", provider, stream.acked.get(), taken.size(),
-                    taken, to.id());
+                    + "3 copies: %s; rolled back to %d on every copy; writes held per cut (drain, held) us: %s%n",
+                    provider, stream.acked.get(), taken.size(), taken, to.id(), held);
         }
     }
 
@@ -194,6 +196,22 @@ class ReplicatedSnapshotE2eTest {
                         + " and n" + k + ")");
             }
         }
+    }
+
+    /** The primaries' log lines of each cut: "drainUs/heldUs" per snapshot. */
+    private static String heldUs(NodeCluster cluster) {
+        List<String> out = new ArrayList<>();
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile(
+                "replicated snapshot cut: .*drainUs=(\\d+), heldUs=(\\d+), ok=true");
+        for (int k = 1; k <= 3; k++) {
+            for (String line : cluster.log(k).split("\n")) {
+                java.util.regex.Matcher m = p.matcher(line);
+                if (m.find()) {
+                    out.add(m.group(1) + "/" + m.group(2));
+                }
+            }
+        }
+        return out.toString();
     }
 
     /** The stamp at the start of each slot's block. */
