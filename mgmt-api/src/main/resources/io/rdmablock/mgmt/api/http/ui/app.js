@@ -126,12 +126,23 @@ function resyncOf(v) {
   return parts;
 }
 
-// used: {volume: bytes written at least once} from /v1/stats/volumes
-function renderVolumes(volumes, used) {
+// snaps: the volume's snapshots (GET /v1/volumes/{name}/snapshots): "N (X exclusive)", each listed in the title
+function snapshotsCell(tr, snaps) {
+  const td = cell(tr, null, "snaps");
+  if (!snaps || snaps.length === 0) { td.textContent = "-"; return; }
+  const exclusive = snaps.reduce((sum, s) => sum + (s.exclusiveBytes || 0), 0);
+  td.textContent = snaps.length + " (" + fmtBytes(exclusive) + " exclusive)";
+  td.dataset.count = snaps.length;
+  td.title = snaps.map(s => s.name + " " + s.state + " " + fmtBytes(s.exclusiveBytes || 0)
+    + " exclusive, taken " + new Date(s.createdAtMs).toISOString()).join("\n");
+}
+
+// used: {volume: bytes written at least once} from /v1/stats/volumes; snapshots: {volume: [Snapshot]}
+function renderVolumes(volumes, used, snapshots) {
   const body = $("volumes").tBodies[0];
   body.replaceChildren();
   if (volumes.length === 0) {
-    const tr = el("tr"); const td = cell(tr, "no volume", "empty"); td.colSpan = 10;
+    const tr = el("tr"); const td = cell(tr, "no volume", "empty"); td.colSpan = 12;
     body.appendChild(tr);
   }
   for (const v of volumes) {
@@ -161,6 +172,7 @@ function renderVolumes(volumes, used) {
       rs.appendChild(document.createTextNode(" " + part.node + " " + (part.p * 100).toFixed(0) + "%"
         + (part.text ? " (" + part.text + ")" : "")));
     }
+    snapshotsCell(tr, snapshots[v.name]);
     const a = cell(tr, null, "act");
     a.appendChild(button("resize", () => {
       const s = prompt("New size of " + v.name + " (grow only), e.g. 2G:", fmtBytes(v.sizeBytes).replace(/ |iB/g, ""));
@@ -169,6 +181,10 @@ function renderVolumes(volumes, used) {
     a.appendChild(button("delete", () => {
       if (confirm("Delete volume " + v.name + "? Its data is gone."))
         act(() => api("DELETE", "/v1/volumes/" + encodeURIComponent(v.name)));
+    }));
+    a.appendChild(button("snapshot", () => {
+      const n = prompt("Name of the new snapshot of " + v.name + ":", "snap-" + new Date().toISOString().slice(0, 10));
+      if (n) act(() => api("POST", "/v1/volumes/" + encodeURIComponent(v.name) + "/snapshots", {name: n}));
     }));
     body.appendChild(tr);
   }
@@ -222,8 +238,11 @@ async function refresh() {
     const usage = {}, used = {};
     for (const n of stats.nodes || []) usage[n.nodeId] = n;
     for (const s of stats.volumes) used[s.volume] = s.usedBytes;
+    const snapshots = {}; // one request per volume: a volume's snapshots are not in the volume list
+    await Promise.all(volumes.map(v => api("GET", "/v1/volumes/" + encodeURIComponent(v.name) + "/snapshots")
+      .then(list => { snapshots[v.name] = list; }, () => { snapshots[v.name] = null; })));
     renderNodes(nodes, usage);
-    renderVolumes(volumes, used);
+    renderVolumes(volumes, used, snapshots);
     renderPlots(stats, volumes);
     const up = nodes.filter(n => n.state === "up").length;
     $("summary").textContent = nodes.length + " nodes (" + up + " up), " + volumes.length + " volumes, updated "
