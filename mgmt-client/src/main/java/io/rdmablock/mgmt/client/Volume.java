@@ -24,6 +24,8 @@ import java.util.List;
  *                       copy)
  * @param requireAuth    true: only hosts with a DH-HMAC-CHAP secret ({@code /v1/hosts}) may connect, after
  *                       authenticating (docs/authentication.md, "Managed secrets"); false from older servers
+ * @param qos            the volume's limits (docs/qos.md); {@link VolumeQos#NONE} when it has none, and from older
+ *                       servers
  */
 public record Volume(
         String id,
@@ -42,7 +44,8 @@ public record Volume(
         long epoch,
         int minInSync,
         List<VolumeCopy> copies,
-        boolean requireAuth) {
+        boolean requireAuth,
+        VolumeQos qos) {
 
     /** Prefix of every volume subsystem NQN; the volume name follows. */
     public static final String SUBNQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
@@ -51,14 +54,24 @@ public record Volume(
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         copies = copies == null ? List.of() : List.copyOf(copies);
+        qos = qos == null ? VolumeQos.NONE : qos;
     }
 
-    /** As the canonical constructor, without {@code requireAuth}. */
+    /** As the canonical constructor, without limits. */
+    public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                  String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
+                  List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies,
+                  boolean requireAuth) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
+                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, VolumeQos.NONE);
+    }
+
+    /** As the canonical constructor, without {@code requireAuth} and limits. */
     public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
                   String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
                   List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies) {
         this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
-                connectedHosts, createdAt, epoch, minInSync, copies, false);
+                connectedHosts, createdAt, epoch, minInSync, copies, false, VolumeQos.NONE);
     }
 
     /**
