@@ -219,12 +219,12 @@ public final class VolumeQosLimiter {
             if (l == 0) {
                 continue;
             }
-            long add = n > depth[i] / l + 1 ? depth[i] : l * n;
             long t;
             long next;
             do {
                 t = tokens.get(i);
-                next = Math.min(depth[i], t + add);
+                long room = depth[i] - t; // > depth while in debt: a long gap repays the debt too
+                next = n > room / l ? depth[i] : t + l * n; // no overflow: l x n <= room + l
             } while (next > t && !tokens.compareAndSet(i, t, next));
         }
     }
