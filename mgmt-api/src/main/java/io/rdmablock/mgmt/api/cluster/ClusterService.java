@@ -245,7 +245,7 @@ public final class ClusterService {
                     .toList();
             record = VolumeRecord.created(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
                     request.lbaSize(), request.minInSync(), request.allowedHosts(), nodes, s.wallMs.getAsLong(),
-                    request.requireAuth());
+                    request.requireAuth(), request.qos());
             if (!s.store.replaceVolume(record.name(), 0, record)) { // created meanwhile by another writer
                 throw exists(s.store.volume(request.name()).orElse(record));
             }
@@ -402,6 +402,11 @@ public final class ClusterService {
             }
         }
         throw ClusterState.contention(name, "resizing to " + sizeBytes);
+    }
+
+    /** {@link VolumeSettings#qos}. */
+    public Volume qos(String name, io.rdmablock.mgmt.client.VolumeQos limits) {
+        return settings.qos(name, limits);
     }
 
     /** {@link VolumeSettings#requireAuth}. */
@@ -568,7 +573,8 @@ public final class ClusterService {
         }).toList();
         return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
                 s.fabricAddressOf(v.nodeId()), Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),
-                Instant.ofEpochMilli(v.createdAtMs()).toString(), v.epoch(), v.minInSync(), copies, v.requireAuth());
+                Instant.ofEpochMilli(v.createdAtMs()).toString(), v.epoch(), v.minInSync(), copies, v.requireAuth(),
+                v.qos());
     }
 
     /**

@@ -223,6 +223,6 @@ final class Heartbeats {
         return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.allowedHosts(),
                 Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
                 copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null, v.requireAuth(),
-                primary ? SnapshotLedger.desired(v) : List.of());
+                primary ? SnapshotLedger.desired(v) : List.of(), v.qos()); // every copy: a promoted one enforces them
     }
 }
