@@ -22,7 +22,7 @@ package io.rdmablock.mgmt.client;
  * @param writeBytesPerSec WRITE payload bytes per second, 0 = no limit
  * @param burstSeconds     how many seconds' worth of each limit a volume that was idle may use in its first second
  *                         (it saves up {@code burstSeconds - 1} seconds of credit while below its limits); 0 = the
- *                         default, 1 (no saved credit beyond one 10 ms smoothing window)
+ *                         default, 1 (no saved credit beyond one 50 ms smoothing window)
  * @param iopsPerGiB       IOPS per GiB of the volume's size (rounded down, at least 1): a total IOPS limit that
  *                         grows with the volume; with {@code iops} as well, the lower of both applies
  * @param iopsPerGiBMin    floor of the size-scaled limit, IOPS, 0 = none

@@ -43,7 +43,7 @@ class VolumeQosLimiterTest {
         long later = greedy(l, Opcodes.IO_WRITE, 4096, T0 + 60 * SEC, 10 * SEC);
         assertTrue(later >= 47_500 && later <= 52_500, "admitted " + later + " after idle, want 47,500..52,500");
         long first = greedy(l, Opcodes.IO_WRITE, 4096, T0 + 100 * SEC, SEC);
-        assertTrue(first <= 5_100, "first second after idle: " + first + ", want <= 5,100 (burst 1)");
+        assertTrue(first <= 5_300, "first second after idle: " + first + ", want <= 5,300 (burst 1: 50 ms saved)");
     }
 
     @Test
