@@ -71,6 +71,37 @@ class QosTargetTest extends TargetTestBase {
         assertEquals(0, s.qos().heldCommands());
     }
 
+    @Test
+    void aSecondaryAppliesNothingAndThePromotedCopyEnforcesTheSameLimits() {
+        Subsystem s = f.target.subsystemOfVolume("vol1");
+        VolumeIo.Factory local = s.volumeIoFactory();
+        s.qos().apply(VolumeQos.ofIops(100), s.volume().sizeBytes()); // every copy gets the limits
+        s.secondaryOf(SecondaryModeTest.PRIMARY);
+        admin = f.connect(0, 32, f.subnqn, SecondaryModeTest.PRIMARY, 0xFFFF, 0);
+        io = f.connect(1, DEPTH + 1, f.subnqn, SecondaryModeTest.PRIMARY, TargetFixture.cntlid(admin), 0);
+        for (int round = 0; round < 3; round++) { // 48 READs: far over 100 IOPS's bucket of 5
+            postReads(io, DEPTH);
+            for (int i = 0; i < DEPTH; i++) {
+                RawHost.Cqe c = io.await(10_000 * MS);
+                assertNotNull(c);
+                assertEquals(0, c.status(), NvmeStatus.describe(c.status()));
+            }
+        }
+        assertEquals(0, s.qos().delayedSeconds(), "the primary's forwarded I/O is not held on a secondary");
+        disconnect();
+        s.primary(local); // promoted: its queues open behind the same limiter
+        connectDeep();
+        postReads(io, DEPTH);
+        int maxHeld = 0;
+        for (int i = 0; i < DEPTH; i++) {
+            RawHost.Cqe c = io.await(10_000 * MS);
+            assertNotNull(c);
+            assertEquals(0, c.status(), NvmeStatus.describe(c.status()));
+            maxHeld = Math.max(maxHeld, s.qos().heldCommands());
+        }
+        assertTrue(maxHeld > 0 && s.qos().delayedSeconds() > 0, "held on the promoted copy: " + s.qos());
+    }
+
     private void connectDeep() {
         admin = f.connect(0, 32, f.subnqn, TargetFixture.HOSTNQN, 0xFFFF, 0);
         io = f.connect(1, DEPTH + 1, f.subnqn, TargetFixture.HOSTNQN, TargetFixture.cntlid(admin), 0);
