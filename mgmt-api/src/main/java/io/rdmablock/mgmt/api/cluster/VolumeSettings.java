@@ -17,8 +17,8 @@ import java.util.function.Function;
 
 /**
  * A volume's settings that change without touching its data or copies: who may connect ({@code allowedHosts}),
- * whether hosts must authenticate ({@code requireAuth}) and its limits ({@code qos}, docs/qos.md), each by compare-and-set on the record; nodes apply them at
- * their next heartbeat (docs/authentication.md, "Who may connect: allow-lists"). Thread-safe (the store is).
+ * whether hosts must authenticate ({@code requireAuth}) and its limits ({@code qos}, docs/qos.md), each by
+ * compare-and-set on the record; nodes apply them at their next heartbeat (docs/authentication.md, "Who may connect: allow-lists"). Thread-safe (the store is).
  */
 final class VolumeSettings {
     private static final Logger LOG = LoggerFactory.getLogger(VolumeSettings.class);

@@ -98,8 +98,8 @@ class QosRoutesTest {
             assertTrue(p.detail().contains(b[1]), "create " + b[0] + " -> " + p.detail());
         }
         // a PATCH that also grows the volume changes nothing when its qos is refused
-        var p = assertProblem(api.send("PATCH", "/v1/volumes/v", "{\"sizeBytes\":2097152,\"qos\":{\"burstSeconds\":1}}"),
-                400, ProblemTypes.VALIDATION);
+        var p = assertProblem(api.send("PATCH", "/v1/volumes/v",
+                "{\"sizeBytes\":2097152,\"qos\":{\"burstSeconds\":1}}"), 400, ProblemTypes.VALIDATION);
         assertTrue(p.detail().contains("qos.burstSeconds"), p.detail());
         Volume v = api.volume("v");
         assertEquals(VolumeQos.ofIops(5000), v.qos(), "nothing changed");
