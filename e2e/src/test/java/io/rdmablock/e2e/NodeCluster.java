@@ -197,14 +197,25 @@ final class NodeCluster implements AutoCloseable {
      * is read through the store, as the node reads it.
      */
     Path copyImage(int k, String volumeId) throws IOException {
-        Path image = dir.resolve("image-" + nodeId(k) + "-" + volumeId + ".img");
+        return copyImage(k, volumeId, 0);
+    }
+
+    /**
+     * As {@link #copyImage(int, String)}, of snapshot {@code snapshotId} of the copy (0: the live volume), read through
+     * the store's read-only view of it.
+     */
+    Path copyImage(int k, String volumeId, long snapshotId) throws IOException {
+        Path image = dir.resolve("image-" + nodeId(k) + "-" + volumeId + "-" + snapshotId + ".img");
         try (var store = io.rdmablock.node.store.VolumeStore.open(dataDir(k),
                 io.rdmablock.node.store.StoreOptions.defaults());
              var q = store.newQueue(1);
              var arena = java.lang.foreign.Arena.ofConfined();
              var out = java.nio.channels.FileChannel.open(image, java.nio.file.StandardOpenOption.CREATE,
                      java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE)) {
-            var v = store.get(volumeId);
+            var v = snapshotId == 0 ? store.get(volumeId) : store.snapshots().open(volumeId,
+                    store.snapshots().list(volumeId).stream().filter(x -> x.id() == snapshotId).findFirst()
+                            .orElseThrow(() -> new IOException("no snapshot " + snapshotId + " of " + volumeId
+                                    + " on " + nodeId(k))).name());
             var buf = arena.allocate(1 << 20, 4096);
             long[] ud = new long[1];
             int[] res = new int[1];

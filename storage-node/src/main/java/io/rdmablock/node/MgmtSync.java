@@ -77,7 +77,8 @@ final class MgmtSync implements NodeAgent.Handler {
         this.freeBytes = freeBytes;
         this.replication = replication;
         this.fileSecrets = target.hostSecrets();
-        this.snapshots = new SnapshotSync(store);
+        this.snapshots = new SnapshotSync(store, replication == null ? id -> null : replication::set);
+        this.rollbacks = new RollbackSync(store, target::connectedHosts);
     }
 
     MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
@@ -86,6 +87,9 @@ final class MgmtSync implements NodeAgent.Handler {
 
     /** The snapshots asked of this node's primary copies ({@link SnapshotSync}). */
     private final SnapshotSync snapshots;
+
+    /** The rollbacks asked of every copy ({@link RollbackSync}). */
+    private final RollbackSync rollbacks;
 
     /** The secondary copies' watch of their primaries ({@link PrimaryWatch}). */
     private final PrimaryWatch primaryWatch = new PrimaryWatch();
@@ -107,7 +111,8 @@ final class MgmtSync implements NodeAgent.Handler {
             reports.add(new VolumeReport(v.id(), v.sizeBytes(), VolumeState.READY,
                     List.copyOf(target.connectedHosts(v.id())), r == null ? List.of() : r.progress(),
                     r == null ? null : r.verifyReport(),
-                    primaryWatch.silence(v.id(), peerLeaseAsked(v.id()), leaseMs, now), snapshots.reports(v.id())));
+                    primaryWatch.silence(v.id(), peerLeaseAsked(v.id()), leaseMs, now), snapshots.reports(v.id()))
+                    .withRollback(rollbacks.report(v.id())));
         }
         return new HeartbeatRequest(freeBytes.getAsLong(), reports);
     }
@@ -422,6 +427,7 @@ final class MgmtSync implements NodeAgent.Handler {
             }
         }
         applyQos(target.subsystemOfVolume(dv.id()), dv);
+        rollbacks.apply(dv, v); // before the snapshots: one of the answer may delete the one rolled back to
         snapshots.apply(dv, v);
         orphansLogged.remove(dv.id());
     }

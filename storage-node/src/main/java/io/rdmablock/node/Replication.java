@@ -403,6 +403,11 @@ final class Replication implements AutoCloseable {
         return links.getOrDefault(node, PeerLink.Secrets.NONE);
     }
 
+    /** The volume's copies when this node is its primary, else null. */
+    ReplicaSet set(String volumeId) {
+        return sets.get(volumeId);
+    }
+
     /** The volume's resyncs' progress and its verify run (heartbeat report), or nulls when not its primary. */
     io.rdmablock.node.resync.Resyncs resyncs(String volumeId) {
         ReplicaSet set = sets.get(volumeId);

@@ -27,7 +27,7 @@ class SnapshotSyncTest {
     void shouldTakeDeleteAndReportSnapshotsOfAPrimaryOfOneCopyOnly() {
         try (VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults())) {
             StoreVolume v = store.create(new VolumeSpec("v1", "data1", 8L << 20, 4096, Set.of("*")));
-            SnapshotSync sync = new SnapshotSync(store);
+            SnapshotSync sync = new SnapshotSync(store, id -> null);
             DesiredSnapshot a = new DesiredSnapshot(1, "a", false);
             DesiredSnapshot b = new DesiredSnapshot(2, "b", false);
 
@@ -56,7 +56,7 @@ class SnapshotSyncTest {
     void shouldLeaveAFlatVolumeAloneWithoutFailing() {
         try (VolumeStore store = VolumeStore.open(dir, StoreOptions.defaults().withClusterBytes(0))) {
             StoreVolume v = store.create(new VolumeSpec("v1", "data1", 8L << 20, 4096, Set.of("*")));
-            SnapshotSync sync = new SnapshotSync(store);
+            SnapshotSync sync = new SnapshotSync(store, id -> null);
             sync.apply(desired(CopyRole.PRIMARY, 1, List.of(new DesiredSnapshot(1, "a", false))), v);
             assertTrue(sync.reports("v1").isEmpty(), "a flat volume holds no snapshot");
         }

@@ -261,6 +261,11 @@ public final class MgmtClient {
         return volumes.deleteSnapshot(volume, name);
     }
 
+    /** {@link VolumeClient#rollback(String,String,boolean)}. */
+    public Volume rollback(String volume, String snapshot, boolean force) {
+        return volumes.rollback(volume, snapshot, force);
+    }
+
     // ---- nodes (NodeClient) ----
 
     /** {@link NodeClient#registerNode(RegisterNodeRequest)}. */

@@ -84,11 +84,13 @@ public final class ProblemTypes {
     public static final String SNAPSHOT_EXISTS = BASE + "snapshot-exists";
     /** 409: the volume holds the most snapshots a volume may have; the detail says the limit. */
     public static final String SNAPSHOT_LIMIT = BASE + "snapshot-limit";
+    /** 409: a rollback to a snapshot that is not {@code ready} (still creating, or deleting). */
+    public static final String SNAPSHOT_NOT_READY = BASE + "snapshot-not-ready";
     /**
-     * 409: a snapshot of a volume with more than one copy: not available yet (the cut must travel in the replicated
-     * write stream so every copy takes it at the same point).
+     * 409: the volume is rolling back to another snapshot, or a snapshot being rolled back to cannot be deleted
+     * until the rollback is done on every copy.
      */
-    public static final String SNAPSHOT_REPLICATED_UNSUPPORTED = BASE + "snapshot-replicated-unsupported";
+    public static final String ROLLBACK_IN_PROGRESS = BASE + "rollback-in-progress";
     /** 408: the request did not arrive whole within the server's request timeout. */
     public static final String REQUEST_TIMEOUT = BASE + "request-timeout";
     /** 414: the request line is longer than the server accepts. */

@@ -24,6 +24,8 @@ import java.util.List;
  *                       copy)
  * @param requireAuth    true: only hosts with a DH-HMAC-CHAP secret ({@code /v1/hosts}) may connect, after
  *                       authenticating (docs/authentication.md, "Managed secrets"); false from older servers
+ * @param rollback       the rollback in progress, or the last one that failed ({@link VolumeRollback}); null when
+ *                       none (left out of the JSON then)
  * @param qos            the volume's limits (docs/qos.md); {@link VolumeQos#NONE} when it has none, and from older
  *                       servers
  */
@@ -45,6 +47,8 @@ public record Volume(
         int minInSync,
         List<VolumeCopy> copies,
         boolean requireAuth,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        VolumeRollback rollback,
         VolumeQos qos) {
 
     /** Prefix of every volume subsystem NQN; the volume name follows. */
@@ -61,17 +65,32 @@ public record Volume(
     public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
                   String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
                   List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies,
-                  boolean requireAuth) {
+                  boolean requireAuth, VolumeRollback rollback) {
         this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
-                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, VolumeQos.NONE);
+                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, rollback, VolumeQos.NONE);
     }
 
-    /** As the canonical constructor, without {@code requireAuth} and limits. */
+    /** As the canonical constructor, without a rollback. */
+    public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                  String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
+                  List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies,
+                  boolean requireAuth) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
+                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, (VolumeRollback) null);
+    }
+
+    /** @return this volume with {@code r} as its rollback (null: none) */
+    public Volume withRollback(VolumeRollback r) {
+        return new Volume(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid,
+                state, connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, r, qos);
+    }
+
+    /** As the canonical constructor, without {@code requireAuth}. */
     public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
                   String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
                   List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies) {
         this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
-                connectedHosts, createdAt, epoch, minInSync, copies, false, VolumeQos.NONE);
+                connectedHosts, createdAt, epoch, minInSync, copies, false);
     }
 
     /**

@@ -147,10 +147,11 @@ public final class VolumeClient {
     }
 
     /**
-     * {@code POST /v1/volumes/{volume}/snapshots}: takes a snapshot of a single-copy volume (docs/snapshots.md). The
+     * {@code POST /v1/volumes/{volume}/snapshots}: takes a snapshot of a volume, on every copy at one cut
+     * (docs/snapshots.md). The
      * server waits (at most 10 s) for the primary to take it: the answer is {@link SnapshotState#READY} (201), or
      * still {@link SnapshotState#CREATING} (202) when it did not report it in time. Errors 400 (name), 401, 403, 404
-     * (volume), 409 {@link ProblemTypes#SNAPSHOT_REPLICATED_UNSUPPORTED}, {@link ProblemTypes#VOLUME_NOT_READY},
+     * (volume), 409 {@link ProblemTypes#VOLUME_NOT_READY} (also: a copy not in sync),
      * {@link ProblemTypes#VOLUME_DELETING}, {@link ProblemTypes#SNAPSHOT_EXISTS}, {@link ProblemTypes#SNAPSHOT_LIMIT}.
      */
     public Snapshot createSnapshot(String volume, String name) {
@@ -179,5 +180,22 @@ public final class VolumeClient {
     public Optional<Snapshot> deleteSnapshot(String volume, String name) {
         String body = t.exchange("DELETE", "/v1/volumes/" + segment(volume) + "/snapshots/" + segment(name), null);
         return body == null || body.isBlank() ? Optional.empty() : Optional.of(Json.read(body, Snapshot.class));
+    }
+
+    /**
+     * {@code POST /v1/volumes/{volume}/rollback}: the volume's content becomes snapshot {@code snapshot}'s on every
+     * copy (docs/snapshots.md, "Rollback"). The server waits (at most 10 s) for every copy to report it.
+     *
+     * @param force true: disconnect connected hosts first; false: refused while a host is connected
+     * @return the volume: {@link Volume#rollback()} null when every copy reported it done (200); its state
+     *         {@code rolling-back} when some did not in time (202), or {@code failed}
+     * @throws MgmtException 400, 401, 403, 404 (volume, or snapshot-not-found), 409
+     *                       {@link ProblemTypes#VOLUME_IN_USE}, {@link ProblemTypes#SNAPSHOT_NOT_READY},
+     *                       {@link ProblemTypes#ROLLBACK_IN_PROGRESS}, {@link ProblemTypes#VOLUME_NOT_READY},
+     *                       {@link ProblemTypes#VOLUME_DELETING}
+     */
+    public Volume rollback(String volume, String snapshot, boolean force) {
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/rollback", new RollbackRequest(snapshot, force),
+                Volume.class);
     }
 }

@@ -18,16 +18,33 @@ import java.util.List;
  * @param snapshots      the snapshots this copy holds ({@link SnapshotReport}), oldest first; empty for a volume
  *                       without any, and from older nodes; left out of the JSON when empty (a server from before
  *                       snapshots refuses the property)
+ * @param rollback       this copy's word on the rollback it was asked for ({@link RollbackReport}); null when none
+ *                       (left out of the JSON then, as from older nodes)
  */
 public record VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
                            List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence,
                            @com.fasterxml.jackson.annotation.JsonInclude(
                                    com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
-                           List<SnapshotReport> snapshots) {
+                           List<SnapshotReport> snapshots,
+                           @com.fasterxml.jackson.annotation.JsonInclude(
+                                   com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                           RollbackReport rollback) {
     public VolumeReport {
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         resyncs = resyncs == null ? List.of() : List.copyOf(resyncs);
         snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
+    }
+
+    /** A report without a rollback. */
+    public VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
+                        List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence,
+                        List<SnapshotReport> snapshots) {
+        this(id, sizeBytes, state, connectedHosts, resyncs, verify, primarySilence, snapshots, null);
+    }
+
+    /** @return this report with {@code r} as its rollback (null: none) */
+    public VolumeReport withRollback(RollbackReport r) {
+        return new VolumeReport(id, sizeBytes, state, connectedHosts, resyncs, verify, primarySilence, snapshots, r);
     }
 
     /** A report without snapshots. */

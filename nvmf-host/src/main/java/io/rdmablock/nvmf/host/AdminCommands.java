@@ -246,6 +246,23 @@ public final class AdminCommands {
     }
 
     /**
+     * One copy snapshot command ({@link Opcodes#ADMIN_COPY_SNAPSHOT}: NSID 1, CDW10-11 = {@code epoch}, CDW12-13 =
+     * {@code snapshotId}, CDW14 = {@code action}), waited for at most {@code timeoutNs}.
+     */
+    public static QueueConnection.Completion copySnapshot(QueueConnection a, long epoch, long snapshotId, int action,
+                                                          long timeoutNs) {
+        return a.execSync(sqe -> {
+            noData(sqe, Opcodes.ADMIN_COPY_SNAPSHOT);
+            SqeDescriptor.nsid(sqe, 1);
+            SqeDescriptor.cdw(sqe, 10, (int) epoch);
+            SqeDescriptor.cdw(sqe, 11, (int) (epoch >>> 32));
+            SqeDescriptor.cdw(sqe, 12, (int) snapshotId);
+            SqeDescriptor.cdw(sqe, 13, (int) (snapshotId >>> 32));
+            SqeDescriptor.cdw(sqe, 14, action);
+        }, timeoutNs);
+    }
+
+    /**
      * Posts the one Asynchronous Event Request (cid {@link QueueConnection#AER_CID}, capsule slot 1) without
      * waiting: it completes when the controller has an event (a namespace attribute change after a resize).
      */

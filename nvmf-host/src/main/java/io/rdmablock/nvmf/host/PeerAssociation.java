@@ -250,6 +250,21 @@ public final class PeerAssociation implements AutoCloseable {
     }
 
     /**
+     * Asks the secondary to take or delete a snapshot of its copy ({@link AdminCommands#copySnapshot},
+     * docs/snapshots.md "Replicated volumes") and waits for the answer, at most {@code timeoutNs}. On the
+     * association's owner thread, as {@link #keepAlive()}.
+     *
+     * @return the NVMe status of the answer (0: done)
+     * @throws NvmfHostException when it times out, the admin queue failed or was disconnected, or after close
+     */
+    public int copySnapshot(long epoch, long snapshotId, int action, long timeoutNs) {
+        if (closed || admin.disconnectedEvent()) {
+            throw new NvmfHostException("peer association with " + params.address() + " is closed or disconnected");
+        }
+        return AdminCommands.copySnapshot(admin, epoch, snapshotId, action, timeoutNs).status();
+    }
+
+    /**
      * Disconnects and releases every I/O queue connection and its memory, then the admin queue. Idempotent; keeps
      * the first failure and attaches the others as suppressed.
      */

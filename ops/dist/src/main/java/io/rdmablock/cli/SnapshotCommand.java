@@ -17,9 +17,9 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
- * {@code rdmablock snapshot create|list|get|delete VOLUME [NAME]}: snapshots of single-copy volumes over the
- * management REST API ({@code /v1/volumes/{name}/snapshots}, docs/snapshots.md). Replicated volumes are refused for
- * now (409 snapshot-replicated-unsupported). {@code create} and {@code delete} wait for the volume's primary (the
+ * {@code rdmablock snapshot create|list|get|delete VOLUME [NAME]}: snapshots of volumes over the management REST
+ * API ({@code /v1/volumes/{name}/snapshots}, docs/snapshots.md); a replicated volume's is taken on every copy at one
+ * cut, and only while every copy is in sync (409 volume-not-ready otherwise). {@code create} and {@code delete} wait for the volume's primary (the
  * server waits at most 10 s): a snapshot the primary has not taken yet is printed {@code creating}, one it has not
  * deleted yet {@code deleting}; both exit 0 (check with {@code snapshot get}). Errors as every command: the problem's
  * title and detail, exit codes of {@link ExitCodes}.

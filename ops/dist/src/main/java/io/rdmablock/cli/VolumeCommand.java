@@ -18,16 +18,16 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code rdmablock volume create|list|get|resize|require-auth|set-hosts|qos|delete|promote|verify}: volumes over the
- * management REST API.
+ * {@code rdmablock volume create|list|get|resize|require-auth|set-hosts|qos|delete|promote|rollback|verify}:
+ * volumes over the management REST API.
  * {@code volume get NAME --watch} redraws the volume every second while a copy is syncing (docs/resync.md).
  */
-@Command(name = "volume", description = "Create, list, inspect, grow, delete and promote volumes.",
+@Command(name = "volume", description = "Create, list, inspect, grow, delete, promote and roll back volumes.",
         mixinStandardHelpOptions = true,
         subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Get.class,
                 VolumeCommand.Resize.class, VolumeCommand.RequireAuth.class, VolumeCommand.SetHosts.class,
                 VolumeCommand.Qos.class, VolumeCommand.Delete.class,
-                VolumeCommand.Promote.class, VolumeVerify.class})
+                VolumeCommand.Promote.class, VolumeCommand.RollbackVolume.class, VolumeVerify.class})
 public final class VolumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -95,6 +95,12 @@ public final class VolumeCommand implements Callable<Integer> {
                 .row("requireAuth", v.requireAuth())
                 .row("qos", VolumeQosOptions.describe(v.qos()))
                 .row("createdAt", v.createdAt());
+        if (v.rollback() != null) {
+            var r = v.rollback();
+            table.row("rollback", r.state() + " to snapshot " + r.snapshot() + (r.pending().isEmpty() ? ""
+                    : ", copies pending on " + String.join(",", r.pending()))
+                    + (r.detail() == null ? "" : ": " + r.detail()));
+        }
         table.print(out);
         if (!v.copies().isEmpty()) {
             out.println();
@@ -407,6 +413,39 @@ public final class VolumeCommand implements Callable<Integer> {
             Limits.checkName("--node", node);
             print(out(), output, client().promoteVolume(name, node, acceptDataLoss));
             return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "rollback", description = "Make the volume's content a snapshot's on every copy (refused while "
+            + "a host is connected, unless --force; waits up to 10 s for every copy).", mixinStandardHelpOptions = true)
+    static final class RollbackVolume extends MgmtCall {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--to", required = true, paramLabel = "SNAP", description = "The ready snapshot to roll "
+                + "back to.")
+        String snapshot;
+        @Option(names = "--force", description = "Disconnect connected hosts first (they are refused until the "
+                + "rollback is done on every copy).")
+        boolean force;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NAME", name);
+            Limits.checkSnapshotName("--to", snapshot);
+            Volume v = mgmt.client(SnapshotCommand.WAITING_TIMEOUT_MS).rollback(name, snapshot, force);
+            var r = v.rollback();
+            boolean failed = r != null && io.rdmablock.mgmt.client.VolumeRollback.FAILED.equals(r.state());
+            if (output.json()) {
+                print(out(), output, v);
+            } else if (r == null) {
+                out().println("rolled back volume " + name + " to snapshot " + snapshot + " on every copy");
+            } else {
+                print(out(), output, v);
+                out().println(failed ? "the rollback failed on a copy: see the rollback row"
+                        : "not yet done on every copy: see rdmablock volume get " + name);
+            }
+            out().flush();
+            return failed ? ExitCodes.FAILED : ExitCodes.OK;
         }
     }
 }

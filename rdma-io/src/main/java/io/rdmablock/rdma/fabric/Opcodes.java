@@ -19,6 +19,18 @@ public final class Opcodes {
      * refused: not a secondary at that epoch, or no grants allowed).
      */
     public static final int ADMIN_PEER_LEASE = 0xC1;
+    /**
+     * rdmablock's copy snapshot, a vendor specific admin command (NVMe Base 2.0 Figure 138: C0h..FFh; bits 1:0 = 00b,
+     * no data), sent only by a primary node to its in-sync secondaries while it holds every write of the volume
+     * (docs/snapshots.md, "Replicated volumes"; docs/wire-protocol.md section 7.3): NSID 1, CDW10 = epoch bits 31:0,
+     * CDW11 = epoch bits 63:32, CDW12 = snapshot id bits 31:0, CDW13 = snapshot id bits 63:32, CDW14 = action
+     * ({@link #COPY_SNAPSHOT_TAKE} or {@link #COPY_SNAPSHOT_DELETE}). Answered once the copy's store did it.
+     */
+    public static final int ADMIN_COPY_SNAPSHOT = 0xC4;
+    /** CDW14 of {@link #ADMIN_COPY_SNAPSHOT}: take the snapshot now (replacing one of the same id). */
+    public static final int COPY_SNAPSHOT_TAKE = 0;
+    /** CDW14 of {@link #ADMIN_COPY_SNAPSHOT}: delete the snapshot (success when the copy holds none of that id). */
+    public static final int COPY_SNAPSHOT_DELETE = 1;
 
     // NVM I/O (qid >= 1)
     public static final int IO_FLUSH = 0x00;

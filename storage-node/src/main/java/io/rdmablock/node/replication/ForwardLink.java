@@ -34,6 +34,17 @@ public interface ForwardLink extends AutoCloseable {
         return CompletableFuture.completedFuture(0L);
     }
 
+    /**
+     * Asks the secondary to take ({@code delete} false) or delete a snapshot of its copy at {@code epoch}
+     * ({@link io.rdmablock.rdma.fabric.Opcodes#ADMIN_COPY_SNAPSHOT}) on one of its associations, off the caller's
+     * thread, waiting at most {@code timeoutNs} for the answer. The future completes with the answer's NVMe status
+     * (0: done), or exceptionally when the secondary could not be reached or did not answer. Failed by default
+     * (links without an admin queue, tests).
+     */
+    default CompletableFuture<Integer> copySnapshot(long epoch, long snapshotId, boolean delete, long timeoutNs) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("no admin queue on this link"));
+    }
+
     /** Closes the association and every queue it opened. Idempotent. */
     @Override
     void close();

@@ -12,7 +12,8 @@ import java.util.function.Supplier;
 
 /**
  * The association a primary keeps to a secondary only for its peer lease (docs/failover.md, "Peer lease" and "a
- * secondary's report"), used when no host queue's association is open: without it, a primary whose hosts are
+ * secondary's report") and its copy snapshot commands (docs/snapshots.md), used when no host queue's association is
+ * open: without it, a primary whose hosts are
  * reconnecting (or that no host uses) renews nothing, its secondaries report it silent, and a primary cut only from
  * the management plane would be failed over although it reaches its peers. One admin queue and one I/O queue of two
  * entries, in a protection domain of its own on the device that routes to the secondary; made on the first renewal
@@ -45,16 +46,7 @@ final class LeaseAssociation implements AutoCloseable {
      */
     long renew(InetSocketAddress address, long epoch, long leaseMs, long setupTimeoutNs, int katoMs) {
         try {
-            if (association == null) {
-                route = provider.createId();
-                route.resolve(address, setupTimeoutNs);
-                pd = route.device().allocPd();
-                PeerLink.Secrets k = secrets.get();
-                byte[] hostId = PeerAssociation.hostId(hostnqn + "/" + subnqn + "/lease/" + System.nanoTime());
-                association = PeerAssociation.connect(provider, pd, new PeerAssociation.Params(address, subnqn,
-                        hostnqn, 1, 2, katoMs, setupTimeoutNs, k.host(), k.ctrl()), hostId);
-                failureLogged = false;
-            }
+            connected(address, setupTimeoutNs, katoMs);
             return association.peerLease(epoch, leaseMs);
         } catch (RuntimeException e) {
             if (!failureLogged) {
@@ -64,6 +56,38 @@ final class LeaseAssociation implements AutoCloseable {
             }
             close();
             return 0;
+        }
+    }
+
+    /**
+     * A copy snapshot command ({@link PeerAssociation#copySnapshot}) on this association, connecting it first when
+     * needed; the association is dropped when it fails.
+     *
+     * @return the answer's NVMe status
+     * @throws RuntimeException when the association could not be made or the command got no answer
+     */
+    int copySnapshot(InetSocketAddress address, long epoch, long snapshotId, int action, long setupTimeoutNs,
+                     long timeoutNs, int katoMs) {
+        try {
+            connected(address, setupTimeoutNs, katoMs);
+            return association.copySnapshot(epoch, snapshotId, action, timeoutNs);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Makes the association when there is none (link thread). */
+    private void connected(InetSocketAddress address, long setupTimeoutNs, int katoMs) {
+        if (association == null) {
+            route = provider.createId();
+            route.resolve(address, setupTimeoutNs);
+            pd = route.device().allocPd();
+            PeerLink.Secrets k = secrets.get();
+            byte[] hostId = PeerAssociation.hostId(hostnqn + "/" + subnqn + "/lease/" + System.nanoTime());
+            association = PeerAssociation.connect(provider, pd, new PeerAssociation.Params(address, subnqn,
+                    hostnqn, 1, 2, katoMs, setupTimeoutNs, k.host(), k.ctrl()), hostId);
+            failureLogged = false;
         }
     }
 

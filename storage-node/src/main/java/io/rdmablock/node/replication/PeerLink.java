@@ -151,6 +151,39 @@ public final class PeerLink implements ForwardLink {
         return f;
     }
 
+    @Override
+    public CompletableFuture<Integer> copySnapshot(long epoch, long snapshotId, boolean delete, long timeoutNs) {
+        CompletableFuture<Integer> f = new CompletableFuture<>();
+        if (closed) {
+            f.completeExceptionally(new IllegalStateException("link to " + address + " closed"));
+            return f;
+        }
+        int action = delete ? io.rdmablock.rdma.fabric.Opcodes.COPY_SNAPSHOT_DELETE
+                : io.rdmablock.rdma.fabric.Opcodes.COPY_SNAPSHOT_TAKE;
+        execute(() -> { // as a lease renewal: the admin command waits for the peer on this link's thread
+            RuntimeException last = null;
+            for (PeerAssociation a : associations) {
+                try {
+                    f.complete(a.copySnapshot(epoch, snapshotId, action, timeoutNs));
+                    return;
+                } catch (RuntimeException e) {
+                    last = e;
+                }
+            }
+            InetSocketAddress to = address;
+            try {
+                if (closed || to == null) {
+                    throw last != null ? last : new IllegalStateException("link to " + to + " closed");
+                }
+                f.complete(lease.copySnapshot(to, epoch, snapshotId, action, Math.min(setupTimeoutNs, timeoutNs),
+                        timeoutNs, KEEP_ALIVE_TIMEOUT_MS));
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+
     /**
      * Connects one association. A Fabrics Connect the secondary answers with an NVMe status (its node is up but does
      * not export the volume yet, e.g. right after a restart before its first heartbeat answer) is tried again every

@@ -27,6 +27,14 @@ public final class RegionGate {
     /** Walkers (resyncs and verifies) of one volume at once. */
     static final int WALKERS = 4;
     private static final long IDLE = -1;
+    /** A walker's region that holds every write of the volume ({@link #holdAll}). */
+    private static final long ALL = -2;
+
+    /** A hold of every write of the volume ({@link #holdAll}); {@link #close} lets them go on. */
+    public interface Hold extends AutoCloseable {
+        @Override
+        void close();
+    }
 
     /** A host queue's write side, as the gate sees it. */
     public interface Writer {
@@ -91,7 +99,7 @@ public final class RegionGate {
         }
         for (int w = 0; w < WALKERS; w++) {
             long r = walking.get(w);
-            if (r != IDLE && r >= first && r <= last) {
+            if (r == ALL || r != IDLE && r >= first && r <= last) {
                 exit(offset, length);
                 return false;
             }
@@ -167,6 +175,39 @@ public final class RegionGate {
                 LockSupport.parkNanos(500_000L);
             }
         }
+    }
+
+    /**
+     * Holds every write of the volume and returns once every write admitted before has completed everywhere (the
+     * local copy and every copy it went to): a replicated snapshot's cut (docs/snapshots.md, "Replicated volumes").
+     * Writes arriving meanwhile are held in their queues ({@code Phase.HELD}), never failed; FLUSH (no range) goes on.
+     * Uses one walker id until {@link Hold#close}.
+     *
+     * @throws TimeoutException when no walker id is free or the writes did not complete within {@code boundNs}
+     *                          (nothing is held any more)
+     */
+    public Hold holdAll(long boundNs, BooleanSupplier stop) throws TimeoutException {
+        long deadline = System.nanoTime() + boundNs;
+        int id = openWalker(boundNs, stop);
+        walking.set(id, ALL);
+        try {
+            for (int stripe = 0; stripe < STRIPES; stripe++) {
+                for (int spins = 0; inFlight.get(stripe) != 0; spins++) {
+                    if (stop.getAsBoolean() || System.nanoTime() - deadline > 0) {
+                        throw new TimeoutException("writes still in flight after " + boundNs / 1_000_000 + " ms");
+                    }
+                    if (spins > 100) {
+                        LockSupport.parkNanos(20_000L);
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            }
+        } catch (TimeoutException e) {
+            closeWalker(id);
+            throw e;
+        }
+        return () -> closeWalker(id);
     }
 
     /** Ends walker {@code id}; the last one stops the counting. */

@@ -199,6 +199,17 @@ final class ClusterMap {
         return s;
     }
 
+    /** Renames snapshot {@code id}; returns it renamed, or null when there is none. */
+    synchronized Snap rename(long id, String name) {
+        Snap s = snapshots.get(id);
+        if (s == null) {
+            return null;
+        }
+        Snap renamed = new Snap(id, name, s.createdMs(), s.sizeBytes(), s.map());
+        snapshots.put(id, renamed);
+        return renamed;
+    }
+
     /** Adds a snapshot loaded from the metadata (at open, before any I/O). */
     synchronized void loadSnapshot(Snap s) {
         for (long p1 : s.map()) {

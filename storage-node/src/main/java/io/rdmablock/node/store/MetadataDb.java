@@ -34,6 +34,8 @@ import org.rocksdb.WriteOptions;
  * "a/" id "/" chunk (16 hex digits)     empty: the 1 MiB chunk has been written at least once
  * "e/" id                               i64 big endian: the highest replication epoch accepted as a secondary
  *                                       (docs/replication.md); absent = 0
+ * "r/" id                               UTF: the request id of the last rollback applied to the volume, written in
+ *                                       the rollback's batch (docs/snapshots.md, "Rollback"); absent = none
  * </pre>
  *
  * Volume rows, epochs and snapshots are written with {@code sync=true} (WAL fsync before return); chunk keys with
@@ -190,6 +192,7 @@ final class MetadataDb implements AutoCloseable {
             b.deleteRange(key("s/" + id + "/"), key("s/" + id + "0"));
             b.delete(key("v/" + id));
             b.delete(key("e/" + id));
+            b.delete(key("r/" + id));
             db.write(syncWrite, b);
         } catch (RocksDBException e) {
             throw fail("delete volume id=" + id, e);
@@ -298,17 +301,30 @@ final class MetadataDb implements AutoCloseable {
                     b.put(key(mapKey(id, s.id(), c)), java.nio.ByteBuffer.allocate(8).putLong(map[c] - 1).array());
                 }
             }
-            ByteArrayOutputStream bo = new ByteArrayOutputStream();
-            DataOutputStream out = new DataOutputStream(bo);
-            out.writeByte(1);
-            out.writeUTF(s.name());
-            out.writeLong(s.createdMs());
-            out.writeLong(s.sizeBytes());
-            b.put(key(snapKey(id, s.id())), bo.toByteArray());
+            b.put(key(snapKey(id, s.id())), snapRow(s));
             db.write(syncWrite, b);
         } catch (RocksDBException | IOException e) {
             throw new StoreException("put snapshot failed: id=" + id + ", snapshot=" + s.name() + ": " + e, e);
         }
+    }
+
+    /** Rewrites the row of snapshot {@code s} of volume {@code id} (its name changed; the map is unchanged), synced. */
+    void putSnapshotRow(String id, ClusterMap.Snap s) {
+        try {
+            db.put(syncWrite, key(snapKey(id, s.id())), snapRow(s));
+        } catch (RocksDBException | IOException e) {
+            throw new StoreException("put snapshot row failed: id=" + id + ", snapshot=" + s.name() + ": " + e, e);
+        }
+    }
+
+    private static byte[] snapRow(ClusterMap.Snap s) throws IOException {
+        ByteArrayOutputStream bo = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bo);
+        out.writeByte(1);
+        out.writeUTF(s.name());
+        out.writeLong(s.createdMs());
+        out.writeLong(s.sizeBytes());
+        return bo.toByteArray();
     }
 
     /** Removes snapshot {@code snapId} of volume {@code id} (row and map), synced. */
@@ -324,7 +340,18 @@ final class MetadataDb implements AutoCloseable {
 
     /** Replaces the live map of {@code id} with {@code live} (physical + 1 per cluster, 0 = none), synced. */
     void replaceLive(String id, long[] live) {
+        replaceLive(id, live, null);
+    }
+
+    /**
+     * As {@link #replaceLive(String, long[])}, and records {@code requestId} (when not null) as the volume's last
+     * applied rollback in the same synced batch: after a crash both are there or neither is.
+     */
+    void replaceLive(String id, long[] live, String requestId) {
         try (WriteBatch b = new WriteBatch()) {
+            if (requestId != null) {
+                b.put(key("r/" + id), key(requestId));
+            }
             b.deleteRange(key(mapKey(id, 0, 0)), key(mapKey(id, 0, -1) + "0"));
             for (int c = 0; c < live.length; c++) {
                 if (live[c] != 0) {
@@ -334,6 +361,16 @@ final class MetadataDb implements AutoCloseable {
             db.write(syncWrite, b);
         } catch (RocksDBException e) {
             throw fail("replace live map id=" + id, e);
+        }
+    }
+
+    /** The request id of the last rollback applied to volume {@code id} ({@link #replaceLive}), or null. */
+    String lastRollback(String id) {
+        try {
+            byte[] v = db.get(key("r/" + id));
+            return v == null ? null : new String(v, StandardCharsets.UTF_8);
+        } catch (RocksDBException e) {
+            throw fail("get rollback id=" + id, e);
         }
     }
 

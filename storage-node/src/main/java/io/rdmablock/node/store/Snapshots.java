@@ -37,6 +37,8 @@ public final class Snapshots {
     public static final long BARRIER_TIMEOUT_MS = 5_000;
     private volatile long lastBarrierNs;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    /** Names of snapshots a secondary copy takes for its primary's cut ({@link #takeCopy}): {@code _<id>}. */
+    private static final Pattern COPY_NAME = Pattern.compile("_[0-9]{1,19}");
 
     private final VolumeStore store;
     private final MetadataDb meta;
@@ -119,6 +121,84 @@ public final class Snapshots {
         }
     }
 
+    /**
+     * The name a secondary copy gives snapshot {@code id} taken for its primary's cut: {@code _<id>} (the management
+     * plane's names start with a letter or digit, so none collides; the name the user chose lives in the management
+     * plane, which addresses snapshots of every copy by id).
+     */
+    public static String copyName(long id) {
+        return "_" + id;
+    }
+
+    /**
+     * Takes snapshot {@code id} of a secondary copy for its primary's cut (docs/snapshots.md, "Replicated volumes"):
+     * the primary holds every write of the volume meanwhile, so this copy holds exactly the writes the primary's
+     * snapshot holds. One of the same id held already (an earlier attempt whose undo did not reach this copy) is
+     * replaced. Not from a poller (as {@link #create}).
+     *
+     * @throws IllegalArgumentException as {@link #create} (flat volume, too many snapshots)
+     */
+    public SnapshotInfo takeCopy(String volumeId, long id) {
+        synchronized (store) {
+            deleteById(volumeId, id);
+            return create(volumeId, id, copyName(id));
+        }
+    }
+
+    /**
+     * Gives snapshot {@code id} the name {@code name} (one synced metadata write): a primary's own snapshot taken
+     * under {@link #copyName} until every copy confirmed its cut.
+     *
+     * @throws IllegalArgumentException a bad name, or another snapshot of that name
+     * @throws java.util.NoSuchElementException when the volume holds no snapshot {@code id}
+     */
+    public SnapshotInfo rename(String volumeId, long id, String name) {
+        validateName(name);
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            for (ClusterMap.Snap s : v.map().snapshots()) {
+                if (s.name().equals(name) && s.id() != id) {
+                    throw new IllegalArgumentException("snapshot exists: volume=" + volumeId + ", name=" + name
+                            + ", id=" + s.id());
+                }
+            }
+            ClusterMap.Snap before = v.map().snapshots().stream().filter(s -> s.id() == id).findFirst()
+                    .orElseThrow(() -> new NoSuchElementException("no snapshot: volume=" + volumeId + ", id=" + id));
+            if (openViews.containsKey(volumeId + "@" + before.name())) {
+                throw new IllegalStateException("snapshot in use: volume=" + volumeId + ", name=" + before.name()
+                        + " (close its exports first)");
+            }
+            ClusterMap.Snap renamed = new ClusterMap.Snap(id, name, before.createdMs(), before.sizeBytes(),
+                    before.map());
+            meta.putSnapshotRow(volumeId, renamed); // durable first: a crash leaves the old name, never a torn row
+            v.map().rename(id, name);
+            return info(v, renamed);
+        }
+    }
+
+    /** True for a name {@link #copyName} gives. */
+    public static boolean isCopyName(String name) {
+        return name != null && COPY_NAME.matcher(name).matches();
+    }
+
+    /**
+     * Deletes snapshot {@code id}, if the volume holds it.
+     *
+     * @return false when it held none of that id
+     * @throws IllegalStateException as {@link #delete} (a view of it is open)
+     */
+    public boolean deleteById(String volumeId, long id) {
+        synchronized (store) {
+            for (ClusterMap.Snap s : mapped(volumeId).map().snapshots()) {
+                if (s.id() == id) {
+                    delete(volumeId, s.name());
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
     /** How long the last {@link #create} held the volume's writes (drain and map freeze), ns. */
     public long lastBarrierNs() {
         return lastBarrierNs;
@@ -191,18 +271,58 @@ public final class Snapshots {
     public void rollback(String volumeId, String name) {
         synchronized (store) {
             StoreVolume v = mapped(volumeId);
-            ClusterMap.Snap s = byName(v, name);
-            CutGate.Phase before = v.cutGate.close(); // no write may run across the swap
-            try {
-                awaitDrained(v, before);
-                v.map().checkIdle(); // before anything is written: a refused rollback changes nothing
-                meta.replaceLive(volumeId, s.map()); // durable first: a freed cluster is never one the disk maps
-                v.map().rollback(s.id());
-            } finally {
-                v.cutGate.release();
-            }
-            LOG.info("volume rolled back: volume={}, snapshot={}, id={}", volumeId, name, s.id());
+            rollback(v, byName(v, name), null);
         }
+    }
+
+    /**
+     * As {@link #rollback(String, String)} to snapshot number {@code snapshotId}, once per {@code requestId}: the id
+     * is written in the rollback's own synced metadata batch, and a call with the id of the last rollback applied to
+     * the volume changes nothing (so a request seen again after later writes, or after a restart, is not re-applied).
+     *
+     * @param requestId the management request's id, 1..256 characters
+     * @return true when rolled back now; false when {@code requestId} was the last one applied
+     * @throws NoSuchElementException   no such volume or snapshot (nothing changed)
+     * @throws IllegalArgumentException a flat volume, or a bad {@code requestId}
+     * @throws IllegalStateException    as {@link #rollback(String, String)}
+     * @throws StoreException           as {@link #rollback(String, String)}
+     */
+    public boolean rollback(String volumeId, long snapshotId, String requestId) {
+        if (requestId == null || requestId.isEmpty() || requestId.length() > 256) {
+            throw new IllegalArgumentException("invalid rollback request id: requestId=" + requestId
+                    + ", expected 1..256 characters");
+        }
+        synchronized (store) {
+            StoreVolume v = mapped(volumeId);
+            if (requestId.equals(meta.lastRollback(volumeId))) {
+                return false;
+            }
+            ClusterMap.Snap s = v.map().snapshots().stream().filter(x -> x.id() == snapshotId).findFirst()
+                    .orElseThrow(() -> new NoSuchElementException("no snapshot: volume=" + volumeId + ", id="
+                            + snapshotId));
+            rollback(v, s, requestId);
+            return true;
+        }
+    }
+
+    /** The request id of the last rollback {@link #rollback(String, long, String)} applied to the volume, or null. */
+    public String lastRollback(String volumeId) {
+        store.get(volumeId);
+        return meta.lastRollback(volumeId);
+    }
+
+    private void rollback(StoreVolume v, ClusterMap.Snap s, String requestId) {
+        CutGate.Phase before = v.cutGate.close(); // no write may run across the swap
+        try {
+            awaitDrained(v, before);
+            v.map().checkIdle(); // before anything is written: a refused rollback changes nothing
+            meta.replaceLive(v.id(), s.map(), requestId); // durable first: a freed cluster is never one the disk maps
+            v.map().rollback(s.id());
+        } finally {
+            v.cutGate.release();
+        }
+        LOG.info("volume rolled back: volume={}, snapshot={}, id={}, request={}", v.id(), s.name(), s.id(),
+                requestId);
     }
 
     /**
@@ -278,7 +398,7 @@ public final class Snapshots {
     }
 
     static void validateName(String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
+        if (name == null || !NAME.matcher(name).matches() && !COPY_NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("invalid snapshot name: name=" + name
                     + ", expected 1-64 characters of [A-Za-z0-9._-] starting with a letter or digit");
         }

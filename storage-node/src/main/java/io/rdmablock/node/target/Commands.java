@@ -77,7 +77,8 @@ final class Commands {
             case Opcodes.ADMIN_IDENTIFY -> dataToHost(r, q, Opcodes.IDENTIFY_DATA_LENGTH, false);
             case Opcodes.ADMIN_GET_LOG_PAGE -> LogPages.prepare(r, q);
             case Opcodes.ADMIN_KEEP_ALIVE, Opcodes.ADMIN_SET_FEATURES, Opcodes.ADMIN_GET_FEATURES,
-                 Opcodes.ADMIN_ASYNC_EVENT_REQUEST, Opcodes.ADMIN_PEER_LEASE -> Outcome.EXECUTE;
+                 Opcodes.ADMIN_ASYNC_EVENT_REQUEST, Opcodes.ADMIN_PEER_LEASE,
+                 Opcodes.ADMIN_COPY_SNAPSHOT -> Outcome.EXECUTE;
             default -> q.reject(r, INVALID_OPCODE, "opcode", r.opcode, "admin queue");
         };
     }

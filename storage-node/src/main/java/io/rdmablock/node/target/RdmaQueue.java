@@ -231,6 +231,10 @@ final class RdmaQueue {
                 if (aen != null) {
                     advance(aen, nowNs);
                 }
+                Request snap = c.pollCopySnapshot();
+                if (snap != null) {
+                    advance(snap, nowNs);
+                }
             }
         }
         CmEventType ev = id.pollEvent(0);

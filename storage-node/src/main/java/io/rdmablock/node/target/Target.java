@@ -75,6 +75,7 @@ public final class Target implements AutoCloseable {
     private final TargetTuning tuning;
     /** The DH-HMAC-CHAP computations, off the pollers, and their limits ({@link TargetTuning#dhchap()}). */
     private final DhchapWork dhchapWork;
+    private final CopySnapshotWork copySnapshotWork;
 
     /**
      * Sets the hosts that must pass in-band authentication (DH-HMAC-CHAP) and their secrets; applies to queues that
@@ -95,6 +96,11 @@ public final class Target implements AutoCloseable {
     /** Where the DH-HMAC-CHAP computations run, and the limits of in-band authentication. */
     DhchapWork dhchapWork() {
         return dhchapWork;
+    }
+
+    /** Where secondaries take the snapshots their primary's cut asks for ({@link io.rdmablock.rdma.fabric.Opcodes#ADMIN_COPY_SNAPSHOT}). */
+    CopySnapshotWork copySnapshotWork() {
+        return copySnapshotWork;
     }
 
     /** The node's random source for challenges and DH keys. */
@@ -118,6 +124,7 @@ public final class Target implements AutoCloseable {
         this.metrics = metrics;
         this.tuning = java.util.Objects.requireNonNull(tuning, "tuning");
         this.dhchapWork = new DhchapWork(tuning.dhchap());
+        this.copySnapshotWork = new CopySnapshotWork(store);
         this.controllers = new ControllerTable(options, tuning.connectLimits(), metrics);
         this.pending = new PendingQueues(options.pending());
         store.addListener(hostsListener);
@@ -568,6 +575,7 @@ public final class Target implements AutoCloseable {
             p.stop(10_000);
         }
         dhchapWork.close(); // the pollers are stopped: no queue waits for a DH computation any more
+        copySnapshotWork.close();
         for (TargetController c : controllers.all()) {
             c.destroy("target shutdown");
         }

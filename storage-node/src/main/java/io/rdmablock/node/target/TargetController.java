@@ -71,6 +71,9 @@ final class TargetController {
     private int cc;
     private int csts;
     private final Request[] heldAer = new Request[MAX_HELD_AER];
+    /** The held {@link Opcodes#ADMIN_COPY_SNAPSHOT} and its work ({@link CopySnapshotWork}), or nulls. Admin poller. */
+    private Request heldCopySnapshot;
+    private java.util.concurrent.CompletableFuture<Integer> copySnapshotWork;
     private long announcedBlocks;
     /** The subsystem's ANA change count last announced to this host (or current when this controller was made). */
     private long announcedAnaChanges;
@@ -287,8 +290,39 @@ final class TargetController {
             case Opcodes.ADMIN_GET_LOG_PAGE -> LogPages.execute(r, q, this);
             case Opcodes.ADMIN_ASYNC_EVENT_REQUEST -> holdAer(r);
             case Opcodes.ADMIN_PEER_LEASE -> peerLease(r, q);
+            case Opcodes.ADMIN_COPY_SNAPSHOT -> copySnapshot(r);
             default -> q.reject(r, NvmeStatus.generic(NvmeStatus.SC_INVALID_OPCODE), "opcode", r.opcode, "admin");
         };
+    }
+
+    /** {@link Opcodes#ADMIN_COPY_SNAPSHOT}: checked and handed to {@link CopySnapshotWork}, held until it is done. */
+    private Outcome copySnapshot(Request r) {
+        if (heldCopySnapshot != null) {
+            return r.fail(NvmeStatus.generic(NvmeStatus.SC_COMMAND_SEQUENCE_ERROR));
+        }
+        var work = target.copySnapshotWork().start(r, subsystem, hostnqn);
+        if (work == null) {
+            return Outcome.COMPLETE;
+        }
+        heldCopySnapshot = r;
+        copySnapshotWork = work;
+        return Outcome.HOLD;
+    }
+
+    /**
+     * Admin poller: the held {@link Opcodes#ADMIN_COPY_SNAPSHOT} once its work is done (its status set, the event
+     * recorded for the queue to advance), else null.
+     */
+    Request pollCopySnapshot() {
+        Request r = heldCopySnapshot;
+        if (r == null || !copySnapshotWork.isDone()) {
+            return null;
+        }
+        heldCopySnapshot = null;
+        r.status = copySnapshotWork.getNow(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
+        copySnapshotWork = null;
+        r.event(Request.Event.ASYNC_EVENT);
+        return r;
     }
 
     /** Longest peer lease a primary may ask for, ms ({@link Opcodes#ADMIN_PEER_LEASE}). */

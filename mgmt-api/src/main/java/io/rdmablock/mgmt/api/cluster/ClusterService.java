@@ -28,9 +28,6 @@ import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeCopy;
 import io.rdmablock.mgmt.client.VolumeState;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -90,11 +87,7 @@ import java.util.function.LongSupplier;
  * ({@code createdAt}, {@code lastHeartbeat}).
  */
 public final class ClusterService {
-    private static final Logger LOG = LoggerFactory.getLogger(ClusterService.class);
-    /**
-     * Pause after a failed sweep (liveness sweep, metrics scrape listing), ns: the metadata store is left to requests
-     * meanwhile, which fail fast (503).
-     */
+    /** Pause after a failed sweep or metrics scrape listing, ns: the store is left to requests (they fail fast, 503). */
     public static final long SWEEP_BACKOFF_NS = 3_000_000_000L;
     /** Default primary lease, ms (docs/failover.md "Timing defaults"). */
     public static final long DEFAULT_LEASE_MS = 2_000;
@@ -110,6 +103,7 @@ public final class ClusterService {
     private final NodeRegistry nodes;
     private final HostCredentialRegistry hostCredentials;
     private final SnapshotLedger snapshots;
+    private final RollbackLedger rollbacks;
 
     /**
      * One clock for tests: {@code nowMs} (ms) is both the wall clock and, times 10^6, the monotonic one.
@@ -163,11 +157,17 @@ public final class ClusterService {
         this.nodes = new NodeRegistry(s, rebuilds);
         this.hostCredentials = new HostCredentialRegistry(s.store, s.wallMs);
         this.snapshots = new SnapshotLedger(s, this::reportedState);
+        this.rollbacks = new RollbackLedger(s, this::reportedState);
     }
 
     /** @return the volumes' snapshots ({@code /v1/volumes/{name}/snapshots}) */
     public SnapshotLedger snapshots() {
         return snapshots;
+    }
+
+    /** @return the volumes' rollbacks ({@code /v1/volumes/{name}/rollback}) */
+    public RollbackLedger rollbacks() {
+        return rollbacks;
     }
 
     /** @return the host credentials ({@code /v1/host-credentials}) */
@@ -574,7 +574,7 @@ public final class ClusterService {
         return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
                 s.fabricAddressOf(v.nodeId()), Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),
                 Instant.ofEpochMilli(v.createdAtMs()).toString(), v.epoch(), v.minInSync(), copies, v.requireAuth(),
-                v.qos());
+                RollbackLedger.view(v), v.qos());
     }
 
     /**

@@ -30,7 +30,8 @@ import java.util.Map;
  * and notes the time it told that node it is primary ({@link Promotions#toldPrimary}); a copy removed from its
  * record (rebuild, drain) that the node still reports is answered {@code deleting}. Only the primary's answer carries
  * the volume's snapshots ({@link SnapshotLedger#desired}), and only its report changes their records
- * ({@link SnapshotLedger#reconcile}). Record changes are
+ * ({@link SnapshotLedger#reconcile}). Every copy's answer carries the volume's rollback while its copy has not
+ * reported it done, and no allowed host while the volume rolls back ({@link RollbackLedger}). Record changes are
  * compare-and-sets from a fresh read; while an answer is being built its start is in
  * {@link ClusterState#heartbeatInFlightNanos}.
  */
@@ -181,6 +182,7 @@ final class Heartbeats {
         if (copy.role() == CopyRole.PRIMARY && r != null) { // the primary takes and reports the snapshots
             next = SnapshotLedger.reconcile(next, r.snapshots());
         }
+        next = RollbackLedger.reconcile(next, copy.nodeId(), r); // every copy rolls back and reports it
         if (r != null && !copy.provisioned()) {
             next = next.withCopy(copy.withProvisioned());
         }
@@ -220,9 +222,10 @@ final class Heartbeats {
         if (primary) {
             promotions.toldPrimary(v, copy.nodeId()); // this answer tells it: its lease may run from now
         }
-        return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.allowedHosts(),
+        return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), RollbackLedger.allowedHosts(v),
                 Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
                 copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null, v.requireAuth(),
-                primary ? SnapshotLedger.desired(v) : List.of(), v.qos()); // every copy: a promoted one enforces them
+                primary ? SnapshotLedger.desired(v) : List.of(), RollbackLedger.desired(v, copy.nodeId()),
+                v.qos()); // every copy gets the limits: a promoted one enforces them at once
     }
 }

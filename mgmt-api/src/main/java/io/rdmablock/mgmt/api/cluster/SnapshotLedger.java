@@ -5,6 +5,7 @@ import io.rdmablock.mgmt.api.state.ClusterState;
 import io.rdmablock.mgmt.api.store.SnapshotRecord;
 import io.rdmablock.mgmt.api.store.Versioned;
 import io.rdmablock.mgmt.api.store.VolumeRecord;
+import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.CreateSnapshotRequest;
 import io.rdmablock.mgmt.client.DesiredSnapshot;
 import io.rdmablock.mgmt.client.Limits;
@@ -22,13 +23,13 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * SnapshotLedger of single-copy volumes (docs/snapshots.md): kept in their {@link VolumeRecord} (so a volume's delete
+ * The volumes' snapshots (docs/snapshots.md): kept in their {@link VolumeRecord} (so a volume's delete
  * takes them with it), changed by compare-and-set like every other volume change (epoch kept), and carried out by
  * the volume's primary, which gets them in its heartbeat answer ({@link #desired}) and reports what it holds
  * ({@link #reconcile}). A snapshot is {@code creating} until the primary reports its id, then {@code ready}; a delete
- * marks it {@code deleting} and the record goes once the primary no longer reports it. Volumes with more than one
- * copy are refused for now: the cut must travel in the replicated write stream so every copy takes it at the same
- * point.
+ * marks it {@code deleting} and the record goes once the primary no longer reports it. A replicated volume's primary
+ * takes it as one cut on every in-sync copy and holds it only when every one of them took it (docs/snapshots.md,
+ * "Replicated volumes"), so its report alone decides; a snapshot is asked only while every copy is in sync.
  */
 public final class SnapshotLedger {
     /** Default bound of a snapshot create's or delete's wait for the primary's report, ms. */
@@ -65,8 +66,8 @@ public final class SnapshotLedger {
     /**
      * Records a new snapshot {@code creating}, with the next id and the volume's epoch. Errors, in this order: 400
      * {@link ProblemTypes#VALIDATION} (bad volume or snapshot name, naming the field); 404 no such volume; 409
-     * {@link ProblemTypes#VOLUME_DELETING}; 409 {@link ProblemTypes#SNAPSHOT_REPLICATED_UNSUPPORTED} (replicas &gt; 1);
-     * 409 {@link ProblemTypes#VOLUME_NOT_READY} (not serving, or its copy being moved); 409
+     * {@link ProblemTypes#VOLUME_DELETING}; 409 {@link ProblemTypes#VOLUME_NOT_READY} (not serving, a copy being
+     * moved, or a copy of a replicated volume not in sync); 409
      * {@link ProblemTypes#SNAPSHOT_EXISTS}; 409 {@link ProblemTypes#SNAPSHOT_LIMIT}
      * ({@value Limits#MAX_SNAPSHOTS_PER_VOLUME}); 503 store contention.
      *
@@ -83,16 +84,17 @@ public final class SnapshotLedger {
             if (v.state() == VolumeState.DELETING) {
                 throw ClusterState.deleting(v);
             }
-            if (v.replicas() > 1) {
-                throw new ApiException(409, ProblemTypes.SNAPSHOT_REPLICATED_UNSUPPORTED,
-                        "SnapshotLedger of replicated volumes unsupported", "volume " + volume + " has replicas="
-                        + v.replicas() + ": snapshots of replicated volumes are not available yet (the cut must"
-                        + " travel in the replicated write stream so every copy takes it at the same point)");
+            var behind = v.copies().stream().filter(c -> c.state() != CopyState.IN_SYNC).findFirst();
+            if (behind.isPresent()) {
+                throw new ApiException(409, ProblemTypes.VOLUME_NOT_READY, "Volume not ready", "volume " + volume
+                        + " has its copy on node " + behind.get().nodeId() + " " + behind.get().state().wireName()
+                        + "; a snapshot of a replicated volume needs every copy in sync (resync and rebuild do not"
+                        + " carry snapshots yet: a copy that missed the cut would lack it after a failover)");
             }
             VolumeState state = reportedState.apply(v);
-            if (state != VolumeState.READY || v.copies().size() > 1) {
+            if (state != VolumeState.READY || v.copies().size() != v.replicas()) {
                 throw new ApiException(409, ProblemTypes.VOLUME_NOT_READY, "Volume not ready", "volume " + volume
-                        + (v.copies().size() > 1 ? " has its copy being moved to another node"
+                        + (v.copies().size() != v.replicas() ? " has a copy being moved to another node"
                         : " is " + state.wireName()) + "; a snapshot needs a ready volume");
             }
             if (v.snapshot(name).isPresent()) {
@@ -137,7 +139,8 @@ public final class SnapshotLedger {
     /**
      * Marks the snapshot {@code deleting} (idempotent): the primary is told to delete it, and the record goes once
      * the primary no longer reports it. Errors: 400 bad names; 404 no such volume or
-     * {@link ProblemTypes#SNAPSHOT_NOT_FOUND}; 503 store contention.
+     * {@link ProblemTypes#SNAPSHOT_NOT_FOUND}; 409 {@link ProblemTypes#ROLLBACK_IN_PROGRESS} (the volume rolls back to
+     * it); 503 store contention.
      *
      * @return the snapshot as marked
      */
@@ -149,6 +152,7 @@ public final class SnapshotLedger {
                     .orElseThrow(() -> ApiException.volumeNotFound(volume));
             VolumeRecord v = current.value();
             SnapshotRecord snap = v.snapshot(name).orElseThrow(() -> notFound(volume, name));
+            RollbackLedger.checkNotRollingBackTo(v, snap);
             if (snap.state() == SnapshotState.DELETING) {
                 return snap.toSnapshot(volume);
             }
@@ -174,8 +178,9 @@ public final class SnapshotLedger {
 
     /**
      * @return {@code v} after its primary reported holding {@code reported}: creating ones reported become ready
-     *         (with the reported sizes), ready ones reported take the reported sizes, deleting ones not reported are
-     *         dropped; a ready one not reported stays as it is
+     *         (with the reported sizes) unless reported under a copy's name (not confirmed on every copy yet), ready
+     *         ones reported take the reported sizes, deleting ones not reported are dropped; a ready one not reported
+     *         stays as it is
      */
     static VolumeRecord reconcile(VolumeRecord v, List<SnapshotReport> reported) {
         if (v.snapshots().isEmpty()) {
@@ -187,7 +192,7 @@ public final class SnapshotLedger {
         for (SnapshotRecord x : v.snapshots()) {
             SnapshotReport r = byId.get(x.id());
             switch (x.state()) {
-                case CREATING -> next.add(r == null ? x
+                case CREATING -> next.add(r == null || unconfirmed(r) ? x
                         : x.withState(SnapshotState.READY).withSizes(r.sizeBytes(), r.exclusiveBytes()));
                 case READY -> next.add(r == null ? x : x.withSizes(r.sizeBytes(), r.exclusiveBytes()));
                 case DELETING -> {
@@ -198,6 +203,14 @@ public final class SnapshotLedger {
             }
         }
         return next.equals(v.snapshots()) ? v : v.withSnapshots(next, v.nextSnapshotId());
+    }
+
+    /**
+     * True for a snapshot the primary holds under a copy's name ({@code _<id>}, docs/snapshots.md "Replicated
+     * volumes"): taken as a secondary or by a cut not yet confirmed on every copy; it takes it again before it counts.
+     */
+    private static boolean unconfirmed(SnapshotReport r) {
+        return r.name() != null && r.name().startsWith("_");
     }
 
     private VolumeRecord requireVolume(String volume) {

@@ -294,6 +294,7 @@ public final class MgmtVerticle extends VerticleBase {
         }
         VolumeRoutes.mount(builder, vertx, cluster);
         SnapshotRoutes.mount(builder, vertx, cluster);
+        RollbackRoutes.mount(builder, vertx, cluster);
         NodeRoutes.mount(builder, vertx, cluster, new SecretChannel(http.allowPlaintextSecrets()));
         HostRoutes.mount(builder, vertx, cluster.hosts());
         HostCredentialRoutes.mount(builder, vertx, cluster.hostCredentials());

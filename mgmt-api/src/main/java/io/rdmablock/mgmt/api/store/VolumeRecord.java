@@ -38,13 +38,17 @@ import java.util.Optional;
  *                       code) no host; 0 (absent: a record stored before 2026-12) any host, read as {@code ["*"]}
  * @param snapshots      the volume's snapshots, oldest (lowest id) first; empty in records written before snapshots
  * @param nextSnapshotId the id the next snapshot gets (ids are never reused), &gt;= 1 and above every id held
+ * @param rollback       the rollback the copies go through, or the last one that failed ({@link RollbackRecord});
+ *                       null when none, and in records written before rollbacks
  * @param qos            the volume's limits (docs/qos.md); {@link VolumeQos#NONE} in records written before them
  */
 public record VolumeRecord(
         String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
         String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs, boolean provisioned,
         long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth, int hostsVersion,
-        List<SnapshotRecord> snapshots, long nextSnapshotId, VolumeQos qos) {
+        List<SnapshotRecord> snapshots, long nextSnapshotId,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        RollbackRecord rollback, VolumeQos qos) {
     /** {@link #hostsVersion} of records made now: an empty allow-list admits no host. */
     public static final int HOSTS_VERSION = 2;
 
@@ -75,9 +79,10 @@ public record VolumeRecord(
     public VolumeRecord(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
                         String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs,
                         boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth,
-                        int hostsVersion, List<SnapshotRecord> snapshots, long nextSnapshotId) {
+                        int hostsVersion, List<SnapshotRecord> snapshots, long nextSnapshotId,
+                        RollbackRecord rollback) {
         this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
-                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, snapshots, nextSnapshotId,
+                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, snapshots, nextSnapshotId, rollback,
                 VolumeQos.NONE);
     }
 
@@ -87,7 +92,17 @@ public record VolumeRecord(
                         boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth,
                         int hostsVersion) {
         this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
-                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, List.of(), 1, VolumeQos.NONE);
+                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, List.of(), 1, null, VolumeQos.NONE);
+    }
+
+    /** A record without a rollback (as before rollbacks). */
+    public VolumeRecord(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs,
+                        boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth,
+                        int hostsVersion, List<SnapshotRecord> snapshots, long nextSnapshotId) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
+                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, snapshots, nextSnapshotId, null,
+                VolumeQos.NONE);
     }
 
     /** As {@link #created(String, String, long, int, int, List, List, long, boolean)}, no authentication required. */
@@ -115,7 +130,7 @@ public record VolumeRecord(
         }
         return new VolumeRecord(id, name, sizeBytes, lbaSize, copies.size(), allowedHosts, copyNodeIds.getFirst(),
                 VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies, requireAuth, HOSTS_VERSION,
-                List.of(), 1, qos);
+                List.of(), 1, null, qos);
     }
 
     private static List<CopyRecord> primaryFirst(List<CopyRecord> copies) {
@@ -151,7 +166,7 @@ public record VolumeRecord(
     public VolumeRecord withSize(long newSizeBytes, VolumeState newState) {
         return new VolumeRecord(id, name, newSizeBytes, lbaSize, replicas, allowedHosts, nodeId, newState,
                 connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, qos);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /**
@@ -182,7 +197,7 @@ public record VolumeRecord(
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, qos);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /**
@@ -193,28 +208,21 @@ public record VolumeRecord(
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, qos);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /** @return a copy admitting exactly {@code hosts} ({@code ["*"]}: any host; empty: none) */
     public VolumeRecord withAllowedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, hosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, qos);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /** @return a copy with requireAuth {@code on} */
     public VolumeRecord withRequireAuth(boolean on) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned, epoch, minInSync, copies, on, HOSTS_VERSION,
-                snapshots, nextSnapshotId, qos);
-    }
-
-    /** @return a copy with the limits {@code limits} (null: none) */
-    public VolumeRecord withQos(VolumeQos limits) {
-        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, snapshots,
-                nextSnapshotId, limits);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /** @return a copy with another state */
@@ -226,7 +234,7 @@ public record VolumeRecord(
     public VolumeRecord withConnectedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, hosts,
                 createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, qos);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /** @return the snapshot named {@code snapshotName}, if any */
@@ -237,6 +245,21 @@ public record VolumeRecord(
     /** @return a copy with these snapshots and snapshot id counter (same epoch) */
     public VolumeRecord withSnapshots(List<SnapshotRecord> next, long nextId) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
-                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, next, nextId, qos);
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, next, nextId,
+                rollback, qos);
+    }
+
+    /** @return a copy with this rollback (null: none), same epoch */
+    public VolumeRecord withRollback(RollbackRecord next) {
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, snapshots,
+                nextSnapshotId, next, qos);
+    }
+
+    /** @return a copy with the limits {@code limits} (null: none) */
+    public VolumeRecord withQos(VolumeQos limits) {
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, snapshots,
+                nextSnapshotId, rollback, limits);
     }
 }
