@@ -403,10 +403,14 @@ final class MgmtSync implements NodeAgent.Handler {
             // connect to a secondary, or write to a primary without replication; a failure exports nothing
             target.addVolume(v, subnqn, sub -> {
                 sub.requireAuth(dv.requireAuth());
+                sub.qos().apply(dv.qos(), dv.sizeBytes());
                 replication.apply(dv, held, sub, store);
             });
         } else if (s == null) {
-            target.addVolume(v, subnqn, sub -> sub.requireAuth(dv.requireAuth()));
+            target.addVolume(v, subnqn, sub -> {
+                sub.requireAuth(dv.requireAuth());
+                sub.qos().apply(dv.qos(), dv.sizeBytes());
+            });
             if (replication != null) {
                 replication.apply(dv, v, target.subsystemOfVolume(dv.id()), store);
             }
@@ -422,8 +426,26 @@ final class MgmtSync implements NodeAgent.Handler {
                 throw e;
             }
         }
+        applyQos(target.subsystemOfVolume(dv.id()), dv);
         rollbacks.apply(dv, v); // before the snapshots: one of the answer may delete the one rolled back to
         snapshots.apply(dv, v);
         orphansLogged.remove(dv.id());
+    }
+
+    /**
+     * Puts the volume's limits in force on its subsystem (docs/qos.md): every copy gets them, and the I/O queues of a
+     * primary (or single copy) enforce them, so a promoted copy enforces the same numbers at once. Nothing changes
+     * when they are the same.
+     */
+    private static void applyQos(Subsystem s, DesiredVolume dv) {
+        if (s == null) {
+            return;
+        }
+        io.rdmablock.mgmt.client.VolumeQos before = s.qos().limits();
+        s.qos().apply(dv.qos(), dv.sizeBytes());
+        if (!before.equals(s.qos().limits())) {
+            LOG.info("volume limits changed: id={}, name={}, qos={} -> {}", dv.id(), dv.name(), before,
+                    s.qos().limits());
+        }
     }
 }

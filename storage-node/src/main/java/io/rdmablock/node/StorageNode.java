@@ -134,6 +134,9 @@ public final class StorageNode implements AutoCloseable {
             target = new Target(provider, store, config.target(), metrics, configuration.target(),
                     io.rdmablock.node.io.LocalVolumeIo::open);
             target.hostSecrets(hostSecrets);
+            Target t = target;
+            metrics.qos(() -> t.subsystems().stream().map(s -> new io.rdmablock.node.metrics.QosSource.Sample(
+                    s.volume().name(), s.qos().heldCommands(), s.qos().delayedSeconds())).toList());
             // Export what the store holds before the listener accepts, so a restarted node serves its volumes
             // at once; with a management server, MgmtSync then reconciles (delete, grow, allow-list, subnqn).
             for (VolumeInfo info : store.list()) {

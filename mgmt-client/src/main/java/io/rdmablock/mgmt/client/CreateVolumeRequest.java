@@ -15,11 +15,25 @@ import java.util.List;
  *                     ({@link Limits#ANY_HOST}) for any host; empty (the default) admits no host
  * @param requireAuth  true: only hosts with a DH-HMAC-CHAP secret ({@code PUT /v1/hosts/{hostNqn}}) may connect;
  *                     absent on the wire = false
+ * @param qos          the volume's limits ({@link VolumeQos}, bounds there); absent = {@link VolumeQos#NONE}
  */
 public record CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int replicas, int minInSync,
-                                  List<String> allowedHosts, boolean requireAuth) {
+                                  List<String> allowedHosts, boolean requireAuth, VolumeQos qos) {
     public CreateVolumeRequest {
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+        qos = qos == null ? VolumeQos.NONE : qos;
+    }
+
+    /** As the canonical constructor, without limits. */
+    public CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int replicas, int minInSync,
+                               List<String> allowedHosts, boolean requireAuth) {
+        this(name, sizeBytes, lbaSize, replicas, minInSync, allowedHosts, requireAuth, VolumeQos.NONE);
+    }
+
+    /** @return this request with the limits {@code limits} (null: none) */
+    public CreateVolumeRequest withQos(VolumeQos limits) {
+        return new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, minInSync, allowedHosts, requireAuth,
+                limits);
     }
 
     /** As the canonical constructor, without authentication required. */
@@ -30,12 +44,12 @@ public record CreateVolumeRequest(String name, long sizeBytes, int lbaSize, int 
 
     /** @return this request with {@code requireAuth} set to {@code on} */
     public CreateVolumeRequest withRequireAuth(boolean on) {
-        return new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, minInSync, allowedHosts, on);
+        return new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, minInSync, allowedHosts, on, qos);
     }
 
     /** @return this request admitting exactly {@code hosts} ({@code ["*"]}: any host) */
     public CreateVolumeRequest withAllowedHosts(List<String> hosts) {
-        return new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, minInSync, hosts, requireAuth);
+        return new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, minInSync, hosts, requireAuth, qos);
     }
 
     /** @return this request admitting any host ({@code ["*"]}, {@link Limits#ANY_HOST}) */

@@ -29,12 +29,16 @@ import java.util.Objects;
  *                     refused at Connect
  * @param snapshots    for this node's primary copy: the snapshots to hold or delete ({@link DesiredSnapshot});
  *                     empty otherwise, and from older servers
+ * @param rollback     for this node's primary copy: the rollback to carry out ({@link DesiredRollback}), or null
+ * @param qos          the volume's limits ({@link VolumeQos}), which the node enforces while it holds the primary
+ *                     copy (every copy gets them, so a promoted copy enforces them at once); absent (older servers)
+ *                     = {@link VolumeQos#NONE}
  */
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies,
         Long leaseWaitMs, String verifyId, boolean requireAuth, List<DesiredSnapshot> snapshots,
-        DesiredRollback rollback) {
+        DesiredRollback rollback, VolumeQos qos) {
     /** @throws NullPointerException when {@code id}, {@code subnqn}, {@code state} or {@code role} is missing */
     public DesiredVolume {
         Objects.requireNonNull(id, "id");
@@ -44,6 +48,16 @@ public record DesiredVolume(
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         copies = copies == null ? List.of() : List.copyOf(copies);
         snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
+        qos = qos == null ? VolumeQos.NONE : qos;
+    }
+
+    /** A desired volume without limits. */
+    public DesiredVolume(String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
+                         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync,
+                         List<DesiredCopy> copies, Long leaseWaitMs, String verifyId, boolean requireAuth,
+                         List<DesiredSnapshot> snapshots, DesiredRollback rollback) {
+        this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
+                leaseWaitMs, verifyId, requireAuth, snapshots, rollback, VolumeQos.NONE);
     }
 
     /** A desired volume without a rollback. */
@@ -52,7 +66,7 @@ public record DesiredVolume(
                          List<DesiredCopy> copies, Long leaseWaitMs, String verifyId, boolean requireAuth,
                          List<DesiredSnapshot> snapshots) {
         this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
-                leaseWaitMs, verifyId, requireAuth, snapshots, null);
+                leaseWaitMs, verifyId, requireAuth, snapshots, null, VolumeQos.NONE);
     }
 
     /** A desired volume without snapshots. */
@@ -72,7 +86,7 @@ public record DesiredVolume(
      * Builds a {@link DesiredVolume}. Defaults: 8 MiB, 4096-byte blocks, no host allowed, NQN {@link
      * Volume#subnqnOf} the name, {@link VolumeState#READY}, not provisioned, epoch 1, this node {@link
      * CopyRole#PRIMARY} of a single copy (no copies listed), minInSync 1, lease wait unknown, no verify run, no
-     * authentication required, no snapshots, no rollback.
+     * authentication required, no snapshots, no rollback, no limits.
      */
     public static final class Builder {
         private final String id;
@@ -92,6 +106,7 @@ public record DesiredVolume(
         private boolean requireAuth;
         private List<DesiredSnapshot> snapshots = List.of();
         private DesiredRollback rollback;
+        private VolumeQos qos = VolumeQos.NONE;
 
         private Builder(String id, String name) {
             this.id = id;
@@ -174,10 +189,15 @@ public record DesiredVolume(
             return this;
         }
 
+        public Builder qos(VolumeQos v) {
+            qos = v;
+            return this;
+        }
+
         /** @throws NullPointerException as the record's constructor */
         public DesiredVolume build() {
             return new DesiredVolume(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch,
-                    role, minInSync, copies, leaseWaitMs, verifyId, requireAuth, snapshots, rollback);
+                    role, minInSync, copies, leaseWaitMs, verifyId, requireAuth, snapshots, rollback, qos);
         }
     }
 }

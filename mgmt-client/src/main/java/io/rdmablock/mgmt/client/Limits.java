@@ -195,6 +195,7 @@ public final class Limits {
         checkReplicas(request.replicas());
         checkMinInSync("minInSync", request.minInSync(), request.replicas());
         checkAllowedHosts(request.allowedHosts());
+        request.qos().check();
     }
 
     /** Checks a fabric address {@code host:port} (IPv6 as {@code [addr]:port}), port 1..65535. */

@@ -196,6 +196,11 @@ public final class MgmtClient {
         return volumes.allowedHosts(name, hosts);
     }
 
+    /** {@link VolumeClient#setQos(String,VolumeQos)}. */
+    public Volume setQos(String name, VolumeQos limits) {
+        return volumes.setQos(name, limits);
+    }
+
     /** {@link VolumeClient#deleteVolume(String,boolean)}. */
     public Volume deleteVolume(String name, boolean force) {
         return volumes.deleteVolume(name, force);

@@ -26,6 +26,8 @@ import java.util.List;
  *                       authenticating (docs/authentication.md, "Managed secrets"); false from older servers
  * @param rollback       the rollback in progress, or the last one that failed ({@link VolumeRollback}); null when
  *                       none (left out of the JSON then)
+ * @param qos            the volume's limits (docs/qos.md); {@link VolumeQos#NONE} when it has none, and from older
+ *                       servers
  */
 public record Volume(
         String id,
@@ -46,7 +48,8 @@ public record Volume(
         List<VolumeCopy> copies,
         boolean requireAuth,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-        VolumeRollback rollback) {
+        VolumeRollback rollback,
+        VolumeQos qos) {
 
     /** Prefix of every volume subsystem NQN; the volume name follows. */
     public static final String SUBNQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
@@ -55,6 +58,16 @@ public record Volume(
         allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         copies = copies == null ? List.of() : List.copyOf(copies);
+        qos = qos == null ? VolumeQos.NONE : qos;
+    }
+
+    /** As the canonical constructor, without limits. */
+    public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                  String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
+                  List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies,
+                  boolean requireAuth, VolumeRollback rollback) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
+                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, rollback, VolumeQos.NONE);
     }
 
     /** As the canonical constructor, without a rollback. */
@@ -63,13 +76,13 @@ public record Volume(
                   List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies,
                   boolean requireAuth) {
         this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
-                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, null);
+                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, (VolumeRollback) null);
     }
 
     /** @return this volume with {@code r} as its rollback (null: none) */
     public Volume withRollback(VolumeRollback r) {
         return new Volume(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid,
-                state, connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, r);
+                state, connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, r, qos);
     }
 
     /** As the canonical constructor, without {@code requireAuth}. */

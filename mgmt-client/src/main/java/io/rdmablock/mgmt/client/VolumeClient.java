@@ -61,6 +61,15 @@ public final class VolumeClient {
     }
 
     /**
+     * {@code PATCH /v1/volumes/{name}} {@code {"qos": limits}}: replaces the volume's limits (every field not given
+     * is 0 = no limit; {@link VolumeQos#NONE} lifts them all); the primary enforces them from its next heartbeat
+     * (within about 1 s). Errors 400 (bounds, {@link VolumeQos#check()}), 401, 404, 409 (deleting).
+     */
+    public Volume setQos(String name, VolumeQos limits) {
+        return t.send("PATCH", "/v1/volumes/" + segment(name), Map.of("qos", limits), Volume.class);
+    }
+
+    /**
      * {@code DELETE /v1/volumes/{name}[?force=true]}: 202 + the volume in state deleting (the node removes it).
      * Errors 401, 404, 409 when a host is connected and not forced.
      */

@@ -18,15 +18,15 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code rdmablock volume create|list|get|resize|require-auth|delete|promote|rollback|verify}: volumes over the
- * management REST API.
+ * {@code rdmablock volume create|list|get|resize|require-auth|set-hosts|qos|delete|promote|rollback|verify}:
+ * volumes over the management REST API.
  * {@code volume get NAME --watch} redraws the volume every second while a copy is syncing (docs/resync.md).
  */
 @Command(name = "volume", description = "Create, list, inspect, grow, delete, promote and roll back volumes.",
         mixinStandardHelpOptions = true,
         subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Get.class,
                 VolumeCommand.Resize.class, VolumeCommand.RequireAuth.class, VolumeCommand.SetHosts.class,
-                VolumeCommand.Delete.class,
+                VolumeCommand.Qos.class, VolumeCommand.Delete.class,
                 VolumeCommand.Promote.class, VolumeCommand.RollbackVolume.class, VolumeVerify.class})
 public final class VolumeCommand implements Callable<Integer> {
     @Spec
@@ -93,6 +93,7 @@ public final class VolumeCommand implements Callable<Integer> {
                 .row("allowedHosts", v.allowedHosts().isEmpty() ? "(any)" : String.join(",", v.allowedHosts()))
                 .row("connectedHosts", v.connectedHosts().isEmpty() ? "(none)" : String.join(",", v.connectedHosts()))
                 .row("requireAuth", v.requireAuth())
+                .row("qos", VolumeQosOptions.describe(v.qos()))
                 .row("createdAt", v.createdAt());
         if (v.rollback() != null) {
             var r = v.rollback();
@@ -168,6 +169,9 @@ public final class VolumeCommand implements Callable<Integer> {
                 + "may connect, after authenticating.")
         boolean requireAuth;
 
+        @picocli.CommandLine.Mixin
+        VolumeQosOptions qos = new VolumeQosOptions();
+
         @Override
         public Integer call() {
             long sizeBytes = Sizes.parse("--size", size);
@@ -183,7 +187,8 @@ public final class VolumeCommand implements Callable<Integer> {
             int m = minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync;
             Limits.checkMinInSync("--min-in-sync", m, replicas);
             List<String> hosts = hostsOf("--allow-host", allowedHosts, anyHost);
-            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, hosts, requireAuth);
+            var request = new CreateVolumeRequest(name, sizeBytes, lbaSize, replicas, m, hosts, requireAuth,
+                    qos.limits());
             Limits.check(request);
             print(out(), output, client().createVolume(request));
             warnAboutHosts(spec.commandLine().getErr(), name, hosts);
@@ -324,6 +329,33 @@ public final class VolumeCommand implements Callable<Integer> {
             Limits.checkAllowedHosts(hosts);
             print(out(), output, client().allowedHosts(name, hosts));
             warnAboutHosts(spec.commandLine().getErr(), name, hosts);
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "qos", description = "Replace a volume's limits (docs/qos.md): options not given are no limit; "
+            + "--none lifts them all. The primary enforces them from its next heartbeat (about 1 s); I/O over a "
+            + "limit waits, it is not failed.", mixinStandardHelpOptions = true)
+    static final class Qos extends MgmtCall {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @picocli.CommandLine.Mixin
+        VolumeQosOptions qos = new VolumeQosOptions();
+        @Option(names = "--none", description = "Lift every limit.")
+        boolean none;
+
+        @Override
+        public Integer call() {
+            Limits.checkName("NAME", name);
+            io.rdmablock.mgmt.client.VolumeQos limits = qos.limits();
+            if (none && !limits.unlimited()) {
+                throw Limits.invalid("--none", "true", "excludes the limit options");
+            }
+            if (!none && limits.unlimited()) {
+                throw Limits.invalid("--iops", "(none)", "give a limit (--iops N, --bytes-per-sec N, ...) or --none");
+            }
+            limits.check();
+            print(out(), output, client().setQos(name, limits));
             return ExitCodes.OK;
         }
     }

@@ -35,6 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * rdmablock_volume_command_duration_seconds{volume,opcode}
  * rdmablock_node_capacity_bytes, rdmablock_node_free_bytes, rdmablock_node_used_bytes, rdmablock_node_provisioned_bytes
  * rdmablock_volume_size_bytes{volume}, rdmablock_volume_used_bytes{volume}   read at scrape time ({@link #capacity})
+ * rdmablock_volume_qos_delayed_seconds_total{volume} time commands waited for the volume's QoS budget ({@link #qos})
+ * rdmablock_volume_qos_held_commands{volume}         commands waiting for the volume's QoS budget now
  * rdmablock_node_resync_bytes_total                  bytes copied by this node's resyncs ({@link #resyncBytes})
  * rdmablock_soft_accept_errors_total                 failed accept() calls of soft-provider listeners (EMFILE, ...)
  * rdmablock_build_info{version,commit}               always 1
@@ -197,6 +199,25 @@ public final class NodeMetrics {
         GaugeWithCallback.builder().name("rdmablock_snapshot_barrier_seconds")
                 .help("How long the last snapshot taken on this node held its volume's writes")
                 .callback(cb -> cb.call(source.lastSnapshotBarrierNs() / 1e9)).register(registry);
+    }
+
+    /**
+     * Registers the QoS metrics of the volumes (docs/qos.md); their callbacks run at scrape time. Call once.
+     * {@code rdmablock_volume_qos_delayed_seconds_total{volume}} (counter) and
+     * {@code rdmablock_volume_qos_held_commands{volume}} (gauge).
+     */
+    public void qos(QosSource source) {
+        io.prometheus.metrics.core.metrics.CounterWithCallback.builder()
+                .name("rdmablock_volume_qos_delayed_seconds_total")
+                .help("Time commands of the volume waited for its QoS budget (limits on the primary), seconds")
+                .labelNames("volume")
+                .callback(cb -> source.volumes().forEach(v -> cb.call(v.delayedSeconds(), v.volume())))
+                .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_volume_qos_held_commands")
+                .help("Commands of the volume held for its QoS budget now (they wait, they are not failed)")
+                .labelNames("volume")
+                .callback(cb -> source.volumes().forEach(v -> cb.call(v.heldCommands(), v.volume())))
+                .register(registry);
     }
 
     /** The registry holding every metric of this node. */

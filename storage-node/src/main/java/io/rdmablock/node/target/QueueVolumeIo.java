@@ -163,8 +163,9 @@ final class QueueVolumeIo {
     }
 
     /**
-     * Connect of an I/O queue (and {@link #reopen}): opens its volume I/O with the subsystem's current factory and
-     * records the role it belongs to (read before the factory: {@code Subsystem.setRole} writes the factory first,
+     * Connect of an I/O queue (and {@link #reopen}): opens its volume I/O with the subsystem's current factory -
+     * behind the volume's limits ({@link io.rdmablock.node.qos.QosVolumeIo}) unless a secondary - and records the
+     * role it belongs to (read before the factory: {@code Subsystem.setRole} writes the factory first,
      * so a handle is never older than its recorded role). The handle is the queue's once {@link #attach}ed. Poller
      * thread.
      *
@@ -176,6 +177,9 @@ final class QueueVolumeIo {
         VolumeIo v = f.open(new VolumeIo.Context(s.volume(), q.target.store(), s.subnqn(), hostnqn, cntlid, q.qid,
                 q.entries, q.poller, q.id.device(), q.target.protectionDomain(q.id.device()), q.memory.dataRegion,
                 q.memory.recvRegion, q.target.tuning().registerStoreBuffers()));
+        if (current.mode() != Subsystem.Mode.SECONDARY) { // the primary (or a single copy) enforces the limits
+            v = new io.rdmablock.node.qos.QosVolumeIo(v, s.qos(), q.entries);
+        }
         role = current;
         exempt = current.exempts(hostnqn);
         return v;

@@ -55,9 +55,7 @@ public final class Subsystem {
     /**
      * How far above the epoch the management plane last told this node a forwarded command may raise a secondary
      * copy's epoch: the epochs the management plane can assign before this node's next heartbeat answer (each
-     * promotion, drop or resync completion adds 1). {@link TargetTuning#epochWindow()}
-     * ({@code rdmablock.node.epochWindow}, default 16, 1..1M).
-     */
+     * promotion, drop or resync completion adds 1). {@link TargetTuning#epochWindow()} (default 16, 1..1M). */
     private final long epochWindow;
     /**
      * What the I/O path reads once per command ({@link #ioGate()}): the role and the status hosts other than a
@@ -70,6 +68,7 @@ public final class Subsystem {
     private volatile AnaState publishedAnaState = AnaState.OPTIMIZED;
     /** ANA change count (log page 0Ch header and descriptor bytes 0..7 / 8..15): bumped per published change. */
     private volatile long anaChangeCount;
+    private final io.rdmablock.node.qos.VolumeQosLimiter qos = new io.rdmablock.node.qos.VolumeQosLimiter();
 
     /**
      * How this node exports the volume (docs/replication.md, docs/failover.md). Changed by the management sync
@@ -199,7 +198,7 @@ public final class Subsystem {
      * copy's volume I/O. A change of mode keeps the hosts' associations: each I/O queue re-opens its {@link VolumeIo}
      * from the new factory once its commands in flight have drained (docs/failover.md). Any thread. */
     public synchronized void plain() {
-        setRole(Mode.PLAIN, null, localIo);
+        setRole(Mode.PLAIN, null, Set.of(), localIo);
     }
 
     /**
@@ -212,7 +211,7 @@ public final class Subsystem {
      */
     public synchronized void primary(VolumeIo.Factory replicated) {
         java.util.Objects.requireNonNull(replicated, "replicated");
-        setRole(Mode.PRIMARY, null, replicated);
+        setRole(Mode.PRIMARY, null, Set.of(), replicated);
     }
 
     /**
@@ -271,10 +270,6 @@ public final class Subsystem {
         return role.peers();
     }
 
-    private void setRole(Mode mode, String primaryHostNqn, VolumeIo.Factory factory) {
-        setRole(mode, primaryHostNqn, Set.of(), factory);
-    }
-
     private void setRole(Mode mode, String primaryHostNqn, Set<String> peers, VolumeIo.Factory factory) {
         if (volume == null) {
             throw new IllegalStateException("the discovery subsystem has no replication mode");
@@ -314,6 +309,11 @@ public final class Subsystem {
             };
             ioGate = new IoGate(r, status, r.mode() == Mode.PRIMARY);
         }
+    }
+
+    /** The volume's limits on this node, shared by its I/O queues while it is not a secondary (docs/qos.md). */
+    public io.rdmablock.node.qos.VolumeQosLimiter qos() {
+        return qos;
     }
 
     /** The gate the I/O path reads, one volatile read per command. */
@@ -360,8 +360,7 @@ public final class Subsystem {
         }
     }
 
-    /** No peer lease ({@link #peerLeaseDeadline}). */
-    public static final long NO_PEER_LEASE = PrimaryLease.NO_PEER_LEASE;
+    /** No peer lease ({@link #peerLeaseDeadline}). */ public static final long NO_PEER_LEASE = PrimaryLease.NO_PEER_LEASE;
 
     /**
      * Sets the primary's peer lease end (docs/failover.md, "Peer lease"), a {@link System#nanoTime()} value: the
@@ -377,8 +376,7 @@ public final class Subsystem {
         }
     }
 
-    /** No grants ({@link #grantLimit}). */
-    public static final long NO_GRANTS = PeerLeaseGrants.NO_GRANTS;
+    /** No grants ({@link #grantLimit}). */ public static final long NO_GRANTS = PeerLeaseGrants.NO_GRANTS;
     private final PeerLeaseGrants grants = new PeerLeaseGrants();
 
     /**

@@ -87,10 +87,7 @@ import java.util.function.LongSupplier;
  * ({@code createdAt}, {@code lastHeartbeat}).
  */
 public final class ClusterService {
-    /**
-     * Pause after a failed sweep (liveness sweep, metrics scrape listing), ns: the metadata store is left to requests
-     * meanwhile, which fail fast (503).
-     */
+    /** Pause after a failed sweep or metrics scrape listing, ns: the store is left to requests (they fail fast, 503). */
     public static final long SWEEP_BACKOFF_NS = 3_000_000_000L;
     /** Default primary lease, ms (docs/failover.md "Timing defaults"). */
     public static final long DEFAULT_LEASE_MS = 2_000;
@@ -248,7 +245,7 @@ public final class ClusterService {
                     .toList();
             record = VolumeRecord.created(UUID.randomUUID().toString(), request.name(), request.sizeBytes(),
                     request.lbaSize(), request.minInSync(), request.allowedHosts(), nodes, s.wallMs.getAsLong(),
-                    request.requireAuth());
+                    request.requireAuth(), request.qos());
             if (!s.store.replaceVolume(record.name(), 0, record)) { // created meanwhile by another writer
                 throw exists(s.store.volume(request.name()).orElse(record));
             }
@@ -405,6 +402,11 @@ public final class ClusterService {
             }
         }
         throw ClusterState.contention(name, "resizing to " + sizeBytes);
+    }
+
+    /** {@link VolumeSettings#qos}. */
+    public Volume qos(String name, io.rdmablock.mgmt.client.VolumeQos limits) {
+        return settings.qos(name, limits);
     }
 
     /** {@link VolumeSettings#requireAuth}. */
@@ -572,7 +574,7 @@ public final class ClusterService {
         return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
                 s.fabricAddressOf(v.nodeId()), Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),
                 Instant.ofEpochMilli(v.createdAtMs()).toString(), v.epoch(), v.minInSync(), copies, v.requireAuth(),
-                RollbackLedger.view(v));
+                RollbackLedger.view(v), v.qos());
     }
 
     /**

@@ -225,6 +225,7 @@ final class Heartbeats {
         return new DesiredVolume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), RollbackLedger.allowedHosts(v),
                 Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
                 copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null, v.requireAuth(),
-                primary ? SnapshotLedger.desired(v) : List.of(), RollbackLedger.desired(v, copy.nodeId()));
+                primary ? SnapshotLedger.desired(v) : List.of(), RollbackLedger.desired(v, copy.nodeId()),
+                v.qos()); // every copy gets the limits: a promoted one enforces them at once
     }
 }

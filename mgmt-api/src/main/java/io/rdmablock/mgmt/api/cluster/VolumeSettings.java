@@ -6,6 +6,7 @@ import io.rdmablock.mgmt.api.store.Versioned;
 import io.rdmablock.mgmt.api.store.VolumeRecord;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeQos;
 import io.rdmablock.mgmt.client.VolumeState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,9 +16,9 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * A volume's settings that change without touching its data or copies: who may connect ({@code allowedHosts}) and
- * whether hosts must authenticate ({@code requireAuth}), each by compare-and-set on the record; nodes apply them at
- * their next heartbeat (docs/authentication.md, "Who may connect: allow-lists"). Thread-safe (the store is).
+ * A volume's settings that change without touching its data or copies: who may connect ({@code allowedHosts}),
+ * whether hosts must authenticate ({@code requireAuth}) and its limits ({@code qos}, docs/qos.md), each by
+ * compare-and-set on the record; nodes apply them at their next heartbeat (docs/authentication.md, "Who may connect: allow-lists"). Thread-safe (the store is).
  */
 final class VolumeSettings {
     private static final Logger LOG = LoggerFactory.getLogger(VolumeSettings.class);
@@ -79,6 +80,25 @@ final class VolumeSettings {
             }
         }
         throw ClusterState.contention(name, what);
+    }
+
+    /**
+     * Replaces a volume's limits (compare-and-set; docs/qos.md): every field not given is 0 (no limit), {@link
+     * VolumeQos#NONE} lifts them all. Every copy's node gets them at its next heartbeat; the primary enforces them
+     * from then on (within about 1 s), a promoted copy too. Errors: 400 (a bound, {@link VolumeQos#check()}, naming
+     * the field; nothing changes), 404, 409 deleting. The same limits change nothing.
+     */
+    Volume qos(String name, VolumeQos limits) {
+        ApiException.check(() -> Limits.checkName("name", name));
+        VolumeQos q = limits == null ? VolumeQos.NONE : limits;
+        ApiException.check(q::check);
+        return changeVolume(name, "setting qos", v -> {
+            if (v.qos().equals(q)) {
+                return null;
+            }
+            LOG.info("volume {} limits: {} -> {}", name, v.qos(), q);
+            return v.withQos(q);
+        });
     }
 
     /**

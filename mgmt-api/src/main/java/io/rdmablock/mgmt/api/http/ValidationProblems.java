@@ -84,14 +84,15 @@ final class ValidationProblems {
 
     private static final Shape CREATE = new Shape(List.of("name", "sizeBytes"), ordered(
             "name", "string", "sizeBytes", "integer", "lbaSize", "integer", "replicas", "integer",
-            "minInSync", "integer", "allowedHosts", "array"));
+            "minInSync", "integer", "allowedHosts", "array", "requireAuth", "boolean", "qos", "object"));
     private static final Shape STALE = new Shape(List.of("epoch", "reporter"),
             ordered("epoch", "integer", "reporter", "string"));
     private static final Shape UNREACHABLE = new Shape(List.of("epoch", "reporter"),
             ordered("epoch", "integer", "reporter", "string"));
     private static final Shape PROMOTE = new Shape(List.of("nodeId"),
             ordered("nodeId", "string", "acceptDataLoss", "boolean"));
-    private static final Shape RESIZE = new Shape(List.of("sizeBytes"), ordered("sizeBytes", "integer"));
+    private static final Shape RESIZE = new Shape(List.of(), ordered("sizeBytes", "integer", "allowedHosts", "array",
+            "requireAuth", "boolean", "qos", "object"));
     private static final Shape REGISTER = new Shape(List.of("nodeId", "fabricAddress", "capacityBytes", "freeBytes"),
             ordered("nodeId", "string", "fabricAddress", "string", "metricsUrl", "string", "capacityBytes", "integer",
                     "freeBytes", "integer"));
@@ -139,6 +140,7 @@ final class ValidationProblems {
                 case "integer" -> value instanceof Integer || value instanceof Long;
                 case "array" -> value instanceof JsonArray;
                 case "boolean" -> value instanceof Boolean;
+                case "object" -> value instanceof JsonObject;
                 default -> true;
             };
             if (!ok) {
@@ -147,6 +149,7 @@ final class ValidationProblems {
                             case "integer" -> "an integer";
                             case "array" -> "an array";
                             case "boolean" -> "a boolean";
+                            case "object" -> "an object";
                             default -> "a string";
                         };
             }
@@ -162,7 +165,12 @@ final class ValidationProblems {
             } else if (shape == PROMOTE) {
                 Limits.check(new io.rdmablock.mgmt.client.PromoteRequest(body.getString("nodeId"), false));
             } else if (shape == RESIZE) {
-                Limits.checkSize("sizeBytes", body.getLong("sizeBytes"));
+                if (body.getValue("sizeBytes") != null) {
+                    Limits.checkSize("sizeBytes", body.getLong("sizeBytes"));
+                }
+                if (body.getValue("qos") != null) {
+                    VolumeRoutes.qos(body.getJsonObject("qos")).check();
+                }
             } else if (shape == REGISTER) {
                 Limits.check(new RegisterNodeRequest(body.getString("nodeId"), body.getString("fabricAddress"),
                         body.getString("metricsUrl"), body.getLong("capacityBytes"), body.getLong("freeBytes")));

@@ -10,6 +10,8 @@ import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
 import io.rdmablock.mgmt.client.PromoteRequest;
 import io.rdmablock.mgmt.client.UnreachableReport;
 import io.rdmablock.mgmt.client.Volume;
+import io.rdmablock.mgmt.client.VolumeQos;
+import io.rdmablock.mgmt.api.state.ApiException;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -53,9 +55,14 @@ final class VolumeRoutes {
             Long sizeBytes = body.getLong("sizeBytes");
             Boolean requireAuth = body.getBoolean("requireAuth");
             var hosts = body.getJsonArray("allowedHosts");
+            VolumeQos limits = body.containsKey("qos") ? qos(body.getJsonObject("qos")) : null;
             answer(vertx, ctx, 200, () -> {
+                if (limits != null) {
+                    ApiException.check(limits::check); // before anything changes: a bad qos changes nothing
+                }
                 Volume v = sizeBytes == null ? null : cluster.resizeVolume(name(ctx), sizeBytes);
                 v = requireAuth == null ? v : cluster.requireAuth(name(ctx), requireAuth);
+                v = limits == null ? v : cluster.qos(name(ctx), limits);
                 return hosts == null ? v : cluster.allowedHosts(name(ctx), strings(hosts));
             });
         });
@@ -114,7 +121,17 @@ final class VolumeRoutes {
         return new CreateVolumeRequest(body.getString("name"), body.getLong("sizeBytes"),
                 body.getInteger("lbaSize", 4096), replicas,
                 minInSync == null ? Limits.defaultMinInSync(replicas) : minInSync,
-                strings(body.getJsonArray("allowedHosts")), body.getBoolean("requireAuth", false));
+                strings(body.getJsonArray("allowedHosts")), body.getBoolean("requireAuth", false),
+                qos(body.getJsonObject("qos")));
+    }
+
+    /**
+     * @return the limits of a {@code qos} object (absent fields 0 = no limit; null: {@link VolumeQos#NONE}), not yet
+     *         checked ({@link VolumeQos#check()})
+     * @throws IllegalArgumentException when a field is not a number of its type
+     */
+    static VolumeQos qos(JsonObject qos) {
+        return qos == null ? VolumeQos.NONE : io.rdmablock.mgmt.client.Json.read(qos.encode(), VolumeQos.class);
     }
 
     /** @return the body of {@code .../syncing} or {@code .../in-sync}, as the contract accepted it */

@@ -2,6 +2,7 @@ package io.rdmablock.mgmt.api.store;
 
 import io.rdmablock.mgmt.client.CopyRole;
 import io.rdmablock.mgmt.client.CopyState;
+import io.rdmablock.mgmt.client.VolumeQos;
 import io.rdmablock.mgmt.client.VolumeState;
 
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ import java.util.Optional;
  * @param nextSnapshotId the id the next snapshot gets (ids are never reused), &gt;= 1 and above every id held
  * @param rollback       the rollback the copies go through, or the last one that failed ({@link RollbackRecord});
  *                       null when none, and in records written before rollbacks
+ * @param qos            the volume's limits (docs/qos.md); {@link VolumeQos#NONE} in records written before them
  */
 public record VolumeRecord(
         String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
@@ -46,7 +48,7 @@ public record VolumeRecord(
         long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth, int hostsVersion,
         List<SnapshotRecord> snapshots, long nextSnapshotId,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-        RollbackRecord rollback) {
+        RollbackRecord rollback, VolumeQos qos) {
     /** {@link #hostsVersion} of records made now: an empty allow-list admits no host. */
     public static final int HOSTS_VERSION = 2;
 
@@ -70,6 +72,18 @@ public record VolumeRecord(
                 .sorted(java.util.Comparator.comparingLong(SnapshotRecord::id)).toList();
         long above = snapshots.isEmpty() ? 1 : snapshots.getLast().id() + 1;
         nextSnapshotId = Math.max(nextSnapshotId, above);
+        qos = qos == null ? VolumeQos.NONE : qos;
+    }
+
+    /** A record without limits (as before them). */
+    public VolumeRecord(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                        String nodeId, VolumeState state, List<String> connectedHosts, long createdAtMs,
+                        boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth,
+                        int hostsVersion, List<SnapshotRecord> snapshots, long nextSnapshotId,
+                        RollbackRecord rollback) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
+                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, snapshots, nextSnapshotId, rollback,
+                VolumeQos.NONE);
     }
 
     /** A record without snapshots (as before snapshots). */
@@ -78,7 +92,7 @@ public record VolumeRecord(
                         boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth,
                         int hostsVersion) {
         this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
-                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, List.of(), 1, null);
+                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, List.of(), 1, null, VolumeQos.NONE);
     }
 
     /** A record without a rollback (as before rollbacks). */
@@ -87,7 +101,8 @@ public record VolumeRecord(
                         boolean provisioned, long epoch, int minInSync, List<CopyRecord> copies, boolean requireAuth,
                         int hostsVersion, List<SnapshotRecord> snapshots, long nextSnapshotId) {
         this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts, createdAtMs,
-                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, snapshots, nextSnapshotId, null);
+                provisioned, epoch, minInSync, copies, requireAuth, hostsVersion, snapshots, nextSnapshotId, null,
+                VolumeQos.NONE);
     }
 
     /** As {@link #created(String, String, long, int, int, List, List, long, boolean)}, no authentication required. */
@@ -96,10 +111,18 @@ public record VolumeRecord(
         return created(id, name, sizeBytes, lbaSize, minInSync, allowedHosts, copyNodeIds, createdAtMs, false);
     }
 
-    /** A new volume: epoch 1, every copy in sync and not yet provisioned, the first copy's node the primary. */
+    /** As {@link #created(String, String, long, int, int, List, List, long, boolean, VolumeQos)}, no limits. */
     public static VolumeRecord created(String id, String name, long sizeBytes, int lbaSize, int minInSync,
                                        List<String> allowedHosts, List<String> copyNodeIds, long createdAtMs,
                                        boolean requireAuth) {
+        return created(id, name, sizeBytes, lbaSize, minInSync, allowedHosts, copyNodeIds, createdAtMs, requireAuth,
+                VolumeQos.NONE);
+    }
+
+    /** A new volume: epoch 1, every copy in sync and not yet provisioned, the first copy's node the primary. */
+    public static VolumeRecord created(String id, String name, long sizeBytes, int lbaSize, int minInSync,
+                                       List<String> allowedHosts, List<String> copyNodeIds, long createdAtMs,
+                                       boolean requireAuth, VolumeQos qos) {
         var copies = new ArrayList<CopyRecord>();
         for (int i = 0; i < copyNodeIds.size(); i++) {
             copies.add(new CopyRecord(copyNodeIds.get(i), i == 0 ? CopyRole.PRIMARY : CopyRole.SECONDARY,
@@ -107,7 +130,7 @@ public record VolumeRecord(
         }
         return new VolumeRecord(id, name, sizeBytes, lbaSize, copies.size(), allowedHosts, copyNodeIds.getFirst(),
                 VolumeState.CREATING, List.of(), createdAtMs, false, 1, minInSync, copies, requireAuth, HOSTS_VERSION,
-                List.of(), 1, null);
+                List.of(), 1, null, qos);
     }
 
     private static List<CopyRecord> primaryFirst(List<CopyRecord> copies) {
@@ -143,7 +166,7 @@ public record VolumeRecord(
     public VolumeRecord withSize(long newSizeBytes, VolumeState newState) {
         return new VolumeRecord(id, name, newSizeBytes, lbaSize, replicas, allowedHosts, nodeId, newState,
                 connectedHosts, createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, rollback);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /**
@@ -174,7 +197,7 @@ public record VolumeRecord(
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, rollback);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /**
@@ -185,21 +208,21 @@ public record VolumeRecord(
         boolean primaryProvisioned = next.stream().anyMatch(c -> c.role() == CopyRole.PRIMARY && c.provisioned());
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned || primaryProvisioned, newEpoch, minInSync, next, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, rollback);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /** @return a copy admitting exactly {@code hosts} ({@code ["*"]}: any host; empty: none) */
     public VolumeRecord withAllowedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, hosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, rollback);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /** @return a copy with requireAuth {@code on} */
     public VolumeRecord withRequireAuth(boolean on) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned, epoch, minInSync, copies, on, HOSTS_VERSION,
-                snapshots, nextSnapshotId, rollback);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /** @return a copy with another state */
@@ -211,7 +234,7 @@ public record VolumeRecord(
     public VolumeRecord withConnectedHosts(List<String> hosts) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, hosts,
                 createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION,
-                snapshots, nextSnapshotId, rollback);
+                snapshots, nextSnapshotId, rollback, qos);
     }
 
     /** @return the snapshot named {@code snapshotName}, if any */
@@ -223,13 +246,20 @@ public record VolumeRecord(
     public VolumeRecord withSnapshots(List<SnapshotRecord> next, long nextId) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, next, nextId,
-                rollback);
+                rollback, qos);
     }
 
     /** @return a copy with this rollback (null: none), same epoch */
     public VolumeRecord withRollback(RollbackRecord next) {
         return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
                 createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, snapshots,
-                nextSnapshotId, next);
+                nextSnapshotId, next, qos);
+    }
+
+    /** @return a copy with the limits {@code limits} (null: none) */
+    public VolumeRecord withQos(VolumeQos limits) {
+        return new VolumeRecord(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, state, connectedHosts,
+                createdAtMs, provisioned, epoch, minInSync, copies, requireAuth, HOSTS_VERSION, snapshots,
+                nextSnapshotId, rollback, limits);
     }
 }

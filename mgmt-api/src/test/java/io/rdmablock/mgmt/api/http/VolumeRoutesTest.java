@@ -113,7 +113,7 @@ class VolumeRoutesTest {
                 400, ProblemTypes.VALIDATION);
         assertEquals("invalid sizeBytes: missing, required fields=[name, sizeBytes]", missing.detail());
         assertEquals("invalid size: unknown field, allowed fields=[name, sizeBytes, lbaSize, replicas, minInSync, "
-                + "allowedHosts]",
+                + "allowedHosts, requireAuth, qos]",
                 unknown.detail());
         assertEquals("invalid sizeBytes: sizeBytes=\"big\", must be an integer", type.detail());
     }
