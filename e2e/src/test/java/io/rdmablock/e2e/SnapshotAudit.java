@@ -35,7 +35,7 @@ final class SnapshotAudit {
     }
 
     /** One copy's image of one snapshot: its sequences per block and the digest of all its bytes. */
-    private record Image(long[] seqs, byte[] digest) {
+    record Image(long[] seqs, byte[] digest) {
     }
 
     private final List<Subject> subjects = new ArrayList<>();
@@ -134,7 +134,8 @@ final class SnapshotAudit {
                 first = img;
                 firstNode = k;
             } else if (!Arrays.equals(first.digest(), img.digest())) {
-                fail(what + ": the copies on n" + firstNode + " and n" + k + " differ" + firstDifference(first, img));
+                fail(what + ": the copies on n" + firstNode + " and n" + k + " differ" + difference(sub.history(), t,
+                        complete, first, img));
                 ok = false;
             }
         }
@@ -147,13 +148,30 @@ final class SnapshotAudit {
         failed += ok ? 0 : 1;
     }
 
-    private static String firstDifference(Image a, Image b) {
+    /** How two copies' images differ: blocks, and the first one's versions with their ticks against the snapshot's. */
+    static String difference(SnapshotHistory h, SnapshotTaker.Taken t, long complete, Image a, Image b) {
+        int n = 0, first = -1;
         for (int i = 0; i < a.seqs().length; i++) {
             if (a.seqs()[i] != b.seqs()[i]) {
-                return " (block " + i + ": version " + a.seqs()[i] + " and " + b.seqs()[i] + ")";
+                n++;
+                first = first < 0 ? i : first;
             }
         }
-        return " (outside the load's blocks)";
+        if (first < 0) {
+            return " (outside the load's blocks)";
+        }
+        return " in " + n + " blocks; first block " + first + ": " + version(h, first, a.seqs()[first]) + " and "
+                + version(h, first, b.seqs()[first]) + "; snapshot requested at tick " + t.request + ", ready by "
+                + complete;
+    }
+
+    private static String version(SnapshotHistory h, int block, long v) {
+        if (v <= 0 || !h.written(block, v)) {
+            return "version " + v;
+        }
+        long acked = h.ackedAt(block, v);
+        return "version " + v + " (issued at tick " + h.issuedAt(block, v) + ", "
+                + (acked == NEVER ? "never acknowledged" : "acknowledged at " + acked) + ")";
     }
 
     private static Image read(VolumeStore store, String volumeId, String name, int blocks) throws IOException {

@@ -101,6 +101,17 @@ class SnapshotCheckerTest {
     }
 
     @Test
+    void copiesThatDifferAreDescribedByTheirVersions() {
+        history();
+        SnapshotTaker.Taken t = new SnapshotTaker.Taken("s", request);
+        var a = new SnapshotAudit.Image(new long[]{2, 2, 3, 0, 1, 0, 0, 0}, new byte[]{1});
+        var b = new SnapshotAudit.Image(new long[]{2, 2, 0, 0, 1, 0, 0, 0}, new byte[]{2});
+        String d = SnapshotAudit.difference(h, t, complete, a, b);
+        assertTrue(d.startsWith(" in 1 blocks; first block 2: version 3 (issued at tick "), d);
+        assertTrue(d.contains("never acknowledged) and version 0;"), d);
+    }
+
+    @Test
     void imagesAreDecodedPerBlock() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment img = a.allocate(4L * BlockStamps.BLOCK);

@@ -55,7 +55,6 @@ final class SnapshotTaker {
     private final SnapshotHistory history;
     private final long everyMs;
     private final BooleanSupplier stopping;
-    private final String prefix;
     final Map<String, Taken> taken = new ConcurrentHashMap<>();
     final AtomicInteger refused = new AtomicInteger();
     final AtomicInteger requestsFailed = new AtomicInteger();
@@ -69,7 +68,6 @@ final class SnapshotTaker {
         this.history = history;
         this.everyMs = everyMs;
         this.stopping = stopping;
-        this.prefix = "cs";
     }
 
     void run() {
@@ -82,9 +80,9 @@ final class SnapshotTaker {
             next = System.nanoTime() + everyMs * 1_000_000;
             try {
                 once();
-            } catch (RuntimeException e) {
-                requestsFailed.incrementAndGet();
-                reason(e);
+            } catch (RuntimeException e) { // the listing or the record before the request: nothing was asked
+                reasons.merge("not asked (" + (e instanceof MgmtException m ? m.status() + " " + m.type()
+                        : e.getClass().getSimpleName()) + ")", 1, Integer::sum);
             }
         }
     }
@@ -96,7 +94,7 @@ final class SnapshotTaker {
             return;
         }
         Volume before = client.getVolume(volume);
-        Taken t = new Taken(prefix + (++serial), history.tick());
+        Taken t = new Taken("cs" + (++serial), history.tick());
         taken.put(t.name, t);
         Snapshot s;
         try {
