@@ -27,7 +27,7 @@ import static io.rdmablock.e2e.SnapshotHistory.NEVER;
  * {@link SnapshotChecker}, and that every copy holding it holds the same bytes. A copy without it is counted
  * ({@code snapshot_copies_missing}): the design promises it on every copy in sync at the cut, and the record's
  * in-sync set lags the primary's (a copy dropped at the cut is marked stale a heartbeat later), so only the primary
- * that took it (same primary and epoch before the request and once ready) must hold it.
+ * that reported it (the record's primary once it was seen ready) must hold it.
  */
 final class SnapshotAudit {
     private record Subject(String name, String volumeId, SnapshotHistory history, SnapshotTaker taker,
@@ -119,7 +119,7 @@ final class SnapshotAudit {
                     missingInSync++;
                 }
                 if (k == t.primary) {
-                    fail(what + ": not held by n" + k + ", the primary that took it");
+                    fail(what + ": not held by n" + k + ", the primary that reported it");
                     ok = false;
                 }
                 continue;

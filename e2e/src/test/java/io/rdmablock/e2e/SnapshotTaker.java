@@ -37,7 +37,10 @@ final class SnapshotTaker {
         final String name;
         final long request;
         volatile long complete = NEVER;
-        /** The primary that took it: the record's primary before the request and once ready, same epoch; else -1. */
+        /**
+         * The primary that reported it (the record's primary read just after it was seen ready; -1: not read). A
+         * promotion in between would name a copy that was in sync at the cut too.
+         */
         volatile int primary = -1;
         /** Copies in sync in the record both before the request and once ready (same epoch). */
         volatile Set<Integer> inSync = Set.of();
@@ -120,11 +123,10 @@ final class SnapshotTaker {
             t.outcome = "ready";
             try {
                 Volume after = client.getVolume(volume);
+                t.primary = CampaignLoad.primaryOf(after);
                 if (after.epoch() == before.epoch()) {
                     t.inSync = inSync(before);
                     t.inSync.retainAll(inSync(after));
-                    t.primary = CampaignLoad.primaryOf(after) == CampaignLoad.primaryOf(before)
-                            ? CampaignLoad.primaryOf(after) : -1;
                 }
             } catch (RuntimeException e) {
                 // no sample: no copy is required to hold it
