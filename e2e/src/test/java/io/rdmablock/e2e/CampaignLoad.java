@@ -29,6 +29,8 @@ final class CampaignLoad {
     final String name;
     volatile BlockDevice dev;
     final AckedWriteModel model;
+    /** Every write with its issue and acknowledgement ticks, for the snapshot checks ({@link SnapshotChecker}). */
+    final SnapshotHistory history;
     final IoPause pause = new IoPause();
     final Map<Long, Set<String>> primariesByEpoch = new ConcurrentHashMap<>();
     final List<Thread> threads = new ArrayList<>();
@@ -40,6 +42,7 @@ final class CampaignLoad {
         this.name = name;
         this.dev = dev;
         this.model = model;
+        this.history = new SnapshotHistory(AckedWriteModel.LANES, model.perLane);
     }
 
     void start() {
@@ -52,6 +55,11 @@ final class CampaignLoad {
             threads.add(Thread.ofPlatform().name("chaos-reader-" + r).daemon().start(() -> reader(rr)));
         }
         threads.add(Thread.ofPlatform().name("chaos-record").daemon().start(this::watchRecord));
+    }
+
+    /** Runs {@code taker} on a thread of this load (stopped with it). */
+    void startTaker(SnapshotTaker taker) {
+        threads.add(Thread.ofPlatform().name("chaos-snapshots").daemon().start(taker::run));
     }
 
     void stop() {
@@ -95,9 +103,11 @@ final class CampaignLoad {
                 model.issued.accumulateAndGet((int) (first + b), seq, Math::max);
                 encode(buf, (long) b * BLOCK, first + b, lane, seq);
             }
+            history.issue(lane, seq, first, n);
             long t0 = System.nanoTime();
             try {
                 d.write(first * BLOCK, buf.asSlice(0, (long) n * BLOCK), false).get(40, TimeUnit.SECONDS);
+                history.acked(lane, seq);
                 long now = System.nanoTime();
                 for (int b = 0; b < n; b++) {
                     model.acked.set((int) (first + b), seq);

@@ -40,8 +40,8 @@ final class CampaignReport {
     }
 
 
-    /** Prints one row per kind and the last line; true when anything failed. */
-    static boolean print(Map<FaultKind, Stats> stats, int done) {
+    /** Prints one row per kind and the last line (ending with {@code extra}); true when anything failed. */
+    static boolean print(Map<FaultKind, Stats> stats, int done, String extra) {
         long lost = 0, stale = 0, split = 0, corrupt = 0, pauseMax = 0;
         int unrecovered = 0, overPause = 0, missed = 0;
         for (Map.Entry<FaultKind, Stats> e : stats.entrySet()) {
@@ -65,7 +65,7 @@ final class CampaignReport {
             pauseMax = Math.max(pauseMax, max);
         }
         FailoverCampaign.say(String.format("failover-campaign: cycles=%d lost=%d stale_reads=%d split_brain=%d pause_max_ms=%d",
-                done, lost, stale, split, pauseMax));
+                done, lost, stale, split, pauseMax) + extra);
         return lost > 0 || stale > 0 || split > 0 || corrupt > 0 || unrecovered > 0 || overPause > 0 || missed > 0
                 || done == 0;
     }

@@ -4,11 +4,11 @@ import io.rdmablock.e2e.CampaignLoad.Check;
 import io.rdmablock.e2e.CampaignReport.Stats;
 import io.rdmablock.initiator.BlockDevice;
 import io.rdmablock.initiator.DeviceOptions;
-import io.rdmablock.initiator.BlockDevice;
 import io.rdmablock.initiator.VolumeLocator;
 import io.rdmablock.mgmt.client.CopyRole;
 import io.rdmablock.mgmt.client.CopyState;
 import io.rdmablock.mgmt.client.CreateVolumeRequest;
+import io.rdmablock.mgmt.client.MgmtClient;
 import io.rdmablock.mgmt.client.NodeState;
 import io.rdmablock.mgmt.client.Volume;
 import io.rdmablock.mgmt.client.VolumeState;
@@ -40,7 +40,9 @@ import java.util.concurrent.TimeUnit;
  * --subnet A.B.C} (network namespaces {@code PREFIX-n1..3} at {@code A.B.C.11..13}, management at {@code A.B.C.1}),
  * {@code --no-netns-reason TEXT} (why there are none: the network kinds are skipped with it), {@code --etcd E --mgmt M}
  * (a highly available management plane instead of the one server in this JVM: E etcd members and M management
- * server processes, {@link CampaignMgmtPlane}; enables the opt-in kind {@code mgmt-leader-kill}).
+ * server processes, {@link CampaignMgmtPlane}; enables the opt-in kind {@code mgmt-leader-kill}),
+ * {@code --snapshot-every-s S} (a snapshot of the volume under load every S seconds, {@link SnapshotTaker}; each one
+ * made ready is checked at the end against the writes' history, {@link SnapshotAudit}; default 5, 0 = none).
  */
 public final class FailoverCampaign {
     private static final int NODES = 3;
@@ -69,6 +71,8 @@ public final class FailoverCampaign {
     /** Time from a cycle's end to all copies in sync again, per resync waited for (ms). */
     private final java.util.List<Long> resyncMs = new java.util.ArrayList<>();
     private int resyncTimeouts;
+    /** {@code --snapshot-every-s}: 0 = no snapshots. */
+    private long snapshotEveryMs = 5_000;
 
     // ---- state -----------------------------------------------------------------------------------------------
     private NodeCluster cluster;
@@ -82,6 +86,11 @@ public final class FailoverCampaign {
     /** The highly available management plane, or null. */
     private CampaignMgmtPlane plane;
     private int probeSerial;
+    /** The current volume's snapshot taker (null without snapshots) and the end-of-run check of them all. */
+    private SnapshotTaker taker;
+    private final SnapshotAudit audit = new SnapshotAudit();
+    /** The takers' client: a create waits up to 10 s on the server, so its timeout is longer than the cluster's. */
+    private MgmtClient snapshotClient;
 
     private FailoverCampaign(Path dir) {
         this.dir = dir;
@@ -147,6 +156,9 @@ public final class FailoverCampaign {
         if (opt.containsKey("max-pause-ms")) {
             c.maxPauseMs = Long.parseLong(opt.remove("max-pause-ms"));
         }
+        if (opt.containsKey("snapshot-every-s")) {
+            c.snapshotEveryMs = (long) (Double.parseDouble(opt.remove("snapshot-every-s")) * 1000);
+        }
         c.netns = opt.remove("netns");
         c.subnet = opt.remove("subnet");
         if (opt.containsKey("no-netns-reason")) {
@@ -156,8 +168,9 @@ public final class FailoverCampaign {
             usage("unknown options " + opt.keySet());
         }
         if (c.cycles < 1 || c.cycles > 10_000 || c.holdMs < 100 || c.holdMs > 600_000 || c.recoverS < 5
-                || c.maxS < 30) {
-            usage("out of bounds: cycles 1..10000, seconds-per-cycle 0.1..600, recover-s >= 5, max-s >= 30");
+                || c.maxS < 30 || (c.snapshotEveryMs != 0 && c.snapshotEveryMs < 500)) {
+            usage("out of bounds: cycles 1..10000, seconds-per-cycle 0.1..600, recover-s >= 5, max-s >= 30, "
+                    + "snapshot-every-s 0 or >= 0.5");
         }
         int rc;
         try {
@@ -174,7 +187,7 @@ public final class FailoverCampaign {
     private static void usage(String why) {
         System.err.println("failover-campaign: " + why + "\nusage: FailoverCampaign --dir D [--cycles N] [--kinds "
                 + "k1,k2] [--seconds-per-cycle S] [--recover-s S] [--max-s S] [--lease-ms MS] [--max-pause-ms MS] "
-                + "[--replica-timeout-ms MS] [--expect-failover true] [--etcd E --mgmt M] "
+                + "[--replica-timeout-ms MS] [--expect-failover true] [--etcd E --mgmt M] [--snapshot-every-s S] "
                 + "[--netns P --subnet A.B.C] [--no-netns-reason TEXT]");
         System.exit(2);
     }
@@ -213,7 +226,8 @@ public final class FailoverCampaign {
                 + recoverS + " s, run bound " + maxS + " s, "
                 + (netns == null ? "loopback" : "network namespaces " + netns + "-n1..3 on " + subnet + ".0/24")
                 + (etcdMembers > 0 ? ", " + mgmtServers + " management servers on " + etcdMembers + " etcd members"
-                : "") + ", data in " + dir);
+                : "") + (snapshotEveryMs > 0 ? ", a snapshot every " + snapshotEveryMs + " ms" : ", no snapshots")
+                + ", data in " + dir);
         Files.createDirectories(dir);
         boolean failed = false;
         int done = 0;
@@ -233,6 +247,9 @@ public final class FailoverCampaign {
             cluster = new NodeCluster(dir, NODES, "soft", nodeArgs, placement, leaseMs + 1_000);
         }
         checks = new SplitBrainChecks(cluster, NODES);
+        snapshotClient = new MgmtClient(MgmtClient.parseUrls("management URLs", cluster.mgmtUrl()), NodeCluster.TOKEN,
+                java.time.Duration.ofSeconds(20), null);
+        boolean clusterOk = false;
         try {
             for (int i = 0; i < cycles; i++) {
                 FaultKind kind = runnable.get(i % runnable.size());
@@ -267,6 +284,7 @@ public final class FailoverCampaign {
                     failed = true;
                 }
             }
+            clusterOk = true;
         } finally {
             if (session != null) {
                 session.stop();
@@ -280,7 +298,21 @@ public final class FailoverCampaign {
         say(String.format("failover-campaign: resyncs=%d resync_p50_ms=%d resync_max_ms=%d resync_timeouts=%d",
                 sorted.size(), sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2),
                 sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1), resyncTimeouts));
-        return CampaignReport.print(stats, done) || failed ? 1 : 0;
+        boolean snapshotsOk = true;
+        if (snapshotEveryMs > 0 && clusterOk) { // the nodes are stopped (killed by close)
+            long t0 = System.nanoTime();
+            try {
+                snapshotsOk = audit.run(cluster, NODES);
+            } catch (java.io.IOException | RuntimeException e) {
+                say("failover-campaign: snapshot check FAILED: " + e);
+                snapshotsOk = false;
+            }
+            say("failover-campaign: snapshots read back from every copy and checked in "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms; requests refused or failed, by "
+                    + "reason: " + audit.reasons());
+        }
+        String extra = snapshotEveryMs > 0 ? audit.figures() : "";
+        return CampaignReport.print(stats, done, extra) || failed || !snapshotsOk ? 1 : 0;
     }
 
     private long estimateS(FaultKind kind) {
@@ -493,6 +525,11 @@ public final class FailoverCampaign {
         BlockDevice dev = VolumeLocator.open(cluster.client(), name, null, deviceOptions());
         session = new CampaignLoad(cluster, name, dev, new AckedWriteModel(volumeBytes));
         session.start();
+        if (snapshotEveryMs > 0) {
+            CampaignLoad s = session;
+            taker = new SnapshotTaker(snapshotClient, name, s.history, snapshotEveryMs, () -> s.stopping);
+            s.startTaker(taker);
+        }
     }
 
     private static boolean allInSync(Volume v) {
@@ -505,11 +542,19 @@ public final class FailoverCampaign {
                 .commandTimeoutMs(10_000).ctrlLossTimeoutMs(30_000);
     }
 
-    /** Stops the load on the current volume, reads it back a last time (a new device if its own is lost), drops it. */
+    /**
+     * Stops the load on the current volume, reads it back a last time (a new device if its own is lost), drops it (one
+     * that took snapshots is kept for their check at the end).
+     */
     private void retire(String why) {
         CampaignLoad s = session;
+        SnapshotTaker tk = taker;
         session = null;
+        taker = null;
         s.stop();
+        if (tk != null) {
+            audit.add(cluster.client(), s, tk); // the volume is kept: its snapshots are read from the copies at the end
+        }
         String result;
         if (s.dev.lossReason() != null) {
             try {
@@ -529,10 +574,12 @@ public final class FailoverCampaign {
         st.stale += c.stale();
         result = c.toString();
         s.dev.close();
-        try {
-            cluster.client().deleteVolume(s.name, true);
-        } catch (RuntimeException e) {
-            // room is ample; a volume left behind is harmless
+        if (tk == null) {
+            try {
+                cluster.client().deleteVolume(s.name, true);
+            } catch (RuntimeException e) {
+                // room is ample; a volume left behind is harmless
+            }
         }
         say("  volume " + s.name + " retired (" + why + "): " + s.model.writesAcked.get() + " writes acked in all, "
                 + "last read-back: " + result);
