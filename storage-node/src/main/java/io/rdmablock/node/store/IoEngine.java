@@ -23,22 +23,6 @@ final class IoEngine implements AutoCloseable {
 
     /** Chooses the backend per {@link StoreOptions#backend()} and logs one line saying which and why. */
     static IoEngine select(StoreOptions options) {
-        return select(options, true);
-    }
-
-    /**
-     * As {@link #select(StoreOptions)}, for data files opened O_DIRECT ({@code directIo}) or buffered. Left to choose
-     * (no backend requested), buffered files get the thread pool: io_uring's buffered writes (punted to its io-wq)
-     * gain nothing over it, and on the VM runner's guest kernel 6.1.176 (tmpfs, buffered) they corrupted data under
-     * the Linux host's fio verify on siw in 3 of 3 runs while the thread pool passed the same run (2026-12-07; whether
-     * the kernel's or {@link UringBlockQueue}'s defect is not settled: docs/configuration.md).
-     */
-    static IoEngine select(StoreOptions options, boolean directIo) {
-        if (!directIo && options.backend() == null) {
-            LOG.info("store I/O backend: threadpool (auto: data files are buffered, no O_DIRECT here; io_uring is "
-                    + "used for O_DIRECT files only), threads={}", options.poolThreads());
-            return new IoEngine(IoBackend.THREAD_POOL, options.poolThreads());
-        }
         return select(options, options.backend() == IoBackend.THREAD_POOL || options.backend() == IoBackend.NULL
                 ? null : IoUring.probe());
     }

@@ -86,7 +86,7 @@ public final class VolumeStore implements AutoCloseable {
         this.mapWorker = new MapWorker(meta, volumes::values, "cluster-map-" + dataDir.getFileName());
         this.snapshots = new Snapshots(this, meta);
         try {
-            this.engine = IoEngine.select(options, directIo);
+            this.engine = IoEngine.select(options);
             recover();
         } catch (RuntimeException e) {
             mapWorker.close();
