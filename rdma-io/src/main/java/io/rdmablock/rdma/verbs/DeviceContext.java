@@ -18,6 +18,21 @@ public interface DeviceContext {
     boolean supportsSendWithInvalidate();
 
     /**
+     * True when the payload of an unsignaled SEND or RDMA WRITE may still be read from its buffer after a later
+     * signaled work request on the same send queue completed, so a poster that reuses the buffer at that later
+     * completion must signal the data-bearing work request too. siw does this: it transmits the payload of an
+     * unsignaled work request of 4 KiB or more zero-copy ({@code sendpage} of the buffer's pages, which TCP reads
+     * when it transmits), and completes work requests at local delivery to TCP (Linux
+     * {@code drivers/infiniband/sw/siw/siw_qp_tx.c}, {@code siw_qp_prepare_tx}: "In iWarp, work completion is only
+     * local delivery to TCP"); a signaled one is copied. The verbs ordering rule (a completion retires every earlier
+     * work request of its send queue) then does not hold for the buffer. The FFM provider answers true for iWARP
+     * devices; the user-space providers false.
+     */
+    default boolean transmitsUnsignaledPayloadLate() {
+        return false;
+    }
+
+    /**
      * Allocates a protection domain ({@code ibv_alloc_pd(3)}).
      *
      * @throws VerbsException on failure

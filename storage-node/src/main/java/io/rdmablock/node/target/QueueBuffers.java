@@ -46,6 +46,8 @@ final class QueueBuffers {
     /** Data buffer bytes of each request: MDTS on an I/O queue, the Identify data length on the admin queue. */
     final int dataBytesPerRequest;
     private final int entries;
+    /** Send flags of the RDMA WRITE of read data: {@link SendWr#SIGNALED} on siw (see {@link #postResponse}), else 0. */
+    private final int writeFlags;
     /** SQE slice of each RECV slot ({@code entries + 1}, the last the Connect slot). */
     final MemorySegment[] recvSqe;
     private final RecvWr[] recvWrs;
@@ -70,6 +72,7 @@ final class QueueBuffers {
     QueueBuffers(Target target, CmId id, int qid, int entries) {
         TargetOptions options = target.options();
         this.entries = entries;
+        this.writeFlags = id.device().transmitsUnsignaledPayloadLate() ? SendWr.SIGNALED : 0;
         this.dataBytesPerRequest = qid == 0 ? Opcodes.IDENTIFY_DATA_LENGTH : options.mdtsBytes();
         CompletionQueue cqTmp = null;
         TargetQueueMemory memTmp = null;
@@ -214,11 +217,17 @@ final class QueueBuffers {
         qp.postSend(dataWr(r, WR_READ, WrOpcode.RDMA_READ, SendWr.SIGNALED, null));
     }
 
-    /** Posts the response capsule's SEND, after the RDMA WRITE of the data of a successful controller-to-host read. */
+    /**
+     * Posts the response capsule's SEND, after the RDMA WRITE of the data of a successful controller-to-host read.
+     * The WRITE is unsignaled (the SEND's completion retires it) except on a device that transmits unsignaled payloads
+     * after later completions ({@link io.rdmablock.rdma.verbs.DeviceContext#transmitsUnsignaledPayloadLate}: siw),
+     * where the request's buffer is reused at the SEND's completion only if the WRITE was signaled (its completion,
+     * kind {@link #WR_WRITE}, is otherwise ignored).
+     */
     void postResponse(Request r) {
         SendWr first = r.responseWr;
         if (r.xfer == Request.XFER_CONTROLLER_TO_HOST && r.status == 0) {
-            first = dataWr(r, WR_WRITE, WrOpcode.RDMA_WRITE, 0, r.responseWr);
+            first = dataWr(r, WR_WRITE, WrOpcode.RDMA_WRITE, writeFlags, r.responseWr);
         }
         qp.postSend(first);
     }

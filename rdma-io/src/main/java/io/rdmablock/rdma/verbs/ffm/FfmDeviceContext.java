@@ -136,6 +136,11 @@ final class FfmDeviceContext implements DeviceContext {
         return sendWithInvalidate;
     }
 
+    @Override
+    public boolean transmitsUnsignaledPayloadLate() {
+        return iwarp();
+    }
+
     boolean iwarp() {
         return transport == Transport.IWARP;
     }
