@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 final class TargetFixture implements AutoCloseable {
     static final String HOSTNQN = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001";
 
-    final VerbsProvider provider = Providers.select("soft");
+    final VerbsProvider provider;
     final VolumeStore store;
     final NodeMetrics metrics = new NodeMetrics();
     final Target target;
@@ -28,26 +28,33 @@ final class TargetFixture implements AutoCloseable {
 
     TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts) {
         this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), "127.0.0.1",
-                io.rdmablock.node.NodeConfiguration.fromSystemProperties());
+                io.rdmablock.node.NodeConfiguration.fromSystemProperties(), Providers.select("soft"));
+    }
+
+    /** The default volume (64 MiB, 512-byte LBAs, any host) on {@code provider} instead of soft. */
+    TargetFixture(Path dir, VerbsProvider provider) {
+        this(dir, TargetOptions.defaults(), new VolumeSpec("vol1", "vol1", 64L << 20, 512, Set.of(VolumeSpec.ANY_HOST)),
+                "127.0.0.1", io.rdmablock.node.NodeConfiguration.fromSystemProperties(), provider);
     }
 
     /** As above, with the node's {@code -D} knobs given ({@link io.rdmablock.node.NodeConfiguration}). */
     TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts,
                   io.rdmablock.node.NodeConfiguration configuration) {
         this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), "127.0.0.1",
-                configuration);
+                configuration, Providers.select("soft"));
     }
 
     /** As above, listening on {@code listenHost} (e.g. 0.0.0.0, for hosts on several loopback addresses). */
     TargetFixture(Path dir, TargetOptions options, long sizeBytes, int lbaSize, Set<String> allowedHosts,
                   String listenHost) {
         this(dir, options, new VolumeSpec("vol1", "vol1", sizeBytes, lbaSize, allowedHosts), listenHost,
-                io.rdmablock.node.NodeConfiguration.fromSystemProperties());
+                io.rdmablock.node.NodeConfiguration.fromSystemProperties(), Providers.select("soft"));
     }
 
     /** {@code spec} null: reopens the store in {@code dir} and exports its volume "vol1" (a node restart). */
     private TargetFixture(Path dir, TargetOptions options, VolumeSpec spec, String listenHost,
-                          io.rdmablock.node.NodeConfiguration configuration) {
+                          io.rdmablock.node.NodeConfiguration configuration, VerbsProvider provider) {
+        this.provider = provider;
         store = VolumeStore.open(dir, configuration.storeOptions());
         store.setFaults(configuration.storeFaultsRule());
         volume = spec == null ? store.get("vol1") : store.create(spec);
@@ -64,7 +71,7 @@ final class TargetFixture implements AutoCloseable {
     /** The node restarted: the store in {@code dir} reopened (it must hold "vol1"), a new target exporting it. */
     static TargetFixture reopen(Path dir) {
         return new TargetFixture(dir, TargetOptions.defaults(), null, "127.0.0.1",
-                io.rdmablock.node.NodeConfiguration.fromSystemProperties());
+                io.rdmablock.node.NodeConfiguration.fromSystemProperties(), Providers.select("soft"));
     }
 
     RawHost host(int qid, int entries) {
