@@ -128,46 +128,46 @@ public final class PeerLink implements ForwardLink {
 
     @Override
     public CompletableFuture<Long> renewLease(long epoch, long leaseMs) {
-        CompletableFuture<Long> f = new CompletableFuture<>();
-        if (closed) {
-            f.complete(0L);
-            return f;
-        }
-        execute(() -> { // the admin command waits for the peer: on this link's thread, never a poller
-            for (PeerAssociation a : associations) {
-                try {
-                    f.complete(a.peerLease(epoch, leaseMs));
-                    return;
-                } catch (RuntimeException e) {
-                    LOG.debug("peer lease from {} failed on one association: {}", address, e.toString());
-                }
-            }
-            // none open (no host queue: none connected, or the hosts reconnecting) or all failing: the lease's own
-            InetSocketAddress to = address;
-            f.complete(closed || to == null ? 0L
-                    : lease.renew(to, epoch, leaseMs, Math.min(setupTimeoutNs, TimeUnit.MILLISECONDS.toNanos(leaseMs)),
-                            KEEP_ALIVE_TIMEOUT_MS)); // a lease's worth at most: the link thread forwards too
-        });
-        return f;
+        // 0 when nothing granted it: refused, no association could be made, or the link is closed
+        return adminCommand("peer lease", a -> a.peerLease(epoch, leaseMs),
+                to -> lease.renew(to, epoch, leaseMs, Math.min(setupTimeoutNs, TimeUnit.MILLISECONDS.toNanos(leaseMs)),
+                        KEEP_ALIVE_TIMEOUT_MS)) // a lease's worth at most: the link thread forwards too
+                .exceptionally(e -> 0L);
     }
 
     @Override
     public CompletableFuture<Integer> copySnapshot(long epoch, long snapshotId, boolean delete, long timeoutNs) {
-        CompletableFuture<Integer> f = new CompletableFuture<>();
+        int action = delete ? io.rdmablock.rdma.fabric.Opcodes.COPY_SNAPSHOT_DELETE
+                : io.rdmablock.rdma.fabric.Opcodes.COPY_SNAPSHOT_TAKE;
+        return adminCommand("copy snapshot", a -> a.copySnapshot(epoch, snapshotId, action, timeoutNs),
+                to -> lease.copySnapshot(to, epoch, snapshotId, action, Math.min(setupTimeoutNs, timeoutNs), timeoutNs,
+                        KEEP_ALIVE_TIMEOUT_MS));
+    }
+
+    /**
+     * Runs an admin command that waits for the peer on this link's thread (never a poller): on the first open host
+     * queue's association that answers, else (none open: no host connected, or the hosts reconnecting; or all
+     * failing) on the lease's own association ({@code fallback}, given the secondary's address).
+     *
+     * @return completed with the answer, or exceptionally with the last failure (or {@link IllegalStateException}
+     *     when the link is closed or the address unknown)
+     */
+    private <T> CompletableFuture<T> adminCommand(String what, java.util.function.Function<PeerAssociation, T> command,
+                                                  java.util.function.Function<InetSocketAddress, T> fallback) {
+        CompletableFuture<T> f = new CompletableFuture<>();
         if (closed) {
             f.completeExceptionally(new IllegalStateException("link to " + address + " closed"));
             return f;
         }
-        int action = delete ? io.rdmablock.rdma.fabric.Opcodes.COPY_SNAPSHOT_DELETE
-                : io.rdmablock.rdma.fabric.Opcodes.COPY_SNAPSHOT_TAKE;
-        execute(() -> { // as a lease renewal: the admin command waits for the peer on this link's thread
+        execute(() -> {
             RuntimeException last = null;
             for (PeerAssociation a : associations) {
                 try {
-                    f.complete(a.copySnapshot(epoch, snapshotId, action, timeoutNs));
+                    f.complete(command.apply(a));
                     return;
                 } catch (RuntimeException e) {
                     last = e;
+                    LOG.debug("{} to {} failed on one association: {}", what, address, e.toString());
                 }
             }
             InetSocketAddress to = address;
@@ -175,8 +175,7 @@ public final class PeerLink implements ForwardLink {
                 if (closed || to == null) {
                     throw last != null ? last : new IllegalStateException("link to " + to + " closed");
                 }
-                f.complete(lease.copySnapshot(to, epoch, snapshotId, action, Math.min(setupTimeoutNs, timeoutNs),
-                        timeoutNs, KEEP_ALIVE_TIMEOUT_MS));
+                f.complete(fallback.apply(to));
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
             }
