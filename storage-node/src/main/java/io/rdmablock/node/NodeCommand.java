@@ -33,18 +33,20 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--listen", defaultValue = "0.0.0.0:4420", description = "Fabric listen host:port (default ${DEFAULT-VALUE}).")
     String listen;
 
-    @Option(names = "--provider", defaultValue = "auto", description = "Verbs provider: auto, soft, ffm, memory (memory: one JVM only; default ${DEFAULT-VALUE}).")
+    @Option(names = "--provider", paramLabel = "auto|soft|ffm|memory", description = "Verbs provider (memory: one JVM "
+            + "only; default: -Drdma.provider, else env RDMABLOCK_RDMA_PROVIDER, else auto).")
     String provider;
 
     @Option(names = "--mgmt-url", paramLabel = "URL[,URL...]", description = "Management server URL, or a "
-            + "comma-separated list of several (the heartbeats fail over among them); without it the node serves the "
-            + "volumes in its store.")
+            + "comma-separated list of several (the heartbeats fail over among them; default env RDMABLOCK_MGMT_URL); "
+            + "without either the node serves the volumes in its store.")
     String mgmtUrl;
 
     @Option(names = "--token-file", paramLabel = "FILE", description = "File holding the management bearer token.")
     Path tokenFile;
 
-    @Option(names = "--token", paramLabel = "TOKEN", description = "Management bearer token (prefer --token-file).")
+    @Option(names = "--token", paramLabel = "TOKEN", description = "Management bearer token (prefer --token-file; "
+            + "default env RDMABLOCK_TOKEN).")
     String token;
 
     @Option(names = "--ca-cert", paramLabel = "PEM", description = "Trust only this CA (PEM) for an https "
@@ -145,10 +147,9 @@ public final class NodeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("missing --data-dir");
         }
         NodeConfiguration configuration = NodeConfiguration.fromSystemProperties(); // the -D knobs, checked once
-        String bearer = token;
-        if (tokenFile != null) {
-            bearer = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
-        }
+        String bearer = bearer(System::getenv);
+        String mgmtUrl = mgmtUrl(System::getenv);
+        String provider = providerName(System::getProperty, System::getenv);
         if (caCert != null) {
             io.rdmablock.mgmt.client.TlsTrust.sslContext(caCert); // fail now, naming the file, when it is unusable
             System.setProperty(io.rdmablock.mgmt.client.TlsTrust.PROPERTY, caCert.toString());
@@ -156,7 +157,7 @@ public final class NodeCommand implements Callable<Integer> {
         List<URI> mgmtUrls = mgmtUrl == null ? List.of() : io.rdmablock.mgmt.client.MgmtClient.parseUrls("--mgmt-url",
                 mgmtUrl);
         if (mgmtUrl != null && (bearer == null || bearer.isEmpty())) {
-            throw new IllegalArgumentException("--mgmt-url needs --token-file or --token");
+            throw new IllegalArgumentException("--mgmt-url (or env RDMABLOCK_MGMT_URL) needs --token-file, --token or env RDMABLOCK_TOKEN");
         }
         String id = nodeId != null ? nodeId : NodeIdentity.loadOrCreate(dataDir);
         TargetOptions opts = TargetOptions.defaults().withMaxQueueEntries(maxQueueEntries).withPollers(pollers)
@@ -186,6 +187,41 @@ public final class NodeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The verbs provider: {@code --provider}, else {@code -Drdma.provider}, else env {@code RDMABLOCK_RDMA_PROVIDER},
+     * else {@code auto} (README "Choosing the RDMA provider"; {@link
+     * io.rdmablock.rdma.verbs.ProviderConfiguration#from}).
+     *
+     * @throws IllegalArgumentException naming the property when the provider's knobs are invalid
+     */
+    String providerName(java.util.function.Function<String, String> properties,
+                        java.util.function.Function<String, String> env) {
+        return provider != null ? provider
+                : io.rdmablock.rdma.verbs.ProviderConfiguration.from(properties, env).provider();
+    }
+
+    /** The management URL list: {@code --mgmt-url}, else env {@code RDMABLOCK_MGMT_URL}; null (standalone) when neither. */
+    String mgmtUrl(java.util.function.Function<String, String> env) {
+        return mgmtUrl != null ? mgmtUrl : blankToNull(env.apply("RDMABLOCK_MGMT_URL"));
+    }
+
+    /**
+     * The management bearer token: the file of {@code --token-file} (stripped), else {@code --token}, else env
+     * {@code RDMABLOCK_TOKEN} (the cluster token, as the CLI reads it); null when none.
+     *
+     * @throws IOException when the token file cannot be read
+     */
+    String bearer(java.util.function.Function<String, String> env) throws IOException {
+        if (tokenFile != null) {
+            return Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
+        }
+        return token != null ? token : blankToNull(env.apply("RDMABLOCK_TOKEN"));
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
     }
 
     /** Parses {@code host:port} ({@code [v6]:port} for IPv6). */
