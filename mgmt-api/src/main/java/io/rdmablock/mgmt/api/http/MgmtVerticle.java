@@ -392,9 +392,11 @@ public final class MgmtVerticle extends VerticleBase {
      * ({@code metadataStore}: {@code kind} etcd or local, {@code reachable}, {@code detail} the error when not).
      */
     private void getLeader(RoutingContext ctx) {
-        vertx.executeBlocking(() -> new String[] {knownLeader(), storeProblem()}, false).onComplete(ar -> {
-            String url = ar.succeeded() ? ar.result()[0] : null;
-            String storeError = ar.succeeded() ? ar.result()[1] : String.valueOf(ar.cause());
+        Future<String> known = vertx.executeBlocking(this::knownLeader, false);
+        Future<String> store = vertx.executeBlocking(this::storeProblem, false); // both bounded by etcd's timeout
+        Future.join(known, store).onComplete(ar -> {
+            String url = known.succeeded() ? known.result() : null;
+            String storeError = store.succeeded() ? store.result() : String.valueOf(store.cause());
             boolean self = leader.isLeader();
             ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
                     .end(new JsonObject().put("leader", self ? leader.selfUrl() : url).put("self", leader.selfUrl())
