@@ -174,6 +174,18 @@ class StatusCommandTest {
     }
 
     @Test
+    void shouldDocumentTheExitCodesInItsHelp() {
+        var r = CliRun.of("status", "--help");
+        assertEquals(ExitCodes.OK, r.exitCode(), r.err());
+        String help = r.out().replaceAll("\\s+", " ");
+        assertTrue(help.contains("Exit codes: 0 healthy; " + ExitCodes.DEGRADED + " degraded"), r.out());
+        assertTrue(help.contains(ExitCodes.UNAVAILABLE + " management server unreachable"), r.out());
+        var root = CliRun.of("--help");
+        assertTrue(java.util.regex.Pattern.compile("(?m)^\\s+status\\s+Show the cluster on one screen")
+                .matcher(root.out()).find(), root.out());
+    }
+
+    @Test
     void shouldCallNoLeaderAndAnUnreachableStoreDegraded() {
         List<Node> nodes = List.of(new Node("n1", "127.0.0.1:4420", "", 1L << 30, 1L << 30, NodeState.UP,
                 "2026-12-07T00:00:00Z"), new Node("n2", "127.0.0.1:4421", "", 1L << 30, 1L << 30, NodeState.DRAINING,
