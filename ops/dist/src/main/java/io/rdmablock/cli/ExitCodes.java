@@ -1,6 +1,10 @@
 package io.rdmablock.cli;
 
-/** Exit codes of every {@code rdmablock} command. */
+/**
+ * Exit codes of every {@code rdmablock} command: 0 success, 1 failed, 2 bad input, 3 management server unreachable,
+ * 4 cluster degraded ({@code rdmablock status}). A few commands give 1 and 2 a meaning of their own, said in their
+ * {@code --help} ({@code volume verify}).
+ */
 public final class ExitCodes {
     /** Success. */
     public static final int OK = 0;
@@ -10,6 +14,11 @@ public final class ExitCodes {
     public static final int BAD_INPUT = 2;
     /** The management server could not be reached. */
     public static final int UNAVAILABLE = 3;
+    /**
+     * {@code rdmablock status} only: the cluster answered but is degraded (no leader known, metadata store
+     * unreachable, a node down, a volume degraded or unavailable, a copy not in sync); see {@link StatusCommand}.
+     */
+    public static final int DEGRADED = 4;
 
     private ExitCodes() {
     }
