@@ -63,7 +63,7 @@ public final class NodeMetrics {
     private final java.util.concurrent.atomic.LongAdder resyncBytes = new java.util.concurrent.atomic.LongAdder();
     private final Counter errors;
     private final Counter teardowns;
-    private final CounterDataPoint pendingRejects;
+    private final Counter pendingEvictions;
     private final Counter connectRefusals;
     private final Gauge outstanding;
     private final Gauge queues;
@@ -99,10 +99,11 @@ public final class NodeMetrics {
                 .withoutExemplars().register(registry);
         teardowns = Counter.builder().name("rdmablock_target_queue_teardowns_total")
                 .help("Queue pairs torn down, by reason").labelNames("reason").withoutExemplars().register(registry);
-        pendingRejects = Counter.builder().name("rdmablock_target_pending_rejects_total")
-                .help("Connect requests rejected (no resources) because the node's or the peer address's limit of "
-                        + "pending queues (no Fabrics Connect yet) was reached").withoutExemplars().register(registry)
-                .labelValues();
+        pendingEvictions = Counter.builder().name("rdmablock_target_pending_evictions_total")
+                .help("Pending queues (no Fabrics Connect yet) torn down to admit a newer connect request, by the "
+                        + "limit reached (maxPendingQueuesPerAddress: the oldest of the same address; "
+                        + "maxPendingQueues: the oldest of the address holding the most)").labelNames("limit")
+                .withoutExemplars().register(registry);
         connectRefusals = Counter.builder().name("rdmablock_target_connect_refusals_total")
                 .help("Fabrics Connects answered Controller Busy, by the cap reached (maxControllers, "
                         + "maxDiscoveryControllers, maxControllersPerHost, maxQueuesPerHost, maxRegisteredBytes) or "
@@ -263,9 +264,17 @@ public final class NodeMetrics {
         outstanding.dec();
     }
 
-    /** A CM connect request was rejected: too many pending queues (node or peer address). */
-    public void pendingRejected() {
-        pendingRejects.inc();
+    /**
+     * A pending queue was evicted to admit a newer connect request: {@code limit} is the pending limit reached
+     * ({@code maxPendingQueuesPerAddress} or {@code maxPendingQueues}).
+     */
+    public void pendingEvicted(String limit) {
+        pendingEvictions.labelValues(limit).inc();
+    }
+
+    /** Pending queues evicted so far at {@code limit} ({@link #pendingEvicted}), for tests. */
+    public long pendingEvictions(String limit) {
+        return pendingEvictions.labelValues(limit).getLongValue();
     }
 
     /**
