@@ -30,6 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * rdmablock_target_queues                            connected queue pairs
  * rdmablock_target_controllers                       live controllers (host associations)
  * rdmablock_target_queue_teardowns_total{reason}     queues torn down (disconnect, transport error, malformed, ...)
+ * rdmablock_target_pending_evictions_total{limit}    pending queues evicted for newer ones ({@link #pendingEvicted})
+ * rdmablock_target_connect_refusals_total{cap}       Fabrics Connects answered Controller Busy ({@link #connectRefused})
  * rdmablock_volume_commands_total{volume,opcode}     the same three per volume ({@link VolumeMetrics})
  * rdmablock_volume_bytes_total{volume,opcode}
  * rdmablock_volume_command_duration_seconds{volume,opcode}
@@ -292,6 +294,11 @@ public final class NodeMetrics {
     public void queueDown(String reason) {
         queues.dec();
         teardowns.labelValues(reason).inc();
+    }
+
+    /** Queues torn down so far for {@code reason} ({@link #queueDown}), for tests. */
+    public long queueTeardowns(String reason) {
+        return teardowns.labelValues(reason).getLongValue();
     }
 
     public void controllerUp() {
