@@ -23,10 +23,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code kill -9} of a process writing to a mapped volume while it takes and deletes snapshots
  * ({@link SnapshotCrashChild}). After reopening: every snapshot whose create returned is there and holds exactly the
- * writes completed before it (the child drains before each; the expected content is recomputed from the child's
- * seeded sequence), every snapshot whose delete returned is gone, {@code base} holds the flushed generation 0, the
- * live volume holds no torn and no lost block (a kill keeps the page cache: an acknowledged write survives), and
- * the data file holds no more space than the maps account for (orphans of the kill are freed at open).
+ * writes completed before it (the child drains before each and never has two overlapping writes in flight, whose
+ * order no block device keeps; the expected content is recomputed from the child's seeded sequence), every
+ * snapshot whose delete returned is gone, {@code base} holds the flushed generation 0, the live volume holds no torn
+ * and no lost block (a kill keeps the page cache: an acknowledged write survives), and the data file holds no more
+ * space than the maps account for (orphans of the kill are freed at open).
  */
 class SnapshotCrashTest {
 
