@@ -1,16 +1,48 @@
 package io.rdmablock.cli;
 
-/** Exit codes of every {@code rdmablock} command. */
+import java.util.List;
+
+/**
+ * Exit codes of every {@code rdmablock} command: one table ({@link #TABLE}), shown in the footer of
+ * {@code rdmablock --help} and in README.md ("CLI"). The tools' commands (bench, replay, nbd, import, export) return
+ * the same numbers.
+ */
 public final class ExitCodes {
     /** Success. */
     public static final int OK = 0;
-    /** The management server answered an error other than bad input (404, 409, 503...), or a command failed. */
+    /**
+     * The command failed: the management server answered an error other than bad input (404, 409, 503...), an I/O
+     * or verification error (bench, replay, import, export), a volume verify run that failed, a lost NBD device.
+     */
     public static final int FAILED = 1;
     /** Bad input: an option out of bounds (checked locally or answered 400 by the server), or a usage error. */
     public static final int BAD_INPUT = 2;
     /** The management server could not be reached. */
     public static final int UNAVAILABLE = 3;
+    /** {@code volume verify}: the copies of the volume differ (the differing regions are printed). */
+    public static final int DIFFER = 4;
+    /** {@code volume verify}: the run did not finish within {@code --timeout-s}. */
+    public static final int TIMED_OUT = 5;
+
+    /** One row of the table. */
+    public record Code(int code, String meaning) {
+    }
+
+    /** The table, in code order. */
+    public static final List<Code> TABLE = List.of(
+            new Code(OK, "success"),
+            new Code(FAILED, "failed: an error answered by the management server (not found, conflict, ...), an I/O"
+                    + " or verification error, a verify run that failed, the NBD device lost"),
+            new Code(BAD_INPUT, "bad input: usage error, an option out of bounds (locally or answered 400)"),
+            new Code(UNAVAILABLE, "the management server could not be reached"),
+            new Code(DIFFER, "volume verify: the copies differ"),
+            new Code(TIMED_OUT, "volume verify: not finished within --timeout-s"));
 
     private ExitCodes() {
+    }
+
+    /** @return the table as help footer lines ({@code "  N  meaning"}) */
+    static String[] footer() {
+        return TABLE.stream().map(c -> String.format("  %d  %s", c.code(), c.meaning())).toArray(String[]::new);
     }
 }
