@@ -129,7 +129,7 @@ class HelpDialectTest {
     @Test
     void shouldShowOneSpellingForDepthAndTimeouts() {
         List<String> wrong = new ArrayList<>();
-        Pattern old = Pattern.compile("--depth\\b|--timeout(?![-\\w])");
+        Pattern old = Pattern.compile("--depth\\b|--(watch-)?timeout(?![-\\w])|--ramp(?![-\\w])");
         for (String name : all().keySet()) {
             Matcher m = old.matcher(help(name).out());
             if (m.find()) {

@@ -77,10 +77,10 @@ class VolumeResyncCliTest {
     @Test
     void shouldShowPerCopyProgressAndStopWatchingAtTheTimeout() {
         syncingN1();
-        var r = run("volume", "get", "a", "--watch", "--watch-timeout", "1", "--poll-ms", "200");
+        var r = run("volume", "get", "a", "--watch", "--watch-timeout-s", "1", "--poll-ms", "200");
         assertEquals(1, r.exitCode(), r.out() + r.err());
         assertTrue(r.out().contains("[#####---------------] 25% 1 MiB/4 MiB eta 3s"), r.out());
-        assertTrue(r.out().contains("--watch-timeout 1 s reached"), r.out());
+        assertTrue(r.out().contains("--watch-timeout-s 1 reached"), r.out());
         var plain = run("volume", "get", "a");
         assertEquals(0, plain.exitCode(), plain.err());
         assertTrue(plain.out().contains("PROGRESS"), plain.out());
@@ -99,7 +99,7 @@ class VolumeResyncCliTest {
             }
             client.markCopyInSync("a", "n1", 2, "n2");
         });
-        var r = run("volume", "get", "a", "--watch", "--watch-timeout", "20", "--poll-ms", "100");
+        var r = run("volume", "get", "a", "--watch", "--watch-timeout-s", "20", "--poll-ms", "100");
         done.get(10, TimeUnit.SECONDS);
         assertEquals(0, r.exitCode(), r.out() + r.err());
         assertTrue(r.out().contains("25%"), r.out());
