@@ -28,12 +28,11 @@ public final class ExitCodes {
     public record Code(int code, String meaning) {
     }
 
-    /** The table, in code order. */
+    /** The table, in code order; each meaning fits one 80-column help line. */
     public static final List<Code> TABLE = List.of(
             new Code(OK, "success"),
-            new Code(FAILED, "failed: an error answered by the management server (not found, conflict, ...), an I/O"
-                    + " or verification error, a verify run that failed, the NBD device lost"),
-            new Code(BAD_INPUT, "bad input: usage error, an option out of bounds (locally or answered 400)"),
+            new Code(FAILED, "failed: server error (not found, conflict...), I/O or verification error"),
+            new Code(BAD_INPUT, "bad input: usage error, option out of bounds (locally or answered 400)"),
             new Code(UNAVAILABLE, "the management server could not be reached"),
             new Code(DIFFER, "volume verify: the copies differ"),
             new Code(TIMED_OUT, "volume verify: not finished within --timeout-s"));

@@ -145,9 +145,10 @@ class HelpDialectTest {
         assertTrue(top.contains("Exit codes:"), top);
         String readme = Files.readString(Path.of("../../README.md"));
         for (ExitCodes.Code c : ExitCodes.TABLE) {
-            assertTrue(Pattern.compile("(?m)^\\s+" + c.code() + "\\s+" + Pattern.quote(c.meaning().substring(0, Math.min(20, c.meaning().length()))))
+            assertTrue(Pattern.compile("(?m)^\\s+" + c.code() + "\\s+" + Pattern.quote(c.meaning()) + "$")
                     .matcher(top).find(), c + " missing in:\n" + top);
-            assertTrue(readme.contains("| " + c.code() + " | " + c.meaning()), c + " missing in README.md");
+            assertTrue(readme.contains("| " + c.code() + " | " + c.meaning() + " |"), c + " missing in README.md");
+            assertTrue(("  " + c.code() + "  " + c.meaning()).length() <= 80, c + ": longer than a help line");
         }
     }
 }
