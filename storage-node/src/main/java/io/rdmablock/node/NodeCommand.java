@@ -103,13 +103,15 @@ public final class NodeCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}; more trades CPU for latency, docs/bench.md).")
     long idleSpinUs;
 
-    @Option(names = "--max-pending-queues", paramLabel = "N", defaultValue = "64", description = "Queues accepted at the CM level "
-            + "without a validated Fabrics Connect yet, on the node; more are rejected with \"no resources\" "
-            + "(1..65536, default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-pending-queues", paramLabel = "N", defaultValue = "1024", description = "Queues accepted at the CM level "
+            + "without a validated Fabrics Connect yet, on the node (a few KiB each); a new connect request beyond "
+            + "it evicts the oldest pending queue of the peer address holding the most (1..65536, default "
+            + "${DEFAULT-VALUE}).")
     int maxPendingQueues;
 
-    @Option(names = "--max-pending-queues-per-address", paramLabel = "N", defaultValue = "16", description = "As --max-pending-queues,"
-            + " per peer IP address (1..--max-pending-queues, default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-pending-queues-per-address", paramLabel = "N", defaultValue = "256", description = "As --max-pending-queues,"
+            + " per peer IP address: beyond it the address's own oldest pending queue is evicted "
+            + "(1..--max-pending-queues, default ${DEFAULT-VALUE}).")
     int maxPendingQueuesPerAddress;
 
     @Option(names = "--pending-connect-timeout-ms", paramLabel = "MS", defaultValue = "10000", description = "A queue with no "

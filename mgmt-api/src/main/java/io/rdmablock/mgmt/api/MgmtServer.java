@@ -332,6 +332,11 @@ public final class MgmtServer implements AutoCloseable {
         }
 
         @Override
+        public String storeKind() {
+            return "etcd";
+        }
+
+        @Override
         public String selfUrl() {
             Leadership l = leadership;
             return l != null ? l.config().advertisedUrl() : "(starting)";

@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -156,6 +157,9 @@ class MgmtLeaderFailoverTest {
         assertEquals(leader, who.getString("leader"));
         assertEquals(followers.get(0), who.getString("self"));
         assertFalse(who.getBoolean("isLeader"));
+        assertEquals("etcd", who.getJsonObject("metadataStore").getString("kind"), who.encode());
+        assertTrue(who.getJsonObject("metadataStore").getBoolean("reachable"), who.encode());
+        assertNull(who.getJsonObject("metadataStore").getValue("detail"), who.encode());
 
         // a follower's write: 307 to the leader, same path and query, not executed
         var r = send("POST", followers.get(0) + "/v1/volumes?x=1", create("redirected"));
@@ -232,5 +236,12 @@ class MgmtLeaderFailoverTest {
         assertEquals("1", noLeader.headers().firstValue("Retry-After").orElse(""));
         System.out.println("MgmtLeaderFailoverTest: with etcd stopped a follower's write was 503 no-leader after "
                 + (System.nanoTime() - stopped) / 1_000_000 + " ms");
+
+        // GET /v1/leader with etcd stopped: answered, no leader, the metadata store unreachable and why
+        var down = new JsonObject(send("GET", follower + "/v1/leader", null).body());
+        assertNull(down.getValue("leader"), down.encode());
+        assertEquals("etcd", down.getJsonObject("metadataStore").getString("kind"), down.encode());
+        assertFalse(down.getJsonObject("metadataStore").getBoolean("reachable"), down.encode());
+        assertFalse(down.getJsonObject("metadataStore").getString("detail").isBlank(), down.encode());
     }
 }

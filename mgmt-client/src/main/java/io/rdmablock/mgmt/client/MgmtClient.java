@@ -164,6 +164,14 @@ public final class MgmtClient {
         return transport.health();
     }
 
+    /**
+     * {@code GET /v1/leader}: who leads, which server answered and whether it reads its metadata store (any server
+     * answers; the read token suffices). Errors 401; 404 from servers without the route.
+     */
+    public Leader leader() {
+        return transport.send("GET", "/v1/leader", null, Leader.class);
+    }
+
     // ---- volumes (VolumeClient) ----
 
     /** {@link VolumeClient#createVolume(CreateVolumeRequest)}. */

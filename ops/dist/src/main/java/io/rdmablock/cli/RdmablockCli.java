@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
 /**
  * {@code rdmablock}: the one command line of the project.
  *
- * <p>Built-in subcommands: {@code mgmt}, {@code volume create|list|get|resize|delete},
+ * <p>Built-in subcommands: {@code mgmt}, {@code status} (the cluster on one screen), {@code volume create|list|get|resize|delete},
  * {@code snapshot create|list|get|delete}, {@code node list|drain}.
  * Subcommands living in other modules are wired in {@link #commandLine()}: the storage node's {@link NodeCommand}
  * becomes {@code rdmablock node} and keeps {@code list}, {@code drain}, ... as its subcommands; the tools module gives
@@ -35,7 +35,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "rdmablock", mixinStandardHelpOptions = true, versionProvider = RdmablockCli.Version.class,
         description = "Distributed block storage over an NVMe-oF-style protocol on RDMA.",
-        subcommands = {MgmtCommand.class, VolumeCommand.class, SnapshotCommand.class, HostCommand.class})
+        subcommands = {MgmtCommand.class, StatusCommand.class, VolumeCommand.class, SnapshotCommand.class,
+                HostCommand.class})
 public final class RdmablockCli implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -12,13 +12,13 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code rdmablock volume verify NAME [--timeout-s S]}: starts a verify run (docs/resync.md, "Verify"; a run already
  * pending or running is followed instead), polls it every second, prints progress and the result. Exit codes
- * ({@link ExitCodes}): 0 when done with every copy identical, 4 ({@link ExitCodes#DIFFER}) when copies differ (the
- * differing regions are printed), 1 ({@link ExitCodes#FAILED}) when the run failed or was replaced, 5
+ * ({@link ExitCodes}): 0 when done with every copy identical, 5 ({@link ExitCodes#DIFFER}) when copies differ (the
+ * differing regions are printed), 1 ({@link ExitCodes#FAILED}) when the run failed or was replaced, 6
  * ({@link ExitCodes#TIMED_OUT}) when it did not finish within {@code --timeout-s} ({@code --timeout}: the old
  * spelling, kept as a hidden alias); 2 and 3 as for every command.
  */
 @Command(name = "verify", description = "Compare every in-sync copy of a volume (CRC32C per 64 KiB region); exit 0 "
-        + "identical, 4 differ, 1 failed, 5 timed out (see rdmablock --help).", mixinStandardHelpOptions = true)
+        + "identical, 5 differ, 1 failed, 6 timed out (see rdmablock --help).", mixinStandardHelpOptions = true)
 final class VolumeVerify extends MgmtCall {
     /** Longest --timeout-s (a day). */
     static final long MAX_TIMEOUT_S = 86_400;

@@ -30,6 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * rdmablock_target_queues                            connected queue pairs
  * rdmablock_target_controllers                       live controllers (host associations)
  * rdmablock_target_queue_teardowns_total{reason}     queues torn down (disconnect, transport error, malformed, ...)
+ * rdmablock_target_pending_evictions_total{limit}    pending queues evicted for newer ones ({@link #pendingEvicted})
+ * rdmablock_target_connect_refusals_total{cap}       Fabrics Connects answered Controller Busy ({@link #connectRefused})
  * rdmablock_volume_commands_total{volume,opcode}     the same three per volume ({@link VolumeMetrics})
  * rdmablock_volume_bytes_total{volume,opcode}
  * rdmablock_volume_command_duration_seconds{volume,opcode}
@@ -63,7 +65,7 @@ public final class NodeMetrics {
     private final java.util.concurrent.atomic.LongAdder resyncBytes = new java.util.concurrent.atomic.LongAdder();
     private final Counter errors;
     private final Counter teardowns;
-    private final CounterDataPoint pendingRejects;
+    private final Counter pendingEvictions;
     private final Counter connectRefusals;
     private final Gauge outstanding;
     private final Gauge queues;
@@ -99,10 +101,11 @@ public final class NodeMetrics {
                 .withoutExemplars().register(registry);
         teardowns = Counter.builder().name("rdmablock_target_queue_teardowns_total")
                 .help("Queue pairs torn down, by reason").labelNames("reason").withoutExemplars().register(registry);
-        pendingRejects = Counter.builder().name("rdmablock_target_pending_rejects_total")
-                .help("Connect requests rejected (no resources) because the node's or the peer address's limit of "
-                        + "pending queues (no Fabrics Connect yet) was reached").withoutExemplars().register(registry)
-                .labelValues();
+        pendingEvictions = Counter.builder().name("rdmablock_target_pending_evictions_total")
+                .help("Pending queues (no Fabrics Connect yet) torn down to admit a newer connect request, by the "
+                        + "limit reached (maxPendingQueuesPerAddress: the oldest of the same address; "
+                        + "maxPendingQueues: the oldest of the address holding the most)").labelNames("limit")
+                .withoutExemplars().register(registry);
         connectRefusals = Counter.builder().name("rdmablock_target_connect_refusals_total")
                 .help("Fabrics Connects answered Controller Busy, by the cap reached (maxControllers, "
                         + "maxDiscoveryControllers, maxControllersPerHost, maxQueuesPerHost, maxRegisteredBytes) or "
@@ -263,9 +266,17 @@ public final class NodeMetrics {
         outstanding.dec();
     }
 
-    /** A CM connect request was rejected: too many pending queues (node or peer address). */
-    public void pendingRejected() {
-        pendingRejects.inc();
+    /**
+     * A pending queue was evicted to admit a newer connect request: {@code limit} is the pending limit reached
+     * ({@code maxPendingQueuesPerAddress} or {@code maxPendingQueues}).
+     */
+    public void pendingEvicted(String limit) {
+        pendingEvictions.labelValues(limit).inc();
+    }
+
+    /** Pending queues evicted so far at {@code limit} ({@link #pendingEvicted}), for tests. */
+    public long pendingEvictions(String limit) {
+        return pendingEvictions.labelValues(limit).getLongValue();
     }
 
     /**
@@ -283,6 +294,11 @@ public final class NodeMetrics {
     public void queueDown(String reason) {
         queues.dec();
         teardowns.labelValues(reason).inc();
+    }
+
+    /** Queues torn down so far for {@code reason} ({@link #queueDown}), for tests. */
+    public long queueTeardowns(String reason) {
+        return teardowns.labelValues(reason).getLongValue();
     }
 
     public void controllerUp() {

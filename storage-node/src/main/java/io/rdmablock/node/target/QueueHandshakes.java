@@ -17,9 +17,11 @@ import java.util.function.Predicate;
  * Here each accept runs on a pooled thread: an idle one if there is one (handshakes that complete at once reuse a few
  * threads), else a new one (idle threads end after 10 s), at most {@code min(2 x maxPendingQueues, }{@value
  * #MAX_THREADS}{@code )}. Every queue in a handshake counts as pending ({@link TargetOptions.PendingLimits}), so the
- * pending limits bound the handshakes per node and per address (at most {@code maxPendingQueues}, 64 by default,
+ * pending limits bound the handshakes per node and per address (at most {@code maxPendingQueues}, 1024 by default,
  * wait at once; the thread cap has room for threads that are just returning to the pool); a handshake beyond the
- * thread cap is refused (the queue torn down, logged). A
+ * thread cap is refused (the queue torn down, logged). A queue evicted by a newer one ({@link PendingQueues#admit})
+ * no longer counts: its id is disconnected, which ends its accept at once (soft provider; a verbs device's accept
+ * ends at its deadline), and its thread tears it down instead of handing it off. A
  * peer that never completes is dropped at its deadline (the accept fails, the queue is torn down, its pending place
  * freed). A completed queue goes to a poller ({@link PollerPool#handOff}). Thread-safe.
  */
@@ -71,9 +73,16 @@ final class QueueHandshakes {
         try {
             id.accept(acceptPrivateData, timeoutNs);
         } catch (RuntimeException e) {
-            LOG.warn("accept failed: qid={}, peer={}, timeoutMs={}: {}", q.qid, q.peer, timeoutNs / 1_000_000,
-                    e.toString());
+            if (!q.evicted) { // an evicted queue's disconnect ends its accept; PendingQueues logged the eviction
+                LOG.warn("accept failed: qid={}, peer={}, timeoutMs={}: {}", q.qid, q.peer, timeoutNs / 1_000_000,
+                        e.toString());
+            }
             q.fail("accept", e.toString());
+            q.close();
+            return;
+        }
+        if (q.evicted) {
+            q.fail("evicted", "pending limit");
             q.close();
             return;
         }

@@ -100,6 +100,8 @@ final class RdmaQueue {
     final java.net.InetAddress peerAddress;
     /** True while the queue counts among the target's pending queues ({@link Target#pendingDone}). */
     boolean pending;
+    /** Set by {@link #evict} (any thread); its owner then tears the queue down, reason "evicted". */
+    volatile boolean evicted;
 
     RdmaQueue(Target target, CmId id, int qid, int entries) {
         this.target = target;
@@ -214,9 +216,9 @@ final class RdmaQueue {
             advance(fenced, nowNs);
         }
         TargetController c = controller;
-        if (c == null && fenced == null && nowNs - connectDeadlineNs >= 0) {
-            fail("connect timeout", "no Fabrics Connect within " + options.pending().connectTimeoutMs()
-                    + " ms of the connection request");
+        if (c == null && (evicted || fenced == null && nowNs - connectDeadlineNs >= 0)) {
+            fail(evicted ? "evicted" : "connect timeout", evicted ? "pending limit" : "no Fabrics Connect within "
+                    + options.pending().connectTimeoutMs() + " ms of the connection request");
             return;
         }
         if (c != null) {
@@ -549,8 +551,8 @@ final class RdmaQueue {
     /** Marks the queue for teardown (once); the poller closes it after this round. */
     void fail(String reason, String detail) {
         if (fatal == null) {
-            fatal = reason;
-            if (!teardown.closed()) {
+            fatal = evicted && controller == null ? "evicted" : reason; // logged by PendingQueues, rate-limited
+            if (!teardown.closed() && !"evicted".equals(fatal)) {
                 if (auth != null && !auth.authenticated() && controller != null) {
                     // a peer that claimed a host NQN it could not prove: say so (the Connect was logged with it)
                     LOG.warn("queue teardown before authentication: hostnqn={} unproven, qid={}, peer={}, cntlid={}, "
@@ -561,6 +563,15 @@ final class RdmaQueue {
                 }
             }
         }
+    }
+
+    /**
+     * Evicted by a newer queue ({@link PendingQueues#admit}, any thread): teardown asked of its owner; the id's
+     * (thread-safe) disconnect ends a handshake that still waits for the peer.
+     */
+    void evict() {
+        evicted = true;
+        TargetQueueMemory.closeQuietly(id::disconnect);
     }
 
     /** Starts the teardown ({@link QueueTeardown#begin}); the poller then calls {@link #drainStep}. Idempotent. */

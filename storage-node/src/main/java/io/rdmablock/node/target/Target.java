@@ -126,7 +126,7 @@ public final class Target implements AutoCloseable {
         this.dhchapWork = new DhchapWork(tuning.dhchap());
         this.copySnapshotWork = new CopySnapshotWork(store);
         this.controllers = new ControllerTable(options, tuning.connectLimits(), metrics);
-        this.pending = new PendingQueues(options.pending());
+        this.pending = new PendingQueues(options.pending(), metrics);
         store.addListener(hostsListener);
     }
 
@@ -331,6 +331,11 @@ public final class Target implements AutoCloseable {
         return pending.count();
     }
 
+    /** Pending queues from peer address {@code addr} now (tests). */
+    int pendingQueuesOf(java.net.InetAddress addr) {
+        return pending.countOf(addr);
+    }
+
     java.util.concurrent.atomic.AtomicLong registeredBytesCounter() {
         return registeredBytes;
     }
@@ -504,28 +509,17 @@ public final class Target implements AutoCloseable {
             reject(id, CmPrivateData.REJECT_INVALID_HRQSIZE, "hrqsize=" + req.hrqsize() + ", min=1");
             return;
         }
-        InetSocketAddress remote = id.remoteAddress();
-        java.net.InetAddress addr = remote == null || remote.getAddress() == null ? PendingQueues.UNKNOWN_PEER
-                : remote.getAddress();
-        if (!pending.reserve(addr)) {
-            metrics.pendingRejected();
-            reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: too many pending queues (no Fabrics Connect"
-                    + " yet): node=" + pending.count() + ", address=" + pending.countOf(addr)
-                    + ", maxPendingQueues=" + options.pending().maxPerNode() + ", maxPendingQueuesPerAddress="
-                    + options.pending().maxPerAddress());
-            return;
-        }
         RdmaQueue q;
         try {
             q = new RdmaQueue(this, id, req.qid(), entries);
         } catch (RuntimeException e) {
-            pending.release(addr);
             LOG.warn("queue allocation failed: qid={}, entries={}, peer={}: {}", req.qid(), entries,
                     id.remoteAddress(), e.toString());
             reject(id, CmPrivateData.REJECT_NO_RESOURCES, "no resources: " + e.getMessage());
             return;
         }
         q.pending = true;
+        pending.admit(q); // a full pending limit evicts an older pending queue (PendingQueues), never this one
         // the peer's part of the handshake is awaited off this thread: a silent peer must not hold the others
         handshakes.accept(q, id, new CmPrivateData.Accept(0, entries).encode(), pollers::handOff);
     }

@@ -34,16 +34,16 @@ public record TargetOptions(int maxQueueEntries, int maxAdminEntries, int inCaps
      * Connect on it has been validated. A pending queue holds only its Connect RECV slot and one request (a few KiB
      * of registered memory, {@link Target#registeredQueueBytes()}); it gets its full buffers at Connect.
      *
-     * @param maxPerNode       pending queues on the node, 1-65536; a connect request beyond it is rejected at the CM
-     *                         level with "no resources" (NVMe/RDMA STS 6h)
-     * @param maxPerAddress    pending queues from one peer IP address (any port), 1-{@code maxPerNode}; beyond it:
-     *                         rejected the same way
+     * @param maxPerNode       pending queues on the node, 1-65536; a connect request beyond it evicts (tears down)
+     *                         the oldest pending queue of the address holding the most ({@link PendingQueues})
+     * @param maxPerAddress    pending queues from one peer IP address (any port), 1-{@code maxPerNode}; a connect
+     *                         request beyond it evicts the oldest pending queue of its own address
      * @param connectTimeoutMs a pending queue whose Fabrics Connect has not succeeded this long (ms, 100-3600000)
      *                         after its CM connect request is torn down
      */
     public record PendingLimits(int maxPerNode, int maxPerAddress, long connectTimeoutMs) {
-        /** 64 per node, 16 per address, 10 s. */
-        public static final PendingLimits DEFAULTS = new PendingLimits(64, 16, 10_000);
+        /** 1024 per node, 256 per address, 10 s (a pending queue costs a few KiB: docs/wire-protocol.md 1.4). */
+        public static final PendingLimits DEFAULTS = new PendingLimits(1024, 256, 10_000);
 
         public PendingLimits {
             check("maxPendingQueues", maxPerNode, 1, 65536);

@@ -3,14 +3,14 @@ package io.rdmablock.node.target;
 import io.rdmablock.rdma.fabric.CmPrivateData;
 import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
-import io.rdmablock.rdma.verbs.CmEventType;
-import io.rdmablock.rdma.verbs.CmException;
 import io.rdmablock.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -25,15 +25,16 @@ import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Half-open I/O queues: a peer that completes the connection handshake (soft provider, loopback) and then never sends
  * a Fabrics Connect, never reads and never closes. Such queues must not slow other hosts, must cost a few KiB of
- * registered memory each, are limited per node and per address (the excess rejected "no resources"), and are torn
- * down after the pending timeout - many at once, not one per poller per second.
+ * registered memory each, are limited per node and per address (a full limit evicts the oldest pending queue of the
+ * same address, or of the address holding the most, so no new host is ever refused: issue 37), and are torn down
+ * after the pending timeout - many at once, not one per poller per second.
  *
  * <p>The holders speak the soft provider's handshake over a plain socket (80-byte messages: magic "RBKV", version 1,
  * type REQ 1 / ACCEPT 2 / REJECT 3 / RTU 4, private data length at 6, QP number at 8, depths at 12-13, private data
@@ -109,47 +110,150 @@ class HalfOpenQueueTest {
         }
     }
 
+    /**
+     * Issue 37: a hostile client on 127.0.0.1 holds its address's limit of queues that never send a Connect and
+     * refills it as fast as the node takes them away; a neighbour on the same address still connects (admin and I/O
+     * queue, Fabrics Connect succeeds) and does I/O: each of its connect requests evicts the hostile client's oldest
+     * pending queue, and the address's count never goes beyond its limit. Before: "no resources" for the neighbour.
+     */
     @Test
-    void shouldRejectThe17thPendingQueueFromOneAddress() throws Exception {
-        f = new TargetFixture(dir, TargetOptions.defaults(), 64L << 20, 512, Set.of("*")); // 64 per node, 16 per address
-        for (int i = 0; i < 16; i++) {
+    @Timeout(60)
+    void shouldEvictTheOldestPendingQueueOfTheAddressForANeighbourOnTheSameAddress() throws Exception {
+        f = new TargetFixture(dir, TargetOptions.defaults().withPending(
+                new TargetOptions.PendingLimits(8, 4, 600_000)), 64L << 20, 512, Set.of("*"));
+        InetAddress lo = InetAddress.getByName("127.0.0.1");
+        for (int i = 0; i < 4; i++) {
             holders.add(holdHalfOpen(f.target.localAddress()));
         }
-        awaitTrue(() -> f.target.pendingQueues() == 16, 10_000, "16 pending queues");
-        assertNoResources(() -> f.host(1, 32).close(), "the 17th pending queue from 127.0.0.1");
-        assertEquals(16, f.target.pendingQueues());
-        // once a holder goes, a real host gets in; its connected queue is not pending
-        holders.removeFirst().close();
-        awaitTrue(() -> f.target.pendingQueues() == 15, 10_000, "a closed holder's queue torn down");
-        try (RawHost admin = f.admin(0)) {
-            assertEquals(15, f.target.pendingQueues(), "a connected admin queue is not pending");
-            assertEquals(1, f.target.controllerCount());
+        awaitTrue(() -> f.target.pendingQueuesOf(lo) == 4, 10_000, "4 pending queues from 127.0.0.1");
+        try (PendingSampler sampler = new PendingSampler(() -> f.target.pendingQueuesOf(lo))) {
+            RawHost admin = f.admin(0); // evicts holder 0
+            try {
+                assertTrue(awaitClosedByNode(holders.get(0), 5_000), "the oldest hostile queue evicted");
+                holders.add(holdHalfOpen(f.target.localAddress())); // the hostile client refills: 4 again
+                awaitTrue(() -> f.target.pendingQueuesOf(lo) == 4, 10_000, "4 pending queues again");
+                try (RawHost io = f.io(TargetFixture.cntlid(admin), 1, 32)) { // evicts holder 1
+                    assertTrue(awaitClosedByNode(holders.get(1), 5_000), "the next oldest hostile queue evicted");
+                    assertEquals(0, io.writeBlocks(1, 64, 0x5A, 0).status(), "the neighbour's write");
+                    assertEquals(0, io.readBlocks(1, 2, 64).status(), "the neighbour's read");
+                    for (int i = 0; i < 4096; i++) {
+                        assertEquals((byte) 0x5A, io.data().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 8192 + i));
+                    }
+                }
+            } finally {
+                admin.close();
+            }
+            for (int i = 2; i < holders.size(); i++) {
+                assertFalse(closedByNode(holders.get(i)), "hostile queue " + i + " (not the oldest) kept");
+            }
+            assertEquals(3, f.target.pendingQueuesOf(lo), "3 hostile queues left pending");
+            assertEquals(2, f.metrics.pendingEvictions("maxPendingQueuesPerAddress"));
+            awaitTrue(() -> f.metrics.queueTeardowns("evicted") == 2, 5_000, "2 evicted queues released");
+            assertEquals(0, f.metrics.pendingEvictions("maxPendingQueues"));
+            assertTrue(sampler.max() <= 4, "pending queues of 127.0.0.1 went to " + sampler.max() + ", limit 4");
         }
     }
 
+    /**
+     * Issue 37: the node's limit (8) filled from 127.0.0.3 (2, the oldest), 127.0.0.2 (4, the most) and 127.0.0.4
+     * (2); a newcomer from 127.0.0.1 connects and does I/O, and the queue evicted for it is the oldest of 127.0.0.2,
+     * not the node's oldest. Before: "no resources" for every new host.
+     */
     @Test
-    void shouldRejectPendingQueuesBeyondTheNodeLimitFromAnyAddress() throws Exception {
+    @Timeout(60)
+    void shouldEvictTheOldestQueueOfTheAddressHoldingTheMostWhenTheNodeIsFull() throws Exception {
         f = new TargetFixture(dir, TargetOptions.defaults().withPending(
-                new TargetOptions.PendingLimits(20, 16, 600_000)), 64L << 20, 512, Set.of("*"), "0.0.0.0");
+                new TargetOptions.PendingLimits(8, 4, 600_000)), 64L << 20, 512, Set.of("*"), "0.0.0.0");
         int port = f.target.localAddress().getPort();
-        for (int i = 0; i < 16; i++) {
-            holders.add(holdHalfOpen(new InetSocketAddress("127.0.0.1", port)));
+        List<SocketChannel> three = hold("127.0.0.3", port, 2);
+        List<SocketChannel> two = hold("127.0.0.2", port, 4);
+        List<SocketChannel> four = hold("127.0.0.4", port, 2);
+        awaitTrue(() -> f.target.pendingQueues() == 8, 10_000, "8 pending queues");
+        try (PendingSampler sampler = new PendingSampler(() -> f.target.pendingQueues());
+             RawHost admin = f.admin(0)) {
+            assertTrue(awaitClosedByNode(two.get(0), 5_000), "the oldest queue of 127.0.0.2 (the most) evicted");
+            try (RawHost io = f.io(TargetFixture.cntlid(admin), 1, 32)) {
+                assertEquals(0, io.writeBlocks(1, 8, 0x3C, 0).status(), "the newcomer's write");
+                assertEquals(0, io.readBlocks(1, 2, 8).status(), "the newcomer's read");
+            }
+            for (SocketChannel ch : List.of(three.get(0), three.get(1), two.get(1), two.get(2), two.get(3),
+                    four.get(0), four.get(1))) {
+                assertFalse(closedByNode(ch), "only the oldest queue of 127.0.0.2 evicted");
+            }
+            assertEquals(3, f.target.pendingQueuesOf(InetAddress.getByName("127.0.0.2")));
+            assertEquals(2, f.target.pendingQueuesOf(InetAddress.getByName("127.0.0.3")));
+            assertEquals(2, f.target.pendingQueuesOf(InetAddress.getByName("127.0.0.4")));
+            assertEquals(1, f.metrics.pendingEvictions("maxPendingQueues"));
+            awaitTrue(() -> f.metrics.queueTeardowns("evicted") == 1, 5_000, "the evicted queue released");
+            assertEquals(0, f.metrics.pendingEvictions("maxPendingQueuesPerAddress"));
+            assertTrue(sampler.max() <= 8, "pending queues on the node went to " + sampler.max() + ", limit 8");
         }
-        InetSocketAddress other = new InetSocketAddress("127.0.0.2", port); // loopback too on Linux
-        for (int i = 0; i < 4; i++) {
-            holders.add(holdHalfOpen(other, new InetSocketAddress("127.0.0.2", 0)));
-        }
-        awaitTrue(() -> f.target.pendingQueues() == 20, 10_000, "20 pending queues");
-        assertEquals(null, tryHoldHalfOpen(other, new InetSocketAddress("127.0.0.2", 0)),
-                "the node's 21st pending queue (the 5th from 127.0.0.2, below its address limit) is rejected");
-        assertNoResources(() -> f.host(1, 32).close(), "the node's 21st pending queue");
-        assertEquals(20, f.target.pendingQueues());
     }
 
-    private static void assertNoResources(org.junit.jupiter.api.function.Executable connect, String what) {
-        CmException e = assertThrows(CmException.class, connect, what);
-        assertEquals(CmEventType.REJECTED, e.event(), what);
-        assertEquals(CmPrivateData.REJECT_NO_RESOURCES, CmPrivateData.Reject.decode(e.privateData()).sts(), what);
+    private List<SocketChannel> hold(String host, int port, int n) throws IOException {
+        List<SocketChannel> l = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            SocketChannel ch = holdHalfOpen(new InetSocketAddress(host, port), new InetSocketAddress(host, 0));
+            holders.add(ch);
+            l.add(ch);
+            int count = holders.size();
+            awaitTrue(() -> f.target.pendingQueues() == count, 10_000, count + " pending queues"); // arrival order
+        }
+        return l;
+    }
+
+    /** True once the node closed {@code ch} (end of stream) within {@code timeoutMs}. */
+    private static boolean awaitClosedByNode(SocketChannel ch, long timeoutMs) {
+        try {
+            Await.until(() -> closedByNode(ch), Duration.ofMillis(timeoutMs), "end of stream");
+            return true;
+        } catch (AssertionError | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Reads what is there without blocking: true at end of stream (or a reset), false while the socket is open. */
+    private static boolean closedByNode(SocketChannel ch) {
+        try {
+            ch.configureBlocking(false);
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            int n;
+            do {
+                b.clear();
+                n = ch.read(b);
+            } while (n > 0);
+            return n < 0;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /** Samples a pending count on its own thread until closed; {@link #max} is the largest value seen. */
+    private static final class PendingSampler implements AutoCloseable {
+        private final Thread thread;
+        private volatile boolean running = true;
+        private volatile int max;
+
+        PendingSampler(java.util.function.IntSupplier count) {
+            thread = new Thread(() -> {
+                while (running) {
+                    max = Math.max(max, count.getAsInt());
+                    java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+                }
+            }, "pending-sampler");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        int max() {
+            return max;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running = false;
+            thread.join(5_000);
+        }
     }
 
     @Test

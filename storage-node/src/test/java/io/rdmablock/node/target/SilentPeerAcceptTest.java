@@ -78,4 +78,34 @@ class SilentPeerAcceptTest {
                 droppedMs, HANDSHAKE_TIMEOUT_MS);
         Await.until(() -> f.target.pendingQueues() == 0, Duration.ofSeconds(3), "their pending places freed");
     }
+
+    /**
+     * Issue 37 on the handshake path: 4 peers from 127.0.0.1 (the address's limit) read the ACCEPT and never send the
+     * RTU, with a 60 s handshake timeout; a host on the same address connects, and the peer evicted for it (the
+     * oldest) is dropped long before its handshake deadline (its handshake thread is freed with it), the others kept.
+     */
+    @Test
+    @Timeout(60)
+    void shouldEndTheHandshakeOfAnEvictedPeerAtOnce() throws Exception {
+        TargetOptions d = TargetOptions.defaults();
+        TargetOptions options = new TargetOptions(d.maxQueueEntries(), d.maxAdminEntries(), d.inCapsuleDataBytes(),
+                d.mdtsBytes(), d.maxIoQueues(), d.pollers(), d.idleSpinNs(), d.idleWaitNs(), d.keepAliveGraceMs(),
+                60_000_000_000L).withPending(new TargetOptions.PendingLimits(8, 4, 600_000));
+        f = new TargetFixture(dir, options, 64L << 20, 512, Set.of("*"));
+        for (int i = 0; i < 4; i++) {
+            SoftHandshakePeer p = SoftHandshakePeer.open(f.target.localAddress());
+            peers.add(p);
+            p.request(1, 32);
+            assertEquals(SoftHandshakePeer.ACCEPT, p.readAnswer(), "the node answers the request");
+        }
+        assertEquals(4, f.target.pendingQueues());
+        try (RawHost admin = f.admin(0)) {
+            assertEquals(1, f.target.controllerCount(), "the host connected");
+            assertTrue(peers.get(0).awaitClosedByNode(20_000), "the oldest stalled peer evicted, well before 60 s");
+            Await.until(() -> f.metrics.queueTeardowns("evicted") == 1, Duration.ofSeconds(10),
+                    "the evicted queue torn down by its handshake thread");
+            assertEquals(3, f.target.pendingQueues(), "3 stalled peers still pending");
+            assertEquals(1, f.metrics.pendingEvictions("maxPendingQueuesPerAddress"));
+        }
+    }
 }

@@ -27,6 +27,15 @@ public interface LeaderView {
     /** @return this server's advertised base URL, e.g. {@code http://127.0.0.1:8080} */
     String selfUrl();
 
+    /**
+     * @return the kind of metadata store this server reads and writes: {@code "etcd"} (several servers, leader
+     *         election) or {@code "local"} (RocksDB or in memory, in this process); what {@code GET /v1/leader}
+     *         names in {@code metadataStore.kind}
+     */
+    default String storeKind() {
+        return "local";
+    }
+
     /** The single server (RocksDB, or a test's in-memory store): always leader, never redirects. */
     static LeaderView always(String selfUrl) {
         Objects.requireNonNull(selfUrl, "selfUrl");

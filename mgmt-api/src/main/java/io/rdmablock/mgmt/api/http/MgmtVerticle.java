@@ -387,14 +387,34 @@ public final class MgmtVerticle extends VerticleBase {
         Problems.send(ctx, 503, ProblemTypes.NO_LEADER, "No leader", detail);
     }
 
+    /**
+     * {@code GET /v1/leader}: who leads, this server's URL, and whether this server reads its metadata store now
+     * ({@code metadataStore}: {@code kind} etcd or local, {@code reachable}, {@code detail} the error when not).
+     */
     private void getLeader(RoutingContext ctx) {
-        vertx.executeBlocking(this::knownLeader, false).onComplete(ar -> {
-            String url = ar.succeeded() ? ar.result() : null;
+        Future<String> known = vertx.executeBlocking(this::knownLeader, false);
+        Future<String> store = vertx.executeBlocking(this::storeProblem, false); // both bounded by etcd's timeout
+        Future.join(known, store).onComplete(ar -> {
+            String url = known.succeeded() ? known.result() : null;
+            String storeError = store.succeeded() ? store.result() : String.valueOf(store.cause());
             boolean self = leader.isLeader();
             ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
                     .end(new JsonObject().put("leader", self ? leader.selfUrl() : url).put("self", leader.selfUrl())
-                            .put("isLeader", self).encode());
+                            .put("isLeader", self).put("metadataStore", new JsonObject()
+                                    .put("kind", leader.storeKind()).put("reachable", storeError == null)
+                                    .put("detail", storeError)).encode());
         });
+    }
+
+    /** @return null when one read of the metadata store (the node list) succeeds, else why not (blocking: a worker) */
+    private String storeProblem() {
+        try {
+            cluster.nodeCounts();
+            return null;
+        } catch (RuntimeException e) {
+            MetadataStoreUnavailableException down = unavailable(e);
+            return down != null ? down.getMessage() : e.toString();
+        }
     }
 
     private void timed(RoutingContext ctx) {

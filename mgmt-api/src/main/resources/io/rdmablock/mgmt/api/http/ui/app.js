@@ -190,6 +190,27 @@ function renderVolumes(volumes, used, snapshots) {
   }
 }
 
+// The QoS limits of volume v as dashed lines: IOPS ({iops, readIops, writeIops}, the size-scaled iopsPerGiB as
+// docs/qos.md computes it) and bandwidth ({bytesPerSec, readBytesPerSec, writeBytesPerSec}); 0 or absent = none.
+function qosLines(v) {
+  const q = (v && v.qos) || {};
+  const iops = [], bytes = [];
+  let total = q.iops || 0;
+  if (q.iopsPerGiB > 0) {
+    let scaled = Math.max(1, Math.floor(q.iopsPerGiB * v.sizeBytes / (1 << 30)));
+    if (q.iopsPerGiBMin > 0) scaled = Math.max(scaled, q.iopsPerGiBMin);
+    if (q.iopsPerGiBMax > 0) scaled = Math.min(scaled, q.iopsPerGiBMax);
+    total = total > 0 ? Math.min(total, scaled) : scaled;
+  }
+  if (total > 0) iops.push({value: total, label: "limit " + fmtNum(total)});
+  if (q.readIops > 0) iops.push({value: q.readIops, label: "read limit " + fmtNum(q.readIops)});
+  if (q.writeIops > 0) iops.push({value: q.writeIops, label: "write limit " + fmtNum(q.writeIops)});
+  if (q.bytesPerSec > 0) bytes.push({value: q.bytesPerSec, label: "limit " + fmtRate(q.bytesPerSec)});
+  if (q.readBytesPerSec > 0) bytes.push({value: q.readBytesPerSec, label: "read limit " + fmtRate(q.readBytesPerSec)});
+  if (q.writeBytesPerSec > 0) bytes.push({value: q.writeBytesPerSec, label: "write limit " + fmtRate(q.writeBytesPerSec)});
+  return {iops, bytes};
+}
+
 function renderPlots(stats, volumes) {
   $("interval").textContent = String(stats.intervalMs / 1000);
   const box = $("plots");
@@ -201,7 +222,10 @@ function renderPlots(stats, volumes) {
     return;
   }
   box.replaceChildren();
+  const byName = {};
+  for (const v of volumes) byName[v.name] = v;
   for (const s of series) {
+    const lines = qosLines(byName[s.volume]);
     const times = s.samples.map(x => x.timeMs);
     const last = s.samples.length ? s.samples[s.samples.length - 1] : null;
     const div = el("div", null, "plot");
@@ -212,19 +236,21 @@ function renderPlots(stats, volumes) {
     box.appendChild(div); // in the page before drawing: the canvas needs its laid-out size
     const charts = [
       ["IOPS", [s.samples.map(x => x.readIops), s.samples.map(x => x.writeIops)], fmtNum,
-        last ? "read " + fmtNum(last.readIops) + ", write " + fmtNum(last.writeIops) : "-"],
+        last ? "read " + fmtNum(last.readIops) + ", write " + fmtNum(last.writeIops) : "-", lines.iops],
       ["bandwidth", [s.samples.map(x => x.readBytesPerSec), s.samples.map(x => x.writeBytesPerSec)], fmtRate,
-        last ? "read " + fmtRate(last.readBytesPerSec) + ", write " + fmtRate(last.writeBytesPerSec) : "-"],
-      ["latency (mean, in target)", [s.samples.map(x => x.latencyUs)], fmtUs, last ? fmtUs(last.latencyUs) : "-"],
+        last ? "read " + fmtRate(last.readBytesPerSec) + ", write " + fmtRate(last.writeBytesPerSec) : "-",
+        lines.bytes],
+      ["latency (mean, in target)", [s.samples.map(x => x.latencyUs)], fmtUs, last ? fmtUs(last.latencyUs) : "-", []],
     ];
-    for (const [title, values, fmt, now] of charts) {
+    for (const [title, values, fmt, now, limits] of charts) {
       div.appendChild(el("div", title + ": " + now, "label"));
       const c = el("canvas");
       c.dataset.chart = title.split(" ")[0];
       c.dataset.points = String(times.length);
+      c.dataset.limits = limits.map(l => String(l.value)).join(",");
       div.appendChild(c);
       const colors = values.length === 2 ? ["#1f77b4", "#e4572e"] : ["#6a4c93"];
-      drawPlot(c, values.map((v, i) => ({values: v, color: colors[i]})), times, fmt);
+      drawPlot(c, values.map((v, i) => ({values: v, color: colors[i]})), times, fmt, limits);
     }
   }
 }
