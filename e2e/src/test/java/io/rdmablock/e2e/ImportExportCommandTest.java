@@ -85,7 +85,7 @@ class ImportExportCommandTest {
         Path in = dir.resolve("in.img");
         Files.write(in, image);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int rc = run(new ImportCommand(), err, concat(connectArgs("img"), "--file", in.toString(), "--depth", "4"));
+        int rc = run(new ImportCommand(), err, concat(connectArgs("img"), "--file", in.toString(), "--iodepth", "4"));
         assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
         String log = err.toString(StandardCharsets.UTF_8);
         assertTrue(log.contains("import: ") && log.contains("flushed"), log);

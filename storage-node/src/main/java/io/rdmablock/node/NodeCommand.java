@@ -30,7 +30,7 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Volume store directory (required).")
     Path dataDir;
 
-    @Option(names = "--listen", defaultValue = "0.0.0.0:4420", description = "Fabric listen host:port (default ${DEFAULT-VALUE}).")
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:4420", description = "Fabric listen host:port (default ${DEFAULT-VALUE}).")
     String listen;
 
     @Option(names = "--provider", paramLabel = "auto|soft|ffm|memory", description = "Verbs provider (memory: one JVM "
@@ -61,60 +61,60 @@ public final class NodeCommand implements Callable<Integer> {
             + "(default: the data dir's file system size).")
     String capacity;
 
-    @Option(names = "--advertise-host", description = "Host put in the fabric address registered with the management server.")
+    @Option(names = "--advertise-host", paramLabel = "HOST", description = "Host put in the fabric address registered with the management server.")
     String advertiseHost;
 
-    @Option(names = "--metrics-listen", description = "Prometheus /metrics host:port (default: none).")
+    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT", description = "Prometheus /metrics host:port (default: none).")
     String metricsListen;
 
-    @Option(names = "--heartbeat-ms", defaultValue = "500", description = "Heartbeat interval in ms (default ${DEFAULT-VALUE}; each answer renews the primary lease, docs/failover.md).")
+    @Option(names = "--heartbeat-ms", paramLabel = "MS", defaultValue = "500", description = "Heartbeat interval in ms (default ${DEFAULT-VALUE}; each answer renews the primary lease, docs/failover.md).")
     long heartbeatMs;
 
-    @Option(names = "--create-volume", description = "Create a volume at start if missing: name:size[:lbaSize[:hosts]], e.g. vol1:1G:4096:* "
+    @Option(names = "--create-volume", paramLabel = "SPEC", description = "Create a volume at start if missing: name:size[:lbaSize[:hosts]], e.g. vol1:1G:4096:* "
             + "(repeatable). hosts: * (any host, warned about) or host NQNs separated by commas, applied to an existing "
             + "volume too; without it a new volume admits no host.")
     List<String> createVolumes = new ArrayList<>();
 
-    @Option(names = "--max-queue-entries", defaultValue = "128", description = "Largest I/O queue, entries (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-queue-entries", paramLabel = "N", defaultValue = "128", description = "Largest I/O queue, entries (default ${DEFAULT-VALUE}).")
     int maxQueueEntries;
 
-    @Option(names = "--replica-timeout-ms", defaultValue = "3000", description = "A primary drops a secondary that "
+    @Option(names = "--replica-timeout-ms", paramLabel = "MS", defaultValue = "3000", description = "A primary drops a secondary that "
             + "does not answer a forwarded command within this, ms (100..60000, default ${DEFAULT-VALUE}).")
     long replicaTimeoutMs;
 
-    @Option(names = "--resync-mib-s", defaultValue = "40", description = "Bandwidth of this node's resyncs and "
+    @Option(names = "--resync-mib-s", paramLabel = "MIB_S", defaultValue = "40", description = "Bandwidth of this node's resyncs and "
             + "verifies together while no host I/O reached its primary volumes in the last 150 ms, MiB/s "
             + "(1..100000, default ${DEFAULT-VALUE}; docs/resync.md).")
     int resyncMibS;
 
-    @Option(names = "--resync-min-mib-s", description = "The same while host I/O is seen (the foreground keeps "
+    @Option(names = "--resync-min-mib-s", paramLabel = "MIB_S", description = "The same while host I/O is seen (the foreground keeps "
             + "most of its throughput), MiB/s (1..--resync-mib-s, default 4, or --resync-mib-s when lower).")
     Integer resyncMinMibS;
 
-    @Option(names = "--resync-retry-ms", defaultValue = "2000", description = "Pause before a failed or unreachable "
+    @Option(names = "--resync-retry-ms", paramLabel = "MS", defaultValue = "2000", description = "Pause before a failed or unreachable "
             + "copy's resync is tried again, ms (default ${DEFAULT-VALUE}).")
     long resyncRetryMs;
 
-    @Option(names = "--pollers", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
+    @Option(names = "--pollers", paramLabel = "N", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
-    @Option(names = "--idle-spin-us", defaultValue = "200", description = "How long a poller keeps polling after its "
+    @Option(names = "--idle-spin-us", paramLabel = "US", defaultValue = "200", description = "How long a poller keeps polling after its "
             + "last work before it waits on the completion channel or the store (0..1000000 us, default "
             + "${DEFAULT-VALUE}; more trades CPU for latency, docs/bench.md).")
     long idleSpinUs;
 
-    @Option(names = "--max-pending-queues", defaultValue = "1024", description = "Queues accepted at the CM level "
+    @Option(names = "--max-pending-queues", paramLabel = "N", defaultValue = "1024", description = "Queues accepted at the CM level "
             + "without a validated Fabrics Connect yet, on the node (a few KiB each); a new connect request beyond "
             + "it evicts the oldest pending queue of the peer address holding the most (1..65536, default "
             + "${DEFAULT-VALUE}).")
     int maxPendingQueues;
 
-    @Option(names = "--max-pending-queues-per-address", defaultValue = "256", description = "As --max-pending-queues,"
+    @Option(names = "--max-pending-queues-per-address", paramLabel = "N", defaultValue = "256", description = "As --max-pending-queues,"
             + " per peer IP address: beyond it the address's own oldest pending queue is evicted "
             + "(1..--max-pending-queues, default ${DEFAULT-VALUE}).")
     int maxPendingQueuesPerAddress;
 
-    @Option(names = "--pending-connect-timeout-ms", defaultValue = "10000", description = "A queue with no "
+    @Option(names = "--pending-connect-timeout-ms", paramLabel = "MS", defaultValue = "10000", description = "A queue with no "
             + "successful Fabrics Connect this long after its connect request is torn down (100..3600000, default "
             + "${DEFAULT-VALUE}).")
     long pendingConnectTimeoutMs;
@@ -124,7 +124,7 @@ public final class NodeCommand implements Callable<Integer> {
             + "secrets in the DHHC-1 form of nvme gen-dhchap-key; '#' starts a comment. Unlisted hosts need none.")
     Path dhchapSecrets;
 
-    @Option(names = "--store", defaultValue = "file", description = "Volume store: file (default), or null: "
+    @Option(names = "--store", paramLabel = "KIND", defaultValue = "file", description = "Volume store: file (default), or null: "
             + "BENCHMARK ONLY, writes are DISCARDED and reads return zeros (no durability; refused with --mgmt-url).")
     String store;
 

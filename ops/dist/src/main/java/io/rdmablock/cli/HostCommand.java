@@ -103,7 +103,7 @@ public final class HostCommand implements Callable<Integer> {
     /** A call about one host, named by its NQN ({@code HOSTNQN}, checked before anything is sent). */
     abstract static class OneHostCall extends MgmtCall {
         @Parameters(index = "0", paramLabel = "HOSTNQN", description = "The host NQN, e.g. "
-                + "nqn.2014-08.org.nvmexpress:uuid:<uuid> (nvme show-hostnqn).")
+                + "nqn.2014-08.org.nvmexpress:uuid:UUID (nvme show-hostnqn).")
         String hostNqn;
 
         String hostNqn() {

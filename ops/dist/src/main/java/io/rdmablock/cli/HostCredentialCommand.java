@@ -42,7 +42,7 @@ public final class HostCredentialCommand implements Callable<Integer> {
             + "keeps only its hash).", mixinStandardHelpOptions = true)
     static final class Create extends MgmtCall {
         @Option(names = "--host-nqn", required = true, paramLabel = "NQN", description = "The host NQN the "
-                + "credential acts for (the initiator's --hostnqn), e.g. nqn.2014-08.org.nvmexpress:uuid:<uuid>.")
+                + "credential acts for (the initiator's --hostnqn), e.g. nqn.2014-08.org.nvmexpress:uuid:UUID.")
         String hostNqn;
 
         @Option(names = "--credential-file", paramLabel = "FILE", description = "Write the credential to FILE "

@@ -112,7 +112,7 @@ public final class MgmtCommand implements Callable<Integer> {
 
     @Option(names = "--advertise-url", paramLabel = "URL",
             description = "This server's base URL as clients reach it, the target of the other servers' 307 "
-                    + "redirects (with --etcd-endpoints; default: http(s)://<listen host>:<port>).")
+                    + "redirects (with --etcd-endpoints; default: http(s)://LISTEN-HOST:PORT).")
     String advertiseUrl;
 
     @Option(names = "--etcd-prefix", paramLabel = "PREFIX", defaultValue = EtcdMetadataStore.DEFAULT_PREFIX,

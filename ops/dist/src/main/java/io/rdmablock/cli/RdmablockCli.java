@@ -66,6 +66,7 @@ public final class RdmablockCli implements Callable<Integer> {
         root.addSubcommand("stack-bench", new StackBenchCommand());     // a node and bench in one run
         root.addSubcommand(new CommandLine.HelpCommand());
         root.addSubcommand("completion", new CompletionCommand());
+        root.getCommandSpec().usageMessage().footerHeading("%nExit codes:%n").footer(ExitCodes.footer());
         root.setExecutionStrategy(RequiredUnlessSubcommand.strategy(new CommandLine.RunLast()));
         root.setParameterExceptionHandler(RdmablockCli::usageError);
         root.setExecutionExceptionHandler(RdmablockCli::failure);

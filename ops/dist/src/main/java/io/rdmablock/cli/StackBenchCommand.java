@@ -45,40 +45,49 @@ public final class StackBenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--runtime", defaultValue = "5", description = "Measured seconds per row (1..600, default "
+    @Option(names = "--runtime-s", paramLabel = "S", defaultValue = "5", description = "Measured seconds per row (1..600, default "
             + "${DEFAULT-VALUE}).")
     double runtimeS;
 
-    @Option(names = "--ramp", defaultValue = "1", description = "Unmeasured seconds before each row (0..60, default "
+    @Option(names = "--ramp-s", paramLabel = "S", defaultValue = "1", description = "Unmeasured seconds before each row (0..60, default "
             + "${DEFAULT-VALUE}).")
     double rampS;
 
-    @Option(names = "--rows", defaultValue = "randread:1,randread:32,randwrite:1,randwrite:32",
+    /** {@code --runtime} and {@code --ramp}: the old spellings of {@code --runtime-s} and {@code --ramp-s}. */
+    @Option(names = "--runtime", paramLabel = "S", hidden = true)
+    Double runtimeAlias;
+
+    @Option(names = "--ramp", paramLabel = "S", hidden = true)
+    Double rampAlias;
+
+    @Option(names = "--rows", paramLabel = "ROWS", defaultValue = "randread:1,randread:32,randwrite:1,randwrite:32",
             description = "rw:iodepth list (rw: randread|randwrite; iodepth 1..128; default ${DEFAULT-VALUE}).")
     String rows;
 
-    @Option(names = "--provider", defaultValue = "memory", description = "Verbs provider of node and initiator: "
+    @Option(names = "--provider", paramLabel = "PROVIDER", defaultValue = "memory", description = "Verbs provider of node and initiator: "
             + "memory (RDMA READ/WRITE as memory copies: the stack alone) or soft (RDMA over loopback TCP: the stack "
             + "and the soft transport, without a disk); default ${DEFAULT-VALUE}.")
     String provider;
 
-    @Option(names = "--pollers", defaultValue = "1", description = "Node poller threads (default ${DEFAULT-VALUE}).")
+    @Option(names = "--pollers", paramLabel = "N", defaultValue = "1", description = "Node poller threads (default ${DEFAULT-VALUE}).")
     int pollers;
 
-    @Option(names = "--idle-spin-us", defaultValue = "200", description = "Node pollers' spin after their last work "
+    @Option(names = "--idle-spin-us", paramLabel = "US", defaultValue = "200", description = "Node pollers' spin after their last work "
             + "(0..1000000 us, default ${DEFAULT-VALUE}; as rdmablock node --idle-spin-us).")
     long idleSpinUs;
 
     @Option(names = "--profile", description = "Sample the node pollers' stacks every 2 ms and print the top frames.")
     boolean profile;
 
-    @Option(names = "--output-format", defaultValue = "normal", description = "normal or json (default: normal).")
+    @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "normal", description = "normal or json (default: normal).")
     String outputFormat;
 
     @Override
     public Integer call() throws Exception {
+        runtimeS = runtimeAlias != null ? runtimeAlias : runtimeS;
+        rampS = rampAlias != null ? rampAlias : rampS;
         if (runtimeS < 0.1 || runtimeS > 600 || rampS < 0 || rampS > 60) {
-            throw new IllegalArgumentException("invalid --runtime/--ramp: runtime=" + runtimeS + " (0.1..600), ramp="
+            throw new IllegalArgumentException("invalid --runtime-s/--ramp-s: runtime=" + runtimeS + " (0.1..600), ramp="
                     + rampS + " (0..60)");
         }
         if (!outputFormat.equals("normal") && !outputFormat.equals("json")) {

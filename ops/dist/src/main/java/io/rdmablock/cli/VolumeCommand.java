@@ -209,7 +209,7 @@ public final class VolumeCommand implements Callable<Integer> {
     @Command(name = "get", description = "Show one volume (with --watch: redrawn every second while a copy is "
             + "syncing).", mixinStandardHelpOptions = true)
     static final class Get extends MgmtCall {
-        /** Longest --watch-timeout, s (a day). */
+        /** Longest --watch-timeout-s (a day). */
         static final long MAX_WATCH_TIMEOUT_S = 86_400;
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
@@ -217,9 +217,13 @@ public final class VolumeCommand implements Callable<Integer> {
         @Option(names = "--watch", description = "Redraw every second until no copy is syncing (or Ctrl-C).")
         boolean watch;
 
-        @Option(names = "--watch-timeout", paramLabel = "S", description = "Stop watching after S seconds, 1.."
+        @Option(names = "--watch-timeout-s", paramLabel = "S", description = "Stop watching after S seconds, 1.."
                 + MAX_WATCH_TIMEOUT_S + " (default: no bound); exit 1 if a copy is still syncing then.")
         Long watchTimeoutS;
+
+        /** {@code --watch-timeout}: the old spelling of {@code --watch-timeout-s}, kept for scripts. */
+        @Option(names = "--watch-timeout", paramLabel = "S", hidden = true)
+        Long watchTimeoutAlias;
 
         /** Redraw interval, ms (tests shorten it). */
         @Option(names = "--poll-ms", hidden = true, defaultValue = "1000")
@@ -228,12 +232,15 @@ public final class VolumeCommand implements Callable<Integer> {
         @Override
         public Integer call() throws InterruptedException {
             Limits.checkName("NAME", name);
+            if (watchTimeoutS == null) {
+                watchTimeoutS = watchTimeoutAlias;
+            }
             if (watchTimeoutS != null && (watchTimeoutS < 1 || watchTimeoutS > MAX_WATCH_TIMEOUT_S)) {
-                throw Limits.invalid("--watch-timeout", Long.toString(watchTimeoutS), "min=1, max="
+                throw Limits.invalid("--watch-timeout-s", Long.toString(watchTimeoutS), "min=1, max="
                         + MAX_WATCH_TIMEOUT_S);
             }
             if (watchTimeoutS != null && !watch) {
-                throw Limits.invalid("--watch-timeout", Long.toString(watchTimeoutS), "only with --watch");
+                throw Limits.invalid("--watch-timeout-s", Long.toString(watchTimeoutS), "only with --watch");
             }
             Volume v = client().getVolume(name);
             print(out(), output, v);
@@ -244,7 +251,7 @@ public final class VolumeCommand implements Callable<Integer> {
                     : System.nanoTime() + watchTimeoutS * 1_000_000_000L;
             while (syncing(v)) {
                 if (System.nanoTime() - deadline >= 0) {
-                    out().println("--watch-timeout " + watchTimeoutS + " s reached: a copy is still syncing");
+                    out().println("--watch-timeout-s " + watchTimeoutS + " reached: a copy is still syncing");
                     out().flush();
                     return ExitCodes.FAILED;
                 }

@@ -10,27 +10,29 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code rdmablock volume verify NAME [--timeout S]}: starts a verify run (docs/resync.md, "Verify"; a run already
- * pending or running is followed instead), polls it every second, prints progress and the result. Exit 0 when done
- * with every copy identical, 1 when copies differ (the differing regions are printed), 2 when the run failed or
- * did not finish within {@code --timeout}.
+ * {@code rdmablock volume verify NAME [--timeout-s S]}: starts a verify run (docs/resync.md, "Verify"; a run already
+ * pending or running is followed instead), polls it every second, prints progress and the result. Exit codes
+ * ({@link ExitCodes}): 0 when done with every copy identical, 5 ({@link ExitCodes#DIFFER}) when copies differ (the
+ * differing regions are printed), 1 ({@link ExitCodes#FAILED}) when the run failed or was replaced, 6
+ * ({@link ExitCodes#TIMED_OUT}) when it did not finish within {@code --timeout-s} ({@code --timeout}: the old
+ * spelling, kept as a hidden alias); 2 and 3 as for every command.
  */
 @Command(name = "verify", description = "Compare every in-sync copy of a volume (CRC32C per 64 KiB region); exit 0 "
-        + "identical, 1 differ, 2 failed or timed out.", mixinStandardHelpOptions = true)
+        + "identical, 5 differ, 1 failed, 6 timed out (see rdmablock --help).", mixinStandardHelpOptions = true)
 final class VolumeVerify extends MgmtCall {
-    /** Longest --timeout, s (a day). */
+    /** Longest --timeout-s (a day). */
     static final long MAX_TIMEOUT_S = 86_400;
-    /** Exit code when the copies differ. */
-    static final int DIFFER = 1;
-    /** Exit code when the run failed or timed out. */
-    static final int FAILED = 2;
 
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
 
-    @Option(names = "--timeout", paramLabel = "S", defaultValue = "3600",
+    @Option(names = "--timeout-s", paramLabel = "S", defaultValue = "3600",
             description = "Give up after S seconds, 1.." + MAX_TIMEOUT_S + " (default ${DEFAULT-VALUE}).")
     long timeoutS;
+
+    /** {@code --timeout}: the old spelling of {@code --timeout-s}, kept for scripts. */
+    @Option(names = "--timeout", paramLabel = "S", hidden = true)
+    Long timeoutAlias;
 
     /** Poll interval, ms (tests shorten it). */
     @Option(names = "--poll-ms", hidden = true, defaultValue = "1000")
@@ -39,8 +41,11 @@ final class VolumeVerify extends MgmtCall {
     @Override
     public Integer call() throws InterruptedException {
         Limits.checkName("NAME", name);
+        if (timeoutAlias != null) {
+            timeoutS = timeoutAlias;
+        }
         if (timeoutS < 1 || timeoutS > MAX_TIMEOUT_S) {
-            throw Limits.invalid("--timeout", Long.toString(timeoutS), "min=1, max=" + MAX_TIMEOUT_S);
+            throw Limits.invalid("--timeout-s", Long.toString(timeoutS), "min=1, max=" + MAX_TIMEOUT_S);
         }
         long deadline = System.nanoTime() + timeoutS * 1_000_000_000L;
         VerifyReport run = client().startVerify(name);
@@ -51,16 +56,16 @@ final class VolumeVerify extends MgmtCall {
         while (run.state() == VerifyState.PENDING || run.state() == VerifyState.RUNNING) {
             if (System.nanoTime() - deadline >= 0) {
                 report(run);
-                err("volume verify: --timeout " + timeoutS + " s reached, run " + run.id() + " is "
+                err("volume verify: --timeout-s " + timeoutS + " reached, run " + run.id() + " is "
                         + run.state().name().toLowerCase());
-                return FAILED;
+                return ExitCodes.TIMED_OUT;
             }
             Thread.sleep(intervalMs);
             VerifyReport next = client().verifyStatus(name);
             if (!next.id().equals(run.id())) {
                 report(next);
                 err("volume verify: run " + run.id() + " was replaced by " + next.id());
-                return FAILED;
+                return ExitCodes.FAILED;
             }
             run = next;
             if (!output.json() && run.state() == VerifyState.RUNNING) {
@@ -72,9 +77,9 @@ final class VolumeVerify extends MgmtCall {
         }
         report(run);
         if (run.state() == VerifyState.FAILED) {
-            return FAILED;
+            return ExitCodes.FAILED;
         }
-        return run.differing() > 0 ? DIFFER : ExitCodes.OK;
+        return run.differing() > 0 ? ExitCodes.DIFFER : ExitCodes.OK;
     }
 
     private void report(VerifyReport run) {

@@ -14,7 +14,7 @@ class StackBenchCommandTest {
 
     @Test
     void shouldPrintNonZeroFiguresForEveryRowAsJson() {
-        CliRun r = CliRun.of("stack-bench", "--runtime", "0.5", "--ramp", "0.3", "--rows", "randread:1,randwrite:4",
+        CliRun r = CliRun.of("stack-bench", "--runtime-s", "0.5", "--ramp-s", "0.3", "--rows", "randread:1,randwrite:4",
                 "--output-format", "json");
         assertEquals(0, r.exitCode(), r.err());
         String out = r.out();

@@ -77,10 +77,10 @@ class VolumeResyncCliTest {
     @Test
     void shouldShowPerCopyProgressAndStopWatchingAtTheTimeout() {
         syncingN1();
-        var r = run("volume", "get", "a", "--watch", "--watch-timeout", "1", "--poll-ms", "200");
+        var r = run("volume", "get", "a", "--watch", "--watch-timeout-s", "1", "--poll-ms", "200");
         assertEquals(1, r.exitCode(), r.out() + r.err());
         assertTrue(r.out().contains("[#####---------------] 25% 1 MiB/4 MiB eta 3s"), r.out());
-        assertTrue(r.out().contains("--watch-timeout 1 s reached"), r.out());
+        assertTrue(r.out().contains("--watch-timeout-s 1 reached"), r.out());
         var plain = run("volume", "get", "a");
         assertEquals(0, plain.exitCode(), plain.err());
         assertTrue(plain.out().contains("PROGRESS"), plain.out());
@@ -99,7 +99,7 @@ class VolumeResyncCliTest {
             }
             client.markCopyInSync("a", "n1", 2, "n2");
         });
-        var r = run("volume", "get", "a", "--watch", "--watch-timeout", "20", "--poll-ms", "100");
+        var r = run("volume", "get", "a", "--watch", "--watch-timeout-s", "20", "--poll-ms", "100");
         done.get(10, TimeUnit.SECONDS);
         assertEquals(0, r.exitCode(), r.out() + r.err());
         assertTrue(r.out().contains("25%"), r.out());
@@ -112,9 +112,12 @@ class VolumeResyncCliTest {
         var r = run("volume", "get", "a", "--watch", "--watch-timeout", "0");
         assertEquals(2, r.exitCode(), r.out());
         assertTrue(r.err().contains("--watch-timeout") && r.err().contains("min=1"), r.err());
-        var v = run("volume", "verify", "a", "--timeout", "0");
+        var v = run("volume", "verify", "a", "--timeout-s", "0");
         assertEquals(2, v.exitCode(), v.out());
-        assertTrue(v.err().contains("--timeout") && v.err().contains("min=1"), v.err());
+        assertTrue(v.err().contains("--timeout-s") && v.err().contains("min=1"), v.err());
+        var old = run("volume", "verify", "a", "--timeout", "0"); // the old spelling still works
+        assertEquals(2, old.exitCode(), old.out());
+        assertTrue(old.err().contains("--timeout-s") && old.err().contains("min=1"), old.err());
     }
 
     /** Plays the primary: waits (bounded) for the run, then reports it with {@code state} and {@code differences}. */
@@ -131,32 +134,32 @@ class VolumeResyncCliTest {
     @Test
     void shouldExitZeroWhenTheCopiesAreIdentical() throws Exception {
         var primary = primaryAnswers(VerifyState.DONE, List.of());
-        var r = run("volume", "verify", "a", "--timeout", "20", "--poll-ms", "100");
+        var r = run("volume", "verify", "a", "--timeout-s", "20", "--poll-ms", "100");
         primary.get(10, TimeUnit.SECONDS);
         assertEquals(0, r.exitCode(), r.out() + r.err());
         assertTrue(r.out().contains("identical: n2, n1"), r.out());
     }
 
     @Test
-    void shouldExitOneAndPrintTheRegionsWhenCopiesDiffer() throws Exception {
+    void shouldExitFourAndPrintTheRegionsWhenCopiesDiffer() throws Exception {
         var primary = primaryAnswers(VerifyState.DONE, List.of(new VerifyDifference(65536, 65536, List.of("n1"))));
-        var r = run("volume", "verify", "a", "--timeout", "20", "--poll-ms", "100");
+        var r = run("volume", "verify", "a", "--timeout-s", "20", "--poll-ms", "100");
         primary.get(10, TimeUnit.SECONDS);
-        assertEquals(1, r.exitCode(), r.out() + r.err());
+        assertEquals(ExitCodes.DIFFER, r.exitCode(), r.out() + r.err());
         assertTrue(r.out().contains("copies differ in 1 region(s)"), r.out());
         assertTrue(r.out().contains("65536   65536   n1"), r.out());
     }
 
     @Test
-    void shouldExitTwoWhenTheRunFailsOrTimesOut() throws Exception {
+    void shouldExitOneWhenTheRunFailsAndFiveWhenItTimesOut() throws Exception {
         var primary = primaryAnswers(VerifyState.FAILED, List.of());
-        var failed = run("volume", "verify", "a", "--timeout", "20", "--poll-ms", "100");
+        var failed = run("volume", "verify", "a", "--timeout-s", "20", "--poll-ms", "100");
         primary.get(10, TimeUnit.SECONDS);
-        assertEquals(2, failed.exitCode(), failed.out() + failed.err());
+        assertEquals(ExitCodes.FAILED, failed.exitCode(), failed.out() + failed.err());
         assertTrue(failed.out().contains("failed: n1 unreachable"), failed.out());
-        var timedOut = run("volume", "verify", "a", "--timeout", "1", "--poll-ms", "100");
-        assertEquals(2, timedOut.exitCode(), timedOut.out() + timedOut.err());
-        assertTrue(timedOut.err().contains("--timeout 1 s reached"), timedOut.err());
+        var timedOut = run("volume", "verify", "a", "--timeout", "1", "--poll-ms", "100"); // old spelling
+        assertEquals(ExitCodes.TIMED_OUT, timedOut.exitCode(), timedOut.out() + timedOut.err());
+        assertTrue(timedOut.err().contains("--timeout-s 1 reached"), timedOut.err());
     }
 
     @Test

@@ -52,58 +52,58 @@ public final class BenchCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOBFILE", arity = "0..*", description = "fio job files limited to the supported subset.")
     List<Path> jobFiles = new ArrayList<>();
 
-    @Option(names = "--name", description = "Job name (default: rdmablock).") String name;
-    @Option(names = {"--rw", "--readwrite"}, description = "read, write, randread, randwrite, rw, randrw (default: read).") String rw;
-    @Option(names = "--rwmixread", description = "Percentage of reads in rw/randrw (default: 50).") String rwmixread;
-    @Option(names = "--rwmixwrite", description = "Percentage of writes in rw/randrw.") String rwmixwrite;
-    @Option(names = {"--bs", "--blocksize"}, description = "Block size, or read,write sizes (default: 4k).") String bs;
-    @Option(names = "--bssplit", description = "Block size mix, e.g. 4k/50:64k/50.") String bssplit;
-    @Option(names = "--iodepth", description = "I/Os in flight per job (default: 1).") String iodepth;
-    @Option(names = "--numjobs", description = "Clones of the job, one queue pair each (default: 1).") String numjobs;
-    @Option(names = "--size", description = "Bytes (or %%) of the device per job (default: all from offset); bytes beyond the device are rejected (job files' size= is clamped with a warning).") String size;
-    @Option(names = "--offset", description = "Start of the job's region, bytes or %% (default: 0).") String offset;
-    @Option(names = "--runtime", description = "Run time, seconds or with unit (10s, 500ms).") String runtime;
-    @Option(names = "--time_based", arity = "0..1", fallbackValue = "1", description = "Run for runtime even after size.") String timeBased;
-    @Option(names = "--ramp_time", description = "Time before statistics are recorded.") String rampTime;
-    @Option(names = "--verify", description = "crc32c, md5, pattern or 0.") String verify;
-    @Option(names = "--verify_pattern", description = "verify_pattern: 0x hex, decimal, \"string\", %%o (block offset); fio syntax.") String verifyPattern;
-    @Option(names = "--do_verify", arity = "0..1", fallbackValue = "1", description = "Read back after writing (default: 1).") String doVerify;
-    @Option(names = "--verify_fatal", arity = "0..1", fallbackValue = "1", description = "Stop at the first verify failure.") String verifyFatal;
-    @Option(names = "--percentile_list", description = "Latency percentiles, e.g. 50:99:99.9.") String percentileList;
-    @Option(names = "--group_reporting", arity = "0..1", fallbackValue = "1", description = "One result for all jobs.") String groupReporting;
-    @Option(names = "--blockalign", description = "Alignment of random offsets (default: the block size).") String blockalign;
-    @Option(names = "--random_distribution", description = "random, zipf:theta, pareto:h, normal:dev, zoned:a/s:..., zoned_abs:a/size:...") String randomDistribution;
-    @Option(names = "--randrepeat", arity = "0..1", fallbackValue = "1", description = "Same offsets every run (default: 1).") String randrepeat;
-    @Option(names = "--randseed", description = "Seed of the offsets.") String randseed;
-    @Option(names = "--random_generator", description = "tausworthe, lfsr or tausworthe64: accepted, SplitMix64 is used.") String randomGenerator;
-    @Option(names = "--latency_target", description = "Queue-depth search: latency target (us or with unit).") String latencyTarget;
-    @Option(names = "--latency_window", description = "Queue-depth search: window (us or with unit).") String latencyWindow;
-    @Option(names = "--latency_percentile", description = "Queue-depth search: percent within the target (default: 100).") String latencyPercentile;
-    @Option(names = "--rate", description = "Bandwidth cap in bytes/s, read,write.") String rate;
-    @Option(names = "--rate_iops", description = "IOPS cap, read,write.") String rateIops;
-    @Option(names = "--thinktime", description = "Pause (us or with unit) after thinktime_blocks I/Os.") String thinktime;
-    @Option(names = "--thinktime_blocks", description = "I/Os between pauses (default: 1).") String thinktimeBlocks;
-    @Option(names = "--loops", description = "Repeat the job's I/O (default: 1).") String loops;
-    @Option(names = "--startdelay", description = "Delay before the job starts (s or with unit).") String startdelay;
-    @Option(names = "--verify_backlog", description = "Verify after this many written blocks.") String verifyBacklog;
-    @Option(names = "--verify_state_save", arity = "0..1", fallbackValue = "1", description = "Save the per-block write generations at the end.") String verifyStateSave;
-    @Option(names = "--verify_state_load", arity = "0..1", fallbackValue = "1", description = "Check reads against saved generations.") String verifyStateLoad;
-    @Option(names = "--steadystate", description = "iops|bw|iops_slope|bw_slope:LIMIT[%%]: end at steady state.") String steadystate;
-    @Option(names = "--steadystate_duration", description = "Steady-state window (s).") String ssDuration;
-    @Option(names = "--steadystate_ramp_time", description = "Time before steady-state data collection (s).") String ssRamp;
-    @Option(names = "--steadystate_check_interval", description = "Steady-state sample period (s, default 1).") String ssInterval;
-    @Option(names = "--write_bw_log", arity = "0..1", fallbackValue = "", description = "Bandwidth log PREFIX_bw.N.log (default prefix: the job name).") String bwLog;
-    @Option(names = "--write_lat_log", arity = "0..1", fallbackValue = "", description = "Latency logs PREFIX_clat|slat|lat.N.log.") String latLog;
-    @Option(names = "--write_iops_log", arity = "0..1", fallbackValue = "", description = "IOPS log PREFIX_iops.N.log.") String iopsLog;
-    @Option(names = "--log_avg_msec", description = "Average log entries over this many ms (default 0: one line per I/O).") String logAvgMsec;
+    @Option(names = "--name", paramLabel = "NAME", description = "Job name (default: rdmablock).") String name;
+    @Option(names = {"--rw", "--readwrite"}, paramLabel = "MODE", description = "read, write, randread, randwrite, rw, randrw (default: read).") String rw;
+    @Option(names = "--rwmixread", paramLabel = "PERCENT", description = "Percentage of reads in rw/randrw (default: 50).") String rwmixread;
+    @Option(names = "--rwmixwrite", paramLabel = "PERCENT", description = "Percentage of writes in rw/randrw.") String rwmixwrite;
+    @Option(names = {"--bs", "--blocksize"}, paramLabel = "SIZE", description = "Block size, or read,write sizes (default: 4k).") String bs;
+    @Option(names = "--bssplit", paramLabel = "SPLIT", description = "Block size mix, e.g. 4k/50:64k/50.") String bssplit;
+    @Option(names = "--iodepth", paramLabel = "N", description = "I/Os in flight per job (default: 1).") String iodepth;
+    @Option(names = "--numjobs", paramLabel = "N", description = "Clones of the job, one queue pair each (default: 1).") String numjobs;
+    @Option(names = "--size", paramLabel = "SIZE", description = "Bytes (or %%) of the device per job (default: all from offset); bytes beyond the device are rejected (job files' size= is clamped with a warning).") String size;
+    @Option(names = "--offset", paramLabel = "OFFSET", description = "Start of the job's region, bytes or %% (default: 0).") String offset;
+    @Option(names = "--runtime", paramLabel = "TIME", description = "Run time, seconds or with unit (10s, 500ms).") String runtime;
+    @Option(names = "--time_based", paramLabel = "BOOL", arity = "0..1", fallbackValue = "1", description = "Run for runtime even after size.") String timeBased;
+    @Option(names = "--ramp_time", paramLabel = "TIME", description = "Time before statistics are recorded.") String rampTime;
+    @Option(names = "--verify", paramLabel = "METHOD", description = "crc32c, md5, pattern or 0.") String verify;
+    @Option(names = "--verify_pattern", paramLabel = "PATTERN", description = "verify_pattern: 0x hex, decimal, \"string\", %%o (block offset); fio syntax.") String verifyPattern;
+    @Option(names = "--do_verify", paramLabel = "BOOL", arity = "0..1", fallbackValue = "1", description = "Read back after writing (default: 1).") String doVerify;
+    @Option(names = "--verify_fatal", paramLabel = "BOOL", arity = "0..1", fallbackValue = "1", description = "Stop at the first verify failure.") String verifyFatal;
+    @Option(names = "--percentile_list", paramLabel = "LIST", description = "Latency percentiles, e.g. 50:99:99.9.") String percentileList;
+    @Option(names = "--group_reporting", paramLabel = "BOOL", arity = "0..1", fallbackValue = "1", description = "One result for all jobs.") String groupReporting;
+    @Option(names = "--blockalign", paramLabel = "SIZE", description = "Alignment of random offsets (default: the block size).") String blockalign;
+    @Option(names = "--random_distribution", paramLabel = "DIST", description = "random, zipf:theta, pareto:h, normal:dev, zoned:a/s:..., zoned_abs:a/size:...") String randomDistribution;
+    @Option(names = "--randrepeat", paramLabel = "BOOL", arity = "0..1", fallbackValue = "1", description = "Same offsets every run (default: 1).") String randrepeat;
+    @Option(names = "--randseed", paramLabel = "SEED", description = "Seed of the offsets.") String randseed;
+    @Option(names = "--random_generator", paramLabel = "GEN", description = "tausworthe, lfsr or tausworthe64: accepted, SplitMix64 is used.") String randomGenerator;
+    @Option(names = "--latency_target", paramLabel = "TIME", description = "Queue-depth search: latency target (us or with unit).") String latencyTarget;
+    @Option(names = "--latency_window", paramLabel = "TIME", description = "Queue-depth search: window (us or with unit).") String latencyWindow;
+    @Option(names = "--latency_percentile", paramLabel = "PERCENT", description = "Queue-depth search: percent within the target (default: 100).") String latencyPercentile;
+    @Option(names = "--rate", paramLabel = "BYTES", description = "Bandwidth cap in bytes/s, read,write.") String rate;
+    @Option(names = "--rate_iops", paramLabel = "IOPS", description = "IOPS cap, read,write.") String rateIops;
+    @Option(names = "--thinktime", paramLabel = "TIME", description = "Pause (us or with unit) after thinktime_blocks I/Os.") String thinktime;
+    @Option(names = "--thinktime_blocks", paramLabel = "N", description = "I/Os between pauses (default: 1).") String thinktimeBlocks;
+    @Option(names = "--loops", paramLabel = "N", description = "Repeat the job's I/O (default: 1).") String loops;
+    @Option(names = "--startdelay", paramLabel = "TIME", description = "Delay before the job starts (s or with unit).") String startdelay;
+    @Option(names = "--verify_backlog", paramLabel = "N", description = "Verify after this many written blocks.") String verifyBacklog;
+    @Option(names = "--verify_state_save", paramLabel = "BOOL", arity = "0..1", fallbackValue = "1", description = "Save the per-block write generations at the end.") String verifyStateSave;
+    @Option(names = "--verify_state_load", paramLabel = "BOOL", arity = "0..1", fallbackValue = "1", description = "Check reads against saved generations.") String verifyStateLoad;
+    @Option(names = "--steadystate", paramLabel = "SPEC", description = "iops|bw|iops_slope|bw_slope:LIMIT[%%]: end at steady state.") String steadystate;
+    @Option(names = "--steadystate_duration", paramLabel = "TIME", description = "Steady-state window (s).") String ssDuration;
+    @Option(names = "--steadystate_ramp_time", paramLabel = "TIME", description = "Time before steady-state data collection (s).") String ssRamp;
+    @Option(names = "--steadystate_check_interval", paramLabel = "TIME", description = "Steady-state sample period (s, default 1).") String ssInterval;
+    @Option(names = "--write_bw_log", paramLabel = "PREFIX", arity = "0..1", fallbackValue = "", description = "Bandwidth log PREFIX_bw.N.log (default prefix: the job name).") String bwLog;
+    @Option(names = "--write_lat_log", paramLabel = "PREFIX", arity = "0..1", fallbackValue = "", description = "Latency logs PREFIX_clat|slat|lat.N.log.") String latLog;
+    @Option(names = "--write_iops_log", paramLabel = "PREFIX", arity = "0..1", fallbackValue = "", description = "IOPS log PREFIX_iops.N.log.") String iopsLog;
+    @Option(names = "--log_avg_msec", paramLabel = "MS", description = "Average log entries over this many ms (default 0: one line per I/O).") String logAvgMsec;
     @Option(names = "--plot", paramLabel = "DIR", description = "Write SVG plots of IOPS, bandwidth and latency percentiles over time to DIR (from the jobs' logs; logs a job does not write go to DIR).") Path plot;
     @Option(names = "--aux-path", paramLabel = "DIR", defaultValue = ".", description = "Directory of verify state files (default: the working directory).") Path auxPath;
     @Option(names = "--replay", paramLabel = "TRACE", description = "Replay a trace for performance (msn, msr CSV or blkparse, detected); requests not aligned to the LBA size are refused (rdmablock replay carries them out).") Path replay;
-    @Option(names = "--replay_no_stall", arity = "0..1", fallbackValue = "1", description = "Replay as fast as possible.") String replayNoStall;
-    @Option(names = "--replay_time_scale", defaultValue = "100", description = "Replay time scale in percent (default: 100).") int replayTimeScale;
-    @Option(names = "--output-format", defaultValue = "normal", description = "normal or json (default: normal).") String outputFormat;
+    @Option(names = "--replay_no_stall", paramLabel = "BOOL", arity = "0..1", fallbackValue = "1", description = "Replay as fast as possible.") String replayNoStall;
+    @Option(names = "--replay_time_scale", paramLabel = "PERCENT", defaultValue = "100", description = "Replay at PERCENT of the trace's rate, as fio: 100 = the trace's pace, 200 = twice as fast, 50 = half as fast; 0 = as fast as possible, like --replay_no_stall (default: ${DEFAULT-VALUE}).") int replayTimeScale;
+    @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "normal", description = "normal or json (default: normal).") String outputFormat;
     @Option(names = "--output", paramLabel = "FILE", description = "Write the results to FILE instead of stdout.") Path output;
-    @Option(names = "--eta", defaultValue = "auto", description = "Progress line: auto, always, never (default: auto).") String eta;
+    @Option(names = "--eta", paramLabel = "WHEN", defaultValue = "auto", description = "Progress line: auto, always, never (default: auto).") String eta;
     @Option(names = "--node-pid", paramLabel = "PID", defaultValue = "${env:RDMABLOCK_NODE_PID}",
             description = "PID of the storage node for its CPU time per I/O (default: found when the node listens on"
                     + " a loopback address of this machine).") String nodePid;
@@ -132,6 +132,9 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("invalid job file: no jobs in " + jobFiles);
             }
             JobSpec.checkSupported(specs);
+        }
+        if (replayTimeScale < 0 || replayTimeScale > 100_000) {
+            throw new IllegalArgumentException("invalid --replay_time_scale: " + replayTimeScale + ", min=0, max=100000");
         }
         if (replay != null && !Files.isRegularFile(replay)) {
             throw new IllegalArgumentException("invalid --replay: " + replay + ": no such file");

@@ -18,8 +18,9 @@ import java.util.concurrent.locks.LockSupport;
  * first I/O, naming the first one, the LBA size and how many there are: {@code rdmablock replay} carries such
  * requests out exactly (read-modify-write) and verifies them.
  *
- * <p>A dispatcher thread issues each request at its timestamp (scaled by {@code timeScalePercent}, or as fast as
- * possible with {@code noStall}) on one of {@code iodepth} units; when every unit is busy the request waits (the
+ * <p>A dispatcher thread issues each request at its timestamp, at {@code timeScalePercent} of the trace's rate as
+ * fio's {@code replay_time_scale} (100 = the trace's pace, 200 = twice as fast; as fast as possible with
+ * {@code noStall} or 0) on one of {@code iodepth} units; when every unit is busy the request waits (the
  * stall is visible as latency in the trace's time base being stretched). Stops at the end of the trace or after
  * {@code runtime}.
  */
@@ -101,8 +102,8 @@ final class ReplayWorker extends Job {
                 if (endNs != 0 && now - endNs >= 0) {
                     break;
                 }
-                if (!noStall) {
-                    long due = startNs + (timeNs[i] - t0) * timeScalePercent / 100;
+                if (!noStall && timeScalePercent > 0) {
+                    long due = startNs + (timeNs[i] - t0) * 100 / timeScalePercent;
                     while (due - System.nanoTime() > 0 && !stop) {
                         LockSupport.parkNanos(due - System.nanoTime());
                     }

@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code rdmablock import --volume NAME --file IMG}: copies a raw image file into a volume (offset 0), pipelined
- * ({@code --chunk} bytes x {@code --depth} I/Os in flight), then FLUSHes so the data is durable when it returns.
+ * ({@code --chunk} bytes x {@code --iodepth} I/Os in flight), then FLUSHes so the data is durable when it returns.
  * A file whose size is not a multiple of the LBA size is zero-padded to the next LBA boundary (the volume's bytes
  * there are overwritten; a one-line notice says so). Progress and throughput go to stderr; exit code 0 on success, 1 on failure (message on stderr), 2 on bad usage.
  */

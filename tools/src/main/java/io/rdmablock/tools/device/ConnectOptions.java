@@ -30,7 +30,7 @@ public final class ConnectOptions {
                     + "$RDMABLOCK_MGMT_URL, else http://127.0.0.1:8080).")
     String mgmtUrl;
 
-    @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token: a host credential rbh1:<id>:<secret> "
+    @Option(names = "--token", paramLabel = "TOKEN", description = "Bearer token: a host credential rbh1:ID:SECRET "
             + "(rdmablock host credential create; give its NQN as --hostnqn), the read-only or the cluster token "
             + "(default: $RDMABLOCK_TOKEN, else $RDMABLOCK_READ_TOKEN).")
     String token;

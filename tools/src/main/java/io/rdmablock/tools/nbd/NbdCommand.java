@@ -2,6 +2,7 @@ package io.rdmablock.tools.nbd;
 
 import io.rdmablock.initiator.BlockDevice;
 import io.rdmablock.tools.device.DeviceSource;
+import io.rdmablock.tools.device.TableOrJson;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -47,16 +48,21 @@ public final class NbdCommand implements Callable<Integer> {
             description = "Export name (default: the volume name or file name); the empty name also selects it.")
     String exportName;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "Startup line: text (the nbd:// URI) or json ({\"uri\", \"export\", \"readOnly\"}).")
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "table",
+            description = "Startup line: table (the nbd:// URI) or json ({\"uri\", \"export\", \"readOnly\"})"
+                    + " (default: ${DEFAULT-VALUE}).")
     String output;
 
     @Option(names = "--read-only", description = "Export read-only (writes fail with EPERM).")
     boolean readOnly;
 
-    @Option(names = "--depth", paramLabel = "N", defaultValue = "" + NbdServer.DEFAULT_DEPTH,
+    @Option(names = "--iodepth", paramLabel = "N", defaultValue = "" + NbdServer.DEFAULT_DEPTH,
             description = "Requests in flight per connection (default: ${DEFAULT-VALUE}).")
     int depth;
+
+    /** {@code --depth}: the old spelling of {@code --iodepth}, kept for scripts. */
+    @Option(names = "--depth", paramLabel = "N", hidden = true)
+    Integer depthAlias;
 
     @Option(names = "--max-payload", paramLabel = "BYTES", defaultValue = "" + NbdExport.DEFAULT_MAX_PAYLOAD_BYTES,
             description = "Maximum READ/WRITE length advertised (default: ${DEFAULT-VALUE}).")
@@ -64,6 +70,12 @@ public final class NbdCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!TableOrJson.valid(output)) {
+            throw new IllegalArgumentException(TableOrJson.invalid(output));
+        }
+        if (depthAlias != null) {
+            depth = depthAlias;
+        }
         BlockDevice device = deviceOptions.open(deviceOptions.ioQueues());
         String name = exportName != null ? exportName : deviceOptions.displayName();
         NbdExport export = new NbdExport(name, "rdmablock volume " + name, device, readOnly, maxPayloadBytes);
@@ -79,7 +91,7 @@ public final class NbdCommand implements Callable<Integer> {
             device.close();
             done.countDown();
         }, "nbd-shutdown"));
-        System.out.println("json".equals(output) ? io.rdmablock.mgmt.client.Json.write(java.util.Map.of("uri",
+        System.out.println(TableOrJson.json(output) ? io.rdmablock.mgmt.client.Json.write(java.util.Map.of("uri",
                 String.valueOf(server.uri()), "export", name, "readOnly", readOnly)) : server.uri());
         System.out.flush();
         while (!done.await(LOSS_POLL_MS, TimeUnit.MILLISECONDS)) {

@@ -2,6 +2,7 @@ package io.rdmablock.tools.replay;
 
 import io.rdmablock.initiator.BlockDevice;
 import io.rdmablock.tools.device.DeviceSource;
+import io.rdmablock.tools.device.TableOrJson;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -41,23 +42,27 @@ public final class ReplayCommand implements Callable<Integer> {
             description = "auto, msn, msr or blkparse (default: ${DEFAULT-VALUE}).")
     String traceFormat;
 
-    @Option(names = "--replay-time-scale", defaultValue = "0", paramLabel = "PERCENT",
-            description = "Honour the trace's timestamps scaled by PERCENT (100 = the trace's pace, 50 = twice as"
-                    + " fast); 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--replay-time-scale", defaultValue = "100", paramLabel = "PERCENT",
+            description = "Issue requests at PERCENT of the trace's rate, as fio's replay_time_scale: 100 = the"
+                    + " trace's pace, 200 = twice as fast, 50 = half as fast; 0 = as fast as possible (default:"
+                    + " ${DEFAULT-VALUE}).")
     int timeScalePercent;
 
-    @Option(names = "--iodepth", defaultValue = "16", description = "Requests in flight, 1..256 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--iodepth", paramLabel = "N", defaultValue = "16",
+            description = "Requests in flight, 1..256 (default: ${DEFAULT-VALUE}).")
     int iodepth;
 
-    @Option(names = "--limit", defaultValue = "2147483647", description = "Replay at most this many requests.")
+    @Option(names = "--limit", paramLabel = "N", defaultValue = "2147483647",
+            description = "Replay at most N requests.")
     int limit;
 
-    @Option(names = "--timeout-s", defaultValue = "900", description = "Bound on the whole replay in seconds (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout-s", paramLabel = "S", defaultValue = "900",
+            description = "Bound on the whole replay in seconds (default: ${DEFAULT-VALUE}).")
     long timeoutS;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text or json (one object on stdout; the notes on what was done to the trace then go to"
-                    + " stderr; the exit code stays 1 on a verification failure).")
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "table",
+            description = "table or json (one object on stdout; the notes on what was done to the trace then go to"
+                    + " stderr; the exit code stays 1 on a verification failure) (default: ${DEFAULT-VALUE}).")
     String output;
 
     @Spec
@@ -77,10 +82,10 @@ public final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        if (!"text".equals(output) && !"json".equals(output)) {
-            throw new IllegalArgumentException("invalid --output: --output=" + output + ", must be one of text, json");
+        if (!TableOrJson.valid(output)) { // text: the old word for table, still accepted
+            throw new IllegalArgumentException(TableOrJson.invalid(output));
         }
-        boolean json = "json".equals(output);
+        boolean json = TableOrJson.json(output);
         PrintWriter notes = json ? spec.commandLine().getErr() : out; // never silent about the trace, JSON or not
         if (iodepth < 1 || iodepth > 256) {
             throw new IllegalArgumentException("invalid --iodepth: --iodepth=" + iodepth + ", min=1, max=256");
@@ -106,7 +111,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 notes.printf("replay: 0 requests not aligned to the %d-byte LBA size%n", dev.lbaSize());
             }
             notes.printf("replay: timing: %s%n", timeScalePercent == 0 ? "as fast as possible (--replay-time-scale=0)"
-                    : "trace timestamps x " + timeScalePercent + "%");
+                    : timeScalePercent + "% of the trace's rate (--replay-time-scale)");
             notes.flush();
             TraceReplay.Result r = new TraceReplay(dev, iodepth, timeoutS * 1_000_000_000L, timeScalePercent).run(t);
             if (json) { // the record's components, the derived numbers, and what was done to the trace

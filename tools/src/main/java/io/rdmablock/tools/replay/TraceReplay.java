@@ -13,8 +13,9 @@ import org.HdrHistogram.Histogram;
 /**
  * Replays a {@link Trace} on a {@link BlockDevice} exactly as written, with up to {@code iodepth} requests in flight,
  * verifying every read against a {@link SectorModel} of what the replay wrote (the trace's own bytes). Requests are
- * issued in trace order, at their timestamps scaled by {@code timeScalePercent} (100 = the trace's pace, 50 = twice as
- * fast, 0 = as fast as possible, as fio's {@code replay_time_scale}); a request that overlaps one still in flight
+ * issued in trace order at {@code timeScalePercent} of the trace's rate, as fio's {@code replay_time_scale} (the gap
+ * since the first request is multiplied by 100 / timeScalePercent: 100 = the trace's pace, 200 = twice as fast, 50 =
+ * half as fast; 0 = as fast as possible); a request that overlaps one still in flight
  * waits for it, so the model is exact at every instant.
  *
  * <p>A request whose offset or length is not a multiple of the device's LBA size is carried out exactly: a read
@@ -79,7 +80,7 @@ public final class TraceReplay {
     /**
      * @param iodepth          requests in flight, 1 .. 256
      * @param timeoutNs        bound on the whole replay; requests not issued by then are skipped (reported as errors)
-     * @param timeScalePercent 0 (as fast as possible) .. 100000; 100 = the trace's timestamps
+     * @param timeScalePercent percent of the trace's rate, 0 (as fast as possible) .. 100000; 100 = its timestamps
      */
     public TraceReplay(BlockDevice dev, int iodepth, long timeoutNs, int timeScalePercent) {
         if (iodepth < 1 || iodepth > 256) {
@@ -143,7 +144,7 @@ public final class TraceReplay {
                 long a0 = off / lba * lba;
                 long a1 = (off + len + lba - 1) / lba * lba;
                 long due = timeScalePercent == 0 ? start
-                        : start + (trace.timesNs()[issued] - t0) / 100 * timeScalePercent;
+                        : start + (trace.timesNs()[issued] - t0) * 100 / timeScalePercent;
                 while (due - System.nanoTime() > 0 && System.nanoTime() < deadline) {
                     LockSupport.parkNanos(Math.min(due - System.nanoTime(), 10_000_000L));
                 }

@@ -47,6 +47,31 @@ class CopyOptionsTest {
         assertEquals(1, m.get("exitCode"));
     }
 
+    @picocli.CommandLine.Command(name = "t")
+    static final class Holder {
+        @picocli.CommandLine.Mixin
+        CopyOptions copy = new CopyOptions();
+    }
+
+    @Test
+    void shouldDefaultToTableAndAcceptTheOldSpellingsDepthAndText() {
+        var defaults = new Holder();
+        new picocli.CommandLine(defaults).parseArgs();
+        assertTrue(defaults.copy.valid("import", System.err));
+        assertEquals("table", defaults.copy.output);
+        assertEquals(8, defaults.copy.depth);
+        var iodepth = new Holder();
+        new picocli.CommandLine(iodepth).parseArgs("--iodepth", "16", "-o", "json");
+        assertTrue(iodepth.copy.valid("import", System.err));
+        assertEquals(16, iodepth.copy.depth);
+        assertTrue(iodepth.copy.json());
+        var old = new Holder();
+        new picocli.CommandLine(old).parseArgs("--depth", "4", "-o", "text");
+        assertTrue(old.copy.valid("import", System.err));
+        assertEquals(4, old.copy.depth);
+        assertFalse(old.copy.json());
+    }
+
     @Test
     void shouldRejectAnUnknownOutputFormat() {
         var err = new ByteArrayOutputStream();

@@ -169,8 +169,12 @@ class TraceReplayTest {
             TraceReplay.Result r = replay(dev, trace, 100);
             assertTrue(r.ok());
             assertTrue(r.elapsedNs() >= 400_000_000L, "elapsed " + r.elapsedNs());
+            // fio's replay_time_scale: a percentage of the trace's rate, 200 = twice as fast, 50 = half as fast
+            TraceReplay.Result twice = replay(dev, trace, 200);
+            assertTrue(twice.elapsedNs() >= 200_000_000L && twice.elapsedNs() < r.elapsedNs(),
+                    "200%: " + twice.elapsedNs() + " vs 100%: " + r.elapsedNs());
             TraceReplay.Result half = replay(dev, trace, 50);
-            assertTrue(half.elapsedNs() >= 200_000_000L && half.elapsedNs() < r.elapsedNs() + 400_000_000L);
+            assertTrue(half.elapsedNs() >= 800_000_000L, "50%: " + half.elapsedNs());
         }
     }
 
