@@ -19,6 +19,7 @@ import java.io.InputStream;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -157,6 +158,46 @@ class OpenApiConformanceTest {
         assertEquals(List.of(), wrong, "security per operation");
     }
 
+    /**
+     * Walks every operation on a started server with each kind of caller and checks the answer against the declared
+     * security: no token is 401 where a scheme is declared; the read token, a node credential and a host credential
+     * (well-formed, of no registered node or issued credential) are 403 where their scheme is not declared, and get
+     * past the scope check where it is (401 for the unknown credentials: they are verified against the store).
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyRouteAnswersEachKindOfCallerAsItsSecurityDeclares(Vertx vertx) throws Exception {
+        ApiHarness api = new ApiHarness().deploy(vertx);
+        String secret = "A".repeat(43);
+        var callers = new LinkedHashMap<String, String>();
+        callers.put("readToken", ApiHarness.READ_TOKEN);
+        callers.put("nodeCredential", "rbn1:x1:" + secret);
+        callers.put("hostCredential", "rbh1:x1:" + secret);
+        var wrong = new ArrayList<String>();
+        for (Op op : ops.values()) {
+            var requirements = (List<Map<String, Object>>) op.body().getOrDefault("security", doc.get("security"));
+            var declared = new TreeSet<String>();
+            requirements.forEach(r -> declared.addAll(r.keySet()));
+            String method = op.method().toUpperCase();
+            String body = sampleBody(op);
+            String type = body == null ? null : "application/json";
+            int none = api.send(method, samplePath(op), body, null, type).statusCode();
+            if ((none == 401) != !declared.isEmpty()) {
+                wrong.add(op.id() + " without a token: " + none + ", declared security " + declared);
+            }
+            for (var c : callers.entrySet()) {
+                int status = api.send(method, samplePath(op), body, c.getValue(), type).statusCode();
+                boolean admitted = declared.contains(c.getKey());
+                boolean ok = !admitted ? status == 403
+                        : c.getKey().equals("readToken") ? status != 401 && status != 403 : status == 401;
+                if (!ok) {
+                    wrong.add(op.id() + " with a " + c.getKey() + ": " + status + ", declared security " + declared);
+                }
+            }
+        }
+        assertEquals("", String.join("\n", wrong), "answers per caller vs declared security");
+    }
+
     @Test
     void theSiteTableHoldsEveryProblemSiteOfTheSources() {
         var table = new TreeMap<String, Map<String, Integer>>();
@@ -290,9 +331,38 @@ class OpenApiConformanceTest {
         return out;
     }
 
-    /** @return the operation's path with every {@code {param}} replaced by a sample value */
+    /** @return the operation's path with every {@code {param}} replaced by a valid sample value */
     private static String samplePath(Op op) {
-        return op.path().replaceAll("\\{\\w+}", "x1");
+        return op.path().replace("{hostNqn}", "nqn.2014-08.org.example%3Ah1").replaceAll("\\{\\w+}", "x1");
+    }
+
+    /** Request bodies the validator accepts, by request schema (the scope check runs after validation). */
+    private static final Map<String, String> SAMPLE_BODIES = Map.ofEntries(
+            Map.entry("CreateVolumeRequest", "{\"name\":\"x1\",\"sizeBytes\":1048576}"),
+            Map.entry("ResizeVolumeRequest", "{\"sizeBytes\":2097152}"),
+            Map.entry("MarkCopyStaleRequest", "{\"epoch\":1,\"reporter\":\"x1\"}"),
+            Map.entry("CopyTransition", "{\"epoch\":1,\"reporter\":\"x1\"}"),
+            Map.entry("UnreachableReport", "{\"epoch\":1,\"reporter\":\"x1\"}"),
+            Map.entry("PromoteRequest", "{\"nodeId\":\"x1\"}"),
+            Map.entry("CreateSnapshotRequest", "{\"name\":\"s1\"}"),
+            Map.entry("RollbackRequest", "{\"snapshot\":\"s1\"}"),
+            Map.entry("RegisterNodeRequest", "{\"nodeId\":\"x1\",\"fabricAddress\":\"127.0.0.1:4420\","
+                    + "\"capacityBytes\":1073741824,\"freeBytes\":1073741824}"),
+            Map.entry("HeartbeatRequest", "{\"freeBytes\":0,\"volumes\":[]}"),
+            Map.entry("SetHostRequest", "{\"dhchapSecret\":\"DHHC-1:00:x:\"}"),
+            Map.entry("IssueHostCredentialRequest", "{\"hostNqn\":\"nqn.2014-08.org.example:h1\"}"));
+
+    /** @return a body the validator accepts for the operation, or null when it takes none */
+    @SuppressWarnings("unchecked")
+    private static String sampleBody(Op op) {
+        if (!(op.body().get("requestBody") instanceof Map<?, ?> request)) {
+            return null;
+        }
+        var content = (Map<String, Map<String, Map<String, Object>>>) request.get("content");
+        String ref = String.valueOf(content.get("application/json").get("schema").get("$ref"));
+        String body = SAMPLE_BODIES.get(ref.substring(ref.lastIndexOf('/') + 1));
+        assertTrue(body != null, "no sample body for " + ref + " (" + op.id() + ")");
+        return body;
     }
 
     @SuppressWarnings("unchecked")
