@@ -153,7 +153,10 @@ public final class MgmtVerticle extends VerticleBase {
     public Future<?> start() {
         // off the event loop: JVM metrics initialise platform MBeans and logging (seconds under emulation)
         return vertx.executeBlocking(() -> {
-                    metrics = new ApiMetrics(cluster);
+                    metrics = new ApiMetrics(cluster, () -> {
+                        LeaderView l = leader; // null until listening: the single server, or nobody yet
+                        return l != null && l.isLeader();
+                    });
                     contractText = readContract();
                     dashboard = new Dashboard();
                     return ContractLoader.forValidation(contractText);
