@@ -21,7 +21,7 @@ public record ProviderConfiguration(String provider, long softAckDelayNs, long s
                                     long softRepollNs) {
     /**
      * The provider: {@code auto} (ffm when libibverbs lists a device, else soft), {@code soft}, {@code ffm} or
-     * {@code memory} (README "Choosing the RDMA provider"). System property, else the environment variable
+     * {@code memory} (docs/providers.md "Choosing the RDMA provider"). System property, else the environment variable
      * {@link #PROVIDER_ENV}, else {@code auto}. A command's {@code --provider} option sets the property.
      */
     public static final String PROVIDER = "rdma.provider";
