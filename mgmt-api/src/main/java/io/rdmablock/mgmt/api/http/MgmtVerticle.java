@@ -376,11 +376,13 @@ public final class MgmtVerticle extends VerticleBase {
 
     /**
      * True for the reads whose answer comes from runtime state only the leader has (node liveness from heartbeats,
-     * per-volume I/O statistics): {@code /v1/nodes}, {@code /v1/nodes/...}, {@code /v1/stats/...}. A follower
-     * redirects them to the leader like writes; with no leader known it answers them itself.
+     * per-volume I/O statistics, the latest verify run of a volume as its primary reported it): {@code /v1/nodes},
+     * {@code /v1/nodes/...}, {@code /v1/stats/...}, {@code /v1/volumes/NAME/verify}. A follower redirects them to
+     * the leader like writes; with no leader known it answers them itself.
      */
     static boolean runtimeState(String path) {
-        return path.equals("/v1/nodes") || path.startsWith("/v1/nodes/") || path.startsWith("/v1/stats/");
+        return path.equals("/v1/nodes") || path.startsWith("/v1/nodes/") || path.startsWith("/v1/stats/")
+                || path.startsWith("/v1/volumes/") && path.endsWith("/verify");
     }
 
     /** @return the leader's URL, or null when none is known or etcd cannot say (blocking: a worker) */
