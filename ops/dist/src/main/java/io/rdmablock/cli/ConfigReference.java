@@ -143,7 +143,9 @@ public final class ConfigReference {
             if (raw != null && !SYS_ENV.matcher(raw).matches() && !ENV.matcher(raw).matches()) {
                 def = "`" + raw + "`";
             } else {
-                def = o.required() ? "(required)" : o.arity().max() == 0 ? "off" : "none";
+                // rdmablock node's --data-dir is required only without a subcommand (RequiredUnlessSubcommand)
+                boolean required = o.required() || text.contains("(required)");
+                def = required ? "(required)" : o.arity().max() == 0 ? "off" : "none";
             }
             text = text.replace("${DEFAULT-VALUE}", raw == null ? "none" : raw).replace("<", "&lt;")
                     .replace(">", "&gt;");

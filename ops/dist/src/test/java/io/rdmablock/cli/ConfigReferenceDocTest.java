@@ -16,13 +16,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * docs/configuration.md's generated tables are what {@link ConfigReference} makes from the code today. With
  * {@code -Drdmablock.docs.write=true} the test rewrites them instead of failing:
- * {@code mvn -B -o -pl ops/dist test -Dtest=ConfigReferenceDocTest -Drdmablock.docs.write=true}.
+ * {@code mvn -B -pl ops/dist -am test -Dtest=ConfigReferenceDocTest -Dsurefire.failIfNoSpecifiedTests=false
+ * -Drdmablock.docs.write=true}.
  */
 class ConfigReferenceDocTest {
     private static final Path DOC = Path.of(System.getProperty("user.dir")).resolve("../../docs/configuration.md")
             .normalize();
-    private static final String REWRITE = "mvn -B -o -pl ops/dist test -Dtest=ConfigReferenceDocTest "
-            + "-Drdmablock.docs.write=true";
+    private static final String REWRITE = "mvn -B -pl ops/dist -am test -Dtest=ConfigReferenceDocTest "
+            + "-Dsurefire.failIfNoSpecifiedTests=false -Drdmablock.docs.write=true";
 
     @Test
     void shouldHoldTheGeneratedTables() throws IOException {
