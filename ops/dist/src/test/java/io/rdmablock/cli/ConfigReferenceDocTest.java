@@ -1,10 +1,17 @@
 package io.rdmablock.cli;
 
+import io.rdmablock.initiator.InitiatorConfiguration;
+import io.rdmablock.mgmt.api.MgmtConfiguration;
+import io.rdmablock.node.NodeConfiguration;
+import io.rdmablock.rdma.verbs.ProviderConfiguration;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -57,6 +64,32 @@ class ConfigReferenceDocTest {
                 s.get("env-index"));
         assertTrue(!s.get("mgmt-options").contains("--no-wait") && !s.get("mgmt-options").contains("--help"),
                 "hidden and help options are left out: " + s.get("mgmt-options"));
+    }
+
+    /** Every property constant of a configuration home is in the reference (a new constant needs a descriptor). */
+    @Test
+    void shouldDocumentEveryPropertyConstantOfTheHomes() throws IllegalAccessException {
+        String all = String.join("\n", ConfigReference.sections().values());
+        List<String> missing = new ArrayList<>();
+        int constants = 0;
+        for (Class<?> home : List.of(NodeConfiguration.class, ProviderConfiguration.class,
+                InitiatorConfiguration.class, MgmtConfiguration.class)) {
+            for (Field f : home.getFields()) {
+                if (f.getType() != String.class || !Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                String name = (String) f.get(null);
+                if (!name.matches("rdma(block)?\\.[a-z][A-Za-z0-9_.]*")) {
+                    continue; // e.g. ProviderConfiguration.PROVIDER_ENV
+                }
+                constants++;
+                if (!all.contains("`" + name + "`") && !all.contains("`-D" + name + "`")) {
+                    missing.add(home.getSimpleName() + "." + f.getName() + " = " + name);
+                }
+            }
+        }
+        assertTrue(constants >= 30, "property constants found: " + constants);
+        assertEquals(List.of(), missing, "property constants missing from the generated reference");
     }
 
     @Test
