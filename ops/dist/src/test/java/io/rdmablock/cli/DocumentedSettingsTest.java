@@ -40,7 +40,10 @@ class DocumentedSettingsTest {
             "rdmablock.chaos", "rdmablock.perf", "rdmablock.docs.");
     /** Names that look like properties but are not (with why). */
     private static final Map<String, String> NOT_PROPERTIES = Map.of(
-            "rdmablock.token", "the dashboard's sessionStorage key (ops/dashboard-test checks it)");
+            "rdmablock.token", "the dashboard's sessionStorage key (ops/dashboard-test checks it)",
+            "rdmablock.caller", "a Vert.x routing-context key (NodeCredentials.CALLER)",
+            "rdmablock.operation", "a Vert.x routing-context key (MgmtVerticle)",
+            "rdmablock.requestTimer", "a Vert.x routing-context key (HttpFaults)");
 
     /**
      * Variables read only by ops/ scripts or systemd units (not by the Java code), documented elsewhere than in the
@@ -116,6 +119,26 @@ class DocumentedSettingsTest {
         });
         assertEquals(List.of(), ignored, "documented but read by no code (neither the main code nor, for a test "
                 + "property, the tests, nor an ops/ script or unit):");
+    }
+
+    /** The other way: every variable and property the main code reads is on the configuration reference page. */
+    @Test
+    void shouldListEveryVariableAndPropertyTheCodeReadsInTheReference() throws IOException {
+        String main = javaSources("src/main/java");
+        String reference = Files.readString(REPO.resolve("docs/configuration.md"));
+        Set<String> names = new TreeSet<>();
+        Matcher e = Pattern.compile("\"(RDMABLOCK_[A-Z0-9_]+)\"|env:(RDMABLOCK_[A-Z0-9_]+)").matcher(main);
+        while (e.find()) {
+            names.add(e.group(1) != null ? e.group(1) : e.group(2));
+        }
+        Matcher p = Pattern.compile("\"(rdma(?:block)?\\.[a-z][A-Za-z0-9_.]*[A-Za-z0-9])\"").matcher(main);
+        while (p.find()) {
+            names.add(p.group(1));
+        }
+        assertTrue(names.contains("RDMABLOCK_TOKEN") && names.contains("rdmablock.node.storeWaitMin"), names::toString);
+        List<String> missing = names.stream().filter(n -> !NOT_PROPERTIES.containsKey(n))
+                .filter(n -> !reference.contains("`" + n + "`") && !reference.contains("`-D" + n + "`")).toList();
+        assertEquals(List.of(), missing, "read by the code but not in docs/configuration.md");
     }
 
     /** The explicit lists stay true: each reader still reads its variable. */
