@@ -106,8 +106,11 @@ class DocumentedSettingsTest {
             }
             // named only under ops/ (a script's help, an ops/ README): read by an ops/ script or unit
             boolean opsOnly = where.stream().allMatch(w -> w.startsWith("ops/"));
-            if (!opsOnly || docs.stream().noneMatch(d -> readByScript(d, name))) {
-                ignored.add(name + " (documented at " + where + ")");
+            List<String> readers = docs.stream().filter(d -> readByScript(d, name))
+                    .map(d -> REPO.relativize(d).toString()).toList();
+            if (!opsOnly || readers.isEmpty()) {
+                ignored.add(name + " (documented at " + where + "; " + (readers.isEmpty() ? "read by nothing"
+                        : "read by " + readers + ": if only they read it, add it to SCRIPT_ONLY") + ")");
             }
         });
         props.forEach((name, where) -> {
