@@ -193,7 +193,7 @@ public final class NodeCommand implements Callable<Integer> {
 
     /**
      * The verbs provider: {@code --provider}, else {@code -Drdma.provider}, else env {@code RDMABLOCK_RDMA_PROVIDER},
-     * else {@code auto} (README "Choosing the RDMA provider"; {@link
+     * else {@code auto} (docs/providers.md "Choosing the RDMA provider"; {@link
      * io.rdmablock.rdma.verbs.ProviderConfiguration#from}).
      *
      * @throws IllegalArgumentException naming the property when the provider's knobs are invalid

@@ -50,7 +50,7 @@ public record ProviderConfiguration(String provider, long softAckDelayNs, long s
 
     /** {@link #PROVIDER} (the environment variable {@link #PROVIDER_ENV} is read when it is unset). */
     public static final Knob PROVIDER_KNOB = Knob.text(PROVIDER, "`auto`", "`auto`, `soft`, `ffm`, `memory`",
-            "Which verbs provider (docs/providers.md \"Choosing the RDMA provider\"); env `" + PROVIDER_ENV + "` when the "
+            "Which verbs provider ([providers.md](providers.md#choosing-the-rdma-provider)); env `" + PROVIDER_ENV + "` when the "
                     + "property is unset; a command's `--provider` sets the property. Read at each selection.");
     private static final Knob K_ACK_DELAY = Knob.number(SOFT_ACK_DELAY_NS, 100_000L, 0, 10_000_000L, "ns",
             "Soft provider: how long an ACK with nothing to ride with may be held back (0: at once); the "

@@ -76,6 +76,8 @@ public final class MgmtVerticle extends VerticleBase {
     private String contractText;
     private Dashboard dashboard;
     private HttpServer server;
+    /** The router, once started (read by the contract test, {@code OpenApiConformanceTest}). */
+    private volatile Router routes;
     private final VolumeStats stats = new VolumeStats(STATS_SAMPLES, STATS_INTERVAL_MS);
     private MetricsScraper scraper;
     /** Interval of the nodes' {@code /metrics} scrape behind {@code /v1/stats/volumes}. */
@@ -151,7 +153,10 @@ public final class MgmtVerticle extends VerticleBase {
     public Future<?> start() {
         // off the event loop: JVM metrics initialise platform MBeans and logging (seconds under emulation)
         return vertx.executeBlocking(() -> {
-                    metrics = new ApiMetrics(cluster);
+                    metrics = new ApiMetrics(cluster, () -> {
+                        LeaderView l = leader; // null until listening: the single server, or nobody yet
+                        return l != null && l.isLeader();
+                    });
                     contractText = readContract();
                     dashboard = new Dashboard();
                     return ContractLoader.forValidation(contractText);
@@ -251,6 +256,11 @@ public final class MgmtVerticle extends VerticleBase {
         return stats;
     }
 
+    /** @return the router every request goes through (after start; null before) */
+    Router routes() {
+        return routes;
+    }
+
     /** @return the bound port (after start) */
     public int actualPort() {
         return server.actualPort();
@@ -321,6 +331,7 @@ public final class MgmtVerticle extends VerticleBase {
         router.errorHandler(400, Problems::badPath);
         router.errorHandler(404, Problems::notFound);
         router.errorHandler(405, Problems::methodNotAllowed);
+        routes = router;
         return router;
     }
 
