@@ -69,7 +69,16 @@ class DocumentedSettingsTest {
             Map.entry("RDMABLOCK_TEST_CHAOS_CYCLES", List.of("ops/test")),
             Map.entry("RDMABLOCK_TEST_CHAOS_KINDS", List.of("ops/test")),
             Map.entry("RDMABLOCK_TEST_CHAOS_SNAPSHOT_S", List.of("ops/test")),
-            Map.entry("RDMABLOCK_VM_FAILOVER_MAX_PAUSE_S", List.of("ops/rdma-vm/lib/linux-failover")));
+            Map.entry("RDMABLOCK_VM_FAILOVER_MAX_PAUSE_S", List.of("ops/rdma-vm/lib/linux-failover")),
+            Map.entry("RDMABLOCK_ADVERTISE_HOST", List.of("ops/systemd/rdmablock-node.service")),
+            Map.entry("RDMABLOCK_ADVERTISE_URL", List.of("ops/systemd/rdmablock-mgmt.service")),
+            Map.entry("RDMABLOCK_MGMT_OPTS", List.of("ops/systemd/rdmablock-mgmt.service")),
+            Map.entry("RDMABLOCK_READ_TOKEN_FILE", List.of("ops/systemd/rdmablock-mgmt.service")),
+            Map.entry("RDMABLOCK_TLS_CERT", List.of("ops/systemd/rdmablock-mgmt.service")),
+            Map.entry("RDMABLOCK_TLS_KEY", List.of("ops/systemd/rdmablock-mgmt.service")),
+            Map.entry("RDMABLOCK_CERT_DAYS", List.of("ops/systemd/make-cluster-files")),
+            Map.entry("RDMABLOCK_TEST_DEPLOY", List.of("ops/test")),
+            Map.entry("RDMABLOCK_TEST_DEPLOY_BOUND_S", List.of("ops/test")));
 
     /** Variables the ops/ scripts set for the scripts they run (documented as given to them, read by none of ours). */
     static final Map<String, String> SET_FOR_SCRIPTS = Map.of("RDMABLOCK_VM", "ops/rdma-vm/run-in-vm");
