@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Per-volume limits end to end (docs/qos.md): set at create through the management server, enforced by the primary
  * (I/O over the limit waits, none fails), changed live by PATCH, and enforced by the copy promoted after a kill of
- * the primary. Lower bounds only (a limit cannot be beaten); no upper timing bound.
+ * the primary; the volume's answer shows the held commands its primary reported. Lower bounds only (a limit
+ * cannot be beaten); no upper timing bound.
  */
 class QosE2eTest {
     private static final long SIZE = 64L << 20;
@@ -92,9 +93,31 @@ class QosE2eTest {
                         + promoted / 1_000_000 + " ms" + cluster.tails(20));
                 assertTrue(cluster.metric(newPrimary, DELAYED) > Math.max(0, before),
                         () -> "held on the promoted copy" + cluster.tails(20));
+                // the held count in the volume's answer (the primary's last heartbeat): a limit at which a batch
+                // of QD32 is held ~0.6 s (under the initiator's 1 s path timeout), batches until a heartbeat saw it
+                cluster.client().setQos("q", VolumeQos.ofIops(50));
+                Thread.sleep(1_500);
+                int maxHeld = 0;
+                for (int batch = 0; batch < 20 && maxHeld == 0; batch++) {
+                    CompletableFuture<?>[] f = new CompletableFuture<?>[QD];
+                    for (int i = 0; i < QD; i++) {
+                        f[i] = dev.read(4096L * i, buf.asSlice(4096L * i, 4096));
+                    }
+                    while (!CompletableFuture.allOf(f).isDone()) {
+                        var a = cluster.client().getVolume("q").qosActivity();
+                        maxHeld = Math.max(maxHeld, a == null ? 0 : a.heldCommands());
+                        Thread.sleep(50);
+                    }
+                    CompletableFuture.allOf(f).join(); // none fails
+                }
+                int seenHeld = maxHeld;
+                assertTrue(seenHeld > 0, () -> "no held commands in the volume's answer" + cluster.tails(20));
+                var activity = cluster.client().getVolume("q").qosActivity();
+                assertTrue(activity != null && activity.delayedSeconds() > 0, "delayed seconds shown: " + activity);
                 dev.freeBuffer(buf);
                 System.out.printf("qos e2e: 400 READs at QD32: %d ms at 200 IOPS, %d ms at 400, %d ms at 400 on the "
-                        + "promoted copy%n", took / 1_000_000, faster / 1_000_000, promoted / 1_000_000);
+                        + "promoted copy; held in the volume's answer: %d%n", took / 1_000_000, faster / 1_000_000,
+                        promoted / 1_000_000, seenHeld);
             }
         }
     }

@@ -112,9 +112,20 @@ final class MgmtSync implements NodeAgent.Handler {
                     List.copyOf(target.connectedHosts(v.id())), r == null ? List.of() : r.progress(),
                     r == null ? null : r.verifyReport(),
                     primaryWatch.silence(v.id(), peerLeaseAsked(v.id()), leaseMs, now), snapshots.reports(v.id()))
-                    .withRollback(rollbacks.report(v.id())));
+                    .withRollback(rollbacks.report(v.id())).withQosActivity(qosActivity(v.id())));
         }
         return new HeartbeatRequest(freeBytes.getAsLong(), reports);
+    }
+
+    /** The volume's held commands and delay under its limits here; null while none ever waited (docs/qos.md). */
+    private io.rdmablock.mgmt.client.QosActivity qosActivity(String id) {
+        io.rdmablock.node.target.Subsystem s = target.subsystemOfVolume(id);
+        if (s == null) {
+            return null;
+        }
+        int held = s.qos().heldCommands();
+        double delayed = s.qos().delayedSeconds();
+        return held == 0 && delayed == 0 ? null : new io.rdmablock.mgmt.client.QosActivity(held, delayed);
     }
 
     @Override

@@ -28,6 +28,9 @@ import java.util.List;
  *                       none (left out of the JSON then)
  * @param qos            the volume's limits (docs/qos.md); {@link VolumeQos#NONE} when it has none, and from older
  *                       servers
+ * @param qosActivity    the primary's held commands and delay under those limits at its last heartbeat
+ *                       ({@link QosActivity}); null (left out of the JSON) while none of its commands ever waited
+ *                       there, while its node is down, and from older servers or nodes
  */
 public record Volume(
         String id,
@@ -49,7 +52,9 @@ public record Volume(
         boolean requireAuth,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
         VolumeRollback rollback,
-        VolumeQos qos) {
+        VolumeQos qos,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        QosActivity qosActivity) {
 
     /** Prefix of every volume subsystem NQN; the volume name follows. */
     public static final String SUBNQN_PREFIX = "nqn.2026-11.io.rdmablock:volume:";
@@ -59,6 +64,15 @@ public record Volume(
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         copies = copies == null ? List.of() : List.copyOf(copies);
         qos = qos == null ? VolumeQos.NONE : qos;
+    }
+
+    /** As the canonical constructor, without QoS activity. */
+    public Volume(String id, String name, long sizeBytes, int lbaSize, int replicas, List<String> allowedHosts,
+                  String nodeId, String fabricAddress, String subnqn, int nsid, VolumeState state,
+                  List<String> connectedHosts, String createdAt, long epoch, int minInSync, List<VolumeCopy> copies,
+                  boolean requireAuth, VolumeRollback rollback, VolumeQos qos) {
+        this(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid, state,
+                connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, rollback, qos, null);
     }
 
     /** As the canonical constructor, without limits. */
@@ -82,7 +96,7 @@ public record Volume(
     /** @return this volume with {@code r} as its rollback (null: none) */
     public Volume withRollback(VolumeRollback r) {
         return new Volume(id, name, sizeBytes, lbaSize, replicas, allowedHosts, nodeId, fabricAddress, subnqn, nsid,
-                state, connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, r, qos);
+                state, connectedHosts, createdAt, epoch, minInSync, copies, requireAuth, r, qos, qosActivity);
     }
 
     /** As the canonical constructor, without {@code requireAuth}. */

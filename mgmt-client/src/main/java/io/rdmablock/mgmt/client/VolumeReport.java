@@ -20,6 +20,8 @@ import java.util.List;
  *                       snapshots refuses the property)
  * @param rollback       this copy's word on the rollback it was asked for ({@link RollbackReport}); null when none
  *                       (left out of the JSON then, as from older nodes)
+ * @param qosActivity    the volume's held commands and delay under its limits ({@link QosActivity}); null while none
+ *                       of its commands ever waited on this node (left out of the JSON then, as from older nodes)
  */
 public record VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
                            List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence,
@@ -28,11 +30,21 @@ public record VolumeReport(String id, long sizeBytes, VolumeState state, List<St
                            List<SnapshotReport> snapshots,
                            @com.fasterxml.jackson.annotation.JsonInclude(
                                    com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-                           RollbackReport rollback) {
+                           RollbackReport rollback,
+                           @com.fasterxml.jackson.annotation.JsonInclude(
+                                   com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                           QosActivity qosActivity) {
     public VolumeReport {
         connectedHosts = connectedHosts == null ? List.of() : List.copyOf(connectedHosts);
         resyncs = resyncs == null ? List.of() : List.copyOf(resyncs);
         snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
+    }
+
+    /** A report without QoS activity. */
+    public VolumeReport(String id, long sizeBytes, VolumeState state, List<String> connectedHosts,
+                        List<ResyncProgress> resyncs, VerifyReport verify, PrimarySilence primarySilence,
+                        List<SnapshotReport> snapshots, RollbackReport rollback) {
+        this(id, sizeBytes, state, connectedHosts, resyncs, verify, primarySilence, snapshots, rollback, null);
     }
 
     /** A report without a rollback. */
@@ -44,7 +56,14 @@ public record VolumeReport(String id, long sizeBytes, VolumeState state, List<St
 
     /** @return this report with {@code r} as its rollback (null: none) */
     public VolumeReport withRollback(RollbackReport r) {
-        return new VolumeReport(id, sizeBytes, state, connectedHosts, resyncs, verify, primarySilence, snapshots, r);
+        return new VolumeReport(id, sizeBytes, state, connectedHosts, resyncs, verify, primarySilence, snapshots, r,
+                qosActivity);
+    }
+
+    /** @return this report with {@code a} as its QoS activity (null: none) */
+    public VolumeReport withQosActivity(QosActivity a) {
+        return new VolumeReport(id, sizeBytes, state, connectedHosts, resyncs, verify, primarySilence, snapshots,
+                rollback, a);
     }
 
     /** A report without snapshots. */

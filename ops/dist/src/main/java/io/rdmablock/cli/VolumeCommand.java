@@ -94,6 +94,9 @@ public final class VolumeCommand implements Callable<Integer> {
                 .row("connectedHosts", v.connectedHosts().isEmpty() ? "(none)" : String.join(",", v.connectedHosts()))
                 .row("requireAuth", v.requireAuth())
                 .row("qos", VolumeQosOptions.describe(v.qos()))
+                .row("qosHeld", v.qosActivity() == null ? "0" : v.qosActivity().heldCommands() + " commands now, "
+                        + String.format(java.util.Locale.ROOT, "%.3f", v.qosActivity().delayedSeconds())
+                        + " s delayed in total")
                 .row("createdAt", v.createdAt());
         if (v.rollback() != null) {
             var r = v.rollback();

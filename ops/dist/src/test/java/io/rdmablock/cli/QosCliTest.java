@@ -73,4 +73,20 @@ class QosCliTest {
         var nothing = run("volume", "qos", "v");
         assertEquals(2, nothing.exitCode(), nothing.err());
     }
+
+    @Test
+    void shouldShowTheHeldCommandsThePrimaryReported() {
+        var r = run("volume", "create", "v", "--size", "2M", "--qos-iops", "100", "-o", "json");
+        assertEquals(0, r.exitCode(), r.err());
+        Volume v = Json.read(r.out(), Volume.class);
+        var before = run("volume", "get", "v");
+        assertTrue(before.out().matches("(?s).*qosHeld +0 *\\R.*"), before.out());
+        new MgmtClient(URI.create(server.url()), TOKEN).heartbeat("n1", new io.rdmablock.mgmt.client.HeartbeatRequest(
+                1L << 30, java.util.List.of(new io.rdmablock.mgmt.client.VolumeReport(v.id(), v.sizeBytes(),
+                        io.rdmablock.mgmt.client.VolumeState.READY, java.util.List.of())
+                        .withQosActivity(new io.rdmablock.mgmt.client.QosActivity(12, 2.5)))));
+        var get = run("volume", "get", "v");
+        assertEquals(0, get.exitCode(), get.err());
+        assertTrue(get.out().contains("12 commands now, 2.500 s delayed in total"), get.out());
+    }
 }

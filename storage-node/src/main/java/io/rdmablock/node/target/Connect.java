@@ -27,7 +27,7 @@ import java.lang.foreign.ValueLayout;
  * host without a key is {@code NVME_SC_CONNECT_INVALID_HOST}; NVMe-oF 1.1 section 3.3, Figure 21; NVMe
  * Base 2.0 section 8.13 for the authentication itself). An I/O queue gets its {@link VolumeIo} here, from the
  * subsystem's factory of the moment; if it cannot be opened the Connect is answered Internal Error. A validated
- * Connect first gives the queue its full buffers ({@link RdmaQueue#growForConnect}: until then a pending queue holds
+ * Connect first gives the queue its full buffers ({@link QueueAdmission#grow}: until then a pending queue holds
  * one Connect slot); when they cannot be registered the Connect is answered Internal Error. Runs on the connecting
  * queue's poller.
  */
@@ -141,12 +141,12 @@ final class Connect {
                 return r.fail(NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_CONTROLLER_BUSY,
                         false));
             }
-            if (!q.growForConnect(hostnqn)) {
+            if (!q.admission.grow(hostnqn)) {
                 return noResources(r, q);
             }
             c = t.createController(s, hostnqn, idHigh, idLow, ConnectDataDescriptor.kato(sqe), r.startNs);
             if (c == null) { // a ConnectLimits cap or no free cntlid in s (logged)
-                return r.fail(RdmaQueue.CONTROLLER_BUSY);
+                return r.fail(QueueAdmission.CONTROLLER_BUSY);
             }
             if (auth == null) {
                 c.admit();
@@ -179,7 +179,7 @@ final class Connect {
                 return invalidParameter(r, q, false, ConnectDataDescriptor.QID_OFFSET, "qid=" + qid + ", min=1, max="
                         + q.options.maxIoQueues());
             }
-            if (!q.growForConnect(hostnqn)) {
+            if (!q.admission.grow(hostnqn)) {
                 return noResources(r, q);
             }
             try {
@@ -223,9 +223,9 @@ final class Connect {
         return c.claimAuthTransaction(tid);
     }
 
-    /** {@link RdmaQueue#growForConnect} refused: Controller Busy (a cap) or Internal Error (no buffers). */
+    /** {@link QueueAdmission#grow} refused: Controller Busy (a cap) or Internal Error (no buffers). */
     private static Outcome noResources(Request r, RdmaQueue q) {
-        return r.fail(q.connectRefusal());
+        return r.fail(q.admission.refusal());
     }
 
     /** Connect Invalid Parameters with IATTR/IPO in dw0 (NVMe-oF 1.1 Figure 21). */

@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A poller thread running its queues to completion: each round polls every connected queue (work completions and
- * store completions in batches, each advancing its requests) and, every {@link #PENDING_POLL_NS}, the pending ones
+ * A poller thread running its queues to completion: each round polls every connected queue once, in turn (work
+ * completions and store completions in batches, each advancing its requests, and at most
+ * {@link RdmaQueue#START_BATCH} commands started: a deep queue cannot starve a shallow one) and, every {@link #PENDING_POLL_NS}, the pending ones
  * (no Fabrics Connect yet: they neither slow the round nor keep a poller serving one host from waiting on its CQ),
  * then retires queues that failed: they are disconnected at once and release their memory when their store I/O has
  * drained, without ever blocking the other queues. When rounds find nothing, it keeps polling for

@@ -43,7 +43,7 @@ final class QueueTeardown {
         closed = true;
         q.fail("shutdown", "closed"); // the reason unless the queue failed before; not logged (closed)
         q.target.pendingDone(q);
-        q.admittedGone();
+        q.admission.gone();
         drainDeadlineNs = nowNs + RdmaQueue.DRAIN_TIMEOUT_NS;
         CmId id = q.id;
         TargetQueueMemory.closeQuietly(id::disconnect);

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * capsule), and for I/O queues the {@link VolumeIo} its subsystem gives it at Connect (by default the node's own copy's, {@code node.io.LocalVolumeIo}
  * on a store queue of the same depth). A queue is accepted with one Connect RECV slot and one request (a few KiB,
  * {@link TargetQueueMemory}); its {@code entries} RECV slots and requests are registered and posted once a Fabrics
- * Connect on it has been validated ({@link #growForConnect}). Until then it is pending: it counts against the
+ * Connect on it has been validated ({@link QueueAdmission#grow}). Until then it is pending: it counts against the
  * target's pending limits and is torn down when no Connect succeeds within
  * {@link TargetOptions.PendingLimits#connectTimeoutMs}. The data path takes no lock and allocates nothing (the buffer
  * slices handed to the store are cached per request and RECV slot; a new slice object is made only when a request's
@@ -42,6 +42,14 @@ final class RdmaQueue {
     /** The queue's log category, its {@link QueueTeardown}'s and {@link QueueVolumeIo}'s too. */
     static final Logger LOG = LoggerFactory.getLogger(RdmaQueue.class);
     static final int BATCH = 32;
+    /**
+     * Commands one queue starts per polling round at most (capsules of this round's RECV completions, or capsules
+     * that waited): the rest wait, in arrival order, for the next round (in {@link QueueBuffers}'s ring of capsules,
+     * no allocation). Every queue of a poller has its turn each round, so a deep queue delays a shallow one on the
+     * same poller by at most this many command starts (plus its completions, at most {@link #BATCH} of each kind)
+     * per round (docs/qos.md "Fairness without limits").
+     */
+    static final int START_BATCH = 16;
     /** Longest wait for store I/O in flight when a queue is torn down. */
     static final long DRAIN_TIMEOUT_NS = 30_000_000_000L;
 
@@ -75,14 +83,18 @@ final class RdmaQueue {
     /** The store behind this I/O queue (opened at Connect; none on the admin queue) and its ANA gate. */
     final QueueVolumeIo volumeIo = new QueueVolumeIo(this);
     private final QueueTeardown teardown = new QueueTeardown(this);
+    /** Its admission at Connect: the host's count, its full buffers, the status of a refusal. */
+    final QueueAdmission admission = new QueueAdmission(this);
     StoreVolume volume;
     VolumeMetrics volumeMetrics; // per-volume data points, resolved once at Connect
     /** SQ size of the host (1-based) once connected; SQHD wraps at it. */
     private int sqEntries;
     private int sqHead;
-    /** Command identifiers of the requests outstanding on this queue, one bit per cid (65,536 bits, 8 KiB). */
-    private final long[] cidsInUse = new long[1024];
+    /** Command identifiers of the requests outstanding on this queue. */
+    private final QueueCids cids = new QueueCids();
     private int outstanding;
+    /** Commands this queue may still start in the current round ({@link #START_BATCH} at each round's start). */
+    private int startsLeft = START_BATCH;
     private String fatal;
     /** Admin Connect waiting for the host's previous association to drain (C8 fencing), or null. */
     private Request fenceWaiting;
@@ -154,7 +166,9 @@ final class RdmaQueue {
      */
     int poll(long nowNs) {
         int work = 0;
+        startsLeft = START_BATCH;
         try {
+            work += startDeferred(nowNs);
             int n = cq.poll(wcs, BATCH);
             for (int i = 0; i < n; i++) {
                 onWorkCompletion(wcs[i], nowNs);
@@ -196,6 +210,7 @@ final class RdmaQueue {
 
     /** Waits up to {@code timeoutNs} for a work completion, then handles what came (idle path of a poller). */
     int awaitAndPoll(long timeoutNs, long nowNs) {
+        startsLeft = START_BATCH;
         try {
             int n = cq.await(wcs, BATCH, timeoutNs);
             for (int i = 0; i < n; i++) {
@@ -279,7 +294,8 @@ final class RdmaQueue {
             fail("malformed", "malformed capsule: lengthBytes=" + byteLen + ", min=" + SqeDescriptor.LENGTH);
             return;
         }
-        Request r = buffers.takeFree();
+        // behind capsules that wait, or over this round's budget: it waits too (arrival order)
+        Request r = startsLeft > 0 && buffers.deferredCount() == 0 ? buffers.takeFree() : null;
         if (r == null) {
             buffers.deferCapsule(recvIndex, byteLen);
             return;
@@ -287,9 +303,27 @@ final class RdmaQueue {
         start(r, recvIndex, byteLen, nowNs);
     }
 
+    /** Starts waiting capsules, oldest first, while a request is free and the round's budget lasts; how many. */
+    private int startDeferred(long nowNs) {
+        int started = 0;
+        while (buffers.deferredCount() > 0 && startsLeft > 0 && fatal == null) { // at most START_BATCH
+            Request r = buffers.takeFree();
+            if (r == null) {
+                break;
+            }
+            int recvIndex = buffers.deferredRecvIndex();
+            int len = buffers.deferredByteLen();
+            buffers.popDeferred();
+            start(r, recvIndex, len, nowNs);
+            started++;
+        }
+        return started;
+    }
+
     private void start(Request r, int recvIndex, int byteLen, long nowNs) {
         r.reset(recvIndex, buffers.recvSqe[recvIndex], byteLen, nowNs);
         r.event(Request.Event.CAPSULE);
+        startsLeft--;
         outstanding++;
         metrics.started();
         advance(r, nowNs);
@@ -300,12 +334,7 @@ final class RdmaQueue {
         if (!buffers.free(r)) {
             return; // the Connect request retires with its slot once the queue has its full buffers
         }
-        if (buffers.deferredCount() > 0 && fatal == null) {
-            int recvIndex = buffers.deferredRecvIndex();
-            int len = buffers.deferredByteLen();
-            buffers.popDeferred();
-            start(buffers.takeFree(), recvIndex, len, nowNs);
-        }
+        startDeferred(nowNs); // one at most: while capsules wait in a round with budget left, no request is free
     }
 
     /**
@@ -405,7 +434,7 @@ final class RdmaQueue {
             buffers.repostRecv(r.recvIndex);
             r.recvIndex = -1;
             buffers.postResponse(r);
-            releaseCid(r); // the host may reuse the cid once it has this response; later capsules come after this
+            cids.release(r); // the host may reuse the cid once it has this response; later capsules come after this
         } catch (RuntimeException e) {
             fail("transport", "post failed: " + e);
             return;
@@ -430,21 +459,7 @@ final class RdmaQueue {
      * completion), which is answered Command ID Conflict; the outstanding command keeps the cid and is answered once.
      */
     boolean claimCid(Request r) {
-        int cid = r.cid;
-        long bit = 1L << (cid & 63);
-        if ((cidsInUse[cid >>> 6] & bit) != 0) {
-            return false;
-        }
-        cidsInUse[cid >>> 6] |= bit;
-        r.ownsCid = true;
-        return true;
-    }
-
-    private void releaseCid(Request r) {
-        if (r.ownsCid) {
-            r.ownsCid = false;
-            cidsInUse[r.cid >>> 6] &= ~(1L << (r.cid & 63));
-        }
+        return cids.claim(r);
     }
 
     /** Called by {@link Commands#prepare} for every capsule: consumes one SQ entry. */
@@ -469,70 +484,6 @@ final class RdmaQueue {
         this.volumeMetrics = volume == null ? null : metrics.volume(volume.name()); // null: no volume (discovery)
         this.sqEntries = hostSqEntries;
         this.sqHead = this.sqHead % hostSqEntries;
-    }
-
-    /** Connect Controller Busy, DNR: a {@link ConnectLimits} cap (as Linux nvmet when it cannot make a controller). */
-    static final int CONTROLLER_BUSY = NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC,
-            NvmeStatus.SC_CONNECT_CONTROLLER_BUSY, true);
-    private static final int INTERNAL_ERROR = NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR);
-    /** The host NQN this queue is counted for ({@link Target#admitQueue}), or null. */
-    private String admittedHost;
-    /** The status of a Connect that {@link #growForConnect} refused. */
-    private int connectRefusal = INTERNAL_ERROR;
-
-    /**
-     * The status that answers a Connect whose {@link #growForConnect} returned false: Connect Controller Busy (DNR)
-     * when a {@link ConnectLimits} cap refused it, Internal Error when the buffers could not be registered.
-     */
-    int connectRefusal() {
-        return connectRefusal;
-    }
-
-    /** Teardown: the queue no longer counts for its host ({@link Target#queueGone}). Idempotent. */
-    void admittedGone() {
-        if (admittedHost != null) {
-            target.queueGone(admittedHost);
-            admittedHost = null;
-        }
-    }
-
-    /**
-     * After a Connect has been validated, before its controller is created or its volume I/O opened: registers the
-     * queue's full buffers ({@link TargetQueueMemory#grow}) and posts its {@code entries} RECVs (the Connect slot's
-     * RECV was consumed by the Connect capsule, so no more than {@code entries} are ever posted). Idempotent.
-     *
-     * @param hostnqn the connecting host: the queue is counted for it against {@link ConnectLimits#maxQueuesPerHost()}
-     *                and its buffers against {@link ConnectLimits#maxRegisteredBytes()} first
-     * @return false when a cap refused the queue, the memory could not be allocated or registered, or a RECV could
-     *         not be posted (logged; {@link #connectRefusal} says how to answer; the queue is then failed or stays
-     *         pending)
-     */
-    boolean growForConnect(String hostnqn) {
-        if (buffers.grown()) {
-            return true;
-        }
-        if (admittedHost == null) {
-            if (!target.admitQueue(hostnqn, qid, buffers.memory.growBytes(), peer)) {
-                connectRefusal = CONTROLLER_BUSY;
-                return false;
-            }
-            admittedHost = hostnqn;
-        }
-        connectRefusal = INTERNAL_ERROR;
-        try {
-            buffers.grow();
-        } catch (RuntimeException e) {
-            LOG.warn("queue buffers could not be registered at Connect: qid={}, entries={}, peer={}: {}", qid, entries,
-                    peer, e.toString());
-            return false;
-        }
-        try {
-            buffers.postRecvs();
-        } catch (RuntimeException e) {
-            fail("transport", "post RECV failed: " + e);
-            return false;
-        }
-        return true;
     }
 
     /**

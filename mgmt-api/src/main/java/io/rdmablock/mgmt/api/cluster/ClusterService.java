@@ -574,7 +574,7 @@ public final class ClusterService {
         return new Volume(v.id(), v.name(), v.sizeBytes(), v.lbaSize(), v.replicas(), v.allowedHosts(), v.nodeId(),
                 s.fabricAddressOf(v.nodeId()), Volume.subnqnOf(v.name()), 1, reportedState(v), v.connectedHosts(),
                 Instant.ofEpochMilli(v.createdAtMs()).toString(), v.epoch(), v.minInSync(), copies, v.requireAuth(),
-                RollbackLedger.view(v), v.qos());
+                RollbackLedger.view(v), v.qos(), s.qosActivity(v));
     }
 
     /**

@@ -174,6 +174,15 @@ public final class ClusterState {
         return store.node(nodeId).map(n -> stateOf(n) == NodeState.DOWN).orElse(true);
     }
 
+    /**
+     * The QoS activity (held commands, delay) the primary of {@code v} reported in its node's last heartbeat; null
+     * when none was reported or the node is down (a number from a dead node is not "now"). Memory only.
+     */
+    public io.rdmablock.mgmt.client.QosActivity qosActivity(VolumeRecord v) {
+        VolumeReport r = reports.get(copyKey(v.id(), v.nodeId()));
+        return r == null || nodeDown(v.nodeId()) ? null : r.qosActivity();
+    }
+
     /** True when {@code nodeId} registered or heartbeated within the lease. */
     public boolean leaseHeld(String nodeId) {
         Long seen = lastSeenNanos.get(nodeId);

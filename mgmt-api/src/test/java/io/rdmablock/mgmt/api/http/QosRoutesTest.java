@@ -118,4 +118,27 @@ class QosRoutesTest {
         old.remove("qos"); // as a server before limits wrote it
         assertEquals(VolumeQos.NONE, Json.read(old.encode(), VolumeRecord.class).qos());
     }
+
+    @Test
+    void shouldShowThePrimarysHeldCommandsFromItsLastHeartbeatOnly() throws Exception {
+        Volume v = create("v", "{\"iops\":100}");
+        String primary = v.nodeId();
+        String secondary = v.copies().stream().map(c -> c.nodeId()).filter(n -> !n.equals(primary)).findFirst()
+                .orElseThrow();
+        assertEquals(null, api.volume("v").qosActivity(), "nothing reported yet");
+        assertEquals(false, new JsonObject(api.get("/v1/volumes/v").body()).containsKey("qosActivity"),
+                "absent from the JSON");
+        api.heartbeat(primary, ApiHarness.ready(v, "\"qosActivity\":{\"heldCommands\":7,\"delayedSeconds\":1.5}"));
+        api.heartbeat(secondary, ApiHarness.ready(v, "\"qosActivity\":{\"heldCommands\":3,\"delayedSeconds\":9}"));
+        assertEquals(new io.rdmablock.mgmt.client.QosActivity(7, 1.5), api.volume("v").qosActivity(),
+                "the primary's, not the secondary's");
+        assertEquals(7, new JsonObject(api.get("/v1/volumes/v").body()).getJsonObject("qosActivity")
+                .getInteger("heldCommands"));
+        api.heartbeat(primary, ApiHarness.ready(v, ""));
+        assertEquals(null, api.volume("v").qosActivity(), "the last heartbeat's: none now");
+        var bad = api.send("POST", "/v1/nodes/" + primary + "/heartbeat", "{\"freeBytes\":1,\"volumes\":"
+                + ApiHarness.ready(v, "\"qosActivity\":{\"heldCommands\":-1,\"delayedSeconds\":0}") + "}",
+                api.credentials.getOrDefault(primary, ApiHarness.TOKEN), "application/json");
+        assertEquals(400, bad.statusCode(), bad.body());
+    }
 }
