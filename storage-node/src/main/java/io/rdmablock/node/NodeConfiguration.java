@@ -16,7 +16,7 @@ import java.util.function.Function;
  * starts, or {@link StorageNode}'s one-argument constructor) and handed to the parts that use them at construction:
  * {@link #target()} to the fabric target (its pollers, subsystems, controller table, authentication work and each
  * queue's volume I/O), {@link #replicaOpenTimeoutNs()} to the replication (forward queues, peer links, resync
- * channels), {@link #storeOptions()} and {@link #storeFaults()} to the volume store. No other class of the node reads
+ * channels), {@link #backgroundLatencySlackPct()} to the background budget, {@link #storeOptions()} and {@link #storeFaults()} to the volume store. No other class of the node reads
  * a system property. The command line options ({@link NodeCommand}, {@link NodeConfig}) are the other half of the
  * node's configuration; docs/configuration.md lists both.
  *
@@ -32,9 +32,10 @@ import java.util.function.Function;
  * @param storeOptions         {@link #STORE_BACKEND}, {@link #STORE_POOL_THREADS},
  *                             {@link #STORE_DIRECT_IO_ALIGN_BYTES}, {@link #STORE_PREALLOCATE}
  * @param storeFaults          {@link #STORE_FAULTS} as given (checked), or null for none
+ * @param backgroundLatencySlackPct {@link #BACKGROUND_LATENCY_SLACK_PCT}
  */
 public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, StoreOptions storeOptions,
-                                String storeFaults) {
+                                String storeFaults, int backgroundLatencySlackPct) {
 
     // ---- fabric target ----------------------------------------------------------------------------------------
 
@@ -99,6 +100,16 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
     /** Largest {@link #REPLICA_OPEN_TIMEOUT_MS}. */
     public static final long MAX_REPLICA_OPEN_TIMEOUT_MS = 3_600_000;
 
+    // ---- background work ----------------------------------------------------------------------------------------
+
+    /**
+     * How far the foreground latency (mean of the primaries' commands) may rise above its idle baseline before the
+     * node's background budget (resync, rebuild, verify) slows down, percent (docs/qos.md, "Background budget").
+     * Default {@value io.rdmablock.node.qos.BackgroundBudget#DEFAULT_LATENCY_SLACK_PCT}, 1..10000. Read by the
+     * {@link io.rdmablock.node.qos.BackgroundBudget} made at start.
+     */
+    public static final String BACKGROUND_LATENCY_SLACK_PCT = "rdmablock.node.background.latencySlackPct";
+
     // ---- volume store -------------------------------------------------------------------------------------------
 
     /**
@@ -128,7 +139,8 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
 
     /** Every knob with its default: every property unset. */
     public static final NodeConfiguration DEFAULTS = new NodeConfiguration(TargetTuning.DEFAULTS,
-            DEFAULT_REPLICA_OPEN_TIMEOUT_MS, StoreOptions.defaults(), null);
+            DEFAULT_REPLICA_OPEN_TIMEOUT_MS, StoreOptions.defaults(), null,
+            io.rdmablock.node.qos.BackgroundBudget.DEFAULT_LATENCY_SLACK_PCT);
 
     public NodeConfiguration {
         Objects.requireNonNull(target, "target");
@@ -136,6 +148,9 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
         Knobs.check(REPLICA_OPEN_TIMEOUT_MS, replicaOpenTimeoutMs, 1, MAX_REPLICA_OPEN_TIMEOUT_MS);
         storeFaults = storeFaults == null || storeFaults.isBlank() ? null : storeFaults.trim();
         StoreFaults.parse(storeFaults); // checked now, a fresh rule (it counts) at each store open
+        Knobs.check(BACKGROUND_LATENCY_SLACK_PCT, backgroundLatencySlackPct,
+                io.rdmablock.node.qos.BackgroundBudget.MIN_LATENCY_SLACK_PCT,
+                io.rdmablock.node.qos.BackgroundBudget.MAX_LATENCY_SLACK_PCT);
     }
 
     /**
@@ -190,7 +205,11 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
                 (int) r.number(STORE_CLUSTER_BYTES, s.clusterBytes(), 0, StoreOptions.MAX_CLUSTER_BYTES));
         String faults = r.text(STORE_FAULTS);
         StoreFaults.parse(faults); // names the property on a bad rule
-        return new NodeConfiguration(target, openTimeoutMs, store, faults);
+        int slack = (int) r.number(BACKGROUND_LATENCY_SLACK_PCT,
+                io.rdmablock.node.qos.BackgroundBudget.DEFAULT_LATENCY_SLACK_PCT,
+                io.rdmablock.node.qos.BackgroundBudget.MIN_LATENCY_SLACK_PCT,
+                io.rdmablock.node.qos.BackgroundBudget.MAX_LATENCY_SLACK_PCT);
+        return new NodeConfiguration(target, openTimeoutMs, store, faults, slack);
     }
 
     /** {@link #replicaOpenTimeoutMs()} in ns. */
@@ -205,16 +224,16 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
 
     /** The same with other target knobs (tests). */
     public NodeConfiguration withTarget(TargetTuning t) {
-        return new NodeConfiguration(t, replicaOpenTimeoutMs, storeOptions, storeFaults);
+        return new NodeConfiguration(t, replicaOpenTimeoutMs, storeOptions, storeFaults, backgroundLatencySlackPct);
     }
 
     /** The same with another {@link #REPLICA_OPEN_TIMEOUT_MS} (tests). */
     public NodeConfiguration withReplicaOpenTimeoutMs(long ms) {
-        return new NodeConfiguration(target, ms, storeOptions, storeFaults);
+        return new NodeConfiguration(target, ms, storeOptions, storeFaults, backgroundLatencySlackPct);
     }
 
     /** The same with other store options (tests, {@code --store null}). */
     public NodeConfiguration withStoreOptions(StoreOptions o) {
-        return new NodeConfiguration(target, replicaOpenTimeoutMs, o, storeFaults);
+        return new NodeConfiguration(target, replicaOpenTimeoutMs, o, storeFaults, backgroundLatencySlackPct);
     }
 }

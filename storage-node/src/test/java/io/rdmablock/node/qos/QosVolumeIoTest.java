@@ -77,7 +77,7 @@ class QosVolumeIoTest {
         };
         try (Arena arena = Arena.ofConfined()) {
             Request[] rs = requests(arena, 32, Opcodes.IO_READ);
-            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length);
+            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length, new io.rdmablock.node.metrics.ForegroundLatency());
             for (Request r : rs) {
                 assertEquals(VolumeIo.IN_FLIGHT, io.start(r, T0));
             }
@@ -111,7 +111,7 @@ class QosVolumeIoTest {
         ImmediateIo inner = new ImmediateIo();
         try (Arena arena = Arena.ofConfined()) {
             Request[] writes = requests(arena, 3, Opcodes.IO_WRITE);
-            QosVolumeIo io = new QosVolumeIo(inner, limiter, 4);
+            QosVolumeIo io = new QosVolumeIo(inner, limiter, 4, new io.rdmablock.node.metrics.ForegroundLatency());
             for (Request r : writes) {
                 io.start(r, T0);
             }
@@ -132,7 +132,7 @@ class QosVolumeIoTest {
         ImmediateIo inner = new ImmediateIo();
         try (Arena arena = Arena.ofConfined()) {
             Request[] rs = requests(arena, 8, Opcodes.IO_READ);
-            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length);
+            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length, new io.rdmablock.node.metrics.ForegroundLatency());
             for (Request r : rs) {
                 io.start(r, T0);
             }
