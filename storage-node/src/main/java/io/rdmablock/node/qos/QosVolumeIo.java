@@ -58,16 +58,12 @@ public final class QosVolumeIo implements VolumeIo {
         this.startedNs = new long[entries];
     }
 
-    /** Starts {@code r} on the inner handle, noting when (a command completed at once is timed here). */
+    /** Starts {@code r} on the inner handle, noting when (one answered at once, an error, is not timed). */
     private int startInner(Request r, long nowNs) {
         int status = inner.start(r, nowNs);
-        if (status == IN_FLIGHT) {
-            int i = r.index();
-            if (i >= 0 && i < startedNs.length) {
-                startedNs[i] = nowNs;
-            }
-        } else {
-            foreground.record(0);
+        int i = r.index();
+        if (status == IN_FLIGHT && i >= 0 && i < startedNs.length) {
+            startedNs[i] = nowNs;
         }
         return status;
     }
