@@ -48,6 +48,8 @@ public final class StorageNode implements AutoCloseable {
     private NodeAgent agent;
     private MgmtSync sync;
     private Replication replication;
+    /** The node's background budget (made at start, its ticker stopped at close). */
+    private io.rdmablock.node.qos.BackgroundBudget background;
     private boolean closed;
 
     /**
@@ -124,9 +126,10 @@ public final class StorageNode implements AutoCloseable {
             }
             metrics.capacity(new StoreCapacity());
             // one budget per node, shared by its resyncs, rebuilds and verifies (docs/qos.md "Background budget")
-            io.rdmablock.node.qos.BackgroundBudget background = new io.rdmablock.node.qos.BackgroundBudget(
+            background = new io.rdmablock.node.qos.BackgroundBudget(
                     config.resyncMinMibS() * (1L << 20), config.resyncMibS() * (1L << 20),
-                    configuration.backgroundLatencySlackPct(), metrics.foregroundLatency(), System::nanoTime);
+                    configuration.backgroundLatencySlackPct(), metrics.foregroundLatency(), System::nanoTime)
+                    .startTicker();
             metrics.background(background);
             store.addListener(e -> {
                 if (e.kind() == VolumeEvent.Kind.DELETED) {
@@ -382,6 +385,9 @@ public final class StorageNode implements AutoCloseable {
         }
         if (replication != null) {
             replication.close(); // after the target: no queue forwards any more
+        }
+        if (background != null) {
+            background.close();
         }
         if (store != null) {
             flushAll();

@@ -14,7 +14,8 @@ import java.util.function.LongSupplier;
  * every resync, rebuild (a full resync) and verify of the node, whose rate adapts to the foreground's latency by
  * AIMD, after Vitastor's {@code recovery_tune_*} and Ceph's mClock client/recovery classes.
  *
- * <p>Every {@value #WINDOW_MS} ms (judged by the takers and by metric scrapes, no thread of its own) it reads the
+ * <p>Every {@value #WINDOW_MS} ms (judged by the takers, metric scrapes and the node's {@link #startTicker ticker})
+ * it reads the
  * node's {@link ForegroundLatency} (striped counters the pollers add to: the data path takes no lock) and takes the
  * mean latency of the foreground commands completed in the window, smoothed (half the new mean, half the old). Then:
  * <ul>
@@ -26,7 +27,8 @@ import java.util.function.LongSupplier;
  *   <li>else additive increase: the rate grows by {@value #INCREASE_PCT}% of the ceiling, not above it (floor to
  *       ceiling within about a second).</li>
  * </ul>
- * The baseline is learned in windows where no background work asked for tokens (it is then the smoothed latency);
+ * The baseline is learned in windows when no background work asked for tokens within {@value #QUIET_MS} ms (it is
+ * then the smoothed latency);
  * while background work runs it can only fall to a lower smoothed latency, or creep up by 0.1% a window (2%/s), so
  * a baseline measured on a quieter foreground does not hold background work at the floor for good.
  *
@@ -34,7 +36,7 @@ import java.util.function.LongSupplier;
  * into debt by one request; the next waits until the debt is paid at the rate of the moment (re-judged at least
  * every 10 ms). The bucket holds 100 ms of the rate, at least 256 KiB. Thread-safe; {@link #acquire} blocks.
  */
-public final class BackgroundBudget implements BackgroundSource {
+public final class BackgroundBudget implements BackgroundSource, AutoCloseable {
     /** Default ceiling, MiB/s ({@code --resync-mib-s}): the rate with the foreground idle or fast. */
     public static final int DEFAULT_CEILING_MIB_S = 40;
     /** Default floor, MiB/s ({@code --resync-min-mib-s}): background work never goes slower. */
@@ -52,7 +54,10 @@ public final class BackgroundBudget implements BackgroundSource {
     public static final int MIN_SAMPLES = 16;
     /** Additive increase per window, percent of the ceiling. */
     public static final int INCREASE_PCT = 5;
+    /** Background work counts as running this long after it last asked for tokens, ms. */
+    public static final long QUIET_MS = 1_000;
     static final long WINDOW_NS = WINDOW_MS * 1_000_000L;
+    private static final long QUIET_NS = QUIET_MS * 1_000_000L;
     static final long MAX_WINDOW_NS = MAX_WINDOW_MS * 1_000_000L;
     private static final double BASELINE_CREEP = 0.001;
     private static final long MAX_PARK_NS = 10_000_000L;
@@ -72,7 +77,11 @@ public final class BackgroundBudget implements BackgroundSource {
     private long windowStartNs;
     private long seenCommands;
     private long seenLatencyNs;
-    private boolean backgroundInWindow;
+    /** When a taker last asked, ns; valid once {@link #asked}. */
+    private long lastAskNs;
+    private boolean asked;
+    private volatile boolean closed;
+    private Thread ticker;
     private double signalNs;
     private double baselineNs;
     private long granted;
@@ -163,7 +172,8 @@ public final class BackgroundBudget implements BackgroundSource {
      */
     synchronized long tryTake(long ticket, long bytes, long nowNs) {
         refill(nowNs);
-        backgroundInWindow = true;
+        asked = true;
+        lastAskNs = nowNs;
         if (tokens < 0) {
             return Math.min(MAX_PARK_NS, Math.max(1, (long) (-tokens / rate * 1e9))) + (ticket == serving ? 0 : TURN_NS);
         }
@@ -215,7 +225,8 @@ public final class BackgroundBudget implements BackgroundSource {
         } else {
             double mean = (double) Math.max(0, latency - seenLatencyNs) / n;
             signalNs = signalNs == 0 ? mean : (signalNs + mean) / 2;
-            if (!backgroundInWindow || baselineNs == 0) {
+            boolean quiet = !asked || nowNs - lastAskNs >= QUIET_NS;
+            if (quiet || baselineNs == 0) {
                 baselineNs = signalNs;
             } else {
                 baselineNs = Math.min(signalNs, baselineNs * (1 + BASELINE_CREEP));
@@ -229,7 +240,44 @@ public final class BackgroundBudget implements BackgroundSource {
         windowStartNs = nowNs;
         seenCommands = commands;
         seenLatencyNs = latency;
-        backgroundInWindow = false;
+    }
+
+    /**
+     * Starts a daemon thread that judges the windows every {@value #WINDOW_MS} ms even while no taker asks, so the
+     * baseline is learned while background work is quiet; {@link #close} stops it. Once per budget.
+     *
+     * @return this
+     * @throws IllegalStateException when already started
+     */
+    public synchronized BackgroundBudget startTicker() {
+        if (ticker != null) {
+            throw new IllegalStateException("ticker already started");
+        }
+        ticker = Thread.ofPlatform().daemon().name("background-budget").start(() -> {
+            while (!closed) { // bounded by close(): one judgement per window
+                LockSupport.parkNanos(WINDOW_NS);
+                rateBytesPerSecond();
+            }
+        });
+        return this;
+    }
+
+    /** Stops the ticker, if any (waits at most one window for it). */
+    @Override
+    public void close() {
+        closed = true;
+        Thread t;
+        synchronized (this) {
+            t = ticker;
+        }
+        if (t != null) {
+            LockSupport.unpark(t);
+            try {
+                t.join(2 * WINDOW_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** The rate at {@code nowNs} (the window judged first if it is over), bytes/s. */

@@ -77,6 +77,40 @@ class BackgroundBudgetTest {
     }
 
     @Test
+    void theBaselineIsLearnedOnlyOnceBackgroundWorkWasQuietForASecond() {
+        BackgroundBudget b = budget(FLOOR, CEILING);
+        window(b, 100, 100 * US, false);
+        assertEquals(100 * US, b.baselineNs());
+        window(b, 100, 100 * US, true);
+        int quietWindows = (int) (BackgroundBudget.QUIET_MS / BackgroundBudget.WINDOW_MS);
+        for (int i = 2; i < quietWindows; i++) { // background asked at the start of the window before: < 1 s ago
+            window(b, 100, 300 * US, false);
+            assertTrue(b.baselineNs() < 110 * US, "window " + i + ": baseline " + b.baselineNs());
+        }
+        assertEquals(FLOOR, b.rateBytesPerSecond(clock.get()), "3x the baseline all along: the floor");
+        window(b, 100, 300 * US, false);
+        assertEquals(b.signalNs(), b.baselineNs(), "quiet for a second: the latency now is the baseline");
+        assertTrue(b.baselineNs() >= 299 * US, "baseline " + b.baselineNs());
+        assertTrue(window(b, 100, 300 * US, true) > FLOOR, "and background work climbs again");
+    }
+
+    @Test
+    void theTickerJudgesWindowsWithoutTakers() throws InterruptedException {
+        try (BackgroundBudget b = new BackgroundBudget(FLOOR, CEILING, 50, foreground, System::nanoTime)) {
+            b.startTicker();
+            assertThrows(IllegalStateException.class, b::startTicker);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (b.baselineNs() == 0 && System.nanoTime() < deadline) {
+                for (int i = 0; i < 20; i++) {
+                    foreground.record(100 * US);
+                }
+                Thread.sleep(20);
+            }
+            assertEquals(100 * US, b.baselineNs(), "learned by the ticker alone");
+        }
+    }
+
+    @Test
     void anIdleForegroundGivesTheCeilingAtOnce() {
         BackgroundBudget b = budget(FLOOR, CEILING);
         window(b, 100, 100 * US, false);
