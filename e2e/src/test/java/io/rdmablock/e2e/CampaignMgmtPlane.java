@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The highly available management plane of {@link FailoverCampaign} {@code --etcd E --mgmt M} (docs/chaos.md,
- * README.md "HA setup"): a real E-member etcd cluster ({@link EtcdCluster}, Debian's etcd-server) and M management servers as
+ * docs/ha.md): a real E-member etcd cluster ({@link EtcdCluster}, Debian's etcd-server) and M management servers as
  * separate processes of {@code rdmablock mgmt} ({@code io.rdmablock.cli.RdmablockCli}; the script puts ops/dist on
  * the classpath), all on that etcd. Server {@code i} (0-based) listens on a port fixed for the plane's life on
  * {@code host}, keeps its data in {@code <dir>/mgmt<i+1>} and logs to {@code <dir>/mgmt<i+1>.log}, so it can be
@@ -182,7 +182,7 @@ final class CampaignMgmtPlane implements AutoCloseable {
     }
 
     /**
-     * The leader as the live servers see it: {@code GET /v1/leader} (README.md "HA setup") on each live server, the first
+     * The leader as the live servers see it: {@code GET /v1/leader} (docs/ha.md) on each live server, the first
      * that names a leader that is one of this plane's URLs.
      *
      * @return the leader's index, or -1 when no live server names one (an election under way, or servers without

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The management plane on a real 3-member etcd cluster with 2 management servers (README "HA setup"; issue 14's
+ * The management plane on a real 3-member etcd cluster with 2 management servers (docs/ha.md; issue 14's
  * tests), under a write load through the initiator on an R=3 volume, in one run:
  * <ol>
  * <li>one etcd member stopped: a volume create still succeeds;</li>

@@ -132,7 +132,7 @@ final class NodeCluster implements AutoCloseable {
     }
 
     /**
-     * Nodes reporting to an external management plane (several servers, README.md "HA setup"): {@code mgmtUrls} is every
+     * Nodes reporting to an external management plane (several servers, docs/ha.md): {@code mgmtUrls} is every
      * server's URL, comma-separated; the nodes and {@link #client()} fail over among them. Its servers' token must be
      * {@link #TOKEN}.
      */

@@ -1,7 +1,9 @@
 package io.rdmablock.initiator;
 
+import io.rdmablock.rdma.config.Knob;
 import io.rdmablock.rdma.config.Knobs;
 
+import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -32,13 +34,24 @@ public record InitiatorConfiguration(long spinNs, int pollBatch, long mgmtTimeou
      */
     public static final String MGMT_TIMEOUT_MS = "rdmablock.mgmt.timeoutMs";
 
+    private static final Knob K_SPIN = Knob.number(SPIN_NS, 0, 0, 100_000_000L, "ns", "How long an idle I/O queue "
+            + "poller polls before it waits for a completion event (docs/bench.md).");
+    private static final Knob K_POLL_BATCH = Knob.number(POLL_BATCH, 16, 1, 64, "completions", "Work completions an "
+            + "I/O queue poller takes per poll (docs/bench.md \"Initiator poll batch\").");
+    private static final Knob K_MGMT_TIMEOUT = Knob.number(MGMT_TIMEOUT_MS, 10_000, 1, 3_600_000L, "ms",
+            "Per-request timeout of a tool's management client (`bench`, `import`, `export`, `nbd` ... looking up a "
+                    + "volume).");
+    /** Every knob of the initiator, as docs/configuration.md lists them. */
+    public static final List<Knob> KNOBS = List.of(K_SPIN, K_POLL_BATCH, K_MGMT_TIMEOUT);
+
     /** The defaults: 0 ns, 16, 10 s. */
-    public static final InitiatorConfiguration DEFAULTS = new InitiatorConfiguration(0, 16, 10_000);
+    public static final InitiatorConfiguration DEFAULTS = new InitiatorConfiguration(K_SPIN.defaultValue(),
+            (int) K_POLL_BATCH.defaultValue(), K_MGMT_TIMEOUT.defaultValue());
 
     public InitiatorConfiguration {
-        Knobs.check(SPIN_NS, spinNs, 0, 100_000_000L);
-        Knobs.check(POLL_BATCH, pollBatch, 1, 64);
-        Knobs.check(MGMT_TIMEOUT_MS, mgmtTimeoutMs, 1, 3_600_000L);
+        Knobs.check(SPIN_NS, spinNs, K_SPIN.min(), K_SPIN.max());
+        Knobs.check(POLL_BATCH, pollBatch, K_POLL_BATCH.min(), K_POLL_BATCH.max());
+        Knobs.check(MGMT_TIMEOUT_MS, mgmtTimeoutMs, K_MGMT_TIMEOUT.min(), K_MGMT_TIMEOUT.max());
     }
 
     /**
@@ -48,9 +61,7 @@ public record InitiatorConfiguration(long spinNs, int pollBatch, long mgmtTimeou
      */
     public static InitiatorConfiguration from(Function<String, String> properties) {
         Knobs k = new Knobs(properties);
-        return new InitiatorConfiguration(k.number(SPIN_NS, DEFAULTS.spinNs, 0, 100_000_000L),
-                (int) k.number(POLL_BATCH, DEFAULTS.pollBatch, 1, 64),
-                k.number(MGMT_TIMEOUT_MS, DEFAULTS.mgmtTimeoutMs, 1, 3_600_000L));
+        return new InitiatorConfiguration(K_SPIN.number(k), (int) K_POLL_BATCH.number(k), K_MGMT_TIMEOUT.number(k));
     }
 
     /** This JVM's knobs, read once (the first call; the system properties as they are then). */

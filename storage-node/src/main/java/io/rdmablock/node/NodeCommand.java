@@ -67,7 +67,7 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--metrics-listen", paramLabel = "HOST:PORT", description = "Prometheus /metrics host:port (default: none).")
     String metricsListen;
 
-    @Option(names = "--heartbeat-ms", paramLabel = "MS", defaultValue = "500", description = "Heartbeat interval in ms (default ${DEFAULT-VALUE}; each answer renews the primary lease, docs/failover.md).")
+    @Option(names = "--heartbeat-ms", paramLabel = "MS", defaultValue = "500", description = "Heartbeat interval in ms (10..600000, default ${DEFAULT-VALUE}; each answer renews the primary lease, docs/failover.md).")
     long heartbeatMs;
 
     @Option(names = "--create-volume", paramLabel = "SPEC", description = "Create a volume at start if missing: name:size[:lbaSize[:hosts]], e.g. vol1:1G:4096:* "
@@ -75,7 +75,7 @@ public final class NodeCommand implements Callable<Integer> {
             + "volume too; without it a new volume admits no host.")
     List<String> createVolumes = new ArrayList<>();
 
-    @Option(names = "--max-queue-entries", paramLabel = "N", defaultValue = "128", description = "Largest I/O queue, entries (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-queue-entries", paramLabel = "N", defaultValue = "128", description = "Largest I/O queue, entries (2..1024, default ${DEFAULT-VALUE}).")
     int maxQueueEntries;
 
     @Option(names = "--replica-timeout-ms", paramLabel = "MS", defaultValue = "3000", description = "A primary drops a secondary that "
@@ -93,10 +93,10 @@ public final class NodeCommand implements Callable<Integer> {
     Integer resyncMinMibS;
 
     @Option(names = "--resync-retry-ms", paramLabel = "MS", defaultValue = "2000", description = "Pause before a failed or unreachable "
-            + "copy's resync is tried again, ms (default ${DEFAULT-VALUE}).")
+            + "copy's resync is tried again, ms (100..3600000, default ${DEFAULT-VALUE}).")
     long resyncRetryMs;
 
-    @Option(names = "--pollers", paramLabel = "N", defaultValue = "2", description = "Poller threads (default ${DEFAULT-VALUE}).")
+    @Option(names = "--pollers", paramLabel = "N", defaultValue = "2", description = "Poller threads (1..64, default ${DEFAULT-VALUE}).")
     int pollers;
 
     @Option(names = "--idle-spin-us", paramLabel = "US", defaultValue = "200", description = "How long a poller keeps polling after its "
@@ -194,7 +194,7 @@ public final class NodeCommand implements Callable<Integer> {
 
     /**
      * The verbs provider: {@code --provider}, else {@code -Drdma.provider}, else env {@code RDMABLOCK_RDMA_PROVIDER},
-     * else {@code auto} (README "Choosing the RDMA provider"; {@link
+     * else {@code auto} (docs/providers.md "Choosing the RDMA provider"; {@link
      * io.rdmablock.rdma.verbs.ProviderConfiguration#from}).
      *
      * @throws IllegalArgumentException naming the property when the provider's knobs are invalid

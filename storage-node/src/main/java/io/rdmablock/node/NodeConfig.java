@@ -13,7 +13,7 @@ import java.util.List;
  * @param dataDir        volume store directory (created if missing)
  * @param listen         fabric listen address; port 0 picks a free port
  * @param provider       verbs provider: auto | soft | ffm | memory (memory: initiators in the same JVM only)
- * @param mgmtUrls       management server base URLs (several: a highly available management plane, README.md "HA setup";
+ * @param mgmtUrls       management server base URLs (several: a highly available management plane, docs/ha.md;
  *                       the heartbeats fail over among them), or empty to serve the volumes already in the store
  * @param token          bearer token for the management server (null without mgmtUrls)
  * @param nodeId         node id registered with the management server
@@ -160,7 +160,7 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
         return withMgmt(url == null ? List.of() : List.of(url), bearerToken, id);
     }
 
-    /** @return this config with these management URLs (several: README.md "HA setup"), token and node id */
+    /** @return this config with these management URLs (several: docs/ha.md), token and node id */
     public NodeConfig withMgmt(List<URI> urls, String bearerToken, String id) {
         return new NodeConfig(dataDir, listen, provider, urls, bearerToken, id, advertiseHost, metricsListen,
                 heartbeatMs, createVolumes, target, capacityBytes, replicaTimeoutMs, resyncMibS, resyncMinMibS, resyncRetryMs);

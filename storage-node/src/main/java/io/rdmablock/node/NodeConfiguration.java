@@ -5,14 +5,17 @@ import io.rdmablock.node.store.StoreOptions;
 import io.rdmablock.node.target.ConnectLimits;
 import io.rdmablock.node.target.DhchapLimits;
 import io.rdmablock.node.target.TargetTuning;
+import io.rdmablock.rdma.config.Knob;
 import io.rdmablock.rdma.config.Knobs;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
 /**
  * The storage node's {@code -D} system-property knobs, in one place: each named here with its default, unit and
- * bounds, read and checked once at start ({@link #fromSystemProperties()}: {@link NodeCommand} before anything
+ * bounds (as a {@link Knob} descriptor, {@link #TARGET_KNOBS}, {@link #REPLICATION_KNOBS}, {@link #STORE_KNOBS}, from
+ * which docs/configuration.md's tables are generated), read and checked once at start ({@link #fromSystemProperties()}: {@link NodeCommand} before anything
  * starts, or {@link StorageNode}'s one-argument constructor) and handed to the parts that use them at construction:
  * {@link #target()} to the fabric target (its pollers, subsystems, controller table, authentication work and each
  * queue's volume I/O), {@link #replicaOpenTimeoutNs()} to the replication (forward queues, peer links, resync
@@ -137,6 +140,100 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
      */
     public static final String STORE_FAULTS = StoreFaults.PROPERTY;
 
+    // ---- the descriptors: name, default, bounds, unit, description; read through them, documented from them ----
+
+    private static final ConnectLimits C = ConnectLimits.DEFAULTS;
+    private static final DhchapLimits D = DhchapLimits.DEFAULTS;
+    private static final StoreOptions S = StoreOptions.defaults();
+
+    private static final Knob K_STORE_WAIT_MIN = Knob.number(STORE_WAIT_MIN, TargetTuning.DEFAULT_STORE_WAIT_MIN, 1,
+            Integer.MAX_VALUE, "commands", "Outstanding commands, all at the store, from which an idle poller waits "
+                    + "on the store at once instead of spinning first; above a queue's entries turns it off "
+                    + "(docs/bench.md \"Node store wait\"). (`Poller`)");
+    private static final Knob K_EPOCH_WINDOW = Knob.number(EPOCH_WINDOW, TargetTuning.DEFAULT_EPOCH_WINDOW, 1,
+            TargetTuning.MAX_EPOCH_WINDOW, "epochs", "How far above the epoch the management plane last told the "
+                    + "node a forwarded command may raise a secondary copy's epoch (docs/failover.md). (`Subsystem`)");
+    private static final Knob K_REGISTER_STORE_BUFFERS = Knob.flag(REGISTER_STORE_BUFFERS, true, "`false` skips "
+            + "registering each I/O queue's buffers with its store queue (io_uring fixed buffers): A/B measurements, "
+            + "kernels that refuse them. (`LocalVolumeIo`, through `VolumeIo.Context`)");
+    private static final Knob K_MAX_CONTROLLERS = Knob.number(MAX_CONTROLLERS, C.maxControllers(), 1, 1 << 20,
+            "controllers", "Live controllers of volume subsystems on the node; beyond it a Connect is answered "
+                    + "Connect Controller Busy (docs/wire-protocol.md 1.5). (`ConnectLimits`, `ControllerTable`)");
+    private static final Knob K_MAX_DISCOVERY_CONTROLLERS = Knob.number(MAX_DISCOVERY_CONTROLLERS,
+            C.maxDiscoveryControllers(), 1, 1 << 20, "controllers", "Live discovery controllers on the node, apart "
+                    + "from the volume ones. (same)");
+    private static final Knob K_MAX_CONTROLLERS_PER_HOST = Knob.number(MAX_CONTROLLERS_PER_HOST,
+            C.maxControllersPerHost(), 1, 1 << 20, "controllers", "Live controllers of one host NQN on the node, "
+                    + "any subsystem. (same)");
+    private static final Knob K_MAX_QUEUES_PER_HOST = Knob.number(MAX_QUEUES_PER_HOST, C.maxQueuesPerHost(), 1,
+            1 << 24, "queues", "Connected queues (admin and I/O) of one host NQN on the node. (same)");
+    private static final Knob K_MAX_REGISTERED_BYTES = Knob.number(MAX_REGISTERED_BYTES, C.maxRegisteredBytes(),
+            1L << 20, 1L << 40, "bytes", "Registered queue memory of the node; a Connect whose buffers would go "
+                    + "beyond it is refused. (`Target`)")
+            .withDefaultText(C.maxRegisteredBytes() + " (8 GiB)").withBoundsText("1048576..1099511627776 (1 MiB..1 TiB)");
+    private static final Knob K_MAX_KATO_MS = Knob.number(MAX_KATO_MS, C.maxKatoMs(), 1_000, 86_400_000, "ms",
+            "Largest KATO of any controller; larger asks are lowered to it. (`ConnectLimits`)");
+    private static final Knob K_DEFAULT_KATO_MS = Knob.number(DEFAULT_KATO_MS, C.defaultKatoMs(), 1_000, 86_400_000,
+            "ms", "KATO of a volume controller whose Connect asks for 0 (a discovery controller's is 120000). "
+                    + "(`ConnectLimits`)").withBoundsText("1000..`maxKatoMs`");
+    private static final Knob K_DHCHAP_THREADS = Knob.number(DHCHAP_THREADS, D.threads(), 1, 16, "threads",
+            "DH-HMAC-CHAP worker threads (never a poller). (`DhchapWork`)");
+    private static final Knob K_DHCHAP_QUEUE_MAX = Knob.number(DHCHAP_QUEUE_MAX, D.queueMax(), 1, 65_536,
+            "computations", "DH computations waiting for a worker; beyond it a Receive waits. (`DhchapWork`)");
+    private static final Knob K_DHCHAP_UNITS = Knob.number(DHCHAP_ADDRESS_UNITS_PER_SECOND,
+            D.addressUnitsPerSecond(), 1, 100_000, "cost units/s", "DH work one peer IP address may have done "
+                    + "(ffdhe2048 = 1 unit per exponentiation). (`DhchapWork`)");
+    private static final Knob K_DHCHAP_BURST = Knob.number(DHCHAP_ADDRESS_BURST_UNITS, D.addressBurstUnits(), 1,
+            1_000_000, "cost units", "Budget an idle address accumulates. (`DhchapWork`)");
+    private static final Knob K_DHCHAP_TRANSACTIONS = Knob.number(DHCHAP_TRANSACTIONS_BEFORE_SUCCESS,
+            D.transactionsBeforeSuccess(), 1, 100, "Negotiates", "Negotiates a queue may send before it "
+                    + "authenticates; the next is answered Failure1. (`QueueAuthentication`)");
+    private static final Knob K_DHCHAP_REAUTH = Knob.number(DHCHAP_REAUTH_INTERVAL_MS, D.reauthIntervalMs(), 0,
+            3_600_000, "ms", "Least time between two Negotiates of an authenticated queue. (`QueueAuthentication`)");
+    private static final Knob K_REPLICA_OPEN_TIMEOUT_MS = Knob.number(REPLICA_OPEN_TIMEOUT_MS,
+            DEFAULT_REPLICA_OPEN_TIMEOUT_MS, 1, MAX_REPLICA_OPEN_TIMEOUT_MS, "ms", "Longest wait for a forward "
+                    + "queue's or peer link's set-up (CM connect, Fabrics Connect, enable) before the copy is dropped; "
+                    + "also the least set-up bound of a resync or verify channel. A loaded machine or an emulated "
+                    + "guest needs more (the VM runner's children use 120000; docs/replication.md). (`Replication` "
+                    + "-> `ReplicatedWrites`, `PeerLink`, `Activation`, `CopyChannel`)");
+    private static final Knob K_BACKGROUND_LATENCY_SLACK_PCT = Knob.number(BACKGROUND_LATENCY_SLACK_PCT,
+            io.rdmablock.node.qos.BackgroundBudget.DEFAULT_LATENCY_SLACK_PCT,
+            io.rdmablock.node.qos.BackgroundBudget.MIN_LATENCY_SLACK_PCT,
+            io.rdmablock.node.qos.BackgroundBudget.MAX_LATENCY_SLACK_PCT, "percent", "How far the foreground "
+                    + "latency (mean of the primaries' commands, smoothed) may rise above its idle baseline before "
+                    + "the node's background budget (resync, rebuild, verify between `--resync-min-mib-s` and "
+                    + "`--resync-mib-s`) halves its rate (docs/qos.md \"Background budget\"). Set at start. "
+                    + "(`StorageNode` -> `BackgroundBudget`)");
+    private static final Knob K_STORE_BACKEND = Knob.text(STORE_BACKEND, "`auto`", "`auto`, `io_uring`, "
+            + "`threadpool`", "I/O backend; `auto` takes io_uring when it works, else the thread pool (one log line "
+            + "says which and why). (`VolumeStore` via `StoreOptions`)");
+    private static final Knob K_STORE_POOL_THREADS = Knob.number(STORE_POOL_THREADS, S.poolThreads(), 1, 1024,
+            "threads", "Worker threads of the thread-pool backend. (same)");
+    private static final Knob K_STORE_DIO_ALIGN = Knob.number(STORE_DIRECT_IO_ALIGN_BYTES, S.directIoAlignBytes(),
+            0, 65_536, "bytes", "0 queries the file's direct-I/O alignment (`statx` DIOALIGN, else 4096); a value "
+                    + "overrides it. (same)").withBoundsText("0, or a power of two 512..65536");
+    private static final Knob K_STORE_PREALLOCATE = Knob.flag(STORE_PREALLOCATE, S.preallocate(), "`true` reserves "
+            + "every volume's space at create and grow (thick provisioning, `fallocate`). (same)");
+    private static final Knob K_STORE_CLUSTER_BYTES = Knob.number(STORE_CLUSTER_BYTES, S.clusterBytes(), 0,
+            StoreOptions.MAX_CLUSTER_BYTES, "bytes", "Layout of volumes created from now on: `0` = flat (no "
+                    + "snapshots), else the allocation map's cluster size (docs/snapshots.md). A volume keeps its "
+                    + "layout. (same)").withBoundsText("`0` or a power of two 65536..16777216");
+    private static final Knob K_STORE_FAULTS = Knob.text(STORE_FAULTS, "none", "`stall:<volumeId>:<offsetBytes>:"
+            + "<delayMs>[:<count>]`", "Fault injection for tests and fault drills: holds matching READ/WRITE "
+            + "commands as a hung disk would (`StoreFaults`); not applied with `--store null`.");
+
+    /** The fabric target's knobs, as docs/configuration.md lists them. */
+    public static final List<Knob> TARGET_KNOBS = List.of(K_STORE_WAIT_MIN, K_EPOCH_WINDOW, K_REGISTER_STORE_BUFFERS,
+            K_MAX_CONTROLLERS, K_MAX_DISCOVERY_CONTROLLERS, K_MAX_CONTROLLERS_PER_HOST, K_MAX_QUEUES_PER_HOST,
+            K_MAX_REGISTERED_BYTES, K_DEFAULT_KATO_MS, K_MAX_KATO_MS, K_DHCHAP_THREADS, K_DHCHAP_QUEUE_MAX,
+            K_DHCHAP_UNITS, K_DHCHAP_BURST, K_DHCHAP_TRANSACTIONS, K_DHCHAP_REAUTH);
+    /** The replication's knobs, its background work's included. */
+    public static final List<Knob> REPLICATION_KNOBS = List.of(K_REPLICA_OPEN_TIMEOUT_MS,
+            K_BACKGROUND_LATENCY_SLACK_PCT);
+    /** The volume store's knobs. */
+    public static final List<Knob> STORE_KNOBS = List.of(K_STORE_BACKEND, K_STORE_POOL_THREADS, K_STORE_DIO_ALIGN,
+            K_STORE_PREALLOCATE, K_STORE_CLUSTER_BYTES, K_STORE_FAULTS);
+
     /** Every knob with its default: every property unset. */
     public static final NodeConfiguration DEFAULTS = new NodeConfiguration(TargetTuning.DEFAULTS,
             DEFAULT_REPLICA_OPEN_TIMEOUT_MS, StoreOptions.defaults(), null,
@@ -169,46 +266,29 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
      */
     public static NodeConfiguration from(Function<String, String> properties) {
         Knobs r = new Knobs(properties);
-        ConnectLimits c = ConnectLimits.DEFAULTS;
-        long maxKatoMs = r.number(MAX_KATO_MS, c.maxKatoMs(), 1_000, 86_400_000);
-        ConnectLimits connect = new ConnectLimits(
-                (int) r.number(MAX_CONTROLLERS, c.maxControllers(), 1, 1 << 20),
-                (int) r.number(MAX_DISCOVERY_CONTROLLERS, c.maxDiscoveryControllers(), 1, 1 << 20),
-                (int) r.number(MAX_CONTROLLERS_PER_HOST, c.maxControllersPerHost(), 1, 1 << 20),
-                (int) r.number(MAX_QUEUES_PER_HOST, c.maxQueuesPerHost(), 1, 1 << 24),
-                r.number(MAX_REGISTERED_BYTES, c.maxRegisteredBytes(), 1L << 20, 1L << 40),
-                (int) r.number(DEFAULT_KATO_MS, c.defaultKatoMs(), 1_000, maxKatoMs), (int) maxKatoMs);
-        DhchapLimits d = DhchapLimits.DEFAULTS;
-        DhchapLimits dhchap = new DhchapLimits(
-                (int) r.number(DHCHAP_THREADS, d.threads(), 1, 16),
-                (int) r.number(DHCHAP_QUEUE_MAX, d.queueMax(), 1, 65_536),
-                r.number(DHCHAP_ADDRESS_UNITS_PER_SECOND, d.addressUnitsPerSecond(), 1, 100_000),
-                r.number(DHCHAP_ADDRESS_BURST_UNITS, d.addressBurstUnits(), 1, 1_000_000),
-                (int) r.number(DHCHAP_TRANSACTIONS_BEFORE_SUCCESS, d.transactionsBeforeSuccess(), 1, 100),
-                r.number(DHCHAP_REAUTH_INTERVAL_MS, d.reauthIntervalMs(), 0, 3_600_000));
-        TargetTuning target = new TargetTuning(connect, dhchap,
-                (int) r.number(STORE_WAIT_MIN, TargetTuning.DEFAULT_STORE_WAIT_MIN, 1, Integer.MAX_VALUE),
-                r.number(EPOCH_WINDOW, TargetTuning.DEFAULT_EPOCH_WINDOW, 1, TargetTuning.MAX_EPOCH_WINDOW),
-                r.bool(REGISTER_STORE_BUFFERS, true));
-        long openTimeoutMs = r.number(REPLICA_OPEN_TIMEOUT_MS, DEFAULT_REPLICA_OPEN_TIMEOUT_MS, 1,
-                MAX_REPLICA_OPEN_TIMEOUT_MS);
-        StoreOptions s = StoreOptions.defaults();
-        String backend = r.text(STORE_BACKEND);
-        long align = r.number(STORE_DIRECT_IO_ALIGN_BYTES, s.directIoAlignBytes(), 0, 65_536);
+        long maxKatoMs = K_MAX_KATO_MS.number(r);
+        ConnectLimits connect = new ConnectLimits((int) K_MAX_CONTROLLERS.number(r),
+                (int) K_MAX_DISCOVERY_CONTROLLERS.number(r), (int) K_MAX_CONTROLLERS_PER_HOST.number(r),
+                (int) K_MAX_QUEUES_PER_HOST.number(r), K_MAX_REGISTERED_BYTES.number(r),
+                (int) K_DEFAULT_KATO_MS.number(r, maxKatoMs), (int) maxKatoMs);
+        DhchapLimits dhchap = new DhchapLimits((int) K_DHCHAP_THREADS.number(r), (int) K_DHCHAP_QUEUE_MAX.number(r),
+                K_DHCHAP_UNITS.number(r), K_DHCHAP_BURST.number(r), (int) K_DHCHAP_TRANSACTIONS.number(r),
+                K_DHCHAP_REAUTH.number(r));
+        TargetTuning target = new TargetTuning(connect, dhchap, (int) K_STORE_WAIT_MIN.number(r),
+                K_EPOCH_WINDOW.number(r), K_REGISTER_STORE_BUFFERS.flag(r));
+        long openTimeoutMs = K_REPLICA_OPEN_TIMEOUT_MS.number(r);
+        String backend = K_STORE_BACKEND.text(r);
+        long align = K_STORE_DIO_ALIGN.number(r);
         if (align != 0 && (Long.bitCount(align) != 1 || align < 512)) {
             throw new IllegalArgumentException("invalid " + STORE_DIRECT_IO_ALIGN_BYTES + ": value=" + align
                     + ", allowed=0 or a power of two 512-65536");
         }
         StoreOptions store = new StoreOptions(backend == null ? null : StoreOptions.parseBackend(backend),
-                (int) r.number(STORE_POOL_THREADS, s.poolThreads(), 1, 1024), (int) align,
-                r.bool(STORE_PREALLOCATE, s.preallocate()),
-                (int) r.number(STORE_CLUSTER_BYTES, s.clusterBytes(), 0, StoreOptions.MAX_CLUSTER_BYTES));
-        String faults = r.text(STORE_FAULTS);
+                (int) K_STORE_POOL_THREADS.number(r), (int) align, K_STORE_PREALLOCATE.flag(r),
+                (int) K_STORE_CLUSTER_BYTES.number(r));
+        String faults = K_STORE_FAULTS.text(r);
         StoreFaults.parse(faults); // names the property on a bad rule
-        int slack = (int) r.number(BACKGROUND_LATENCY_SLACK_PCT,
-                io.rdmablock.node.qos.BackgroundBudget.DEFAULT_LATENCY_SLACK_PCT,
-                io.rdmablock.node.qos.BackgroundBudget.MIN_LATENCY_SLACK_PCT,
-                io.rdmablock.node.qos.BackgroundBudget.MAX_LATENCY_SLACK_PCT);
+        int slack = (int) K_BACKGROUND_LATENCY_SLACK_PCT.number(r);
         return new NodeConfiguration(target, openTimeoutMs, store, faults, slack);
     }
 

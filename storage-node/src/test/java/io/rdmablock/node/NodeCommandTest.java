@@ -13,8 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * What {@code rdmablock node} takes from the environment when an option is absent, as README.md says: the provider
- * from {@code -Drdma.provider} / {@code RDMABLOCK_RDMA_PROVIDER}, the management URL from {@code RDMABLOCK_MGMT_URL},
+ * What {@code rdmablock node} takes from the environment when an option is absent, as docs/providers.md and
+ * docs/ha.md say: the provider from {@code -Drdma.provider} / {@code RDMABLOCK_RDMA_PROVIDER}, the management URL from
+ * {@code RDMABLOCK_MGMT_URL},
  * the token from {@code RDMABLOCK_TOKEN}; an option given on the command line wins.
  */
 class NodeCommandTest {

@@ -1,5 +1,6 @@
 package io.rdmablock.mgmt.api;
 
+import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -41,12 +42,44 @@ public record MgmtConfiguration(long startTimeoutSeconds, long peerLeaseMaxMs) {
     /** {@code --secret-key-file}: key of the secrets at rest, base64 of 32 bytes (env {@code RDMABLOCK_SECRET_KEY_FILE}). */
     public static final String SECRET_KEY_FILE = "rdmablock.mgmt.secretKeyFile";
 
+    /**
+     * One number knob of this home: name, default, bounds, unit and description; read through it ({@link #read}) and
+     * listed from it in docs/configuration.md (the node's and the initiator's homes use {@code
+     * io.rdmablock.rdma.config.Knob}, which this module cannot see).
+     *
+     * @param name        the system property
+     * @param def         its default
+     * @param min         its least value
+     * @param max         its largest value
+     * @param unit        its unit, e.g. {@code ms}
+     * @param description what it does (Markdown, one line)
+     */
+    public record Setting(String name, long def, long min, long max, String unit, String description) {
+        /**
+         * The value from {@code properties}, or {@link #def()} when unset or blank.
+         *
+         * @throws IllegalArgumentException naming the property, its value and its bounds when it is invalid
+         */
+        public long read(Function<String, String> properties) {
+            return number(properties, name, def, min, max);
+        }
+    }
+
+    private static final Setting S_START_TIMEOUT = new Setting(START_TIMEOUT_SECONDS, 120, 1, 3600, "s",
+            "Bound of a server's start (a taken port fails at once; an emulated guest can take over 30 s).");
+    private static final Setting S_PEER_LEASE_MAX = new Setting(PEER_LEASE_MAX_MS, 60_000, 0, 3_600_000, "ms",
+            "How long after a heartbeat answer a node's secondary copies may grant peer leases (docs/failover.md "
+                    + "\"Peer lease\"); 0 = none.");
+    /** Every knob read by {@link #from}, as docs/configuration.md lists them. */
+    public static final List<Setting> SETTINGS = List.of(S_START_TIMEOUT, S_PEER_LEASE_MAX);
+
     /** The defaults: 120 s, 60 s. */
-    public static final MgmtConfiguration DEFAULTS = new MgmtConfiguration(120, 60_000);
+    public static final MgmtConfiguration DEFAULTS = new MgmtConfiguration(S_START_TIMEOUT.def(),
+            S_PEER_LEASE_MAX.def());
 
     public MgmtConfiguration {
-        check(START_TIMEOUT_SECONDS, startTimeoutSeconds, 1, 3600);
-        check(PEER_LEASE_MAX_MS, peerLeaseMaxMs, 0, 3_600_000);
+        check(START_TIMEOUT_SECONDS, startTimeoutSeconds, S_START_TIMEOUT.min(), S_START_TIMEOUT.max());
+        check(PEER_LEASE_MAX_MS, peerLeaseMaxMs, S_PEER_LEASE_MAX.min(), S_PEER_LEASE_MAX.max());
     }
 
     /**
@@ -55,8 +88,7 @@ public record MgmtConfiguration(long startTimeoutSeconds, long peerLeaseMaxMs) {
      * @throws IllegalArgumentException naming the property, its value and its bounds when one is invalid
      */
     public static MgmtConfiguration from(Function<String, String> properties) {
-        return new MgmtConfiguration(number(properties, START_TIMEOUT_SECONDS, DEFAULTS.startTimeoutSeconds, 1, 3600),
-                number(properties, PEER_LEASE_MAX_MS, DEFAULTS.peerLeaseMaxMs, 0, 3_600_000));
+        return new MgmtConfiguration(S_START_TIMEOUT.read(properties), S_PEER_LEASE_MAX.read(properties));
     }
 
     /** This JVM's knobs, read once (the first call; the system properties as they are then). */

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Two management servers on one etcd (MgmtServer with an {@link EtcdMetadataStore}): what one writes the other reads;
  * with etcd down a write is answered within the store's bound (an error, not a hang). One of them leads; a client of
- * the other follows its 307.
+ * the other follows its 307; the follower's metrics say it follows ({@code rdmablock_mgmt_leader 0}).
  */
 class EtcdMgmtServerTest {
     @Test
@@ -51,7 +51,15 @@ class EtcdMgmtServerTest {
                 var both = new MgmtClient(MgmtClient.parseUrls("urls", follower.url() + "," + leader.url()), "tok",
                         Duration.ofSeconds(10), null);
                 assertEquals(List.of("n1"), both.listNodes().stream().map(n -> n.nodeId()).toList());
-
+                // the follower's metrics: every node down (it gets no heartbeats), marked by rdmablock_mgmt_leader 0,
+                // which dashboards and alerts filter on (ops/grafana/README.md, "Leader filter")
+                String leaderMetrics = metrics(leader);
+                String followerMetrics = metrics(follower);
+                assertTrue(leaderMetrics.contains("\nrdmablock_mgmt_leader 1.0\n"), leaderMetrics);
+                assertTrue(leaderMetrics.contains("\nrdmablock_node_state{node=\"n1\",state="), leaderMetrics);
+                assertTrue(followerMetrics.contains("\nrdmablock_mgmt_leader 0.0\n"), followerMetrics);
+                assertTrue(followerMetrics.contains("\nrdmablock_node_state{node=\"n1\",state=\"down\"} 1.0\n"),
+                        followerMetrics);
             }
         }
     }
@@ -87,6 +95,16 @@ class EtcdMgmtServerTest {
                 // a few store calls of 2 s each (one request makes several); bounded, not a hang
                 assertTrue(ms < 30_000, ms + " ms");
             }
+        }
+    }
+
+    /** @return the server's {@code GET /metrics} (open, no token) */
+    private static String metrics(MgmtServer server) throws Exception {
+        try (var http = java.net.http.HttpClient.newHttpClient()) {
+            var r = http.send(java.net.http.HttpRequest.newBuilder(URI.create(server.url() + "/metrics"))
+                    .timeout(Duration.ofSeconds(20)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), r.body());
+            return r.body();
         }
     }
 

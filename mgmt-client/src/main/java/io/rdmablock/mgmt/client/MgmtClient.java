@@ -12,7 +12,7 @@ import java.util.Objects;
  * no server can be reached or none answers within the request timeout. Paths: see the package documentation and
  * {@code /openapi.yaml} on the server.
  *
- * <p>Several management servers (README.md "HA setup"): the client takes a list of base URLs. A call starts with the URL that
+ * <p>Several management servers (docs/ha.md): the client takes a list of base URLs. A call starts with the URL that
  * answered last ({@link #baseUri()}); on a connection failure, a timeout, or a 503
  * {@link ProblemTypes#NO_LEADER} / {@link ProblemTypes#METADATA_UNAVAILABLE} answer it tries the next URL of the
  * list, each URL at most once per call. A {@code 307}/{@code 308} answer (a follower's {@link ProblemTypes#NOT_LEADER}

@@ -19,8 +19,9 @@ public final class ProblemTypes {
      */
     public static final String UNAUTHORIZED = BASE + "unauthorized";
     /**
-     * 403: the read-only token on a mutating route ({@code WWW-Authenticate: Bearer error="insufficient_scope"}); a
-     * wrong token is 401 {@link #UNAUTHORIZED} (RFC 6750 section 3.1).
+     * 403: the read-only token on a mutating route, or a node or host credential on a route outside its scope or
+     * acting for another node or reporter ({@code WWW-Authenticate: Bearer error="insufficient_scope"}); a wrong
+     * token is 401 {@link #UNAUTHORIZED} (RFC 6750 section 3.1).
      */
     public static final String FORBIDDEN = BASE + "forbidden";
     /** 404: no volume with that name. */
@@ -113,7 +114,10 @@ public final class ProblemTypes {
      * {@code Retry-After: 1}. Nothing was executed: retry later or on another server.
      */
     public static final String NO_LEADER = BASE + "no-leader";
-    /** 500: a bug or a metadata store failure; detail says which. */
+    /**
+     * 500: a bug or a metadata store failure; detail says which. 503 with this type: a write that met other writers
+     * of the same record on every attempt, or waited too long for a lock; nothing was changed, retry.
+     */
     public static final String INTERNAL = BASE + "internal";
 
     private ProblemTypes() {

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link MgmtClient} with several management URLs (README.md "HA setup"), against fake servers on loopback. */
+/** {@link MgmtClient} with several management URLs (docs/ha.md), against fake servers on loopback. */
 class MgmtClientFailoverTest {
     private static final String VOLUME_JSON = """
             {"id":"3f1c","name":"vol-1","sizeBytes":1048576,"lbaSize":4096,"replicas":1,"allowedHosts":[],

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Exit codes of every {@code rdmablock} command: one table ({@link #TABLE}), shown in the footer of
- * {@code rdmablock --help} and in README.md ("Using it"). The tools' commands (bench, replay, nbd, import, export)
+ * {@code rdmablock --help} and in docs/cli.md ("Exit codes"). The tools' commands (bench, replay, nbd, import, export)
  * return the same numbers. Each outcome has its own code: {@code volume verify} no longer reuses 1 and 2.
  */
 public final class ExitCodes {

@@ -90,7 +90,7 @@ public final class MgmtCommand implements Callable<Integer> {
     long requestTimeoutMs;
 
     @Option(names = "--node-timeout-ms", paramLabel = "MS", defaultValue = "6000",
-            description = "A node without heartbeat for this long is down (default ${DEFAULT-VALUE}).")
+            description = "A node without heartbeat for this long is down (default ${DEFAULT-VALUE}, 100..3600000).")
     long nodeTimeoutMs;
 
     @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "2000",

@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * How a command reaches the management plane: {@code --mgmt-url} (env {@code RDMABLOCK_MGMT_URL}, default
- * {@code http://127.0.0.1:8080}; a comma-separated list of several management servers, README.md "HA setup"), {@code --token} (env {@code RDMABLOCK_TOKEN}, else {@code RDMABLOCK_READ_TOKEN})
+ * {@code http://127.0.0.1:8080}; a comma-separated list of several management servers, docs/ha.md), {@code --token} (env {@code RDMABLOCK_TOKEN}, else {@code RDMABLOCK_READ_TOKEN})
  * or {@code --token-file}: the cluster token, or the read-only token for commands that only read; {@code --ca-cert}
  * (env {@code RDMABLOCK_CA_CERT}) for an https URL; and {@code --timeout-ms}. A picocli mixin.
  */

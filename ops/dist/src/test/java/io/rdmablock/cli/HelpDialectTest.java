@@ -23,7 +23,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * checks what every help shows: no picocli placeholder made from a field name ({@code <heartbeatMs>}: an option or
  * parameter without a paramLabel), {@code -o/--output} offering {@code table} first (never {@code text}), no
  * {@code --depth} or bare {@code --timeout} spelling shown, and the exit-code table in the top-level help and in
- * README.md.
+ * docs/cli.md ("Exit codes", linked from README.md).
  */
 class HelpDialectTest {
     /** A placeholder picocli derives from a field name: {@code <name>} starting lowercase. */
@@ -140,14 +140,14 @@ class HelpDialectTest {
     }
 
     @Test
-    void shouldListTheExitCodesInTheTopLevelHelpAndTheReadme() throws IOException {
+    void shouldListTheExitCodesInTheTopLevelHelpAndTheCliDoc() throws IOException {
         String top = help("rdmablock").out();
         assertTrue(top.contains("Exit codes:"), top);
-        String readme = Files.readString(Path.of("../../README.md"));
+        String doc = Files.readString(Path.of("../../docs/cli.md"));
         for (ExitCodes.Code c : ExitCodes.TABLE) {
             assertTrue(Pattern.compile("(?m)^\\s+" + c.code() + "\\s+" + Pattern.quote(c.meaning()) + "$")
                     .matcher(top).find(), c + " missing in:\n" + top);
-            assertTrue(readme.contains("| " + c.code() + " | " + c.meaning() + " |"), c + " missing in README.md");
+            assertTrue(doc.contains("| " + c.code() + " | " + c.meaning() + " |"), c + " missing in docs/cli.md");
             assertTrue(("  " + c.code() + "  " + c.meaning()).length() <= 80, c + ": longer than a help line");
         }
     }

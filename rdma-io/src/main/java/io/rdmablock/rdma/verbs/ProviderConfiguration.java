@@ -1,7 +1,9 @@
 package io.rdmablock.rdma.verbs;
 
+import io.rdmablock.rdma.config.Knob;
 import io.rdmablock.rdma.config.Knobs;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
@@ -21,7 +23,7 @@ public record ProviderConfiguration(String provider, long softAckDelayNs, long s
                                     long softRepollNs) {
     /**
      * The provider: {@code auto} (ffm when libibverbs lists a device, else soft), {@code soft}, {@code ffm} or
-     * {@code memory} (README "Choosing the RDMA provider"). System property, else the environment variable
+     * {@code memory} (docs/providers.md "Choosing the RDMA provider"). System property, else the environment variable
      * {@link #PROVIDER_ENV}, else {@code auto}. A command's {@code --provider} option sets the property.
      */
     public static final String PROVIDER = "rdma.provider";
@@ -46,9 +48,25 @@ public record ProviderConfiguration(String provider, long softAckDelayNs, long s
 
     private static final Set<String> PROVIDERS = Set.of("auto", "soft", "ffm", "memory");
 
+    /** {@link #PROVIDER} (the environment variable {@link #PROVIDER_ENV} is read when it is unset). */
+    public static final Knob PROVIDER_KNOB = Knob.text(PROVIDER, "`auto`", "`auto`, `soft`, `ffm`, `memory`",
+            "Which verbs provider ([providers.md](providers.md#choosing-the-rdma-provider)); env `" + PROVIDER_ENV + "` when the "
+                    + "property is unset; a command's `--provider` sets the property. Read at each selection.");
+    private static final Knob K_ACK_DELAY = Knob.number(SOFT_ACK_DELAY_NS, 100_000L, 0, 10_000_000L, "ns",
+            "Soft provider: how long an ACK with nothing to ride with may be held back (0: at once); the "
+                    + "requester's send completion waits that long at most.");
+    private static final Knob K_INLINE_GRACE = Knob.number(SOFT_INLINE_GRACE_NS, 1_000_000L, 0, 1_000_000_000L, "ns",
+            "Soft provider: how long after the application last polled or waited on a queue pair its engine's own "
+                    + "thread stays asleep; 0: every engine step on its own thread.");
+    private static final Knob K_REPOLL = Knob.number(SOFT_REPOLL_NS, 5_000L, 0, 1_000_000L, "ns", "Soft provider: "
+            + "after a poll found nothing, polls within this long skip the socket (a system call per interval, not "
+            + "per round).");
+    /** Every knob of the provider, as docs/configuration.md lists them. */
+    public static final List<Knob> KNOBS = List.of(PROVIDER_KNOB, K_ACK_DELAY, K_INLINE_GRACE, K_REPOLL);
+
     /** The defaults: {@code auto}, 100 us, 1 ms, 5 us. */
-    public static final ProviderConfiguration DEFAULTS = new ProviderConfiguration("auto", 100_000L, 1_000_000L,
-            5_000L);
+    public static final ProviderConfiguration DEFAULTS = new ProviderConfiguration("auto", K_ACK_DELAY.defaultValue(),
+            K_INLINE_GRACE.defaultValue(), K_REPOLL.defaultValue());
 
     public ProviderConfiguration {
         provider = provider == null ? "auto" : provider.trim().toLowerCase(Locale.ROOT);
@@ -56,9 +74,9 @@ public record ProviderConfiguration(String provider, long softAckDelayNs, long s
             throw new IllegalArgumentException("invalid " + PROVIDER + ": '" + provider
                     + "' (valid: auto, soft, ffm, memory)");
         }
-        Knobs.check(SOFT_ACK_DELAY_NS, softAckDelayNs, 0, 10_000_000L);
-        Knobs.check(SOFT_INLINE_GRACE_NS, softInlineGraceNs, 0, 1_000_000_000L);
-        Knobs.check(SOFT_REPOLL_NS, softRepollNs, 0, 1_000_000L);
+        Knobs.check(SOFT_ACK_DELAY_NS, softAckDelayNs, K_ACK_DELAY.min(), K_ACK_DELAY.max());
+        Knobs.check(SOFT_INLINE_GRACE_NS, softInlineGraceNs, K_INLINE_GRACE.min(), K_INLINE_GRACE.max());
+        Knobs.check(SOFT_REPOLL_NS, softRepollNs, K_REPOLL.min(), K_REPOLL.max());
     }
 
     /**
@@ -68,15 +86,13 @@ public record ProviderConfiguration(String provider, long softAckDelayNs, long s
      */
     public static ProviderConfiguration from(Function<String, String> properties, Function<String, String> env) {
         Knobs k = new Knobs(properties);
-        String provider = k.text(PROVIDER);
+        String provider = PROVIDER_KNOB.text(k);
         if (provider == null) {
             String e = env.apply(PROVIDER_ENV);
             provider = e == null || e.isBlank() ? "auto" : e;
         }
         return new ProviderConfiguration(provider,
-                k.number(SOFT_ACK_DELAY_NS, DEFAULTS.softAckDelayNs, 0, 10_000_000L),
-                k.number(SOFT_INLINE_GRACE_NS, DEFAULTS.softInlineGraceNs, 0, 1_000_000_000L),
-                k.number(SOFT_REPOLL_NS, DEFAULTS.softRepollNs, 0, 1_000_000L));
+                K_ACK_DELAY.number(k), K_INLINE_GRACE.number(k), K_REPOLL.number(k));
     }
 
     /** This JVM's system properties and environment. */

@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
  * How a command reaches a volume on a storage node (picocli mixin; the one set of these options for every command):
  * {@code --volume NAME} through the management server ({@code --mgmt-url}, {@code --token}; environment
  * {@code RDMABLOCK_MGMT_URL}, {@code RDMABLOCK_TOKEN}; a comma-separated list of several management servers is
- * tried in turn, README.md "HA setup"), or directly with {@code --address host:port --subnqn NQN}
+ * tried in turn, docs/ha.md), or directly with {@code --address host:port --subnqn NQN}
  * (no management server, any NVMe-oF/RDMA target: also Linux nvmet or SPDK); {@code --hostnqn}, {@code --nsid},
  * {@code --provider} and {@code --io-queues} for the connection. The token a host should hold is a host credential
  * ({@code rbh1:<id>:<secret>}, docs/authentication.md "Credentials and scopes"): it reads the volume and reports its

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * What a management server knows of the management leader, for the REST layer: whether it leads itself (it alone
  * runs writes and the sweep), who leads otherwise (the target of a follower's {@code 307}), and its own advertised
- * URL. The HA REST contract (docs/ha.md, README "High availability"): a follower answers every write under
+ * URL. The HA REST contract (docs/ha.md): a follower answers every write under
  * {@code /v1/} with {@code 307} to the leader, {@code 503} {@code no-leader} when none is known.
  *
  * <p>Implementations are thread-safe; {@link #isLeader()} is cheap (an event loop may call it), {@link #leaderUrl()}

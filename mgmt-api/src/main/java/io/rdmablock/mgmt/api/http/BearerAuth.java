@@ -22,7 +22,7 @@ import java.util.Set;
  *     {@code WWW-Authenticate: Bearer realm="rdmablock", error="insufficient_scope", scope="admin"}.</li>
  * </ul>
  * Open without a token ({@link #isOpen}): {@code GET /health}, {@code GET /metrics} (Prometheus: counters by state
- * and operation, no host NQNs or allow-lists), {@code GET /openapi.yaml} and the dashboard's static files
+ * and operation, the state of each node, volume and copy by name, no host NQNs or allow-lists), {@code GET /openapi.yaml} and the dashboard's static files
  * ({@code /}, {@code /ui}, {@code /ui/*}; the page then sends the operator's token on every call). An accepted
  * request's answer carries {@value #SCOPE_HEADER}: {@code admin}, {@code read} or {@code node} (the dashboard shows
  * its actions only for {@code admin}). Tokens are compared in constant time.

@@ -76,6 +76,8 @@ public final class MgmtVerticle extends VerticleBase {
     private String contractText;
     private Dashboard dashboard;
     private HttpServer server;
+    /** The router, once started (read by the contract test, {@code OpenApiConformanceTest}). */
+    private volatile Router routes;
     private final VolumeStats stats = new VolumeStats(STATS_SAMPLES, STATS_INTERVAL_MS);
     private MetricsScraper scraper;
     /** Interval of the nodes' {@code /metrics} scrape behind {@code /v1/stats/volumes}. */
@@ -151,7 +153,10 @@ public final class MgmtVerticle extends VerticleBase {
     public Future<?> start() {
         // off the event loop: JVM metrics initialise platform MBeans and logging (seconds under emulation)
         return vertx.executeBlocking(() -> {
-                    metrics = new ApiMetrics(cluster);
+                    metrics = new ApiMetrics(cluster, () -> {
+                        LeaderView l = leader; // null until listening: the single server, or nobody yet
+                        return l != null && l.isLeader();
+                    });
                     contractText = readContract();
                     dashboard = new Dashboard();
                     return ContractLoader.forValidation(contractText);
@@ -251,6 +256,11 @@ public final class MgmtVerticle extends VerticleBase {
         return stats;
     }
 
+    /** @return the router every request goes through (after start; null before) */
+    Router routes() {
+        return routes;
+    }
+
     /** @return the bound port (after start) */
     public int actualPort() {
         return server.actualPort();
@@ -321,6 +331,7 @@ public final class MgmtVerticle extends VerticleBase {
         router.errorHandler(400, Problems::badPath);
         router.errorHandler(404, Problems::notFound);
         router.errorHandler(405, Problems::methodNotAllowed);
+        routes = router;
         return router;
     }
 
@@ -365,11 +376,13 @@ public final class MgmtVerticle extends VerticleBase {
 
     /**
      * True for the reads whose answer comes from runtime state only the leader has (node liveness from heartbeats,
-     * per-volume I/O statistics): {@code /v1/nodes}, {@code /v1/nodes/...}, {@code /v1/stats/...}. A follower
-     * redirects them to the leader like writes; with no leader known it answers them itself.
+     * per-volume I/O statistics, the latest verify run of a volume as its primary reported it): {@code /v1/nodes},
+     * {@code /v1/nodes/...}, {@code /v1/stats/...}, {@code /v1/volumes/NAME/verify}. A follower redirects them to
+     * the leader like writes; with no leader known it answers them itself.
      */
     static boolean runtimeState(String path) {
-        return path.equals("/v1/nodes") || path.startsWith("/v1/nodes/") || path.startsWith("/v1/stats/");
+        return path.equals("/v1/nodes") || path.startsWith("/v1/nodes/") || path.startsWith("/v1/stats/")
+                || path.startsWith("/v1/volumes/") && path.endsWith("/verify");
     }
 
     /** @return the leader's URL, or null when none is known or etcd cannot say (blocking: a worker) */

@@ -16,6 +16,8 @@ import io.rdmablock.mgmt.client.Volume;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 /**
  * Prometheus metrics of the management server, in its own registry (so several servers can share a JVM in tests):
@@ -30,6 +32,18 @@ import java.io.UncheckedIOException;
  *       primaries' progress reports (docs/resync.md);</li>
  *   <li>{@code rdmablock_volume_verify_differing_regions{volume}} — regions that differed in the volume's last
  *       completed verify run (volumes without one are absent);</li>
+ *   <li>{@code rdmablock_mgmt_leader} — 1 while this server leads the management cluster (a single server always
+ *       does), 0 on a follower. A follower sees no heartbeats, so its node and volume states (every node
+ *       {@code down}) are not the cluster's: dashboards and alerts keep only the leader's series of the cluster-state
+ *       metrics ({@code and on(instance) rdmablock_mgmt_leader == 1}; ops/grafana/README.md);</li>
+ *   <li>{@code rdmablock_node_state{node,state}}, {@code rdmablock_volume_state{volume,state}},
+ *       {@code rdmablock_volume_copy_state{volume,node,role,state}} — 1 per node, volume and copy, labelled with its
+ *       current state (the wire names of {@code NodeState}, {@code VolumeState}, {@code CopyRole},
+ *       {@code CopyState}); read from the cluster at scrape time, so an alert can name what is down or stale;</li>
+ *   <li>{@code rdmablock_volume_copy_resync_copied_bytes{volume,node}}, {@code
+ *       rdmablock_volume_copy_resync_size_bytes{volume,node}} — for each {@code syncing} copy whose primary reported
+ *       progress: bytes copied so far and bytes the resync copies (docs/resync.md, "Progress and metrics"); absent
+ *       otherwise;</li>
  *   <li>{@code rdmablock_build_info{version,commit}} — always 1;</li>
  *   <li>the standard JVM metrics ({@code jvm_*}, {@code process_*}).</li>
  * </ul>
@@ -40,7 +54,12 @@ public final class ApiMetrics {
     private final Counter requests;
     private final Histogram durations;
 
-    public ApiMetrics(ClusterService cluster) {
+    /**
+     * @param cluster the cluster whose state the gauges read at scrape time
+     * @param leading true while this server leads the management cluster (a single server: always true)
+     */
+    public ApiMetrics(ClusterService cluster, BooleanSupplier leading) {
+        Objects.requireNonNull(leading, "leading");
         requests = Counter.builder().name("rdmablock_mgmt_requests_total")
                 .help("Management API requests answered").labelNames("operation", "status").register(registry);
         durations = Histogram.builder().name("rdmablock_mgmt_request_duration_seconds")
@@ -67,6 +86,10 @@ public final class ApiMetrics {
                 .labelNames("volume")
                 .callback(cb -> cluster.verifyDifferingRegions().forEach((v, n) -> cb.call(n, v)))
                 .register(registry);
+        GaugeWithCallback.builder().name("rdmablock_mgmt_leader")
+                .help("1 while this management server leads (its cluster-state metrics are the cluster's), 0 on a "
+                        + "follower").callback(cb -> cb.call(leading.getAsBoolean() ? 1 : 0)).register(registry);
+        ClusterStateGauges.register(registry, cluster);
         BuildInfo build = BuildInfo.current();
         Info.builder().name("rdmablock_build_info").help("Build of the running management server")
                 .labelNames("version", "commit").register(registry).setLabelValues(build.version(), build.commit());
