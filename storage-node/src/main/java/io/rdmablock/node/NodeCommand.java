@@ -82,13 +82,14 @@ public final class NodeCommand implements Callable<Integer> {
             + "does not answer a forwarded command within this, ms (100..60000, default ${DEFAULT-VALUE}).")
     long replicaTimeoutMs;
 
-    @Option(names = "--resync-mib-s", paramLabel = "MIB_S", defaultValue = "40", description = "Bandwidth of this node's resyncs and "
-            + "verifies together while no host I/O reached its primary volumes in the last 150 ms, MiB/s "
-            + "(1..100000, default ${DEFAULT-VALUE}; docs/resync.md).")
+    @Option(names = "--resync-mib-s", paramLabel = "MIB_S", defaultValue = "40", description = "Ceiling of this node's background "
+            + "budget: bandwidth of its resyncs, rebuilds and verifies together while its foreground I/O is idle or "
+            + "within its latency slack, MiB/s (1..100000, default ${DEFAULT-VALUE}; docs/qos.md).")
     int resyncMibS;
 
-    @Option(names = "--resync-min-mib-s", paramLabel = "MIB_S", description = "The same while host I/O is seen (the foreground keeps "
-            + "most of its throughput), MiB/s (1..--resync-mib-s, default 4, or --resync-mib-s when lower).")
+    @Option(names = "--resync-min-mib-s", paramLabel = "MIB_S", description = "Floor of the same budget: the least rate "
+            + "however slow the foreground gets (background work always finishes), MiB/s (1..--resync-mib-s, "
+            + "default 4, or --resync-mib-s when lower).")
     Integer resyncMinMibS;
 
     @Option(names = "--resync-retry-ms", paramLabel = "MS", defaultValue = "2000", description = "Pause before a failed or unreachable "
@@ -134,7 +135,7 @@ public final class NodeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("invalid --resync-mib-s: value=" + resyncMibS + ", min=1, max=100000");
         }
         if (resyncMinMibS == null) {
-            return Math.min(io.rdmablock.node.resync.Throttle.DEFAULT_MIN_MIB_S, resyncMibS);
+            return Math.min(io.rdmablock.node.qos.BackgroundBudget.DEFAULT_FLOOR_MIB_S, resyncMibS);
         }
         if (resyncMinMibS < 1 || resyncMinMibS > resyncMibS) {
             throw new IllegalArgumentException("invalid --resync-min-mib-s: value=" + resyncMinMibS + ", min=1, "

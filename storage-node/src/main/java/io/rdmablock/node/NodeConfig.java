@@ -27,12 +27,12 @@ import java.util.List;
  * @param capacityBytes  capacity registered with the management server; 0 = the store's file system size
  * @param replicaTimeoutMs a primary drops a secondary that has not answered a forwarded command within this, ms
  *                       (100..60000, default {@value #DEFAULT_REPLICA_TIMEOUT_MS}; docs/replication.md)
- * @param resyncMibS     the node's resync and verify bandwidth while its foreground I/O is idle, MiB/s, shared by all
- *                       of them (1..100000, default {@value io.rdmablock.node.resync.Throttle#DEFAULT_MIB_S};
- *                       docs/resync.md "Throttle")
- * @param resyncMinMibS  the same while its foreground I/O is busy (a host command within the last
- *                       {@value io.rdmablock.node.resync.Throttle#BUSY_WINDOW_MS} ms), MiB/s (1..resyncMibS, default
- *                       {@value io.rdmablock.node.resync.Throttle#DEFAULT_MIN_MIB_S})
+ * @param resyncMibS     ceiling of the node's background budget (resyncs, rebuilds and verifies together), the rate
+ *                       while its foreground I/O is idle or fast, MiB/s (1..100000, default
+ *                       {@value io.rdmablock.node.qos.BackgroundBudget#DEFAULT_CEILING_MIB_S}; docs/qos.md
+ *                       "Background budget")
+ * @param resyncMinMibS  floor of the same budget, the least rate however slow the foreground gets, MiB/s
+ *                       (1..resyncMibS, default {@value io.rdmablock.node.qos.BackgroundBudget#DEFAULT_FLOOR_MIB_S})
  * @param resyncRetryMs  pause before a resync that failed or found its copy unreachable is tried again, ms
  *                       (100..3600000, default {@value #DEFAULT_RESYNC_RETRY_MS})
  */
@@ -48,8 +48,8 @@ public record NodeConfig(Path dataDir, InetSocketAddress listen, String provider
                       List<String> createVolumes, TargetOptions target, long capacityBytes, long replicaTimeoutMs) {
         this(dataDir, listen, provider, mgmtUrl == null ? List.of() : List.of(mgmtUrl), token, nodeId, advertiseHost,
                 metricsListen, heartbeatMs,
-                createVolumes, target, capacityBytes, replicaTimeoutMs, io.rdmablock.node.resync.Throttle.DEFAULT_MIB_S,
-                io.rdmablock.node.resync.Throttle.DEFAULT_MIN_MIB_S, DEFAULT_RESYNC_RETRY_MS);
+                createVolumes, target, capacityBytes, replicaTimeoutMs, io.rdmablock.node.qos.BackgroundBudget.DEFAULT_CEILING_MIB_S,
+                io.rdmablock.node.qos.BackgroundBudget.DEFAULT_FLOOR_MIB_S, DEFAULT_RESYNC_RETRY_MS);
     }
 
     /** Default replica timeout, ms. */

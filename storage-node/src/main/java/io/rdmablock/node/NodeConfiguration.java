@@ -19,7 +19,7 @@ import java.util.function.Function;
  * starts, or {@link StorageNode}'s one-argument constructor) and handed to the parts that use them at construction:
  * {@link #target()} to the fabric target (its pollers, subsystems, controller table, authentication work and each
  * queue's volume I/O), {@link #replicaOpenTimeoutNs()} to the replication (forward queues, peer links, resync
- * channels), {@link #storeOptions()} and {@link #storeFaults()} to the volume store. No other class of the node reads
+ * channels), {@link #backgroundLatencySlackPct()} to the background budget, {@link #storeOptions()} and {@link #storeFaults()} to the volume store. No other class of the node reads
  * a system property. The command line options ({@link NodeCommand}, {@link NodeConfig}) are the other half of the
  * node's configuration; docs/configuration.md lists both.
  *
@@ -35,9 +35,10 @@ import java.util.function.Function;
  * @param storeOptions         {@link #STORE_BACKEND}, {@link #STORE_POOL_THREADS},
  *                             {@link #STORE_DIRECT_IO_ALIGN_BYTES}, {@link #STORE_PREALLOCATE}
  * @param storeFaults          {@link #STORE_FAULTS} as given (checked), or null for none
+ * @param backgroundLatencySlackPct {@link #BACKGROUND_LATENCY_SLACK_PCT}
  */
 public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, StoreOptions storeOptions,
-                                String storeFaults) {
+                                String storeFaults, int backgroundLatencySlackPct) {
 
     // ---- fabric target ----------------------------------------------------------------------------------------
 
@@ -101,6 +102,16 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
     public static final long DEFAULT_REPLICA_OPEN_TIMEOUT_MS = 10_000;
     /** Largest {@link #REPLICA_OPEN_TIMEOUT_MS}. */
     public static final long MAX_REPLICA_OPEN_TIMEOUT_MS = 3_600_000;
+
+    // ---- background work ----------------------------------------------------------------------------------------
+
+    /**
+     * How far the foreground latency (mean of the primaries' commands) may rise above its idle baseline before the
+     * node's background budget (resync, rebuild, verify) slows down, percent (docs/qos.md, "Background budget").
+     * Default {@value io.rdmablock.node.qos.BackgroundBudget#DEFAULT_LATENCY_SLACK_PCT}, 1..10000. Read by the
+     * {@link io.rdmablock.node.qos.BackgroundBudget} made at start.
+     */
+    public static final String BACKGROUND_LATENCY_SLACK_PCT = "rdmablock.node.background.latencySlackPct";
 
     // ---- volume store -------------------------------------------------------------------------------------------
 
@@ -185,6 +196,14 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
                     + "also the least set-up bound of a resync or verify channel. A loaded machine or an emulated "
                     + "guest needs more (the VM runner's children use 120000; docs/replication.md). (`Replication` "
                     + "-> `ReplicatedWrites`, `PeerLink`, `Activation`, `CopyChannel`)");
+    private static final Knob K_BACKGROUND_LATENCY_SLACK_PCT = Knob.number(BACKGROUND_LATENCY_SLACK_PCT,
+            io.rdmablock.node.qos.BackgroundBudget.DEFAULT_LATENCY_SLACK_PCT,
+            io.rdmablock.node.qos.BackgroundBudget.MIN_LATENCY_SLACK_PCT,
+            io.rdmablock.node.qos.BackgroundBudget.MAX_LATENCY_SLACK_PCT, "percent", "How far the foreground "
+                    + "latency (mean of the primaries' commands, smoothed) may rise above its idle baseline before "
+                    + "the node's background budget (resync, rebuild, verify between `--resync-min-mib-s` and "
+                    + "`--resync-mib-s`) halves its rate (docs/qos.md \"Background budget\"). Set at start. "
+                    + "(`StorageNode` -> `BackgroundBudget`)");
     private static final Knob K_STORE_BACKEND = Knob.text(STORE_BACKEND, "`auto`", "`auto`, `io_uring`, "
             + "`threadpool`", "I/O backend; `auto` takes io_uring when it works, else the thread pool (one log line "
             + "says which and why). (`VolumeStore` via `StoreOptions`)");
@@ -208,15 +227,17 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
             K_MAX_CONTROLLERS, K_MAX_DISCOVERY_CONTROLLERS, K_MAX_CONTROLLERS_PER_HOST, K_MAX_QUEUES_PER_HOST,
             K_MAX_REGISTERED_BYTES, K_DEFAULT_KATO_MS, K_MAX_KATO_MS, K_DHCHAP_THREADS, K_DHCHAP_QUEUE_MAX,
             K_DHCHAP_UNITS, K_DHCHAP_BURST, K_DHCHAP_TRANSACTIONS, K_DHCHAP_REAUTH);
-    /** The replication's knobs. */
-    public static final List<Knob> REPLICATION_KNOBS = List.of(K_REPLICA_OPEN_TIMEOUT_MS);
+    /** The replication's knobs, its background work's included. */
+    public static final List<Knob> REPLICATION_KNOBS = List.of(K_REPLICA_OPEN_TIMEOUT_MS,
+            K_BACKGROUND_LATENCY_SLACK_PCT);
     /** The volume store's knobs. */
     public static final List<Knob> STORE_KNOBS = List.of(K_STORE_BACKEND, K_STORE_POOL_THREADS, K_STORE_DIO_ALIGN,
             K_STORE_PREALLOCATE, K_STORE_CLUSTER_BYTES, K_STORE_FAULTS);
 
     /** Every knob with its default: every property unset. */
     public static final NodeConfiguration DEFAULTS = new NodeConfiguration(TargetTuning.DEFAULTS,
-            DEFAULT_REPLICA_OPEN_TIMEOUT_MS, StoreOptions.defaults(), null);
+            DEFAULT_REPLICA_OPEN_TIMEOUT_MS, StoreOptions.defaults(), null,
+            io.rdmablock.node.qos.BackgroundBudget.DEFAULT_LATENCY_SLACK_PCT);
 
     public NodeConfiguration {
         Objects.requireNonNull(target, "target");
@@ -224,6 +245,9 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
         Knobs.check(REPLICA_OPEN_TIMEOUT_MS, replicaOpenTimeoutMs, 1, MAX_REPLICA_OPEN_TIMEOUT_MS);
         storeFaults = storeFaults == null || storeFaults.isBlank() ? null : storeFaults.trim();
         StoreFaults.parse(storeFaults); // checked now, a fresh rule (it counts) at each store open
+        Knobs.check(BACKGROUND_LATENCY_SLACK_PCT, backgroundLatencySlackPct,
+                io.rdmablock.node.qos.BackgroundBudget.MIN_LATENCY_SLACK_PCT,
+                io.rdmablock.node.qos.BackgroundBudget.MAX_LATENCY_SLACK_PCT);
     }
 
     /**
@@ -264,7 +288,8 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
                 (int) K_STORE_CLUSTER_BYTES.number(r));
         String faults = K_STORE_FAULTS.text(r);
         StoreFaults.parse(faults); // names the property on a bad rule
-        return new NodeConfiguration(target, openTimeoutMs, store, faults);
+        int slack = (int) K_BACKGROUND_LATENCY_SLACK_PCT.number(r);
+        return new NodeConfiguration(target, openTimeoutMs, store, faults, slack);
     }
 
     /** {@link #replicaOpenTimeoutMs()} in ns. */
@@ -279,16 +304,16 @@ public record NodeConfiguration(TargetTuning target, long replicaOpenTimeoutMs, 
 
     /** The same with other target knobs (tests). */
     public NodeConfiguration withTarget(TargetTuning t) {
-        return new NodeConfiguration(t, replicaOpenTimeoutMs, storeOptions, storeFaults);
+        return new NodeConfiguration(t, replicaOpenTimeoutMs, storeOptions, storeFaults, backgroundLatencySlackPct);
     }
 
     /** The same with another {@link #REPLICA_OPEN_TIMEOUT_MS} (tests). */
     public NodeConfiguration withReplicaOpenTimeoutMs(long ms) {
-        return new NodeConfiguration(target, ms, storeOptions, storeFaults);
+        return new NodeConfiguration(target, ms, storeOptions, storeFaults, backgroundLatencySlackPct);
     }
 
     /** The same with other store options (tests, {@code --store null}). */
     public NodeConfiguration withStoreOptions(StoreOptions o) {
-        return new NodeConfiguration(target, replicaOpenTimeoutMs, o, storeFaults);
+        return new NodeConfiguration(target, replicaOpenTimeoutMs, o, storeFaults, backgroundLatencySlackPct);
     }
 }

@@ -71,7 +71,7 @@ final class Replication implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-    private final io.rdmablock.node.resync.Throttle throttle;
+    private final io.rdmablock.node.qos.BackgroundBudget budget;
     /** The node's store (from {@link #apply}), read by resyncs and verifies. */
     private volatile VolumeStore store;
     private final long resyncRetryNs;
@@ -107,24 +107,25 @@ final class Replication implements AutoCloseable {
      * @param timeoutNs replica timeout: a secondary that does not answer a forwarded command within it is dropped
      */
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs) {
-        this(nodeId, provider, client, bitmapDir, timeoutNs, new io.rdmablock.node.resync.Throttle(
-                io.rdmablock.node.resync.Throttle.DEFAULT_MIN_MIB_S, io.rdmablock.node.resync.Throttle.DEFAULT_MIB_S),
+        this(nodeId, provider, client, bitmapDir, timeoutNs, io.rdmablock.node.qos.BackgroundBudget.ofMib(
+                io.rdmablock.node.qos.BackgroundBudget.DEFAULT_FLOOR_MIB_S,
+                io.rdmablock.node.qos.BackgroundBudget.DEFAULT_CEILING_MIB_S, new io.rdmablock.node.metrics.ForegroundLatency()),
                 NodeConfig.DEFAULT_RESYNC_RETRY_MS, new java.util.concurrent.atomic.LongAdder(),
                 NodeConfiguration.DEFAULTS.replicaOpenTimeoutNs());
     }
 
     /**
-     * @param throttle      the node's resync and verify bandwidth (floor and ceiling, MiB/s)
+     * @param budget        the node's background budget, shared by its resyncs and verifies (docs/qos.md)
      * @param resyncRetryMs pause before a failed resync is tried again, ms
      * @param resyncBytes   bytes copied by resyncs (metric)
      * @param openTimeoutNs least bound of a forward queue's or peer link's set-up
      *                      ({@link NodeConfiguration#REPLICA_OPEN_TIMEOUT_MS})
      */
     Replication(String nodeId, VerbsProvider provider, MgmtClient client, Path bitmapDir, long timeoutNs,
-                io.rdmablock.node.resync.Throttle throttle, long resyncRetryMs,
+                io.rdmablock.node.qos.BackgroundBudget budget, long resyncRetryMs,
                 java.util.concurrent.atomic.LongAdder resyncBytes, long openTimeoutNs) {
         this.openTimeoutNs = openTimeoutNs;
-        this.throttle = throttle;
+        this.budget = budget;
         this.resyncRetryNs = resyncRetryMs * 1_000_000L;
         this.resyncBytes = resyncBytes;
         this.nodeId = nodeId;
@@ -246,7 +247,7 @@ final class Replication implements AutoCloseable {
     private VolumeIo.Factory factory(ReplicaSet copies, io.rdmablock.node.store.StoreVolume v) {
         int lbaSize = v.lbaSizeBytes();
         return ctx -> new ReplicatedVolumeIo(LocalVolumeIo.open(ctx), copies, ctx.entries(), lbaSize, timeoutNs,
-                openTimeoutNs, ctx.protectionDomain(), throttle);
+                openTimeoutNs, ctx.protectionDomain());
     }
 
     /**
@@ -461,7 +462,7 @@ final class Replication implements AutoCloseable {
                     }
                 }, trustBitmaps);
         created.resyncs(new io.rdmablock.node.resync.Resyncs(created, new io.rdmablock.node.resync.Resyncs.Context(
-                nodeId, throttle, () -> new StoreReader(store, v), Subsystem.NSID, v.lbaSizeBytes(), timeoutNs,
+                nodeId, budget, () -> new StoreReader(store, v), Subsystem.NSID, v.lbaSizeBytes(), timeoutNs,
                 openTimeoutNs, resyncRetryNs, Math.max(10_000_000_000L, 4 * timeoutNs), resyncBytes)));
         holder[0] = created;
         created.onDeposed(() -> s.activating(true)); // ANA Change until the next heartbeat demotes this copy

@@ -48,6 +48,8 @@ public final class StorageNode implements AutoCloseable {
     private NodeAgent agent;
     private MgmtSync sync;
     private Replication replication;
+    /** The node's background budget (made at start, its ticker stopped at close). */
+    private io.rdmablock.node.qos.BackgroundBudget background;
     private boolean closed;
 
     /**
@@ -123,6 +125,12 @@ public final class StorageNode implements AutoCloseable {
                 store.setFaults(faults);
             }
             metrics.capacity(new StoreCapacity());
+            // one budget per node, shared by its resyncs, rebuilds and verifies (docs/qos.md "Background budget")
+            background = new io.rdmablock.node.qos.BackgroundBudget(
+                    config.resyncMinMibS() * (1L << 20), config.resyncMibS() * (1L << 20),
+                    configuration.backgroundLatencySlackPct(), metrics.foregroundLatency(), System::nanoTime)
+                    .startTicker();
+            metrics.background(background);
             store.addListener(e -> {
                 if (e.kind() == VolumeEvent.Kind.DELETED) {
                     metrics.removeVolume(e.info().name());
@@ -163,7 +171,7 @@ public final class StorageNode implements AutoCloseable {
                         io.rdmablock.mgmt.client.TlsTrust.fromOptionOrEnv(null)); // --ca-cert / RDMABLOCK_CA_CERT
                 replication = new Replication(config.nodeId(), provider, client,
                         config.dataDir().resolve("replica"), config.replicaTimeoutMs() * 1_000_000L,
-                        new io.rdmablock.node.resync.Throttle(config.resyncMinMibS(), config.resyncMibS()),
+                        background,
                         config.resyncRetryMs(), metrics.resyncBytes(), configuration.replicaOpenTimeoutNs());
                 sync = new MgmtSync(store, target, this::freeBytes, replication);
                 agent = new NodeAgent(client, this::registration, sync, config.heartbeatMs(),
@@ -377,6 +385,9 @@ public final class StorageNode implements AutoCloseable {
         }
         if (replication != null) {
             replication.close(); // after the target: no queue forwards any more
+        }
+        if (background != null) {
+            background.close();
         }
         if (store != null) {
             flushAll();

@@ -45,6 +45,7 @@ class NodeConfigurationTest {
         assertEquals(StoreOptions.defaults(), c.storeOptions());
         assertNull(c.storeFaults());
         assertNull(c.storeFaultsRule());
+        assertEquals(50, c.backgroundLatencySlackPct());
         assertEquals(NodeConfiguration.DEFAULTS, of(NodeConfiguration.STORE_WAIT_MIN, " ",
                 NodeConfiguration.STORE_BACKEND, "auto"), "blank and auto are the defaults");
     }
@@ -61,7 +62,8 @@ class NodeConfigurationTest {
                 "rdmablock.node.dhchap.transactionsBeforeSuccess", "6", "rdmablock.node.dhchap.reauthIntervalMs", "0",
                 "rdmablock.replica.openTimeoutMs", "120000", "rdmablock.store.backend", "threadpool",
                 "rdmablock.store.poolThreads", "4", "rdmablock.store.directIoAlignBytes", "4096",
-                "rdmablock.store.preallocate", "true", "rdmablock.store.faults", "stall:vol1:0:10");
+                "rdmablock.store.preallocate", "true", "rdmablock.store.faults", "stall:vol1:0:10",
+                "rdmablock.node.background.latencySlackPct", "200");
         TargetTuning t = c.target();
         assertEquals(1000, t.storeWaitMin());
         assertEquals(1_000_000, t.epochWindow());
@@ -72,12 +74,15 @@ class NodeConfigurationTest {
         assertEquals(new StoreOptions(IoBackend.THREAD_POOL, 4, 4096, true), c.storeOptions());
         assertNotNull(c.storeFaultsRule());
         assertEquals(1, c.storeFaultsRule().remaining(), "a fresh rule each time");
+        assertEquals(200, c.backgroundLatencySlackPct());
     }
 
     @Test
     void shouldFailNamingThePropertyTheValueAndTheBounds() {
         assertEquals("invalid rdmablock.node.storeWaitMin: value=0, min=1, max=2147483647",
                 error("rdmablock.node.storeWaitMin", "0"));
+        assertEquals("invalid rdmablock.node.background.latencySlackPct: value=0, min=1, max=10000",
+                error("rdmablock.node.background.latencySlackPct", "0"));
         assertEquals("invalid rdmablock.node.epochWindow: value=0, min=1, max=1000000",
                 error("rdmablock.node.epochWindow", "0"));
         assertEquals("invalid rdmablock.node.epochWindow: value=x (not a number), min=1, max=1000000",

@@ -52,6 +52,7 @@ class DocumentedSettingsTest {
     static final Map<String, List<String>> SCRIPT_ONLY = Map.ofEntries(
             Map.entry("RDMABLOCK_JAVA_OPTS", List.of("ops/bin/rdmablock")),
             Map.entry("RDMABLOCK_NO_BUILD", List.of("ops/bin/rdmablock")),
+            Map.entry("RDMABLOCK_NODE_ARGS", List.of("ops/cluster", "ops/bench/rebuild")),
             Map.entry("RDMABLOCK_REBUILD", List.of("ops/bin/rdmablock")),
             Map.entry("RDMABLOCK_LISTEN", List.of("ops/systemd/rdmablock-node.service")),
             Map.entry("RDMABLOCK_DATA_DIR", List.of("ops/systemd/rdmablock-node.service")),

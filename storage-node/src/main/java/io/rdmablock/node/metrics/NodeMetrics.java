@@ -40,6 +40,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * rdmablock_volume_qos_delayed_seconds_total{volume} time commands waited for the volume's QoS budget ({@link #qos})
  * rdmablock_volume_qos_held_commands{volume}         commands waiting for the volume's QoS budget now
  * rdmablock_node_resync_bytes_total                  bytes copied by this node's resyncs ({@link #resyncBytes})
+ * rdmablock_node_background_rate_bytes_per_second    the background budget's rate now ({@link #background})
+ * rdmablock_node_background_granted_bytes_total      bytes the budget granted to resync, rebuild and verify
+ * rdmablock_node_background_baseline_latency_seconds the foreground latency the budget compares against
+ * rdmablock_node_foreground_latency_seconds          the smoothed foreground latency of its last window
  * rdmablock_soft_accept_errors_total                 failed accept() calls of soft-provider listeners (EMFILE, ...)
  * rdmablock_build_info{version,commit}               always 1
  * jvm_*, process_*                                   the standard JVM and process metrics
@@ -63,6 +67,7 @@ public final class NodeMetrics {
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final java.util.concurrent.atomic.LongAdder resyncBytes = new java.util.concurrent.atomic.LongAdder();
+    private final ForegroundLatency foregroundLatency = new ForegroundLatency();
     private final Counter errors;
     private final Counter teardowns;
     private final Counter pendingEvictions;
@@ -168,6 +173,28 @@ public final class NodeMetrics {
     /** Bytes copied by this node's resyncs (added by the copiers; read at scrape time). */
     public java.util.concurrent.atomic.LongAdder resyncBytes() {
         return resyncBytes;
+    }
+
+    /** The node's foreground latency signal (added to by the primaries' queues; read by the background budget). */
+    public ForegroundLatency foregroundLatency() {
+        return foregroundLatency;
+    }
+
+    /** Registers the background budget's metrics (docs/qos.md, "Background budget"); read at scrape time. Call once. */
+    public void background(BackgroundSource source) {
+        GaugeWithCallback.builder().name("rdmablock_node_background_rate_bytes_per_second")
+                .help("Rate the node's background work (resync, rebuild, verify) may take now, bytes/s")
+                .callback(cb -> cb.call(source.rateBytesPerSecond())).register(registry);
+        io.prometheus.metrics.core.metrics.CounterWithCallback.builder()
+                .name("rdmablock_node_background_granted_bytes_total")
+                .help("Bytes the background budget granted to resync, rebuild and verify")
+                .callback(cb -> cb.call(source.grantedBytes())).register(registry);
+        GaugeWithCallback.builder().name("rdmablock_node_background_baseline_latency_seconds")
+                .help("Idle baseline of the foreground latency the background budget compares against (0: none yet)")
+                .callback(cb -> cb.call(source.baselineNs() / 1e9)).register(registry);
+        GaugeWithCallback.builder().name("rdmablock_node_foreground_latency_seconds")
+                .help("Mean latency of foreground commands (primaries' volume I/O), smoothed over the budget's windows")
+                .callback(cb -> cb.call(source.signalNs() / 1e9)).register(registry);
     }
 
     /** Registers the capacity gauges; their callbacks run at scrape time. Call once. */

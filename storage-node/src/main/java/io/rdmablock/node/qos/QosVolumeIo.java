@@ -1,5 +1,6 @@
 package io.rdmablock.node.qos;
 
+import io.rdmablock.node.metrics.ForegroundLatency;
 import io.rdmablock.node.target.Request;
 import io.rdmablock.node.target.VolumeIo;
 
@@ -16,6 +17,10 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link VolumeQosLimiter#limited}: FLUSH, DATASET MANAGEMENT) are never held. Poller thread only, like every
  * {@link VolumeIo}; the held commands sit in a ring of the queue's depth made at open: no lock, nothing allocated
  * per command, one volatile read per command when the volume has no limit.
+ *
+ * <p>It also times the commands it hands to the inner handle (started there to completed, at the poll's clock;
+ * time held for budget left out) into the node's {@link ForegroundLatency}, the signal of the background budget
+ * ({@link BackgroundBudget}): two striped adds per command completed.
  */
 public final class QosVolumeIo implements VolumeIo {
     private final VolumeIo inner;
@@ -26,14 +31,22 @@ public final class QosVolumeIo implements VolumeIo {
     private final long[] heldSinceNs;
     private int head;
     private int count;
+    private final ForegroundLatency foreground;
+    /** When each command was started on the inner handle (clock of the start), by request index. */
+    private final long[] startedNs;
+    /** The sink of the current {@link #poll}; null outside it. */
+    private Completions outer;
+    private long pollNs;
+    private final Completions timed = this::innerCompleted;
 
     /**
      * @param inner   the handle that executes the commands (the local copy, or the replicated one)
      * @param limiter the volume's limits ({@code Subsystem.qos()})
      * @param entries the queue's requests (most commands in flight at once), &gt;= 1
+     * @param foreground the node's foreground latency signal, told of each command completed by the inner handle
      * @throws IllegalArgumentException when {@code entries} &lt; 1
      */
-    public QosVolumeIo(VolumeIo inner, VolumeQosLimiter limiter, int entries) {
+    public QosVolumeIo(VolumeIo inner, VolumeQosLimiter limiter, int entries, ForegroundLatency foreground) {
         if (entries < 1) {
             throw new IllegalArgumentException("invalid entries: entries=" + entries + ", min=1");
         }
@@ -41,6 +54,27 @@ public final class QosVolumeIo implements VolumeIo {
         this.limiter = java.util.Objects.requireNonNull(limiter, "limiter");
         this.held = new Request[entries];
         this.heldSinceNs = new long[entries];
+        this.foreground = java.util.Objects.requireNonNull(foreground, "foreground");
+        this.startedNs = new long[entries];
+    }
+
+    /** Starts {@code r} on the inner handle, noting when (one answered at once, an error, is not timed). */
+    private int startInner(Request r, long nowNs) {
+        int status = inner.start(r, nowNs);
+        int i = r.index();
+        if (status == IN_FLIGHT && i >= 0 && i < startedNs.length) {
+            startedNs[i] = nowNs;
+        }
+        return status;
+    }
+
+    /** The inner handle completed {@code r} within {@link #poll}: timed, then handed on. */
+    private void innerCompleted(Request r, int status) {
+        int i = r.index();
+        if (i >= 0 && i < startedNs.length) {
+            foreground.record(pollNs - startedNs[i]);
+        }
+        outer.completed(r, status);
     }
 
     /** The handle behind this one. */
@@ -52,7 +86,7 @@ public final class QosVolumeIo implements VolumeIo {
     public int start(Request r, long nowNs) {
         if (count == 0 ? limiter.tryAcquire(r.opcode(), r.lengthBytes(), nowNs)
                 : !VolumeQosLimiter.limited(r.opcode())) {
-            return inner.start(r, nowNs);
+            return startInner(r, nowNs);
         }
         // over budget, or behind commands held before it (arrival order): held until a poll round admits it
         int tail = (head + count) % held.length;
@@ -76,13 +110,19 @@ public final class QosVolumeIo implements VolumeIo {
             head = (head + 1) % held.length;
             count--; // before the start: a completion handed back below may start (and hold) a new command
             limiter.released(Math.max(1, nowNs - since));
-            int status = inner.start(r, nowNs);
+            int status = startInner(r, nowNs);
             if (status != IN_FLIGHT) {
                 sink.completed(r, status);
             }
             work++;
         }
-        return work + inner.poll(sink, max, nowNs);
+        outer = sink;
+        pollNs = nowNs;
+        try {
+            return work + inner.poll(timed, max, nowNs);
+        } finally {
+            outer = null;
+        }
     }
 
     @Override

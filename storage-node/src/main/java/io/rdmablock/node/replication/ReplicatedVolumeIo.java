@@ -1,6 +1,5 @@
 package io.rdmablock.node.replication;
 
-import io.rdmablock.node.resync.Throttle;
 import io.rdmablock.node.target.Request;
 import io.rdmablock.node.target.VolumeIo;
 import io.rdmablock.rdma.fabric.Opcodes;
@@ -32,7 +31,6 @@ public final class ReplicatedVolumeIo implements VolumeIo {
     /** The sink of the current {@link #poll}; null outside it. */
     private Completions outer;
     private final Completions fromLocal = this::localCompleted;
-    private final Throttle throttle;
     /** The clock of the current {@link #poll}. */
     private long pollNs;
 
@@ -44,12 +42,10 @@ public final class ReplicatedVolumeIo implements VolumeIo {
      * @param timeoutNs replica timeout
      * @param openTimeoutNs least bound of a forward queue's set-up ({@code rdmablock.replica.openTimeoutMs})
      * @param pd        protection domain of the host queue's device
-     * @param throttle  the node's resync throttle, told of every host command (foreground I/O)
      */
     public ReplicatedVolumeIo(VolumeIo local, ReplicaSet set, int entries, int lbaSize, long timeoutNs,
-                              long openTimeoutNs, ProtectionDomain pd, Throttle throttle) {
+                              long openTimeoutNs, ProtectionDomain pd) {
         this.local = local;
-        this.throttle = throttle;
         this.lbaSize = lbaSize;
         this.readySlot = new int[entries];
         this.readyStatus = new int[entries];
@@ -64,7 +60,6 @@ public final class ReplicatedVolumeIo implements VolumeIo {
 
     @Override
     public int start(Request r, long nowNs) {
-        throttle.foreground();
         if (r.opcode() == Opcodes.IO_READ) {
             return local.start(r, nowNs);
         }

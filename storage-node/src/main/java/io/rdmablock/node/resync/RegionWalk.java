@@ -2,12 +2,14 @@ package io.rdmablock.node.resync;
 
 import io.rdmablock.node.replication.ReplicaSet;
 import java.util.concurrent.TimeoutException;
+import io.rdmablock.node.qos.BackgroundBudget;
+
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 
 /**
  * One region-at-a-time pass over a volume under the {@link RegionGate} (the part a resync and a verify share): for
- * each region chosen, in offset order, takes the throttle's tokens, takes the region in the gate (writes touching it
+ * each region chosen, in offset order, takes the node's background budget's tokens, takes the region in the gate (writes touching it
  * are held, those in flight complete first), runs the step, leaves the region. Counts the bytes done and the rate
  * over the last seconds. One thread (the resync's or verify's).
  */
@@ -29,7 +31,7 @@ final class RegionWalk implements AutoCloseable {
     private static final int SAMPLES = 10; // rate over the last 5 s
 
     private final RegionGate gate;
-    private final Throttle throttle;
+    private final BackgroundBudget budget;
     private final BooleanSupplier stop;
     private final long boundNs;
     private final long volumeBytes;
@@ -41,9 +43,9 @@ final class RegionWalk implements AutoCloseable {
     private volatile long bytesPerSecond;
 
     /** @param boundNs longest wait for the writes of a region, or of the host queues at the start */
-    RegionWalk(ReplicaSet set, Throttle throttle, BooleanSupplier stop, long boundNs) {
+    RegionWalk(ReplicaSet set, BackgroundBudget budget, BooleanSupplier stop, long boundNs) {
         this.gate = set.gate();
-        this.throttle = throttle;
+        this.budget = budget;
         this.stop = stop;
         this.boundNs = boundNs;
         this.volumeBytes = set.volumeBytes();
@@ -89,7 +91,7 @@ final class RegionWalk implements AutoCloseable {
                 throw new StoppedException();
             }
             int length = lengthOf(r);
-            if (!throttle.acquire(length, stop)) {
+            if (!budget.acquire(length, stop)) {
                 throw new StoppedException();
             }
             gate.enter(walker, r, boundNs, stop);

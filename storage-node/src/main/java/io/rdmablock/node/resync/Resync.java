@@ -43,7 +43,7 @@ final class Resync implements Runnable {
         this.set = set;
         this.copy = copy;
         this.ctx = ctx;
-        this.walk = new RegionWalk(set, ctx.throttle(), this::mustStop, ctx.boundNs());
+        this.walk = new RegionWalk(set, ctx.budget(), this::mustStop, ctx.boundNs());
     }
 
     ReplicaSet.Copy copy() {

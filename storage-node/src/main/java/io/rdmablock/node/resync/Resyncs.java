@@ -22,7 +22,7 @@ public final class Resyncs implements AutoCloseable {
      * What resyncs and verifies of a node share.
      *
      * @param nodeId      this node's id (first of a verify's copies)
-     * @param throttle    the node's bucket
+     * @param budget      the node's background budget (docs/qos.md), shared by every resync and verify
      * @param local       opens a reader of the primary's own copy
      * @param nsid        the namespace (1)
      * @param lbaSize     the volume's block size, bytes
@@ -32,7 +32,7 @@ public final class Resyncs implements AutoCloseable {
      * @param boundNs     longest wait for the writes in flight on a region (or of the host queues at the start)
      * @param copiedBytes bytes copied by the node's resyncs (metric {@code rdmablock_node_resync_bytes_total})
      */
-    public record Context(String nodeId, Throttle throttle, LocalStore.Opener local, int nsid, int lbaSize,
+    public record Context(String nodeId, io.rdmablock.node.qos.BackgroundBudget budget, LocalStore.Opener local, int nsid, int lbaSize,
                           long timeoutNs, long openTimeoutNs, long retryNs, long boundNs, LongAdder copiedBytes) {
     }
 

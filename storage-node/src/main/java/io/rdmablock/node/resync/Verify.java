@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
  * One {@code volume verify} run on the primary (docs/resync.md, "Verify"), on its own thread: reads every region
  * from the local store and from each secondary in sync at the start, through an association of its own
  * ({@link CopyChannel}: NVMe READ over the fabric, epoch-fenced), under the {@link RegionGate} (the reads of a region
- * see the same writes), throttled by the node's bucket, and compares the CRC32C of each 64 KiB region. Its
+ * see the same writes), throttled by the node's background budget, and compares the CRC32C of each 64 KiB region. Its
  * {@link #report} is running (checkedBytes so far), then done (the first {@value VerifyReport#MAX_DIFFERENCES}
  * differing regions and their count), or failed (a copy unreachable or dropped, a read error, this node no longer
  * primary).
@@ -40,7 +40,7 @@ final class Verify implements Runnable {
         this.set = set;
         this.id = id;
         this.ctx = ctx;
-        this.walk = new RegionWalk(set, ctx.throttle(), () -> stopped || set.deposed() || set.closed(), ctx.boundNs());
+        this.walk = new RegionWalk(set, ctx.budget(), () -> stopped || set.deposed() || set.closed(), ctx.boundNs());
         this.report = new VerifyReport(id, VerifyState.RUNNING, List.of(), 0, set.volumeBytes(), List.of(), 0, null);
     }
 

@@ -8,11 +8,11 @@
  * one copy's {@link io.rdmablock.node.resync.Resync} (a full one is the rebuild of a new copy), a
  * {@link io.rdmablock.node.resync.Verify} run, and {@link io.rdmablock.node.resync.Resyncs}, which starts and stops
  * them per volume; their association to a copy ({@link io.rdmablock.node.resync.CopyChannel}), the primary's own copy
- * as they read it ({@link io.rdmablock.node.resync.LocalStore}) and the node's bandwidth bucket
- * ({@link io.rdmablock.node.resync.Throttle}).
+ * as they read it ({@link io.rdmablock.node.resync.LocalStore}). They take their bandwidth from the node's
+ * {@link io.rdmablock.node.qos.BackgroundBudget}.
  *
  * <p>May import: {@code node.replication} (the replica set a resync changes, the links its channels open through),
- * nvmf-host, mgmt-client (progress and verify reports), rdma-io. Left today (a pure move): {@code node.replication}
+ * {@code node.qos} (the background budget), nvmf-host, mgmt-client (progress and verify reports), rdma-io. Left today (a pure move): {@code node.replication}
  * imports this package back (see its package-info). Not {@code node.target}, {@code node.failover}.
  */
 package io.rdmablock.node.resync;

@@ -178,7 +178,7 @@ final class QueueVolumeIo {
                 q.entries, q.poller, q.id.device(), q.target.protectionDomain(q.id.device()), q.memory.dataRegion,
                 q.memory.recvRegion, q.target.tuning().registerStoreBuffers()));
         if (current.mode() != Subsystem.Mode.SECONDARY) { // the primary (or a single copy) enforces the limits
-            v = new io.rdmablock.node.qos.QosVolumeIo(v, s.qos(), q.entries);
+            v = new io.rdmablock.node.qos.QosVolumeIo(v, s.qos(), q.entries, q.target.metrics().foregroundLatency());
         }
         role = current;
         exempt = current.exempts(hostnqn);

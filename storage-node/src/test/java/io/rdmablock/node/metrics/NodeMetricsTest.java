@@ -137,4 +137,36 @@ class NodeMetricsTest {
         assertTrue(text.contains("process_cpu_seconds_total"), text);
         assertTrue(text.contains("rdmablock_soft_accept_errors_total "), text);
     }
+
+    @Test
+    void shouldExposeTheBackgroundBudget() throws Exception {
+        var m = new NodeMetrics();
+        m.foregroundLatency().record(250_000);
+        m.background(new BackgroundSource() {
+            @Override
+            public long rateBytesPerSecond() {
+                return 4L << 20;
+            }
+
+            @Override
+            public long grantedBytes() {
+                return m.foregroundLatency().commands() << 16;
+            }
+
+            @Override
+            public long baselineNs() {
+                return 100_000;
+            }
+
+            @Override
+            public long signalNs() {
+                return m.foregroundLatency().latencyNs();
+            }
+        });
+        String text = scrape(m);
+        assertTrue(text.contains("rdmablock_node_background_rate_bytes_per_second 4194304.0"), text);
+        assertTrue(text.contains("rdmablock_node_background_granted_bytes_total 65536.0"), text);
+        assertTrue(text.contains("rdmablock_node_background_baseline_latency_seconds 1.0E-4"), text);
+        assertTrue(text.contains("rdmablock_node_foreground_latency_seconds 2.5E-4"), text);
+    }
 }

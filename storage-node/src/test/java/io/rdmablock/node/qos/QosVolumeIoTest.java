@@ -77,7 +77,7 @@ class QosVolumeIoTest {
         };
         try (Arena arena = Arena.ofConfined()) {
             Request[] rs = requests(arena, 32, Opcodes.IO_READ);
-            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length);
+            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length, new io.rdmablock.node.metrics.ForegroundLatency());
             for (Request r : rs) {
                 assertEquals(VolumeIo.IN_FLIGHT, io.start(r, T0));
             }
@@ -105,13 +105,36 @@ class QosVolumeIoTest {
     }
 
     @Test
+    void completedCommandsAreTimedForTheBackgroundBudgetWithoutTheirHeldTime() {
+        VolumeQosLimiter limiter = new VolumeQosLimiter();
+        limiter.apply(VolumeQos.ofIops(100), 1L << 30, T0); // 5 in the bucket, then 1 per 10 ms
+        ImmediateIo inner = new ImmediateIo();
+        io.rdmablock.node.metrics.ForegroundLatency foreground = new io.rdmablock.node.metrics.ForegroundLatency();
+        try (Arena arena = Arena.ofConfined()) {
+            Request[] rs = requests(arena, 6, Opcodes.IO_READ);
+            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length, foreground);
+            for (Request r : rs) {
+                io.start(r, T0);
+            }
+            assertEquals(1, io.held());
+            assertEquals(0, foreground.commands(), "nothing completed yet");
+            List<Integer> completed = new ArrayList<>();
+            io.poll((r, status) -> completed.add(r.cid), 32, T0 + 20 * MS);
+            assertEquals(6, completed.size());
+            assertEquals(6, foreground.commands(), "every completed command is timed");
+            // five started at T0 and done at T0 + 20 ms; the held one started (and done) in that poll: 0
+            assertEquals(100 * MS, foreground.latencyNs(), "held time left out");
+        }
+    }
+
+    @Test
     void flushPassesHeldCommandsAndCloseDropsTheHeld() {
         VolumeQosLimiter limiter = new VolumeQosLimiter();
         limiter.apply(VolumeQos.ofIops(1), 1L << 30, T0);
         ImmediateIo inner = new ImmediateIo();
         try (Arena arena = Arena.ofConfined()) {
             Request[] writes = requests(arena, 3, Opcodes.IO_WRITE);
-            QosVolumeIo io = new QosVolumeIo(inner, limiter, 4);
+            QosVolumeIo io = new QosVolumeIo(inner, limiter, 4, new io.rdmablock.node.metrics.ForegroundLatency());
             for (Request r : writes) {
                 io.start(r, T0);
             }
@@ -132,7 +155,7 @@ class QosVolumeIoTest {
         ImmediateIo inner = new ImmediateIo();
         try (Arena arena = Arena.ofConfined()) {
             Request[] rs = requests(arena, 8, Opcodes.IO_READ);
-            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length);
+            QosVolumeIo io = new QosVolumeIo(inner, limiter, rs.length, new io.rdmablock.node.metrics.ForegroundLatency());
             for (Request r : rs) {
                 io.start(r, T0);
             }

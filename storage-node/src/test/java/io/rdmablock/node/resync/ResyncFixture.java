@@ -42,6 +42,9 @@ final class ResyncFixture implements AutoCloseable {
     final Map<String, Copy> copies = new ConcurrentHashMap<>();
     final List<String> calls = new CopyOnWriteArrayList<>();
     final LongAdder copied = new LongAdder();
+    /** The node's background budget the resyncs and verifies take from (set before {@link #start}). */
+    io.rdmablock.node.qos.BackgroundBudget budget = io.rdmablock.node.qos.BackgroundBudget.ofMib(1000, 1000,
+            new io.rdmablock.node.metrics.ForegroundLatency());
     final Path dir;
     /** Local reads by offset, in order. */
     final List<Long> localReads = new CopyOnWriteArrayList<>();
@@ -219,7 +222,7 @@ final class ResyncFixture implements AutoCloseable {
     }
 
     Resyncs.Context context() {
-        return new Resyncs.Context("n1", new Throttle(1000), this::local, 1, LBA, 2_000_000_000L,
+        return new Resyncs.Context("n1", budget, this::local, 1, LBA, 2_000_000_000L,
                 io.rdmablock.node.replication.ReplicatedWrites.DEFAULT_OPEN_TIMEOUT_NS, 60_000_000_000L, 5_000_000_000L, copied);
     }
 

@@ -86,6 +86,36 @@ class ResyncTest {
     }
 
     @Test
+    void aFullResyncDrawsFromTheNodesBackgroundBudget() throws java.io.IOException {
+        // the fixture's budget (1000 MiB/s): the 1 MiB volume takes a few ms
+        ResyncFixture fast = fixture();
+        ReplicaSet set = fast.start(false);
+        long t0 = System.nanoTime();
+        set.resyncs(fast.resyncs);
+        await(() -> set.view().isInSync(0), 10_000, "n2 in sync (fast budget)");
+        long fastMs = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(VOLUME, fast.budget.grantedBytes(), "every region's bytes taken from the budget");
+        fast.close();
+        f = null;
+        // a tiny budget, 1 MiB/s fixed: the 256 KiB bucket goes at once, the rest (1 MiB - 256 KiB, less the one
+        // region of debt) at 1 MiB/s: at least ~0.69 s
+        ResyncFixture slow = new ResyncFixture(Files.createDirectories(dir.resolve("slow")));
+        f = slow;
+        slow.budget = new io.rdmablock.node.qos.BackgroundBudget(1L << 20, 1L << 20, 50,
+                new io.rdmablock.node.metrics.ForegroundLatency(), System::nanoTime);
+        ReplicaSet slowSet = slow.start(false);
+        long t1 = System.nanoTime();
+        slowSet.resyncs(slow.resyncs);
+        await(() -> slowSet.view().isInSync(0), 20_000, "n2 in sync (tiny budget)");
+        long slowMs = (System.nanoTime() - t1) / 1_000_000;
+        assertEquals(VOLUME, slow.budget.grantedBytes(), "every region's bytes taken from the budget");
+        assertArrayEquals(slow.primary, slow.copies.get("n2").data);
+        assertTrue(slowMs >= 600, "1 MiB at 1 MiB/s after a 256 KiB bucket took " + slowMs + " ms (fast: " + fastMs
+                + " ms)");
+        assertTrue(slowMs < 15_000, "bounded: " + slowMs + " ms");
+    }
+
+    @Test
     void aCopyAddedToTheRecordIsResyncedInFull() {
         ResyncFixture f = fixture();
         ReplicaSet set = f.start(true);
