@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * multipath device; kill -9 of the primary; the management plane promotes an in-sync secondary (epoch + 1), the
  * device moves its I/O to the new primary's path, no write fails, and every acknowledged write reads back, through
  * the device and from each copy left in sync. Runs on every provider of {@code rdmablock.test.providers} and in the
- * VM runner on rxe and siw ({@code rdma-e2e}); there the lease, replica and path timeouts are widened (a TCG guest is
+ * VM runner on rxe ({@code rdma-e2e}; rxe0 only since 2026-12-07: ops/rdma-vm/run-tests, RDMABLOCK_VM_E2E_RXE_ONLY); there the lease, replica and path timeouts are widened (a TCG guest is
  * ~50x slower), the 5 s pause target is the campaign's (ops/chaos/failover), not this test's.
  */
 class FailoverE2eTest {
