@@ -29,9 +29,13 @@ import java.util.List;
  *                 the request came over a non-loopback address, e.g. {@code "the management server has no TLS
  *                 (--tls-cert) and node n1 connects over 192.0.2.7, not loopback: ..."}. Then {@code hosts} and
  *                 {@code links} are empty and {@code nodeKey} is null, and they mean "not handed out", not "none"
+ * @param background the node's background budget bounds (docs/qos.md, "Background budget"): as set with
+ *                 {@code PATCH /v1/nodes/{nodeId}}, or {@link NodeBackground#STARTUP} (0, 0) for the node's start-up
+ *                 values; null from older servers (then the node keeps its bounds and reports none)
  */
 public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, long leaseMs, List<HostSecret> hosts,
-                                long peerLeaseMaxMs, String nodeKey, List<NodeLink> links, String secretsWithheld) {
+                                long peerLeaseMaxMs, String nodeKey, List<NodeLink> links, String secretsWithheld,
+                                NodeBackground background) {
     public HeartbeatResponse {
         volumes = volumes == null ? List.of() : List.copyOf(volumes);
         leaseMs = Math.max(0, leaseMs);
@@ -45,24 +49,25 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
      * nothing withheld; add the rest with the {@code with...} methods.
      */
     public static HeartbeatResponse of(boolean draining, List<DesiredVolume> volumes, long leaseMs) {
-        return new HeartbeatResponse(draining, volumes, leaseMs, List.of(), 0, null, List.of(), null);
+        return new HeartbeatResponse(draining, volumes, leaseMs, List.of(), 0, null, List.of(), null, null);
     }
 
     /** This answer with {@code hosts} (managed host secrets) set. */
     public HeartbeatResponse withHosts(List<HostSecret> hostSecrets) {
         return new HeartbeatResponse(draining, volumes, leaseMs, hostSecrets, peerLeaseMaxMs, nodeKey, links,
-                secretsWithheld);
+                secretsWithheld, background);
     }
 
     /** This answer with {@code peerLeaseMaxMs} set. */
     public HeartbeatResponse withPeerLeaseMaxMs(long ms) {
-        return new HeartbeatResponse(draining, volumes, leaseMs, hosts, ms, nodeKey, links, secretsWithheld);
+        return new HeartbeatResponse(draining, volumes, leaseMs, hosts, ms, nodeKey, links, secretsWithheld,
+                background);
     }
 
     /** This answer with {@code nodeKey} and {@code links} set. */
     public HeartbeatResponse withNodeKeys(String key, List<NodeLink> nodeLinks) {
         return new HeartbeatResponse(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, key, nodeLinks,
-                secretsWithheld);
+                secretsWithheld, background);
     }
 
     /**
@@ -79,13 +84,21 @@ public record HeartbeatResponse(boolean draining, List<DesiredVolume> volumes, l
         }
         List<HostSecret> names = hosts.stream().map(h -> new HostSecret(h.hostNqn(), null, null, h.revision()))
                 .toList();
-        return new HeartbeatResponse(draining, volumes, leaseMs, names, peerLeaseMaxMs, null, List.of(), reason);
+        return new HeartbeatResponse(draining, volumes, leaseMs, names, peerLeaseMaxMs, null, List.of(), reason,
+                background);
+    }
+
+    /** This answer with {@code background} set ({@link NodeBackground#STARTUP} for the node's start-up values). */
+    public HeartbeatResponse withBackground(NodeBackground bounds) {
+        return new HeartbeatResponse(draining, volumes, leaseMs, hosts, peerLeaseMaxMs, nodeKey, links,
+                secretsWithheld, bounds);
     }
 
     @Override
     public String toString() { // never the secrets
         return "HeartbeatResponse[draining=" + draining + ", volumes=" + volumes + ", leaseMs=" + leaseMs
                 + ", hosts=" + hosts + ", peerLeaseMaxMs=" + peerLeaseMaxMs + ", nodeKey=" + (nodeKey == null ? "none" : "set")
-                + ", links=" + links + (secretsWithheld == null ? "" : ", secretsWithheld=" + secretsWithheld) + "]";
+                + ", links=" + links + ", background=" + background
+                + (secretsWithheld == null ? "" : ", secretsWithheld=" + secretsWithheld) + "]";
     }
 }

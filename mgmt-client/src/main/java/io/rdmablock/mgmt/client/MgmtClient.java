@@ -311,6 +311,16 @@ public final class MgmtClient {
         nodes.removeNode(nodeId);
     }
 
+    /** {@link NodeClient#getNode(String)}. */
+    public Node getNode(String nodeId) {
+        return nodes.getNode(nodeId);
+    }
+
+    /** {@link NodeClient#setNodeBackground(String, NodeBackground)}. */
+    public Node setNodeBackground(String nodeId, NodeBackground background) {
+        return nodes.setNodeBackground(nodeId, background);
+    }
+
     /** {@link NodeClient#listNodes()}. */
     public List<Node> listNodes() {
         return nodes.listNodes();

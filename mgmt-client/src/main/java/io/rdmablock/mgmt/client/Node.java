@@ -13,6 +13,10 @@ package io.rdmablock.mgmt.client;
  * @param ordinal       1..{@value #MAX_ORDINAL}, given at the first registration and stable after: the node's NVMe
  *                      controller ids are {@code ordinal * 1024 .. ordinal * 1024 + 1023} (docs/failover.md); 0 from
  *                      older servers (none)
+ * @param background    the background budget bounds set for the node ({@code PATCH /v1/nodes/{nodeId}},
+ *                      docs/qos.md); null (absent) = the node's start-up values
+ * @param backgroundInEffect the node's background budget as in effect, from its last heartbeat; null (absent) before
+ *                      one reached this server, and from older nodes
  */
 public record Node(
         String nodeId,
@@ -22,12 +26,22 @@ public record Node(
         long freeBytes,
         NodeState state,
         String lastHeartbeat,
-        int ordinal) {
+        int ordinal,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        NodeBackground background,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        BackgroundInEffect backgroundInEffect) {
 
     /** Highest ordinal: 62 * 1024 + 1023 = 64511 stays below the reserved cntlids FFF0h..FFFFh. */
     public static final int MAX_ORDINAL = 62;
     /** Controller ids per node. */
     public static final int CNTLIDS_PER_NODE = 1024;
+
+    /** A node with no background budget set nor reported. */
+    public Node(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, long freeBytes,
+                NodeState state, String lastHeartbeat, int ordinal) {
+        this(nodeId, fabricAddress, metricsUrl, capacityBytes, freeBytes, state, lastHeartbeat, ordinal, null, null);
+    }
 
     /** A node without an ordinal (as from servers before failover). */
     public Node(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, long freeBytes,

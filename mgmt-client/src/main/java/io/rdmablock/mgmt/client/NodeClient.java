@@ -65,6 +65,22 @@ public final class NodeClient {
         t.exchange("DELETE", "/v1/nodes/" + segment(nodeId), null);
     }
 
+    /** {@code GET /v1/nodes/{nodeId}}: one node. Errors 401, 404. */
+    public Node getNode(String nodeId) {
+        return t.send("GET", "/v1/nodes/" + segment(nodeId), null, Node.class);
+    }
+
+    /**
+     * {@code PATCH /v1/nodes/{nodeId} {"background": ...}}: sets the node's background budget bounds (docs/qos.md,
+     * "Background budget"), in effect on the node at its next heartbeat.
+     *
+     * @param background the bounds, or null to go back to the node's start-up values (JSON null)
+     * @return the node as stored after the change. Errors 400 (bounds), 401, 403, 404, 503
+     */
+    public Node setNodeBackground(String nodeId, NodeBackground background) {
+        return t.send("PATCH", "/v1/nodes/" + segment(nodeId), java.util.Collections.singletonMap("background", background), Node.class);
+    }
+
     /** {@code GET /v1/nodes}: every node, ordered by id. */
     public List<Node> listNodes() {
         return t.send("GET", "/v1/nodes", null, NODE_LIST);

@@ -13,6 +13,7 @@ import io.rdmablock.mgmt.client.DesiredCopy;
 import io.rdmablock.mgmt.client.DesiredVolume;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.HeartbeatResponse;
+import io.rdmablock.mgmt.client.NodeBackground;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.Node;
 import io.rdmablock.mgmt.client.Volume;
@@ -72,6 +73,11 @@ final class Heartbeats {
     private HeartbeatResponse answer(NodeRecord node, String nodeId, HeartbeatRequest request) {
         s.seen(nodeId);
         s.reportedFreeBytes.put(nodeId, request.freeBytes());
+        if (request.background() == null) {
+            s.reportedBackground.remove(nodeId);
+        } else {
+            s.reportedBackground.put(nodeId, request.background());
+        }
 
         Map<String, VolumeReport> reported = new HashMap<>();
         for (VolumeReport r : request.volumes()) {
@@ -120,7 +126,8 @@ final class Heartbeats {
             desired.add(toDesired(next, next.copyOn(nodeId).orElseThrow()));
         }
         retiredCopies(nodeId, reported, desired);
-        return HeartbeatResponse.of(node.draining(), desired, s.leaseMs).withPeerLeaseMaxMs(s.peerLeaseMaxMs);
+        return HeartbeatResponse.of(node.draining(), desired, s.leaseMs).withPeerLeaseMaxMs(s.peerLeaseMaxMs)
+                .withBackground(node.background() == null ? NodeBackground.STARTUP : node.background());
     }
 
     /** Answers {@code deleting} for copies removed from their record that the node still reports; forgets the rest. */

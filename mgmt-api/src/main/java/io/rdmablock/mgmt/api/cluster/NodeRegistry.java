@@ -7,6 +7,7 @@ import io.rdmablock.mgmt.api.store.NodeRecord;
 import io.rdmablock.mgmt.api.store.VolumeRecord;
 import io.rdmablock.mgmt.client.Limits;
 import io.rdmablock.mgmt.client.Node;
+import io.rdmablock.mgmt.client.NodeBackground;
 import io.rdmablock.mgmt.client.ProblemTypes;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.rdmablock.mgmt.client.VolumeState;
@@ -21,7 +22,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * Node lifecycle over the node records of the {@link ClusterState}'s store: registration (with its controller-id
- * ordinal and its node key, {@link NodeKeys}), drain, undrain, key rotation and removal, each a read-modify-write
+ * ordinal and its node key, {@link NodeKeys}), drain, undrain, key rotation, background budget and removal, each a read-modify-write
  * under {@link #nodeLock}, waited for at most {@value #NODE_LOCK_WAIT_MS} ms (then 503); only the leader writes them.
  * Every write of a record is a compare-and-set ({@link io.rdmablock.mgmt.api.store.MetadataStore#replaceNode})
  * retried from a fresh read, so the key a heartbeat gives a record without one ({@link NodeKeys#withKey}) is never
@@ -107,7 +108,8 @@ public final class NodeRegistry {
             String credentialHash = issuedHash != null ? issuedHash : old.map(NodeRecord::credentialHash).orElse(null);
             var record = new NodeRecord(request.nodeId(), request.fabricAddress(), metricsUrl,
                     request.capacityBytes(), old.map(NodeRecord::draining).orElse(false),
-                    old.map(NodeRecord::registeredAtMs).orElse(now), ordinal, key, credentialHash);
+                    old.map(NodeRecord::registeredAtMs).orElse(now), ordinal, key, credentialHash,
+                    old.map(NodeRecord::background).orElse(null));
             if (record.equals(old.orElse(null)) || s.store.replaceNode(record.nodeId(), old.orElse(null), record)) {
                 s.seen(record.nodeId());
                 s.reportedFreeBytes.put(record.nodeId(), request.freeBytes());
@@ -145,6 +147,27 @@ public final class NodeRegistry {
     public String rotateKey(String nodeId) {
         return underNodeLock("key rotation of " + nodeId, () -> NodeKeys.fingerprint(
                 change(nodeId, "rotating its node key", n -> n.withNodeKey(NodeKeys.newKey())).nodeKey()));
+    }
+
+    /**
+     * Sets a node's background budget bounds (docs/qos.md, "Background budget"), stored in its record; the node gets
+     * them in its next heartbeat answer and reports what is in effect in the heartbeat after. Errors: 400 naming
+     * the field and its bounds ({@link NodeBackground#check}; nothing changes); 404; 503.
+     *
+     * @param bounds the bounds, or null to go back to the node's start-up values
+     * @return the node as stored after the change
+     */
+    public Node setBackground(String nodeId, NodeBackground bounds) {
+        if (bounds != null) {
+            ClusterService.check(bounds::check);
+        }
+        return underNodeLock("background budget of " + nodeId, () -> toNode(change(nodeId,
+                "setting its background budget", n -> n.withBackground(bounds))));
+    }
+
+    /** @return one node; 404 when it is not registered */
+    public Node node(String nodeId) {
+        return toNode(s.store.node(nodeId).orElseThrow(() -> ApiException.nodeNotFound(nodeId)));
     }
 
     /** @return the lowest ordinal 1..62 no other registered node holds; 409 when none is free */
@@ -217,6 +240,7 @@ public final class NodeRegistry {
         s.lastSeenNanos.remove(nodeId);
         s.lastSeenWallMs.remove(nodeId);
         s.reportedFreeBytes.remove(nodeId);
+        s.reportedBackground.remove(nodeId);
         for (VolumeRecord v : s.store.volumes()) {
             if (v.state() == VolumeState.DELETING && v.copyOn(nodeId).isPresent()) {
                 s.deletedOnNode.add(ClusterState.copyKey(v.id(), nodeId));
@@ -233,6 +257,7 @@ public final class NodeRegistry {
     private Node toNode(NodeRecord n) {
         Long seen = s.lastSeenWallMs.get(n.nodeId());
         return new Node(n.nodeId(), n.fabricAddress(), n.metricsUrl(), n.capacityBytes(), s.freeBytes(n.nodeId()),
-                s.stateOf(n), seen == null ? null : Instant.ofEpochMilli(seen).toString(), n.ordinal());
+                s.stateOf(n), seen == null ? null : Instant.ofEpochMilli(seen).toString(), n.ordinal(), n.background(),
+                s.reportedBackground.get(n.nodeId()));
     }
 }

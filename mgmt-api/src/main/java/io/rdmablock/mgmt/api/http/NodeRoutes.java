@@ -5,6 +5,7 @@ import io.rdmablock.mgmt.api.cluster.NodeCredentials;
 import io.rdmablock.mgmt.api.cluster.NodeRegistry;
 import io.rdmablock.mgmt.client.HeartbeatRequest;
 import io.rdmablock.mgmt.client.Json;
+import io.rdmablock.mgmt.client.NodeBackground;
 import io.rdmablock.mgmt.client.NodeKeyRotation;
 import io.rdmablock.mgmt.client.RegisterNodeRequest;
 import io.vertx.core.Vertx;
@@ -16,7 +17,8 @@ import static io.rdmablock.mgmt.api.http.Answers.noContent;
 import static io.rdmablock.mgmt.api.http.Answers.then;
 
 /**
- * The handlers of {@code /v1/nodes} (registration, heartbeat, list, drain, undrain, key rotation, removal): each
+ * The handlers of {@code /v1/nodes} (registration, heartbeat, list, get, background budget ({@code PATCH}), drain,
+ * undrain, key rotation, removal): each
  * runs its {@link NodeRegistry} or {@link ClusterService} call on a worker (the store fsyncs) and answers JSON, or
  * fails the context so the verticle's failure handler answers problem+json. Bodies reach here validated by the contract.
  * Registration and heartbeat check who acts ({@link ClusterService#authorize}: the cluster token, or the node's own
@@ -58,6 +60,15 @@ final class NodeRoutes {
                 boolean own = cluster.authorize(caller, nodeId);
                 return cluster.heartbeat(nodeId, request, own, own ? channel.withheld(nodeId, connection) : null);
             });
+        });
+        builder.getRoute("getNode").addHandler(ctx -> answer(vertx, ctx, 200,
+                () -> nodes.node(ctx.pathParam("nodeId"))));
+        builder.getRoute("updateNode").addHandler(ctx -> {
+            JsonObject body = ctx.body().asJsonObject(); // the contract: {"background": {...} | null}
+            JsonObject b = body.getJsonObject("background");
+            NodeBackground bounds = b == null ? null
+                    : new NodeBackground(b.getInteger("maxMiBps"), b.getInteger("minMiBps"));
+            answer(vertx, ctx, 200, () -> nodes.setBackground(ctx.pathParam("nodeId"), bounds));
         });
         builder.getRoute("drainNode").addHandler(ctx -> answer(vertx, ctx, 200,
                 () -> nodes.drainNode(ctx.pathParam("nodeId"))));

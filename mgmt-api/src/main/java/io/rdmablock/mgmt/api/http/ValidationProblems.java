@@ -1,6 +1,7 @@
 package io.rdmablock.mgmt.api.http;
 
 import io.rdmablock.mgmt.client.Limits;
+import io.rdmablock.mgmt.client.NodeBackground;
 import io.rdmablock.mgmt.client.MarkCopyStaleRequest;
 import io.rdmablock.mgmt.client.Problem;
 import io.rdmablock.mgmt.client.ProblemTypes;
@@ -97,7 +98,7 @@ final class ValidationProblems {
             ordered("nodeId", "string", "fabricAddress", "string", "metricsUrl", "string", "capacityBytes", "integer",
                     "freeBytes", "integer"));
     private static final Shape HEARTBEAT = new Shape(List.of("freeBytes", "volumes"),
-            ordered("freeBytes", "integer", "volumes", "array"));
+            ordered("freeBytes", "integer", "volumes", "array", "background", "object"));
 
     /**
      * @return a message naming the field for a body the schema rejected: a missing or unknown field, a wrong
@@ -111,6 +112,8 @@ final class ValidationProblems {
             shape = CREATE;
         } else if (method == HttpMethod.PATCH && path.startsWith("/v1/volumes/")) {
             shape = RESIZE;
+        } else if (method == HttpMethod.PATCH && path.startsWith("/v1/nodes/")) {
+            return nodeUpdateMessage(body);
         } else if (method == HttpMethod.POST && "/v1/nodes".equals(path)) {
             shape = REGISTER;
         } else if (method == HttpMethod.POST && path.endsWith("/heartbeat")) {
@@ -181,6 +184,54 @@ final class ValidationProblems {
             return bound.getMessage();
         } catch (ClassCastException wrongType) {
             return null; // nested type error: the schema message names it
+        }
+        return null;
+    }
+
+    /** The body of {@code PATCH /v1/nodes/{nodeId}}: {@code {"background": {"maxMiBps", "minMiBps"} | null}}. */
+    private static String nodeUpdateMessage(JsonObject body) {
+        for (String field : body.fieldNames()) {
+            if (!field.equals("background")) {
+                return "invalid " + field + ": unknown field, allowed fields=[background]";
+            }
+        }
+        if (!body.containsKey("background")) {
+            return "invalid background: missing, required fields=[background] (null = the node's start-up values)";
+        }
+        Object value = body.getValue("background");
+        if (value == null) {
+            return null;
+        }
+        if (!(value instanceof JsonObject b)) {
+            return "invalid background: background=" + io.vertx.core.json.Json.encode(value)
+                    + ", must be an object or null";
+        }
+        List<String> fields = List.of("maxMiBps", "minMiBps");
+        for (String field : b.fieldNames()) {
+            if (!fields.contains(field)) {
+                return "invalid background." + field + ": unknown field, allowed fields=" + fields;
+            }
+        }
+        for (String field : fields) {
+            Object v = b.getValue(field);
+            String name = "background." + field;
+            if (v == null) {
+                return "invalid " + name + ": missing, required fields=" + fields;
+            }
+            String bounds = "min=" + NodeBackground.MIN_MIB_S + ", max=" + NodeBackground.MAX_MIB_S + " (MiB/s)";
+            if (!(v instanceof Integer || v instanceof Long)) {
+                return "invalid " + name + ": " + name + "=" + io.vertx.core.json.Json.encode(v)
+                        + ", must be an integer, " + bounds;
+            }
+            long n = ((Number) v).longValue();
+            if (n < NodeBackground.MIN_MIB_S || n > NodeBackground.MAX_MIB_S) {
+                return Limits.invalid(name, Long.toString(n), bounds).getMessage();
+            }
+        }
+        try {
+            new NodeBackground(b.getInteger("maxMiBps"), b.getInteger("minMiBps")).check();
+        } catch (IllegalArgumentException bound) {
+            return bound.getMessage();
         }
         return null;
     }

@@ -64,6 +64,9 @@ public final class ClusterState {
     public final Map<String, Long> lastSeenWallMs = new ConcurrentHashMap<>();
     /** nodeId → freeBytes from the last registration/heartbeat. */
     public final Map<String, Long> reportedFreeBytes = new ConcurrentHashMap<>();
+    /** nodeId → its background budget in effect, from its last heartbeat (absent: none reported). */
+    public final Map<String, io.rdmablock.mgmt.client.BackgroundInEffect> reportedBackground =
+            new ConcurrentHashMap<>();
     /** copyKey → that copy's report in its node's last heartbeat (absent: not reported). */
     public final Map<String, VolumeReport> reports = new ConcurrentHashMap<>();
     /** copyKeys of copies whose node held them and did not report them in its last heartbeat (data lost). */
@@ -127,6 +130,7 @@ public final class ClusterState {
         lastSeenNanos.clear();
         lastSeenWallMs.clear();
         reportedFreeBytes.clear();
+        reportedBackground.clear();
         reports.clear();
         missingOnNode.clear();
         deletedOnNode.clear();

@@ -22,10 +22,20 @@ package io.rdmablock.mgmt.api.store;
  *                       scopes"; the credential itself is never stored), set at each registration with the cluster
  *                       token; null in records written before node credentials (then only the cluster token acts
  *                       for the node until its next such registration)
+ * @param background     the node's background budget bounds set from the management plane (docs/qos.md, "Background
+ *                       budget"); null = the node's start-up values (and in records written before)
  */
 public record NodeRecord(
         String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
-        long registeredAtMs, int ordinal, String nodeKey, String credentialHash) {
+        long registeredAtMs, int ordinal, String nodeKey, String credentialHash,
+        io.rdmablock.mgmt.client.NodeBackground background) {
+
+    /** A record without a background budget setting (the node's start-up values). */
+    public NodeRecord(String nodeId, String fabricAddress, String metricsUrl, long capacityBytes, boolean draining,
+                      long registeredAtMs, int ordinal, String nodeKey, String credentialHash) {
+        this(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, nodeKey,
+                credentialHash, null);
+    }
 
     /** @return a copy with draining set */
     public NodeRecord drained() {
@@ -35,13 +45,19 @@ public record NodeRecord(
     /** @return a copy with draining as given */
     public NodeRecord withDraining(boolean draining) {
         return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal,
-                nodeKey, credentialHash);
+                nodeKey, credentialHash, background);
+    }
+
+    /** @return a copy with the background budget bounds as given (null: the node's start-up values) */
+    public NodeRecord withBackground(io.rdmablock.mgmt.client.NodeBackground bounds) {
+        return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal,
+                nodeKey, credentialHash, bounds);
     }
 
     /** @return a copy with the node key as given (base64 of 32 bytes) */
     public NodeRecord withNodeKey(String key) {
         return new NodeRecord(nodeId, fabricAddress, metricsUrl, capacityBytes, draining, registeredAtMs, ordinal, key,
-                credentialHash);
+                credentialHash, background);
     }
 
     @Override
@@ -49,6 +65,6 @@ public record NodeRecord(
         return "NodeRecord[nodeId=" + nodeId + ", fabricAddress=" + fabricAddress + ", metricsUrl=" + metricsUrl
                 + ", capacityBytes=" + capacityBytes + ", draining=" + draining + ", registeredAtMs=" + registeredAtMs
                 + ", ordinal=" + ordinal + ", nodeKey=" + (nodeKey == null ? "none" : "set") + ", credential="
-                + (credentialHash == null ? "none" : "set") + "]";
+                + (credentialHash == null ? "none" : "set") + ", background=" + background + "]";
     }
 }
