@@ -79,7 +79,11 @@ final class MgmtSync implements NodeAgent.Handler {
         this.fileSecrets = target.hostSecrets();
         this.snapshots = new SnapshotSync(store, replication == null ? id -> null : replication::set);
         this.rollbacks = new RollbackSync(store, target::connectedHosts);
+        this.background = replication == null ? null : new BackgroundSync(replication.budget());
     }
+
+    /** The node's background budget as set from the management plane ({@link BackgroundSync}); null without one. */
+    private final BackgroundSync background;
 
     MgmtSync(VolumeStore store, Target target, LongSupplier freeBytes) {
         this(store, target, freeBytes, null);
@@ -114,7 +118,7 @@ final class MgmtSync implements NodeAgent.Handler {
                     primaryWatch.silence(v.id(), peerLeaseAsked(v.id()), leaseMs, now), snapshots.reports(v.id()))
                     .withRollback(rollbacks.report(v.id())).withQosActivity(qosActivity(v.id())));
         }
-        return new HeartbeatRequest(freeBytes.getAsLong(), reports);
+        return new HeartbeatRequest(freeBytes.getAsLong(), reports, background == null ? null : background.report());
     }
 
     /** The volume's held commands and delay under its limits here; null while none ever waited (docs/qos.md). */
@@ -167,6 +171,9 @@ final class MgmtSync implements NodeAgent.Handler {
             primaryWatch.update(desired.volumes(), replication.nodeId(), System.nanoTime());
         }
         leaseMs = desired.leaseMs();
+        if (background != null) {
+            background.apply(desired.background()); // before the volumes: a resync started below gets the new bounds
+        }
         if (secretsHandedOut(desired.secretsWithheld())) { // keep what was applied: an empty list here is not "none"
             applyNodeKeys(desired);
             applyHosts(desired.hosts());

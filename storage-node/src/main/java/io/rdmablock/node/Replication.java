@@ -155,6 +155,11 @@ final class Replication implements AutoCloseable {
         peerLeaseMaxMs = Math.max(0, ms);
     }
 
+    /** The node's background budget (docs/qos.md, "Background budget"). */
+    io.rdmablock.node.qos.BackgroundBudget budget() {
+        return budget;
+    }
+
     /** This node's id. */
     String nodeId() {
         return nodeId;

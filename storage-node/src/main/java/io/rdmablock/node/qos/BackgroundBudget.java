@@ -35,6 +35,11 @@ import java.util.function.LongSupplier;
  * <p>Takers are served first come, first served (tickets): two resyncs waiting get alternate turns. A taker may run
  * into debt by one request; the next waits until the debt is paid at the rate of the moment (re-judged at least
  * every 10 ms). The bucket holds 100 ms of the rate, at least 256 KiB. Thread-safe; {@link #acquire} blocks.
+ *
+ * <p>The bounds change live with {@link #setBounds} (the management plane's setting for the node, carried by each
+ * heartbeat answer): the rate is clamped into the new bounds at once, the bucket to 100 ms of it, and a taker
+ * waiting on debt judges again within 10 ms. Only the background walkers take the lock (once per region), never a
+ * foreground I/O.
  */
 public final class BackgroundBudget implements BackgroundSource, AutoCloseable {
     /** Default ceiling, MiB/s ({@code --resync-mib-s}): the rate with the foreground idle or fast. */
@@ -65,12 +70,13 @@ public final class BackgroundBudget implements BackgroundSource, AutoCloseable {
     private static final long TURN_NS = 100_000L;
     private static final long MIB = 1 << 20;
 
-    private final double floor;
-    private final double ceiling;
     private final double slack;
     private final ForegroundLatency foreground;
     private final LongSupplier clock;
     // all below guarded by this
+    /** The bounds of the rate, bytes/s: from the constructor, changed live by {@link #setBounds}. */
+    private double floor;
+    private double ceiling;
     private double rate;
     private double tokens;
     private long lastNs;
@@ -307,12 +313,41 @@ public final class BackgroundBudget implements BackgroundSource, AutoCloseable {
     }
 
     /** The floor, bytes/s. */
-    public long floorBytesPerSecond() {
+    public synchronized long floorBytesPerSecond() {
         return (long) floor;
     }
 
     /** The ceiling, bytes/s. */
-    public long ceilingBytesPerSecond() {
+    public synchronized long ceilingBytesPerSecond() {
         return (long) ceiling;
+    }
+
+    /**
+     * Changes the bounds live (docs/qos.md, "Background budget": the node's setting from the management plane). The
+     * rate now is clamped into them at once (a lower ceiling slows background work from its next request; a higher
+     * floor speeds it up), saved tokens are capped to 100 ms of the new rate, and the AIMD goes on between the new
+     * bounds (its additive step is 5% of the new ceiling). Thread-safe.
+     *
+     * @param ceilingBytesPerSec the greatest rate, bytes/s, &gt;= the floor
+     * @param floorBytesPerSec   the least rate, bytes/s, &gt; 0
+     * @return true when the bounds changed
+     * @throws IllegalArgumentException naming both and the rule {@code 0 < floor <= ceiling}; nothing changes
+     */
+    public boolean setBounds(long ceilingBytesPerSec, long floorBytesPerSec) {
+        if (floorBytesPerSec <= 0 || ceilingBytesPerSec < floorBytesPerSec) {
+            throw new IllegalArgumentException("invalid background budget: floorBytesPerSecond=" + floorBytesPerSec
+                    + ", ceilingBytesPerSecond=" + ceilingBytesPerSec + ": want 0 < floor <= ceiling");
+        }
+        synchronized (this) {
+            refill(clock.getAsLong()); // tokens earned so far at the old rate
+            if (ceiling == ceilingBytesPerSec && floor == floorBytesPerSec) {
+                return false;
+            }
+            ceiling = ceilingBytesPerSec;
+            floor = floorBytesPerSec;
+            rate = Math.min(ceiling, Math.max(floor, rate));
+            tokens = Math.min(tokens, burst(rate));
+            return true;
+        }
     }
 }

@@ -349,6 +349,7 @@ class OpenApiConformanceTest {
             Map.entry("RegisterNodeRequest", "{\"nodeId\":\"x1\",\"fabricAddress\":\"127.0.0.1:4420\","
                     + "\"capacityBytes\":1073741824,\"freeBytes\":1073741824}"),
             Map.entry("HeartbeatRequest", "{\"freeBytes\":0,\"volumes\":[]}"),
+            Map.entry("UpdateNodeRequest", "{\"background\":{\"maxMiBps\":40,\"minMiBps\":4}}"),
             Map.entry("SetHostRequest", "{\"dhchapSecret\":\"DHHC-1:00:x:\"}"),
             Map.entry("IssueHostCredentialRequest", "{\"hostNqn\":\"nqn.2014-08.org.example:h1\"}"));
 

@@ -56,7 +56,7 @@ final class ProblemSites {
 
     private static final String[] MARKS = {"markCopyStale", "markCopySyncing", "markCopyInSync"};
     private static final String[] NODE_LOCKED = {"registerNode", "rotateNodeKey", "drainNode", "undrainNode",
-            "removeNode"};
+            "removeNode", "updateNode"};
 
     private static String[] plus(String[] ops, String... more) {
         var all = new java.util.ArrayList<>(List.of(ops));
@@ -183,11 +183,11 @@ final class ProblemSites {
             // ---- nodes ----
             site("NodeRegistry", "INTERNAL", 2, a(503, "internal"), NODE_LOCKED), // underNodeLock: Busy
             site("NodeRegistry", "NodeKeys.contention", 2, a(503, "internal"), "registerNode", "rotateNodeKey",
-                    "drainNode", "undrainNode"),
+                    "drainNode", "undrainNode", "updateNode"),
             site("NodeRegistry", "NO_FREE_ORDINAL", 1, a(409, "no-free-ordinal"), "registerNode"),
             site("NodeRegistry", "authorize", 1, a(403, "forbidden"), "registerNode"),
-            site("NodeRegistry", "ApiException.nodeNotFound", 2, a(404, "node-not-found"), "rotateNodeKey",
-                    "drainNode", "undrainNode", "removeNode"),
+            site("NodeRegistry", "ApiException.nodeNotFound", 3, a(404, "node-not-found"), "rotateNodeKey",
+                    "drainNode", "undrainNode", "removeNode", "updateNode", "getNode"),
             site("NodeRegistry", "NODE_IN_USE", 1, a(409, "node-in-use"), "removeNode"),
             site("NodeRoutes", "authorize", 1, a(403, "forbidden"), "heartbeat"),
             site("Heartbeats", "ApiException.nodeNotFound", 1, a(404, "node-not-found"), "heartbeat"),
