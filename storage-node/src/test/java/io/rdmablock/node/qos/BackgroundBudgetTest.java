@@ -211,4 +211,45 @@ class BackgroundBudgetTest {
                 () -> new BackgroundBudget(FLOOR, CEILING, 0, foreground, clock::get));
         assertTrue(e.getMessage().contains("latencySlackPct: value=0, min=1, max=10000"), e.getMessage());
     }
+
+    /** Greedy takers of 64 KiB regions over {@code ms} of the simulated clock (1 ms steps); bytes granted. */
+    private long takeFor(BackgroundBudget b, long ms) {
+        long before = b.grantedBytes();
+        for (long t = 0; t < ms; t++) { // bounded: ms steps, at most 64 regions per step
+            for (int i = 0; i < 64; i++) {
+                long ticket = b.ticket();
+                if (b.tryTake(ticket, 64 << 10, clock.get()) != 0) {
+                    b.abandon(ticket);
+                    break;
+                }
+            }
+            clock.addAndGet(1_000_000L);
+        }
+        return b.grantedBytes() - before;
+    }
+
+    @Test
+    void newBoundsTakeEffectAtOnceAndTheRateStaysBetweenThem() {
+        BackgroundBudget b = budget(FLOOR, CEILING);
+        long fast = takeFor(b, 1_000); // idle foreground: the ceiling
+        assertTrue(fast >= 39 * MIB && fast <= 45 * MIB, "40 MiB/s + the 4 MiB bucket: " + fast);
+        assertTrue(b.setBounds(MIB, MIB), "changed");
+        assertEquals(MIB, b.rateBytesPerSecond(clock.get()), "the rate is clamped at once");
+        assertEquals(MIB, b.ceilingBytesPerSecond());
+        assertEquals(MIB, b.floorBytesPerSecond());
+        long slow = takeFor(b, 1_000);
+        // the second after: 1 MiB/s, plus what was in the bucket (capped to 256 KiB) and one region of debt
+        assertTrue(slow >= MIB - (64 << 10) && slow <= MIB + (320 << 10), "1 MiB/s from the change on: " + slow);
+        for (int i = 0; i < 20; i++) {
+            assertEquals(MIB, window(b, 0, 0, true), "idle foreground: the new ceiling");
+        }
+        assertFalse(b.setBounds(MIB, MIB), "the same bounds: no change");
+        assertTrue(b.setBounds(80 * MIB, 20 * MIB));
+        assertEquals(20 * MIB, b.rateBytesPerSecond(clock.get()), "raised to the new floor at once");
+        assertEquals(80 * MIB, window(b, 0, 0, true), "idle: the new ceiling at the next window");
+        var bad = assertThrows(IllegalArgumentException.class, () -> b.setBounds(MIB, 2 * MIB));
+        assertTrue(bad.getMessage().contains("floor"), bad.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> b.setBounds(MIB, 0));
+        assertEquals(80 * MIB, b.ceilingBytesPerSecond(), "refused bounds change nothing");
+    }
 }
