@@ -52,6 +52,8 @@ public final class RdmablockCli implements Callable<Integer> {
         var root = new CommandLine(new RdmablockCli());
         var node = new CommandLine(new NodeCommand());                  // storage-node: run a storage node
         node.addSubcommand("list", new NodeAdminCommands.ListNodes());
+        node.addSubcommand("get", new NodeAdminCommands.Get());
+        node.addSubcommand("background", new NodeAdminCommands.Background());
         node.addSubcommand("drain", new NodeAdminCommands.Drain());
         node.addSubcommand("undrain", new NodeAdminCommands.Undrain());
         node.addSubcommand("rotate-key", new NodeAdminCommands.RotateKey());
