@@ -84,12 +84,13 @@ public final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--resync-mib-s", paramLabel = "MIB_S", defaultValue = "40", description = "Ceiling of this node's background "
             + "budget: bandwidth of its resyncs, rebuilds and verifies together while its foreground I/O is idle or "
-            + "within its latency slack, MiB/s (1..100000, default ${DEFAULT-VALUE}; docs/qos.md).")
+            + "within its latency slack, MiB/s (1..100000, default ${DEFAULT-VALUE}; docs/qos.md). The start-up value: "
+            + "`rdmablock node background NODE` changes it live.")
     int resyncMibS;
 
     @Option(names = "--resync-min-mib-s", paramLabel = "MIB_S", description = "Floor of the same budget: the least rate "
             + "however slow the foreground gets (background work always finishes), MiB/s (1..--resync-mib-s, "
-            + "default 4, or --resync-mib-s when lower).")
+            + "default 4, or --resync-mib-s when lower). The start-up value, as --resync-mib-s.")
     Integer resyncMinMibS;
 
     @Option(names = "--resync-retry-ms", paramLabel = "MS", defaultValue = "2000", description = "Pause before a failed or unreachable "
