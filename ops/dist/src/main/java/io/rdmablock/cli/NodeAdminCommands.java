@@ -89,7 +89,13 @@ final class NodeAdminCommands {
     static final class Get extends OneNodeCall {
         @Override
         public Integer call() {
-            print(out(), output, List.of(client().getNode(node())));
+            Node n = client().getNode(node());
+            if (output.json()) { // one object, as volume get
+                out().println(Json.pretty(n));
+                out().flush();
+            } else {
+                print(out(), output, List.of(n));
+            }
             return ExitCodes.OK;
         }
     }

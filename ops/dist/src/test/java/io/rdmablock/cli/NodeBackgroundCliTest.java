@@ -58,6 +58,9 @@ class NodeBackgroundCliTest {
         var list = run("node", "list");
         assertEquals(0, list.exitCode(), list.err());
         assertTrue(list.out().contains("BACKGROUND") && list.out().contains("set 10..100 MiB/s"), list.out());
+        var json = run("node", "get", "n1", "-o", "json");
+        assertEquals(0, json.exitCode(), json.err());
+        assertEquals(new NodeBackground(100, 10), Json.read(json.out(), Node.class).background(), "one object");
         var onlyMax = run("node", "background", "n1", "--max-mib-s", "2");
         assertEquals(0, onlyMax.exitCode(), onlyMax.err());
         assertTrue(onlyMax.out().contains("set 2..2 MiB/s"), "floor default min(4, max): " + onlyMax.out());
