@@ -12,7 +12,10 @@ import org.slf4j.LoggerFactory;
  * {@link BackgroundBudget#setBounds} at once ({@link NodeBackground#STARTUP}: the start-up values,
  * {@code --resync-mib-s} and {@code --resync-min-mib-s}, taken from the budget when this object is made), and each
  * heartbeat reports the budget in effect ({@link #report}), once a server that knows the setting answered. An
- * answer without it (an older server) changes nothing. Runs on the agent thread ({@link MgmtSync}).
+ * answer without it (an older server) changes nothing and stops the reports until an answer has it again. A
+ * heartbeat that got no answer (which an older leader's 400 for the unknown field would be) is followed by one
+ * without the report, so a node is never stuck sending a field its server refuses. Runs on the agent thread
+ * ({@link MgmtSync}).
  */
 final class BackgroundSync {
     private static final Logger LOG = LoggerFactory.getLogger(BackgroundSync.class);
@@ -23,6 +26,8 @@ final class BackgroundSync {
     private final long startFloor;
     /** True once an answer carried the setting: the server knows the report (an older one refuses the field). */
     private volatile boolean serverKnows;
+    /** True from a report sent until an answer came: the next heartbeat then goes without one. */
+    private volatile boolean awaitingAnswer;
 
     /** @param budget the node's budget; its bounds now are the start-up values */
     BackgroundSync(BackgroundBudget budget) {
@@ -39,7 +44,9 @@ final class BackgroundSync {
      *               server does not store) are logged and ignored
      */
     void apply(NodeBackground bounds) {
+        awaitingAnswer = false;
         if (bounds == null) {
+            serverKnows = false;
             return;
         }
         serverKnows = true;
@@ -55,11 +62,16 @@ final class BackgroundSync {
         }
     }
 
-    /** @return the budget in effect for the next heartbeat, or null while no answer said the server knows it */
+    /**
+     * @return the budget in effect for the next heartbeat; null while no answer said the server knows it, and once
+     *         after a report that got no answer
+     */
     BackgroundInEffect report() {
-        if (!serverKnows) {
+        if (!serverKnows || awaitingAnswer) {
+            awaitingAnswer = false;
             return null;
         }
+        awaitingAnswer = true;
         return new BackgroundInEffect(budget.rateBytesPerSecond(), budget.ceilingBytesPerSecond(),
                 budget.floorBytesPerSecond());
     }

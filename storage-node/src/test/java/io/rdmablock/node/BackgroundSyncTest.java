@@ -67,6 +67,13 @@ class BackgroundSyncTest {
                 assertTrue(slowRate > 0, "still progressing at the floor: " + slowRate);
                 BackgroundInEffect r = sync.report();
                 assertEquals(new BackgroundInEffect(MIB, MIB, MIB), r, "reported in the next heartbeat");
+                assertNull(sync.report(), "no answer to that heartbeat (an older leader's 400?): the next goes "
+                        + "without the report");
+                assertEquals(r, sync.report(), "and the one after with it again");
+                sync.apply(null); // an older server's answer
+                assertNull(sync.report(), "an older server: no more reports");
+                sync.apply(answer.background());
+                assertEquals(r, sync.report(), "a server that knows it again");
 
                 sync.apply(NodeBackground.STARTUP);
                 assertEquals(40 * MIB, budget.ceilingBytesPerSecond(), "0/0: the start-up ceiling");

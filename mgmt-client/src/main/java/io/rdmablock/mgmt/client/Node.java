@@ -15,8 +15,8 @@ package io.rdmablock.mgmt.client;
  *                      older servers (none)
  * @param background    the background budget bounds set for the node ({@code PATCH /v1/nodes/{nodeId}},
  *                      docs/qos.md); null (absent) = the node's start-up values
- * @param backgroundInEffect the node's background budget as in effect, from its last heartbeat; null (absent) before
- *                      one reached this server, and from older nodes
+ * @param backgroundInEffect the node's background budget as in effect, as the node last reported it in a heartbeat;
+ *                      null (absent) before a report reached this server, and from older nodes
  */
 public record Node(
         String nodeId,

@@ -73,9 +73,7 @@ final class Heartbeats {
     private HeartbeatResponse answer(NodeRecord node, String nodeId, HeartbeatRequest request) {
         s.seen(nodeId);
         s.reportedFreeBytes.put(nodeId, request.freeBytes());
-        if (request.background() == null) {
-            s.reportedBackground.remove(nodeId);
-        } else {
+        if (request.background() != null) { // a heartbeat without one (after a failed one) keeps the last
             s.reportedBackground.put(nodeId, request.background());
         }
 

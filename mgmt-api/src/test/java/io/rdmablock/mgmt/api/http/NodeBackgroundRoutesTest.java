@@ -83,7 +83,8 @@ class NodeBackgroundRoutesTest {
         assertNull(Json.read(r.body(), Node.class).background(), "null resets");
         assertNull(api.store.node("n1").orElseThrow().background());
         assertEquals(NodeBackground.STARTUP, api.heartbeat("n1", "[]").background());
-        assertNull(node("n1").backgroundInEffect(), "a heartbeat without a report: none shown");
+        assertEquals(new BackgroundInEffect(50 * MIB, 100 * MIB, 10 * MIB), node("n1").backgroundInEffect(),
+                "a heartbeat without a report keeps the last one");
     }
 
     @Test
