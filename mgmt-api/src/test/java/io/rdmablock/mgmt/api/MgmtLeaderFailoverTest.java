@@ -171,6 +171,15 @@ class MgmtLeaderFailoverTest {
         for (String u : urls) {
             assertEquals(404, send("GET", u + "/v1/volumes/redirected", null).statusCode(), "executed on a follower");
         }
+        // a node's background budget (docs/qos.md): set on the leader; a follower's PATCH is redirected, not executed
+        String bg8 = "{\"background\":{\"maxMiBps\":8,\"minMiBps\":8}}";
+        assertEquals(200, send("PATCH", leader + "/v1/nodes/n1", bg8).statusCode());
+        var bgFollower = send("PATCH", followers.get(0) + "/v1/nodes/n1",
+                "{\"background\":{\"maxMiBps\":1,\"minMiBps\":1}}");
+        assertEquals(307, bgFollower.statusCode(), bgFollower.body());
+        assertEquals(leader + "/v1/nodes/n1", bgFollower.headers().firstValue("Location").orElse(""));
+        assertEquals(8, new JsonObject(send("GET", leader + "/v1/nodes/n1", null).body()).getJsonObject("background")
+                .getInteger("maxMiBps"), "not executed on the follower");
         // a GET of a stored record on a follower is its own answer; one of runtime state (node liveness, known
         // only to the leader) is redirected like a write
         assertEquals(404, send("GET", followers.get(1) + "/v1/volumes/none-such", null).statusCode());
@@ -218,6 +227,10 @@ class MgmtLeaderFailoverTest {
         assertTrue(createdMs < 15_000, createdMs + " ms");
         String newLeader = awaitLeader(followers, Duration.ofSeconds(5));
         assertEquals(200, send("GET", newLeader + "/v1/volumes/during-kill", null).statusCode());
+        var n1 = send("GET", newLeader + "/v1/nodes/n1", null);
+        assertEquals(200, n1.statusCode(), n1.body());
+        assertEquals(8, new JsonObject(n1.body()).getJsonObject("background").getInteger("maxMiBps"),
+                "the background budget set under the old leader, from etcd: " + n1.body());
 
         // no leader (etcd gone): a follower's write is 503 no-leader with Retry-After 1, bounded
         String follower = followers.stream().filter(u -> !u.equals(newLeader)).findFirst().orElseThrow();
@@ -234,6 +247,9 @@ class MgmtLeaderFailoverTest {
         assertEquals(503, noLeader.statusCode(), noLeader.body());
         assertEquals(ProblemTypes.NO_LEADER, Json.read(noLeader.body(), Problem.class).type(), noLeader.body());
         assertEquals("1", noLeader.headers().firstValue("Retry-After").orElse(""));
+        var bgNoLeader = send("PATCH", follower + "/v1/nodes/n1", bg8);
+        assertEquals(503, bgNoLeader.statusCode(), bgNoLeader.body());
+        assertEquals(ProblemTypes.NO_LEADER, Json.read(bgNoLeader.body(), Problem.class).type(), bgNoLeader.body());
         System.out.println("MgmtLeaderFailoverTest: with etcd stopped a follower's write was 503 no-leader after "
                 + (System.nanoTime() - stopped) / 1_000_000 + " ms");
 
