@@ -367,6 +367,28 @@ public final class Snapshots {
         }
     }
 
+    /**
+     * Refuses when a read-only view of snapshot {@code id} is open (as {@link #delete} would): lets a replicated
+     * delete keep every copy while an export reads the primary's.
+     *
+     * @throws IllegalStateException naming the snapshot while a view of it is open
+     */
+    public void checkNotInUse(String volumeId, long id) {
+        synchronized (store) {
+            StoreVolume v = store.get(volumeId);
+            if (v.map() == null) {
+                return;
+            }
+            for (ClusterMap.Snap s : v.map().snapshots()) {
+                if (s.id() == id && openViews.containsKey(volumeId + "@" + s.name())) {
+                    throw new IllegalStateException("snapshot in use: volume=" + volumeId + ", name=" + s.name()
+                            + ", id=" + id + ", openViews=" + openViews.get(volumeId + "@" + s.name())
+                            + " (an export reads it; deleted once it ended)");
+                }
+            }
+        }
+    }
+
     /** Closes a view from {@link #open}; idempotent per view. */
     public void close(StoreVolume view) {
         synchronized (store) {
