@@ -158,6 +158,9 @@ class SnapshotExportTest {
         assertTrue(msg.contains("no snapshot of id 99"), msg);
         ByteArrayOutputStream bad = new ByteArrayOutputStream();
         assertEquals(2, export(bad, "snx", "--snapshot-id", "0", "--file", dir.resolve("x.img").toString()));
+        ByteArrayOutputStream noMgmt = new ByteArrayOutputStream();
+        assertEquals(2, export(noMgmt, "snx", "--snapshot", "s7", "--file", dir.resolve("x.img").toString()));
+        assertTrue(noMgmt.toString(StandardCharsets.UTF_8).contains("--snapshot-id"), noMgmt.toString());
 
         node.store().resize(v.id(), 2 * SIZE);
         try (NvmeBlockDevice dev = open("snx")) {

@@ -26,7 +26,8 @@ import java.util.concurrent.Callable;
  * the volume's primary (docs/snapshots.md, "Export"). {@code --snapshot-id} skips the lookup (a host credential
  * cannot read snapshots; also with {@code --address}/{@code --subnqn}); the length is then the volume's unless
  * {@code --length} says. Exit code 0 on success, 1 on failure (an unknown or unready snapshot, a snapshot the node
- * does not hold or deleted meanwhile, a lost connection: the message says which), 2 on bad usage.
+ * does not hold or deleted meanwhile, a lost connection: the message says which), 2 on bad usage (also
+ * {@code --snapshot} with {@code --address}, both snapshot options, an id below 1).
  */
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = "Copy a volume, or one of its snapshots, into a raw image file through the initiator library.")
@@ -91,6 +92,9 @@ public final class ExportCommand implements Callable<Integer> {
             }
             what = snapId == 0 ? connect.describe() : "snapshot " + (snapshot != null ? snapshot : "id " + snapId)
                     + " of " + connect.describe();
+        } catch (IllegalArgumentException e) { // --snapshot without the management server, a bad name
+            copy.failure(err, "export", ImportCommand.message(e), 2);
+            return 2;
         } catch (RuntimeException e) {
             copy.failure(err, "export", lookupMessage(e), 1);
             return 1;
