@@ -30,7 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Snapshots through the management API on a real node (docs/snapshots.md): a volume of one copy written through
  * the initiator, a snapshot taken (201, ready, the node's barrier), the data overwritten (the snapshot's clusters
- * become its own: exclusive bytes), the snapshot kept across a node restart, refused duplicates, then deleted; the live data is the last written.
+ * become its own: exclusive bytes), the snapshot exported by name with {@code rdmablock
+ * export --snapshot} (its image is the data of before the overwrite; an unknown name fails with exit code 1 naming
+ * it), kept across a node restart, refused duplicates, then deleted; the live data is the last written.
  */
 class SnapshotE2eTest {
     private static final long SIZE = 64L << 20;
@@ -60,11 +62,24 @@ class SnapshotE2eTest {
                     x -> x.exclusiveBytes() >= WRITTEN, Duration.ofSeconds(30), "exclusive bytes reported");
             assertTrue(held.exclusiveBytes() <= SIZE, held.toString());
 
+            // export of the snapshot by name (id and size from the management server): generation 1, not 2
+            Path img = dir.resolve("before.img");
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            assertEquals(0, export(cluster, err, "--snapshot", "before", "--file", img.toString()),
+                    err.toString(java.nio.charset.StandardCharsets.UTF_8));
+            assertEquals(SIZE, java.nio.file.Files.size(img));
+            assertEquals(null, check(img, 1), "the exported image is the snapshot's");
+            java.io.ByteArrayOutputStream unknown = new java.io.ByteArrayOutputStream();
+            assertEquals(1, export(cluster, unknown, "--snapshot", "nope", "--file", dir.resolve("x.img").toString()));
+            String msg = unknown.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(msg.contains("no snapshot nope of volume s1"), msg);
+
             int node = NodeCluster.index(cluster.client().getVolume("s1").copies().getFirst().nodeId());
             cluster.kill(node);
             cluster.start(node);
             cluster.awaitVolume("s1", x -> x.state() == VolumeState.READY, 60, "volume ready after the restart");
             assertEquals(List.of("before"), cluster.client().listSnapshots("s1").stream().map(Snapshot::name).toList());
+
 
             cluster.client().deleteSnapshot("s1", "before");
             Await.until(() -> cluster.client().listSnapshots("s1").isEmpty(), Duration.ofSeconds(30),
@@ -74,6 +89,15 @@ class SnapshotE2eTest {
             System.out.printf("snapshot e2e: snapshot ready at once, %d MiB exclusive after the overwrite, kept across "
                     + "a restart, deleted%n", held.exclusiveBytes() >> 20);
         }
+    }
+
+    private static int export(NodeCluster cluster, java.io.ByteArrayOutputStream err, String... more) {
+        io.rdmablock.tools.copy.ExportCommand cmd = new io.rdmablock.tools.copy.ExportCommand()
+                .err(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        List<String> args = new java.util.ArrayList<>(List.of("--volume", "s1", "--mgmt-url", cluster.mgmtUrl(),
+                "--token", NodeCluster.TOKEN, "--provider", "soft", "--no-progress"));
+        args.addAll(List.of(more));
+        return new picocli.CommandLine(cmd).execute(args.toArray(String[]::new));
     }
 
     private static void write(NodeCluster cluster, long gen) throws Exception {

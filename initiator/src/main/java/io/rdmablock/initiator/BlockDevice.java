@@ -69,6 +69,19 @@ public interface BlockDevice extends AutoCloseable {
     /** Reads {@code dst.byteSize()} bytes at {@code offsetBytes} into {@code dst}. */
     CompletableFuture<Void> read(long offsetBytes, MemorySegment dst);
 
+    /**
+     * Reads {@code dst.byteSize()} bytes at {@code offsetBytes} of snapshot {@code snapshotId} of the volume (the
+     * management plane's id) into {@code dst}: rdmablock's vendor command Read Snapshot (82h, docs/wire-protocol.md
+     * section 7.2), served by the volume's primary from the snapshot's read-only view; it never writes. Fails with
+     * {@link NvmeStatusException} Invalid Field (SC 02h) when the node holds no snapshot of that id, LBA Out of Range
+     * (SC 80h) beyond the snapshot's size. Default (devices that are no rdmablock volume): fails with
+     * {@link UnsupportedOperationException}.
+     */
+    default CompletableFuture<Void> readSnapshot(long snapshotId, long offsetBytes, MemorySegment dst) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "reading a snapshot needs an rdmablock volume over NVMe-oF"));
+    }
+
     /** Writes {@code src} at {@code offsetBytes}; with {@code fua} the data is durable when the future completes. */
     CompletableFuture<Void> write(long offsetBytes, MemorySegment src, boolean fua);
 

@@ -392,7 +392,7 @@ final class IoQueue implements Runnable {
             int slot = engine.claim();
             try {
                 engine.blockIo(slot, r.opcode, r.nsid == IoRequest.DEVICE_NSID ? nsid : r.nsid, r.slba,
-                        r.blockCount, r.cdw12Flags, r.data, r.sglBytes, slot, now);
+                        r.blockCount, r.cdw12Flags, r.data, r.sglBytes, r.snapshotId, slot, now);
             } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {
                 // the caller's segment is not accessible from this thread (confined arena) or was closed
                 r.fail(new IllegalArgumentException("invalid buffer: not accessible from the queue's poller thread "
@@ -421,7 +421,7 @@ final class IoQueue implements Runnable {
             return;
         }
         if (status == NvmeStatus.SUCCESS) {
-            if (r.opcode == Opcodes.IO_READ) {
+            if (r.opcode == Opcodes.IO_READ || r.opcode == Opcodes.IO_READ_SNAPSHOT) {
                 try {
                     engine.copyOutBounce(slot, r.data);
                 } catch (IllegalStateException | IndexOutOfBoundsException | WrongThreadException e) {

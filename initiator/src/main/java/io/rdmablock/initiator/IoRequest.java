@@ -29,6 +29,8 @@ final class IoRequest extends CompletableFuture<Void> {
     int nsid = DEVICE_NSID;
     /** Raw-command hook for tests: keyed SGL length to send instead of the buffer length; -1 = the buffer's. */
     int sglBytes = io.rdmablock.nvmf.host.CapsuleBuilder.SGL_BYTES_OF_DATA;
+    /** {@link io.rdmablock.rdma.fabric.Opcodes#IO_READ_SNAPSHOT}: the snapshot's id (CDW14-15); else 0. */
+    long snapshotId;
     /** Times this request was put on the wire (resubmission after a reconnect raises it). */
     int attempts;
     /** When it was first answered Namespace Not Ready ({@link System#nanoTime}), 0 never ({@link NotReadyRetries}). */

@@ -100,6 +100,11 @@ public final class MultipathDevice implements BlockDevice {
     }
 
     @Override
+    public CompletableFuture<Void> readSnapshot(long snapshotId, long offsetBytes, MemorySegment dst) {
+        return front.readSnapshot(snapshotId, offsetBytes, dst);
+    }
+
+    @Override
     public CompletableFuture<Void> write(long offsetBytes, MemorySegment src, boolean fua) {
         return front.write(offsetBytes, src, fua);
     }

@@ -190,12 +190,21 @@ public final class NvmeBlockDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<Void> read(long offsetBytes, MemorySegment dst) {
-        return data(Opcodes.IO_READ, offsetBytes, dst, 0);
+        return data(Opcodes.IO_READ, offsetBytes, dst, 0, 0);
     }
 
     @Override
     public CompletableFuture<Void> write(long offsetBytes, MemorySegment src, boolean fua) {
-        return data(Opcodes.IO_WRITE, offsetBytes, src, fua ? SqeDescriptor.CDW12_FUA : 0);
+        return data(Opcodes.IO_WRITE, offsetBytes, src, fua ? SqeDescriptor.CDW12_FUA : 0, 0);
+    }
+
+    @Override
+    public CompletableFuture<Void> readSnapshot(long snapshotId, long offsetBytes, MemorySegment dst) {
+        if (snapshotId < 1) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("invalid snapshot id: snapshotId="
+                    + snapshotId + ", min=1"));
+        }
+        return data(Opcodes.IO_READ_SNAPSHOT, offsetBytes, dst, 0, snapshotId);
     }
 
     @Override
@@ -255,7 +264,7 @@ public final class NvmeBlockDevice implements BlockDevice {
 
     // ---- submission ----------------------------------------------------------------------------------------------
 
-    private CompletableFuture<Void> data(int opcode, long offsetBytes, MemorySegment buf, int flags) {
+    private CompletableFuture<Void> data(int opcode, long offsetBytes, MemorySegment buf, int flags, long snap) {
         if (buf == null || !buf.isNative()) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "invalid buffer: a native MemorySegment is required (heap segments cannot be registered)"));
@@ -275,12 +284,13 @@ public final class NvmeBlockDevice implements BlockDevice {
         }
         if (len > capacityBytes - offsetBytes) {
             return controller.refreshNamespace().thenCompose(v -> len > capacityBytes - offsetBytes
-                    ? outOfRange(offsetBytes, len) : dispatchData(opcode, offsetBytes, buf, flags));
+                    ? outOfRange(offsetBytes, len) : dispatchData(opcode, offsetBytes, buf, flags, snap));
         }
-        return dispatchData(opcode, offsetBytes, buf, flags);
+        return dispatchData(opcode, offsetBytes, buf, flags, snap);
     }
 
-    private CompletableFuture<Void> dispatchData(int opcode, long offsetBytes, MemorySegment buf, int flags) {
+    private CompletableFuture<Void> dispatchData(int opcode, long offsetBytes, MemorySegment buf, int flags,
+                                                 long snap) {
         if (closed) {
             return lost();
         }
@@ -289,6 +299,7 @@ public final class NvmeBlockDevice implements BlockDevice {
         int max = maxTransferBytes;
         if (len <= max) {
             IoRequest r = new IoRequest(opcode, offsetBytes / lba, (int) (len / lba), buf, flags, null);
+            r.snapshotId = snap;
             route(r);
             return r;
         }
@@ -296,8 +307,10 @@ public final class NvmeBlockDevice implements BlockDevice {
         IoRequest.Split split = new IoRequest.Split(parts);
         for (long off = 0; off < len; off += max) {
             long n = Math.min(max, len - off);
-            route(new IoRequest(opcode, (offsetBytes + off) / lba, (int) (n / lba),
-                    buf.asSlice(off, n), flags, split));
+            IoRequest r = new IoRequest(opcode, (offsetBytes + off) / lba, (int) (n / lba),
+                    buf.asSlice(off, n), flags, split);
+            r.snapshotId = snap;
+            route(r);
         }
         return split;
     }

@@ -221,7 +221,7 @@ final class Replication implements AutoCloseable {
         if (pending != null && !pending.finished) {
             if (set != null) { // built by the activation already: adopt the record's later changes
                 set.apply(dv.epoch(), dv.minInSync(), inSync, linkFactory(dv));
-                set.resyncs().verify(dv.verifyId());
+                set.resyncs().verify(dv.verifyId(), dv.verifySnapshotId());
             }
             return;
         }
@@ -238,7 +238,7 @@ final class Replication implements AutoCloseable {
         } else {
             set = open(dv, v, s, true);
         }
-        set.resyncs().verify(dv.verifyId());
+        set.resyncs().verify(dv.verifyId(), dv.verifySnapshotId());
         if (s.mode() != Subsystem.Mode.PRIMARY) {
             if (s.leaseDeadlineNanos() == Long.MAX_VALUE && leaseNanos > 0) {
                 // no lease yet (first export): none until this answer's lease is set right after (MgmtSync), so a
@@ -467,7 +467,7 @@ final class Replication implements AutoCloseable {
                     }
                 }, trustBitmaps);
         created.resyncs(new io.rdmablock.node.resync.Resyncs(created, new io.rdmablock.node.resync.Resyncs.Context(
-                nodeId, budget, () -> new StoreReader(store, v), Subsystem.NSID, v.lbaSizeBytes(), timeoutNs,
+                nodeId, budget, StoreReader.opener(store, v), Subsystem.NSID, v.lbaSizeBytes(), timeoutNs,
                 openTimeoutNs, resyncRetryNs, Math.max(10_000_000_000L, 4 * timeoutNs), resyncBytes)));
         holder[0] = created;
         created.onDeposed(() -> s.activating(true)); // ANA Change until the next heartbeat demotes this copy

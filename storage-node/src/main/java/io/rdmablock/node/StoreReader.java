@@ -20,9 +20,43 @@ final class StoreReader implements LocalStore {
     private final long[] userData = new long[1];
     private final int[] result = new int[1];
 
+    private final Runnable onClose;
+
     StoreReader(VolumeStore store, StoreVolume volume) {
+        this(store, volume, () -> { });
+    }
+
+    private StoreReader(VolumeStore store, StoreVolume volume, Runnable onClose) {
         this.queue = store.newQueue(2);
         this.volume = volume;
+        this.onClose = onClose;
+    }
+
+    /** Readers of volume {@code v} and of its snapshots (their read-only views, closed with the reader). */
+    static Opener opener(VolumeStore store, StoreVolume v) {
+        return new Opener() {
+            @Override
+            public LocalStore open() {
+                return new StoreReader(store, v);
+            }
+
+            @Override
+            public LocalStore openSnapshot(long snapshotId) {
+                StoreVolume view = store.snapshots().openById(v.id(), snapshotId);
+                try {
+                    return new StoreReader(store, view, () -> store.snapshots().close(view));
+                } catch (RuntimeException e) {
+                    store.snapshots().close(view);
+                    throw e;
+                }
+            }
+        };
+    }
+
+    /** The size of what this reader reads (the volume's, or the snapshot's), bytes. */
+    @Override
+    public long sizeBytes() {
+        return volume.sizeBytes();
     }
 
     @Override
@@ -45,6 +79,10 @@ final class StoreReader implements LocalStore {
 
     @Override
     public void close() {
-        queue.close();
+        try {
+            queue.close();
+        } finally {
+            onClose.run();
+        }
     }
 }

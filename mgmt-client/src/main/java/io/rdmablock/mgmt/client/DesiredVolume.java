@@ -33,12 +33,14 @@ import java.util.Objects;
  * @param qos          the volume's limits ({@link VolumeQos}), which the node enforces while it holds the primary
  *                     copy (every copy gets them, so a promoted copy enforces them at once); absent (older servers)
  *                     = {@link VolumeQos#NONE}
+ * @param verifySnapshotId with {@code verifyId}: the id of the snapshot whose copies the run compares
+ *                     (docs/snapshots.md, "Verify of a snapshot"); null = the live volume
  */
 public record DesiredVolume(
         String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync, List<DesiredCopy> copies,
         Long leaseWaitMs, String verifyId, boolean requireAuth, List<DesiredSnapshot> snapshots,
-        DesiredRollback rollback, VolumeQos qos) {
+        DesiredRollback rollback, VolumeQos qos, Long verifySnapshotId) {
     /** @throws NullPointerException when {@code id}, {@code subnqn}, {@code state} or {@code role} is missing */
     public DesiredVolume {
         Objects.requireNonNull(id, "id");
@@ -49,6 +51,15 @@ public record DesiredVolume(
         copies = copies == null ? List.of() : List.copyOf(copies);
         snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
         qos = qos == null ? VolumeQos.NONE : qos;
+    }
+
+    /** A desired volume whose verify run (if any) compares the live volume. */
+    public DesiredVolume(String id, String name, long sizeBytes, int lbaSize, List<String> allowedHosts, String subnqn,
+                         VolumeState state, boolean provisioned, long epoch, CopyRole role, int minInSync,
+                         List<DesiredCopy> copies, Long leaseWaitMs, String verifyId, boolean requireAuth,
+                         List<DesiredSnapshot> snapshots, DesiredRollback rollback, VolumeQos qos) {
+        this(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch, role, minInSync, copies,
+                leaseWaitMs, verifyId, requireAuth, snapshots, rollback, qos, null);
     }
 
     /** A desired volume without limits. */
@@ -103,6 +114,7 @@ public record DesiredVolume(
         private List<DesiredCopy> copies = List.of();
         private Long leaseWaitMs;
         private String verifyId;
+        private Long verifySnapshotId;
         private boolean requireAuth;
         private List<DesiredSnapshot> snapshots = List.of();
         private DesiredRollback rollback;
@@ -174,6 +186,11 @@ public record DesiredVolume(
             return this;
         }
 
+        public Builder verifySnapshotId(Long v) {
+            verifySnapshotId = v;
+            return this;
+        }
+
         public Builder requireAuth(boolean v) {
             requireAuth = v;
             return this;
@@ -197,7 +214,8 @@ public record DesiredVolume(
         /** @throws NullPointerException as the record's constructor */
         public DesiredVolume build() {
             return new DesiredVolume(id, name, sizeBytes, lbaSize, allowedHosts, subnqn, state, provisioned, epoch,
-                    role, minInSync, copies, leaseWaitMs, verifyId, requireAuth, snapshots, rollback, qos);
+                    role, minInSync, copies, leaseWaitMs, verifyId, requireAuth, snapshots, rollback, qos,
+                    verifySnapshotId);
         }
     }
 }

@@ -234,6 +234,11 @@ public final class MgmtClient {
         return volumes.startVerify(volume);
     }
 
+    /** {@link VolumeClient#startVerify(String, String)}. */
+    public VerifyReport startVerify(String volume, String snapshot) {
+        return volumes.startVerify(volume, snapshot);
+    }
+
     /** {@link VolumeClient#verifyStatus(String)}. */
     public VerifyReport verifyStatus(String volume) {
         return volumes.verifyStatus(volume);

@@ -121,6 +121,19 @@ public final class VolumeClient {
         return t.send("POST", "/v1/volumes/" + segment(volume) + "/verify", null, VerifyReport.class);
     }
 
+    /**
+     * {@code POST /v1/volumes/{name}/verify?snapshot=S}: as {@link #startVerify(String)} for the copies of snapshot
+     * {@code snapshot} (docs/snapshots.md, "Verify of a snapshot"); also 404 {@link ProblemTypes#SNAPSHOT_NOT_FOUND},
+     * 409 {@link ProblemTypes#SNAPSHOT_NOT_READY}. Null: the live volume.
+     */
+    public VerifyReport startVerify(String volume, String snapshot) {
+        if (snapshot == null) {
+            return startVerify(volume);
+        }
+        return t.send("POST", "/v1/volumes/" + segment(volume) + "/verify?snapshot=" + segment(snapshot), null,
+                VerifyReport.class);
+    }
+
     /** {@code GET /v1/volumes/{name}/verify}: the latest verify run. Errors 401, 404 (volume, or no run yet). */
     public VerifyReport verifyStatus(String volume) {
         return t.send("GET", "/v1/volumes/" + segment(volume) + "/verify", null, VerifyReport.class);

@@ -163,6 +163,16 @@ public final class CapsuleBuilder implements AutoCloseable {
      */
     public SendWr prepareBlockIo(int slot, int cid, int opcode, int nsid, long slba, int blockCount,
                                  int cdw12Flags, MemorySegment data, int sglBytes) {
+        return prepareBlockIo(slot, cid, opcode, nsid, slba, blockCount, cdw12Flags, data, sglBytes, 0);
+    }
+
+    /**
+     * As {@link #prepareBlockIo(int, int, int, int, long, int, int, MemorySegment, int)}, also for
+     * {@link Opcodes#IO_READ_SNAPSHOT} (placed as a READ), whose {@code snapshotId} goes into CDW14 (bits 31:0) and
+     * CDW15 (bits 63:32); other opcodes ignore it.
+     */
+    public SendWr prepareBlockIo(int slot, int cid, int opcode, int nsid, long slba, int blockCount,
+                                 int cdw12Flags, MemorySegment data, int sglBytes, long snapshotId) {
         MemorySegment cap = capsules[slot];
         MemorySegment sgl = sgls[slot];
         SendWr wr = sendWrs[slot];
@@ -175,7 +185,11 @@ public final class CapsuleBuilder implements AutoCloseable {
         wr.numSge = 1;
         bounced[slot] = false;
         switch (opcode) {
-            case Opcodes.IO_READ, Opcodes.IO_WRITE -> {
+            case Opcodes.IO_READ, Opcodes.IO_WRITE, Opcodes.IO_READ_SNAPSHOT -> {
+                if (opcode == Opcodes.IO_READ_SNAPSHOT) {
+                    SqeDescriptor.cdw(cap, 14, (int) snapshotId);
+                    SqeDescriptor.cdw(cap, 15, (int) (snapshotId >>> 32));
+                }
                 SqeDescriptor.slba(cap, slba);
                 SqeDescriptor.blockCount(cap, blockCount, cdw12Flags);
                 int len = (int) data.byteSize();

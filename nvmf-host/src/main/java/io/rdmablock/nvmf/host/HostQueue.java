@@ -312,10 +312,16 @@ public final class HostQueue implements AutoCloseable {
      */
     public void blockIo(int slot, int opcode, int nsid, long slba, int blockCount, int cdw12Flags,
                         MemorySegment data, int sglBytes, int tag, long nowNs) {
+        blockIo(slot, opcode, nsid, slba, blockCount, cdw12Flags, data, sglBytes, 0, tag, nowNs);
+    }
+
+    /** As above; {@code snapshotId} is carried by {@link io.rdmablock.rdma.fabric.Opcodes#IO_READ_SNAPSHOT}. */
+    public void blockIo(int slot, int opcode, int nsid, long slba, int blockCount, int cdw12Flags,
+                        MemorySegment data, int sglBytes, long snapshotId, int tag, long nowNs) {
         SendWr wr;
         try {
             wr = capsules.prepareBlockIo(slot, cids.cid(slot), opcode, nsid, slba, blockCount, cdw12Flags, data,
-                    sglBytes);
+                    sglBytes, snapshotId);
         } catch (RuntimeException e) {
             cids.release(slot);
             throw e;

@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code rdmablock volume verify NAME [--timeout-s S]}: starts a verify run (docs/resync.md, "Verify"; a run already
+ * {@code rdmablock volume verify NAME [--snapshot SNAP] [--timeout-s S]}: starts a verify run (of the live volume,
+ * or of the copies of snapshot SNAP: docs/snapshots.md, "Verify of a snapshot") (docs/resync.md, "Verify"; a run already
  * pending or running is followed instead), polls it every second, prints progress and the result. Exit codes
  * ({@link ExitCodes}): 0 when done with every copy identical, 5 ({@link ExitCodes#DIFFER}) when copies differ (the
  * differing regions are printed), 1 ({@link ExitCodes#FAILED}) when the run failed or was replaced, 6
@@ -34,6 +35,10 @@ final class VolumeVerify extends MgmtCall {
     @Option(names = "--timeout", paramLabel = "S", hidden = true)
     Long timeoutAlias;
 
+    @Option(names = "--snapshot", paramLabel = "SNAP", description = "Compare the copies of this snapshot instead of "
+            + "the live volume.")
+    String snapshot;
+
     /** Poll interval, ms (tests shorten it). */
     @Option(names = "--poll-ms", hidden = true, defaultValue = "1000")
     long intervalMs;
@@ -48,9 +53,13 @@ final class VolumeVerify extends MgmtCall {
             throw Limits.invalid("--timeout-s", Long.toString(timeoutS), "min=1, max=" + MAX_TIMEOUT_S);
         }
         long deadline = System.nanoTime() + timeoutS * 1_000_000_000L;
-        VerifyReport run = client().startVerify(name);
+        if (snapshot != null) {
+            Limits.checkSnapshotName("--snapshot", snapshot);
+        }
+        VerifyReport run = client().startVerify(name, snapshot);
         if (!output.json()) {
-            out().println("verify " + run.id() + " of " + name + ": " + run.state().name().toLowerCase());
+            out().println("verify " + run.id() + " of " + name + (snapshot == null ? "" : " snapshot " + snapshot)
+                    + ": " + run.state().name().toLowerCase());
             out().flush();
         }
         while (run.state() == VerifyState.PENDING || run.state() == VerifyState.RUNNING) {

@@ -162,6 +162,44 @@ class VolumeResyncCliTest {
         assertTrue(timedOut.err().contains("--timeout-s 1 reached"), timedOut.err());
     }
 
+    /** The primary's heartbeat holding snapshot {@code snapId} (0: none): the answer for the volume. */
+    private io.rdmablock.mgmt.client.DesiredVolume primaryBeat(long snapId) {
+        List<io.rdmablock.mgmt.client.SnapshotReport> held = snapId == 0 ? List.of()
+                : List.of(new io.rdmablock.mgmt.client.SnapshotReport(snapId, "s1", 1, 4 * MIB, 0));
+        return client.heartbeat("n2", new HeartbeatRequest(1L << 30, List.of(new VolumeReport(volume.id(), 4 * MIB,
+                VolumeState.READY, List.of(), List.of(), null, null, held)))).volumes().getFirst();
+    }
+
+    @Test
+    void shouldVerifyTheCopiesOfASnapshot() throws Exception {
+        var created = CompletableFuture.supplyAsync(() -> client.createSnapshot("a", "s1"));
+        long snapId = Await.value(() -> primaryBeat(0).snapshots(), x -> !x.isEmpty(), Duration.ofSeconds(5),
+                "the snapshot asked of the primary").getFirst().id();
+        primaryBeat(snapId); // taken: the record becomes ready
+        assertEquals(io.rdmablock.mgmt.client.SnapshotState.READY, created.get(15, TimeUnit.SECONDS).state());
+        Long[] asked = new Long[1];
+        var primary = CompletableFuture.runAsync(() -> {
+            var dv = Await.value(() -> primaryBeat(snapId), x -> x.verifyId() != null, Duration.ofSeconds(5),
+                    "a verify run in n2's heartbeat answer");
+            asked[0] = dv.verifySnapshotId();
+            client.heartbeat("n2", new HeartbeatRequest(1L << 30, List.of(new VolumeReport(volume.id(), 4 * MIB,
+                    VolumeState.READY, List.of(), List.of(), new VerifyReport(dv.verifyId(), VerifyState.DONE,
+                    List.of("n2", "n1"), 4 * MIB, 4 * MIB, List.of(), 0, null), null,
+                    List.of(new io.rdmablock.mgmt.client.SnapshotReport(snapId, "s1", 1, 4 * MIB, 0))))));
+        });
+        var r = run("volume", "verify", "a", "--snapshot", "s1", "--timeout-s", "20", "--poll-ms", "100");
+        primary.get(10, TimeUnit.SECONDS);
+        assertEquals(0, r.exitCode(), r.out() + r.err());
+        assertEquals(snapId, asked[0], "the run's snapshot id carried to the primary");
+        assertTrue(r.out().contains("of a snapshot s1") && r.out().contains("identical: n2, n1"), r.out());
+        var unknown = run("volume", "verify", "a", "--snapshot", "nope");
+        assertEquals(ExitCodes.FAILED, unknown.exitCode(), unknown.out() + unknown.err());
+        assertTrue(unknown.err().contains("nope"), unknown.err());
+        var bad = run("volume", "verify", "a", "--snapshot", "bad!");
+        assertEquals(ExitCodes.BAD_INPUT, bad.exitCode(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("--snapshot"), bad.err());
+    }
+
     @Test
     void shouldRejectARebuildDelayOutOfBounds() {
         var r = CliRun.of("mgmt", "--rebuild-after-ms", "999", "--data-dir", dir.resolve("m2").toString());

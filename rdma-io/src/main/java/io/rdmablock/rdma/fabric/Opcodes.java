@@ -38,6 +38,13 @@ public final class Opcodes {
     public static final int IO_READ = 0x02;
     public static final int IO_WRITE_ZEROES = 0x08;
     public static final int IO_DATASET_MANAGEMENT = 0x09;
+    /**
+     * rdmablock's read snapshot, a vendor specific NVM I/O command (NVM Command Set 1.0 Figure 17: 80h..FFh; bits
+     * 1:0 = 10b, controller-to-host data) on a volume's own I/O queues (docs/wire-protocol.md section 7.2): fields as
+     * {@link #IO_READ} (CDW10-11 SLBA, CDW12 bits 15:0 NLB 0-based, a keyed SGL) plus CDW14 = snapshot id bits 31:0,
+     * CDW15 = snapshot id bits 63:32 (the management plane's id, &gt;= 1). Reads the snapshot's image, never writes.
+     */
+    public static final int IO_READ_SNAPSHOT = 0x82;
 
     /** Fabrics command opcode (any queue); the command type is FCTYPE at SQE byte 4. */
     public static final int FABRICS = 0x7F;
@@ -84,6 +91,7 @@ public final class Opcodes {
             case IO_READ -> "read";
             case IO_WRITE_ZEROES -> "write_zeroes";
             case IO_DATASET_MANAGEMENT -> "dsm";
+            case IO_READ_SNAPSHOT -> "read_snapshot";
             case FABRICS -> "fabrics";
             default -> "op_0x" + Integer.toHexString(opcode);
         };

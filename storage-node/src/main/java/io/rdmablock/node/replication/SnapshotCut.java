@@ -113,10 +113,12 @@ public final class SnapshotCut {
      * Deletes snapshot {@code id} from every copy of the volume: the secondaries first (every in-sync one must
      * confirm; the others are asked once, best effort), then the local copy. No hold: a delete changes no data.
      *
-     * @throws IllegalStateException when an in-sync copy did not confirm (the local snapshot is kept: the caller
-     *                               tries again)
+     * @throws IllegalStateException when an in-sync copy did not confirm, or a read-only view of the local snapshot
+     *                               is open (an export; nothing asked of the copies) (the local snapshot is kept:
+     *                               the caller tries again)
      */
     public void delete(long id) {
+        local.checkNotInUse(set.volumeId(), id); // an export reads it here: keep every copy until it ended
         ReplicaSet.View view = set.view();
         List<Taken> asked = new ArrayList<>();
         for (ReplicaSet.Copy c : view.copies()) {

@@ -20,6 +20,8 @@ import java.util.concurrent.locks.LockSupport;
 final class CopyChannel implements AutoCloseable {
     static final int WRITE = 0x01;
     static final int READ = 0x02;
+    /** Read Snapshot, rdmablock's vendor I/O command ({@link io.rdmablock.rdma.fabric.Opcodes#IO_READ_SNAPSHOT}). */
+    static final int READ_SNAPSHOT = io.rdmablock.rdma.fabric.Opcodes.IO_READ_SNAPSHOT;
     private static final int NONE = Integer.MIN_VALUE;
 
     private final ForwardQueue queue;
@@ -74,10 +76,22 @@ final class CopyChannel implements AutoCloseable {
      * @throws IOException with the NVMe status when refused, failed or unanswered within the timeout
      */
     void io(int opcode, int nsid, long epoch, long offsetBytes, int lengthBytes, int lbaSize) throws IOException {
+        io(opcode, nsid, epoch, offsetBytes, lengthBytes, lbaSize, 0);
+    }
+
+    /**
+     * As above; {@code snapshotId} goes into CDW14-15 ({@link #READ_SNAPSHOT}, docs/wire-protocol.md section 7.2;
+     * 0 for other opcodes).
+     */
+    void io(int opcode, int nsid, long epoch, long offsetBytes, int lengthBytes, int lbaSize, long snapshotId)
+            throws IOException {
         long slba = offsetBytes / lbaSize;
         NvmCommand c = command.clear().opcode(opcode).nsid(nsid).epoch(epoch)
                 .cdw(10, (int) slba).cdw(11, (int) (slba >>> 32)).cdw(12, lengthBytes / lbaSize - 1)
                 .keyedSgl(buffer.address(), lengthBytes, rkey);
+        if (snapshotId != 0) {
+            c.cdw(14, (int) snapshotId).cdw(15, (int) (snapshotId >>> 32));
+        }
         answer = NONE;
         long deadline = System.nanoTime() + timeoutNs;
         while (!queue.submit(c, 0, System.nanoTime())) {
@@ -87,7 +101,8 @@ final class CopyChannel implements AutoCloseable {
             step(deadline, "no answer");
         }
         if (answer != 0) {
-            throw new IOException((opcode == WRITE ? "WRITE" : "READ") + " at " + offsetBytes + " answered "
+            throw new IOException((opcode == WRITE ? "WRITE" : opcode == READ ? "READ" : "READ SNAPSHOT") + " at "
+                    + offsetBytes + " answered "
                     + (answer == ForwardQueue.TIMED_OUT ? "timed out" : answer == ForwardQueue.PATH_LOST
                     ? "path lost" : NvmeStatus.name(answer)));
         }

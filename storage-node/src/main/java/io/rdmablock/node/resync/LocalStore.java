@@ -16,11 +16,26 @@ public interface LocalStore extends AutoCloseable {
      */
     void read(long offsetBytes, MemorySegment into) throws IOException;
 
+    /** The size of what this reader reads, bytes; -1 when unknown. */
+    default long sizeBytes() {
+        return -1;
+    }
+
     @Override
     void close();
 
     /** Opens one per walk. */
     interface Opener {
         LocalStore open();
+
+        /**
+         * Opens a reader of snapshot {@code snapshotId} of the copy (a verify of a snapshot): the store's read-only
+         * view, closed with the reader. Default: none.
+         *
+         * @throws java.util.NoSuchElementException when the copy holds no snapshot of that id
+         */
+        default LocalStore openSnapshot(long snapshotId) {
+            throw new UnsupportedOperationException("no snapshot reader: snapshot id=" + snapshotId);
+        }
     }
 }

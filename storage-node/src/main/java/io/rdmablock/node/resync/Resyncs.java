@@ -119,8 +119,16 @@ public final class Resyncs implements AutoCloseable {
         return running.values().stream().anyMatch(r -> r.thread.isAlive() && r.resync.copy().nodeId.equals(nodeId));
     }
 
-    /** Starts verify run {@code id} unless it is the last one started (null: none asked for). */
-    public synchronized void verify(String id) {
+    /** Starts verify run {@code id} of the live volume; see {@link #verify(String, Long)}. */
+    public void verify(String id) {
+        verify(id, null);
+    }
+
+    /**
+     * Starts verify run {@code id} unless it is the last one started (null: none asked for); with {@code snapshotId}
+     * it compares that snapshot's copies (docs/snapshots.md, "Verify of a snapshot").
+     */
+    public synchronized void verify(String id, Long snapshotId) {
         if (id == null || id.equals(lastVerifyId) || closed) {
             return;
         }
@@ -129,7 +137,7 @@ public final class Resyncs implements AutoCloseable {
         if (old != null) {
             old.stop();
         }
-        Verify run = new Verify(set, id, ctx);
+        Verify run = new Verify(set, id, ctx, snapshotId == null ? 0 : snapshotId);
         verify = run;
         Thread t = new Thread(run, "verify-" + set.volumeId());
         t.setDaemon(true);

@@ -35,11 +35,14 @@ final class Verify implements Runnable {
     private volatile VerifyReport report;
     private List<String> nodeIds = List.of();
     private long differing;
+    /** The snapshot whose copies are compared (docs/snapshots.md, "Verify of a snapshot"); 0 = the live volume. */
+    private final long snapshotId;
 
-    Verify(ReplicaSet set, String id, Resyncs.Context ctx) {
+    Verify(ReplicaSet set, String id, Resyncs.Context ctx, long snapshotId) {
         this.set = set;
         this.id = id;
         this.ctx = ctx;
+        this.snapshotId = snapshotId;
         this.walk = new RegionWalk(set, ctx.budget(), () -> stopped || set.deposed() || set.closed(), ctx.boundNs());
         this.report = new VerifyReport(id, VerifyState.RUNNING, List.of(), 0, set.volumeBytes(), List.of(), 0, null);
     }
@@ -72,9 +75,14 @@ final class Verify implements Runnable {
         }
         nodeIds = List.copyOf(ids);
         report = new VerifyReport(id, VerifyState.RUNNING, nodeIds, 0, set.volumeBytes(), List.of(), 0, null);
-        LOG.info("verify started: volume={}, run={}, copies={}", set.volumeId(), id, nodeIds);
+        LOG.info("verify started: volume={}, run={}, copies={}, snapshot id={}", set.volumeId(), id, nodeIds,
+                snapshotId);
         List<CopyChannel> channels = new ArrayList<>();
-        try (Arena arena = Arena.ofConfined(); LocalStore local = ctx.local().open(); walk) {
+        try (Arena arena = Arena.ofConfined(); LocalStore local = openLocal(); walk) {
+            if (snapshotId != 0 && local.sizeBytes() != set.volumeBytes()) {
+                throw new IOException("snapshot id " + snapshotId + " is " + local.sizeBytes() + " bytes, the volume "
+                        + set.volumeBytes() + " (grown since): a verify of a snapshot of another size is not built");
+            }
             MemorySegment own = arena.allocate(walk.regionBytes(), 4096);
             for (ReplicaSet.Copy c : copies) {
                 channels.add(CopyChannel.open(c, (int) walk.regionBytes(), ctx.timeoutNs(), ctx.openTimeoutNs()));
@@ -96,6 +104,19 @@ final class Verify implements Runnable {
         }
     }
 
+    /** The primary's own copy: the live volume, or its snapshot's view (this node holds no such snapshot: fails). */
+    private LocalStore openLocal() throws IOException {
+        if (snapshotId == 0) {
+            return ctx.local().open();
+        }
+        try {
+            return ctx.local().openSnapshot(snapshotId);
+        } catch (java.util.NoSuchElementException e) {
+            throw new IOException("copy on node " + ctx.nodeId() + " (the primary) does not hold snapshot id "
+                    + snapshotId, e);
+        }
+    }
+
     private void compare(List<ReplicaSet.Copy> copies, List<CopyChannel> channels, LocalStore local,
                          MemorySegment own, CRC32C crc, long offset, int length) throws IOException {
         local.read(offset, own.asSlice(0, length));
@@ -108,7 +129,16 @@ final class Verify implements Runnable {
                 throw new IOException("copy " + c.nodeId + " left the in-sync set during the run");
             }
             CopyChannel ch = channels.get(i);
-            ch.io(CopyChannel.READ, ctx.nsid(), v.epoch(), offset, length, ctx.lbaSize());
+            if (snapshotId == 0) {
+                ch.io(CopyChannel.READ, ctx.nsid(), v.epoch(), offset, length, ctx.lbaSize());
+            } else {
+                try {
+                    ch.io(CopyChannel.READ_SNAPSHOT, ctx.nsid(), v.epoch(), offset, length, ctx.lbaSize(), snapshotId);
+                } catch (IOException e) { // Invalid Field: the copy holds no snapshot of that id
+                    throw new IOException("copy on node " + c.nodeId + ", snapshot id " + snapshotId + ": "
+                            + e.getMessage(), e);
+                }
+            }
             if (crc(crc, ch.buffer(), length) != mine) {
                 if (differ == null) {
                     differ = new ArrayList<>();

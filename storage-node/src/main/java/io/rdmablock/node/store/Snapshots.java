@@ -348,6 +348,47 @@ public final class Snapshots {
         }
     }
 
+    /**
+     * As {@link #open(String, String)} for snapshot number {@code id} (the management plane's id; on a copy it may
+     * still be named {@link #copyName}): the read-only view a host's Read Snapshot commands read
+     * (docs/snapshots.md, "Export"). Not from a poller (it takes the store's lock, held by a snapshot's barrier).
+     *
+     * @throws NoSuchElementException   no such volume, or it holds no snapshot {@code id}
+     * @throws IllegalArgumentException a flat volume
+     */
+    public StoreVolume openById(String volumeId, long id) {
+        synchronized (store) {
+            for (ClusterMap.Snap s : mapped(volumeId).map().snapshots()) {
+                if (s.id() == id) {
+                    return open(volumeId, s.name());
+                }
+            }
+            throw new NoSuchElementException("no snapshot: volume=" + volumeId + ", id=" + id);
+        }
+    }
+
+    /**
+     * Refuses when a read-only view of snapshot {@code id} is open (as {@link #delete} would): lets a replicated
+     * delete keep every copy while an export reads the primary's.
+     *
+     * @throws IllegalStateException naming the snapshot while a view of it is open
+     */
+    public void checkNotInUse(String volumeId, long id) {
+        synchronized (store) {
+            StoreVolume v = store.get(volumeId);
+            if (v.map() == null) {
+                return;
+            }
+            for (ClusterMap.Snap s : v.map().snapshots()) {
+                if (s.id() == id && openViews.containsKey(volumeId + "@" + s.name())) {
+                    throw new IllegalStateException("snapshot in use: volume=" + volumeId + ", name=" + s.name()
+                            + ", id=" + id + ", openViews=" + openViews.get(volumeId + "@" + s.name())
+                            + " (an export reads it; deleted once it ended)");
+                }
+            }
+        }
+    }
+
     /** Closes a view from {@link #open}; idempotent per view. */
     public void close(StoreVolume view) {
         synchronized (store) {

@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * NVM I/O commands on qid >= 1 (NVM Command Set 1.0 chapter 3): READ, WRITE (FUA), FLUSH, WRITE ZEROES, DATASET
- * MANAGEMENT (deallocate). Checks, each answered with its status, in this order: opcode (Invalid Opcode), nsid
+ * MANAGEMENT (deallocate), and rdmablock's Read Snapshot (82h, {@link SnapshotReads}). Checks, each answered with its status, in this order: opcode (Invalid Opcode), nsid
  * (Invalid Namespace), LBA range incl. 64-bit wrap (LBA Out of Range), transfer size above MDTS (Invalid Field), then
  * the data descriptor (Invalid Field for PSDT, SGL Descriptor Type Invalid, SGL Offset Invalid, Data SGL Length
  * Invalid), and once the data is in place the DSM ranges (LBA Out of Range). Execution is the queue's
@@ -28,14 +28,14 @@ final class IoCommands {
         MemorySegment sqe = r.sqe;
         int op = r.opcode;
         switch (op) {
-            case Opcodes.IO_READ -> r.metricsOp = NodeMetrics.OP_READ;
+            case Opcodes.IO_READ, Opcodes.IO_READ_SNAPSHOT -> r.metricsOp = NodeMetrics.OP_READ;
             case Opcodes.IO_WRITE -> r.metricsOp = NodeMetrics.OP_WRITE;
             case Opcodes.IO_FLUSH -> r.metricsOp = NodeMetrics.OP_FLUSH;
             case Opcodes.IO_WRITE_ZEROES -> r.metricsOp = NodeMetrics.OP_WRITE_ZEROES;
             case Opcodes.IO_DATASET_MANAGEMENT -> r.metricsOp = NodeMetrics.OP_DSM;
             default -> {
                 r.metricsOp = NodeMetrics.OP_OTHER;
-                return q.reject(r, Commands.INVALID_OPCODE, "opcode", op, "supported=0x0,0x1,0x2,0x8,0x9");
+                return q.reject(r, Commands.INVALID_OPCODE, "opcode", op, "supported=0x0,0x1,0x2,0x8,0x9,0x82");
             }
         }
         int nsid = SqeDescriptor.nsid(sqe);
@@ -72,7 +72,7 @@ final class IoCommands {
         }
         int len = (int) r.storeLengthBytes;
         r.fua = (SqeDescriptor.cdw(sqe, 12) & SqeDescriptor.CDW12_FUA) != 0;
-        if (op == Opcodes.IO_READ) {
+        if (op == Opcodes.IO_READ || op == Opcodes.IO_READ_SNAPSHOT) {
             Outcome o = Commands.dataToHost(r, q, len, true);
             if (o == Outcome.EXECUTE) {
                 r.data = r.dataSlice(len);
@@ -105,7 +105,8 @@ final class IoCommands {
                 }
             }
         }
-        int status = q.volumeIo.handle().start(r, nowNs);
+        int status = r.opcode == Opcodes.IO_READ_SNAPSHOT ? q.volumeIo.startSnapshotRead(r)
+                : q.volumeIo.handle().start(r, nowNs);
         if (status == VolumeIo.IN_FLIGHT) {
             return Outcome.ASYNC;
         }

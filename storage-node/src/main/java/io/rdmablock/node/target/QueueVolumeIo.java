@@ -25,6 +25,8 @@ final class QueueVolumeIo {
     private boolean reaping;
     /** When this queue first saw a newer role than {@link #role} (0: not waiting); bounds the old handle's drain. */
     private long roleChangeSeenNs;
+    /** The queue's Read Snapshot commands, made at the first one; null before. */
+    private SnapshotReads snapshotReads;
 
     QueueVolumeIo(RdmaQueue q) {
         this.q = q;
@@ -35,16 +37,36 @@ final class QueueVolumeIo {
         return handle;
     }
 
-    /** Commands in flight in the volume I/O (0 on the admin queue). */
+    /** Commands in flight in the volume I/O and its snapshot reads (0 on the admin queue). */
     int inFlight() {
         VolumeIo v = handle;
-        return v == null ? 0 : v.inFlight();
+        SnapshotReads s = snapshotReads;
+        return (v == null ? 0 : v.inFlight()) + (s == null ? 0 : s.inFlight());
     }
 
-    /** {@link VolumeIo#awaitStore}; false without a store (admin queue) or while a role change is being reaped. */
+    /**
+     * {@link VolumeIo#awaitStore}; false without a store (admin queue), while a role change is being reaped, or while
+     * snapshot reads are in flight (their store queue is not the handle's: the poller parks instead).
+     */
     boolean awaitStore(long timeoutNs) {
         VolumeIo v = handle;
-        return v != null && !reaping && v.awaitStore(timeoutNs);
+        SnapshotReads s = snapshotReads;
+        return v != null && !reaping && (s == null || s.inFlight() == 0) && v.awaitStore(timeoutNs);
+    }
+
+    /**
+     * Starts a checked Read Snapshot command (after the ANA gate) on this queue's {@link SnapshotReads}, made at the
+     * first one. Poller thread.
+     *
+     * @return {@link VolumeIo#IN_FLIGHT} or the status it is answered with at once
+     */
+    int startSnapshotRead(Request r) {
+        SnapshotReads s = snapshotReads;
+        if (s == null) {
+            s = new SnapshotReads(q.target.store(), q.controller.subsystem.volume().id(), q.qid, q.entries);
+            snapshotReads = s;
+        }
+        return s.start(r);
     }
 
     /**
@@ -64,6 +86,10 @@ final class QueueVolumeIo {
             work = v.poll(completions, max, nowNs);
         } finally {
             reaping = false;
+        }
+        SnapshotReads s = snapshotReads;
+        if (s != null) {
+            work += s.poll(completions, max);
         }
         ExportRole current = q.controller.subsystem.ioGate().role();
         if (current != role && !sameSecondary(current)) {
@@ -194,6 +220,9 @@ final class QueueVolumeIo {
     void close() {
         if (handle != null) {
             TargetQueueMemory.closeQuietly(handle);
+        }
+        if (snapshotReads != null) {
+            TargetQueueMemory.closeQuietly(snapshotReads);
         }
     }
 }

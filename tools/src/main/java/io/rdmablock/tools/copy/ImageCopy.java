@@ -73,12 +73,13 @@ final class ImageCopy {
 
     /**
      * Reads {@code lengthBytes} from offset 0 of the device into {@code out} (from position 0); the file is truncated
-     * to {@code lengthBytes}.
+     * to {@code lengthBytes}. With {@code snapshotId} >= 1 it reads that snapshot of the volume instead
+     * ({@link BlockDevice#readSnapshot}); 0 reads the volume.
      *
      * @throws IllegalArgumentException when lengthBytes is beyond the device
      */
     static void exportImage(BlockDevice dev, FileChannel out, long lengthBytes, int chunkBytes, int depth,
-                            Progress progress) throws IOException {
+                            Progress progress, long snapshotId) throws IOException {
         if (lengthBytes > dev.capacityBytes() || lengthBytes < 0) {
             throw new IllegalArgumentException("invalid length: lengthBytes=" + lengthBytes + ", min=0, max="
                     + dev.capacityBytes());
@@ -106,7 +107,8 @@ final class ImageCopy {
                 int padded = (n + lba - 1) / lba * lba;
                 offsets[slot] = off;
                 lengths[slot] = n;
-                inflight[slot] = dev.read(off, bufs[slot].asSlice(0, padded));
+                MemorySegment dst = bufs[slot].asSlice(0, padded);
+                inflight[slot] = snapshotId == 0 ? dev.read(off, dst) : dev.readSnapshot(snapshotId, off, dst);
             }
             for (int k = 0; k < depth; k++) {
                 int slot = (i + k) % depth; // oldest first

@@ -227,6 +227,21 @@ public final class ConnectOptions {
         }
     }
 
+    /**
+     * Snapshot {@code name} of the {@code --volume} as the management server shows it
+     * ({@code GET /v1/volumes/{volume}/snapshots/{name}}: its id and size); needs the read or the cluster token.
+     *
+     * @throws IllegalArgumentException without {@code --volume} (a node address alone has no names)
+     * @throws io.rdmablock.mgmt.client.MgmtException as the server answered (404 {@code snapshot-not-found}, ...)
+     */
+    public io.rdmablock.mgmt.client.Snapshot snapshot(String name) {
+        if (volume == null || address != null) {
+            throw new IllegalArgumentException("--snapshot " + name + " is looked up on the management server: give "
+                    + "--volume NAME without --address/--subnqn, or the snapshot's id as --snapshot-id");
+        }
+        return mgmtClient().getSnapshot(volume, name);
+    }
+
     /** The --io-queues value. */
     public int ioQueues() {
         return ioQueues;

@@ -303,11 +303,11 @@ public final class ClusterService {
     /**
      * Starts a verify run of the volume (docs/resync.md, "Verify"); a run pending or running is answered as it is.
      * Errors: 400 bad name; 404; 409 {@link ProblemTypes#VOLUME_NOT_READY} (not serving, or fewer than two in-sync
-     * copies).
+     * copies). With {@code snapshotId} (from {@link SnapshotLedger#readyId}) the run compares that snapshot's copies.
      */
-    public VerifyReport startVerify(String name) {
+    public VerifyReport startVerify(String name, Long snapshotId) {
         VolumeRecord v = requireVolume(name);
-        return resyncs.startVerify(v, reportedState(v));
+        return resyncs.startVerify(v, reportedState(v), snapshotId);
     }
 
     /** @return the latest verify run of the volume; 404 volume, or 404 {@link ProblemTypes#NOT_FOUND} before any */

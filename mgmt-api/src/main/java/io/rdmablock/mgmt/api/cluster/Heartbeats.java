@@ -231,6 +231,7 @@ final class Heartbeats {
                 Volume.subnqnOf(v.name()), v.state(), copy.provisioned(), v.epoch(), copy.role(), v.minInSync(),
                 copies, leaseWait, primary ? resyncs.verifyIdFor(v) : null, v.requireAuth(),
                 primary ? SnapshotLedger.desired(v) : List.of(), RollbackLedger.desired(v, copy.nodeId()),
-                v.qos()); // every copy gets the limits: a promoted one enforces them at once
+                v.qos(), // every copy gets the limits: a promoted one enforces them at once
+                primary ? resyncs.verifySnapshotIdFor(v) : null);
     }
 }

@@ -130,6 +130,22 @@ public final class SnapshotLedger {
         return v.snapshot(name).orElseThrow(() -> notFound(volume, name)).toSnapshot(volume);
     }
 
+    /**
+     * The id of snapshot {@code name} for a verify of its copies (docs/snapshots.md, "Verify of a snapshot").
+     *
+     * @throws ApiException 400 bad names, 404 no such volume or {@link ProblemTypes#SNAPSHOT_NOT_FOUND}, 409
+     *                      {@link ProblemTypes#SNAPSHOT_NOT_READY} while it is creating or deleting
+     */
+    public long readyId(String volume, String name) {
+        Snapshot snap = get(volume, name);
+        if (snap.state() != SnapshotState.READY) {
+            throw new ApiException(409, ProblemTypes.SNAPSHOT_NOT_READY, "Snapshot not ready", "snapshot " + name
+                    + " of volume " + volume + " is " + stateName(requireVolume(volume).snapshot(name).orElseThrow())
+                    + ": only a ready snapshot is held by every copy");
+        }
+        return snap.id();
+    }
+
     /** @return the snapshot {@code name} of the volume if it is still there with that id; never throws 404 */
     public Optional<Snapshot> find(String volume, String name, long id) {
         return s.store.volume(volume).flatMap(v -> v.snapshot(name)).filter(x -> x.id() == id)

@@ -90,8 +90,10 @@ final class VolumeRoutes {
                 return cluster.markCopyInSync(name(ctx), ctx.pathParam("nodeId"), request);
             });
         });
-        builder.getRoute("startVerify").addHandler(ctx -> answer(vertx, ctx, 202,
-                () -> cluster.startVerify(name(ctx))));
+        builder.getRoute("startVerify").addHandler(ctx -> answer(vertx, ctx, 202, () -> {
+            String snap = ctx.queryParams().get("snapshot"); // docs/snapshots.md, "Verify of a snapshot"
+            return cluster.startVerify(name(ctx), snap == null ? null : cluster.snapshots().readyId(name(ctx), snap));
+        }));
         builder.getRoute("getVerify").addHandler(ctx -> answer(vertx, ctx, 200,
                 () -> cluster.verifyStatus(name(ctx))));
         builder.getRoute("reportUnreachable").addHandler(ctx -> {

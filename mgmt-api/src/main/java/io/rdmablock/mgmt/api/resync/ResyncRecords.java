@@ -173,7 +173,12 @@ public final class ResyncRecords {
      *
      * @param serving the volume's derived state is ready or degraded
      */
-    public VerifyReport startVerify(VolumeRecord v, VolumeState derived) {
+    /**
+     * As {@link #startVerify(VolumeRecord, VolumeState)}; with {@code snapshotId} the run compares that snapshot's
+     * copies (docs/snapshots.md, "Verify of a snapshot"; the caller checked it exists and is ready). A run pending or
+     * running (of the volume or of any snapshot) is answered as it is.
+     */
+    public VerifyReport startVerify(VolumeRecord v, VolumeState derived, Long snapshotId) {
         VerifyReport run = s.verifies.get(v.id());
         if (run != null && !finished(run)) {
             return run;
@@ -190,6 +195,11 @@ public final class ResyncRecords {
         VerifyReport fresh = new VerifyReport(UUID.randomUUID().toString(), VerifyState.PENDING, List.of(), 0,
                 v.sizeBytes(), List.of(), 0, null);
         s.verifies.put(v.id(), fresh);
+        if (snapshotId == null) {
+            verifySnapshots.remove(v.id());
+        } else {
+            verifySnapshots.put(v.id(), snapshotId);
+        }
         return fresh;
     }
 
@@ -209,6 +219,14 @@ public final class ResyncRecords {
         VerifyReport run = s.verifies.get(v.id());
         return run == null || finished(run) ? null : run.id();
     }
+
+    /** @return the snapshot id the run {@link #verifyIdFor} names compares, or null (the live volume, or no run) */
+    public Long verifySnapshotIdFor(VolumeRecord v) {
+        return verifyIdFor(v) == null ? null : verifySnapshots.get(v.id());
+    }
+
+    /** Per volume id: the snapshot its latest verify run compares (absent: the live volume); memory only, as runs. */
+    private final java.util.Map<String, Long> verifySnapshots = new java.util.concurrent.ConcurrentHashMap<>();
 
     static boolean finished(VerifyReport run) {
         return run.state() == VerifyState.DONE || run.state() == VerifyState.FAILED;

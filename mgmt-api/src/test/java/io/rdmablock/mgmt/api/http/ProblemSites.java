@@ -159,7 +159,7 @@ final class ProblemSites {
             // ---- snapshots and rollback ----
             // create, markDeleting, requireVolume (list, get)
             site("SnapshotLedger", "ApiException.volumeNotFound", 3, a(404, "volume-not-found"), "createSnapshot",
-                    "deleteSnapshot", "listSnapshots", "getSnapshot"),
+                    "deleteSnapshot", "listSnapshots", "getSnapshot", "startVerify"),
             site("SnapshotLedger", "ClusterState.deleting", 1, a(409, "volume-deleting"), "createSnapshot"),
             site("SnapshotLedger", "VOLUME_NOT_READY", 2, a(409, "volume-not-ready"), "createSnapshot"),
             site("SnapshotLedger", "SNAPSHOT_EXISTS", 1, a(409, "snapshot-exists"), "createSnapshot"),
@@ -167,8 +167,11 @@ final class ProblemSites {
             site("SnapshotLedger", "ClusterState.contention", 2, a(503, "internal"), "createSnapshot",
                     "deleteSnapshot"),
             site("SnapshotLedger", "SNAPSHOT_NOT_FOUND", 1, a(404, "snapshot-not-found"), "getSnapshot",
-                    "deleteSnapshot"),
-            site("SnapshotLedger", "notFound", 3, a(404, "snapshot-not-found"), "getSnapshot", "deleteSnapshot"),
+                    "deleteSnapshot", "startVerify"),
+            site("SnapshotLedger", "notFound", 3, a(404, "snapshot-not-found"), "getSnapshot", "deleteSnapshot",
+                    "startVerify"),
+            // readyId: a verify of a snapshot (docs/snapshots.md, "Verify of a snapshot")
+            site("SnapshotLedger", "SNAPSHOT_NOT_READY", 1, a(409, "snapshot-not-ready"), "startVerify"),
             site("SnapshotLedger", "checkNotRollingBackTo", 1, a(409, "rollback-in-progress"), "deleteSnapshot"),
             site("RollbackLedger", "checkNotRollingBackTo", 1, a(409, "rollback-in-progress"), "deleteSnapshot"),
             site("RollbackLedger", "ROLLBACK_IN_PROGRESS", 2, a(409, "rollback-in-progress"), "rollbackVolume",
