@@ -44,7 +44,7 @@ final class LogPages {
     }
 
     /** NEW: {@link Outcome#EXECUTE} or {@link Outcome#COMPLETE} (rejected): the data length and the keyed SGL. */
-    static Outcome prepare(Request r, RdmaQueue q) {
+    static Outcome prepare(Request r, FabricQueue q) {
         long len = LogPageDescriptor.lengthBytes(r.sqe);
         if (len > q.dataBytesPerRequest) {
             return q.reject(r, Commands.INVALID_FIELD, "log page length (NUMD)", len, "max=" + q.dataBytesPerRequest
@@ -59,7 +59,7 @@ final class LogPages {
     }
 
     /** READY_TO_EXECUTE: fills the first {@code r.transferBytes} of the data buffer ({@link Outcome#COMPLETE}). */
-    static Outcome execute(Request r, RdmaQueue q, TargetController c) {
+    static Outcome execute(Request r, FabricQueue q, TargetController c) {
         MemorySegment sqe = r.sqe;
         int lid = LogPageDescriptor.lid(sqe);
         long offset = LogPageDescriptor.offsetBytes(sqe);
@@ -169,7 +169,7 @@ final class LogPages {
     }
 
     /** Discovery log window: header (record -1), then entry 0 (current discovery subsystem), then {@code listed}. */
-    private static void discovery(MemorySegment scratch, long offset, MemorySegment out, RdmaQueue q,
+    private static void discovery(MemorySegment scratch, long offset, MemorySegment out, FabricQueue q,
                                   TargetController c, List<Subsystem> listed) {
         long end = offset + out.byteSize();
         int record = DiscoveryLogDescriptor.ENTRY_LENGTH;
@@ -205,8 +205,8 @@ final class LogPages {
     }
 
     /** The address the host reached this node on (the listener's when the queue's is a wildcard). */
-    private static InetSocketAddress localAddress(RdmaQueue q) {
-        InetSocketAddress a = q.id.localAddress();
+    private static InetSocketAddress localAddress(FabricQueue q) {
+        InetSocketAddress a = q.localAddress();
         if (a == null || a.getAddress() == null || a.getAddress().isAnyLocalAddress()) {
             a = q.target.localAddress();
         }

@@ -355,7 +355,7 @@ public final class Target implements AutoCloseable {
     }
 
     /** The queue is no longer pending ({@link PendingQueues#done}). Idempotent. */
-    void pendingDone(RdmaQueue q) {
+    void pendingDone(FabricQueue q) {
         pending.done(q);
     }
 
