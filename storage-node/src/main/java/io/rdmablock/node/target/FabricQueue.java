@@ -182,6 +182,7 @@ abstract class FabricQueue {
                 advance(a, nowNs);
                 work++;
             }
+            work += afterRound(nowNs);
         } catch (RuntimeException e) {
             fail("transport", "poll failed: " + e);
         }
@@ -449,6 +450,14 @@ abstract class FabricQueue {
      * serving this queue alone); events handled.
      */
     abstract int awaitAndPoll(long timeoutNs, long nowNs);
+
+    /**
+     * End of the queue's polling round, after the volume I/O completions: what the transport does with the round's
+     * responses (TCP: writes them now rather than next round); events handled. Nothing by default (RDMA posted them).
+     */
+    int afterRound(long nowNs) {
+        return 0;
+    }
 
     /** Housekeeping: the connection's own events (RDMA CM disconnect; nothing on TCP, where reads see the end). */
     abstract void pollConnectionEvents();
