@@ -70,7 +70,8 @@ class ResyncTest {
         assertEquals(List.of("syncing n2@5", "in-sync n2@5"), f.calls);
         assertEquals(6, set.view().epoch(), "in sync at the new epoch");
         assertFalse(set.view().isSyncing(0));
-        assertFalse(Files.exists(dir.resolve("vol.dirty-n2")), "bitmap deleted");
+        // ReplicaSet.resynced publishes the view first, then deletes the bitmap: wait for it (bounded)
+        await(() -> !Files.exists(dir.resolve("vol.dirty-n2")), 10_000, "bitmap deleted");
         assertEquals(null, set.view().copies()[0].missed());
     }
 
