@@ -72,6 +72,8 @@ class DocumentedSettingsTest {
             Map.entry("RDMABLOCK_TEST_CHAOS_SNAPSHOT_S", List.of("ops/test")),
             Map.entry("RDMABLOCK_VM_FAILOVER_MAX_PAUSE_S", List.of("ops/rdma-vm/lib/linux-failover")),
             Map.entry("RDMABLOCK_VM_E2E_RXE_ONLY", List.of("ops/rdma-vm/run-tests")),
+            Map.entry("RDMABLOCK_VM_LINUX_TCP_DEVICES", List.of("ops/rdma-vm/run-tests", "ops/rdma-vm/lib/linux-interop")),
+            Map.entry("RDMABLOCK_VM_LINUX_TCP_TARGET", List.of("ops/rdma-vm/lib/linux-tcp")),
             Map.entry("RDMABLOCK_ADVERTISE_HOST", List.of("ops/systemd/rdmablock-node.service")),
             Map.entry("RDMABLOCK_ADVERTISE_URL", List.of("ops/systemd/rdmablock-mgmt.service")),
             Map.entry("RDMABLOCK_MGMT_OPTS", List.of("ops/systemd/rdmablock-mgmt.service")),
