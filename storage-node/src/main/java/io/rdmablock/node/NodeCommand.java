@@ -33,6 +33,10 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:4420", description = "Fabric listen host:port (default ${DEFAULT-VALUE}).")
     String listen;
 
+    @Option(names = "--tcp-listen", paramLabel = "HOST:PORT", description = "Also serve NVMe/TCP on host:port "
+            + "(e.g. 0.0.0.0:4420; Linux hosts: nvme connect -t tcp); default: RDMA only.")
+    String tcpListen;
+
     @Option(names = "--provider", paramLabel = "auto|soft|ffm|memory", description = "Verbs provider (memory: one JVM "
             + "only; default: -Drdma.provider, else env RDMABLOCK_RDMA_PROVIDER, else auto).")
     String provider;
@@ -178,6 +182,9 @@ public final class NodeCommand implements Callable<Integer> {
             case "null" -> node.withStoreOptions(configuration.storeOptions()
                     .withBackend(io.rdmablock.node.store.IoBackend.NULL));
             default -> throw new IllegalArgumentException("invalid --store: value=" + store + ", allowed=file|null");
+        }
+        if (tcpListen != null) {
+            node.withTcpListen(parseAddress("--tcp-listen", tcpListen));
         }
         node.withHostSecrets(dhchapSecrets == null
                 ? io.rdmablock.node.target.HostSecrets.NONE : io.rdmablock.node.target.HostSecrets.load(dhchapSecrets))

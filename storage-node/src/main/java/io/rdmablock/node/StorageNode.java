@@ -87,6 +87,18 @@ public final class StorageNode implements AutoCloseable {
     }
 
     private io.rdmablock.node.target.HostSecrets hostSecrets = io.rdmablock.node.target.HostSecrets.NONE;
+    /** Where NVMe/TCP is served besides RDMA ({@code --tcp-listen}), or null; its listener once started. */
+    private java.net.InetSocketAddress tcpListen;
+    private io.rdmablock.node.target.TcpListener tcpListener;
+
+    /**
+     * Serves NVMe/TCP on {@code listen} too ({@code rdmablock node --tcp-listen HOST:PORT}, docs/linux-hosts.md
+     * "Attach over NVMe/TCP"); call before {@link #start}. Default: RDMA only.
+     */
+    public synchronized StorageNode withTcpListen(java.net.InetSocketAddress listen) {
+        this.tcpListen = listen;
+        return this;
+    }
     private io.rdmablock.node.store.StoreOptions storeOptions;
 
     /**
@@ -165,6 +177,9 @@ public final class StorageNode implements AutoCloseable {
                 }
             }
             target.start(config.listen());
+            if (tcpListen != null) {
+                tcpListener = io.rdmablock.node.target.TcpListener.start(target, tcpListen);
+            }
             if (config.mgmtUrl() != null) {
                 // several URLs: each call (heartbeats included) fails over to the next and follows a follower's 307
                 MgmtClient client = new MgmtClient(config.mgmtUrls(), config.token(), java.time.Duration.ofSeconds(10),
@@ -379,6 +394,9 @@ public final class StorageNode implements AutoCloseable {
         LOG.info("storage node stopping: nodeId={}", config.nodeId());
         if (agent != null) {
             agent.close();
+        }
+        if (tcpListener != null) {
+            tcpListener.close(); // no new NVMe/TCP queue; the target tears down those it has
         }
         if (target != null) {
             target.close();

@@ -46,6 +46,8 @@ public final class DiscoveryLogDescriptor {
     public static final int RDMA_PKEY = TSAS + 8;
 
     public static final int TRTYPE_RDMA = 1;
+    /** NVMe/TCP (TSAS: SECTYPE byte 0 = 0, no security: an entry with qptype, prtype and cms 0). */
+    public static final int TRTYPE_TCP = 3;
     public static final int ADRFAM_IPV4 = 1;
     public static final int ADRFAM_IPV6 = 2;
     public static final int SUBTYPE_NVM = 2;

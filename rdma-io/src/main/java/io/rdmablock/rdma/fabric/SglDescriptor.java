@@ -33,6 +33,12 @@ public final class SglDescriptor {
     public static final int ID_KEYED_DATA_BLOCK_INVALIDATE = 0x4F;
     /** SGL Data Block with an offset into in-capsule data (type 0h, subtype 1h). */
     public static final int ID_DATA_BLOCK_OFFSET = 0x01;
+    /**
+     * Transport SGL Data Block, transport specific subtype Ah (identifier 5Ah): NVMe/TCP data the controller fetches
+     * with R2T / H2CData or sends with C2HData (NVMe/TCP Transport Specification 1.0 section 3.5.1; Linux
+     * {@code nvme_tcp_set_sg_host_data}: address 0, 32-bit length, as {@link #dataBlockLength}).
+     */
+    public static final int ID_TRANSPORT_DATA_BLOCK = 0x5A;
     /** Largest length a keyed descriptor can carry: 2^24 - 1 bytes. */
     public static final int MAX_KEYED_LENGTH = (1 << 24) - 1;
 

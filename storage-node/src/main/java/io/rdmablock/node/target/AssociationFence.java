@@ -10,7 +10,7 @@ import java.util.List;
  * older one of it (same hostnqn and HOSTID, or a destroyed one of the same hostnqn still draining) exists must not
  * have the new one acknowledged before every store command of the old one has drained, so nothing of the old
  * association can land after a write of the new one. The old controllers are destroyed, the Connect waits in
- * {@link Request.State#AWAITING_FENCE} (at most {@link RdmaQueue#DRAIN_TIMEOUT_NS} from its arrival) and then runs
+ * {@link Request.State#AWAITING_FENCE} (at most {@link FabricQueue#DRAIN_TIMEOUT_NS} from its arrival) and then runs
  * again; if the old association still has not drained it is answered Connect Controller Busy (NVMe-oF 1.1 Figure
  * 20, SC 81h). SPDK fences the same way in {@code lib/nvmf/ctrlr.c} ({@code nvmf_ctrlr_add_qpair}, the "duplicate
  * controller" path, answered when the old one's qpairs are destroyed).
@@ -41,7 +41,7 @@ final class AssociationFence {
      * Begins the fence of a host that must authenticate, when its new admin queue first authenticated: destroys the
      * host's other associations with the subsystem (same hostnqn and HOSTID, or destroyed and draining), as
      * {@link #begin}. The Authentication command that completed the authentication then waits in
-     * {@link Request.State#AWAITING_FENCE} (at most {@link RdmaQueue#DRAIN_TIMEOUT_NS} from its arrival).
+     * {@link Request.State#AWAITING_FENCE} (at most {@link FabricQueue#DRAIN_TIMEOUT_NS} from its arrival).
      *
      * @return true when that command must wait ({@code r.fence} set); false when nothing was to fence (then
      * {@code c} is admitted)
@@ -68,7 +68,7 @@ final class AssociationFence {
             old.destroy("replaced by a new association from the same host");
         }
         r.fence = previous;
-        r.fenceDeadlineNs = r.startNs + RdmaQueue.DRAIN_TIMEOUT_NS;
+        r.fenceDeadlineNs = r.startNs + FabricQueue.DRAIN_TIMEOUT_NS;
         LOG.info("{} waits for the previous association to drain: hostnqn={}, subnqn={}, cntlids={}",
                 self == null ? "connect" : "authentication of cntlid " + self.cntlid, hostnqn, s.subnqn(),
                 previous.stream().map(x -> x.cntlid).toList());

@@ -9,7 +9,7 @@ import io.rdmablock.rdma.fabric.SqeDescriptor;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Dispatch of capsules for {@link RdmaQueue#advance}: which command set applies (Fabrics: {@link Connect} and the
+ * Dispatch of capsules for {@link FabricQueue#advance}: which command set applies (Fabrics: {@link Connect} and the
  * property commands of {@link TargetController}; admin: {@link TargetController}; NVM I/O: {@link IoCommands}), and
  * the data descriptor checks shared by every command (NVMe-oF 1.1 section 2.3, keyed SGL and in-capsule data). Every
  * method returns the {@link Outcome} for the state machine and writes no state. Stateless; every method runs on the
@@ -24,7 +24,7 @@ final class Commands {
     }
 
     /** NEW: {@link Outcome#TRANSFER_FROM_HOST}, {@link Outcome#EXECUTE} or {@link Outcome#COMPLETE} (rejected). */
-    static Outcome prepare(Request r, RdmaQueue q, long nowNs) {
+    static Outcome prepare(Request r, FabricQueue q, long nowNs) {
         MemorySegment sqe = r.sqe;
         r.opcode = SqeDescriptor.opcode(sqe);
         r.cid = SqeDescriptor.cid(sqe);
@@ -84,7 +84,7 @@ final class Commands {
     }
 
     /** READY_TO_EXECUTE: {@link Outcome#ASYNC}, {@link Outcome#HOLD}, {@link Outcome#AWAIT_FENCE} or COMPLETE. */
-    static Outcome execute(Request r, RdmaQueue q, long nowNs) {
+    static Outcome execute(Request r, FabricQueue q, long nowNs) {
         if (r.opcode == Opcodes.FABRICS) {
             int fctype = SqeDescriptor.fctype(r.sqe);
             if (fctype == Opcodes.FCTYPE_CONNECT) {
@@ -103,28 +103,31 @@ final class Commands {
 
     /**
      * Host-to-controller data of {@code lengthBytes} (exactly, or at least when {@code exact} is false): a keyed
-     * SGL is fetched with an RDMA READ into the request's buffer, in-capsule data is used where it landed.
+     * SGL (RDMA) is fetched with an RDMA READ into the request's buffer, a Transport SGL Data Block (TCP, 5Ah) with
+     * R2T / H2CData PDUs into it, in-capsule data (01h) is used where it landed.
      */
-    static Outcome dataFromHost(Request r, RdmaQueue q, int lengthBytes, boolean exact) {
+    static Outcome dataFromHost(Request r, FabricQueue q, int lengthBytes, boolean exact) {
         if (!sglPsdt(r)) {
             return rejectPsdt(r, q);
         }
-        MemorySegment sgl = q.buffers.recvSgl(r);
+        MemorySegment sgl = q.sgl(r);
         int id = SglDescriptor.id(sgl);
-        if (SglDescriptor.isKeyed(id)) {
-            int len = SglDescriptor.keyedLength(sgl);
+        if (q.keyedSgl() ? SglDescriptor.isKeyed(id) : id == SglDescriptor.ID_TRANSPORT_DATA_BLOCK) {
+            long len = q.keyedSgl() ? SglDescriptor.keyedLength(sgl) : SglDescriptor.dataBlockLength(sgl);
             if (exact ? len != lengthBytes : len < lengthBytes) {
-                return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_DATA_SGL_LENGTH_INVALID), "keyed SGL length", len,
-                        (exact ? "expected=" : "min=") + lengthBytes);
+                return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_DATA_SGL_LENGTH_INVALID), q.keyedSgl() ? "keyed SGL length" : "data SGL length",
+                        len, (exact ? "expected=" : "min=") + lengthBytes);
             }
             r.xfer = Request.XFER_HOST_TO_CONTROLLER;
             r.transferBytes = lengthBytes;
-            r.remoteAddress = SglDescriptor.address(sgl);
-            r.rkey = SglDescriptor.key(sgl);
-            r.remoteInvalidate = id == SglDescriptor.ID_KEYED_DATA_BLOCK_INVALIDATE;
+            if (q.keyedSgl()) {
+                r.remoteAddress = SglDescriptor.address(sgl);
+                r.rkey = SglDescriptor.key(sgl);
+                r.remoteInvalidate = id == SglDescriptor.ID_KEYED_DATA_BLOCK_INVALIDATE;
+            }
             r.data = r.dataSlice(lengthBytes);
             return Outcome.TRANSFER_FROM_HOST;
-        } else if (id == SglDescriptor.ID_DATA_BLOCK_OFFSET && q.options.inCapsuleDataBytes() > 0) {
+        } else if (id == SglDescriptor.ID_DATA_BLOCK_OFFSET && q.inCapsuleDataBytes() > 0) {
             long offset = SglDescriptor.address(sgl);
             long len = SglDescriptor.dataBlockLength(sgl);
             int available = r.capsuleBytes - SqeDescriptor.LENGTH;
@@ -144,37 +147,41 @@ final class Commands {
             r.xfer = Request.XFER_HOST_TO_CONTROLLER;
             r.inCapsuleData = true;
             r.transferBytes = lengthBytes;
-            r.data = q.buffers.recvData(r, offset, lengthBytes);
+            r.data = q.inCapsuleData(r, offset, lengthBytes);
             return Outcome.EXECUTE;
         }
         return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_SGL_DESCRIPTOR_TYPE_INVALID), "SGL identifier", id,
-                "supported=0x40, 0x4f (keyed data block), 0x01 (in-capsule offset)");
+                q.keyedSgl() ? "supported=0x40, 0x4f (keyed data block), 0x01 (in-capsule offset)"
+                        : "supported=0x5a (transport data block), 0x01 (in-capsule offset)");
     }
 
     /**
-     * Controller-to-host data: a keyed SGL of exactly {@code lengthBytes}, or (when {@code exact} is false) of
-     * 1 .. any bytes, of which at most {@code lengthBytes} are written.
+     * Controller-to-host data: a keyed SGL (RDMA) or Transport SGL Data Block (TCP, 5Ah) of exactly
+     * {@code lengthBytes}, or (when {@code exact} is false) of 1 .. any bytes, of which at most {@code lengthBytes}
+     * are written.
      */
-    static Outcome dataToHost(Request r, RdmaQueue q, int lengthBytes, boolean exact) {
+    static Outcome dataToHost(Request r, FabricQueue q, int lengthBytes, boolean exact) {
         if (!sglPsdt(r)) {
             return rejectPsdt(r, q);
         }
-        MemorySegment sgl = q.buffers.recvSgl(r);
+        MemorySegment sgl = q.sgl(r);
         int id = SglDescriptor.id(sgl);
-        if (!SglDescriptor.isKeyed(id)) {
+        if (q.keyedSgl() ? !SglDescriptor.isKeyed(id) : id != SglDescriptor.ID_TRANSPORT_DATA_BLOCK) {
             return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_SGL_DESCRIPTOR_TYPE_INVALID), "SGL identifier", id,
-                    "supported=0x40, 0x4f (keyed data block)");
+                    q.keyedSgl() ? "supported=0x40, 0x4f (keyed data block)" : "supported=0x5a (transport data block)");
         }
-        int len = SglDescriptor.keyedLength(sgl);
+        long len = q.keyedSgl() ? SglDescriptor.keyedLength(sgl) : SglDescriptor.dataBlockLength(sgl);
         if (exact ? len != lengthBytes : len == 0) {
-            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_DATA_SGL_LENGTH_INVALID), "keyed SGL length", len,
-                    exact ? "expected=" + lengthBytes : "min=1");
+            return q.reject(r, NvmeStatus.generic(NvmeStatus.SC_DATA_SGL_LENGTH_INVALID), q.keyedSgl() ? "keyed SGL length"
+                    : "data SGL length", len, exact ? "expected=" + lengthBytes : "min=1");
         }
         r.xfer = Request.XFER_CONTROLLER_TO_HOST;
-        r.transferBytes = Math.min(len, lengthBytes);
-        r.remoteAddress = SglDescriptor.address(sgl);
-        r.rkey = SglDescriptor.key(sgl);
-        r.remoteInvalidate = id == SglDescriptor.ID_KEYED_DATA_BLOCK_INVALIDATE;
+        r.transferBytes = (int) Math.min(len, lengthBytes);
+        if (q.keyedSgl()) {
+            r.remoteAddress = SglDescriptor.address(sgl);
+            r.rkey = SglDescriptor.key(sgl);
+            r.remoteInvalidate = id == SglDescriptor.ID_KEYED_DATA_BLOCK_INVALIDATE;
+        }
         return Outcome.EXECUTE;
     }
 
@@ -182,7 +189,7 @@ final class Commands {
         return (SqeDescriptor.flags(r.sqe) & SqeDescriptor.PSDT_MASK) == SqeDescriptor.PSDT_SGL;
     }
 
-    private static Outcome rejectPsdt(Request r, RdmaQueue q) {
+    private static Outcome rejectPsdt(Request r, FabricQueue q) {
         int psdt = SqeDescriptor.flags(r.sqe) & SqeDescriptor.PSDT_MASK;
         return q.reject(r, INVALID_FIELD, "psdt", psdt >>> 6, "supported=1 (SGL)");
     }

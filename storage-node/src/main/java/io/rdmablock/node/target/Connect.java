@@ -39,7 +39,7 @@ final class Connect {
     }
 
     /** NEW: the queue is not yet connected and no Connect of it waits; the 1024-byte connect data from the host. */
-    static Outcome prepare(Request r, RdmaQueue q) {
+    static Outcome prepare(Request r, FabricQueue q) {
         if (q.controller != null) {
             return q.reject(r, Commands.CSE, "connect", 1, "queue already connected");
         }
@@ -54,7 +54,7 @@ final class Connect {
      * READY_TO_EXECUTE: creates the controller (qid 0) or attaches the I/O queue to it; {@link Outcome#AWAIT_FENCE}
      * when the host's previous association must drain first (the command then runs again with {@code r.fence} set).
      */
-    static Outcome execute(Request r, RdmaQueue q) {
+    static Outcome execute(Request r, FabricQueue q) {
         MemorySegment sqe = r.sqe;
         MemorySegment data = r.data;
         Target t = q.target;
@@ -137,7 +137,7 @@ final class Connect {
                 }
             } else if (!AssociationFence.drained(r)) {
                 LOG.warn("connect rejected: previous association did not drain within {} ms: hostnqn={}, subnqn={}",
-                        RdmaQueue.DRAIN_TIMEOUT_NS / 1_000_000, hostnqn, subnqn);
+                        FabricQueue.DRAIN_TIMEOUT_NS / 1_000_000, hostnqn, subnqn);
                 return r.fail(NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, NvmeStatus.SC_CONNECT_CONTROLLER_BUSY,
                         false));
             }
@@ -214,7 +214,7 @@ final class Connect {
      * A transaction of queue {@code q} proved the host's secret (R1): claims its T_ID for the association and, on an
      * I/O queue, the qid's slot ({@link TargetController#claimIoQueue}); false refuses the transaction (Failure1).
      */
-    private static boolean claimOnSuccess(TargetController c, RdmaQueue q, int qid, int tid) {
+    private static boolean claimOnSuccess(TargetController c, FabricQueue q, int qid, int tid) {
         if (qid != 0 && !c.claimIoQueue(qid, q)) {
             LOG.warn("authentication refused: qid={} of cntlid={} is held by another authenticated queue, peer={}",
                     qid, c.cntlid, q.peer);
@@ -224,12 +224,12 @@ final class Connect {
     }
 
     /** {@link QueueAdmission#grow} refused: Controller Busy (a cap) or Internal Error (no buffers). */
-    private static Outcome noResources(Request r, RdmaQueue q) {
+    private static Outcome noResources(Request r, FabricQueue q) {
         return r.fail(q.admission.refusal());
     }
 
     /** Connect Invalid Parameters with IATTR/IPO in dw0 (NVMe-oF 1.1 Figure 21). */
-    private static Outcome invalidParameter(Request r, RdmaQueue q, boolean inData, int offset, String detail) {
+    private static Outcome invalidParameter(Request r, FabricQueue q, boolean inData, int offset, String detail) {
         LOG.info("connect rejected: invalid parameter: {} ({} byte {}), qid={}, peer={}", detail,
                 inData ? "connect data" : "SQE", offset, q.qid, q.peer);
         r.dw0 = ConnectDataDescriptor.invalidParameterDw0(inData, offset);

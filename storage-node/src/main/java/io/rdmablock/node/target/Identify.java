@@ -62,7 +62,7 @@ final class Identify {
     }
 
     /** Fills {@code r.dataBuffer} ({@link Outcome#COMPLETE}), or rejects. Admin poller. */
-    static Outcome execute(Request r, RdmaQueue q, TargetController c) {
+    static Outcome execute(Request r, FabricQueue q, TargetController c) {
         MemorySegment sqe = r.sqe;
         int cns = SqeDescriptor.cdw(sqe, 10) & 0xFF;
         int nsid = SqeDescriptor.nsid(sqe);

@@ -24,7 +24,7 @@ final class IoCommands {
     }
 
     /** NEW: {@link Outcome#TRANSFER_FROM_HOST}, {@link Outcome#EXECUTE} or {@link Outcome#COMPLETE} (rejected). */
-    static Outcome prepare(Request r, RdmaQueue q) {
+    static Outcome prepare(Request r, FabricQueue q) {
         MemorySegment sqe = r.sqe;
         int op = r.opcode;
         switch (op) {
@@ -89,7 +89,7 @@ final class IoCommands {
      * {@link VolumeIo} starts the command: {@link Outcome#ASYNC}, or {@link Outcome#COMPLETE} when it is answered at
      * once.
      */
-    static Outcome execute(Request r, RdmaQueue q, long nowNs) {
+    static Outcome execute(Request r, FabricQueue q, long nowNs) {
         int gate = q.volumeIo.admit(r);
         if (gate != 0) {
             return r.fail(gate);

@@ -44,7 +44,7 @@ final class LogPages {
     }
 
     /** NEW: {@link Outcome#EXECUTE} or {@link Outcome#COMPLETE} (rejected): the data length and the keyed SGL. */
-    static Outcome prepare(Request r, RdmaQueue q) {
+    static Outcome prepare(Request r, FabricQueue q) {
         long len = LogPageDescriptor.lengthBytes(r.sqe);
         if (len > q.dataBytesPerRequest) {
             return q.reject(r, Commands.INVALID_FIELD, "log page length (NUMD)", len, "max=" + q.dataBytesPerRequest
@@ -59,7 +59,7 @@ final class LogPages {
     }
 
     /** READY_TO_EXECUTE: fills the first {@code r.transferBytes} of the data buffer ({@link Outcome#COMPLETE}). */
-    static Outcome execute(Request r, RdmaQueue q, TargetController c) {
+    static Outcome execute(Request r, FabricQueue q, TargetController c) {
         MemorySegment sqe = r.sqe;
         int lid = LogPageDescriptor.lid(sqe);
         long offset = LogPageDescriptor.offsetBytes(sqe);
@@ -76,7 +76,7 @@ final class LogPages {
         List<Subsystem> listed = null;
         if (lid == LogPageDescriptor.LID_DISCOVERY && discovery) {
             listed = listedFor(q.target, c.hostnqn());
-            logLength = DiscoveryLogDescriptor.HEADER_LENGTH + (long) (listed.size() + 1)
+            logLength = DiscoveryLogDescriptor.HEADER_LENGTH + (long) (listed.size() + 1) * transports(q)
                     * DiscoveryLogDescriptor.ENTRY_LENGTH;
         }
         if (logLength < 0) {
@@ -168,35 +168,50 @@ final class LogPages {
         return out;
     }
 
-    /** Discovery log window: header (record -1), then entry 0 (current discovery subsystem), then {@code listed}. */
-    private static void discovery(MemorySegment scratch, long offset, MemorySegment out, RdmaQueue q,
+    /** Transports the discovery log lists: RDMA, and NVMe/TCP while the target listens for it ({@link TcpListener}). */
+    private static int transports(FabricQueue q) {
+        return q.target.tcpAddress == null ? 1 : 2;
+    }
+
+    /**
+     * Discovery log window: header (record -1), then per transport (RDMA, then TCP when listening) the current
+     * discovery subsystem's entry and one per subsystem in {@code listed} (NVMe-oF 1.1 section 5.3: an entry per
+     * port; TRTYPE 1 RDMA with its TSAS, TRTYPE 3 TCP with TSAS SECTYPE 0, none).
+     */
+    private static void discovery(MemorySegment scratch, long offset, MemorySegment out, FabricQueue q,
                                   TargetController c, List<Subsystem> listed) {
         long end = offset + out.byteSize();
         int record = DiscoveryLogDescriptor.ENTRY_LENGTH;
-        InetSocketAddress local = localAddress(q);
-        String traddr = local.getAddress().getHostAddress();
-        int percent = traddr.indexOf('%');
-        if (percent >= 0) {
-            traddr = traddr.substring(0, percent); // IPv6 scope id: not part of TRADDR
-        }
-        int adrfam = local.getAddress() instanceof Inet6Address ? DiscoveryLogDescriptor.ADRFAM_IPV6
-                : DiscoveryLogDescriptor.ADRFAM_IPV4;
-        for (long k = offset / record; k * record < end && k <= listed.size() + 1; k++) {
+        int perTransport = listed.size() + 1;
+        int transports = transports(q);
+        for (long k = offset / record; k * record < end && k <= (long) perTransport * transports; k++) {
             long start = k * record;
             MemorySegment rec = scratch.asSlice(0, record);
             if (k == 0) {
-                DiscoveryLogDescriptor.header(rec, q.target.discoveryGeneration(), listed.size() + 1);
+                DiscoveryLogDescriptor.header(rec, q.target.discoveryGeneration(), (long) perTransport * transports);
             } else {
-                boolean self = k == 1;
-                DiscoveryLogDescriptor.entry(rec, new DiscoveryLogDescriptor.Entry(DiscoveryLogDescriptor.TRTYPE_RDMA,
+                boolean tcp = (k - 1) / perTransport == 1;
+                int j = (int) ((k - 1) % perTransport);
+                InetSocketAddress local = tcp ? tcpAddress(q) : localAddress(q);
+                String traddr = local.getAddress().getHostAddress();
+                int percent = traddr.indexOf('%');
+                if (percent >= 0) {
+                    traddr = traddr.substring(0, percent); // IPv6 scope id: not part of TRADDR
+                }
+                int adrfam = local.getAddress() instanceof Inet6Address ? DiscoveryLogDescriptor.ADRFAM_IPV6
+                        : DiscoveryLogDescriptor.ADRFAM_IPV4;
+                boolean self = j == 0;
+                DiscoveryLogDescriptor.entry(rec, new DiscoveryLogDescriptor.Entry(tcp ? DiscoveryLogDescriptor.TRTYPE_TCP
+                        : DiscoveryLogDescriptor.TRTYPE_RDMA,
                         adrfam, self ? DiscoveryLogDescriptor.SUBTYPE_CURRENT_DISCOVERY
                                 : DiscoveryLogDescriptor.SUBTYPE_NVM,
-                        DiscoveryLogDescriptor.TREQ_SECURE_CHANNEL_NOT_REQUIRED, PORT_ID, 0xFFFF,
+                        DiscoveryLogDescriptor.TREQ_SECURE_CHANNEL_NOT_REQUIRED, tcp ? PORT_ID + 1 : PORT_ID, 0xFFFF,
                         q.options.maxAdminEntries(), self ? DiscoveryLogDescriptor.EFLAGS_DUPRETINFO : 0,
                         Integer.toString(local.getPort()), self ? c.subsystem.subnqn()
-                                : listed.get((int) k - 2).subnqn(), traddr,
-                        DiscoveryLogDescriptor.RDMA_QPTYPE_CONNECTED, DiscoveryLogDescriptor.RDMA_PRTYPE_NONE,
-                        DiscoveryLogDescriptor.RDMA_CMS_RDMA_CM));
+                                : listed.get(j - 1).subnqn(), traddr,
+                        tcp ? 0 : DiscoveryLogDescriptor.RDMA_QPTYPE_CONNECTED,
+                        tcp ? 0 : DiscoveryLogDescriptor.RDMA_PRTYPE_NONE,
+                        tcp ? 0 : DiscoveryLogDescriptor.RDMA_CMS_RDMA_CM));
             }
             long from = Math.max(offset, start);
             long to = Math.min(end, start + record);
@@ -204,12 +219,32 @@ final class LogPages {
         }
     }
 
-    /** The address the host reached this node on (the listener's when the queue's is a wildcard). */
-    private static InetSocketAddress localAddress(RdmaQueue q) {
-        InetSocketAddress a = q.id.localAddress();
+    /**
+     * The RDMA address the host reaches this node on: the queue's own on RDMA, the listener's otherwise (the
+     * queue's IP with the listener's port when the listener's is a wildcard).
+     */
+    private static InetSocketAddress localAddress(FabricQueue q) {
+        InetSocketAddress a = q.trtype() == DiscoveryLogDescriptor.TRTYPE_RDMA ? q.localAddress() : null;
         if (a == null || a.getAddress() == null || a.getAddress().isAnyLocalAddress()) {
-            a = q.target.localAddress();
+            a = concrete(q.target.localAddress(), q);
         }
         return a;
+    }
+
+    /** The NVMe/TCP listener's address; the queue's IP when the listener's is a wildcard. */
+    private static InetSocketAddress tcpAddress(FabricQueue q) {
+        InetSocketAddress a = q.target.tcpAddress;
+        if (a == null) { // closed meanwhile
+            a = new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0);
+        }
+        return concrete(a, q);
+    }
+
+    private static InetSocketAddress concrete(InetSocketAddress a, FabricQueue q) {
+        if (a.getAddress() != null && !a.getAddress().isAnyLocalAddress()) {
+            return a;
+        }
+        InetSocketAddress own = q.localAddress();
+        return own == null || own.getAddress() == null ? a : new InetSocketAddress(own.getAddress(), a.getPort());
     }
 }

@@ -3,7 +3,7 @@ package io.rdmablock.node.target;
 /**
  * What a command handler asks of the transport after looking at a request (after SPDK {@code lib/nvmf/ctrlr.c}, whose
  * handlers return {@code SPDK_NVMF_REQUEST_EXEC_STATUS_COMPLETE} or {@code _ASYNCHRONOUS}). Handlers set the status,
- * the data direction and the fields of the {@link Request}, and return one of these; {@link RdmaQueue#advance} alone
+ * the data direction and the fields of the {@link Request}, and return one of these; {@link FabricQueue#advance} alone
  * turns it into the request's next {@link Request.State}.
  */
 enum Outcome {

@@ -26,7 +26,7 @@ import java.util.Map;
  * </ul>
  * So the counts never go beyond the limits, and a host whose queues send their Connect within the pending timeout
  * gets in however many queues others hold. The evicted queue stops counting at once; its teardown is requested
- * ({@link RdmaQueue#evict}) and done by its owner (handshake thread or poller), as a pending-connect timeout is.
+ * ({@link FabricQueue#evict}) and done by its owner (handshake thread or poller), as a pending-connect timeout is.
  * Each eviction is counted ({@link NodeMetrics#pendingEvicted}) and logged at INFO, at most
  * {@value #LOGS_PER_SECOND} lines a second (the lines left out are counted in the next one).
  *
@@ -43,7 +43,7 @@ final class PendingQueues {
     private final TargetOptions.PendingLimits limits;
     private final NodeMetrics metrics;
     /** Per address, its pending queues oldest first, each with its arrival number. Guarded by this. */
-    private final HashMap<InetAddress, LinkedHashMap<RdmaQueue, Long>> byAddress = new HashMap<>();
+    private final HashMap<InetAddress, LinkedHashMap<FabricQueue, Long>> byAddress = new HashMap<>();
     /** Pending queues on the node (written under this). */
     private volatile int node;
     private long arrivals;
@@ -63,27 +63,27 @@ final class PendingQueues {
 
     /** Pending queues from {@code addr} now. */
     synchronized int countOf(InetAddress addr) {
-        Map<RdmaQueue, Long> m = byAddress.get(addr);
+        Map<FabricQueue, Long> m = byAddress.get(addr);
         return m == null ? 0 : m.size();
     }
 
     /**
-     * Counts the new pending queue {@code q} (keyed by {@link RdmaQueue#peerAddress}, {@link #UNKNOWN_PEER} when
+     * Counts the new pending queue {@code q} (keyed by {@link FabricQueue#peerAddress}, {@link #UNKNOWN_PEER} when
      * null), first evicting the queue the limits pick (see the class comment) when one is full: the evicted queue is
-     * off the counts when this returns and its teardown requested ({@link RdmaQueue#evict}). Never refuses.
+     * off the counts when this returns and its teardown requested ({@link FabricQueue#evict}). Never refuses.
      *
      * @return the evicted queue, or null when the limits had room
      */
-    RdmaQueue admit(RdmaQueue q) {
+    FabricQueue admit(FabricQueue q) {
         InetAddress addr = keyOf(q);
-        RdmaQueue victim = null;
+        FabricQueue victim = null;
         InetAddress victimAddr = null;
         String limit = null;
         int addrCount;
         int nodeCount;
         int victimAddrCount = 0;
         synchronized (this) {
-            LinkedHashMap<RdmaQueue, Long> own = byAddress.computeIfAbsent(addr, k -> new LinkedHashMap<>());
+            LinkedHashMap<FabricQueue, Long> own = byAddress.computeIfAbsent(addr, k -> new LinkedHashMap<>());
             if (own.size() >= limits.maxPerAddress()) {
                 victimAddr = addr;
                 limit = "maxPendingQueuesPerAddress";
@@ -92,9 +92,9 @@ final class PendingQueues {
                 limit = "maxPendingQueues";
             }
             if (victimAddr != null) {
-                LinkedHashMap<RdmaQueue, Long> m = byAddress.get(victimAddr);
+                LinkedHashMap<FabricQueue, Long> m = byAddress.get(victimAddr);
                 victimAddrCount = m.size();
-                Iterator<RdmaQueue> it = m.keySet().iterator();
+                Iterator<FabricQueue> it = m.keySet().iterator();
                 victim = it.next();
                 it.remove();
                 node--;
@@ -121,8 +121,8 @@ final class PendingQueues {
         InetAddress best = null;
         int bestSize = 0;
         long bestOldest = Long.MAX_VALUE;
-        for (Map.Entry<InetAddress, LinkedHashMap<RdmaQueue, Long>> e : byAddress.entrySet()) {
-            LinkedHashMap<RdmaQueue, Long> m = e.getValue();
+        for (Map.Entry<InetAddress, LinkedHashMap<FabricQueue, Long>> e : byAddress.entrySet()) {
+            LinkedHashMap<FabricQueue, Long> m = e.getValue();
             if (m.isEmpty()) {
                 continue;
             }
@@ -136,8 +136,8 @@ final class PendingQueues {
         return best;
     }
 
-    private void logEviction(RdmaQueue victim, InetAddress victimAddr, int victimAddrCount, String limit,
-                             RdmaQueue q, InetAddress addr, int addrCount, int nodeCount) {
+    private void logEviction(FabricQueue victim, InetAddress victimAddr, int victimAddrCount, String limit,
+                             FabricQueue q, InetAddress addr, int addrCount, int nodeCount) {
         long suppressed;
         synchronized (this) {
             long now = System.nanoTime();
@@ -164,16 +164,16 @@ final class PendingQueues {
     /**
      * The queue is no longer pending (its Connect succeeded, or it is torn down): takes it off the counts unless an
      * eviction did already. Idempotent; called by whoever owns the queue (acceptor, handshake thread, then its
-     * poller), which alone writes {@link RdmaQueue#pending}.
+     * poller), which alone writes {@link FabricQueue#pending}.
      */
-    void done(RdmaQueue q) {
+    void done(FabricQueue q) {
         if (!q.pending) {
             return;
         }
         q.pending = false;
         InetAddress addr = keyOf(q);
         synchronized (this) {
-            LinkedHashMap<RdmaQueue, Long> m = byAddress.get(addr);
+            LinkedHashMap<FabricQueue, Long> m = byAddress.get(addr);
             if (m != null && m.remove(q) != null) {
                 node--;
                 if (m.isEmpty()) {
@@ -183,7 +183,7 @@ final class PendingQueues {
         }
     }
 
-    private static InetAddress keyOf(RdmaQueue q) {
+    private static InetAddress keyOf(FabricQueue q) {
         return q.peerAddress == null ? UNKNOWN_PEER : q.peerAddress;
     }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A poller thread running its queues to completion: each round polls every connected queue once, in turn (work
  * completions and store completions in batches, each advancing its requests, and at most
- * {@link RdmaQueue#START_BATCH} commands started: a deep queue cannot starve a shallow one) and, every {@link #PENDING_POLL_NS}, the pending ones
+ * {@link FabricQueue#START_BATCH} commands started: a deep queue cannot starve a shallow one) and, every {@link #PENDING_POLL_NS}, the pending ones
  * (no Fabrics Connect yet: they neither slow the round nor keep a poller serving one host from waiting on its CQ),
  * then retires queues that failed: they are disconnected at once and release their memory when their store I/O has
  * drained, without ever blocking the other queues. When rounds find nothing, it keeps polling for
@@ -41,13 +41,13 @@ public final class Poller implements Runnable {
 
     private final String name;
     private final TargetOptions options;
-    private final ConcurrentLinkedQueue<RdmaQueue> incoming = new ConcurrentLinkedQueue<>();
-    private final ArrayList<RdmaQueue> queues = new ArrayList<>();
+    private final ConcurrentLinkedQueue<FabricQueue> incoming = new ConcurrentLinkedQueue<>();
+    private final ArrayList<FabricQueue> queues = new ArrayList<>();
     /** Queues without a successful Fabrics Connect yet, polled every {@link #PENDING_POLL_NS} (poller thread only). */
-    private final ArrayList<RdmaQueue> pending = new ArrayList<>();
+    private final ArrayList<FabricQueue> pending = new ArrayList<>();
     private long nextPendingPollNs;
     /** Queues torn down whose store I/O is still draining (they keep their buffers until it has). */
-    private final ArrayList<RdmaQueue> closing = new ArrayList<>();
+    private final ArrayList<FabricQueue> closing = new ArrayList<>();
     /** Extra work polled every round (poller thread only). */
     private final ArrayList<Pollable> pollables = new ArrayList<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -127,7 +127,7 @@ public final class Poller implements Runnable {
      * @return false when the poller's loop has ended (stopped, or failed on an unexpected exception): the queue was
      *         not taken and the caller must give it to another poller or tear it down
      */
-    boolean add(RdmaQueue q) {
+    boolean add(FabricQueue q) {
         if (dead) {
             return false;
         }
@@ -156,7 +156,7 @@ public final class Poller implements Runnable {
         try {
             while (running) {
                 long nowNs = System.nanoTime();
-                RdmaQueue added;
+                FabricQueue added;
                 while ((added = incoming.poll()) != null) {
                     added.poller = this;
                     (added.pending ? pending : queues).add(added);
@@ -168,7 +168,7 @@ public final class Poller implements Runnable {
                     work += pollPending(nowNs);
                 }
                 for (int i = 0; i < queues.size(); i++) {
-                    RdmaQueue q = queues.get(i);
+                    FabricQueue q = queues.get(i);
                     work += q.poll(nowNs);
                     if (q.isFatal()) {
                         queues.remove(i--);
@@ -196,19 +196,19 @@ public final class Poller implements Runnable {
                     queues.size(), pending.size(), t);
         } finally {
             dead = true;
-            for (RdmaQueue q : queues) {
+            for (FabricQueue q : queues) {
                 q.close();
             }
             queues.clear();
-            for (RdmaQueue q : pending) {
+            for (FabricQueue q : pending) {
                 q.close();
             }
             pending.clear();
-            for (RdmaQueue q : closing) {
+            for (FabricQueue q : closing) {
                 q.close();
             }
             closing.clear();
-            RdmaQueue q;
+            FabricQueue q;
             while ((q = incoming.poll()) != null) {
                 q.close();
             }
@@ -220,7 +220,7 @@ public final class Poller implements Runnable {
     private int pollPending(long nowNs) {
         int work = 0;
         for (int i = 0; i < pending.size(); i++) {
-            RdmaQueue q = pending.get(i);
+            FabricQueue q = pending.get(i);
             work += q.poll(nowNs);
             if (q.isFatal()) {
                 pending.remove(i--);
@@ -234,7 +234,7 @@ public final class Poller implements Runnable {
     }
 
     /** Starts tearing {@code q} down without blocking this poller on its store I/O. */
-    private void retire(RdmaQueue q, long nowNs) {
+    private void retire(FabricQueue q, long nowNs) {
         q.beginClose(nowNs);
         if (!q.drainStep(nowNs)) {
             closing.add(q);
@@ -247,7 +247,7 @@ public final class Poller implements Runnable {
      * commands, which wait at most {@link TargetOptions#idleWaitNs()} or until a store completion ends the wait.
      */
     private boolean storeBound() {
-        RdmaQueue q = alone();
+        FabricQueue q = alone();
         if (q == null) {
             return false;
         }
@@ -256,7 +256,7 @@ public final class Poller implements Runnable {
     }
 
     /** The one queue this poller serves when it serves nothing else (no closing queue, no pollable), else null. */
-    private RdmaQueue alone() {
+    private FabricQueue alone() {
         return queues.size() == 1 && closing.isEmpty() && pollables.isEmpty() ? queues.get(0) : null;
     }
 
@@ -269,7 +269,7 @@ public final class Poller implements Runnable {
      * R=3 4K QD32 (43.5 -> 64.6 and -> 119.6 us with both) and lowered its IOPS (8.6k -> 7.0k, 4.6k); left out.
      */
     private void idle() {
-        RdmaQueue q = alone();
+        FabricQueue q = alone();
         int storeInFlight = q == null ? 0 : q.storeInFlight();
         if (storeInFlight > 0 && q.awaitStore(options.idleWaitNs())) {
             // only volume I/O outstanding: its own completion ends the wait (io_uring GETEVENTS, or the one peer a

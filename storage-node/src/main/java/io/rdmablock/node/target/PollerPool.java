@@ -52,7 +52,7 @@ final class PollerPool {
      *
      * @return false when no poller took it (the pool is stopping); the caller then tears {@code q} down
      */
-    boolean handOff(RdmaQueue q) {
+    boolean handOff(FabricQueue q) {
         for (int tries = 0; tries <= pollers.length(); tries++) {
             int slot = Math.floorMod(next.getAndIncrement(), pollers.length());
             Poller p = pollers.get(slot);

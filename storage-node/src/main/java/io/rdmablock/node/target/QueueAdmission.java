@@ -3,7 +3,7 @@ package io.rdmablock.node.target;
 import io.rdmablock.rdma.fabric.NvmeStatus;
 
 /**
- * The admission of one {@link RdmaQueue} at its Fabrics Connect: counted for its host against the target's
+ * The admission of one {@link FabricQueue} at its Fabrics Connect: counted for its host against the target's
  * {@link ConnectLimits} ({@link Target#admitQueue}), then given its full buffers and RECVs; and the status that
  * answers a refused Connect. Poller thread (or the handshake thread that runs the Connect) only.
  */
@@ -13,13 +13,13 @@ final class QueueAdmission {
             NvmeStatus.SC_CONNECT_CONTROLLER_BUSY, true);
     private static final int INTERNAL_ERROR = NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR);
 
-    private final RdmaQueue q;
+    private final FabricQueue q;
     /** The host NQN this queue is counted for ({@link Target#admitQueue}), or null. */
     private String admittedHost;
     /** The status of a Connect that {@link #grow} refused. */
     private int refusal = INTERNAL_ERROR;
 
-    QueueAdmission(RdmaQueue q) {
+    QueueAdmission(FabricQueue q) {
         this.q = q;
     }
 
@@ -50,12 +50,11 @@ final class QueueAdmission {
      *         not be posted (logged; {@link #refusal} says how to answer; the queue is then failed or stays pending)
      */
     boolean grow(String hostnqn) {
-        QueueBuffers buffers = q.buffers;
-        if (buffers.grown()) {
+        if (q.grown()) {
             return true;
         }
         if (admittedHost == null) {
-            if (!q.target.admitQueue(hostnqn, q.qid, buffers.memory.growBytes(), q.peer)) {
+            if (!q.target.admitQueue(hostnqn, q.qid, q.growBytes(), q.peer)) {
                 refusal = CONTROLLER_BUSY;
                 return false;
             }
@@ -63,14 +62,14 @@ final class QueueAdmission {
         }
         refusal = INTERNAL_ERROR;
         try {
-            buffers.grow();
+            q.growBuffers();
         } catch (RuntimeException e) {
-            RdmaQueue.LOG.warn("queue buffers could not be registered at Connect: qid={}, entries={}, peer={}: {}",
+            FabricQueue.LOG.warn("queue buffers could not be registered at Connect: qid={}, entries={}, peer={}: {}",
                     q.qid, q.entries, q.peer, e.toString());
             return false;
         }
         try {
-            buffers.postRecvs();
+            q.postRecvs();
         } catch (RuntimeException e) {
             q.fail("transport", "post RECV failed: " + e);
             return false;

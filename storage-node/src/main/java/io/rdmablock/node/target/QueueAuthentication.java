@@ -93,7 +93,7 @@ final class QueueAuthentication {
     }
 
     /** NEW of an Authentication Send / Receive ({@code fctype} 05h / 06h). */
-    static Outcome prepare(Request r, RdmaQueue q, int fctype) {
+    static Outcome prepare(Request r, FabricQueue q, int fctype) {
         if (q.controller == null) {
             return q.reject(r, Commands.CSE, "fctype", fctype, "Connect must come first");
         }
@@ -127,7 +127,7 @@ final class QueueAuthentication {
      * when it completed the admin queue's first authentication and the host's previous association must drain (the
      * command then runs again with {@code r.fence} set, its data already in place).
      */
-    static Outcome execute(Request r, RdmaQueue q, int fctype) {
+    static Outcome execute(Request r, FabricQueue q, int fctype) {
         QueueAuthentication a = q.auth;
         if (r.fence != null) {
             return a.fenceDone(r, q);
@@ -189,7 +189,7 @@ final class QueueAuthentication {
      * ({@link TargetController#commandReceived}): a slow machine (an emulator: seconds per exponentiation) or a
      * spent address budget never expires a host that is only waiting for its answer. Poller thread.
      */
-    boolean resume(RdmaQueue q, long nowNs) {
+    boolean resume(FabricQueue q, long nowNs) {
         TargetController c = q.controller;
         if (c != null) {
             c.commandReceived(nowNs);
@@ -219,7 +219,7 @@ final class QueueAuthentication {
      * Logs the outcome once; a failed authentication ends the queue (after this response is posted, see
      * {@link #due}); the admin queue's first success begins the fence of the host's previous associations.
      */
-    private Outcome after(Request r, RdmaQueue q) {
+    private Outcome after(Request r, FabricQueue q) {
         TargetController c = q.controller;
         if (dhchap.isAuthenticated() && !logged) {
             logged = true;
@@ -241,14 +241,14 @@ final class QueueAuthentication {
     /**
      * The fence of the admin queue's first authentication is over: the controller is admitted and the command's
      * response (its data already in place) is posted; if the previous association did not drain within
-     * {@link RdmaQueue#DRAIN_TIMEOUT_NS} the new association is destroyed and the command answered Internal Error.
+     * {@link FabricQueue#DRAIN_TIMEOUT_NS} the new association is destroyed and the command answered Internal Error.
      */
-    private Outcome fenceDone(Request r, RdmaQueue q) {
+    private Outcome fenceDone(Request r, FabricQueue q) {
         fencing = false;
         TargetController c = q.controller;
         if (!AssociationFence.drained(r)) {
             LOG.warn("authentication refused: previous association did not drain within {} ms: cntlid={}, hostnqn={}",
-                    RdmaQueue.DRAIN_TIMEOUT_NS / 1_000_000, c.cntlid, c.hostnqn());
+                    FabricQueue.DRAIN_TIMEOUT_NS / 1_000_000, c.cntlid, c.hostnqn());
             c.destroy("previous association of the host did not drain");
             return r.fail(NvmeStatus.generic(NvmeStatus.SC_INTERNAL_ERROR));
         }

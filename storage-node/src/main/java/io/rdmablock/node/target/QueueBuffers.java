@@ -123,7 +123,7 @@ final class QueueBuffers {
                 if (!transientErrno || attempt >= 10) {
                     throw e;
                 }
-                RdmaQueue.LOG.debug("rdma_create_qp failed ({}), retrying: attempt={}", e.getMessage(), attempt);
+                FabricQueue.LOG.debug("rdma_create_qp failed ({}), retrying: attempt={}", e.getMessage(), attempt);
                 java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L);
             }
         }

@@ -1,7 +1,7 @@
 package io.rdmablock.node.target;
 
 /**
- * The command identifiers of the requests outstanding on one {@link RdmaQueue}: one bit per cid (65,536 bits, 8 KiB,
+ * The command identifiers of the requests outstanding on one {@link FabricQueue}: one bit per cid (65,536 bits, 8 KiB,
  * allocated with the queue). NVMe base spec 2.0 section 3.3.3.1: the host must not reuse a cid before its command's
  * completion; a capsule that does is answered Command ID Conflict and the outstanding command keeps the cid. Poller
  * thread only; no allocation.

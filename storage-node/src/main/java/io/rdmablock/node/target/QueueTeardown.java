@@ -3,10 +3,10 @@ package io.rdmablock.node.target;
 import io.rdmablock.rdma.verbs.CmId;
 
 /**
- * The teardown of one {@link RdmaQueue}, in steps so that its poller never blocks on a slow store: {@link #begin}
+ * The teardown of one {@link FabricQueue}, in steps so that its poller never blocks on a slow store: {@link #begin}
  * disconnects (the host's QP flushes) and detaches the queue from its controller (an admin queue destroys its
  * controller); {@link #drainStep}, once a polling round, polls and drops the volume I/O's completions until none is
- * in flight or {@link RdmaQueue#DRAIN_TIMEOUT_NS} has passed; {@link #release} then closes the volume I/O and
+ * in flight or {@link FabricQueue#DRAIN_TIMEOUT_NS} has passed; {@link #release} then closes the volume I/O and
  * hands the connection, the CQ and the registered memory (which stays registered and alive until the store has
  * finished with it) to the target's {@link QueueReaper}, so no poller waits for the peer (a provider's linger) or
  * the device. Every step is idempotent.
@@ -17,16 +17,16 @@ final class QueueTeardown {
     /** Drops completions while draining after {@link #begin}. */
     private static final VolumeIo.Completions DROP = (r, status) -> { };
 
-    private final RdmaQueue q;
+    private final FabricQueue q;
     private boolean closed;
     private boolean released;
     private long drainDeadlineNs;
 
-    QueueTeardown(RdmaQueue q) {
+    QueueTeardown(FabricQueue q) {
         this.q = q;
     }
 
-    /** True once {@link #begin} ran: the queue's teardown is no longer logged by {@link RdmaQueue#fail}. */
+    /** True once {@link #begin} ran: the queue's teardown is no longer logged by {@link FabricQueue#fail}. */
     boolean closed() {
         return closed;
     }
@@ -44,9 +44,8 @@ final class QueueTeardown {
         q.fail("shutdown", "closed"); // the reason unless the queue failed before; not logged (closed)
         q.target.pendingDone(q);
         q.admission.gone();
-        drainDeadlineNs = nowNs + RdmaQueue.DRAIN_TIMEOUT_NS;
-        CmId id = q.id;
-        TargetQueueMemory.closeQuietly(id::disconnect);
+        drainDeadlineNs = nowNs + FabricQueue.DRAIN_TIMEOUT_NS;
+        TargetQueueMemory.closeQuietly(q::disconnect);
         TargetController c = q.controller;
         if (c != null) {
             if (q.qid == 0) {
@@ -61,7 +60,7 @@ final class QueueTeardown {
 
     /**
      * One round of draining after {@link #begin}: polls (and drops) volume I/O completions; when none is left in
-     * flight, or after {@link RdmaQueue#DRAIN_TIMEOUT_NS}, releases everything.
+     * flight, or after {@link FabricQueue#DRAIN_TIMEOUT_NS}, releases everything.
      *
      * @return true when the queue is fully closed
      */
@@ -72,9 +71,9 @@ final class QueueTeardown {
         VolumeIo v = q.volumeIo.handle();
         if (v != null && v.inFlight() > 0 && nowNs - drainDeadlineNs < 0) {
             try {
-                v.poll(DROP, RdmaQueue.BATCH, nowNs);
+                v.poll(DROP, FabricQueue.BATCH, nowNs);
             } catch (RuntimeException e) {
-                RdmaQueue.LOG.debug("reap while draining failed: {}", e.toString());
+                FabricQueue.LOG.debug("reap while draining failed: {}", e.toString());
             }
             return false;
         }
@@ -102,9 +101,7 @@ final class QueueTeardown {
         // off the poller: destroying the QP and the id may wait for the peer or the device, deregistering for the
         // device. The QP is in ERROR (begin disconnected it) and polled by no one; its memory is freed after it
         q.target.reap(() -> {
-            TargetQueueMemory.closeQuietly(q.id);
-            TargetQueueMemory.closeQuietly(q.cq);
-            TargetQueueMemory.closeQuietly(q.memory); // the protection domain is the device's: the target closes it
+            q.releaseTransport();
             q.metrics.queueDown(reason);
         });
     }

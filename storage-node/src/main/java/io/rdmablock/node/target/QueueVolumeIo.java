@@ -4,17 +4,17 @@ import io.rdmablock.node.failover.ExportRole;
 import io.rdmablock.node.failover.IoGate;
 
 /**
- * The volume I/O of one {@link RdmaQueue}: the {@link VolumeIo} its subsystem's factory opened at Connect (none on
+ * The volume I/O of one {@link FabricQueue}: the {@link VolumeIo} its subsystem's factory opened at Connect (none on
  * the admin queue), the subsystem role it was opened under, and what follows from that role: the ANA gate every
  * command passes ({@link #admit}) and, after a change of mode, the re-open of the handle from the subsystem's current
  * factory once the old one has drained - or the end of the queue when it has not drained
- * {@link RdmaQueue#DRAIN_TIMEOUT_NS} after the change was seen (docs/failover.md, "Paths: NVMe ANA").
+ * {@link FabricQueue#DRAIN_TIMEOUT_NS} after the change was seen (docs/failover.md, "Paths: NVMe ANA").
  *
  * <p>One per queue, made with it; poller thread only; no lock, nothing allocated per command.
  */
 final class QueueVolumeIo {
 
-    private final RdmaQueue q;
+    private final FabricQueue q;
     /** The store behind this I/O queue, opened at Connect ({@link #open}); null on the admin queue. */
     private VolumeIo handle;
     /** The subsystem role {@link #handle} was opened under; a newer one makes the queue re-open it once drained. */
@@ -26,7 +26,7 @@ final class QueueVolumeIo {
     /** When this queue first saw a newer role than {@link #role} (0: not waiting); bounds the old handle's drain. */
     private long roleChangeSeenNs;
 
-    QueueVolumeIo(RdmaQueue q) {
+    QueueVolumeIo(FabricQueue q) {
         this.q = q;
     }
 
@@ -121,15 +121,15 @@ final class QueueVolumeIo {
 
     /**
      * After a change of role: re-opens the volume I/O once drained, or ends the queue when the old handle still has
-     * commands in flight {@link RdmaQueue#DRAIN_TIMEOUT_NS} after the change was seen (as a torn-down queue would).
+     * commands in flight {@link FabricQueue#DRAIN_TIMEOUT_NS} after the change was seen (as a torn-down queue would).
      */
     private void awaitReopen(long nowNs) {
         if (roleChangeSeenNs == 0) {
             roleChangeSeenNs = nowNs | 1;
         }
-        if (!reopen() && !q.isFatal() && nowNs - roleChangeSeenNs > RdmaQueue.DRAIN_TIMEOUT_NS) {
+        if (!reopen() && !q.isFatal() && nowNs - roleChangeSeenNs > FabricQueue.DRAIN_TIMEOUT_NS) {
             q.fail("volume I/O", "the volume I/O of the previous mode did not drain within "
-                    + RdmaQueue.DRAIN_TIMEOUT_NS / 1_000_000 + " ms: inFlight=" + inFlight());
+                    + FabricQueue.DRAIN_TIMEOUT_NS / 1_000_000 + " ms: inFlight=" + inFlight());
         }
     }
 
@@ -156,7 +156,7 @@ final class QueueVolumeIo {
             q.fail("volume I/O", "re-opening the volume I/O after a change of mode failed: " + e);
             return false;
         }
-        RdmaQueue.LOG.info("volume I/O re-opened: qid={}, cntlid={}, subnqn={}, hostnqn={}, mode={} -> {}, generation={}",
+        FabricQueue.LOG.info("volume I/O re-opened: qid={}, cntlid={}, subnqn={}, hostnqn={}, mode={} -> {}, generation={}",
                 q.qid, c.cntlid, c.subsystem.subnqn(), c.hostnqn(), from == null ? null : from.mode(), role.mode(),
                 role.generation());
         return true;
@@ -175,8 +175,7 @@ final class QueueVolumeIo {
         ExportRole current = s.ioGate().role();
         VolumeIo.Factory f = s.volumeIoFactory();
         VolumeIo v = f.open(new VolumeIo.Context(s.volume(), q.target.store(), s.subnqn(), hostnqn, cntlid, q.qid,
-                q.entries, q.poller, q.id.device(), q.target.protectionDomain(q.id.device()), q.memory.dataRegion,
-                q.memory.recvRegion, q.target.tuning().registerStoreBuffers()));
+                q.entries, q.poller, q.device(), q.protectionDomain(), q.dataRegion(), q.recvRegion(), q.target.tuning().registerStoreBuffers()));
         if (current.mode() != Subsystem.Mode.SECONDARY) { // the primary (or a single copy) enforces the limits
             v = new io.rdmablock.node.qos.QosVolumeIo(v, s.qos(), q.entries, q.target.metrics().foregroundLatency());
         }

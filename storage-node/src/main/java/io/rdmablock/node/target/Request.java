@@ -6,7 +6,7 @@ import io.rdmablock.rdma.verbs.SendWr;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One preallocated command slot of an {@link RdmaQueue}: its state, the capsule it serves, its registered data
+ * One preallocated command slot of an {@link FabricQueue}: its state, the capsule it serves, its registered data
  * buffer and response capsule, and the two send work requests it posts (data transfer, response SEND). Created when
  * the queue connects; reused for every command; never shared between queues or threads.
  *
@@ -17,7 +17,7 @@ import java.lang.foreign.MemorySegment;
 public final class Request {
 
     /**
-     * Request states (after SPDK {@code enum spdk_nvmf_rdma_request_state}). Only {@link RdmaQueue#advance} writes
+     * Request states (after SPDK {@code enum spdk_nvmf_rdma_request_state}). Only {@link FabricQueue#advance} writes
      * {@link #state}: it moves a request forward until no transition applies. Outside events (work completions, store
      * completions, fence drained, asynchronous event) are recorded in {@link #pending} and only move a request out of
      * the waiting state that expects them.
@@ -52,7 +52,7 @@ public final class Request {
     }
 
     /**
-     * Outside events, recorded by {@link #event} and applied by {@link RdmaQueue#advance} (each is expected in exactly
+     * Outside events, recorded by {@link #event} and applied by {@link FabricQueue#advance} (each is expected in exactly
      * one waiting state).
      */
     enum Event {
@@ -94,9 +94,9 @@ public final class Request {
     /** Response capsule SEND. */
     final SendWr responseWr = new SendWr();
 
-    /** Written by {@link RdmaQueue#advance} only. */
+    /** Written by {@link FabricQueue#advance} only. */
     State state = State.FREE;
-    /** The outside event not yet applied by {@link RdmaQueue#advance}, or {@link Event#NONE}. */
+    /** The outside event not yet applied by {@link FabricQueue#advance}, or {@link Event#NONE}. */
     Event pending = Event.NONE;
     /** RECV slot holding the capsule, -1 when none. */
     int recvIndex = -1;
@@ -330,7 +330,7 @@ public final class Request {
         return Outcome.COMPLETE;
     }
 
-    /** Records an outside event for {@link RdmaQueue#advance} to apply (the caller then calls advance). */
+    /** Records an outside event for {@link FabricQueue#advance} to apply (the caller then calls advance). */
     void event(Event e) {
         pending = e;
     }

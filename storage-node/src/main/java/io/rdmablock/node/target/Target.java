@@ -195,9 +195,9 @@ public final class Target implements AutoCloseable {
         t.setDaemon(true);
         acceptor = t;
         t.start();
-        LOG.info("target listening: address={}, provider={}, pollers={}, maxQueueEntries={}, inCapsuleDataBytes={},"
-                        + " mdtsBytes={}, maxPendingQueues={}, maxPendingQueuesPerAddress={},"
-                        + " pendingConnectTimeoutMs={}", listener.localAddress(), provider.name(), pollers.size(),
+        LOG.info("target listening: address={}, provider={}, pollers={}, maxQueueEntries={}, inCapsuleDataBytes={}, "
+                + "mdtsBytes={}, maxPendingQueues={}, maxPendingQueuesPerAddress={}, pendingConnectTimeoutMs={}",
+                listener.localAddress(), provider.name(), pollers.size(),
                 options.maxQueueEntries(), options.inCapsuleDataBytes(), options.mdtsBytes(),
                 options.pending().maxPerNode(), options.pending().maxPerAddress(),
                 options.pending().connectTimeoutMs());
@@ -331,8 +331,7 @@ public final class Target implements AutoCloseable {
         return pending.count();
     }
 
-    /** Pending queues from peer address {@code addr} now (tests). */
-    int pendingQueuesOf(java.net.InetAddress addr) {
+    int pendingQueuesOf(java.net.InetAddress addr) { // tests
         return pending.countOf(addr);
     }
 
@@ -354,8 +353,18 @@ public final class Target implements AutoCloseable {
         }
     }
 
+    volatile InetSocketAddress tcpAddress; // the TcpListener's while it runs (discovery log entries), else null
+
+    /** A queue of {@link TcpListener}: pending, then to a poller; false when none took it (the caller closes it). */
+    boolean adopt(FabricQueue q) {
+        q.pending = true;
+        pending.admit(q); // a full pending limit evicts an older pending queue, never this one
+        PollerPool p = pollers;
+        return p != null && p.handOff(q);
+    }
+
     /** The queue is no longer pending ({@link PendingQueues#done}). Idempotent. */
-    void pendingDone(RdmaQueue q) {
+    void pendingDone(FabricQueue q) {
         pending.done(q);
     }
 

@@ -57,7 +57,7 @@ final class TargetController {
     private volatile int katoMs;
     private final TargetOptions options;
     private final Target target;
-    private final AtomicReferenceArray<RdmaQueue> ioQueues;
+    private final AtomicReferenceArray<FabricQueue> ioQueues;
     private volatile boolean destroyed;
     /**
      * False until the association may carry I/O: set by {@link #admit} at Connect for a host without a secret, and
@@ -139,7 +139,7 @@ final class TargetController {
      * queue takes it once it authenticated ({@link #claimIoQueue}). False when the controller is gone or (claim) the
      * qid is taken.
      */
-    synchronized boolean attachIoQueue(int qid, RdmaQueue q, boolean claim) {
+    synchronized boolean attachIoQueue(int qid, FabricQueue q, boolean claim) {
         if (destroyed || qid < 1 || qid >= ioQueues.length() || claim && !ioQueues.compareAndSet(qid, null, q)) {
             return false;
         }
@@ -152,11 +152,11 @@ final class TargetController {
      * host's secret: until then a peer that knows the host's NQN, HOSTID and controller id but not its secret holds no
      * qid the host needs. True when taken now or already {@code q}'s; false when another queue holds it.
      */
-    synchronized boolean claimIoQueue(int qid, RdmaQueue q) {
+    synchronized boolean claimIoQueue(int qid, FabricQueue q) {
         return !destroyed && (ioQueues.get(qid) == q || ioQueues.compareAndSet(qid, null, q));
     }
 
-    void detachIoQueue(int qid, RdmaQueue q) {
+    void detachIoQueue(int qid, FabricQueue q) {
         if (qid >= 1 && qid < ioQueues.length()) {
             ioQueues.compareAndSet(qid, q, null);
         }
@@ -281,7 +281,7 @@ final class TargetController {
      * Executes an admin command whose data buffer (if any) is ready: sets status/dw0, fills {@code r.data} for
      * controller-to-host commands, or holds the request ({@link Outcome#HOLD}).
      */
-    Outcome executeAdmin(Request r, RdmaQueue q) {
+    Outcome executeAdmin(Request r, FabricQueue q) {
         MemorySegment sqe = r.sqe;
         return switch (r.opcode) {
             case Opcodes.ADMIN_KEEP_ALIVE -> Outcome.COMPLETE;
@@ -333,7 +333,7 @@ final class TargetController {
      * ({@link io.rdmablock.node.failover.ExportRole#exempts}, authenticated at Connect), NSID 1, CDW12 in 1..{@value #MAX_PEER_LEASE_MS}, else Invalid Field; DW0 = the granted ms (0:
      * refused, {@link Subsystem#grantLease}).
      */
-    private Outcome peerLease(Request r, RdmaQueue q) {
+    private Outcome peerLease(Request r, FabricQueue q) {
         MemorySegment sqe = r.sqe;
         long ms = SqeDescriptor.cdw(sqe, 12) & 0xFFFF_FFFFL;
         if (subsystem.isDiscovery() || !subsystem.role().exempts(hostnqn)) {
@@ -440,7 +440,7 @@ final class TargetController {
             System.arraycopy(closedIoCounters, 0, sums, 0, IoCounters.COUNT);
         }
         for (int i = 1; i < ioQueues.length(); i++) {
-            RdmaQueue q = ioQueues.get(i);
+            FabricQueue q = ioQueues.get(i);
             if (q != null) {
                 q.ioCounters.addTo(sums);
             }
@@ -459,7 +459,7 @@ final class TargetController {
     }
 
     /** Fabrics Property Get/Set (NVMe-oF 1.1 sections 3.4, 3.5): CAP, VS, CC, CSTS. */
-    Outcome property(Request r, RdmaQueue q) {
+    Outcome property(Request r, FabricQueue q) {
         MemorySegment sqe = r.sqe;
         boolean eightBytes = (SqeDescriptor.cdw(sqe, 10) & 0x7) == 1;
         int offset = SqeDescriptor.cdw(sqe, 11);

@@ -74,7 +74,7 @@ public interface VolumeIo extends AutoCloseable {
      * everything (store queue, peer connections). No completion is handed back afterwards; the queue's registered
      * buffers are released only after this returns. Idempotent. Before closing, the queue drains without blocking
      * its poller: it keeps calling {@link #poll} (completions dropped) until {@link #inFlight()} is 0 or
-     * {@link io.rdmablock.node.target.RdmaQueue#DRAIN_TIMEOUT_NS} passed.
+     * {@link io.rdmablock.node.target.FabricQueue#DRAIN_TIMEOUT_NS} passed.
      */
     @Override
     void close();

@@ -1,8 +1,8 @@
 /**
  * The NVMe-oF target: transport, controllers and subsystems, with no failover, replication or resync inside.
  * {@link io.rdmablock.node.target.Target} accepts connections (connection manager, pending queues, handshakes off the
- * pollers), {@link io.rdmablock.node.target.RdmaQueue} is one queue pair's request state machine
- * ({@link io.rdmablock.node.target.Request}, advanced only by {@code RdmaQueue.advance}: capsule, RDMA READ of host
+ * pollers), {@link io.rdmablock.node.target.FabricQueue} is one queue pair's request state machine
+ * ({@link io.rdmablock.node.target.Request}, advanced only by {@code FabricQueue.advance}: capsule, RDMA READ of host
  * data, execution, RDMA WRITE of read data, response), {@link io.rdmablock.node.target.Poller} runs queues to
  * completion, {@link io.rdmablock.node.target.TargetController} and {@link io.rdmablock.node.target.Subsystem} hold
  * the Fabrics and admin state (Connect, Identify, log pages, keep-alive, DH-HMAC-CHAP in

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The per-queue budget of command starts per polling round ({@link RdmaQueue#START_BATCH}, docs/qos.md "Fairness
+ * The per-queue budget of command starts per polling round ({@link FabricQueue#START_BATCH}, docs/qos.md "Fairness
  * without limits"): a queue with far more capsules waiting than the budget starts at most the budget in one round
  * (the volume I/O sees the round's clock, so starts with the same clock are one round's), the rest in later rounds,
  * and every command is answered, with success.
@@ -58,8 +58,8 @@ class StartBatchTest extends TargetTestBase {
             answered[c.cid()] = true;
         }
         assertEquals(DEPTH, started.get(), "commands started");
-        assertTrue(maxPerRound.get() <= RdmaQueue.START_BATCH, "most commands started in one round: "
-                + maxPerRound.get() + ", budget " + RdmaQueue.START_BATCH);
+        assertTrue(maxPerRound.get() <= FabricQueue.START_BATCH, "most commands started in one round: "
+                + maxPerRound.get() + ", budget " + FabricQueue.START_BATCH);
     }
 
     private static void sleepMs(long ms) {
