@@ -207,6 +207,11 @@ public final class StorageNode implements AutoCloseable {
         return target.localAddress();
     }
 
+    /** The bound NVMe/TCP address ({@link #withTcpListen}; the real port when 0 was asked for), or null. */
+    public InetSocketAddress tcpAddress() {
+        return tcpListener == null ? null : tcpListener.localAddress();
+    }
+
     /** The metrics port, or -1 without an endpoint. */
     public int metricsPort() {
         return metricsServer == null ? -1 : metricsServer.getPort();

@@ -1,9 +1,11 @@
 /**
  * The NVMe-oF target: transport, controllers and subsystems, with no failover, replication or resync inside.
  * {@link io.rdmablock.node.target.Target} accepts connections (connection manager, pending queues, handshakes off the
- * pollers), {@link io.rdmablock.node.target.FabricQueue} is one queue pair's request state machine
- * ({@link io.rdmablock.node.target.Request}, advanced only by {@code FabricQueue.advance}: capsule, RDMA READ of host
- * data, execution, RDMA WRITE of read data, response), {@link io.rdmablock.node.target.Poller} runs queues to
+ * pollers), {@link io.rdmablock.node.target.FabricQueue} is one queue's request state machine whatever the transport
+ * ({@link io.rdmablock.node.target.Request}, advanced only by {@code FabricQueue.advance}: capsule, host data,
+ * execution, data and response back) with two transports: {@code RdmaQueue} (RECV, RDMA READ, RDMA WRITE + SEND)
+ * and {@code TcpQueue} (NVMe/TCP PDUs on a non-blocking socket, accepted by
+ * {@link io.rdmablock.node.target.TcpListener}), {@link io.rdmablock.node.target.Poller} runs queues to
  * completion, {@link io.rdmablock.node.target.TargetController} and {@link io.rdmablock.node.target.Subsystem} hold
  * the Fabrics and admin state (Connect, Identify, log pages, keep-alive, DH-HMAC-CHAP in
  * {@link io.rdmablock.node.target.QueueAuthentication} with its work in {@link io.rdmablock.node.target.DhchapWork}),
@@ -12,7 +14,8 @@
  * {@code io.rdmablock.node.NodeConfiguration}).
  *
  * <p>Sources: NVMe over Fabrics 1.1 (capsules, Connect, keyed SGL), NVMe Base 2.0 (admin and I/O commands, ANA),
- * Linux {@code drivers/nvme/target} (nvmet-rdma) as the reference target.
+ * NVMe/TCP Transport Specification 1.0, Linux {@code drivers/nvme/target} (nvmet-rdma, nvmet-tcp) as the reference
+ * target.
  *
  * <p>May import: {@code node.failover} (the role, gate and lease grants a
  * subsystem publishes, and the secondary's epoch-fenced volume I/O it opens: a cycle left by the move),

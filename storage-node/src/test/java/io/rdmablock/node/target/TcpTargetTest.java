@@ -14,6 +14,8 @@ import io.rdmablock.rdma.fabric.Opcodes;
 import io.rdmablock.rdma.fabric.SglDescriptor;
 import io.rdmablock.rdma.fabric.SqeDescriptor;
 import io.rdmablock.rdma.fabric.tcp.CapsulePdu;
+import io.rdmablock.rdma.fabric.tcp.DataPdu;
+import io.rdmablock.rdma.fabric.tcp.PduHeader;
 import io.rdmablock.rdma.fabric.tcp.PduDigest;
 import io.rdmablock.rdma.fabric.tcp.TermPdu;
 import java.io.IOException;
@@ -219,6 +221,47 @@ class TcpTargetTest extends TargetTestBase {
             assertIoWorks(other, 7);
             assertEquals(0, io.writeBlocks(1, 300, 0x33, 0).status(), "the RDMA queue goes on");
             assertTrue(stalled.ch.isOpen());
+        }
+    }
+
+    @Test
+    void h2cDataOutsideItsR2tOrWithoutOneEndsTheConnection() throws IOException {
+        TcpTestHost[] admin = new TcpTestHost[1];
+        try (TcpTestHost io = associate(false, false, admin); TcpTestHost a = admin[0]) {
+            MemorySegment p = io.arena.allocate(CapsulePdu.CMD_HLEN);
+            MemorySegment sqe = CapsulePdu.sqe(p);
+            SqeDescriptor.opcode(sqe, Opcodes.IO_WRITE);
+            SqeDescriptor.flags(sqe, SqeDescriptor.PSDT_SGL);
+            SqeDescriptor.cid(sqe, 900);
+            SqeDescriptor.nsid(sqe, 1);
+            SqeDescriptor.blockCount(sqe, 8, 0);
+            MemorySegment sgl = SqeDescriptor.sgl1(sqe);
+            sgl.set(ValueLayout.JAVA_INT_UNALIGNED, SglDescriptor.LENGTH_OFFSET, 4096);
+            sgl.set(ValueLayout.JAVA_BYTE, SglDescriptor.ID_OFFSET, (byte) SglDescriptor.ID_TRANSPORT_DATA_BLOCK);
+            io.send(p, CapsulePdu.cmdHeader(p, false, false, 0));
+            MemorySegment r2t = io.arena.allocate(DataPdu.HLEN);
+            io.readFully(r2t, 0, DataPdu.HLEN);
+            assertEquals(PduHeader.TYPE_R2T, PduHeader.type(r2t));
+            assertEquals(4096, DataPdu.dataLength(r2t));
+            MemorySegment h2c = io.arena.allocate(DataPdu.HLEN + 512);
+            int plen = DataPdu.dataHeader(h2c, PduHeader.TYPE_H2C_DATA, false, false, PduHeader.FLAG_LAST_PDU, 900,
+                    DataPdu.ttag(r2t), 4096, 512); // beyond R2TO + R2TL
+            io.send(h2c, plen);
+            assertEquals(TermPdu.FES_DATA_OUT_OF_RANGE, io.awaitTermination());
+        }
+        try (TcpTestHost io = associate(false, false, admin); TcpTestHost a = admin[0]) {
+            MemorySegment h2c = io.arena.allocate(DataPdu.HLEN + 512);
+            int plen = DataPdu.dataHeader(h2c, PduHeader.TYPE_H2C_DATA, false, false, PduHeader.FLAG_LAST_PDU, 1, 2,
+                    0, 512);
+            io.send(h2c, plen);
+            assertEquals(TermPdu.FES_PDU_SEQUENCE, io.awaitTermination(), "H2CData without an R2T");
+            a.identifyController();
+            assertEquals(0, CqeDescriptor.status(a.cqe), "the admin queue goes on");
+        }
+        try (TcpTestHost h = new TcpTestHost(address)) {
+            MemorySegment p = h.arena.allocate(CapsulePdu.CMD_HLEN);
+            h.send(p, CapsulePdu.cmdHeader(p, false, false, 0));
+            assertEquals(TermPdu.FES_PDU_SEQUENCE, h.awaitTermination(), "CapsuleCmd before ICReq");
         }
     }
 

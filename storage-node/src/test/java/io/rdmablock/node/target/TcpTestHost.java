@@ -121,7 +121,7 @@ final class TcpTestHost implements AutoCloseable {
         return sqe;
     }
 
-    private static void transportSgl(MemorySegment sqe, int length) {
+    static void transportSgl(MemorySegment sqe, int length) {
         MemorySegment sgl = SqeDescriptor.sgl1(sqe);
         sgl.fill((byte) 0);
         sgl.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), SglDescriptor.LENGTH_OFFSET, length);
