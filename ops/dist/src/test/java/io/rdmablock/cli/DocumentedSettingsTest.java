@@ -78,6 +78,7 @@ class DocumentedSettingsTest {
             Map.entry("RDMABLOCK_VM_LINUX_PARTS", List.of("ops/rdma-vm/run-tests", "ops/rdma-vm/lib/linux-interop")),
             Map.entry("RDMABLOCK_VM_LINUX_TCP_DEVICES", List.of("ops/rdma-vm/run-tests", "ops/rdma-vm/lib/linux-interop")),
             Map.entry("RDMABLOCK_VM_LINUX_TCP_TARGET", List.of("ops/rdma-vm/lib/linux-tcp")),
+            Map.entry("RDMABLOCK_VM_LINUX_TCP_EXT4", List.of("ops/rdma-vm/run-tests", "ops/rdma-vm/lib/linux-tcp")),
             Map.entry("RDMABLOCK_ADVERTISE_HOST", List.of("ops/systemd/rdmablock-node.service")),
             Map.entry("RDMABLOCK_ADVERTISE_URL", List.of("ops/systemd/rdmablock-mgmt.service")),
             Map.entry("RDMABLOCK_MGMT_OPTS", List.of("ops/systemd/rdmablock-mgmt.service")),
