@@ -41,10 +41,20 @@ public final class ReplicatedVolumeIo implements VolumeIo {
      * @param lbaSize   logical block size, bytes (DATASET MANAGEMENT ranges are in blocks)
      * @param timeoutNs replica timeout
      * @param openTimeoutNs least bound of a forward queue's set-up ({@code rdmablock.replica.openTimeoutMs})
-     * @param pd        protection domain of the host queue's device
+     * @param pd        protection domain the host queue's data buffers are registered with (the secondaries RDMA
+     *                  READ a forwarded write's payload from there, and the forward queues are created in it)
+     * @throws IllegalArgumentException when {@code pd} is null (a queue whose buffers are not registered, e.g. an
+     *                                  NVMe/TCP queue on a node without an RDMA device): {@code local} is closed then,
+     *                                  and the Fabrics Connect of the queue is refused
      */
     public ReplicatedVolumeIo(VolumeIo local, ReplicaSet set, int entries, int lbaSize, long timeoutNs,
                               long openTimeoutNs, ProtectionDomain pd) {
+        if (pd == null) {
+            local.close();
+            throw new IllegalArgumentException("invalid pd: null (the host queue's data buffers are not registered "
+                    + "with a protection domain, so the secondaries cannot read a forwarded write's payload): a "
+                    + "replicated volume needs an RDMA-registered queue");
+        }
         this.local = local;
         this.lbaSize = lbaSize;
         this.readySlot = new int[entries];

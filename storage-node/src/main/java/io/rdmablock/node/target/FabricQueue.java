@@ -509,10 +509,10 @@ abstract class FabricQueue {
     /** After {@link #growBuffers}: starts receiving capsules into them (RDMA: posts the RECVs; TCP: nothing). */
     abstract void postRecvs();
 
-    /** The RDMA device of the connection, for the volume I/O ({@link VolumeIo.Context}); null on TCP. */
+    /** The RDMA device of the connection (TCP: of its registered buffers), for the volume I/O; null: none. */
     abstract DeviceContext device();
 
-    /** That device's protection domain ({@link Target#protectionDomain}); null on TCP. */
+    /** That device's protection domain ({@link Target#protectionDomain}); null without a device. */
     abstract ProtectionDomain protectionDomain();
 
     /** The request data buffers' region (registered on RDMA), for io_uring fixed buffers; null before grown. */

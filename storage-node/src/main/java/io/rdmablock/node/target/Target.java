@@ -40,17 +40,11 @@ public final class Target implements AutoCloseable {
     private final ConcurrentHashMap<String, Subsystem> subsystems = new ConcurrentHashMap<>();
     /** The node's discovery subsystem (well-known NQN); not in {@link #subsystems}. */
     private final Subsystem discovery = Subsystem.discovery();
-    /**
-     * Discovery log GENCTR: incremented whenever the set of exported subsystems or an allow-list may have changed, so
-     * a host's list (which depends on its hostnqn) never changes without GENCTR changing.
-     */
+    /** Discovery log GENCTR: + 1 whenever the exported subsystems or an allow-list may have changed. */
     private final java.util.concurrent.atomic.AtomicLong discoveryGeneration = new java.util.concurrent.atomic.AtomicLong();
     /** Live controllers by subsystem and cntlid, the cntlid range and the {@link ConnectLimits} counts. */
     private final ControllerTable controllers;
-    /**
-     * One protection domain per device context (keyed by identity: providers hand out one object per device),
-     * allocated on first use and closed by {@link #close} after every queue.
-     */
+    /** One protection domain per device context (by identity), made on first use, closed after every queue. */
     private final ConcurrentHashMap<DeviceContext, ProtectionDomain> protectionDomains = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /** The poller threads (started with the target). */
@@ -337,6 +331,11 @@ public final class Target implements AutoCloseable {
 
     java.util.concurrent.atomic.AtomicLong registeredBytesCounter() {
         return registeredBytes;
+    }
+
+    /** The RDMA provider ({@link TcpListener} finds with it the device its queues' buffers are registered on). */
+    VerbsProvider provider() {
+        return provider;
     }
 
     /** Runs a torn-down queue's release off the pollers ({@link QueueReaper}); inline before start or after close. */

@@ -1,5 +1,7 @@
 package io.rdmablock.node.target;
 
+import io.rdmablock.rdma.verbs.CmId;
+import io.rdmablock.rdma.verbs.DeviceContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +18,12 @@ import java.nio.channels.SocketChannel;
  * {@link TcpQueue} (TCP_NODELAY) and hands it to the target's pollers as the RDMA acceptor does with its queues
  * ({@link Target#adopt}: pending until a Fabrics Connect, the same pending limits and eviction). No thread per
  * connection. Start it after {@link Target#start}; close it before {@link Target#close}.
+ *
+ * <p>Each queue gets this node's RDMA device for the local address its host connected to (the RDMA listener's
+ * address when that is not a wildcard), resolved through the target's provider once per address on the acceptor
+ * thread: the queue registers its I/O data buffers there, so a replicated primary forwards a TCP host's writes by
+ * RDMA from them (docs/data-path.md, "NVMe/TCP queues"). No device for the address (logged at INFO once): the buffers
+ * stay unregistered, plain volumes are served, a replicated primary refuses the I/O Connect.
  */
 public final class TcpListener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TcpListener.class);
@@ -24,6 +32,10 @@ public final class TcpListener implements AutoCloseable {
     private final ServerSocketChannel server;
     private final Thread acceptor;
     private final InetSocketAddress address;
+    /** Resolved routes to this node's RDMA device by local address, null values for none (acceptor thread). */
+    private final java.util.Map<java.net.InetAddress, CmId> routes = new java.util.HashMap<>();
+    /** Bound of resolving the route of a local address. */
+    private static final long ROUTE_TIMEOUT_NS = 2_000_000_000L;
 
     private TcpListener(Target target, ServerSocketChannel server) throws IOException {
         this.target = target;
@@ -78,7 +90,7 @@ public final class TcpListener implements AutoCloseable {
             try {
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                q = new TcpQueue(target, ch);
+                q = new TcpQueue(target, ch, device(ch));
             } catch (IOException | RuntimeException e) {
                 LOG.warn("NVMe/TCP queue allocation failed: peer={}: {}", remote(ch), e.toString());
                 TargetQueueMemory.closeQuietly(ch);
@@ -89,6 +101,33 @@ public final class TcpListener implements AutoCloseable {
                 q.close();
             }
         }
+    }
+
+    /**
+     * This node's RDMA device serving the local address of {@code ch} (or the RDMA listener's specific address), or
+     * null when none; resolved once per address. Acceptor thread.
+     */
+    private DeviceContext device(SocketChannel ch) throws IOException {
+        InetSocketAddress rdma = target.localAddress();
+        java.net.InetAddress local = rdma.getAddress().isAnyLocalAddress()
+                ? ((InetSocketAddress) ch.getLocalAddress()).getAddress() : rdma.getAddress();
+        if (!routes.containsKey(local)) {
+            CmId id = null;
+            try {
+                id = target.provider().createId();
+                id.resolve(new InetSocketAddress(local, rdma.getPort()), ROUTE_TIMEOUT_NS);
+                LOG.info("NVMe/TCP queues on {} register their I/O buffers on RDMA device {}", local,
+                        id.device().name());
+            } catch (RuntimeException e) {
+                TargetQueueMemory.closeQuietly(id);
+                id = null;
+                LOG.info("NVMe/TCP queues on {} have no RDMA device, their buffers stay unregistered (a replicated "
+                        + "volume's primary refuses their I/O Connect): {}", local, e.toString());
+            }
+            routes.put(local, id);
+        }
+        CmId id = routes.get(local);
+        return id == null ? null : id.device();
     }
 
     private static String remote(SocketChannel ch) {
@@ -110,6 +149,9 @@ public final class TcpListener implements AutoCloseable {
             acceptor.join(2_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (!acceptor.isAlive()) {
+            routes.values().forEach(TargetQueueMemory::closeQuietly); // the devices stay the provider's
         }
     }
 }

@@ -11,7 +11,9 @@ import io.rdmablock.rdma.fabric.tcp.PduDigest;
 import io.rdmablock.rdma.fabric.tcp.PduFormatException;
 import io.rdmablock.rdma.fabric.tcp.PduHeader;
 import io.rdmablock.rdma.fabric.tcp.TermPdu;
+import io.rdmablock.rdma.verbs.Access;
 import io.rdmablock.rdma.verbs.DeviceContext;
+import io.rdmablock.rdma.verbs.MemoryRegion;
 import io.rdmablock.rdma.verbs.ProtectionDomain;
 
 import java.io.IOException;
@@ -39,9 +41,11 @@ import java.util.zip.CRC32C;
  *
  * <p>Before its Connect the queue holds one request with an {@link #connectBufferBytes} buffer (a pending queue is
  * small, as an RDMA one); the {@code entries} requests are made at Connect ({@link QueueAdmission#grow}). Buffers are
- * native memory of the queue's own arena, not registered with an RDMA device: the volume I/O gets no device
- * ({@link #device} null), so a volume whose I/O needs one (a replicated primary forwarding by RDMA) refuses the
- * Connect. Poller thread only, but {@link #disconnect}.
+ * native memory of the queue's own arena; on an I/O queue of a node with an RDMA device ({@link TcpListener} finds
+ * it) the data buffers are registered with that device's protection domain ({@link Target#protectionDomain}, as an
+ * RDMA queue's) and the volume I/O gets that device, so a replicated primary forwards a TCP host's write from where
+ * it landed, as an RDMA host's (no copy). Without a device ({@link #device} null) a volume whose I/O needs one (a
+ * replicated primary) refuses the Connect. Poller thread only, but {@link #disconnect}.
  */
 final class TcpQueue extends FabricQueue {
     private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -86,18 +90,23 @@ final class TcpQueue extends FabricQueue {
     private int rxDataStart;
     private int rxDataLength;
     private Selector selector;
+    /** This node's RDMA device the I/O queue's data buffers are registered on ({@link #dataMr}), or null. */
+    private final DeviceContext rdmaDevice;
+    private MemoryRegion dataMr;
 
-    TcpQueue(Target target, SocketChannel channel) throws IOException {
+    /** @param rdmaDevice the node's RDMA device to register the data buffers on; null: unregistered */
+    TcpQueue(Target target, SocketChannel channel, DeviceContext rdmaDevice) throws IOException {
         super(target, -1, 1, String.valueOf(channel.getRemoteAddress()), channel.getRemoteAddress()
                 instanceof InetSocketAddress a ? a.getAddress() : null, connectBufferBytes(target.options()));
         this.channel = channel;
+        this.rdmaDevice = rdmaDevice;
         TargetOptions o = target.options();
         this.maxH2cData = Math.max(IcPdu.MIN_MAXH2CDATA, o.mdtsBytes());
         int capacity = 2 * (Math.max(o.maxQueueEntries(), o.maxAdminEntries()) + 2);
         this.sender = new TcpSender(this, channel, capacity);
         MemorySegment meta = arena.allocate(TcpSlot.META_BYTES + 2L * PduHeader.MAX_HLEN + 64, 64);
         connectData = arena.allocate(dataBytesPerRequest, 4096);
-        connectSlot = new TcpSlot(CONNECT_INDEX, meta.asSlice(0, TcpSlot.META_BYTES), connectData);
+        connectSlot = new TcpSlot(CONNECT_INDEX, meta.asSlice(0, TcpSlot.META_BYTES), connectData, null);
         ownHeader = meta.asSlice(TcpSlot.META_BYTES, PduHeader.MAX_HLEN + PduDigest.LENGTH);
         ownHeaderBuffer = ownHeader.asByteBuffer();
         icResp = meta.asSlice(TcpSlot.META_BYTES + PduHeader.MAX_HLEN + 8, IcPdu.LENGTH);
@@ -511,13 +520,20 @@ final class TcpQueue extends FabricQueue {
     void growBuffers() {
         MemorySegment data = arena.allocate((long) entries * dataBytesPerRequest, 4096);
         MemorySegment meta = arena.allocate((long) entries * TcpSlot.META_BYTES, 64);
+        // the secondaries RDMA READ a forwarded write's payload from here: as an RDMA queue's data region
+        MemoryRegion mr = rdmaDevice == null || qid == 0 ? null : target.protectionDomain(rdmaDevice)
+                .registerMemory(data, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
         TcpSlot[] s = new TcpSlot[entries];
         int[] f = new int[entries];
         for (int i = 0; i < entries; i++) {
             s[i] = new TcpSlot(i, meta.asSlice((long) i * TcpSlot.META_BYTES, TcpSlot.META_BYTES),
-                    data.asSlice((long) i * dataBytesPerRequest, dataBytesPerRequest));
+                    data.asSlice((long) i * dataBytesPerRequest, dataBytesPerRequest), mr);
             f[entries - 1 - i] = i;
         }
+        if (mr != null) {
+            target.registeredBytesCounter().addAndGet(data.byteSize());
+        }
+        dataMr = mr;
         dataRegion = data;
         free = f;
         freeCount = entries;
@@ -531,12 +547,12 @@ final class TcpQueue extends FabricQueue {
 
     @Override
     DeviceContext device() {
-        return null;
+        return dataMr == null ? null : rdmaDevice;
     }
 
     @Override
     ProtectionDomain protectionDomain() {
-        return null;
+        return dataMr == null ? null : target.protectionDomain(rdmaDevice);
     }
 
     @Override
@@ -568,6 +584,10 @@ final class TcpQueue extends FabricQueue {
         TargetQueueMemory.closeQuietly(channel);
         if (selector != null) {
             TargetQueueMemory.closeQuietly(selector);
+        }
+        if (dataMr != null) {
+            TargetQueueMemory.closeQuietly(dataMr);
+            target.registeredBytesCounter().addAndGet(-dataRegion.byteSize());
         }
         TargetQueueMemory.closeQuietly(arena);
     }

@@ -47,8 +47,10 @@ final class TcpSlot {
      * @param index the request's index (its R2T transfer tag)
      * @param meta {@link #META_BYTES} bytes for the headers
      * @param dataBuffer the request's data buffer
+     * @param dataMr     the registered region holding {@code dataBuffer} (its keys are the request's, in-capsule data
+     *                   included: it lands in the data buffer too), or null when not registered (keys 0)
      */
-    TcpSlot(int index, MemorySegment meta, MemorySegment dataBuffer) {
+    TcpSlot(int index, MemorySegment meta, MemorySegment dataBuffer, io.rdmablock.rdma.verbs.MemoryRegion dataMr) {
         rxHeader = meta.asSlice(RX_OFFSET, PduHeader.MAX_HLEN + PduDigest.LENGTH);
         rxHeaderBuffer = rxHeader.asByteBuffer();
         sqe = rxHeader.asSlice(CapsulePdu.ENTRY_OFFSET, SqeDescriptor.LENGTH);
@@ -58,6 +60,8 @@ final class TcpSlot {
         resp = meta.asSlice(RESP_OFFSET, CapsulePdu.RESP_HLEN + PduDigest.LENGTH);
         respBuffer = resp.asByteBuffer();
         data = dataBuffer.asByteBuffer();
-        request = new Request(index, dataBuffer, 0, 0, 0, 0, CapsulePdu.cqe(resp), 0);
+        int lkey = dataMr == null ? 0 : dataMr.lkey();
+        int rkey = dataMr == null ? 0 : dataMr.rkey();
+        request = new Request(index, dataBuffer, lkey, rkey, rkey, lkey, CapsulePdu.cqe(resp), 0);
     }
 }

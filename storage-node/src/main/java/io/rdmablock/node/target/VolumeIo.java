@@ -106,7 +106,8 @@ public interface VolumeIo extends AutoCloseable {
      * @param qid               the queue id, 1 .. maxIoQueues
      * @param entries           requests of the queue = most commands in flight at once (1-based)
      * @param poller            the poller thread serving the queue ({@link Poller#addPollable} for peer queues)
-     * @param device            the device the queue's connection runs on
+     * @param device            the device the queue's connection runs on (an NVMe/TCP queue: the node's RDMA device
+     *                          its data buffers are registered on); null when none (unregistered TCP buffers)
      * @param protectionDomain  that device's protection domain ({@link io.rdmablock.node.target.Target#protectionDomain}): a peer queue pair
      *                          created in it can let a peer RDMA READ {@link Request#dataAddress()}
      * @param dataRegion        the queue's registered request data buffers (for io_uring fixed buffers)
