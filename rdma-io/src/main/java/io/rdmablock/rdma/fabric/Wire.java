@@ -5,8 +5,13 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
-/** Little-endian unaligned accessors used by every descriptor (NVMe fields are little-endian). */
-final class Wire {
+/**
+ * Little-endian unaligned accessors used by every descriptor and by the NVMe/TCP PDUs
+ * ({@code io.rdmablock.rdma.fabric.tcp}): NVMe fields are little-endian (NVMe Base 2.0 section 1.4.2; NVMe/TCP
+ * Transport 1.0 section 3.3). Offsets are in bytes from the segment's start; out-of-bounds offsets throw
+ * {@link IndexOutOfBoundsException}.
+ */
+public final class Wire {
     static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -14,39 +19,44 @@ final class Wire {
     private Wire() {
     }
 
-    static int u8(MemorySegment s, long off) {
+    public static int u8(MemorySegment s, long off) {
         return Byte.toUnsignedInt(s.get(ValueLayout.JAVA_BYTE, off));
     }
 
-    static void u8(MemorySegment s, long off, int v) {
+    public static void u8(MemorySegment s, long off, int v) {
         s.set(ValueLayout.JAVA_BYTE, off, (byte) v);
     }
 
-    static int u16(MemorySegment s, long off) {
+    public static int u16(MemorySegment s, long off) {
         return Short.toUnsignedInt(s.get(U16, off));
     }
 
-    static void u16(MemorySegment s, long off, int v) {
+    public static void u16(MemorySegment s, long off, int v) {
         s.set(U16, off, (short) v);
     }
 
-    static int u32(MemorySegment s, long off) {
+    public static int u32(MemorySegment s, long off) {
         return s.get(U32, off);
     }
 
-    static void u32(MemorySegment s, long off, int v) {
+    public static void u32(MemorySegment s, long off, int v) {
         s.set(U32, off, v);
     }
 
-    static long u64(MemorySegment s, long off) {
+    public static long u64(MemorySegment s, long off) {
         return s.get(U64, off);
     }
 
-    static void u64(MemorySegment s, long off, long v) {
+    public static void u64(MemorySegment s, long off, long v) {
         s.set(U64, off, v);
     }
 
     /** Reads a NUL-padded ASCII/UTF-8 string field of {@code len} bytes. */
+    /** Zeroes {@code len} bytes from {@code off} (reserved fields). */
+    public static void zero(MemorySegment s, long off, long len) {
+        s.asSlice(off, len).fill((byte) 0);
+    }
+
     static String string(MemorySegment s, long off, int len) {
         byte[] b = s.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE);
         int n = 0;

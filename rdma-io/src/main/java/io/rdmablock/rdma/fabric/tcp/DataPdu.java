@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.fabric.tcp;
 
+import io.rdmablock.rdma.fabric.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -34,21 +35,21 @@ public final class DataPdu {
     }
 
     public static int cccid(MemorySegment pdu) {
-        return PduFields.u16(pdu, CCCID_OFFSET);
+        return Wire.u16(pdu, CCCID_OFFSET);
     }
 
     public static int ttag(MemorySegment pdu) {
-        return PduFields.u16(pdu, TTAG_OFFSET);
+        return Wire.u16(pdu, TTAG_OFFSET);
     }
 
     /** DATAO or R2TO: byte offset of this data from the start of the command's data (unsigned 32 bits). */
     public static int dataOffset(MemorySegment pdu) {
-        return PduFields.u32(pdu, OFFSET_OFFSET);
+        return Wire.u32(pdu, OFFSET_OFFSET);
     }
 
     /** DATAL or R2TL: bytes (unsigned 32 bits). */
     public static int dataLength(MemorySegment pdu) {
-        return PduFields.u32(pdu, LENGTH_OFFSET);
+        return Wire.u32(pdu, LENGTH_OFFSET);
     }
 
     /**
@@ -100,10 +101,10 @@ public final class DataPdu {
     }
 
     private static void fields(MemorySegment pdu, int cccid, int ttag, int offset, int length) {
-        PduFields.u16(pdu, CCCID_OFFSET, cccid);
-        PduFields.u16(pdu, TTAG_OFFSET, ttag);
-        PduFields.u32(pdu, OFFSET_OFFSET, offset);
-        PduFields.u32(pdu, LENGTH_OFFSET, length);
-        PduFields.u32(pdu, 20, 0);
+        Wire.u16(pdu, CCCID_OFFSET, cccid);
+        Wire.u16(pdu, TTAG_OFFSET, ttag);
+        Wire.u32(pdu, OFFSET_OFFSET, offset);
+        Wire.u32(pdu, LENGTH_OFFSET, length);
+        Wire.u32(pdu, 20, 0);
     }
 }

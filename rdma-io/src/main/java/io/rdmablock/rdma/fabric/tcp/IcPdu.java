@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.fabric.tcp;
 
+import io.rdmablock.rdma.fabric.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -41,21 +42,21 @@ public final class IcPdu {
     }
 
     public static int pfv(MemorySegment pdu) {
-        return PduFields.u16(pdu, PFV_OFFSET);
+        return Wire.u16(pdu, PFV_OFFSET);
     }
 
     /** HPDA (ICReq) or CPDA (ICResp). */
     public static int pda(MemorySegment pdu) {
-        return PduFields.u8(pdu, PDA_OFFSET);
+        return Wire.u8(pdu, PDA_OFFSET);
     }
 
     public static int digest(MemorySegment pdu) {
-        return PduFields.u8(pdu, DIGEST_OFFSET);
+        return Wire.u8(pdu, DIGEST_OFFSET);
     }
 
     /** MAXR2T (ICReq, 0's based) or MAXH2CDATA (ICResp, bytes). */
     public static int max(MemorySegment pdu) {
-        return PduFields.u32(pdu, MAX_OFFSET);
+        return Wire.u32(pdu, MAX_OFFSET);
     }
 
     /**
@@ -94,12 +95,12 @@ public final class IcPdu {
             throw new IllegalArgumentException("invalid digest: value=0x" + Integer.toHexString(digest)
                     + ", allowed bits=0x3");
         }
-        PduFields.zero(pdu, 0, LENGTH);
+        Wire.zero(pdu, 0, LENGTH);
         PduHeader.set(pdu, type, 0, LENGTH, 0, LENGTH);
-        PduFields.u16(pdu, PFV_OFFSET, PFV_1_0);
-        PduFields.u8(pdu, PDA_OFFSET, pda);
-        PduFields.u8(pdu, DIGEST_OFFSET, digest);
-        PduFields.u32(pdu, MAX_OFFSET, max);
+        Wire.u16(pdu, PFV_OFFSET, PFV_1_0);
+        Wire.u8(pdu, PDA_OFFSET, pda);
+        Wire.u8(pdu, DIGEST_OFFSET, digest);
+        Wire.u32(pdu, MAX_OFFSET, max);
     }
 
     /**

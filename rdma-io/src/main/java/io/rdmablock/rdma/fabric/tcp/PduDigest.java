@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.fabric.tcp;
 
+import io.rdmablock.rdma.fabric.Wire;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
@@ -39,7 +40,7 @@ public final class PduDigest {
      * @throws IndexOutOfBoundsException when {@code pdu} is shorter than {@code hlen + 4}
      */
     public static void putHeaderDigest(CRC32C crc, MemorySegment pdu, int hlen) {
-        PduFields.u32(pdu, hlen, crc32c(crc, pdu, 0, hlen));
+        Wire.u32(pdu, hlen, crc32c(crc, pdu, 0, hlen));
     }
 
     /**
@@ -49,7 +50,7 @@ public final class PduDigest {
      */
     public static void checkHeaderDigest(CRC32C crc, MemorySegment pdu, int hlen) {
         int expected = crc32c(crc, pdu, 0, hlen);
-        int received = PduFields.u32(pdu, hlen);
+        int received = Wire.u32(pdu, hlen);
         if (expected != received) {
             throw new PduFormatException(TermPdu.FES_HEADER_DIGEST, 0, "header digest error: type="
                     + PduHeader.type(pdu) + ", received=0x" + Integer.toHexString(received) + ", expected=0x"

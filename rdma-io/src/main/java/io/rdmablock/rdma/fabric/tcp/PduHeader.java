@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.fabric.tcp;
 
+import io.rdmablock.rdma.fabric.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -58,33 +59,33 @@ public final class PduHeader {
     }
 
     public static int type(MemorySegment pdu) {
-        return PduFields.u8(pdu, TYPE_OFFSET);
+        return Wire.u8(pdu, TYPE_OFFSET);
     }
 
     public static int flags(MemorySegment pdu) {
-        return PduFields.u8(pdu, FLAGS_OFFSET);
+        return Wire.u8(pdu, FLAGS_OFFSET);
     }
 
     public static int hlen(MemorySegment pdu) {
-        return PduFields.u8(pdu, HLEN_OFFSET);
+        return Wire.u8(pdu, HLEN_OFFSET);
     }
 
     public static int pdo(MemorySegment pdu) {
-        return PduFields.u8(pdu, PDO_OFFSET);
+        return Wire.u8(pdu, PDO_OFFSET);
     }
 
     /** PDU length on the wire, header to data digest included (unsigned 32 bits, as a long). */
     public static long plen(MemorySegment pdu) {
-        return Integer.toUnsignedLong(PduFields.u32(pdu, PLEN_OFFSET));
+        return Integer.toUnsignedLong(Wire.u32(pdu, PLEN_OFFSET));
     }
 
     /** Writes the common header. */
     public static void set(MemorySegment pdu, int type, int flags, int hlen, int pdo, int plen) {
-        PduFields.u8(pdu, TYPE_OFFSET, type);
-        PduFields.u8(pdu, FLAGS_OFFSET, flags);
-        PduFields.u8(pdu, HLEN_OFFSET, hlen);
-        PduFields.u8(pdu, PDO_OFFSET, pdo);
-        PduFields.u32(pdu, PLEN_OFFSET, plen);
+        Wire.u8(pdu, TYPE_OFFSET, type);
+        Wire.u8(pdu, FLAGS_OFFSET, flags);
+        Wire.u8(pdu, HLEN_OFFSET, hlen);
+        Wire.u8(pdu, PDO_OFFSET, pdo);
+        Wire.u32(pdu, PLEN_OFFSET, plen);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.fabric.tcp;
 
+import io.rdmablock.rdma.fabric.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -38,11 +39,11 @@ public final class TermPdu {
     }
 
     public static int fes(MemorySegment pdu) {
-        return PduFields.u16(pdu, FES_OFFSET);
+        return Wire.u16(pdu, FES_OFFSET);
     }
 
     public static int fei(MemorySegment pdu) {
-        return PduFields.u32(pdu, FEI_OFFSET);
+        return Wire.u32(pdu, FEI_OFFSET);
     }
 
     /**
@@ -63,10 +64,10 @@ public final class TermPdu {
             throw new IllegalArgumentException("invalid FES: fes=" + fes + ", min=1, max=6");
         }
         int data = offending == null ? 0 : (int) Math.min(offending.byteSize(), PduHeader.MAX_TERM_DATA);
-        PduFields.zero(pdu, 0, HLEN);
+        Wire.zero(pdu, 0, HLEN);
         PduHeader.set(pdu, type, 0, HLEN, data == 0 ? 0 : HLEN, HLEN + data);
-        PduFields.u16(pdu, FES_OFFSET, fes);
-        PduFields.u32(pdu, FEI_OFFSET, fei);
+        Wire.u16(pdu, FES_OFFSET, fes);
+        Wire.u32(pdu, FEI_OFFSET, fei);
         if (data > 0) {
             MemorySegment.copy(offending, 0, pdu, HLEN, data);
         }

@@ -1,5 +1,6 @@
 package io.rdmablock.rdma.fabric.tcp;
 
+import io.rdmablock.rdma.fabric.Wire;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -63,7 +64,7 @@ class PduCodecTest {
         assertEquals(131072, IcPdu.max(p));
         assertThrows(IllegalArgumentException.class, () -> IcPdu.icResp(p, 0, 0, 4094));
         assertThrows(IllegalArgumentException.class, () -> IcPdu.icResp(p, 32, 0, 8192));
-        PduFields.u32(p, IcPdu.MAX_OFFSET, 1024);
+        Wire.u32(p, IcPdu.MAX_OFFSET, 1024);
         PduFormatException e = assertThrows(PduFormatException.class, () -> IcPdu.checkIcResp(p));
         assertEquals(IcPdu.MAX_OFFSET, e.fei);
         assertTrue(e.getMessage().contains("MAXH2CDATA"), e.getMessage());
@@ -73,12 +74,12 @@ class PduCodecTest {
     void icReqWithAnotherVersionOrUnknownDigestBitsIsRefused() {
         MemorySegment p = seg(IcPdu.LENGTH);
         IcPdu.icReq(p, 0, 0, 0);
-        PduFields.u16(p, IcPdu.PFV_OFFSET, 1);
+        Wire.u16(p, IcPdu.PFV_OFFSET, 1);
         PduFormatException e = assertThrows(PduFormatException.class, () -> IcPdu.checkIcReq(p));
         assertEquals(TermPdu.FES_INVALID_PDU_HEADER, e.fes);
         assertEquals(IcPdu.PFV_OFFSET, e.fei);
         IcPdu.icReq(p, 0, 0, 0);
-        PduFields.u8(p, IcPdu.DIGEST_OFFSET, 4);
+        Wire.u8(p, IcPdu.DIGEST_OFFSET, 4);
         assertEquals(IcPdu.DIGEST_OFFSET, assertThrows(PduFormatException.class, () -> IcPdu.checkIcReq(p)).fei);
     }
 
@@ -94,7 +95,7 @@ class PduCodecTest {
         PduDigest.putHeaderDigest(crc, p, CapsulePdu.CMD_HLEN);
         MemorySegment.copy(payload, 0, p, ValueLayout.JAVA_BYTE, CapsulePdu.CMD_HLEN + hd, payload.length);
         int dd = PduDigest.crc32c(crc, p, CapsulePdu.CMD_HLEN + hd, payload.length);
-        PduFields.u32(p, CapsulePdu.CMD_HLEN + hd + payload.length, dd);
+        Wire.u32(p, CapsulePdu.CMD_HLEN + hd + payload.length, dd);
         // type 4, flags HDGST|DDGST, hlen 72, pdo 76, plen 72 + 4 + data + 4
         assertArrayEquals(hex("04 03 48 4C"), bytes(p, 4));
         assertEquals(CapsulePdu.CMD_HLEN + 8 + payload.length, plen);
@@ -185,12 +186,12 @@ class PduCodecTest {
         CapsulePdu.cmdHeader(p, false, false, 0);
         PduFormatException e = assertThrows(PduFormatException.class, () -> PduHeader.headerBytes(p, false, false));
         assertEquals(PduHeader.TYPE_OFFSET, e.fei, "a CapsuleCmd is not for a host");
-        PduFields.u8(p, PduHeader.HLEN_OFFSET, 24);
+        Wire.u8(p, PduHeader.HLEN_OFFSET, 24);
         e = assertThrows(PduFormatException.class, () -> PduHeader.headerBytes(p, true, false));
         assertEquals(TermPdu.FES_INVALID_PDU_HEADER, e.fes);
         assertEquals(PduHeader.HLEN_OFFSET, e.fei);
         assertTrue(e.getMessage().contains("hlen=24") && e.getMessage().contains("expected=72"), e.getMessage());
-        PduFields.u8(p, PduHeader.TYPE_OFFSET, 0x08);
+        Wire.u8(p, PduHeader.TYPE_OFFSET, 0x08);
         assertEquals(PduHeader.TYPE_OFFSET,
                 assertThrows(PduFormatException.class, () -> PduHeader.headerBytes(p, true, false)).fei);
     }
@@ -207,21 +208,21 @@ class PduCodecTest {
     void wrongPlenOrMisalignedPdoIsRefused() {
         MemorySegment p = seg(128);
         CapsulePdu.cmdHeader(p, false, false, 16);
-        PduFields.u8(p, PduHeader.PDO_OFFSET, 74); // not right after the header
+        Wire.u8(p, PduHeader.PDO_OFFSET, 74); // not right after the header
         PduFormatException e = assertThrows(PduFormatException.class, () -> PduHeader.dataBytes(p, false, 8192));
         assertEquals(PduHeader.PDO_OFFSET, e.fei);
         assertTrue(e.getMessage().contains("pdo=74"), e.getMessage());
 
         CapsulePdu.respHeader(p, false);
-        PduFields.u32(p, PduHeader.PLEN_OFFSET, 30); // a response has no data
+        Wire.u32(p, PduHeader.PLEN_OFFSET, 30); // a response has no data
         assertEquals(PduHeader.PLEN_OFFSET,
                 assertThrows(PduFormatException.class, () -> PduHeader.dataBytes(p, false, 0)).fei);
-        PduFields.u32(p, PduHeader.PLEN_OFFSET, 10); // below HLEN
+        Wire.u32(p, PduHeader.PLEN_OFFSET, 10); // below HLEN
         assertEquals(PduHeader.PLEN_OFFSET,
                 assertThrows(PduFormatException.class, () -> PduHeader.headerBytes(p, false, false)).fei);
 
         DataPdu.dataHeader(p, PduHeader.TYPE_H2C_DATA, false, false, 0, 1, 1, 0, 100);
-        PduFields.u32(p, DataPdu.LENGTH_OFFSET, 99); // DATAL disagrees with PLEN
+        Wire.u32(p, DataPdu.LENGTH_OFFSET, 99); // DATAL disagrees with PLEN
         assertEquals(DataPdu.LENGTH_OFFSET,
                 assertThrows(PduFormatException.class, () -> PduHeader.dataBytes(p, false, 4096)).fei);
         DataPdu.dataHeader(p, PduHeader.TYPE_H2C_DATA, false, false, 0, 1, 1, 0, 100);
